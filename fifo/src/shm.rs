@@ -1,0 +1,199 @@
+//! DMA-able memory shared by the CPU (driver) and the device.
+//!
+//! A real driver hands the GPU pinned host pages and the two sides synchronize through
+//! the doorbell and semaphores. In rgdev the device may run on its own thread, so shared
+//! memory is an array of `AtomicU64` and every access is atomic: bulk data uses relaxed
+//! accesses ordered by the doorbell (a BAR write under the device lock), and fence and
+//! semaphore words use acquire/release. Partial-word writes use compare-and-swap so that a
+//! concurrent reader of the neighbouring bytes never sees a torn value.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// An access fell outside the memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfRange;
+
+/// Shared, zero-initialized memory of a fixed size.
+pub struct SharedMem {
+    words: Box<[AtomicU64]>,
+    len: usize,
+}
+
+impl core::fmt::Debug for SharedMem {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SharedMem({} bytes)", self.len)
+    }
+}
+
+impl SharedMem {
+    /// `len` zeroed bytes.
+    pub fn new(len: usize) -> Self {
+        let words: Vec<AtomicU64> = (0..len.div_ceil(8)).map(|_| AtomicU64::new(0)).collect();
+        Self { words: words.into_boxed_slice(), len }
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the memory is zero-sized.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn check(&self, off: usize, n: usize) -> Result<(), OutOfRange> {
+        match off.checked_add(n) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(OutOfRange),
+        }
+    }
+
+    /// Copy `dst.len()` bytes at `off` into `dst`.
+    pub fn read(&self, off: usize, dst: &mut [u8]) -> Result<(), OutOfRange> {
+        self.check(off, dst.len())?;
+        let mut done = 0;
+        while done < dst.len() {
+            let a = off + done;
+            let (wi, bi) = (a / 8, a % 8);
+            let w = self.words[wi].load(Ordering::Relaxed).to_le_bytes();
+            let n = (8 - bi).min(dst.len() - done);
+            dst[done..done + n].copy_from_slice(&w[bi..bi + n]);
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Copy `src` to `off`.
+    pub fn write(&self, off: usize, src: &[u8]) -> Result<(), OutOfRange> {
+        self.check(off, src.len())?;
+        let mut done = 0;
+        while done < src.len() {
+            let a = off + done;
+            let (wi, bi) = (a / 8, a % 8);
+            let n = (8 - bi).min(src.len() - done);
+            if n == 8 {
+                let v = u64::from_le_bytes(src[done..done + 8].try_into().unwrap_or([0; 8]));
+                self.words[wi].store(v, Ordering::Relaxed);
+            } else {
+                let mut bytes = [0u8; 8];
+                bytes[bi..bi + n].copy_from_slice(&src[done..done + n]);
+                let val = u64::from_le_bytes(bytes);
+                let mask = (u64::MAX >> (64 - 8 * n as u32)) << (8 * bi as u32);
+                self.merge(wi, mask, val, Ordering::Relaxed);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Set `n` bytes at `off` to `byte`.
+    pub fn fill(&self, off: usize, n: usize, byte: u8) -> Result<(), OutOfRange> {
+        self.check(off, n)?;
+        let chunk = [byte; 256];
+        let mut done = 0;
+        while done < n {
+            let k = (n - done).min(chunk.len());
+            self.write(off + done, &chunk[..k])?;
+            done += k;
+        }
+        Ok(())
+    }
+
+    fn merge(&self, wi: usize, mask: u64, val: u64, order: Ordering) {
+        let w = &self.words[wi];
+        let mut cur = w.load(Ordering::Relaxed);
+        loop {
+            let new = (cur & !mask) | (val & mask);
+            match w.compare_exchange_weak(cur, new, order, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(c) => cur = c,
+            }
+        }
+    }
+
+    /// Atomic 32-bit load at a 4-byte aligned `off`.
+    pub fn load_u32(&self, off: usize, order: Ordering) -> Result<u32, OutOfRange> {
+        if off % 4 != 0 {
+            return Err(OutOfRange);
+        }
+        self.check(off, 4)?;
+        Ok((self.words[off / 8].load(order) >> (8 * (off % 8))) as u32)
+    }
+
+    /// Atomic 32-bit store at a 4-byte aligned `off`.
+    pub fn store_u32(&self, off: usize, v: u32, order: Ordering) -> Result<(), OutOfRange> {
+        if off % 4 != 0 {
+            return Err(OutOfRange);
+        }
+        self.check(off, 4)?;
+        let shift = 8 * (off % 8) as u32;
+        self.merge(off / 8, 0xFFFF_FFFFu64 << shift, (v as u64) << shift, order);
+        Ok(())
+    }
+
+    /// Atomic 64-bit load at an 8-byte aligned `off`.
+    pub fn load_u64(&self, off: usize, order: Ordering) -> Result<u64, OutOfRange> {
+        if off % 8 != 0 {
+            return Err(OutOfRange);
+        }
+        self.check(off, 8)?;
+        Ok(self.words[off / 8].load(order))
+    }
+
+    /// Atomic 64-bit store at an 8-byte aligned `off`.
+    pub fn store_u64(&self, off: usize, v: u64, order: Ordering) -> Result<(), OutOfRange> {
+        if off % 8 != 0 {
+            return Err(OutOfRange);
+        }
+        self.check(off, 8)?;
+        self.words[off / 8].store(v, order);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unaligned_round_trips_at_every_offset_and_length() {
+        let m = SharedMem::new(67);
+        for off in 0..20 {
+            for len in 0..30 {
+                let src: Vec<u8> = (0..len).map(|i| (i * 7 + off + 1) as u8).collect();
+                m.fill(0, 67, 0xEE).unwrap();
+                m.write(off, &src).unwrap();
+                let mut all = [0u8; 67];
+                m.read(0, &mut all).unwrap();
+                assert_eq!(&all[off..off + len], &src[..]);
+                assert!(all[..off].iter().all(|&b| b == 0xEE));
+                assert!(all[off + len..].iter().all(|&b| b == 0xEE));
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_are_checked() {
+        let m = SharedMem::new(16);
+        assert_eq!(m.write(15, &[1, 2]), Err(OutOfRange));
+        assert_eq!(m.read(usize::MAX, &mut [0]), Err(OutOfRange));
+        assert_eq!(m.load_u32(14, Ordering::Relaxed), Err(OutOfRange));
+        assert_eq!(m.load_u32(2, Ordering::Relaxed), Err(OutOfRange));
+        assert_eq!(m.store_u64(4, 0, Ordering::Relaxed), Err(OutOfRange));
+        assert!(m.write(16, &[]).is_ok());
+    }
+
+    #[test]
+    fn word_accessors_are_little_endian() {
+        let m = SharedMem::new(16);
+        m.store_u32(4, 0xAABB_CCDD, Ordering::Release).unwrap();
+        m.store_u32(0, 0x1122_3344, Ordering::Release).unwrap();
+        assert_eq!(m.load_u64(0, Ordering::Acquire).unwrap(), 0xAABB_CCDD_1122_3344);
+        let mut b = [0u8; 2];
+        m.read(3, &mut b).unwrap();
+        assert_eq!(b, [0x11, 0xDD]);
+    }
+}

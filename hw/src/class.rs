@@ -1,0 +1,372 @@
+//! Object classes and their methods: host (FERMI_CHANNEL_GPFIFO, 906F) and copy
+//! (FERMI_DMA_COPY / "90B5", NVIDIA layout). Method numbers are byte offsets.
+//!
+//! Source: open-gpu-doc `classes/host/cl906f.h`, `classes/dma-copy/cl90b5.h`, HW.md.
+
+use modular_bitfield::prelude::*;
+
+/// Host class of a GPFIFO channel.
+pub const FERMI_CHANNEL_GPFIFO: u32 = 0x906F;
+/// M2MF (memory to memory format) class.
+pub const FERMI_MEMORY_TO_MEMORY_FORMAT_A: u32 = 0x9039;
+/// Compute class.
+pub const FERMI_COMPUTE_A: u32 = 0x90C0;
+/// Copy engine class.
+pub const FERMI_DMA_COPY_A: u32 = 0x90B5;
+
+/// Subchannel assignments (Gdev convention).
+pub mod subch {
+    /// Compute.
+    pub const COMPUTE: u8 = 1;
+    /// M2MF.
+    pub const M2MF: u8 = 2;
+    /// Copy engine 0.
+    pub const COPY0: u8 = 3;
+    /// Copy engine 1.
+    pub const COPY1: u8 = 4;
+}
+
+/// Host methods (below 0x100, valid on every subchannel).
+pub mod host {
+    /// Bind a class to the subchannel (data bits 15:0: class).
+    pub const SET_OBJECT: u32 = 0x0000;
+    /// Always raises an illegal-method error.
+    pub const ILLEGAL: u32 = 0x0004;
+    /// No operation.
+    pub const NOP: u32 = 0x0008;
+    /// Semaphore address bits 39:32.
+    pub const SEMAPHOREA: u32 = 0x0010;
+    /// Semaphore address bits 31:2 (in bits 31:2).
+    pub const SEMAPHOREB: u32 = 0x0014;
+    /// Semaphore payload.
+    pub const SEMAPHOREC: u32 = 0x0018;
+    /// Semaphore operation ([`super::SemaphoreD`]); executes the operation.
+    pub const SEMAPHORED: u32 = 0x001C;
+    /// Raise the non-stall interrupt.
+    pub const NON_STALL_INTERRUPT: u32 = 0x0020;
+    /// Flush frame-buffer writes.
+    pub const FB_FLUSH: u32 = 0x0024;
+    /// Memory operation, first word (operand).
+    pub const MEM_OP_A: u32 = 0x0028;
+    /// Memory operation, second word ([`super::MemOp`] in bits 3:0, model encoding).
+    pub const MEM_OP_B: u32 = 0x002C;
+    /// Write the payload to USERD's REF word.
+    pub const SET_REFERENCE: u32 = 0x0050;
+    /// First method that belongs to the engine bound to the subchannel.
+    pub const ENGINE_BASE: u32 = 0x0100;
+}
+
+/// Semaphore operation (SEMAPHORED bits 3:0, one-hot).
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 4]
+pub enum SemOp {
+    /// Invalid (no bit set).
+    Invalid0 = 0,
+    /// Wait until the semaphore equals the payload.
+    Acquire = 1,
+    /// Write the payload (and a timestamp for the 16-byte form).
+    Release = 2,
+    /// Invalid combination.
+    Invalid3 = 3,
+    /// Wait until (int)(semaphore - payload) >= 0.
+    AcqGeq = 4,
+    /// Invalid combination.
+    Invalid5 = 5,
+    /// Invalid combination.
+    Invalid6 = 6,
+    /// Invalid combination.
+    Invalid7 = 7,
+    /// Wait until (semaphore & payload) != 0.
+    AcqAnd = 8,
+    /// Invalid combination.
+    Invalid9 = 9,
+    /// Invalid combination.
+    Invalid10 = 10,
+    /// Invalid combination.
+    Invalid11 = 11,
+    /// Invalid combination.
+    Invalid12 = 12,
+    /// Invalid combination.
+    Invalid13 = 13,
+    /// Invalid combination.
+    Invalid14 = 14,
+    /// Invalid combination.
+    Invalid15 = 15,
+}
+
+/// SEMAPHORED word.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SemaphoreD {
+    /// Operation.
+    pub operation: SemOp,
+    #[skip]
+    __: B8,
+    /// Let other channels run while an acquire waits.
+    pub acquire_switch: bool,
+    #[skip]
+    __: B7,
+    /// 1: release without waiting for the engines to go idle (0 = wait for idle).
+    pub release_wfi_disable: bool,
+    #[skip]
+    __: B3,
+    /// 1: 4-byte release (payload only); 0: 16-byte {payload, 0, u64 timestamp}.
+    pub release_size_4byte: bool,
+    #[skip]
+    __: B7,
+}
+
+/// MEM_OP_B operation (model encoding in bits 3:0).
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 4]
+pub enum MemOp {
+    /// Nothing.
+    Nop = 0,
+    /// Invalidate the channel's TLB entries.
+    TlbInvalidate = 1,
+    /// Write back the L2 cache.
+    L2FlushDirty = 2,
+    /// Invalidate the L2 cache.
+    L2Invalidate = 3,
+    /// Reserved.
+    R4 = 4,
+    /// Reserved.
+    R5 = 5,
+    /// Reserved.
+    R6 = 6,
+    /// Reserved.
+    R7 = 7,
+    /// Reserved.
+    R8 = 8,
+    /// Reserved.
+    R9 = 9,
+    /// Reserved.
+    R10 = 10,
+    /// Reserved.
+    R11 = 11,
+    /// Reserved.
+    R12 = 12,
+    /// Reserved.
+    R13 = 13,
+    /// Reserved.
+    R14 = 14,
+    /// Reserved.
+    R15 = 15,
+}
+
+/// MEM_OP_B layout (model).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemOpB {
+    /// Operation.
+    pub operation: MemOp,
+    #[skip]
+    __: B28,
+}
+
+/// Copy engine (90B5) methods.
+pub mod copy {
+    /// Semaphore address bits 39:32.
+    pub const SET_SEMAPHORE_A: u32 = 0x0240;
+    /// Semaphore address bits 31:0.
+    pub const SET_SEMAPHORE_B: u32 = 0x0244;
+    /// Semaphore payload.
+    pub const SET_SEMAPHORE_PAYLOAD: u32 = 0x0248;
+    /// Start the transfer ([`super::LaunchDma`]).
+    pub const LAUNCH_DMA: u32 = 0x0300;
+    /// Source address bits 39:32.
+    pub const OFFSET_IN_UPPER: u32 = 0x0400;
+    /// Source address bits 31:0.
+    pub const OFFSET_IN_LOWER: u32 = 0x0404;
+    /// Destination address bits 39:32.
+    pub const OFFSET_OUT_UPPER: u32 = 0x0408;
+    /// Destination address bits 31:0.
+    pub const OFFSET_OUT_LOWER: u32 = 0x040C;
+    /// Source pitch (bytes between lines).
+    pub const PITCH_IN: u32 = 0x0410;
+    /// Destination pitch.
+    pub const PITCH_OUT: u32 = 0x0414;
+    /// Bytes per line (elements when remapping).
+    pub const LINE_LENGTH_IN: u32 = 0x0418;
+    /// Number of lines.
+    pub const LINE_COUNT: u32 = 0x041C;
+    /// Remap constant A.
+    pub const SET_REMAP_CONST_A: u32 = 0x0700;
+    /// Remap constant B.
+    pub const SET_REMAP_CONST_B: u32 = 0x0704;
+    /// Remap component selection ([`super::RemapComponents`]).
+    pub const SET_REMAP_COMPONENTS: u32 = 0x0708;
+}
+
+/// LAUNCH_DMA data transfer type.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 2]
+pub enum TransferType {
+    /// No transfer (semaphore only).
+    None = 0,
+    /// Pipelined with the previous transfer.
+    Pipelined = 1,
+    /// Waits for the previous transfer.
+    NonPipelined = 2,
+    /// Reserved.
+    Invalid = 3,
+}
+
+/// LAUNCH_DMA semaphore type.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 2]
+pub enum CopySemaphore {
+    /// No semaphore.
+    None = 0,
+    /// Write the 4-byte payload.
+    OneWord = 1,
+    /// Write {payload, 0, u64 timestamp}.
+    FourWord = 2,
+    /// Reserved.
+    Invalid = 3,
+}
+
+/// LAUNCH_DMA interrupt type.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 2]
+pub enum CopyInterrupt {
+    /// None.
+    None = 0,
+    /// Stall interrupt.
+    Blocking = 1,
+    /// Non-stall interrupt.
+    NonBlocking = 2,
+    /// Reserved.
+    Invalid = 3,
+}
+
+/// LAUNCH_DMA memory layout of a surface.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 1]
+pub enum Layout {
+    /// Block-linear (tiled); not supported by the model.
+    BlockLinear = 0,
+    /// Pitch-linear.
+    Pitch = 1,
+}
+
+/// LAUNCH_DMA word.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDma {
+    /// Transfer type.
+    pub transfer: TransferType,
+    /// Flush when done.
+    pub flush: bool,
+    /// Semaphore to write on completion.
+    pub semaphore: CopySemaphore,
+    /// Interrupt to raise on completion.
+    pub interrupt: CopyInterrupt,
+    /// Source layout.
+    pub src_layout: Layout,
+    /// Destination layout.
+    pub dst_layout: Layout,
+    /// Copy LINE_COUNT lines with pitches (else one line).
+    pub multi_line: bool,
+    /// Use the remap unit (memset).
+    pub remap: bool,
+    #[skip]
+    __: B21,
+}
+
+/// Remap source selector.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 3]
+pub enum RemapSrc {
+    /// Source component X.
+    SrcX = 0,
+    /// Source component Y.
+    SrcY = 1,
+    /// Source component Z.
+    SrcZ = 2,
+    /// Source component W.
+    SrcW = 3,
+    /// Constant A.
+    ConstA = 4,
+    /// Constant B.
+    ConstB = 5,
+    /// Leave the destination byte(s) unwritten.
+    NoWrite = 6,
+    /// Reserved.
+    Invalid = 7,
+}
+
+/// SET_REMAP_COMPONENTS word.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RemapComponents {
+    /// Destination X source.
+    pub dst_x: RemapSrc,
+    #[skip]
+    __: B1,
+    /// Destination Y source.
+    pub dst_y: RemapSrc,
+    #[skip]
+    __: B1,
+    /// Destination Z source.
+    pub dst_z: RemapSrc,
+    #[skip]
+    __: B1,
+    /// Destination W source.
+    pub dst_w: RemapSrc,
+    #[skip]
+    __: B1,
+    /// Component size in bytes minus one (1..4 bytes).
+    pub component_size_minus_one: B2,
+    #[skip]
+    __: B2,
+    /// Source components minus one.
+    pub src_components_minus_one: B2,
+    #[skip]
+    __: B2,
+    /// Destination components minus one.
+    pub dst_components_minus_one: B2,
+    #[skip]
+    __: B6,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semaphored_layout() {
+        let d = SemaphoreD::new().with_operation(SemOp::Release).with_release_size_4byte(true);
+        assert_eq!(u32::from(d), 0x0100_0002);
+        let d = SemaphoreD::new().with_operation(SemOp::AcqGeq).with_acquire_switch(true);
+        assert_eq!(u32::from(d), 0x1004);
+        assert_eq!(u32::from(SemaphoreD::new().with_release_wfi_disable(true)), 1 << 20);
+    }
+
+    #[test]
+    fn launch_dma_layout() {
+        let l = LaunchDma::new()
+            .with_transfer(TransferType::NonPipelined)
+            .with_semaphore(CopySemaphore::FourWord)
+            .with_interrupt(CopyInterrupt::NonBlocking)
+            .with_src_layout(Layout::Pitch)
+            .with_dst_layout(Layout::Pitch)
+            .with_multi_line(true)
+            .with_remap(true);
+        assert_eq!(u32::from(l), 2 | (2 << 3) | (2 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10));
+    }
+
+    #[test]
+    fn remap_layout() {
+        let r = RemapComponents::new()
+            .with_dst_x(RemapSrc::ConstA)
+            .with_dst_y(RemapSrc::NoWrite)
+            .with_component_size_minus_one(3)
+            .with_dst_components_minus_one(0);
+        assert_eq!(u32::from(r), 4 | (6 << 4) | (3 << 16));
+    }
+}
