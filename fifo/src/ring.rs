@@ -11,6 +11,9 @@ pub struct Ring {
 }
 
 impl Ring {
+    /// The smallest ring: two slots, one usable.
+    pub const TWO: Ring = Ring { size: 2 };
+
     /// A ring of `size` slots; `None` unless `size >= 2`.
     pub const fn new(size: u32) -> Option<Self> {
         if size < 2 { None } else { Some(Self { size }) }

@@ -1,0 +1,273 @@
+//! The copy engine (class 90B5, NVIDIA layout): pitch-linear copies between any mix of
+//! VRAM and system memory through the channel's address space, multi-line (pitched)
+//! transfers, the remap unit used for memsets (constant components of 1–4 bytes), and a
+//! semaphore release and interrupt on completion.
+//!
+//! Timing is a first model: a job occupies the engine for `latency + bytes / throughput`
+//! cycles, jobs run in launch order, and a job's data lands and its semaphore is written
+//! when it completes. Block-linear surfaces are not supported (a launch error).
+
+use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
+use alloc::collections::VecDeque;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::class::{CopyInterrupt, CopySemaphore, LaunchDma, Layout, RemapComponents, RemapSrc, TransferType};
+
+/// Methods latched by a channel for its copy object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CopyRegs {
+    /// Semaphore address.
+    pub sem_addr: u64,
+    /// Semaphore payload.
+    pub sem_payload: u32,
+    /// Source address.
+    pub src: u64,
+    /// Destination address.
+    pub dst: u64,
+    /// Source pitch.
+    pub pitch_in: u32,
+    /// Destination pitch.
+    pub pitch_out: u32,
+    /// Line length (bytes, or components when remapping).
+    pub line_length: u32,
+    /// Line count.
+    pub line_count: u32,
+    /// Remap constant A.
+    pub const_a: u32,
+    /// Remap constant B.
+    pub const_b: u32,
+    /// Remap components.
+    pub remap: u32,
+}
+
+impl CopyRegs {
+    /// Latch a copy method. Returns false for a method the class does not have.
+    pub fn set(&mut self, method: u32, data: u32) -> bool {
+        use hw::class::copy::*;
+        let hi = |v: u64| (v & 0xFFFF_FFFF) | ((data as u64 & 0xFF) << 32);
+        let lo = |v: u64| (v & !0xFFFF_FFFF) | data as u64;
+        match method {
+            SET_SEMAPHORE_A => self.sem_addr = hi(self.sem_addr),
+            SET_SEMAPHORE_B => self.sem_addr = lo(self.sem_addr),
+            SET_SEMAPHORE_PAYLOAD => self.sem_payload = data,
+            OFFSET_IN_UPPER => self.src = hi(self.src),
+            OFFSET_IN_LOWER => self.src = lo(self.src),
+            OFFSET_OUT_UPPER => self.dst = hi(self.dst),
+            OFFSET_OUT_LOWER => self.dst = lo(self.dst),
+            PITCH_IN => self.pitch_in = data,
+            PITCH_OUT => self.pitch_out = data,
+            LINE_LENGTH_IN => self.line_length = data,
+            LINE_COUNT => self.line_count = data,
+            SET_REMAP_CONST_A => self.const_a = data,
+            SET_REMAP_CONST_B => self.const_b = data,
+            SET_REMAP_COMPONENTS => self.remap = data,
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// How the destination bytes of one pixel are produced when remapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Remap {
+    comp: usize,
+    src_comps: usize,
+    dst_comps: usize,
+    sel: [RemapSrc; 4],
+}
+
+/// A validated transfer waiting in the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyJob {
+    /// Channel that launched it.
+    pub chid: u32,
+    /// Its address space.
+    pub space: AddressSpace,
+    regs: CopyRegs,
+    lines: u64,
+    /// Destination bytes per line.
+    line_bytes: u64,
+    remap: Option<Remap>,
+    semaphore: CopySemaphore,
+    interrupt: bool,
+    transfer: bool,
+    /// Cycle at which the job completes.
+    pub done_at: u64,
+}
+
+impl CopyJob {
+    /// Validate a LAUNCH_DMA word against the latched methods. `None` for launches the
+    /// engine rejects (reserved encodings, block-linear layouts, overflowing sizes).
+    pub fn new(chid: u32, space: AddressSpace, regs: CopyRegs, launch: u32) -> Option<Self> {
+        let l = LaunchDma::from(launch);
+        let transfer = match l.transfer_or_err().ok()? {
+            TransferType::None => false,
+            TransferType::Pipelined | TransferType::NonPipelined => true,
+            TransferType::Invalid => return None,
+        };
+        let semaphore = l.semaphore_or_err().ok()?;
+        let interrupt = match l.interrupt_or_err().ok()? {
+            CopyInterrupt::None => false,
+            CopyInterrupt::Blocking | CopyInterrupt::NonBlocking => true,
+            CopyInterrupt::Invalid => return None,
+        };
+        if semaphore == CopySemaphore::Invalid {
+            return None;
+        }
+        if transfer
+            && (l.src_layout_or_err().ok()? == Layout::BlockLinear || l.dst_layout_or_err().ok()? == Layout::BlockLinear)
+        {
+            return None;
+        }
+        let lines = if l.multi_line() { regs.line_count as u64 } else { 1 };
+        let remap = if l.remap() {
+            let r = RemapComponents::from(regs.remap);
+            let sel = [r.dst_x_or_err().ok()?, r.dst_y_or_err().ok()?, r.dst_z_or_err().ok()?, r.dst_w_or_err().ok()?];
+            if sel.contains(&RemapSrc::Invalid) {
+                return None;
+            }
+            Some(Remap {
+                comp: r.component_size_minus_one() as usize + 1,
+                src_comps: r.src_components_minus_one() as usize + 1,
+                dst_comps: r.dst_components_minus_one() as usize + 1,
+                sel,
+            })
+        } else {
+            None
+        };
+        let pixel = remap.map_or(1, |r| (r.comp * r.dst_comps) as u64);
+        let line_bytes = regs.line_length as u64 * pixel;
+        Some(Self { chid, space, regs, lines, line_bytes, remap, semaphore, interrupt, transfer, done_at: 0 })
+    }
+
+    /// Bytes the job writes.
+    pub fn bytes(&self) -> u64 {
+        if self.transfer { self.lines * self.line_bytes } else { 0 }
+    }
+
+    /// Whether completion raises the non-stall interrupt.
+    pub fn interrupt(&self) -> bool {
+        self.interrupt
+    }
+
+    /// Move the data and write the semaphore. `now_ns` is the completion timestamp.
+    pub fn execute(&self, mem: &mut Memory, tlb: &mut Tlb, scratch: &mut Vec<u8>, now_ns: u64) -> Result<(), Fault> {
+        if self.transfer {
+            for line in 0..self.lines {
+                let src = self.regs.src.wrapping_add(line * self.regs.pitch_in as u64);
+                let dst = self.regs.dst.wrapping_add(line * self.regs.pitch_out as u64);
+                match self.remap {
+                    None => copy_line(mem, tlb, &self.space, src, dst, self.line_bytes, scratch)?,
+                    Some(r) => self.remap_line(mem, tlb, r, src, dst, scratch)?,
+                }
+            }
+        }
+        let addr = self.regs.sem_addr;
+        match self.semaphore {
+            CopySemaphore::OneWord => tlb.write_va_u32(mem, &self.space, addr, self.regs.sem_payload)?,
+            CopySemaphore::FourWord => {
+                tlb.write_va(mem, &self.space, addr + 8, &now_ns.to_le_bytes())?;
+                tlb.write_va(mem, &self.space, addr + 4, &0u32.to_le_bytes())?;
+                tlb.write_va_u32(mem, &self.space, addr, self.regs.sem_payload)?;
+            }
+            CopySemaphore::None | CopySemaphore::Invalid => {}
+        }
+        Ok(())
+    }
+
+    fn remap_line(&self, mem: &mut Memory, tlb: &mut Tlb, r: Remap, src: u64, dst: u64, scratch: &mut Vec<u8>) -> Result<(), Fault> {
+        let pixels = self.regs.line_length as u64;
+        let dst_pixel = r.comp * r.dst_comps;
+        let src_pixel = r.comp * r.src_comps;
+        let needs_src = r.sel[..r.dst_comps].iter().any(|s| matches!(s, RemapSrc::SrcX | RemapSrc::SrcY | RemapSrc::SrcZ | RemapSrc::SrcW));
+        let needs_dst = r.sel[..r.dst_comps].contains(&RemapSrc::NoWrite);
+        let consts = [self.regs.const_a.to_le_bytes(), self.regs.const_b.to_le_bytes()];
+        // Process in batches of whole pixels.
+        let batch = (CHUNK / dst_pixel.max(src_pixel)).max(1) as u64;
+        let mut srcbuf = vec![0u8; if needs_src { batch as usize * src_pixel } else { 0 }];
+        let mut p = 0;
+        while p < pixels {
+            let n = batch.min(pixels - p) as usize;
+            scratch.resize(n * dst_pixel, 0);
+            let d = dst.wrapping_add(p * dst_pixel as u64);
+            if needs_dst {
+                tlb.read_va(mem, &self.space, d, &mut scratch[..n * dst_pixel])?;
+            }
+            if needs_src {
+                tlb.read_va(mem, &self.space, src.wrapping_add(p * src_pixel as u64), &mut srcbuf[..n * src_pixel])?;
+            }
+            for i in 0..n {
+                for (c, sel) in r.sel[..r.dst_comps].iter().enumerate() {
+                    let out = &mut scratch[i * dst_pixel + c * r.comp..][..r.comp];
+                    match sel {
+                        RemapSrc::ConstA => out.copy_from_slice(&consts[0][..r.comp]),
+                        RemapSrc::ConstB => out.copy_from_slice(&consts[1][..r.comp]),
+                        RemapSrc::NoWrite | RemapSrc::Invalid => {}
+                        s => {
+                            let k = *s as usize;
+                            if k < r.src_comps {
+                                out.copy_from_slice(&srcbuf[i * src_pixel + k * r.comp..][..r.comp]);
+                            } else {
+                                out.fill(0);
+                            }
+                        }
+                    }
+                }
+            }
+            tlb.write_va(mem, &self.space, d, &scratch[..n * dst_pixel])?;
+            p += n as u64;
+        }
+        Ok(())
+    }
+}
+
+const CHUNK: usize = 64 * 1024;
+
+fn copy_line(mem: &mut Memory, tlb: &mut Tlb, space: &AddressSpace, src: u64, dst: u64, bytes: u64, scratch: &mut Vec<u8>) -> Result<(), Fault> {
+    let mut done = 0u64;
+    scratch.resize(CHUNK, 0);
+    while done < bytes {
+        let n = (bytes - done).min(CHUNK as u64) as usize;
+        tlb.read_va(mem, space, src.wrapping_add(done), &mut scratch[..n])?;
+        tlb.write_va(mem, space, dst.wrapping_add(done), &scratch[..n])?;
+        done += n as u64;
+    }
+    Ok(())
+}
+
+/// The engine: a queue of jobs completing in order.
+#[derive(Default)]
+pub struct CopyEngine {
+    queue: VecDeque<CopyJob>,
+    free_at: u64,
+    /// Scratch buffer reused across jobs.
+    pub scratch: Vec<u8>,
+}
+
+impl CopyEngine {
+    /// Queue `job`, starting no earlier than `now`; returns its completion cycle.
+    pub fn launch(&mut self, mut job: CopyJob, now: u64, cost: u64) -> u64 {
+        let start = now.max(self.free_at);
+        job.done_at = start + cost;
+        self.free_at = job.done_at;
+        let t = job.done_at;
+        self.queue.push_back(job);
+        t
+    }
+    /// Completion cycle of the oldest job.
+    pub fn next_done(&self) -> Option<u64> {
+        self.queue.front().map(|j| j.done_at)
+    }
+    /// Take the oldest job.
+    pub fn pop(&mut self) -> Option<CopyJob> {
+        self.queue.pop_front()
+    }
+    /// Whether jobs are queued.
+    pub fn busy(&self) -> bool {
+        !self.queue.is_empty()
+    }
+    /// Drop the jobs of a channel that went away.
+    pub fn cancel(&mut self, chid: u32) {
+        self.queue.retain(|j| j.chid != chid);
+    }
+}

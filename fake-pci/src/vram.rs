@@ -1,0 +1,129 @@
+//! Sparse video memory: 64 KiB chunks allocated on first write; untouched memory reads as
+//! zero and costs nothing, so a 4 GiB board costs only what a program touches.
+
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+
+const CHUNK_SHIFT: u32 = 16;
+const CHUNK: u64 = 1 << CHUNK_SHIFT;
+
+/// An access beyond the end of VRAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfVram;
+
+/// Sparse VRAM.
+pub struct Vram {
+    size: u64,
+    chunks: Vec<Option<Box<[u8]>>>,
+    touched: usize,
+}
+
+impl Vram {
+    /// VRAM of `size` bytes.
+    pub fn new(size: u64) -> Self {
+        let n = size.div_ceil(CHUNK) as usize;
+        let mut chunks = Vec::new();
+        chunks.resize_with(n, || None);
+        Self { size, chunks, touched: 0 }
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Bytes of host memory spent on touched chunks.
+    pub fn resident_bytes(&self) -> u64 {
+        self.touched as u64 * CHUNK
+    }
+
+    fn check(&self, addr: u64, n: usize) -> Result<(), OutOfVram> {
+        match addr.checked_add(n as u64) {
+            Some(end) if end <= self.size => Ok(()),
+            _ => Err(OutOfVram),
+        }
+    }
+
+    /// Read `buf.len()` bytes at `addr`.
+    pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), OutOfVram> {
+        self.check(addr, buf.len())?;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let a = addr + done as u64;
+            let (ci, off) = ((a >> CHUNK_SHIFT) as usize, (a & (CHUNK - 1)) as usize);
+            let n = (CHUNK as usize - off).min(buf.len() - done);
+            match &self.chunks[ci] {
+                Some(c) => buf[done..done + n].copy_from_slice(&c[off..off + n]),
+                None => buf[done..done + n].fill(0),
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Write `data` at `addr`.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), OutOfVram> {
+        self.check(addr, data.len())?;
+        let mut done = 0usize;
+        while done < data.len() {
+            let a = addr + done as u64;
+            let (ci, off) = ((a >> CHUNK_SHIFT) as usize, (a & (CHUNK - 1)) as usize);
+            let n = (CHUNK as usize - off).min(data.len() - done);
+            let src = &data[done..done + n];
+            let slot = &mut self.chunks[ci];
+            if slot.is_none() {
+                if src.iter().all(|&b| b == 0) {
+                    done += n; // writing zeros to untouched memory changes nothing
+                    continue;
+                }
+                *slot = Some(vec![0u8; CHUNK as usize].into_boxed_slice());
+                self.touched += 1;
+            }
+            if let Some(c) = slot {
+                c[off..off + n].copy_from_slice(src);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Read a little-endian u32.
+    pub fn read_u32(&self, addr: u64) -> Result<u32, OutOfVram> {
+        let mut b = [0u8; 4];
+        self.read(addr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Write a little-endian u32.
+    pub fn write_u32(&mut self, addr: u64, v: u32) -> Result<(), OutOfVram> {
+        self.write(addr, &v.to_le_bytes())
+    }
+
+    /// Read a little-endian u64.
+    pub fn read_u64(&self, addr: u64) -> Result<u64, OutOfVram> {
+        let mut b = [0u8; 8];
+        self.read(addr, &mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparse_and_exact() {
+        let mut v = Vram::new(4 << 30);
+        assert_eq!(v.read_u32((4 << 30) - 4), Ok(0));
+        assert_eq!(v.read_u32((4 << 30) - 3), Err(OutOfVram));
+        v.write(CHUNK - 2, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(v.resident_bytes(), 2 * CHUNK);
+        let mut b = [0u8; 6];
+        v.read(CHUNK - 3, &mut b).unwrap();
+        assert_eq!(b, [0, 1, 2, 3, 4, 0]);
+        v.write(10 * CHUNK, &[0; 100]).unwrap();
+        assert_eq!(v.resident_bytes(), 2 * CHUNK);
+        assert_eq!(v.write(u64::MAX, &[1]), Err(OutOfVram));
+    }
+}
