@@ -69,12 +69,19 @@ impl RegDesc {
 }
 
 /// A typed register (or register array): its declaration and the layout of its value.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct Reg<T> {
     /// The declaration.
     pub desc: RegDesc,
     _value: PhantomData<T>,
 }
+
+impl<T> Clone for Reg<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Reg<T> {}
 
 impl<T> Reg<T> {
     /// Used by [`registers!`].

@@ -1,0 +1,210 @@
+//! The user-space platform: the simulated GPU attached in-process.
+//!
+//! It plays the parts a real system would: the PCI core/firmware (assigning BAR
+//! addresses, enabling nothing — the driver does that), the IOMMU (registering DMA memory
+//! at bus addresses), the memory bus (32-bit MMIO under the device lock), and the clock:
+//!
+//! - [`ClockMode::Stepped`] (default, deterministic): the runtime's YIELD runs the device
+//!   until it is idle or a quantum of cycles has passed; nothing runs otherwise.
+//! - [`ClockMode::Threaded`]: a device thread runs whenever work is pending and sleeps
+//!   on a condition variable that doorbell writes signal.
+
+use fake_pci::{DeviceConfig, FakeGpu, RunState};
+use fifo::SharedMem;
+use parking_lot::{Condvar, Mutex};
+use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
+use runtime_core::range::RangeAllocator;
+use runtime_core::{CuError, Result};
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Bus address the platform assigns to BAR0.
+pub const BAR0_BUS: u64 = 0xFD00_0000;
+/// Bus address the platform assigns to BAR1 (64-bit, above 4 GiB).
+pub const BAR1_BUS: u64 = 0x80_0000_0000;
+/// DMA bus addresses are handed out from here (below the 40-bit PTE limit).
+const DMA_BUS_BASE: u64 = 0x10_0000_0000;
+const DMA_BUS_LEN: u64 = 0x40_0000_0000;
+/// Cycles one YIELD may run the device in stepped mode.
+pub const YIELD_QUANTUM: u64 = 1 << 22;
+
+/// Who advances the device clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClockMode {
+    /// YIELD runs the device (deterministic).
+    #[default]
+    Stepped,
+    /// A device thread runs while work is pending.
+    Threaded,
+}
+
+/// The simulated device and what the platform keeps beside it.
+pub struct SimDevice {
+    gpu: Mutex<FakeGpu>,
+    wake: Condvar,
+    idle: AtomicBool,
+    stop: AtomicBool,
+}
+
+impl SimDevice {
+    /// Lock the device (for statistics, traces, tests).
+    pub fn lock(&self) -> parking_lot::MutexGuard<'_, FakeGpu> {
+        self.gpu.lock()
+    }
+}
+
+/// The user-space [`Platform`].
+pub struct UserPlatform {
+    dev: Arc<SimDevice>,
+    mode: ClockMode,
+    bus: Mutex<RangeAllocator>,
+    start: Instant,
+    log_level: Level,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl UserPlatform {
+    /// Build a board with `cfg`, assign its BARs as firmware would, and attach it.
+    pub fn new(cfg: DeviceConfig, mode: ClockMode) -> Self {
+        let mut gpu = FakeGpu::new(cfg);
+        gpu.cfg_write32(hw::pci::BAR0, BAR0_BUS as u32);
+        gpu.cfg_write32(hw::pci::BAR1_LO, BAR1_BUS as u32);
+        gpu.cfg_write32(hw::pci::BAR1_HI, (BAR1_BUS >> 32) as u32);
+        let dev = Arc::new(SimDevice {
+            gpu: Mutex::new(gpu),
+            wake: Condvar::new(),
+            idle: AtomicBool::new(true),
+            stop: AtomicBool::new(false),
+        });
+        let thread = (mode == ClockMode::Threaded).then(|| {
+            let d = dev.clone();
+            std::thread::Builder::new()
+                .name("rgdev-device".into())
+                .spawn(move || device_thread(&d))
+                .expect("spawn the device thread")
+        });
+        let log_level = match std::env::var("RGDEV_LOG").as_deref() {
+            Ok("error") => Level::Error,
+            Ok("info") => Level::Info,
+            Ok("debug") => Level::Debug,
+            Ok("off") => Level::Error,
+            _ => Level::Warn,
+        };
+        Self {
+            dev,
+            mode,
+            bus: Mutex::new(RangeAllocator::new(DMA_BUS_BASE, DMA_BUS_LEN)),
+            start: Instant::now(),
+            log_level,
+            thread: Mutex::new(thread),
+        }
+    }
+
+    /// The attached device.
+    pub fn device(&self) -> &Arc<SimDevice> {
+        &self.dev
+    }
+
+    /// The clock mode.
+    pub fn mode(&self) -> ClockMode {
+        self.mode
+    }
+}
+
+fn device_thread(d: &SimDevice) {
+    let mut g = d.gpu.lock();
+    while !d.stop.load(Ordering::Acquire) {
+        match g.run(YIELD_QUANTUM) {
+            RunState::Idle => {
+                d.idle.store(true, Ordering::Release);
+                d.wake.wait(&mut g);
+            }
+            RunState::Busy => {
+                // Let the host take the lock between quanta.
+                parking_lot::MutexGuard::bump(&mut g);
+            }
+        }
+    }
+}
+
+impl Drop for UserPlatform {
+    fn drop(&mut self) {
+        self.dev.stop.store(true, Ordering::Release);
+        {
+            let _g = self.dev.gpu.lock();
+            self.dev.wake.notify_all();
+        }
+        if let Some(t) = self.thread.lock().take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Platform for UserPlatform {
+    type RawMutex = parking_lot::RawMutex;
+
+    fn log(&self, level: Level, args: fmt::Arguments<'_>) {
+        if level <= self.log_level && std::env::var("RGDEV_LOG").as_deref() != Ok("off") {
+            eprintln!("[rgdev {level:?}] {args}");
+        }
+    }
+
+    fn yield_now(&self) -> Activity {
+        match self.mode {
+            ClockMode::Stepped => match self.dev.gpu.lock().run(YIELD_QUANTUM) {
+                RunState::Idle => Activity::Idle,
+                RunState::Busy => Activity::Progress,
+            },
+            ClockMode::Threaded => {
+                std::thread::yield_now();
+                let _g = self.dev.gpu.lock();
+                if self.dev.idle.load(Ordering::Acquire) { Activity::Idle } else { Activity::Progress }
+            }
+        }
+    }
+
+    fn time_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
+        let bytes = (len.max(1) as u64).div_ceil(4096) * 4096;
+        let bus = self.bus.lock().alloc(bytes, 4096).ok_or(CuError::OutOfMemory)?;
+        let mem = Arc::new(SharedMem::new(bytes as usize));
+        if self.dev.gpu.lock().map_dma(bus, mem.clone()).is_err() {
+            self.bus.lock().free(bus, bytes);
+            return Err(CuError::MapFailed);
+        }
+        Ok(DmaBuffer { mem, bus })
+    }
+
+    fn dma_free(&self, buf: &DmaBuffer) {
+        if self.dev.gpu.lock().unmap_dma(buf.bus).is_some() {
+            self.bus.lock().free(buf.bus, buf.len() as u64);
+        }
+    }
+
+    fn cfg_read32(&self, off: u16) -> u32 {
+        self.dev.gpu.lock().cfg_read32(off)
+    }
+
+    fn cfg_write32(&self, off: u16, value: u32) {
+        self.dev.gpu.lock().cfg_write32(off, value)
+    }
+
+    fn mmio_read32(&self, addr: u64) -> u32 {
+        self.dev.gpu.lock().mmio_read32(addr)
+    }
+
+    fn mmio_write32(&self, addr: u64, value: u32) {
+        let mut g = self.dev.gpu.lock();
+        let effect = g.mmio_write32(addr, value);
+        if effect.kick && self.mode == ClockMode::Threaded {
+            self.dev.idle.store(false, Ordering::Release);
+            self.dev.wake.notify_one();
+        }
+    }
+}

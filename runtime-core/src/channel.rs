@@ -1,0 +1,298 @@
+//! A GPFIFO channel: the GPFIFO ring and the pushbuffer ring in DMA memory mapped into the
+//! context's address space, the USERD doorbell through BAR1, and u64 fences.
+//!
+//! Submit sequence (HW.md): write the pushbuffer words, write the GPFIFO entry, a release
+//! barrier, then GP_PUT in USERD. Pushbuffer space is reclaimed per segment once PFIFO's
+//! GP_GET has passed the segment's GPFIFO entry (PFIFO fetches a whole segment before it
+//! advances GP_GET).
+//!
+//! Fences: each channel releases increasing u64 sequence numbers into a 16-byte semaphore
+//! slot. The semaphore payload is 32 bits, so the runtime rebuilds the u64 from the last
+//! completed value and the wrapping difference — valid while fewer than 2^31 fences are
+//! outstanding, which [`Channel::submit`] enforces. Fence values are never 4096-wrapping ids.
+
+use crate::error::{CuError, Result};
+use crate::gpu::Gpu;
+use crate::platform::{Activity, DmaBuffer, Platform};
+use crate::vm::VaSpace;
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+use core::sync::atomic::{Ordering, fence};
+use fifo::{Pushbuf, Ring};
+use hw::class::{self, SemOp, SemaphoreD, host, subch};
+use hw::cmd::GpEntry;
+use hw::inst::*;
+use hw::mmu::PAGE_SIZE;
+use hw::regs::Target;
+
+/// A fence: the sequence number a channel releases when everything before it is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fence(pub u64);
+
+/// Resources acquired while building a channel, released in reverse on failure or teardown.
+pub(crate) enum Held {
+    Chid(u32),
+    Vram(u64, u64),
+    Dma(DmaBuffer),
+    Va(u64, u64),
+    Bound(u32),
+}
+
+pub(crate) fn release<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Vec<Held>) {
+    let mut unmapped = false;
+    while let Some(h) = held.pop() {
+        match h {
+            Held::Bound(c) => {
+                let _ = gpu.channel_unbind(c);
+            }
+            Held::Va(va, len) => {
+                let _ = vm.unmap(gpu, va, len);
+                vm.free_va(va, len);
+                unmapped = true;
+            }
+            Held::Dma(b) => gpu.platform.dma_free(&b),
+            Held::Vram(a, l) => gpu.vram_free(a, l),
+            Held::Chid(c) => gpu.chid_free(c),
+        }
+    }
+    if unmapped && vm.pd != 0 {
+        let _ = gpu.tlb_flush(vm.pd);
+    }
+}
+
+/// Map DMA memory into `vm` (system-memory PTEs pointing at the bus address).
+pub(crate) fn map_dma<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Vec<Held>, bytes: usize) -> Result<(DmaBuffer, u64)> {
+    let buf = gpu.platform.dma_alloc(bytes)?;
+    held.push(Held::Dma(buf.clone()));
+    if buf.bus % PAGE_SIZE != 0 || buf.len() < bytes {
+        return Err(CuError::MapFailed);
+    }
+    let va = vm.alloc_va(buf.len() as u64)?;
+    held.push(Held::Va(va, buf.len() as u64));
+    vm.map(gpu, va, buf.bus, buf.len() as u64, Target::SysCoherent)?;
+    Ok((buf, va))
+}
+
+/// A channel and its rings.
+pub struct Channel {
+    /// Channel id.
+    pub chid: u32,
+    gp: DmaBuffer,
+    gp_ring: Ring,
+    gp_put: u32,
+    gp_get: u32,
+    pb: DmaBuffer,
+    pb_va: u64,
+    pb_words: u32,
+    pb_put: u32,
+    pb_get: u32,
+    segs: VecDeque<u32>,
+    fence: DmaBuffer,
+    fence_va: u64,
+    next_seq: u64,
+    completed: u64,
+    userd_bar1: u64,
+    pub(crate) held: Vec<Held>,
+}
+
+/// Words of one command (methods plus a fence).
+pub(crate) type Cmd = Pushbuf<64>;
+
+impl Channel {
+    /// Build a channel in `vm`: instance block and RAMFC, rings, fence slot, binding, and
+    /// the copy class on subchannel COPY0.
+    pub(crate) fn new<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, entries: u32, pb_bytes: u32, first_fence: u64) -> Result<Self> {
+        let mut held = Vec::new();
+        match Self::build(gpu, vm, &mut held, entries, pb_bytes, first_fence) {
+            Ok(mut ch) => {
+                ch.held = held;
+                let mut cmd = Cmd::new();
+                cmd.method(subch::COPY0, host::SET_OBJECT, class::FERMI_DMA_COPY_A).map_err(|_| CuError::Unknown)?;
+                let f = ch.fence(&mut cmd)?;
+                ch.submit(gpu, cmd.words())?;
+                ch.wait(gpu, f)?;
+                Ok(ch)
+            }
+            Err(e) => {
+                release(gpu, vm, &mut held);
+                Err(e)
+            }
+        }
+    }
+
+    fn build<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Vec<Held>, entries: u32, pb_bytes: u32, first_fence: u64) -> Result<Self> {
+        if !entries.is_power_of_two() || !(2..=1 << 16).contains(&entries) || pb_bytes < 1024 || first_fence == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let chid = gpu.chid_alloc()?;
+        held.push(Held::Chid(chid));
+        let inst = gpu.vram_alloc(INST_SIZE, INST_SIZE)?;
+        held.push(Held::Vram(inst, INST_SIZE));
+        gpu.pramin_zero(inst, INST_SIZE)?;
+
+        let (gp, gp_va) = map_dma(gpu, vm, held, entries as usize * 8)?;
+        let (pb, pb_va) = map_dma(gpu, vm, held, pb_bytes as usize)?;
+        let (fence_buf, fence_va) = map_dma(gpu, vm, held, PAGE_SIZE as usize)?;
+        gpu.tlb_flush(vm.pd)?;
+        fence_buf.mem.store_u32(0, (first_fence - 1) as u32, Ordering::Release).map_err(|_| CuError::Unknown)?;
+
+        let (userd_vram, userd_bar1) = gpu.userd(chid);
+        gpu.pramin_zero(userd_vram, USERD_SIZE as u64)?;
+        let gp_hi = RamfcGpfifoHi::new().with_va_hi((gp_va >> 32) as u8).with_log2_entries(entries.trailing_zeros() as u8);
+        gpu.pramin_write(inst + RAMFC_USERD_LO as u64, [userd_vram as u32, (userd_vram >> 32) as u32, RAMFC_SIGNATURE_VALUE])?;
+        gpu.pramin_write(inst + RAMFC_GPFIFO_LO as u64, [gp_va as u32, gp_hi.into()])?;
+        gpu.write_inst_vm(inst, vm.pd, (1u64 << hw::mmu::VA_BITS) - 1)?;
+        gpu.channel_bind(chid, inst)?;
+        held.push(Held::Bound(chid));
+
+        Ok(Self {
+            chid,
+            gp_ring: Ring::new(entries).ok_or(CuError::InvalidValue)?,
+            gp,
+            gp_put: 0,
+            gp_get: 0,
+            pb_words: (pb.len() / 4) as u32,
+            pb,
+            pb_va,
+            pb_put: 0,
+            pb_get: 0,
+            segs: VecDeque::new(),
+            fence: fence_buf,
+            fence_va,
+            next_seq: first_fence,
+            completed: first_fence - 1,
+            userd_bar1,
+            held: Vec::new(),
+        })
+    }
+
+    /// Append a fence release (host semaphore, 16-byte with timestamp, after the engines
+    /// go idle) and a non-stall interrupt to `cmd`.
+    pub(crate) fn fence(&mut self, cmd: &mut Cmd) -> Result<Fence> {
+        let seq = self.next_seq;
+        let d = SemaphoreD::new().with_operation(SemOp::Release);
+        let a = self.fence_va;
+        cmd.incr(0, host::SEMAPHOREA, &[(a >> 32) as u32, a as u32, seq as u32, d.into()])
+            .and_then(|_| cmd.method(0, host::NON_STALL_INTERRUPT, 0))
+            .map_err(|_| CuError::Unknown)?;
+        self.next_seq += 1;
+        Ok(Fence(seq))
+    }
+
+    /// The highest fence the GPU has released.
+    pub fn completed(&mut self) -> u64 {
+        let lo = self.fence.mem.load_u32(0, Ordering::Acquire).unwrap_or(self.completed as u32);
+        let delta = lo.wrapping_sub(self.completed as u32);
+        if (delta as i32) > 0 {
+            self.completed += delta as u64;
+        }
+        self.completed
+    }
+
+    /// The last fence handed out.
+    pub fn last_fence(&self) -> Fence {
+        Fence(self.next_seq - 1)
+    }
+
+    /// The device timestamp (ns) of the most recent fence release.
+    pub fn fence_timestamp(&self) -> u64 {
+        self.fence.mem.load_u64(8, Ordering::Acquire).unwrap_or(0)
+    }
+
+    /// Wait until fence `f` has been released.
+    pub(crate) fn wait<P: Platform>(&mut self, gpu: &Gpu<P>, f: Fence) -> Result<()> {
+        if f.0 >= self.next_seq {
+            return Err(CuError::InvalidValue);
+        }
+        let chid = self.chid;
+        gpu.wait_for(chid, || self.completed() >= f.0)
+    }
+
+    fn reclaim<P: Platform>(&mut self, gpu: &Gpu<P>) -> Result<()> {
+        let get = gpu.bar1_read(self.userd_bar1 + USERD_GP_GET as u64);
+        if !self.gp_ring.check(get) || self.gp_ring.used(get, self.gp_put) > self.gp_ring.used(self.gp_get, self.gp_put) {
+            return Err(gpu.channel_error(self.chid).unwrap_or(CuError::LaunchFailed));
+        }
+        for _ in 0..self.gp_ring.used(self.gp_get, get) {
+            if let Some(end) = self.segs.pop_front() {
+                self.pb_get = if end == self.pb_words { 0 } else { end };
+            }
+        }
+        self.gp_get = get;
+        Ok(())
+    }
+
+    fn pb_space(&self, n: u32) -> Option<u32> {
+        let (put, get) = (self.pb_put, self.pb_get);
+        if put >= get {
+            let tail = self.pb_words - put - (get == 0) as u32;
+            if n <= tail {
+                return Some(put);
+            }
+            (get > 0 && n < get).then_some(0)
+        } else {
+            (n < get - put).then_some(put)
+        }
+    }
+
+    /// Queue `words` as one pushbuffer segment and ring the doorbell.
+    pub(crate) fn submit<P: Platform>(&mut self, gpu: &Gpu<P>, words: &[u32]) -> Result<()> {
+        let n = words.len() as u32;
+        if n == 0 || n >= self.pb_words || n > GpEntry::MAX_LENGTH {
+            return Err(CuError::InvalidValue);
+        }
+        if self.next_seq - self.completed() >= 1 << 31 {
+            let f = Fence(self.next_seq - (1 << 30));
+            self.wait(gpu, f)?;
+        }
+        let at = loop {
+            if let Some(e) = gpu.channel_error(self.chid) {
+                return Err(e);
+            }
+            if !self.gp_ring.is_full(self.gp_get, self.gp_put) {
+                if let Some(at) = self.pb_space(n) {
+                    break at;
+                }
+            }
+            self.reclaim(gpu)?;
+            if !self.gp_ring.is_full(self.gp_get, self.gp_put) && self.pb_space(n).is_some() {
+                continue;
+            }
+            gpu.service_interrupts();
+            if gpu.platform.yield_now() == Activity::Idle {
+                self.reclaim(gpu)?;
+                if self.gp_ring.is_full(self.gp_get, self.gp_put) || self.pb_space(n).is_none() {
+                    gpu.service_interrupts();
+                    return Err(gpu.channel_error(self.chid).unwrap_or(CuError::LaunchTimeout));
+                }
+            }
+        };
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.pb.mem.write(at as usize * 4, &bytes).map_err(|_| CuError::Unknown)?;
+        let entry = GpEntry::segment(self.pb_va + at as u64 * 4, n);
+        self.gp.mem.store_u64(self.gp_put as usize * 8, entry.into(), Ordering::Relaxed).map_err(|_| CuError::Unknown)?;
+        self.segs.push_back(at + n);
+        self.pb_put = if at + n == self.pb_words { 0 } else { at + n };
+        self.gp_put = self.gp_ring.advance(self.gp_put, 1);
+        // The pushbuffer and GPFIFO writes must be visible before the doorbell.
+        fence(Ordering::Release);
+        gpu.bar1_write(self.userd_bar1 + USERD_GP_PUT as u64, self.gp_put);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fence_reconstruction_crosses_2_pow_32() {
+        // Mirror of Channel::completed's arithmetic.
+        let step = |completed: u64, lo: u32| {
+            let d = lo.wrapping_sub(completed as u32);
+            if (d as i32) > 0 { completed + d as u64 } else { completed }
+        };
+        let c = (1u64 << 32) - 3;
+        assert_eq!(step(c, 2), (1 << 32) + 2);
+        assert_eq!(step(c, (c - 1) as u32), c); // stale value never goes backwards
+        assert_eq!(step(5 << 32, 7), (5 << 32) + 7);
+    }
+}

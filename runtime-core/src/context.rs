@@ -1,0 +1,433 @@
+//! Contexts and memory: a context owns a GPU virtual address space, one channel with the
+//! copy class bound, two DMA staging buffers, and its allocations. Copies go through the
+//! copy engine (host data is staged in DMA memory with COPY_FROM_USER, double-buffered);
+//! memsets use the copy engine's remap unit with a constant component, as NVIDIA's driver
+//! does. Every operation checks the context's sticky error first (CUDA semantics).
+
+use crate::channel::{Channel, Cmd, Fence, Held, map_dma, release};
+use crate::error::{CuError, Result};
+use crate::gpu::{CtxHandle, Gpu};
+use crate::platform::{DmaBuffer, Platform};
+use crate::vm::VaSpace;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use hw::class::{CopySemaphore, LaunchDma, Layout, RemapComponents, RemapSrc, TransferType, copy, subch};
+use hw::mmu::{PAGE_SIZE, VA_BITS};
+use hw::regs::Target;
+use lock_api::Mutex;
+
+/// Where device pointers start (above 4 GiB, so truncation to 32 bits is caught).
+pub const VA_BASE: u64 = 0x2_0000_0000;
+/// The largest piece one copy-engine launch moves.
+const LAUNCH_MAX: u64 = 1 << 30;
+
+/// Sizes of a context's rings and buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextConfig {
+    /// GPFIFO entries (power of two, 2..=65536).
+    pub gpfifo_entries: u32,
+    /// Pushbuffer bytes.
+    pub pushbuffer_bytes: u32,
+    /// Bytes of each of the two staging buffers for host copies.
+    pub staging_bytes: u32,
+    /// The first fence value the channel releases (tests start near 2^32).
+    pub first_fence: u64,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self { gpfifo_entries: 1024, pushbuffer_bytes: 256 << 10, staging_bytes: 2 << 20, first_fence: 1 }
+    }
+}
+
+/// The value of a memset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemsetValue {
+    /// cuMemsetD8.
+    U8(u8),
+    /// cuMemsetD16.
+    U16(u16),
+    /// cuMemsetD32.
+    U32(u32),
+}
+
+impl MemsetValue {
+    fn size(self) -> u64 {
+        match self {
+            Self::U8(_) => 1,
+            Self::U16(_) => 2,
+            Self::U32(_) => 4,
+        }
+    }
+    fn bits(self) -> u32 {
+        match self {
+            Self::U8(v) => v as u32,
+            Self::U16(v) => v as u32,
+            Self::U32(v) => v,
+        }
+    }
+}
+
+struct Alloc {
+    size: u64,
+    bytes: u64,
+    phys: u64,
+}
+
+struct Staging {
+    buf: DmaBuffer,
+    va: u64,
+    fence: Fence,
+}
+
+struct Inner {
+    vm: VaSpace,
+    ch: Option<Channel>,
+    staging: Vec<Staging>,
+    allocs: BTreeMap<u64, Alloc>,
+    destroyed: bool,
+}
+
+/// A context (see the module documentation).
+pub struct Context<P: Platform> {
+    inner: Mutex<P::RawMutex, Inner>,
+}
+
+impl<P: Platform> Context<P> {
+    pub(crate) fn new(gpu: &Gpu<P>, cfg: &ContextConfig) -> Result<Self> {
+        if cfg.staging_bytes < PAGE_SIZE as u32 {
+            return Err(CuError::InvalidValue);
+        }
+        let mut vm = VaSpace::new(gpu, VA_BASE, (1 << VA_BITS) - VA_BASE)?;
+        let mut held = Vec::new();
+        let built = (|| {
+            let mut staging = Vec::new();
+            for _ in 0..2 {
+                let (buf, va) = map_dma(gpu, &mut vm, &mut held, cfg.staging_bytes as usize)?;
+                staging.push(Staging { buf, va, fence: Fence(0) });
+            }
+            let ch = Channel::new(gpu, &mut vm, cfg.gpfifo_entries, cfg.pushbuffer_bytes, cfg.first_fence)?;
+            Ok((staging, ch))
+        })();
+        match built {
+            Ok((staging, mut ch)) => {
+                ch.held.splice(0..0, held);
+                Ok(Self { inner: Mutex::new(Inner { vm, ch: Some(ch), staging, allocs: BTreeMap::new(), destroyed: false }) })
+            }
+            Err(e) => {
+                release(gpu, &mut vm, &mut held);
+                vm.destroy(gpu);
+                Err(e)
+            }
+        }
+    }
+
+    pub(crate) fn destroy(&self, gpu: &Gpu<P>) -> Result<()> {
+        let mut g = self.inner.lock();
+        let inner = &mut *g;
+        if inner.destroyed {
+            return Err(CuError::InvalidContext);
+        }
+        inner.destroyed = true;
+        let mut result = Ok(());
+        if let Some(mut ch) = inner.ch.take() {
+            if gpu.channel_error(ch.chid).is_none() {
+                let last = ch.last_fence();
+                result = ch.wait(gpu, last);
+            }
+            for (_, a) in core::mem::take(&mut inner.allocs) {
+                gpu.vram_free(a.phys, a.bytes);
+            }
+            let mut held = core::mem::take(&mut ch.held);
+            // Unbind first (the channel must stop before its memory goes).
+            if let Some(pos) = held.iter().position(|h| matches!(h, Held::Bound(_))) {
+                let b = held.remove(pos);
+                held.push(b);
+            }
+            release(gpu, &mut inner.vm, &mut held);
+        }
+        inner.vm.destroy(gpu);
+        result
+    }
+}
+
+impl Inner {
+    fn live(&mut self) -> Result<&mut Channel> {
+        if self.destroyed {
+            return Err(CuError::InvalidContext);
+        }
+        self.ch.as_mut().ok_or(CuError::InvalidContext)
+    }
+
+    /// Check that `[ptr, ptr + len)` lies inside one allocation.
+    fn check(&self, ptr: u64, len: u64) -> Result<()> {
+        let (&base, a) = self.allocs.range(..=ptr).next_back().ok_or(CuError::InvalidValue)?;
+        let end = ptr.checked_add(len).ok_or(CuError::InvalidValue)?;
+        if end > base + a.size { Err(CuError::InvalidValue) } else { Ok(()) }
+    }
+}
+
+fn launch(transfer: bool, remap: bool) -> u32 {
+    LaunchDma::new()
+        .with_transfer(if transfer { TransferType::NonPipelined } else { TransferType::None })
+        .with_semaphore(CopySemaphore::None)
+        .with_src_layout(Layout::Pitch)
+        .with_dst_layout(Layout::Pitch)
+        .with_remap(remap)
+        .into()
+}
+
+fn copy_cmd(cmd: &mut Cmd, src: u64, dst: u64, len: u64) -> Result<()> {
+    let words = [(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32];
+    cmd.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &words)
+        .and_then(|_| cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[len as u32]))
+        .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch(true, false)]))
+        .map_err(|_| CuError::Unknown)
+}
+
+impl<P: Platform> Gpu<P> {
+    fn with_ctx<T>(&self, h: CtxHandle, f: impl FnOnce(&Self, &mut Inner) -> Result<T>) -> Result<T> {
+        let ctx = self.ctx(h)?;
+        let mut inner = ctx.inner.lock();
+        let ch = inner.live()?;
+        if let Some(e) = self.channel_error(ch.chid) {
+            return Err(e);
+        }
+        f(self, &mut inner)
+    }
+
+    /// Allocate `bytes` of device memory (cuMemAlloc). Returns the device pointer.
+    pub fn mem_alloc(&self, h: CtxHandle, bytes: u64) -> Result<u64> {
+        if bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |gpu, c| {
+            let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
+            let phys = gpu.vram_alloc(rounded, PAGE_SIZE)?;
+            let va = match c.vm.alloc_va(rounded) {
+                Ok(va) => va,
+                Err(e) => {
+                    gpu.vram_free(phys, rounded);
+                    return Err(e);
+                }
+            };
+            if let Err(e) = c.vm.map(gpu, va, phys, rounded, Target::Vram).and_then(|_| gpu.tlb_flush(c.vm.pd)) {
+                let _ = c.vm.unmap(gpu, va, rounded);
+                c.vm.free_va(va, rounded);
+                gpu.vram_free(phys, rounded);
+                return Err(e);
+            }
+            c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, phys });
+            Ok(va)
+        })
+    }
+
+    /// Free device memory (cuMemFree). Work queued before it completes first.
+    pub fn mem_free(&self, h: CtxHandle, ptr: u64) -> Result<()> {
+        self.with_ctx(h, |gpu, c| {
+            if !c.allocs.contains_key(&ptr) {
+                return Err(CuError::InvalidValue);
+            }
+            let ch = c.live()?;
+            let last = ch.last_fence();
+            ch.wait(gpu, last)?;
+            let a = c.allocs.remove(&ptr).ok_or(CuError::InvalidValue)?;
+            c.vm.unmap(gpu, ptr, a.bytes)?;
+            gpu.tlb_flush(c.vm.pd)?;
+            c.vm.free_va(ptr, a.bytes);
+            gpu.vram_free(a.phys, a.bytes);
+            Ok(())
+        })
+    }
+
+    /// The allocation containing `ptr`: (base, size).
+    pub fn mem_range(&self, h: CtxHandle, ptr: u64) -> Result<(u64, u64)> {
+        self.with_ctx(h, |_, c| {
+            let (&base, a) = c.allocs.range(..=ptr).next_back().ok_or(CuError::NotFound)?;
+            if ptr < base + a.size { Ok((base, a.size)) } else { Err(CuError::NotFound) }
+        })
+    }
+
+    /// Copy host memory to the device (cuMemcpyHtoD); returns when `src` may be reused.
+    pub fn memcpy_htod(&self, h: CtxHandle, dst: u64, src: &[u8]) -> Result<()> {
+        self.with_ctx(h, |gpu, c| {
+            if src.is_empty() {
+                return Ok(());
+            }
+            c.check(dst, src.len() as u64)?;
+            let chunk = c.staging[0].buf.len();
+            let Inner { ch, staging, .. } = c;
+            let ch = ch.as_mut().ok_or(CuError::InvalidContext)?;
+            let mut last = Fence(0);
+            for (i, part) in src.chunks(chunk).enumerate() {
+                let s = &mut staging[i % 2];
+                ch.wait(gpu, s.fence)?;
+                gpu.platform.copy_from_user(&s.buf.mem, 0, part)?;
+                let mut cmd = Cmd::new();
+                copy_cmd(&mut cmd, s.va, dst + (i * chunk) as u64, part.len() as u64)?;
+                s.fence = ch.fence(&mut cmd)?;
+                ch.submit(gpu, cmd.words())?;
+                last = s.fence;
+            }
+            ch.wait(gpu, last)
+        })
+    }
+
+    /// Copy device memory to the host (cuMemcpyDtoH); waits for earlier work on the context.
+    pub fn memcpy_dtoh(&self, h: CtxHandle, dst: &mut [u8], src: u64) -> Result<()> {
+        self.with_ctx(h, |gpu, c| {
+            if dst.is_empty() {
+                return Ok(());
+            }
+            c.check(src, dst.len() as u64)?;
+            let chunk = c.staging[0].buf.len();
+            let Inner { ch, staging, .. } = c;
+            let ch = ch.as_mut().ok_or(CuError::InvalidContext)?;
+            let parts: Vec<&mut [u8]> = dst.chunks_mut(chunk).collect();
+            let n = parts.len();
+            let mut parts = parts.into_iter();
+            let mut pending: Option<(usize, &mut [u8])> = None;
+            for i in 0..=n {
+                // Queue part i into staging buffer i % 2, then drain part i - 1.
+                let next = if i < n { parts.next() } else { None };
+                if let Some(part) = next {
+                    let s = &mut staging[i % 2];
+                    let mut cmd = Cmd::new();
+                    copy_cmd(&mut cmd, src + (i * chunk) as u64, s.va, part.len() as u64)?;
+                    s.fence = ch.fence(&mut cmd)?;
+                    ch.submit(gpu, cmd.words())?;
+                    if let Some((j, out)) = pending.replace((i, part)) {
+                        let s = &staging[j % 2];
+                        ch.wait(gpu, s.fence)?;
+                        gpu.platform.copy_to_user(out, &s.buf.mem, 0)?;
+                    }
+                } else if let Some((j, out)) = pending.take() {
+                    let s = &staging[j % 2];
+                    ch.wait(gpu, s.fence)?;
+                    gpu.platform.copy_to_user(out, &s.buf.mem, 0)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Copy between device allocations (cuMemcpyDtoD); returns when the copy is done.
+    pub fn memcpy_dtod(&self, h: CtxHandle, dst: u64, src: u64, bytes: u64) -> Result<()> {
+        self.with_ctx(h, |gpu, c| {
+            if bytes == 0 {
+                return Ok(());
+            }
+            c.check(src, bytes)?;
+            c.check(dst, bytes)?;
+            let ch = c.live()?;
+            let mut off = 0;
+            let mut last = Fence(0);
+            while off < bytes {
+                let n = (bytes - off).min(LAUNCH_MAX);
+                let mut cmd = Cmd::new();
+                copy_cmd(&mut cmd, src + off, dst + off, n)?;
+                last = ch.fence(&mut cmd)?;
+                ch.submit(gpu, cmd.words())?;
+                off += n;
+            }
+            ch.wait(gpu, last)
+        })
+    }
+
+    /// Set `count` elements at `dst` to `value` (cuMemsetD8/D16/D32). Asynchronous: it is
+    /// ordered before later work on the context; returns its fence.
+    pub fn memset(&self, h: CtxHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| {
+            let size = value.size();
+            if dst % size != 0 {
+                return Err(CuError::InvalidValue);
+            }
+            let bytes = count.checked_mul(size).ok_or(CuError::InvalidValue)?;
+            let ch = c.ch.as_mut().ok_or(CuError::InvalidContext)?;
+            if count == 0 {
+                return Ok(ch.last_fence());
+            }
+            c.check(dst, bytes)?;
+            let ch = c.live()?;
+            let remap = RemapComponents::new()
+                .with_dst_x(RemapSrc::ConstA)
+                .with_dst_y(RemapSrc::NoWrite)
+                .with_dst_z(RemapSrc::NoWrite)
+                .with_dst_w(RemapSrc::NoWrite)
+                .with_component_size_minus_one((size - 1) as u8);
+            let per = LAUNCH_MAX / size;
+            let mut done = 0;
+            let mut last = ch.last_fence();
+            while done < count {
+                let n = (count - done).min(per);
+                let d = dst + done * size;
+                let mut cmd = Cmd::new();
+                cmd.incr(subch::COPY0, copy::SET_REMAP_CONST_A, &[value.bits()])
+                    .and_then(|_| cmd.incr(subch::COPY0, copy::SET_REMAP_COMPONENTS, &[remap.into()]))
+                    .and_then(|_| cmd.incr(subch::COPY0, copy::OFFSET_OUT_UPPER, &[(d >> 32) as u32, d as u32]))
+                    .and_then(|_| cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[n as u32]))
+                    .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch(true, true)]))
+                    .map_err(|_| CuError::Unknown)?;
+                last = ch.fence(&mut cmd)?;
+                ch.submit(gpu, cmd.words())?;
+                done += n;
+            }
+            Ok(last)
+        })
+    }
+
+    /// Wait for all work queued on the context (cuCtxSynchronize).
+    pub fn ctx_synchronize(&self, h: CtxHandle) -> Result<()> {
+        self.with_ctx(h, |gpu, c| {
+            let ch = c.live()?;
+            let last = ch.last_fence();
+            ch.wait(gpu, last)
+        })
+    }
+
+    /// Queue a fence on the context's channel.
+    pub fn fence_submit(&self, h: CtxHandle) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| {
+            let ch = c.live()?;
+            let mut cmd = Cmd::new();
+            let f = ch.fence(&mut cmd)?;
+            ch.submit(gpu, cmd.words())?;
+            Ok(f)
+        })
+    }
+
+    /// Wait for fence `f` of the context.
+    pub fn fence_wait(&self, h: CtxHandle, f: Fence) -> Result<()> {
+        self.with_ctx(h, |gpu, c| c.live()?.wait(gpu, f))
+    }
+
+    /// Whether fence `f` has been released (without waiting).
+    pub fn fence_done(&self, h: CtxHandle, f: Fence) -> Result<bool> {
+        self.with_ctx(h, |_, c| Ok(c.live()?.completed() >= f.0))
+    }
+
+    /// Device timestamp (PTIMER ns) written with the most recent fence.
+    pub fn fence_timestamp(&self, h: CtxHandle) -> Result<u64> {
+        self.with_ctx(h, |_, c| Ok(c.live()?.fence_timestamp()))
+    }
+
+    /// The channel id of the context (for tests and tools).
+    pub fn ctx_channel(&self, h: CtxHandle) -> Result<u32> {
+        self.with_ctx(h, |_, c| Ok(c.live()?.chid))
+    }
+
+    /// Test entry point: submit raw pushbuffer words (possibly malformed) followed by a
+    /// fence, and return the fence. The words are not checked.
+    pub fn debug_submit_raw(&self, h: CtxHandle, words: &[u32]) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| {
+            let ch = c.live()?;
+            let mut cmd = Cmd::new();
+            for &w in words {
+                cmd.raw(w).map_err(|_| CuError::InvalidValue)?;
+            }
+            let f = ch.fence(&mut cmd)?;
+            ch.submit(gpu, cmd.words())?;
+            Ok(f)
+        })
+    }
+}

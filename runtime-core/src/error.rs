@@ -1,0 +1,126 @@
+//! Errors numbered like `CUresult`, so the C ABI is a cast.
+
+use core::fmt;
+
+/// A CUDA Driver API error (`CUresult` values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum CuError {
+    /// CUDA_ERROR_INVALID_VALUE
+    InvalidValue = 1,
+    /// CUDA_ERROR_OUT_OF_MEMORY
+    OutOfMemory = 2,
+    /// CUDA_ERROR_NOT_INITIALIZED
+    NotInitialized = 3,
+    /// CUDA_ERROR_DEINITIALIZED
+    Deinitialized = 4,
+    /// CUDA_ERROR_NO_DEVICE
+    NoDevice = 100,
+    /// CUDA_ERROR_INVALID_DEVICE
+    InvalidDevice = 101,
+    /// CUDA_ERROR_INVALID_IMAGE
+    InvalidImage = 200,
+    /// CUDA_ERROR_INVALID_CONTEXT
+    InvalidContext = 201,
+    /// CUDA_ERROR_MAP_FAILED
+    MapFailed = 205,
+    /// CUDA_ERROR_INVALID_HANDLE
+    InvalidHandle = 400,
+    /// CUDA_ERROR_ILLEGAL_STATE
+    IllegalState = 401,
+    /// CUDA_ERROR_NOT_FOUND
+    NotFound = 500,
+    /// CUDA_ERROR_NOT_READY
+    NotReady = 600,
+    /// CUDA_ERROR_ILLEGAL_ADDRESS
+    IllegalAddress = 700,
+    /// CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+    LaunchOutOfResources = 701,
+    /// CUDA_ERROR_LAUNCH_TIMEOUT
+    LaunchTimeout = 702,
+    /// CUDA_ERROR_CONTEXT_IS_DESTROYED
+    ContextIsDestroyed = 709,
+    /// CUDA_ERROR_LAUNCH_FAILED
+    LaunchFailed = 719,
+    /// CUDA_ERROR_NOT_SUPPORTED
+    NotSupported = 801,
+    /// CUDA_ERROR_UNKNOWN
+    Unknown = 999,
+}
+
+impl CuError {
+    /// The `CUresult` number.
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The error for a `CUresult` number (`None` for 0, success, or an unknown number).
+    pub fn from_code(code: u32) -> Option<Self> {
+        use CuError::*;
+        [
+            InvalidValue, OutOfMemory, NotInitialized, Deinitialized, NoDevice, InvalidDevice, InvalidImage,
+            InvalidContext, MapFailed, InvalidHandle, IllegalState, NotFound, NotReady, IllegalAddress,
+            LaunchOutOfResources, LaunchTimeout, ContextIsDestroyed, LaunchFailed, NotSupported, Unknown,
+        ]
+        .into_iter()
+        .find(|e| e.code() == code)
+    }
+
+    /// The CUDA name (`CUDA_ERROR_INVALID_VALUE`).
+    pub const fn name(self) -> &'static str {
+        use CuError::*;
+        match self {
+            InvalidValue => "CUDA_ERROR_INVALID_VALUE",
+            OutOfMemory => "CUDA_ERROR_OUT_OF_MEMORY",
+            NotInitialized => "CUDA_ERROR_NOT_INITIALIZED",
+            Deinitialized => "CUDA_ERROR_DEINITIALIZED",
+            NoDevice => "CUDA_ERROR_NO_DEVICE",
+            InvalidDevice => "CUDA_ERROR_INVALID_DEVICE",
+            InvalidImage => "CUDA_ERROR_INVALID_IMAGE",
+            InvalidContext => "CUDA_ERROR_INVALID_CONTEXT",
+            MapFailed => "CUDA_ERROR_MAP_FAILED",
+            InvalidHandle => "CUDA_ERROR_INVALID_HANDLE",
+            IllegalState => "CUDA_ERROR_ILLEGAL_STATE",
+            NotFound => "CUDA_ERROR_NOT_FOUND",
+            NotReady => "CUDA_ERROR_NOT_READY",
+            IllegalAddress => "CUDA_ERROR_ILLEGAL_ADDRESS",
+            LaunchOutOfResources => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+            LaunchTimeout => "CUDA_ERROR_LAUNCH_TIMEOUT",
+            ContextIsDestroyed => "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+            LaunchFailed => "CUDA_ERROR_LAUNCH_FAILED",
+            NotSupported => "CUDA_ERROR_NOT_SUPPORTED",
+            Unknown => "CUDA_ERROR_UNKNOWN",
+        }
+    }
+}
+
+impl fmt::Display for CuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.name(), self.code())
+    }
+}
+
+impl core::error::Error for CuError {}
+
+/// Result alias of the runtime.
+pub type Result<T> = core::result::Result<T, CuError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_match_cuda_and_round_trip() {
+        assert_eq!(CuError::InvalidValue.code(), 1);
+        assert_eq!(CuError::InvalidContext.code(), 201);
+        assert_eq!(CuError::IllegalAddress.code(), 700);
+        assert_eq!(CuError::NotSupported.code(), 801);
+        for c in 0..1000 {
+            if let Some(e) = CuError::from_code(c) {
+                assert_eq!(e.code(), c);
+                assert!(e.name().starts_with("CUDA_ERROR_"));
+            }
+        }
+        assert_eq!(CuError::from_code(0), None);
+    }
+}

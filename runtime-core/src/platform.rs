@@ -1,0 +1,111 @@
+//! Platform traits in the spirit of Gdev's MALLOC/PRINTF/YIELD: everything the runtime
+//! needs from its surroundings, so the same code links into a user-space program and
+//! builds as a kernel-side library.
+//!
+//! - MALLOC: the `alloc` crate's global allocator, which the platform installs.
+//! - PRINTF: [`Platform::log`].
+//! - YIELD: [`Platform::yield_now`] — in a stepped simulation this advances the device.
+//! - LOCK: [`Platform::RawMutex`], any `lock_api` raw mutex (spin locks in a kernel).
+//! - DMA-able memory: [`Platform::dma_alloc`] / [`Platform::dma_free`].
+//! - Bus access: PCI configuration space and 32-bit MMIO at bus addresses.
+//! - COPY_FROM_USER / COPY_TO_USER: [`Platform::copy_from_user`] / [`Platform::copy_to_user`].
+//! - Time: [`Platform::time_ns`], host time for timeouts (device time is PTIMER).
+
+use crate::error::Result;
+use alloc::sync::Arc;
+use core::fmt;
+use fifo::SharedMem;
+
+/// Log severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Something failed.
+    Error,
+    /// Something is off.
+    Warn,
+    /// Notable events.
+    Info,
+    /// Details.
+    Debug,
+}
+
+/// What a yield achieved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    /// The device may have progressed.
+    Progress,
+    /// The platform knows the device has nothing left to do: a condition not met now will
+    /// never be met without new work (a simulated device in stepped mode).
+    Idle,
+}
+
+/// DMA-able system memory: shared with the device at bus address `bus`.
+#[derive(Clone, Debug)]
+pub struct DmaBuffer {
+    /// The memory, accessed atomically by both sides.
+    pub mem: Arc<SharedMem>,
+    /// Bus address the device uses (4 KiB aligned).
+    pub bus: u64,
+}
+
+impl DmaBuffer {
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.mem.len()
+    }
+    /// Whether the buffer is empty.
+    pub fn is_empty(&self) -> bool {
+        self.mem.is_empty()
+    }
+}
+
+/// Everything the runtime needs from its environment.
+pub trait Platform: Send + Sync + 'static {
+    /// The lock used for all runtime state (LOCK).
+    type RawMutex: lock_api::RawMutex + Send + Sync;
+
+    /// PRINTF.
+    fn log(&self, level: Level, args: fmt::Arguments<'_>);
+
+    /// YIELD: let the device (and other threads) run while the runtime waits.
+    fn yield_now(&self) -> Activity;
+
+    /// Host monotonic nanoseconds (timeouts only).
+    fn time_ns(&self) -> u64;
+
+    /// Allocate `len` bytes (rounded up to 4 KiB) of zeroed DMA-able memory.
+    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer>;
+
+    /// Release DMA memory obtained from [`Platform::dma_alloc`].
+    fn dma_free(&self, buf: &DmaBuffer);
+
+    /// PCI configuration read.
+    fn cfg_read32(&self, off: u16) -> u32;
+
+    /// PCI configuration write.
+    fn cfg_write32(&self, off: u16, value: u32);
+
+    /// 32-bit MMIO read at a bus address.
+    fn mmio_read32(&self, addr: u64) -> u32;
+
+    /// 32-bit MMIO write at a bus address.
+    fn mmio_write32(&self, addr: u64, value: u32);
+
+    /// COPY_FROM_USER: fill `dst` from the caller's buffer `src`.
+    fn copy_from_user(&self, dst: &SharedMem, dst_off: usize, src: &[u8]) -> Result<()> {
+        dst.write(dst_off, src).map_err(|_| crate::CuError::InvalidValue)
+    }
+
+    /// COPY_TO_USER: fill the caller's buffer `dst` from `src`.
+    fn copy_to_user(&self, dst: &mut [u8], src: &SharedMem, src_off: usize) -> Result<()> {
+        src.read(src_off, dst).map_err(|_| crate::CuError::InvalidValue)
+    }
+}
+
+/// Log through a platform: `rlog!(platform, Level::Info, "x = {}", x)`.
+#[macro_export]
+macro_rules! rlog {
+    ($p:expr, $lvl:expr, $($arg:tt)*) => {
+        $crate::platform::Platform::log($p, $lvl, format_args!($($arg)*))
+    };
+}
