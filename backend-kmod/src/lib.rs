@@ -1,2 +1,170 @@
+//! # backend-kmod — rgdev as a kernel-side library
+//!
+//! The kernel platform for `runtime-core`:
+//! - MALLOC: [`KernelHeap`], a `linked_list_allocator` heap over a fixed arena behind a
+//!   spin lock, installed as the global allocator by the image.
+//! - LOCK: `spin::Mutex` (through `lock_api`).
+//! - PRINTF: defmt, with the runtime's levels mapped onto defmt's.
+//! - YIELD: steps the device (the only clock mode in the kernel build: deterministic).
+//! - The device: no hardware is present, so the simulated GPU from `fake-pci` is linked
+//!   in and reached through a spin-locked bus, exactly as the user backend does.
 #![no_std]
-//! proto
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+use alloc::sync::Arc;
+use core::alloc::{GlobalAlloc, Layout};
+use core::fmt::{self, Write};
+use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicU64, Ordering};
+use fake_pci::{DeviceConfig, FakeGpu, RunState};
+use fifo::SharedMem;
+use linked_list_allocator::Heap;
+use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
+use runtime_core::range::RangeAllocator;
+use runtime_core::{CuError, Result};
+
+/// The kernel heap: a first-fit linked-list allocator over an arena, behind a spin lock.
+pub struct KernelHeap(spin::Mutex<Heap>);
+
+impl KernelHeap {
+    /// An empty heap; call [`KernelHeap::init`] before the first allocation.
+    pub const fn empty() -> Self {
+        Self(spin::Mutex::new(Heap::empty()))
+    }
+
+    /// Hand the heap its arena.
+    pub fn init(&self, arena: &'static mut [core::mem::MaybeUninit<u8>]) {
+        self.0.lock().init_from_slice(arena);
+    }
+
+    /// (used, free) bytes.
+    pub fn usage(&self) -> (usize, usize) {
+        let h = self.0.lock();
+        (h.used(), h.free())
+    }
+}
+
+// SAFETY: allocation and deallocation are serialized by the spin lock; the pointers
+// handed out come from `Heap`, which only returns blocks inside its arena that fit the
+// layout, and `dealloc` receives only pointers this allocator returned (GlobalAlloc's
+// contract on the caller).
+unsafe impl GlobalAlloc for KernelHeap {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        self.0.lock().allocate_first_fit(layout).map_or(ptr::null_mut(), |p| p.as_ptr())
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if let Some(p) = NonNull::new(ptr) {
+            // SAFETY: `p` was returned by `alloc` with this `layout` (GlobalAlloc contract).
+            unsafe { self.0.lock().deallocate(p, layout) }
+        }
+    }
+}
+
+const BAR0_BUS: u64 = 0xFD00_0000;
+const BAR1_BUS: u64 = 0x80_0000_0000;
+const QUANTUM: u64 = 1 << 22;
+
+/// The kernel platform with the simulated GPU attached.
+pub struct KmodPlatform {
+    gpu: spin::Mutex<FakeGpu>,
+    bus: spin::Mutex<RangeAllocator>,
+    ticks: AtomicU64,
+}
+
+impl KmodPlatform {
+    /// Build the board and assign its BARs (the firmware's job).
+    pub fn new(cfg: DeviceConfig) -> Self {
+        let mut gpu = FakeGpu::new(cfg);
+        gpu.cfg_write32(hw::pci::BAR0, BAR0_BUS as u32);
+        gpu.cfg_write32(hw::pci::BAR1_LO, BAR1_BUS as u32);
+        gpu.cfg_write32(hw::pci::BAR1_HI, (BAR1_BUS >> 32) as u32);
+        Self {
+            gpu: spin::Mutex::new(gpu),
+            bus: spin::Mutex::new(RangeAllocator::new(0x10_0000_0000, 0x40_0000_0000)),
+            ticks: AtomicU64::new(0),
+        }
+    }
+
+    /// Device cycles so far.
+    pub fn device_cycles(&self) -> u64 {
+        self.gpu.lock().cycles()
+    }
+}
+
+struct Line(heapless::String<192>);
+
+impl Write for Line {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            if self.0.push(c).is_err() {
+                break; // truncate long messages
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Platform for KmodPlatform {
+    type RawMutex = spin::Mutex<()>;
+
+    fn log(&self, level: Level, args: fmt::Arguments<'_>) {
+        let mut l = Line(heapless::String::new());
+        let _ = l.write_fmt(args);
+        let s = l.0.as_str();
+        match level {
+            Level::Error => defmt::error!("{=str}", s),
+            Level::Warn => defmt::warn!("{=str}", s),
+            Level::Info => defmt::info!("{=str}", s),
+            Level::Debug => defmt::debug!("{=str}", s),
+        }
+    }
+
+    fn yield_now(&self) -> Activity {
+        match self.gpu.lock().run(QUANTUM) {
+            RunState::Idle => Activity::Idle,
+            RunState::Busy => Activity::Progress,
+        }
+    }
+
+    /// There is no calibrated host clock in the freestanding image: time advances by one
+    /// microsecond per query, which bounds register polls by iteration count.
+    fn time_ns(&self) -> u64 {
+        self.ticks.fetch_add(1000, Ordering::Relaxed)
+    }
+
+    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
+        let bytes = (len.max(1) as u64).div_ceil(4096) * 4096;
+        let bus = self.bus.lock().alloc(bytes, 4096).ok_or(CuError::OutOfMemory)?;
+        let mem = Arc::new(SharedMem::new(bytes as usize));
+        if self.gpu.lock().map_dma(bus, mem.clone()).is_err() {
+            self.bus.lock().free(bus, bytes);
+            return Err(CuError::MapFailed);
+        }
+        Ok(DmaBuffer { mem, bus })
+    }
+
+    fn dma_free(&self, buf: &DmaBuffer) {
+        if self.gpu.lock().unmap_dma(buf.bus).is_some() {
+            self.bus.lock().free(buf.bus, buf.len() as u64);
+        }
+    }
+
+    fn cfg_read32(&self, off: u16) -> u32 {
+        self.gpu.lock().cfg_read32(off)
+    }
+
+    fn cfg_write32(&self, off: u16, value: u32) {
+        self.gpu.lock().cfg_write32(off, value)
+    }
+
+    fn mmio_read32(&self, addr: u64) -> u32 {
+        self.gpu.lock().mmio_read32(addr)
+    }
+
+    fn mmio_write32(&self, addr: u64, value: u32) {
+        let _ = self.gpu.lock().mmio_write32(addr, value);
+    }
+}

@@ -1,0 +1,47 @@
+//! The freestanding kernel-side image: run it, check its exit status, and decode its
+//! defmt log with the image's own interned-string table.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn image() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root.join("target"));
+    target.join("x86_64-unknown-none/release/rgdev-kmod")
+}
+
+fn decode(elf: &[u8], bytes: &[u8]) -> Vec<String> {
+    let table = defmt_decoder::Table::parse(elf).expect("parse .defmt").expect("the image has a defmt table");
+    let mut dec = table.new_stream_decoder();
+    dec.received(bytes);
+    let mut lines = Vec::new();
+    loop {
+        match dec.decode() {
+            Ok(frame) => lines.push(format!("{} {}", frame.level().map_or("-", |l| l.as_str()), frame.display_message())),
+            Err(defmt_decoder::DecodeError::UnexpectedEof) => break,
+            Err(e) => panic!("malformed defmt stream after {lines:?}: {e:?}"),
+        }
+    }
+    lines
+}
+
+#[test]
+fn kernel_image_does_a_copy_round_trip_and_reports_through_defmt() {
+    let img = image();
+    assert!(
+        img.exists(),
+        "{} is missing: run README's test command (it builds backend-kmod for x86_64-unknown-none first)",
+        img.display()
+    );
+    let out = Command::new(&img).output().expect("run the image");
+    let elf = std::fs::read(&img).unwrap();
+    let log = decode(&elf, &out.stdout);
+    let text = log.join("\n");
+    println!("{text}");
+    assert_eq!(out.status.code(), Some(0), "image failed; its log:\n{text}");
+    assert!(text.contains("info probe: 10de:06c0 BOOT_0 0x0c0000a1, 512 MiB VRAM, 15 SMs"), "{text}");
+    assert!(text.contains("info copy round trip: 3145728 bytes identical"), "{text}");
+    assert!(text.contains("info context destroyed"), "{text}");
+    assert!(text.contains("exit 0"), "{text}");
+    assert!(!text.contains("error"), "{text}");
+}
