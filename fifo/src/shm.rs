@@ -54,39 +54,59 @@ impl SharedMem {
     /// Copy `dst.len()` bytes at `off` into `dst`.
     pub fn read(&self, off: usize, dst: &mut [u8]) -> Result<(), OutOfRange> {
         self.check(off, dst.len())?;
-        let mut done = 0;
-        while done < dst.len() {
-            let a = off + done;
-            let (wi, bi) = (a / 8, a % 8);
-            let w = self.words[wi].load(Ordering::Relaxed).to_le_bytes();
-            let n = (8 - bi).min(dst.len() - done);
-            dst[done..done + n].copy_from_slice(&w[bi..bi + n]);
-            done += n;
+        let len = dst.len();
+        let head = ((8 - off % 8) % 8).min(len);
+        let (h, rest) = dst.split_at_mut(head);
+        self.read_partial(off, h);
+        let w0 = (off + head) / 8;
+        let mut body = rest.chunks_exact_mut(8);
+        for (w, c) in self.words[w0..].iter().zip(&mut body) {
+            c.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
+        let tail = body.into_remainder();
+        let t_off = off + len - tail.len();
+        self.read_partial(t_off, tail);
         Ok(())
+    }
+
+    /// Bytes within one word.
+    fn read_partial(&self, off: usize, dst: &mut [u8]) {
+        if dst.is_empty() {
+            return;
+        }
+        let w = self.words[off / 8].load(Ordering::Relaxed).to_le_bytes();
+        let b = off % 8;
+        dst.copy_from_slice(&w[b..b + dst.len()]);
     }
 
     /// Copy `src` to `off`.
     pub fn write(&self, off: usize, src: &[u8]) -> Result<(), OutOfRange> {
         self.check(off, src.len())?;
-        let mut done = 0;
-        while done < src.len() {
-            let a = off + done;
-            let (wi, bi) = (a / 8, a % 8);
-            let n = (8 - bi).min(src.len() - done);
-            if n == 8 {
-                let v = u64::from_le_bytes(src[done..done + 8].try_into().unwrap_or([0; 8]));
-                self.words[wi].store(v, Ordering::Relaxed);
-            } else {
-                let mut bytes = [0u8; 8];
-                bytes[bi..bi + n].copy_from_slice(&src[done..done + n]);
-                let val = u64::from_le_bytes(bytes);
-                let mask = (u64::MAX >> (64 - 8 * n as u32)) << (8 * bi as u32);
-                self.merge(wi, mask, val, Ordering::Relaxed);
-            }
-            done += n;
+        let head = ((8 - off % 8) % 8).min(src.len());
+        let (h, rest) = src.split_at(head);
+        self.write_partial(off, h);
+        let w0 = (off + head) / 8;
+        let mut body = rest.chunks_exact(8);
+        for (w, c) in self.words[w0..].iter().zip(&mut body) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            w.store(u64::from_le_bytes(b), Ordering::Relaxed);
         }
+        let tail = body.remainder();
+        self.write_partial(off + src.len() - tail.len(), tail);
         Ok(())
+    }
+
+    /// Bytes within one word, merged atomically with their neighbours.
+    fn write_partial(&self, off: usize, src: &[u8]) {
+        if src.is_empty() {
+            return;
+        }
+        let b = off % 8;
+        let mut bytes = [0u8; 8];
+        bytes[b..b + src.len()].copy_from_slice(src);
+        let mask = (u64::MAX >> (64 - 8 * src.len() as u32)) << (8 * b as u32);
+        self.merge(off / 8, mask, u64::from_le_bytes(bytes), Ordering::Relaxed);
     }
 
     /// Set `n` bytes at `off` to `byte`.
