@@ -124,13 +124,17 @@ struct TlbEntry {
     page: u64,
     read_only: bool,
     privileged: bool,
+    used: u64,
 }
 
-const TLB_ENTRIES: usize = 256;
+const TLB_SETS: usize = 64;
+const TLB_WAYS: usize = 4;
 
-/// A direct-mapped TLB of 4 KiB translations, tagged by page directory.
+/// A 4-way set-associative TLB of 4 KiB translations (64 sets, LRU), tagged by page
+/// directory. Deterministic: the same accesses always evict the same entries.
 pub struct Tlb {
-    entries: [Option<TlbEntry>; TLB_ENTRIES],
+    sets: [[Option<TlbEntry>; TLB_WAYS]; TLB_SETS],
+    clock: u64,
     /// Lookups that hit.
     pub hits: u64,
     /// Lookups that walked the page tables.
@@ -139,22 +143,40 @@ pub struct Tlb {
 
 impl Default for Tlb {
     fn default() -> Self {
-        Self { entries: [None; TLB_ENTRIES], hits: 0, misses: 0 }
+        Self { sets: [[None; TLB_WAYS]; TLB_SETS], clock: 0, hits: 0, misses: 0 }
     }
 }
 
 impl Tlb {
     /// Forget every translation made through the page directory at `pd`.
     pub fn flush_pd(&mut self, pd: u64) {
-        for e in self.entries.iter_mut() {
+        for e in self.sets.iter_mut().flatten() {
             if e.is_some_and(|t| t.pd == pd) {
                 *e = None;
             }
         }
     }
 
-    fn slot(pd: u64, vpn: u64) -> usize {
-        ((vpn ^ (pd >> 12).wrapping_mul(0x9E37)) as usize) % TLB_ENTRIES
+    fn set(pd: u64, vpn: u64) -> usize {
+        let h = (vpn ^ (pd >> 12).rotate_left(20)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 58) as usize % TLB_SETS
+    }
+
+    fn lookup(&mut self, pd: u64, vpn: u64) -> Option<TlbEntry> {
+        self.clock += 1;
+        let now = self.clock;
+        let set = &mut self.sets[Self::set(pd, vpn)];
+        let e = set.iter_mut().flatten().find(|e| e.pd == pd && e.vpn == vpn)?;
+        e.used = now;
+        Some(*e)
+    }
+
+    fn insert(&mut self, e: TlbEntry) {
+        let set = &mut self.sets[Self::set(e.pd, e.vpn)];
+        let victim = set.iter().position(|w| w.is_none()).unwrap_or_else(|| {
+            (0..TLB_WAYS).min_by_key(|&i| set[i].map_or(0, |w| w.used)).unwrap_or(0)
+        });
+        set[victim] = Some(TlbEntry { used: self.clock, ..e });
     }
 
     /// Translate `va` for a read or write by an unprivileged client.
@@ -164,16 +186,15 @@ impl Tlb {
             return Err(fault(FaultReason::VaLimitExceeded));
         }
         let vpn = va >> mmu::PAGE_SHIFT;
-        let slot = Self::slot(space.pd, vpn);
-        let e = match self.entries[slot] {
-            Some(e) if e.pd == space.pd && e.vpn == vpn => {
+        let e = match self.lookup(space.pd, vpn) {
+            Some(e) => {
                 self.hits += 1;
                 e
             }
-            _ => {
+            None => {
                 self.misses += 1;
                 let e = walk(mem, space, va).map_err(fault)?;
-                self.entries[slot] = Some(e);
+                self.insert(e);
                 e
             }
         };
@@ -260,6 +281,7 @@ fn walk(mem: &Memory, space: &AddressSpace, va: u64) -> Result<TlbEntry, FaultRe
         page: p.phys() + sub,
         read_only: p.read_only(),
         privileged: p.privileged(),
+        used: 0,
     })
 }
 
@@ -323,6 +345,34 @@ mod tests {
         assert_eq!(tlb.translate(&mem, &space, va, false).unwrap().1, 0x200000);
         tlb.flush_pd(space.pd);
         assert_eq!(tlb.translate(&mem, &space, va, false).unwrap().1, 0x400000);
+    }
+
+    #[test]
+    fn a_full_set_evicts_its_least_recently_used_way() {
+        let (mut mem, space) = setup();
+        let mut tlb = Tlb::default();
+        // Five pages that hash to the same set.
+        let base = 1u64 << 27;
+        let set = Tlb::set(space.pd, base >> 12);
+        let pages: alloc::vec::Vec<u64> = (0..mmu::SPT_ENTRIES)
+            .map(|i| base + i * mmu::PAGE_SIZE)
+            .filter(|va| Tlb::set(space.pd, va >> 12) == set)
+            .take(5)
+            .collect();
+        for (i, &va) in pages.iter().enumerate() {
+            set_pte(&mut mem, va, Pte::map(0x200000 + i as u64 * 0x1000, Target::Vram));
+        }
+        for &va in &pages[..4] {
+            tlb.translate(&mem, &space, va, false).unwrap();
+        }
+        tlb.translate(&mem, &space, pages[0], false).unwrap(); // pages[1] is now the LRU
+        tlb.translate(&mem, &space, pages[4], false).unwrap();
+        let misses = tlb.misses;
+        tlb.translate(&mem, &space, pages[0], false).unwrap();
+        tlb.translate(&mem, &space, pages[2], false).unwrap();
+        assert_eq!(tlb.misses, misses, "recently used ways stay");
+        tlb.translate(&mem, &space, pages[1], false).unwrap();
+        assert_eq!(tlb.misses, misses + 1, "the LRU way was evicted");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! mock bus with an expectation list of register accesses (embedded-hal-mock style).
 #![deny(missing_docs)]
 
+pub mod board;
 pub mod mock;
 
 /// xorshift64*: deterministic test data without a dependency.
