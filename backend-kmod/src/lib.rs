@@ -184,7 +184,7 @@ mod tests {
         // SAFETY: layouts are non-zero; every pointer is freed once with its layout.
         unsafe {
             let ptrs: alloc::vec::Vec<*mut u8> = (0..40).map(|_| HEAP.alloc(l)).collect();
-            assert!(ptrs.iter().all(|&p| !p.is_null() && (p as usize) % 64 == 0 && (lo..hi).contains(&(p as usize))));
+            assert!(ptrs.iter().all(|&p| !p.is_null() && (p as usize).is_multiple_of(64) && (lo..hi).contains(&(p as usize))));
             assert!(HEAP.alloc(Layout::from_size_align(1 << 20, 8).unwrap()).is_null(), "beyond the arena");
             for &p in &ptrs {
                 HEAP.dealloc(p, l);

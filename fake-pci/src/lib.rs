@@ -233,11 +233,10 @@ impl FakeGpu {
     }
 
     fn record(&mut self, kind: AccessKind, addr: u64, value: u32, window: Window) {
-        if let Some((v, limit)) = self.trace.as_mut() {
-            if v.len() < *limit {
+        if let Some((v, limit)) = self.trace.as_mut()
+            && v.len() < *limit {
                 v.push(TraceRecord { kind, cycle: self.now, addr, value, window });
             }
-        }
     }
 
     fn ignore(&mut self, addr: u64, value: u32, window: Window) {
@@ -329,7 +328,7 @@ impl FakeGpu {
     }
 
     fn bar0_read(&mut self, off: u32) -> u32 {
-        if off % 4 != 0 {
+        if !off.is_multiple_of(4) {
             return BAD_READ;
         }
         if (NV_PRAMIN..NV_PRAMIN + NV_PRAMIN_SIZE).contains(&off) {
@@ -360,7 +359,7 @@ impl FakeGpu {
 
     fn bar0_write(&mut self, off: u32, value: u32) -> WriteEffect {
         let none = WriteEffect::default();
-        if off % 4 != 0 {
+        if !off.is_multiple_of(4) {
             self.ignore(off as u64, value, Window::Bar0(off));
             return none;
         }
@@ -451,7 +450,7 @@ impl FakeGpu {
     }
 
     fn bar1_read(&mut self, off: u64) -> u32 {
-        if off % 4 != 0 {
+        if !off.is_multiple_of(4) {
             return BAD_READ;
         }
         match self.bar1_target(off, false) {
@@ -461,7 +460,7 @@ impl FakeGpu {
     }
 
     fn bar1_write(&mut self, off: u64, value: u32) -> WriteEffect {
-        if off % 4 != 0 {
+        if !off.is_multiple_of(4) {
             self.ignore(off, value, Window::Bar1(off));
             return WriteEffect::default();
         }
@@ -555,11 +554,10 @@ impl FakeGpu {
     }
 
     fn next_pbdma(&mut self) {
-        if self.regs.get(NV_PPBDMA_INTR_0, 0) == 0 {
-            if let Some(r) = self.pbdma_queue.pop_front() {
+        if self.regs.get(NV_PPBDMA_INTR_0, 0) == 0
+            && let Some(r) = self.pbdma_queue.pop_front() {
                 self.write_pbdma(r);
             }
-        }
     }
 
     fn channel_error(&mut self, chid: u32, inst: u64, e: ChanError) {
@@ -577,11 +575,10 @@ impl FakeGpu {
     // ---- channels and the runlist -----------------------------------------------------------
 
     fn unbind(&mut self, chid: u32) {
-        if let Some(slot) = self.channels.get_mut(chid as usize) {
-            if slot.take().is_some() {
+        if let Some(slot) = self.channels.get_mut(chid as usize)
+            && slot.take().is_some() {
                 self.copy.cancel(chid);
             }
-        }
     }
 
     fn runlist_submit(&mut self, count: u32) {
@@ -732,11 +729,10 @@ impl FakeGpu {
         }
         let mut best: Option<(u64, u32)> = None;
         for &chid in &self.runlist {
-            if let Some(ch) = self.channels[chid as usize].as_ref() {
-                if ch.state == ChanState::Active && ch.has_work && best.is_none_or(|(t, _)| ch.ready_at < t) {
+            if let Some(ch) = self.channels[chid as usize].as_ref()
+                && ch.state == ChanState::Active && ch.has_work && best.is_none_or(|(t, _)| ch.ready_at < t) {
                     best = Some((ch.ready_at, chid));
                 }
-            }
         }
         best
     }

@@ -57,7 +57,7 @@ impl Memory {
     /// Read a little-endian u32 (acquire ordering in system memory).
     pub fn read_u32(&self, target: Target, pa: u64) -> Result<u32, FaultReason> {
         match target {
-            Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa % 4 == 0 => {
+            Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa.is_multiple_of(4) => {
                 self.sys.load_u32_acquire(pa).map_err(|_| FaultReason::BusError)
             }
             _ => {
@@ -71,7 +71,7 @@ impl Memory {
     /// Write a little-endian u32 (release ordering in system memory: semaphore payloads).
     pub fn write_u32(&mut self, target: Target, pa: u64, v: u32) -> Result<(), FaultReason> {
         match target {
-            Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa % 4 == 0 => {
+            Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa.is_multiple_of(4) => {
                 self.sys.store_u32_release(pa, v).map_err(|_| FaultReason::BusError)
             }
             _ => self.write(target, pa, &v.to_le_bytes()),
@@ -260,15 +260,14 @@ fn walk(mem: &Memory, space: &AddressSpace, va: u64) -> Result<TlbEntry, FaultRe
             pte = Some((p, 0));
         }
     }
-    if pte.is_none() {
-        if let Some(t) = big {
+    if pte.is_none()
+        && let Some(t) = big {
             let p = Pte::from(mem.read_u64(t, ((pde.big_addr() as u64) << 12) + mmu::bpte_index(va) * mmu::ENTRY_SIZE)?);
             if p.valid() {
                 // Offset of the 4 KiB sub-page inside the 128 KiB page.
                 pte = Some((p, va & (mmu::BIG_PAGE_SIZE - 1) & !(mmu::PAGE_SIZE - 1)));
             }
         }
-    }
     let (p, sub) = pte.ok_or(FaultReason::PteNotPresent)?;
     let target = p.target_or_err().map_err(|_| FaultReason::InvalidTarget)?;
     if target == Target::Invalid {

@@ -68,7 +68,7 @@ impl PciConfig {
     }
 
     fn index(off: u16) -> Option<usize> {
-        (off % 4 == 0 && off < pci::CONFIG_SIZE).then_some((off / 4) as usize)
+        (off.is_multiple_of(4) && off < pci::CONFIG_SIZE).then_some((off / 4) as usize)
     }
 
     /// The command register.

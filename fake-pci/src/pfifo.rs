@@ -326,7 +326,7 @@ impl Channel {
                 if d.release_size_4byte() {
                     u.tlb.write_va_u32(u.mem, &self.space, a, self.sem_payload).map_err(fault)?;
                 } else {
-                    if a % 16 != 0 {
+                    if !a.is_multiple_of(16) {
                         return Err(sem_err());
                     }
                     u.tlb.write_va(u.mem, &self.space, a + 8, &u.now_ns.to_le_bytes()).map_err(&fault)?;
@@ -360,29 +360,6 @@ fn acquire_met(op: SemOp, value: u32, payload: u32) -> bool {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use hw::regs::FaultReason;
-
-    #[test]
-    fn acquire_geq_compares_wrapping() {
-        assert!(acquire_met(SemOp::AcqGeq, 5, 5));
-        assert!(acquire_met(SemOp::AcqGeq, 6, 5));
-        assert!(!acquire_met(SemOp::AcqGeq, 4, 5));
-        assert!(acquire_met(SemOp::AcqGeq, 2, 0xFFFF_FFF0));
-        assert!(!acquire_met(SemOp::AcqGeq, 0xFFFF_FFF0, 2));
-        assert!(acquire_met(SemOp::AcqAnd, 6, 2) && !acquire_met(SemOp::AcqAnd, 4, 2));
-        assert!(acquire_met(SemOp::Acquire, 7, 7) && !acquire_met(SemOp::Acquire, 8, 7));
-    }
-
-    #[test]
-    fn fault_reasons_are_not_lost() {
-        let f = Fault { va: 0x1000, reason: FaultReason::ReadOnly, write: true };
-        assert_eq!(ChanError::fault(fault_unit::PCOPY0)(f), ChanError::Fault { unit: fault_unit::PCOPY0, fault: f });
-    }
-}
-
 impl Channel {
     /// A placeholder for a channel whose instance block could not be loaded.
     pub fn stopped(chid: u32, space: AddressSpace) -> Self {
@@ -406,5 +383,28 @@ impl Channel {
             engine_busy_until: 0,
             has_work: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw::regs::FaultReason;
+
+    #[test]
+    fn acquire_geq_compares_wrapping() {
+        assert!(acquire_met(SemOp::AcqGeq, 5, 5));
+        assert!(acquire_met(SemOp::AcqGeq, 6, 5));
+        assert!(!acquire_met(SemOp::AcqGeq, 4, 5));
+        assert!(acquire_met(SemOp::AcqGeq, 2, 0xFFFF_FFF0));
+        assert!(!acquire_met(SemOp::AcqGeq, 0xFFFF_FFF0, 2));
+        assert!(acquire_met(SemOp::AcqAnd, 6, 2) && !acquire_met(SemOp::AcqAnd, 4, 2));
+        assert!(acquire_met(SemOp::Acquire, 7, 7) && !acquire_met(SemOp::Acquire, 8, 7));
+    }
+
+    #[test]
+    fn fault_reasons_are_not_lost() {
+        let f = Fault { va: 0x1000, reason: FaultReason::ReadOnly, write: true };
+        assert_eq!(ChanError::fault(fault_unit::PCOPY0)(f), ChanError::Fault { unit: fault_unit::PCOPY0, fault: f });
     }
 }

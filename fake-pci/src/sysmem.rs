@@ -23,11 +23,10 @@ impl SysMem {
         if mem.is_empty() {
             return Err(Unmapped);
         }
-        if let Some((&b, m)) = self.regions.range(..end).next_back() {
-            if b + m.len() as u64 > bus {
+        if let Some((&b, m)) = self.regions.range(..end).next_back()
+            && b + m.len() as u64 > bus {
                 return Err(Unmapped);
             }
-        }
         self.regions.insert(bus, mem);
         Ok(())
     }

@@ -127,7 +127,7 @@ impl<const N: usize> Pushbuf<N> {
         if subch > 7 {
             return Err(PushError::BadSubchannel);
         }
-        if method % 4 != 0 || method > MethodHeader::MAX_METHOD {
+        if !method.is_multiple_of(4) || method > MethodHeader::MAX_METHOD {
             return Err(PushError::BadMethod);
         }
         self.raw(MethodHeader::encode(op, subch, method, count).into())

@@ -180,7 +180,7 @@ mod tests {
             let w = [op << 29 | 1 << 16];
             assert_eq!(MethodReader::new(&w).next(), Some(Err(DecodeError::BadOpcode { at: 0, word: w[0] })));
         }
-        let w = [0u32 << 29 | 5]; // opcode 0 with non-zero bits
+        let w = [5]; // opcode 0 with non-zero bits
         assert!(matches!(MethodReader::new(&w).next(), Some(Err(DecodeError::BadOpcode { .. }))));
         let w = [1 << 29 | 3 << 16 | 0x40, 1, 2];
         let r: heapless::Vec<_, 4> = MethodReader::new(&w).collect();

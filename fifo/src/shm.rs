@@ -136,7 +136,7 @@ impl SharedMem {
 
     /// Atomic 32-bit load at a 4-byte aligned `off`.
     pub fn load_u32(&self, off: usize, order: Ordering) -> Result<u32, OutOfRange> {
-        if off % 4 != 0 {
+        if !off.is_multiple_of(4) {
             return Err(OutOfRange);
         }
         self.check(off, 4)?;
@@ -145,7 +145,7 @@ impl SharedMem {
 
     /// Atomic 32-bit store at a 4-byte aligned `off`.
     pub fn store_u32(&self, off: usize, v: u32, order: Ordering) -> Result<(), OutOfRange> {
-        if off % 4 != 0 {
+        if !off.is_multiple_of(4) {
             return Err(OutOfRange);
         }
         self.check(off, 4)?;
@@ -156,7 +156,7 @@ impl SharedMem {
 
     /// Atomic 64-bit load at an 8-byte aligned `off`.
     pub fn load_u64(&self, off: usize, order: Ordering) -> Result<u64, OutOfRange> {
-        if off % 8 != 0 {
+        if !off.is_multiple_of(8) {
             return Err(OutOfRange);
         }
         self.check(off, 8)?;
@@ -165,7 +165,7 @@ impl SharedMem {
 
     /// Atomic 64-bit store at an 8-byte aligned `off`.
     pub fn store_u64(&self, off: usize, v: u64, order: Ordering) -> Result<(), OutOfRange> {
-        if off % 8 != 0 {
+        if !off.is_multiple_of(8) {
             return Err(OutOfRange);
         }
         self.check(off, 8)?;

@@ -51,7 +51,7 @@ impl RegDesc {
             return None;
         }
         let d = offset - self.offset;
-        if d % self.stride != 0 || d / self.stride >= self.count {
+        if !d.is_multiple_of(self.stride) || d / self.stride >= self.count {
             return None;
         }
         Some(d / self.stride)
@@ -627,7 +627,7 @@ mod tests {
                 let off = d.offset + i * d.stride;
                 let (found, idx) = lookup(off).expect(d.name);
                 assert_eq!((found.name, idx), (d.name, i));
-                assert!(off < NV_PRAMIN || off >= NV_PRAMIN + NV_PRAMIN_SIZE);
+                assert!(!(NV_PRAMIN..NV_PRAMIN + NV_PRAMIN_SIZE).contains(&off));
             }
         }
     }

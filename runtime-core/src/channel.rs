@@ -249,11 +249,10 @@ impl Channel {
             if let Some(e) = gpu.channel_error(self.chid) {
                 return Err(e);
             }
-            if !self.gp_ring.is_full(self.gp_get, self.gp_put) {
-                if let Some(at) = self.pb_space(n) {
+            if !self.gp_ring.is_full(self.gp_get, self.gp_put)
+                && let Some(at) = self.pb_space(n) {
                     break at;
                 }
-            }
             self.reclaim(gpu)?;
             if !self.gp_ring.is_full(self.gp_get, self.gp_put) && self.pb_space(n).is_some() {
                 continue;

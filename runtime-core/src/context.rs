@@ -339,7 +339,7 @@ impl<P: Platform> Gpu<P> {
     pub fn memset(&self, h: CtxHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
         self.with_ctx(h, |gpu, c| {
             let size = value.size();
-            if dst % size != 0 {
+            if !dst.is_multiple_of(size) {
                 return Err(CuError::InvalidValue);
             }
             let bytes = count.checked_mul(size).ok_or(CuError::InvalidValue)?;

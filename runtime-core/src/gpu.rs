@@ -337,7 +337,7 @@ impl<P: Platform> Gpu<P> {
     }
 
     fn pramin_place(&self, win: &mut Option<u64>, addr: u64) -> Result<u32> {
-        if addr % 4 != 0 || addr >= self.info.vram_size {
+        if !addr.is_multiple_of(4) || addr >= self.info.vram_size {
             return Err(CuError::InvalidValue);
         }
         match *win {

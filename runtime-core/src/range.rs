@@ -82,13 +82,12 @@ impl RangeAllocator {
     /// the range was allocated (allocation records live with the caller).
     pub fn free(&mut self, addr: u64, size: u64) {
         let (mut start, mut len) = (addr, size);
-        if let Some((&pa, &pl)) = self.by_addr.range(..addr).next_back() {
-            if pa + pl == addr {
+        if let Some((&pa, &pl)) = self.by_addr.range(..addr).next_back()
+            && pa + pl == addr {
                 self.remove(pa, pl);
                 start = pa;
                 len += pl;
             }
-        }
         if let Some(&nl) = self.by_addr.get(&(addr + size)) {
             self.remove(addr + size, nl);
             len += nl;
@@ -149,7 +148,7 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 3 != 0 || live.is_empty() {
+            if !x.is_multiple_of(3) || live.is_empty() {
                 let size = ((x >> 8) % 64 + 1) * 4096;
                 if let Some(p) = a.alloc(size, 4096) {
                     assert!(live.iter().all(|&(q, s)| p + size <= q || q + s <= p), "overlap");

@@ -224,7 +224,7 @@ fn random_bar0_and_bar1_traffic_never_panics_the_device() {
             6 => rng.next_u64(),
             _ => bar1 + 0x1000 + rng.below(0x1000) * 4, // USERD: GP_PUT and friends
         };
-        if (r >> 16) % 2 == 0 {
+        if (r >> 16).is_multiple_of(2) {
             g.mmio_write32(addr, value);
         } else {
             g.mmio_read32(addr);

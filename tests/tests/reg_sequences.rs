@@ -124,7 +124,7 @@ fn context_creation_binds_a_channel_and_kicks_it() {
     assert_eq!(rd(inst + RAMFC_USERD_LO as u64), USERD_VRAM as u32);
     assert_eq!(RamfcGpfifoHi::from(rd(inst + RAMFC_GPFIFO_HI as u64)).log2_entries(), 10);
     let pd = InstPdLo::from(rd(inst + INST_PD_LO as u64));
-    assert_eq!((pd.addr_lo() as u32, pd.target()), (pdb.pd(), Target::Vram));
+    assert_eq!((pd.addr_lo(), pd.target()), (pdb.pd(), Target::Vram));
     assert_ne!(pdb.pd() as u64, BAR1_PD >> 12);
     // The runlist holds channel 0.
     let rl = (runlist.addr() as u64) << 12;
