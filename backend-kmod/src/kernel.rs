@@ -40,7 +40,113 @@ mod sys {
     }
 }
 
-/// defmt transport: rzCOBS frames to the console, one log call at a time.
+/// The log ring: an RTT-compatible control block (`_SEGGER_RTT`, id "SEGGER RTT") with
+/// one up-channel, as defmt-rtt lays it out, so a debugger (gdb, probe-rs) attached to the
+/// image or reading a memory dump finds the log. The write and read offsets are shared
+/// with that external reader, so they are accessed through `volatile_register::RW`. The
+/// image is also the ring's reader: after each frame it drains the ring to the console.
+mod rtt {
+    use core::ptr::addr_of_mut;
+    use volatile_register::RW;
+
+    const SIZE: usize = 4096;
+
+    #[repr(C)]
+    struct Up {
+        name: *const u8,
+        buffer: *mut u8,
+        size: u32,
+        write: u32,
+        read: u32,
+        flags: u32,
+    }
+
+    #[repr(C)]
+    pub struct ControlBlock {
+        id: [u8; 16],
+        max_up: u32,
+        max_down: u32,
+        up: Up,
+    }
+
+    #[unsafe(no_mangle)]
+    static mut _SEGGER_RTT: ControlBlock = ControlBlock {
+        id: [0; 16],
+        max_up: 1,
+        max_down: 0,
+        up: Up { name: core::ptr::null(), buffer: core::ptr::null_mut(), size: 0, write: 0, read: 0, flags: 0 },
+    };
+    static mut BUFFER: [u8; SIZE] = [0; SIZE];
+
+    fn block() -> *mut ControlBlock {
+        addr_of_mut!(_SEGGER_RTT)
+    }
+
+    fn offsets() -> (&'static RW<u32>, &'static RW<u32>) {
+        // SAFETY: `write` and `read` are u32 fields of a static that lives forever; RW<u32>
+        // is a transparent wrapper around a volatile cell of u32, so the casts view the
+        // same memory with volatile accesses. Only the logger (serialized by its lock) and
+        // external debuggers touch them.
+        unsafe {
+            let up = addr_of_mut!((*block()).up);
+            (&*(addr_of_mut!((*up).write) as *const RW<u32>), &*(addr_of_mut!((*up).read) as *const RW<u32>))
+        }
+    }
+
+    /// Fill in the control block; the id goes last so a reader never sees a half-made block.
+    pub fn init() {
+        // SAFETY: runs once at boot, before any logging and with nothing else running.
+        unsafe {
+            let cb = block();
+            (*cb).up.name = c"defmt".as_ptr().cast();
+            (*cb).up.buffer = addr_of_mut!(BUFFER).cast();
+            (*cb).up.size = SIZE as u32;
+            (*cb).up.flags = 2; // block if full: the drain below always makes room
+            let id = addr_of_mut!((*cb).id);
+            core::ptr::write_volatile(id, *b"SEGGER RTT\0\0\0\0\0\0");
+        }
+    }
+
+    /// Append `bytes`, draining to the console whenever the ring fills.
+    pub fn write(mut bytes: &[u8]) {
+        let (w, r) = offsets();
+        while !bytes.is_empty() {
+            let (wr, rd) = (w.read() as usize, r.read() as usize);
+            let free = (rd + SIZE - wr - 1) % SIZE;
+            if free == 0 {
+                drain();
+                continue;
+            }
+            let n = free.min(SIZE - wr).min(bytes.len());
+            // SAFETY: `wr + n <= SIZE`, so the copy stays inside BUFFER; the logger lock
+            // serializes writers.
+            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), addr_of_mut!(BUFFER).cast::<u8>().add(wr), n) };
+            // SAFETY: a volatile store to the write offset, after the data it publishes.
+            unsafe { w.write(((wr + n) % SIZE) as u32) };
+            bytes = &bytes[n..];
+        }
+    }
+
+    /// Read everything the ring holds out to the console.
+    pub fn drain() {
+        let (w, r) = offsets();
+        loop {
+            let (wr, rd) = (w.read() as usize, r.read() as usize);
+            if wr == rd {
+                return;
+            }
+            let end = if wr > rd { wr } else { SIZE };
+            // SAFETY: `rd..end` lies inside BUFFER and holds bytes written before `wr` was
+            // published.
+            let chunk = unsafe { core::slice::from_raw_parts(addr_of_mut!(BUFFER).cast::<u8>().add(rd), end - rd) };
+            crate::kernel::sys::console(chunk);
+            // SAFETY: a volatile store to the read offset after the bytes were consumed.
+            unsafe { r.write((end % SIZE) as u32) };
+        }
+    }
+}
+
+/// defmt transport: rzCOBS frames into the RTT ring, one log call at a time.
 mod logger {
     use core::sync::atomic::{AtomicBool, Ordering};
 
@@ -57,15 +163,18 @@ mod logger {
             if TAKEN.swap(true, Ordering::Acquire) {
                 crate::kernel::sys::exit(102); // re-entrant logging (a panic while logging)
             }
-            ENCODER.lock().start_frame(crate::kernel::sys::console);
+            ENCODER.lock().start_frame(super::rtt::write);
         }
-        unsafe fn flush() {}
+        unsafe fn flush() {
+            super::rtt::drain();
+        }
         unsafe fn release() {
-            ENCODER.lock().end_frame(crate::kernel::sys::console);
+            ENCODER.lock().end_frame(super::rtt::write);
+            super::rtt::drain();
             TAKEN.store(false, Ordering::Release);
         }
         unsafe fn write(bytes: &[u8]) {
-            ENCODER.lock().write(bytes, crate::kernel::sys::console);
+            ENCODER.lock().write(bytes, super::rtt::write);
         }
     }
 }
@@ -83,6 +192,7 @@ extern "C" fn kmain() -> ! {
     // SAFETY: the arena is handed out exactly once, here, before anything allocates.
     let arena: &'static mut [MaybeUninit<u8>] = unsafe { &mut *core::ptr::addr_of_mut!(ARENA) };
     HEAP.init(arena);
+    rtt::init();
     defmt::info!("rgdev-kmod: heap {=usize} MiB", ARENA_BYTES >> 20);
     let code = match run() {
         Ok(()) => 0,
