@@ -13,16 +13,13 @@
 
 extern crate alloc;
 
-use alloc::sync::Arc;
 use core::alloc::{GlobalAlloc, Layout};
 use core::fmt::{self, Write};
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicU64, Ordering};
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
-use fifo::SharedMem;
 use linked_list_allocator::Heap;
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
-use runtime_core::range::RangeAllocator;
 use runtime_core::{CuError, Result};
 
 /// The kernel heap: a first-fit linked-list allocator over an arena, behind a spin lock.
@@ -70,7 +67,6 @@ const QUANTUM: u64 = 1 << 22;
 /// The kernel platform with the simulated GPU attached.
 pub struct KmodPlatform {
     gpu: spin::Mutex<FakeGpu>,
-    bus: spin::Mutex<RangeAllocator>,
     ticks: AtomicU64,
 }
 
@@ -78,14 +74,8 @@ impl KmodPlatform {
     /// Build the board and assign its BARs (the firmware's job).
     pub fn new(cfg: DeviceConfig) -> Self {
         let mut gpu = FakeGpu::new(cfg);
-        gpu.cfg_write32(hw::pci::BAR0, BAR0_BUS as u32);
-        gpu.cfg_write32(hw::pci::BAR1_LO, BAR1_BUS as u32);
-        gpu.cfg_write32(hw::pci::BAR1_HI, (BAR1_BUS >> 32) as u32);
-        Self {
-            gpu: spin::Mutex::new(gpu),
-            bus: spin::Mutex::new(RangeAllocator::new(0x10_0000_0000, 0x40_0000_0000)),
-            ticks: AtomicU64::new(0),
-        }
+        gpu.assign_bars(BAR0_BUS, BAR1_BUS);
+        Self { gpu: spin::Mutex::new(gpu), ticks: AtomicU64::new(0) }
     }
 
     /// Device cycles so far.
@@ -136,20 +126,12 @@ impl Platform for KmodPlatform {
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
-        let bytes = (len.max(1) as u64).div_ceil(4096) * 4096;
-        let bus = self.bus.lock().alloc(bytes, 4096).ok_or(CuError::OutOfMemory)?;
-        let mem = Arc::new(SharedMem::new(bytes as usize));
-        if self.gpu.lock().map_dma(bus, mem.clone()).is_err() {
-            self.bus.lock().free(bus, bytes);
-            return Err(CuError::MapFailed);
-        }
+        let (mem, bus) = self.gpu.lock().dma_alloc(len).map_err(|_| CuError::OutOfMemory)?;
         Ok(DmaBuffer { mem, bus })
     }
 
     fn dma_free(&self, buf: &DmaBuffer) {
-        if self.gpu.lock().unmap_dma(buf.bus).is_some() {
-            self.bus.lock().free(buf.bus, buf.len() as u64);
-        }
+        self.gpu.lock().unmap_dma(buf.bus);
     }
 
     fn cfg_read32(&self, off: u16) -> u32 {

@@ -70,20 +70,10 @@ fn main() {
     println!("| measurement | host time | throughput | vs host memcpy | simulated |");
     println!("|---|---|---|---|---|");
     println!("| host memcpy 64 MiB (baseline) | {:.2} ms | {:.2} GB/s | 1.00x | - |", memcpy.as_secs_f64() * 1e3, gbs(memcpy));
-    println!(
-        "| host->device 64 MiB | {:.2} ms | {:.2} GB/s | {:.1}x slower | {:.2} ms |",
-        h2d.as_secs_f64() * 1e3,
-        gbs(h2d),
-        h2d.as_secs_f64() / memcpy.as_secs_f64(),
-        h2d_sim as f64 / 1e6
-    );
-    println!(
-        "| device->host 64 MiB | {:.2} ms | {:.2} GB/s | {:.1}x slower | {:.2} ms |",
-        d2h.as_secs_f64() * 1e3,
-        gbs(d2h),
-        d2h.as_secs_f64() / memcpy.as_secs_f64(),
-        d2h_sim as f64 / 1e6
-    );
+    for (what, d, sim) in [("host->device", h2d, h2d_sim), ("device->host", d2h, d2h_sim)] {
+        let (ms, ratio) = (d.as_secs_f64() * 1e3, d.as_secs_f64() / memcpy.as_secs_f64());
+        println!("| {what} 64 MiB | {ms:.2} ms | {:.2} GB/s | {ratio:.1}x slower | {:.2} ms |", gbs(d), sim as f64 / 1e6);
+    }
     println!("| fence round trip, stepped clock | {stepped_host:.2} us | - | - | {stepped_sim:.3} us |");
     println!("| fence round trip, device thread | {threaded_host:.2} us | - | - | - |");
 }

@@ -10,10 +10,8 @@
 //!   on a condition variable that doorbell writes signal.
 
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
-use fifo::SharedMem;
 use parking_lot::{Condvar, Mutex};
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
-use runtime_core::range::RangeAllocator;
 use runtime_core::{CuError, Result};
 use std::fmt;
 use std::sync::Arc;
@@ -25,9 +23,6 @@ use std::time::Instant;
 pub const BAR0_BUS: u64 = 0xFD00_0000;
 /// Bus address the platform assigns to BAR1 (64-bit, above 4 GiB).
 pub const BAR1_BUS: u64 = 0x80_0000_0000;
-/// DMA bus addresses are handed out from here (below the 40-bit PTE limit).
-const DMA_BUS_BASE: u64 = 0x10_0000_0000;
-const DMA_BUS_LEN: u64 = 0x40_0000_0000;
 /// Cycles one YIELD may run the device in stepped mode.
 pub const YIELD_QUANTUM: u64 = 1 << 22;
 
@@ -60,7 +55,6 @@ impl SimDevice {
 pub struct UserPlatform {
     dev: Arc<SimDevice>,
     mode: ClockMode,
-    bus: Mutex<RangeAllocator>,
     start: Instant,
     log_level: Level,
     thread: Mutex<Option<JoinHandle<()>>>,
@@ -70,9 +64,7 @@ impl UserPlatform {
     /// Build a board with `cfg`, assign its BARs as firmware would, and attach it.
     pub fn new(cfg: DeviceConfig, mode: ClockMode) -> Self {
         let mut gpu = FakeGpu::new(cfg);
-        gpu.cfg_write32(hw::pci::BAR0, BAR0_BUS as u32);
-        gpu.cfg_write32(hw::pci::BAR1_LO, BAR1_BUS as u32);
-        gpu.cfg_write32(hw::pci::BAR1_HI, (BAR1_BUS >> 32) as u32);
+        gpu.assign_bars(BAR0_BUS, BAR1_BUS);
         let dev = Arc::new(SimDevice {
             gpu: Mutex::new(gpu),
             wake: Condvar::new(),
@@ -96,7 +88,6 @@ impl UserPlatform {
         Self {
             dev,
             mode,
-            bus: Mutex::new(RangeAllocator::new(DMA_BUS_BASE, DMA_BUS_LEN)),
             start: Instant::now(),
             log_level,
             thread: Mutex::new(thread),
@@ -171,20 +162,12 @@ impl Platform for UserPlatform {
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
-        let bytes = (len.max(1) as u64).div_ceil(4096) * 4096;
-        let bus = self.bus.lock().alloc(bytes, 4096).ok_or(CuError::OutOfMemory)?;
-        let mem = Arc::new(SharedMem::new(bytes as usize));
-        if self.dev.gpu.lock().map_dma(bus, mem.clone()).is_err() {
-            self.bus.lock().free(bus, bytes);
-            return Err(CuError::MapFailed);
-        }
+        let (mem, bus) = self.dev.gpu.lock().dma_alloc(len).map_err(|_| CuError::OutOfMemory)?;
         Ok(DmaBuffer { mem, bus })
     }
 
     fn dma_free(&self, buf: &DmaBuffer) {
-        if self.dev.gpu.lock().unmap_dma(buf.bus).is_some() {
-            self.bus.lock().free(buf.bus, buf.len() as u64);
-        }
+        self.dev.gpu.lock().unmap_dma(buf.bus);
     }
 
     fn cfg_read32(&self, off: u16) -> u32 {

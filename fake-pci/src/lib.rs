@@ -208,11 +208,26 @@ impl FakeGpu {
         self.ignored.oldest_ordered()
     }
 
-    // ---- the platform side: DMA regions -------------------------------------------------
+    // ---- the platform side: firmware and IOMMU -------------------------------------------
+
+    /// Assign the BARs, as firmware or the PCI core does before a driver probes.
+    pub fn assign_bars(&mut self, bar0: u64, bar1: u64) {
+        self.cfg_write32(hw::pci::BAR0, bar0 as u32);
+        self.cfg_write32(hw::pci::BAR1_LO, bar1 as u32);
+        self.cfg_write32(hw::pci::BAR1_HI, (bar1 >> 32) as u32);
+    }
 
     /// Register `mem` as DMA-able system memory at bus address `bus` (an IOMMU mapping).
     pub fn map_dma(&mut self, bus: u64, mem: Arc<SharedMem>) -> Result<(), sysmem::Unmapped> {
         self.mem.sys.map(bus, mem)
+    }
+
+    /// Allocate `len` bytes (rounded up to 4 KiB) of zeroed DMA-able memory and register it
+    /// at a free bus address: the platform's `dma_alloc`.
+    pub fn dma_alloc(&mut self, len: usize) -> Result<(Arc<SharedMem>, u64), sysmem::Unmapped> {
+        let mem = Arc::new(SharedMem::new(len.max(1).div_ceil(4096) * 4096));
+        let bus = self.mem.sys.map_anywhere(mem.clone())?;
+        Ok((mem, bus))
     }
 
     /// Remove the DMA region registered at `bus`.

@@ -140,24 +140,12 @@ impl Channel {
         })?;
         let gp_get = mem.read_u32(Target::Vram, userd + USERD_GP_GET as u64).unwrap_or(0);
         Ok(Self {
-            chid,
-            space,
             userd,
             gp_base,
             gp_ring,
             gp_get: if gp_ring.check(gp_get) { gp_get } else { 0 },
-            seg: Vec::new(),
-            stream: MethodStream::new(),
-            pending: None,
-            subch: [0; 8],
-            sem_addr: 0,
-            sem_payload: 0,
-            mem_op_a: 0,
-            copy: CopyRegs::default(),
             state: ChanState::Active,
-            ready_at: 0,
-            engine_busy_until: 0,
-            has_work: false,
+            ..Self::stopped(chid, space)
         })
     }
 
@@ -361,7 +349,8 @@ fn acquire_met(op: SemOp, value: u32, payload: u32) -> bool {
 }
 
 impl Channel {
-    /// A placeholder for a channel whose instance block could not be loaded.
+    /// A channel with no rings and nothing bound, stopped: the placeholder for one whose
+    /// instance block could not be loaded, and the base [`Channel::load`] fills in.
     pub fn stopped(chid: u32, space: AddressSpace) -> Self {
         Self {
             chid,

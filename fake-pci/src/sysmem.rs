@@ -10,13 +10,60 @@ use fifo::SharedMem;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unmapped;
 
+/// Bus addresses [`SysMem::map_anywhere`] hands out: 256 GiB, below the 40-bit limit of
+/// a PTE's address field.
+pub const IOVA_BASE: u64 = 0x10_0000_0000;
+/// End of the bus address window.
+pub const IOVA_END: u64 = 0x50_0000_0000;
+const IOVA_ALIGN: u64 = 4096;
+
 /// The registered DMA regions.
-#[derive(Default)]
 pub struct SysMem {
     regions: BTreeMap<u64, Arc<SharedMem>>,
+    window: (u64, u64),
+    cursor: u64,
+}
+
+impl Default for SysMem {
+    fn default() -> Self {
+        Self::with_window(IOVA_BASE, IOVA_END)
+    }
 }
 
 impl SysMem {
+    /// No regions; [`SysMem::map_anywhere`] hands out bus addresses in `[base, end)`.
+    pub fn with_window(base: u64, end: u64) -> Self {
+        Self { regions: BTreeMap::new(), window: (base, end), cursor: base }
+    }
+
+    /// Register `mem` at a free, 4 KiB aligned bus address of the IOVA window and return
+    /// it (what an IOMMU driver does when a driver maps a DMA buffer). Next fit: each probe
+    /// is one O(log n) lookup and skips a whole region.
+    pub fn map_anywhere(&mut self, mem: Arc<SharedMem>) -> Result<u64, Unmapped> {
+        let (base, end) = self.window;
+        let len = (mem.len() as u64).div_ceil(IOVA_ALIGN) * IOVA_ALIGN;
+        let mut at = self.cursor.clamp(base, end);
+        let mut wrapped = false;
+        loop {
+            if at.checked_add(len).is_none_or(|e| e > end) {
+                if wrapped {
+                    return Err(Unmapped);
+                }
+                (at, wrapped) = (base, true);
+                continue;
+            }
+            match self.regions.range(..at + len).next_back() {
+                Some((&b, m)) if b + m.len() as u64 > at => {
+                    at = (b + m.len() as u64).div_ceil(IOVA_ALIGN) * IOVA_ALIGN;
+                }
+                _ => break,
+            }
+        }
+        self.map(at, mem)?;
+        self.cursor = at + len;
+        Ok(at)
+    }
+
     /// Register `mem` at bus address `bus`. Fails if it would overlap another region.
     pub fn map(&mut self, bus: u64, mem: Arc<SharedMem>) -> Result<(), Unmapped> {
         let end = bus.checked_add(mem.len() as u64).ok_or(Unmapped)?;
@@ -78,6 +125,23 @@ impl SysMem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bus_addresses_are_handed_out_reused_and_exhausted() {
+        let (base, end) = (0x10_0000, 0x10_0000 + 0x8000);
+        let mut s = SysMem::with_window(base, end);
+        let a = s.map_anywhere(Arc::new(SharedMem::new(5000))).unwrap();
+        let b = s.map_anywhere(Arc::new(SharedMem::new(4096))).unwrap();
+        assert_eq!((a, b), (base, base + 8192));
+        let c = s.map_anywhere(Arc::new(SharedMem::new(16384))).unwrap();
+        assert_eq!(c, base + 12288);
+        assert_eq!(s.map_anywhere(Arc::new(SharedMem::new(8192))), Err(Unmapped), "only 4 KiB left");
+        assert!(s.unmap(a).is_some());
+        // Next fit wraps around and finds the freed hole.
+        assert_eq!(s.map_anywhere(Arc::new(SharedMem::new(8192))), Ok(base));
+        assert_eq!(s.map_anywhere(Arc::new(SharedMem::new(4096))), Ok(end - 4096));
+        assert_eq!(s.map_anywhere(Arc::new(SharedMem::new(1))), Err(Unmapped));
+    }
 
     #[test]
     fn regions_do_not_overlap_and_accesses_stay_inside() {

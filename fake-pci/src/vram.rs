@@ -45,19 +45,31 @@ impl Vram {
         }
     }
 
+    /// Split `[addr, addr + len)` at chunk boundaries: (chunk index, offset in chunk,
+    /// offset in the caller's buffer, length).
+    fn pieces(addr: u64, len: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+        let mut done = 0usize;
+        core::iter::from_fn(move || {
+            if done >= len {
+                return None;
+            }
+            let a = addr + done as u64;
+            let (ci, off) = ((a >> CHUNK_SHIFT) as usize, (a & (CHUNK - 1)) as usize);
+            let n = (CHUNK as usize - off).min(len - done);
+            let piece = (ci, off, done, n);
+            done += n;
+            Some(piece)
+        })
+    }
+
     /// Read `buf.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), OutOfVram> {
         self.check(addr, buf.len())?;
-        let mut done = 0usize;
-        while done < buf.len() {
-            let a = addr + done as u64;
-            let (ci, off) = ((a >> CHUNK_SHIFT) as usize, (a & (CHUNK - 1)) as usize);
-            let n = (CHUNK as usize - off).min(buf.len() - done);
+        for (ci, off, at, n) in Self::pieces(addr, buf.len()) {
             match &self.chunks[ci] {
-                Some(c) => buf[done..done + n].copy_from_slice(&c[off..off + n]),
-                None => buf[done..done + n].fill(0),
+                Some(c) => buf[at..at + n].copy_from_slice(&c[off..off + n]),
+                None => buf[at..at + n].fill(0),
             }
-            done += n;
         }
         Ok(())
     }
@@ -65,17 +77,12 @@ impl Vram {
     /// Write `data` at `addr`.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), OutOfVram> {
         self.check(addr, data.len())?;
-        let mut done = 0usize;
-        while done < data.len() {
-            let a = addr + done as u64;
-            let (ci, off) = ((a >> CHUNK_SHIFT) as usize, (a & (CHUNK - 1)) as usize);
-            let n = (CHUNK as usize - off).min(data.len() - done);
-            let src = &data[done..done + n];
+        for (ci, off, at, n) in Self::pieces(addr, data.len()) {
+            let src = &data[at..at + n];
             let slot = &mut self.chunks[ci];
             if slot.is_none() {
                 if src.iter().all(|&b| b == 0) {
-                    done += n; // writing zeros to untouched memory changes nothing
-                    continue;
+                    continue; // writing zeros to untouched memory changes nothing
                 }
                 *slot = Some(vec![0u8; CHUNK as usize].into_boxed_slice());
                 self.touched += 1;
@@ -83,7 +90,6 @@ impl Vram {
             if let Some(c) = slot {
                 c[off..off + n].copy_from_slice(src);
             }
-            done += n;
         }
         Ok(())
     }

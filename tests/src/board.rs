@@ -22,7 +22,6 @@ pub struct Board {
     /// The device.
     pub gpu: FakeGpu,
     vram_next: u64,
-    bus_next: u64,
     pts: HashMap<(u64, u64), u64>,
     active: Vec<u32>,
     runlist: u64,
@@ -68,10 +67,9 @@ impl Board {
     /// A board from `cfg`.
     pub fn with(cfg: DeviceConfig) -> Self {
         let mut gpu = FakeGpu::new(cfg);
-        gpu.cfg_write32(hw::pci::BAR0, BAR0 as u32);
-        gpu.cfg_write32(hw::pci::BAR1_LO, BAR1 as u32);
+        gpu.assign_bars(BAR0, BAR1);
         gpu.cfg_write32(hw::pci::COMMAND_STATUS, 0x6);
-        let mut b = Self { gpu, vram_next: 1 << 20, bus_next: 1 << 32, pts: HashMap::new(), active: Vec::new(), runlist: 0 };
+        let mut b = Self { gpu, vram_next: 1 << 20, pts: HashMap::new(), active: Vec::new(), runlist: 0 };
         b.wr(NV_PMC_ENABLE, 0, PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_ptimer(true).with_pgraph(true).into());
         b.wr(NV_PFIFO_INTR_EN_0, 0, u32::MAX);
         b.wr(NV_PPBDMA_INTR_EN_0, 0, u32::MAX);
@@ -117,11 +115,7 @@ impl Board {
 
     /// Fresh DMA memory registered with the device.
     pub fn sys(&mut self, bytes: usize) -> Sys {
-        let len = bytes.div_ceil(4096) * 4096;
-        let mem = Arc::new(SharedMem::new(len));
-        let bus = self.bus_next;
-        self.bus_next += len as u64;
-        self.gpu.map_dma(bus, mem.clone()).unwrap();
+        let (mem, bus) = self.gpu.dma_alloc(bytes).expect("bus addresses");
         Sys { mem, bus }
     }
 

@@ -8,15 +8,12 @@
 //! what they write (instance blocks, page tables) is checked as memory contents instead.
 
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
-use fifo::SharedMem;
 use hw::regs::{self, Reg};
 use parking_lot::Mutex;
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
-use runtime_core::range::RangeAllocator;
 use runtime_core::{CuError, Result};
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::Arc;
 
 /// Bus address of BAR0 in the mock.
 pub const BAR0: u64 = 0xFD00_0000;
@@ -110,21 +107,14 @@ struct Expect {
 pub struct ExpectPlatform {
     gpu: Mutex<FakeGpu>,
     expect: Mutex<Option<Expect>>,
-    bus: Mutex<RangeAllocator>,
 }
 
 impl ExpectPlatform {
     /// A board with `cfg`, BARs assigned at [`BAR0`] and [`BAR1`], checking off.
     pub fn new(cfg: DeviceConfig) -> Self {
         let mut gpu = FakeGpu::new(cfg);
-        gpu.cfg_write32(hw::pci::BAR0, BAR0 as u32);
-        gpu.cfg_write32(hw::pci::BAR1_LO, BAR1 as u32);
-        gpu.cfg_write32(hw::pci::BAR1_HI, (BAR1 >> 32) as u32);
-        Self {
-            gpu: Mutex::new(gpu),
-            expect: Mutex::new(None),
-            bus: Mutex::new(RangeAllocator::new(0x10_0000_0000, 0x40_0000_0000)),
-        }
+        gpu.assign_bars(BAR0, BAR1);
+        Self { gpu: Mutex::new(gpu), expect: Mutex::new(None) }
     }
 
     /// Install an expectation list; from now on every checked access must match it.
@@ -201,15 +191,11 @@ impl Platform for ExpectPlatform {
         0
     }
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
-        let bytes = (len.max(1) as u64).div_ceil(4096) * 4096;
-        let bus = self.bus.lock().alloc(bytes, 4096).ok_or(CuError::OutOfMemory)?;
-        let mem = Arc::new(SharedMem::new(bytes as usize));
-        self.gpu.lock().map_dma(bus, mem.clone()).map_err(|_| CuError::MapFailed)?;
+        let (mem, bus) = self.gpu.lock().dma_alloc(len).map_err(|_| CuError::OutOfMemory)?;
         Ok(DmaBuffer { mem, bus })
     }
     fn dma_free(&self, buf: &DmaBuffer) {
         self.gpu.lock().unmap_dma(buf.bus);
-        self.bus.lock().free(buf.bus, buf.len() as u64);
     }
     fn cfg_read32(&self, off: u16) -> u32 {
         let v = self.gpu.lock().cfg_read32(off);
