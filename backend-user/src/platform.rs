@@ -8,6 +8,9 @@
 //!   until it is idle or a quantum of cycles has passed; nothing runs otherwise.
 //! - [`ClockMode::Threaded`]: a device thread runs whenever work is pending and sleeps
 //!   on a condition variable that doorbell writes signal.
+//!
+//! PRINTF goes to stderr, filtered by `RGDEV_LOG` (`off`, `error`, `warn` (default),
+//! `info`, `debug`).
 
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
 use parking_lot::{Condvar, Mutex};
@@ -56,7 +59,7 @@ pub struct UserPlatform {
     dev: Arc<SimDevice>,
     mode: ClockMode,
     start: Instant,
-    log_level: Level,
+    log_level: Option<Level>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -79,11 +82,11 @@ impl UserPlatform {
                 .expect("spawn the device thread")
         });
         let log_level = match std::env::var("RGDEV_LOG").as_deref() {
-            Ok("error") => Level::Error,
-            Ok("info") => Level::Info,
-            Ok("debug") => Level::Debug,
-            Ok("off") => Level::Error,
-            _ => Level::Warn,
+            Ok("off") => None,
+            Ok("error") => Some(Level::Error),
+            Ok("info") => Some(Level::Info),
+            Ok("debug") => Some(Level::Debug),
+            _ => Some(Level::Warn),
         };
         Self {
             dev,
@@ -138,7 +141,7 @@ impl Platform for UserPlatform {
     type RawMutex = parking_lot::RawMutex;
 
     fn log(&self, level: Level, args: fmt::Arguments<'_>) {
-        if level <= self.log_level && std::env::var("RGDEV_LOG").as_deref() != Ok("off") {
+        if self.log_level.is_some_and(|max| level <= max) {
             eprintln!("[rgdev {level:?}] {args}");
         }
     }

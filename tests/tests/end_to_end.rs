@@ -212,3 +212,25 @@ fn many_contexts_are_isolated_and_return_their_memory() {
     }
     assert_eq!(dev.mem_info().0, free0, "every context's VRAM came back");
 }
+
+#[test]
+fn host_threads_with_their_own_contexts_run_at_once() {
+    for clock in [backend_user::ClockMode::Stepped, backend_user::ClockMode::Threaded] {
+        let dev = Device::open_with(DeviceOptions { clock, ..Default::default() }).unwrap();
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let dev = dev.clone();
+                s.spawn(move || {
+                    let ctx = dev.create_context().unwrap();
+                    let mut rng = Rng(t + 1);
+                    for round in 0..20 {
+                        let data = rng.bytes(1000 + 37 * round);
+                        let mut b = ctx.alloc::<u8>(data.len()).unwrap();
+                        b.copy_from(&data).unwrap();
+                        assert_eq!(b.to_vec().unwrap(), data, "thread {t} round {round}");
+                    }
+                });
+            }
+        });
+    }
+}
