@@ -38,6 +38,9 @@ pub struct DeviceOptions {
     pub config: DeviceConfig,
     /// Clock mode.
     pub clock: ClockMode,
+    /// Record up to this many MMIO accesses from power-on (the probe included); read them
+    /// with `sim().lock().trace_take()` or `trace_write`.
+    pub trace: Option<usize>,
 }
 
 /// A GPU: the simulated board plus the runtime driving it.
@@ -55,6 +58,9 @@ impl Device {
     /// A board built from `opts`.
     pub fn open_with(opts: DeviceOptions) -> Result<Self> {
         let p = UserPlatform::new(opts.config, opts.clock);
+        if let Some(limit) = opts.trace {
+            p.device().lock().trace_start(limit);
+        }
         Ok(Self { gpu: Arc::new(Gpu::probe(p)?) })
     }
 

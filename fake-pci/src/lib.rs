@@ -247,6 +247,18 @@ impl FakeGpu {
         self.trace.take().map(|(v, _)| v).unwrap_or_default()
     }
 
+    /// Stop tracing and write the records as text lines to `w` (the `std` feature).
+    /// Returns how many were written.
+    #[cfg(feature = "std")]
+    pub fn trace_write(&mut self, w: &mut impl std::io::Write) -> std::io::Result<usize> {
+        let recs = self.trace_take();
+        for r in &recs {
+            writeln!(w, "{r}")?;
+        }
+        w.flush()?;
+        Ok(recs.len())
+    }
+
     fn record(&mut self, kind: AccessKind, addr: u64, value: u32, window: Window) {
         if let Some((v, limit)) = self.trace.as_mut()
             && v.len() < *limit {

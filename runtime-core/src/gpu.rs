@@ -217,10 +217,10 @@ impl<P: Platform> Gpu<P> {
         let b = PbusBar1Block::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_use_vm(true);
         self.wr(NV_PBUS_BAR1_BLOCK, 0, b.into());
 
-        // USERD for every channel, reached through BAR1.
+        // USERD for every channel, reached through BAR1 (each channel zeroes its own page
+        // when it is created).
         let userd_bytes = NUM_CHANNELS as u64 * USERD_STRIDE as u64;
         self.userd_vram = self.vram_alloc(userd_bytes, mmu::PAGE_SIZE)?;
-        self.pramin_zero(self.userd_vram, userd_bytes)?;
         self.userd_bar1 = space.alloc_va(userd_bytes)?;
         space.map(self, self.userd_bar1, self.userd_vram, userd_bytes, Target::Vram)?;
         self.tlb_flush(space.pd)?;

@@ -353,3 +353,14 @@ fn the_trace_records_every_access_as_text() {
     assert_eq!(lines[4], "CR 4 0 0x0 0x06c010de PCI_CFG+0x0");
     assert_eq!(lines.len(), 5);
 }
+
+#[test]
+fn the_trace_streams_to_any_writer() {
+    let mut b = Board::new();
+    b.gpu.trace_start(10);
+    b.wr(NV_PMC_ENABLE, 0, 0x100);
+    let mut out = Vec::new();
+    assert_eq!(b.gpu.trace_write(&mut out).unwrap(), 1);
+    assert_eq!(String::from_utf8(out).unwrap(), format!("W 4 0 0x{:x} 0x00000100 NV_PMC_ENABLE\n", BAR0 + 0x200));
+    assert!(b.gpu.trace_take().is_empty(), "tracing stopped");
+}

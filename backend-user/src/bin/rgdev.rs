@@ -6,7 +6,6 @@
 //! ```
 
 use backend_user::{ClockMode, Device, DeviceOptions, MemsetValue, Result};
-use std::io::Write;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
@@ -30,16 +29,14 @@ fn main() -> ExitCode {
             _ => return usage(),
         }
     }
-    let dev = match Device::open_with(DeviceOptions { clock, ..Default::default() }) {
+    let opts = DeviceOptions { clock, trace: trace.as_ref().map(|_| 1 << 24), ..Default::default() };
+    let dev = match Device::open_with(opts) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("rgdev: no device: {e}");
             return ExitCode::FAILURE;
         }
     };
-    if trace.is_some() {
-        dev.sim().lock().trace_start(1 << 24);
-    }
     let r = match cmd.as_str() {
         "info" => {
             info(&dev);
@@ -49,16 +46,9 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     if let Some(path) = trace {
-        let recs = dev.sim().lock().trace_take();
-        let out = std::fs::File::create(&path).and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            for r in &recs {
-                writeln!(w, "{r}")?;
-            }
-            w.flush()
-        });
+        let out = std::fs::File::create(&path).and_then(|f| dev.sim().lock().trace_write(&mut std::io::BufWriter::new(f)));
         match out {
-            Ok(()) => eprintln!("rgdev: {} MMIO accesses traced to {path}", recs.len()),
+            Ok(n) => eprintln!("rgdev: {n} MMIO accesses traced to {path}"),
             Err(e) => eprintln!("rgdev: writing {path}: {e}"),
         }
     }
