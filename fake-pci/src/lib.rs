@@ -124,9 +124,8 @@ impl RegFile {
             self.values[s] = v;
         }
     }
-    fn reset_range(&mut self, lo: u32, hi: u32) {
-        for (&off, &s) in self.index.range(lo..hi) {
-            let _ = off;
+    fn reset_range(&mut self, range: core::ops::Range<u32>) {
+        for &s in self.index.range(range).map(|(_, s)| s) {
             self.values[s] = self.descs[s].reset;
         }
     }
@@ -339,12 +338,17 @@ impl FakeGpu {
     /// Whether the unit owning `off` is powered (PMC, PBUS, PFB, PRAMIN always are).
     fn unit_enabled(&self, off: u32) -> bool {
         let e = self.enable();
-        match off {
-            0x002000..=0x003FFF | 0x040000..=0x05FFFF => e.pfifo(),
-            0x009000..=0x009FFF => e.ptimer(),
-            0x104000..=0x104FFF => e.pcopy0(),
-            0x400000..=0x5FFFFF => e.pgraph(),
-            _ => true,
+        let within = |r: core::ops::Range<u32>| r.contains(&off);
+        if within(unit::PFIFO) || within(unit::PBDMA) {
+            e.pfifo()
+        } else if within(unit::PTIMER) {
+            e.ptimer()
+        } else if within(unit::PCOPY0) {
+            e.pcopy0()
+        } else if within(unit::PGRAPH) {
+            e.pgraph()
+        } else {
+            true
         }
     }
 
@@ -445,8 +449,8 @@ impl FakeGpu {
                 self.unbind(chid);
             }
             self.runlist.clear();
-            self.regs.reset_range(0x2000, 0x4000);
-            self.regs.reset_range(0x40000, 0x60000);
+            self.regs.reset_range(unit::PFIFO);
+            self.regs.reset_range(unit::PBDMA);
             self.fault_queue.clear();
             self.pbdma_queue.clear();
         }

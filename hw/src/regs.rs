@@ -144,6 +144,8 @@ pub const BAD_READ: u32 = 0xBAD0_AC1D;
 
 /// PRAMIN: a 1 MiB BAR0 window into VRAM at the base set by [`NV_PBUS_BAR0_WINDOW`].
 pub const NV_PRAMIN: u32 = 0x0070_0000;
+/// The PRAMIN window base is a multiple of 64 KiB (NV_PBUS_BAR0_WINDOW holds base >> 16).
+pub const PRAMIN_BASE_SHIFT: u32 = 16;
 /// Size of the PRAMIN window.
 pub const NV_PRAMIN_SIZE: u32 = 0x0010_0000;
 /// Read-only mirror of PCI configuration space in BAR0.
@@ -152,6 +154,22 @@ pub const NV_PCFG_MIRROR: u32 = 0x0008_8000;
 pub const NV_PCFG_MIRROR_SIZE: u32 = 0x100;
 /// Size of BAR0.
 pub const BAR0_SIZE: u32 = 0x0100_0000;
+
+/// BAR0 ranges of the units that NV_PMC_ENABLE powers (a disabled unit's registers read
+/// [`BAD_READ`] and ignore writes).
+pub mod unit {
+    use core::ops::Range;
+    /// PFIFO proper.
+    pub const PFIFO: Range<u32> = 0x002000..0x004000;
+    /// The PBDMA units (part of PFIFO).
+    pub const PBDMA: Range<u32> = 0x040000..0x060000;
+    /// PTIMER.
+    pub const PTIMER: Range<u32> = 0x009000..0x00A000;
+    /// Copy engine 0.
+    pub const PCOPY0: Range<u32> = 0x104000..0x105000;
+    /// PGRAPH (graphics and compute).
+    pub const PGRAPH: Range<u32> = 0x400000..0x600000;
+}
 
 /// Number of channels in the PFIFO channel table.
 pub const NUM_CHANNELS: u32 = 128;
@@ -196,7 +214,7 @@ registers! {
     /// MMU fault units with a pending record (bit per unit; write 1 to clear).
     NV_PFIFO_MMU_FAULT_UNITS @ 0x00259C : W1c, reset 0, mask 0xFFFF_FFFF => u32;
     /// Channel preempt/kick: write the channel id; reads back the id when done.
-    NV_PFIFO_PREEMPT @ 0x002634 : Rw, reset 0, mask 0x0000_007F => u32;
+    NV_PFIFO_PREEMPT @ 0x002634 : Rw, reset 0, mask 0x0000_007F => PfifoPreempt;
     /// Fault record: instance block address >> 12 of the faulting channel.
     NV_PFIFO_FAULT_INST [32; 0x10] @ 0x002800 : Ro, reset 0, mask 0 => u32;
     /// Fault record: faulting virtual address, bits 31:0.
@@ -227,7 +245,7 @@ registers! {
     /// bits 7:0 are size bits 39:32.
     NV_PFB_VRAM_SIZE @ 0x10020C : Ro, reset 0, mask 0 => u32;
     /// MMU flush status: bits 23:16 queue space, bit 15 flush done.
-    NV_PFB_FLUSH_STATUS @ 0x100C80 : Ro, reset 0x00FF_8000, mask 0 => u32;
+    NV_PFB_FLUSH_STATUS @ 0x100C80 : Ro, reset 0x00FF_8000, mask 0 => PfbFlushStatus;
     /// TLB flush: page directory address >> 12 in bits 31:4, aperture in 1:0.
     NV_PFB_TLB_FLUSH_PDB @ 0x100CB8 : Rw, reset 0, mask 0xFFFF_FFF3 => TlbFlushPdb;
     /// TLB flush trigger (bit 31) and type.
@@ -513,6 +531,42 @@ pub struct PfifoChanState {
     __: B31,
 }
 
+impl PfifoChanState {
+    /// The value nouveau's gf100 code writes to enable a channel (runnable, plus bits 20:16
+    /// whose meaning is undocumented; the model keeps them and ignores them).
+    pub const NOUVEAU_ENABLE: u32 = 0x001F_0001;
+}
+
+/// NV_PFIFO_PREEMPT layout.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfifoPreempt {
+    /// Channel to preempt.
+    pub chid: B7,
+    #[skip]
+    __: B13,
+    /// The preemption is still in progress.
+    pub pending: bool,
+    #[skip]
+    __: B11,
+}
+
+/// NV_PFB_FLUSH_STATUS layout.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfbFlushStatus {
+    #[skip]
+    __: B15,
+    /// The last flush completed.
+    pub done: bool,
+    /// Free entries in the flush queue (0 = full).
+    pub space: B8,
+    #[skip]
+    __: B8,
+}
+
 /// NV_PPBDMA_METHOD0 layout.
 #[bitfield(bits = 32)]
 #[repr(u32)]
@@ -670,6 +724,9 @@ mod tests {
         assert_eq!(u32::from(PfifoChanInst::new().with_valid(true).with_inst(0x12)), 0x8000_0012);
         assert_eq!(u32::from(PfifoUserdBase::new().with_valid(true)), 0x1000_0000);
         assert_eq!(u32::from(PfifoRunlistStatus::new().with_pending(true)), 1 << 20);
+        assert_eq!(u32::from(PfifoPreempt::new().with_pending(true).with_chid(3)), (1 << 20) | 3);
+        let idle = PfbFlushStatus::from(NV_PFB_FLUSH_STATUS.desc.reset);
+        assert!(idle.done() && idle.space() == 0xFF);
         assert_eq!(u32::from(PbdmaMethod::new().with_method(0x300 >> 2).with_subchannel(3)), 0x3_0300);
         assert_eq!(u32::from(TlbFlushPdb::new().with_pd(0x123)), 0x1230);
         let info = PfifoFaultInfo::new().with_reason(FaultReason::ReadOnly).with_write(true);

@@ -343,8 +343,8 @@ impl<P: Platform> Gpu<P> {
         match *win {
             Some(base) if addr >= base && addr - base < NV_PRAMIN_SIZE as u64 => Ok((addr - base) as u32),
             _ => {
-                let base = addr & !0xFFFF;
-                let w = PbusBar0Window::new().with_base((base >> 16) as u32).with_target(Target::Vram);
+                let base = addr >> PRAMIN_BASE_SHIFT << PRAMIN_BASE_SHIFT;
+                let w = PbusBar0Window::new().with_base((base >> PRAMIN_BASE_SHIFT) as u32).with_target(Target::Vram);
                 self.wr(NV_PBUS_BAR0_WINDOW, 0, w.into());
                 *win = Some(base);
                 Ok((addr - base) as u32)
@@ -368,10 +368,12 @@ impl<P: Platform> Gpu<P> {
 
     /// Invalidate the TLB entries of page directory `pd` (nouveau gf100 vm flush).
     pub(crate) fn tlb_flush(&self, pd: u64) -> Result<()> {
-        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, 0x00FF_0000, 0x00FF_0000)?;
+        let space: u32 = PfbFlushStatus::new().with_space(0xFF).into();
+        let done: u32 = PfbFlushStatus::new().with_done(true).into();
+        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, space, space)?;
         self.wr(NV_PFB_TLB_FLUSH_PDB, 0, TlbFlushPdb::new().with_pd((pd >> 12) as u32).with_target(Target::Vram).into());
         self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, TlbFlushTrigger::new().with_page_all(true).with_trigger(true).into());
-        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, 0x8000, 0x8000)
+        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, done, done)
     }
 
     // ---- channels -------------------------------------------------------------------------------
@@ -403,7 +405,7 @@ impl<P: Platform> Gpu<P> {
         self.chan_inst[chid as usize].store(inst, Ordering::Release);
         let e = PfifoChanInst::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_valid(true);
         self.wr(NV_PFIFO_CHAN_INST, chid, e.into());
-        self.wr(NV_PFIFO_CHAN_STATE, chid, 0x001F_0001);
+        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::NOUVEAU_ENABLE);
         let mut st = self.state.lock();
         st.active.push(chid);
         self.runlist_update(&mut st)
@@ -416,7 +418,7 @@ impl<P: Platform> Gpu<P> {
         let r = self.runlist_update(&mut st);
         drop(st);
         self.wr(NV_PFIFO_PREEMPT, 0, chid);
-        let p = self.wait_reg(NV_PFIFO_PREEMPT, 0, 0x0010_0000, 0);
+        let p = self.wait_reg(NV_PFIFO_PREEMPT, 0, PfifoPreempt::new().with_pending(true).into(), 0);
         self.wr(NV_PFIFO_CHAN_STATE, chid, 0);
         self.wr(NV_PFIFO_CHAN_INST, chid, 0);
         self.chan_inst[chid as usize].store(0, Ordering::Release);
