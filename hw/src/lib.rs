@@ -19,5 +19,6 @@ pub mod class;
 pub mod cmd;
 pub mod mmu;
 pub mod inst;
+pub mod isa;
 pub mod pci;
 pub mod regs;

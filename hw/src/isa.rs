@@ -1,0 +1,570 @@
+//! The rgdev device ISA: what `ptx` compiles to and the compute engine executes.
+//!
+//! NVIDIA's SASS is undocumented, so rgdev defines its own fixed-width binary ISA, close
+//! in spirit to SASS (see `docs/isa.md`). Every instruction is 16 bytes: a 64-bit control
+//! word ([`Word0`]) and a 64-bit immediate. Registers are 64 bits wide; a thread has up to
+//! 255 of them (`R0..R254`) and `RZ` (255) reads as zero and discards writes. Predicates
+//! live in general registers (0 or 1) and any register can guard an instruction.
+//! Branches carry their reconvergence point explicitly: the immediate word of `BRA` holds
+//! the target and the post-dominator where diverged lanes meet again.
+//!
+//! The device decodes instructions from memory it does not trust: every enum field is read
+//! with its `_or_err` getter and garbage becomes an illegal-instruction trap.
+
+use modular_bitfield::prelude::*;
+
+/// Bytes per instruction.
+pub const INSTR_BYTES: u64 = 16;
+/// The zero register.
+pub const RZ: u8 = 255;
+/// Guard value meaning "always execute".
+pub const ALWAYS: u8 = RZ;
+/// Lanes per warp.
+pub const WARP_SIZE: u32 = 32;
+
+/// Opcodes.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 8]
+pub enum Op {
+    /// No operation.
+    Nop = 0,
+    /// `dst = a` (or the immediate).
+    Mov,
+    /// `dst = special register` (index in the immediate, [`Sreg`]).
+    S2r,
+    /// `dst = a + b`.
+    Add,
+    /// `dst = a - b`.
+    Sub,
+    /// `dst = a * b` (m: [`MulMode`]).
+    Mul,
+    /// `dst = a * b + c` (m: [`MulMode`]; floats: fused).
+    Mad,
+    /// `dst = a / b` (integer division by zero gives all ones, as PTX leaves it undefined).
+    Div,
+    /// `dst = a % b`.
+    Rem,
+    /// `dst = min(a, b)`.
+    Min,
+    /// `dst = max(a, b)`.
+    Max,
+    /// `dst = |a|`.
+    Abs,
+    /// `dst = -a`.
+    Neg,
+    /// `dst = a & b`.
+    And,
+    /// `dst = a | b`.
+    Or,
+    /// `dst = a ^ b`.
+    Xor,
+    /// `dst = !a`.
+    Not,
+    /// `dst = a << b`.
+    Shl,
+    /// `dst = a >> b` (arithmetic for signed types).
+    Shr,
+    /// `dst = c ? a : b` (c is a predicate register).
+    Selp,
+    /// `dst = (c >= 0) ? a : b` (c compared in the type's sign).
+    Slct,
+    /// `dst = (a cmp b)` as 0/1 (m: [`Cmp`]).
+    Setp,
+    /// Convert `a` from the source type (m: [`CvtMods`]) to the instruction type.
+    Cvt,
+    /// Population count.
+    Popc,
+    /// Count leading zeros.
+    Clz,
+    /// Bit reverse.
+    Brev,
+    /// Bit field extract: `a`, position `b`, length `c`.
+    Bfe,
+    /// Byte permute (`prmt.b32`): bytes of {b, a} selected by c.
+    Prmt,
+    /// Funnel shift (m: 0 left, 1 right; clamp mode in bit 1).
+    Shf,
+    /// `dst = sqrt(a)`.
+    Sqrt,
+    /// `dst = 1 / a`.
+    Rcp,
+    /// `dst = 1 / sqrt(a)`.
+    Rsqrt,
+    /// `dst = sin(a)` (approximate).
+    Sin,
+    /// `dst = cos(a)` (approximate).
+    Cos,
+    /// `dst = 2^a` (approximate).
+    Ex2,
+    /// `dst = log2(a)` (approximate).
+    Lg2,
+    /// Load `dst.. = [a + imm]` (m: [`MemMods`]).
+    Ld,
+    /// Store `[a + imm] = b..` (m: [`MemMods`]).
+    St,
+    /// Atomic read-modify-write: `dst = old; [a + imm] = old op b` (m: [`AtomMods`]).
+    Atom,
+    /// Branch (imm: [`BranchTarget`]).
+    Bra,
+    /// Call the function at the immediate (an instruction index).
+    Call,
+    /// Return from a call.
+    Ret,
+    /// End the thread.
+    Exit,
+    /// Block barrier (imm: barrier id).
+    Bar,
+    /// Memory barrier (a no-op for the functional model, which is sequentially consistent).
+    Membar,
+    /// Warp shuffle: `dst = a` of the source lane given by `b` and mode m ([`ShflMode`]), `c` the clamp.
+    Shfl,
+    /// Warp vote on predicate `a` (m: [`VoteMode`]).
+    Vote,
+    /// Convert a generic address to a state space window address, or back (m: [`CvtaMods`]).
+    Cvta,
+    /// Trap: stop the grid with an error.
+    Trap,
+}
+
+/// Operand types.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 4]
+pub enum Ty {
+    /// Unsigned 8-bit.
+    U8 = 0,
+    /// Signed 8-bit.
+    S8,
+    /// Unsigned 16-bit.
+    U16,
+    /// Signed 16-bit.
+    S16,
+    /// Unsigned 32-bit (also `.b32`).
+    U32,
+    /// Signed 32-bit.
+    S32,
+    /// Unsigned 64-bit (also `.b64`).
+    U64,
+    /// Signed 64-bit.
+    S64,
+    /// IEEE single.
+    F32,
+    /// IEEE double.
+    F64,
+    /// A predicate (0 or 1).
+    Pred,
+}
+
+impl Ty {
+    /// Width in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Ty::U8 | Ty::S8 | Ty::Pred => 1,
+            Ty::U16 | Ty::S16 => 2,
+            Ty::U32 | Ty::S32 | Ty::F32 => 4,
+            Ty::U64 | Ty::S64 | Ty::F64 => 8,
+        }
+    }
+    /// Signed integer type.
+    pub fn signed(self) -> bool {
+        matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
+    }
+    /// Floating-point type.
+    pub fn float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F64)
+    }
+}
+
+/// Which operand slot holds the immediate of word 1.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 2]
+pub enum Imm {
+    /// No immediate operand.
+    None = 0,
+    /// Operand a.
+    A,
+    /// Operand b.
+    B,
+    /// Operand c.
+    C,
+}
+
+/// The control word.
+#[bitfield(bits = 64)]
+#[repr(u64)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Word0 {
+    /// Opcode.
+    pub op: Op,
+    /// Guard register ([`ALWAYS`] for none).
+    pub guard: B8,
+    /// Execute where the guard is false.
+    pub guard_neg: bool,
+    /// Operand type.
+    pub ty: Ty,
+    /// Destination register.
+    pub dst: B8,
+    /// Source a.
+    pub a: B8,
+    /// Source b.
+    pub b: B8,
+    /// Source c.
+    pub c: B8,
+    /// Which operand is the immediate.
+    pub imm: Imm,
+    /// Op-specific modifiers.
+    pub m: B9,
+}
+
+/// Special registers readable with `S2R` (the immediate holds the index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Sreg {
+    /// %tid.x
+    TidX = 0,
+    /// %tid.y
+    TidY,
+    /// %tid.z
+    TidZ,
+    /// %ntid.x
+    NtidX,
+    /// %ntid.y
+    NtidY,
+    /// %ntid.z
+    NtidZ,
+    /// %ctaid.x
+    CtaidX,
+    /// %ctaid.y
+    CtaidY,
+    /// %ctaid.z
+    CtaidZ,
+    /// %nctaid.x
+    NctaidX,
+    /// %nctaid.y
+    NctaidY,
+    /// %nctaid.z
+    NctaidZ,
+    /// %laneid
+    LaneId,
+    /// %warpid
+    WarpId,
+    /// %nwarpid
+    NwarpId,
+    /// %smid
+    SmId,
+    /// %clock (low 32 bits of the SM cycle counter)
+    Clock,
+    /// %clock64
+    Clock64,
+    /// %globaltimer (nanoseconds)
+    GlobalTimer,
+    /// %lanemask_lt
+    LanemaskLt,
+    /// %lanemask_le
+    LanemaskLe,
+    /// %lanemask_gt
+    LanemaskGt,
+    /// %lanemask_ge
+    LanemaskGe,
+    /// %lanemask_eq
+    LanemaskEq,
+    /// The active mask of the warp (`activemask`).
+    ActiveMask,
+}
+
+impl Sreg {
+    /// Decode an index.
+    pub fn from_index(i: u64) -> Option<Self> {
+        use Sreg::*;
+        const ALL: [Sreg; 25] = [
+            TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ, LaneId, WarpId,
+            NwarpId, SmId, Clock, Clock64, GlobalTimer, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe, LanemaskEq,
+            ActiveMask,
+        ];
+        ALL.get(i as usize).copied()
+    }
+}
+
+/// `MUL`/`MAD` mode (m bits 1:0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum MulMode {
+    /// Low half of the product (also the only mode for floats).
+    Lo = 0,
+    /// High half.
+    Hi = 1,
+    /// Full product of two values of the type, in the type of twice the width.
+    Wide = 2,
+}
+
+/// `SETP` comparison (m bits 4:0). The `U` forms are true when either operand is NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum Cmp {
+    /// ==
+    Eq = 0,
+    /// !=
+    Ne,
+    /// <
+    Lt,
+    /// <=
+    Le,
+    /// >
+    Gt,
+    /// >=
+    Ge,
+    /// == or unordered
+    Equ,
+    /// != or unordered
+    Neu,
+    /// < or unordered
+    Ltu,
+    /// <= or unordered
+    Leu,
+    /// > or unordered
+    Gtu,
+    /// >= or unordered
+    Geu,
+    /// Neither is NaN.
+    Num,
+    /// Either is NaN.
+    Nan,
+}
+
+impl Cmp {
+    /// Decode the modifier bits.
+    pub fn from_bits(m: u16) -> Option<Self> {
+        use Cmp::*;
+        [Eq, Ne, Lt, Le, Gt, Ge, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan].get(m as usize & 0x1F).copied()
+    }
+}
+
+/// Rounding of conversions and float arithmetic (m bits 2:0 of [`CvtMods`], or of float ops).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum Round {
+    /// Default: nearest-even for floats, truncation for float to integer.
+    Default = 0,
+    /// Round to nearest even.
+    Rn,
+    /// Toward zero.
+    Rz,
+    /// Toward minus infinity.
+    Rm,
+    /// Toward plus infinity.
+    Rp,
+}
+
+impl Round {
+    /// Decode.
+    pub fn from_bits(m: u16) -> Option<Self> {
+        use Round::*;
+        [Default, Rn, Rz, Rm, Rp].get(m as usize & 7).copied()
+    }
+}
+
+/// `CVT` modifiers: rounding (2:0), saturate (3), source type (7:4). `ftz` is implied by
+/// the model's treatment of subnormals (kept, not flushed).
+pub struct CvtMods;
+impl CvtMods {
+    /// Encode.
+    pub fn encode(round: Round, sat: bool, src: Ty) -> u16 {
+        round as u16 | (sat as u16) << 3 | (src as u16) << 4
+    }
+}
+
+/// State spaces of `LD`/`ST`/`ATOM` (m bits 2:0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum Space {
+    /// Generic: global unless in the shared or local window.
+    Generic = 0,
+    /// Global memory (through the MMU).
+    Global,
+    /// Per-block shared memory.
+    Shared,
+    /// Per-thread local memory.
+    Local,
+    /// Constant bank 0 (kernel parameters live here too).
+    Const,
+    /// Other constant banks: bank number in m bits 8:6 (module constants use bank 1).
+    ConstBank,
+}
+
+impl Space {
+    /// Decode.
+    pub fn from_bits(m: u16) -> Option<Self> {
+        use Space::*;
+        [Generic, Global, Shared, Local, Const, ConstBank].get(m as usize & 7).copied()
+    }
+}
+
+/// `LD`/`ST` modifiers: space (2:0), vector length log2 (4:3: 1, 2, 4), constant bank (8:6).
+/// The element type is the instruction type; vectors use consecutive registers.
+pub struct MemMods;
+impl MemMods {
+    /// Encode.
+    pub fn encode(space: Space, vec: u32, bank: u32) -> u16 {
+        space as u16 | (vec.trailing_zeros() as u16 & 3) << 3 | (bank as u16 & 7) << 6
+    }
+    /// Vector length.
+    pub fn vec(m: u16) -> u32 {
+        1 << ((m >> 3) & 3)
+    }
+    /// Constant bank.
+    pub fn bank(m: u16) -> u32 {
+        (m as u32 >> 6) & 7
+    }
+}
+
+/// Atomic operations (m bits 6:3 of [`AtomMods`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum AtomOp {
+    /// Add.
+    Add = 0,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+    /// `(old >= b) ? 0 : old + 1`.
+    Inc,
+    /// `(old == 0 || old > b) ? b : old - 1`.
+    Dec,
+    /// And.
+    And,
+    /// Or.
+    Or,
+    /// Xor.
+    Xor,
+    /// Exchange.
+    Exch,
+    /// Compare and swap: `old == b ? c : old`.
+    Cas,
+}
+
+/// `ATOM` modifiers: space (2:0), operation (6:3).
+pub struct AtomMods;
+impl AtomMods {
+    /// Encode.
+    pub fn encode(space: Space, op: AtomOp) -> u16 {
+        space as u16 | (op as u16) << 3
+    }
+    /// The operation.
+    pub fn op(m: u16) -> Option<AtomOp> {
+        use AtomOp::*;
+        [Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas].get((m as usize >> 3) & 0xF).copied()
+    }
+}
+
+/// `SHFL` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum ShflMode {
+    /// Source lane = b.
+    Idx = 0,
+    /// Source lane = lane - b.
+    Up,
+    /// Source lane = lane + b.
+    Down,
+    /// Source lane = lane ^ b.
+    Bfly,
+}
+
+/// `VOTE` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum VoteMode {
+    /// All active lanes true.
+    All = 0,
+    /// Any active lane true.
+    Any,
+    /// All active lanes equal.
+    Uni,
+    /// Mask of active lanes with the predicate true.
+    Ballot,
+}
+
+/// `CVTA` modifiers: space (2:0), direction bit 3 (1 = generic to space).
+pub struct CvtaMods;
+
+/// The immediate of a `BRA`: target and reconvergence point, as instruction indices.
+#[bitfield(bits = 64)]
+#[repr(u64)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BranchTarget {
+    /// Instruction index to jump to.
+    pub target: B32,
+    /// Instruction index where lanes that diverge here reconverge.
+    pub reconverge: B32,
+}
+
+/// One instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instr {
+    /// Control word.
+    pub w0: Word0,
+    /// Immediate word.
+    pub imm: u64,
+}
+
+impl Instr {
+    /// A new instruction.
+    pub fn new(op: Op, ty: Ty) -> Self {
+        Self {
+            w0: Word0::new().with_op(op).with_ty(ty).with_guard(ALWAYS).with_dst(RZ).with_a(RZ).with_b(RZ).with_c(RZ),
+            imm: 0,
+        }
+    }
+    /// The 16 bytes of the instruction.
+    pub fn to_bytes(self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&u64::from(self.w0).to_le_bytes());
+        b[8..].copy_from_slice(&self.imm.to_le_bytes());
+        b
+    }
+    /// Decode 16 bytes (field validity is checked by whoever executes it).
+    pub fn from_bytes(b: &[u8; 16]) -> Self {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[..8]);
+        let mut i = [0u8; 8];
+        i.copy_from_slice(&b[8..]);
+        Self { w0: Word0::from(u64::from_le_bytes(w)), imm: u64::from_le_bytes(i) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_round_trip_through_bytes() {
+        let mut i = Instr::new(Op::Mad, Ty::S32);
+        i.w0.set_dst(3);
+        i.w0.set_a(4);
+        i.w0.set_c(7);
+        i.w0.set_imm(Imm::B);
+        i.w0.set_m(MulMode::Wide as u16);
+        i.imm = 0xFFFF_FFFF_FFFF_FFFC;
+        let back = Instr::from_bytes(&i.to_bytes());
+        assert_eq!(back, i);
+        assert_eq!(back.w0.op_or_err().unwrap(), Op::Mad);
+        assert_eq!(back.w0.guard(), ALWAYS);
+    }
+
+    #[test]
+    fn garbage_opcodes_are_detected() {
+        let w = Word0::from(0xFFu64);
+        assert!(w.op_or_err().is_err());
+        assert!(Word0::from(0xF << 17).ty_or_err().is_err());
+    }
+
+    #[test]
+    fn modifier_helpers() {
+        assert_eq!(MemMods::vec(MemMods::encode(Space::Global, 4, 0)), 4);
+        assert_eq!(MemMods::bank(MemMods::encode(Space::ConstBank, 1, 3)), 3);
+        assert_eq!(AtomMods::op(AtomMods::encode(Space::Shared, AtomOp::Cas)), Some(AtomOp::Cas));
+        assert_eq!(Cmp::from_bits(Cmp::Geu as u16), Some(Cmp::Geu));
+        assert_eq!(Sreg::from_index(Sreg::ActiveMask as u64), Some(Sreg::ActiveMask));
+        assert_eq!(Sreg::from_index(25), None);
+    }
+}

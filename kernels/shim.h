@@ -1,0 +1,26 @@
+/* Minimal CUDA declarations for compiling kernels to PTX with clang and no CUDA toolkit
+   (CLIENTS.md). __syncthreads and the atomics are clang builtins. */
+#pragma once
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __noinline__ __attribute__((noinline))
+#define __forceinline__ __attribute__((always_inline))
+#include "__clang_cuda_builtin_vars.h"
+extern "C" __device__ float sqrtf(float);
+extern "C" __device__ float expf(float);
+extern "C" __device__ float sinf(float);
+extern "C" __device__ float cosf(float);
+extern "C" __device__ float logf(float);
+extern "C" __device__ double sqrt(double);
+
+/* Atomics and warp primitives over clang's NVVM builtins (what cuda's headers do). */
+static __device__ __forceinline__ unsigned atomicAdd(unsigned *p, unsigned v) { return (unsigned)__nvvm_atom_add_gen_i((int *)p, (int)v); }
+static __device__ __forceinline__ int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }
+static __device__ __forceinline__ float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v); }
+static __device__ __forceinline__ int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
+static __device__ __forceinline__ int atomicMin(int *p, int v) { return __nvvm_atom_min_gen_i(p, v); }
+static __device__ __forceinline__ int atomicCAS(int *p, int c, int v) { return __nvvm_atom_cas_gen_i(p, c, v); }
+static __device__ __forceinline__ unsigned __shfl_down_sync(unsigned mask, unsigned v, unsigned d) { return (unsigned)__nvvm_shfl_sync_down_i32(mask, (int)v, d, 0x1f); }
+static __device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int p) { return __nvvm_vote_ballot_sync(mask, p); }
