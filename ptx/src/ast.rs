@@ -1,0 +1,151 @@
+//! The PTX syntax tree: a module of variables and functions, functions of statements.
+
+use crate::error::Pos;
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// State spaces of variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateSpace {
+    /// `.global`
+    Global,
+    /// `.shared`
+    Shared,
+    /// `.const`
+    Const,
+    /// `.local`
+    Local,
+    /// `.param`
+    Param,
+}
+
+/// A variable declaration (module scope, function scope, or a parameter).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Var {
+    /// Where it lives.
+    pub space: StateSpace,
+    /// Name.
+    pub name: String,
+    /// Element type (`b8`, `u32`, `f64`, ...).
+    pub ty: String,
+    /// Vector width (`.v2`, `.v4`), 1 otherwise.
+    pub vec: u32,
+    /// Alignment in bytes (0 = natural).
+    pub align: u32,
+    /// Array elements: `None` for a scalar, `Some(0)` for `name[]` (sized at launch).
+    pub count: Option<u64>,
+    /// Initializer values.
+    pub init: Vec<Init>,
+    /// `.extern`.
+    pub external: bool,
+    /// Where it was declared.
+    pub pos: Pos,
+}
+
+/// An initializer value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    /// Integer.
+    Int(u64),
+    /// Float written in decimal.
+    Float(f64),
+    /// Single-precision bits.
+    F32(u32),
+    /// Double-precision bits.
+    F64(u64),
+    /// The address of a symbol (`sym` or `generic(sym)`).
+    Sym(String),
+}
+
+/// A function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    /// Name.
+    pub name: String,
+    /// `.entry` (a kernel) or `.func`.
+    pub entry: bool,
+    /// Parameters.
+    pub params: Vec<Var>,
+    /// Return parameters (`.func` only).
+    pub rets: Vec<Var>,
+    /// Body, or `None` for a declaration.
+    pub body: Option<Vec<Stmt>>,
+    /// `.maxntid`/`.reqntid` (threads per block), if given.
+    pub max_threads: Option<u32>,
+    /// Where it was declared.
+    pub pos: Pos,
+}
+
+/// A statement of a function body (nested scopes are flattened).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `.reg .ty %r<N>` or `.reg .ty %a, %b`: (type, names).
+    Reg(String, Vec<String>),
+    /// A `.local`, `.shared` or `.param` variable.
+    Var(Var),
+    /// A label.
+    Label(String, Pos),
+    /// An instruction.
+    Instr(Instr),
+}
+
+/// An instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instr {
+    /// Where it is.
+    pub pos: Pos,
+    /// `@p` / `@!p` guard: (negated, register).
+    pub guard: Option<(bool, String)>,
+    /// The opcode (`ld`).
+    pub op: String,
+    /// The modifiers (`global`, `v4`, `f32`).
+    pub mods: Vec<String>,
+    /// The operands.
+    pub args: Vec<Operand>,
+}
+
+impl Instr {
+    /// Whether modifier `m` is present.
+    pub fn has(&self, m: &str) -> bool {
+        self.mods.iter().any(|x| x == m)
+    }
+}
+
+/// An operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A register (`%r1`, `%tid.x`) or a symbol (variable, label, function, `_`).
+    Name(String),
+    /// An integer (two's complement for negative literals).
+    Int(u64),
+    /// A decimal float.
+    Float(f64),
+    /// Single-precision bits.
+    F32(u32),
+    /// Double-precision bits.
+    F64(u64),
+    /// `[base + offset]`.
+    Addr(Box<Operand>, i64),
+    /// `{a, b, ...}`.
+    Vector(Vec<Operand>),
+    /// `(a, b, ...)` in calls.
+    List(Vec<Operand>),
+    /// `!p`.
+    Not(Box<Operand>),
+}
+
+/// A module.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Module {
+    /// `.version` (major, minor).
+    pub version: (u32, u32),
+    /// `.target` entries.
+    pub target: Vec<String>,
+    /// `.address_size`.
+    pub address_size: u32,
+    /// Module-scope variables.
+    pub vars: Vec<Var>,
+    /// Functions and kernels.
+    pub funcs: Vec<Func>,
+}

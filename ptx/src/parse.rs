@@ -1,0 +1,588 @@
+//! The parser: tokens to [`crate::ast::Module`], with errors that name the line, the column
+//! and what was expected.
+
+use crate::ast::*;
+use crate::error::{Pos, PtxError, Result};
+use crate::lexer::{Tok, Token, lex};
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// Parse PTX source text.
+pub fn parse(src: &str) -> Result<Module> {
+    let toks = lex(src)?;
+    let mut p = Parser { toks, i: 0, end: Pos::default() };
+    p.end = src.lines().count().max(1).try_into().map(|l| Pos { line: l, col: 1 }).unwrap_or_default();
+    p.module()
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    i: usize,
+    end: Pos,
+}
+
+fn describe(t: Option<&Tok>) -> String {
+    match t {
+        None => "end of input".into(),
+        Some(Tok::Ident(s)) => format!("`{s}`"),
+        Some(Tok::Int(v)) => format!("`{v}`"),
+        Some(Tok::Float(v)) => format!("`{v}`"),
+        Some(Tok::F32Bits(v)) => format!("`0f{v:08X}`"),
+        Some(Tok::F64Bits(v)) => format!("`0d{v:016X}`"),
+        Some(Tok::Str(s)) => format!("\"{s}\""),
+        Some(Tok::Punct(c)) => format!("`{c}`"),
+    }
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.i).map(|t| &t.tok)
+    }
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.toks.get(self.i + k).map(|t| &t.tok)
+    }
+    fn pos(&self) -> Pos {
+        self.toks.get(self.i).map_or(self.end, |t| t.pos)
+    }
+    fn bump(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.i).map(|t| t.tok.clone());
+        self.i += 1;
+        t
+    }
+    fn expected(&self, what: &str) -> PtxError {
+        self.pos().err(format!("expected {what}, found {}", describe(self.peek())))
+    }
+    fn punct(&mut self, c: char) -> Result<()> {
+        if self.peek() == Some(&Tok::Punct(c)) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(self.expected(&format!("`{c}`")))
+        }
+    }
+    fn eat_punct(&mut self, c: char) -> bool {
+        if self.peek() == Some(&Tok::Punct(c)) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn ident(&mut self, what: &str) -> Result<String> {
+        match self.peek() {
+            Some(Tok::Ident(s)) => {
+                let s = s.clone();
+                self.i += 1;
+                Ok(s)
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+    fn eat_ident(&mut self, s: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Ident(x)) if x == s) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn int(&mut self, what: &str) -> Result<u64> {
+        match self.peek() {
+            Some(&Tok::Int(v)) => {
+                self.i += 1;
+                Ok(v)
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    fn module(&mut self) -> Result<Module> {
+        let mut m = Module::default();
+        while let Some(t) = self.peek().cloned() {
+            let pos = self.pos();
+            let Tok::Ident(d) = t else { return Err(self.expected("a directive")) };
+            match d.as_str() {
+                ".version" => {
+                    self.i += 1;
+                    m.version = match self.bump() {
+                        Some(Tok::Float(v)) => (v as u32, ((v - (v as u32) as f64) * 10.0 + 0.5) as u32),
+                        Some(Tok::Int(v)) => (v as u32, 0),
+                        _ => return Err(pos.err("expected a version number after `.version`")),
+                    };
+                    if m.version.0 < 6 {
+                        return Err(pos.err(format!("PTX version {}.{} is not supported (6.0 and later are)", m.version.0, m.version.1)));
+                    }
+                }
+                ".target" => {
+                    self.i += 1;
+                    m.target.push(self.ident("a target")?);
+                    while self.eat_punct(',') {
+                        m.target.push(self.ident("a target")?);
+                    }
+                }
+                ".address_size" => {
+                    self.i += 1;
+                    m.address_size = self.int("an address size")? as u32;
+                    if m.address_size != 64 {
+                        return Err(pos.err("only `.address_size 64` is supported"));
+                    }
+                }
+                ".file" | ".loc" => {
+                    self.i += 1;
+                    while matches!(self.peek(), Some(Tok::Int(_) | Tok::Str(_) | Tok::Punct(','))) {
+                        self.i += 1;
+                    }
+                }
+                ".pragma" => {
+                    self.i += 1;
+                    self.bump();
+                    self.punct(';')?;
+                }
+                _ => self.top_decl(&mut m)?,
+            }
+        }
+        if m.version == (0, 0) {
+            return Err(Pos { line: 1, col: 1 }.err("missing `.version` directive"));
+        }
+        Ok(m)
+    }
+
+    fn top_decl(&mut self, m: &mut Module) -> Result<()> {
+        let mut external = false;
+        loop {
+            match self.peek() {
+                Some(Tok::Ident(s)) if s == ".visible" || s == ".weak" || s == ".common" => self.i += 1,
+                Some(Tok::Ident(s)) if s == ".extern" => {
+                    external = true;
+                    self.i += 1
+                }
+                _ => break,
+            }
+        }
+        let pos = self.pos();
+        match self.peek() {
+            Some(Tok::Ident(s)) if s == ".entry" || s == ".func" => {
+                let entry = s == ".entry";
+                self.i += 1;
+                let f = self.func(entry, pos)?;
+                // A definition replaces an earlier declaration.
+                m.funcs.retain(|g| !(g.name == f.name && g.body.is_none()));
+                if f.body.is_some() || !m.funcs.iter().any(|g| g.name == f.name) {
+                    m.funcs.push(f);
+                }
+                Ok(())
+            }
+            Some(Tok::Ident(s)) if s == ".global" || s == ".const" || s == ".shared" => {
+                let mut v = self.var()?;
+                v.external = external;
+                self.punct(';')?;
+                m.vars.push(v);
+                Ok(())
+            }
+            _ => Err(self.expected("`.entry`, `.func`, `.global`, `.const` or `.shared`")),
+        }
+    }
+
+    fn space(s: &str) -> Option<StateSpace> {
+        Some(match s {
+            ".global" => StateSpace::Global,
+            ".shared" => StateSpace::Shared,
+            ".const" => StateSpace::Const,
+            ".local" => StateSpace::Local,
+            ".param" => StateSpace::Param,
+            _ => return None,
+        })
+    }
+
+    /// `.space [.align N] [.vN] .type name[dims] [= init]` (no trailing `;`).
+    fn var(&mut self) -> Result<Var> {
+        let pos = self.pos();
+        let sp = self.ident("a state space")?;
+        let space = Self::space(&sp).ok_or_else(|| pos.err(format!("unknown state space `{sp}`")))?;
+        let (mut align, mut vec, mut ty) = (0, 1, None);
+        while let Some(Tok::Ident(s)) = self.peek().cloned() {
+            if !s.starts_with('.') {
+                break;
+            }
+            self.i += 1;
+            match s.as_str() {
+                ".align" => align = self.int("an alignment")? as u32,
+                ".v2" => vec = 2,
+                ".v4" => vec = 4,
+                ".ptr" | ".global" | ".shared" | ".const" | ".local" => {} // .param .u64 .ptr .global .align 1 x
+                t => ty = Some(t[1..].to_string()),
+            }
+        }
+        let ty = ty.ok_or_else(|| self.expected("a type"))?;
+        let name = self.ident("a variable name")?;
+        let mut count = None;
+        while self.eat_punct('[') {
+            let n = if self.peek() == Some(&Tok::Punct(']')) { 0 } else { self.int("an array size")? };
+            self.punct(']')?;
+            count = Some(count.unwrap_or(1) * n);
+        }
+        let mut init = Vec::new();
+        if self.eat_punct('=') {
+            if self.eat_punct('{') {
+                self.init_list(&mut init)?;
+            } else {
+                init.push(self.init_value()?);
+            }
+        }
+        Ok(Var { space, name, ty, vec, align, count, init, external: false, pos })
+    }
+
+    fn init_list(&mut self, out: &mut Vec<Init>) -> Result<()> {
+        loop {
+            if self.eat_punct('{') {
+                self.init_list(out)?;
+            } else {
+                out.push(self.init_value()?);
+            }
+            if self.eat_punct('}') {
+                return Ok(());
+            }
+            self.punct(',')?;
+        }
+    }
+
+    fn init_value(&mut self) -> Result<Init> {
+        let neg = self.eat_punct('-');
+        let v = match self.bump() {
+            Some(Tok::Int(v)) => Init::Int(if neg { v.wrapping_neg() } else { v }),
+            Some(Tok::Float(v)) => Init::Float(if neg { -v } else { v }),
+            Some(Tok::F32Bits(v)) => Init::F32(v),
+            Some(Tok::F64Bits(v)) => Init::F64(v),
+            Some(Tok::Ident(s)) if s == "generic" => {
+                self.punct('(')?;
+                let s = self.ident("a symbol")?;
+                self.punct(')')?;
+                Init::Sym(s)
+            }
+            Some(Tok::Ident(s)) => Init::Sym(s),
+            _ => {
+                self.i -= 1;
+                return Err(self.expected("an initializer"));
+            }
+        };
+        Ok(v)
+    }
+
+    fn params(&mut self) -> Result<Vec<Var>> {
+        self.punct('(')?;
+        let mut v = Vec::new();
+        if self.eat_punct(')') {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.var()?);
+            if self.eat_punct(')') {
+                return Ok(v);
+            }
+            self.punct(',')?;
+        }
+    }
+
+    fn func(&mut self, entry: bool, pos: Pos) -> Result<Func> {
+        let rets = if !entry && self.peek() == Some(&Tok::Punct('(')) { self.params()? } else { Vec::new() };
+        let name = self.ident("a function name")?;
+        let params = if self.peek() == Some(&Tok::Punct('(')) { self.params()? } else { Vec::new() };
+        let mut max_threads = None;
+        loop {
+            match self.peek().cloned() {
+                Some(Tok::Ident(d)) if d == ".maxntid" || d == ".reqntid" => {
+                    self.i += 1;
+                    let mut n = self.int("a thread count")?;
+                    while self.eat_punct(',') {
+                        n *= self.int("a thread count")?;
+                    }
+                    max_threads = Some(n as u32);
+                }
+                Some(Tok::Ident(d)) if d == ".minnctapersm" || d == ".maxnreg" || d == ".maxnctapersm" => {
+                    self.i += 1;
+                    self.int("a number")?;
+                }
+                Some(Tok::Ident(d)) if d == ".noreturn" => self.i += 1,
+                Some(Tok::Ident(d)) if d == ".pragma" => {
+                    self.i += 1;
+                    self.bump();
+                    self.punct(';')?;
+                }
+                _ => break,
+            }
+        }
+        if self.eat_punct(';') {
+            return Ok(Func { name, entry, params, rets, body: None, max_threads, pos });
+        }
+        self.punct('{')?;
+        let mut body = Vec::new();
+        self.block(&mut body)?;
+        Ok(Func { name, entry, params, rets, body: Some(body), max_threads, pos })
+    }
+
+    /// Statements up to the closing `}` (nested scopes flattened).
+    fn block(&mut self, out: &mut Vec<Stmt>) -> Result<()> {
+        loop {
+            let pos = self.pos();
+            match self.peek().cloned() {
+                None => return Err(self.expected("`}`")),
+                Some(Tok::Punct('}')) => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                Some(Tok::Punct('{')) => {
+                    self.i += 1;
+                    self.block(out)?;
+                }
+                Some(Tok::Ident(d)) if d == ".reg" => {
+                    self.i += 1;
+                    let mut ty = None;
+                    while let Some(Tok::Ident(s)) = self.peek().cloned() {
+                        if !s.starts_with('.') {
+                            break;
+                        }
+                        self.i += 1;
+                        if s != ".v2" && s != ".v4" {
+                            ty = Some(s[1..].to_string());
+                        }
+                    }
+                    let ty = ty.ok_or_else(|| self.expected("a register type"))?;
+                    let mut names = Vec::new();
+                    loop {
+                        let n = self.ident("a register name")?;
+                        if self.eat_punct('<') {
+                            let count = self.int("a register count")?;
+                            self.punct('>')?;
+                            if count > 1 << 16 {
+                                return Err(pos.err("too many registers"));
+                            }
+                            names.extend((0..count).map(|k| format!("{n}{k}")));
+                        } else {
+                            names.push(n);
+                        }
+                        if !self.eat_punct(',') {
+                            break;
+                        }
+                    }
+                    self.punct(';')?;
+                    out.push(Stmt::Reg(ty, names));
+                }
+                Some(Tok::Ident(d)) if d == ".local" || d == ".shared" || d == ".param" => {
+                    let v = self.var()?;
+                    self.punct(';')?;
+                    out.push(Stmt::Var(v));
+                }
+                Some(Tok::Ident(d)) if d == ".pragma" => {
+                    self.i += 1;
+                    self.bump();
+                    self.punct(';')?;
+                }
+                Some(Tok::Ident(d)) if d == ".loc" || d == ".file" => {
+                    self.i += 1;
+                    while matches!(self.peek(), Some(Tok::Int(_) | Tok::Str(_) | Tok::Punct(','))) {
+                        self.i += 1;
+                    }
+                }
+                Some(Tok::Ident(name)) if self.peek_at(1) == Some(&Tok::Punct(':')) => {
+                    self.i += 2;
+                    out.push(Stmt::Label(name, pos));
+                }
+                Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => out.push(Stmt::Instr(self.instr()?)),
+                _ => return Err(self.expected("an instruction, a declaration or `}`")),
+            }
+        }
+    }
+
+    fn instr(&mut self) -> Result<Instr> {
+        let pos = self.pos();
+        let guard = if self.eat_punct('@') {
+            let neg = self.eat_punct('!');
+            Some((neg, self.ident("a predicate register")?))
+        } else {
+            None
+        };
+        let opos = self.pos();
+        let full = self.ident("an opcode")?;
+        if full.starts_with('.') || full.starts_with('%') {
+            return Err(opos.err(format!("expected an opcode, found `{full}`")));
+        }
+        let mut parts = full.split('.');
+        let op = parts.next().unwrap_or_default().to_string();
+        let mods = parts.map(|s| s.to_string()).collect();
+        let mut args = Vec::new();
+        if !self.eat_punct(';') {
+            loop {
+                args.push(self.operand()?);
+                if self.eat_punct(';') {
+                    break;
+                }
+                if !self.eat_punct(',') {
+                    // `setp.lt.s32 %p|%q, ...`: the second destination.
+                    if self.eat_punct('|') {
+                        continue;
+                    }
+                    return Err(self.expected("`,` or `;`"));
+                }
+            }
+        }
+        Ok(Instr { pos, guard, op, mods, args })
+    }
+
+    fn operand(&mut self) -> Result<Operand> {
+        match self.peek().cloned() {
+            Some(Tok::Punct('[')) => {
+                self.i += 1;
+                let base = match self.peek().cloned() {
+                    Some(Tok::Ident(s)) => {
+                        self.i += 1;
+                        Operand::Name(s)
+                    }
+                    Some(Tok::Int(v)) => {
+                        self.i += 1;
+                        Operand::Int(v)
+                    }
+                    _ => return Err(self.expected("a register or symbol in `[...]`")),
+                };
+                let mut off: i64 = 0;
+                while matches!(self.peek(), Some(Tok::Punct('+') | Tok::Punct('-'))) {
+                    let neg = self.bump() == Some(Tok::Punct('-'));
+                    let neg = neg ^ self.eat_punct('-');
+                    let v = self.int("an offset")? as i64;
+                    off = off.wrapping_add(if neg { v.wrapping_neg() } else { v });
+                }
+                self.punct(']')?;
+                Ok(Operand::Addr(Box::new(base), off))
+            }
+            Some(Tok::Punct('{')) => {
+                self.i += 1;
+                let mut v = Vec::new();
+                loop {
+                    v.push(self.operand()?);
+                    if self.eat_punct('}') {
+                        return Ok(Operand::Vector(v));
+                    }
+                    self.punct(',')?;
+                }
+            }
+            Some(Tok::Punct('(')) => {
+                self.i += 1;
+                let mut v = Vec::new();
+                if self.eat_punct(')') {
+                    return Ok(Operand::List(v));
+                }
+                loop {
+                    v.push(self.operand()?);
+                    if self.eat_punct(')') {
+                        return Ok(Operand::List(v));
+                    }
+                    self.punct(',')?;
+                }
+            }
+            Some(Tok::Punct('!')) => {
+                self.i += 1;
+                Ok(Operand::Not(Box::new(self.operand()?)))
+            }
+            Some(Tok::Punct('-')) => {
+                self.i += 1;
+                match self.bump() {
+                    Some(Tok::Int(v)) => Ok(Operand::Int(v.wrapping_neg())),
+                    Some(Tok::Float(v)) => Ok(Operand::Float(-v)),
+                    _ => {
+                        self.i -= 1;
+                        Err(self.expected("a number after `-`"))
+                    }
+                }
+            }
+            Some(Tok::Ident(s)) => {
+                self.i += 1;
+                Ok(Operand::Name(s))
+            }
+            Some(Tok::Int(v)) => {
+                self.i += 1;
+                Ok(Operand::Int(v))
+            }
+            Some(Tok::Float(v)) => {
+                self.i += 1;
+                Ok(Operand::Float(v))
+            }
+            Some(Tok::F32Bits(v)) => {
+                self.i += 1;
+                Ok(Operand::F32(v))
+            }
+            Some(Tok::F64Bits(v)) => {
+                self.i += 1;
+                Ok(Operand::F64(v))
+            }
+            _ => Err(self.expected("an operand")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VECADD: &str = include_str!("../../kernels/vecadd.ptx");
+    const REDUCE: &str = include_str!("../../kernels/reduce.ptx");
+
+    #[test]
+    fn parses_clang_output() {
+        let m = parse(VECADD).unwrap();
+        assert_eq!((m.version, m.address_size), ((6, 0), 64));
+        let f = &m.funcs[0];
+        assert_eq!((f.name.as_str(), f.entry, f.params.len()), ("vecadd", true, 4));
+        let body = f.body.as_ref().unwrap();
+        assert!(body.iter().any(|s| matches!(s, Stmt::Label(l, _) if l == "LBB0_2")));
+        let ld = body.iter().find_map(|s| match s {
+            Stmt::Instr(i) if i.op == "ld" && i.has("global") => Some(i.clone()),
+            _ => None,
+        });
+        let ld = ld.unwrap();
+        assert_eq!(ld.mods, ["global", "f32"]);
+        assert!(matches!(&ld.args[1], Operand::Addr(b, 0) if **b == Operand::Name("%rd3".into())));
+        let r = parse(REDUCE).unwrap();
+        let body = r.funcs[0].body.as_ref().unwrap();
+        assert!(body.iter().any(|s| matches!(s, Stmt::Var(v) if v.space == StateSpace::Shared && v.count == Some(1024))));
+    }
+
+    #[test]
+    fn module_variables_with_initializers() {
+        let m = parse(
+            ".version 7.0\n.target sm_70\n.address_size 64\n.global .align 4 .u32 t[4] = {1, 2, -3, 0x10};\n\
+             .const .align 8 .f64 k = 0d3FF0000000000000;\n.extern .shared .align 4 .b8 dyn[];\n",
+        )
+        .unwrap();
+        assert_eq!(m.vars[0].init, [Init::Int(1), Init::Int(2), Init::Int(3u64.wrapping_neg()), Init::Int(16)]);
+        assert_eq!(m.vars[1].init, [Init::F64(0x3FF0_0000_0000_0000)]);
+        assert!(m.vars[2].external && m.vars[2].count == Some(0));
+    }
+
+    #[test]
+    fn errors_name_line_column_and_expectation() {
+        let e = parse(".version 6.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n  mov.u32 %r1 %r2;\n}\n").unwrap_err();
+        assert_eq!((e.line, e.col), (6, 15));
+        assert!(e.msg.contains("expected `,` or `;`"), "{}", e.msg);
+        let e = parse(".version 5.0\n").unwrap_err();
+        assert!(e.msg.contains("not supported"));
+        let e = parse(".version 6.0\n.entry k( { }").unwrap_err();
+        assert!(e.msg.contains("expected a state space"), "{e}");
+        assert!(parse("").unwrap_err().msg.contains(".version"));
+    }
+
+    #[test]
+    fn calls_vectors_and_negation() {
+        let src = ".version 6.0\n.target sm_70\n.address_size 64\n.func (.param .b32 r) f(.param .b32 a)\n{\n ret;\n}\n\
+                   .entry k()\n{\n .reg .pred %p<3>;\n { .param .b32 p0;\n st.param.b32 [p0+0], 1;\n call.uni (r0), f, (p0);\n }\n\
+                   ld.global.v2.f32 {%f1, _}, [%rd1+-8];\n and.pred %p1, %p2, !%p0;\n setp.lt.s32 %p1|%p2, %r1, -5;\n}\n";
+        let m = parse(src).unwrap();
+        let body = m.funcs[1].body.as_ref().unwrap();
+        let instrs: Vec<&Instr> = body.iter().filter_map(|s| if let Stmt::Instr(i) = s { Some(i) } else { None }).collect();
+        assert!(matches!(&instrs[1].args[0], Operand::List(v) if v.len() == 1));
+        assert!(matches!(&instrs[2].args[1], Operand::Addr(_, -8)));
+        assert!(matches!(&instrs[3].args[2], Operand::Not(_)));
+        assert_eq!(instrs[4].args.len(), 4);
+        assert_eq!(instrs[4].args[3], Operand::Int(5u64.wrapping_neg()));
+    }
+}
