@@ -11,9 +11,11 @@
 extern crate alloc;
 
 pub mod ast;
+pub mod compile;
 pub mod error;
 pub mod lexer;
 pub mod parse;
 
 pub use error::{PtxError, Result};
+pub use compile::{Kernel, Program, compile, compile_ptx};
 pub use parse::parse;

@@ -80,14 +80,6 @@ impl Parser {
             _ => Err(self.expected(what)),
         }
     }
-    fn eat_ident(&mut self, s: &str) -> bool {
-        if matches!(self.peek(), Some(Tok::Ident(x)) if x == s) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
     fn int(&mut self, what: &str) -> Result<u64> {
         match self.peek() {
             Some(&Tok::Int(v)) => {
