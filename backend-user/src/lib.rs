@@ -21,7 +21,7 @@ pub mod platform;
 
 pub use fake_pci::DeviceConfig;
 pub use platform::{ClockMode, SimDevice, UserPlatform};
-pub use runtime_core::{ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, MemsetValue, Result};
+pub use runtime_core::{ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, MemsetValue, Result};
 
 use bytemuck::Pod;
 use runtime_core::Gpu;
@@ -144,6 +144,111 @@ impl Context {
     /// Wait for a fence.
     pub fn wait(&self, f: Fence) -> Result<()> {
         self.inner.gpu.fence_wait(self.inner.h, f)
+    }
+
+    /// Compile PTX and load it (CUDA_ERROR_INVALID_PTX when it does not compile; the
+    /// compiler's message goes to the log).
+    pub fn load_ptx(&self, src: &str) -> Result<Module> {
+        let h = self.inner.gpu.module_load_ptx(self.inner.h, src)?;
+        Ok(Module { ctx: self.inner.clone(), h })
+    }
+}
+
+/// A kernel argument.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg<'a> {
+    /// `.u32`/`.s32`/`.b32` parameter.
+    U32(u32),
+    /// `.s32` parameter.
+    I32(i32),
+    /// `.u64`/`.b64` parameter.
+    U64(u64),
+    /// `.f32` parameter.
+    F32(f32),
+    /// `.f64` parameter.
+    F64(f64),
+    /// A device pointer.
+    Ptr(u64),
+    /// Raw bytes (a struct passed by value).
+    Bytes(&'a [u8]),
+}
+
+impl Arg<'_> {
+    fn bytes(&self) -> Vec<u8> {
+        match *self {
+            Arg::U32(v) => v.to_le_bytes().to_vec(),
+            Arg::I32(v) => v.to_le_bytes().to_vec(),
+            Arg::U64(v) | Arg::Ptr(v) => v.to_le_bytes().to_vec(),
+            Arg::F32(v) => v.to_le_bytes().to_vec(),
+            Arg::F64(v) => v.to_le_bytes().to_vec(),
+            Arg::Bytes(b) => b.to_vec(),
+        }
+    }
+}
+
+impl<T: Pod> DeviceBuffer<T> {
+    /// This buffer as a kernel argument.
+    pub fn arg(&self) -> Arg<'static> {
+        Arg::Ptr(self.ptr)
+    }
+}
+
+/// A loaded module; unloaded on drop.
+pub struct Module {
+    ctx: Arc<CtxInner>,
+    h: runtime_core::ModuleHandle,
+}
+
+impl Module {
+    /// A kernel by name.
+    pub fn function(&self, name: &str) -> Result<Function> {
+        let f = self.ctx.gpu.module_get_function(self.ctx.h, self.h, name)?;
+        let attrs = self.ctx.gpu.func_attributes(self.ctx.h, f)?;
+        Ok(Function { ctx: self.ctx.clone(), f, attrs })
+    }
+
+    /// A module variable: (device address, size).
+    pub fn global(&self, name: &str) -> Result<(u64, u64)> {
+        self.ctx.gpu.module_get_global(self.ctx.h, self.h, name)
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        let _ = self.ctx.gpu.module_unload(self.ctx.h, self.h);
+    }
+}
+
+/// A kernel.
+pub struct Function {
+    ctx: Arc<CtxInner>,
+    f: runtime_core::FuncHandle,
+    attrs: FuncAttributes,
+}
+
+impl Function {
+    /// Registers, shared and local memory, parameter layout.
+    pub fn attributes(&self) -> &FuncAttributes {
+        &self.attrs
+    }
+
+    /// Launch on `grid` blocks of `block` threads with `shared` bytes of dynamic shared
+    /// memory. Arguments must match the parameters in number and size. Asynchronous: wait
+    /// on the returned fence or synchronize the context. (Kernels only reach device memory
+    /// of their own context, and faults stay there, so this is safe Rust.)
+    pub fn launch(&self, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg<'_>]) -> Result<Fence> {
+        if args.len() != self.attrs.params.len() {
+            return Err(CuError::InvalidValue);
+        }
+        let mut buf = vec![0u8; self.attrs.param_bytes as usize];
+        for (a, &(off, size)) in args.iter().zip(&self.attrs.params) {
+            let b = a.bytes();
+            if b.len() != size as usize {
+                return Err(CuError::InvalidValue);
+            }
+            buf[off as usize..(off + size) as usize].copy_from_slice(&b);
+        }
+        self.ctx.gpu.launch(self.ctx.h, self.f, grid, block, shared, &buf)
     }
 }
 

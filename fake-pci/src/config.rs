@@ -21,6 +21,11 @@ pub struct DeviceConfig {
     pub copy_latency_cycles: u64,
     /// Copy engine throughput.
     pub copy_bytes_per_cycle: u64,
+    /// Fixed cost of a grid launch.
+    pub launch_overhead_cycles: u64,
+    /// Watchdog: a grid that runs longer than this many cycles is stopped
+    /// (CUDA_ERROR_LAUNCH_TIMEOUT).
+    pub watchdog_cycles: u64,
 }
 
 impl Default for DeviceConfig {
@@ -37,6 +42,8 @@ impl Default for DeviceConfig {
             gpfifo_fetch_cycles: 20,
             copy_latency_cycles: 400,
             copy_bytes_per_cycle: 16,
+            launch_overhead_cycles: 2900,
+            watchdog_cycles: 7_000_000_000,
         }
     }
 }

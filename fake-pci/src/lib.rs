@@ -21,6 +21,7 @@
 
 extern crate alloc;
 
+pub mod compute;
 pub mod config;
 pub mod copy;
 pub mod mmu;
@@ -35,6 +36,7 @@ use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 pub use config::DeviceConfig;
+use compute::ComputeEngine;
 use copy::CopyEngine;
 use fifo::SharedMem;
 use hw::regs::{self, *};
@@ -79,6 +81,8 @@ pub struct Stats {
     pub dropped_errors: u64,
     /// Ignored accesses (read-only, absent, disabled unit, decoding off).
     pub ignored_writes: u64,
+    /// Grids stopped by a trap.
+    pub traps: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -86,6 +90,12 @@ struct FaultRecord {
     unit: u32,
     inst: u64,
     fault: Fault,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TrapRecord {
+    chid: u32,
+    trap: compute::Trap,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -144,10 +154,12 @@ pub struct FakeGpu {
     channels: Vec<Option<Box<Channel>>>,
     runlist: Vec<u32>,
     copy: CopyEngine,
+    compute: ComputeEngine,
     bar1: Option<AddressSpace>,
     now: u64,
     fault_queue: heapless::Deque<FaultRecord, QUEUE>,
     pbdma_queue: heapless::Deque<PbdmaRecord, QUEUE>,
+    trap_queue: heapless::Deque<TrapRecord, QUEUE>,
     ignored: heapless::HistoryBuf<TraceRecord, IGNORED_LOG>,
     trace: Option<(Vec<TraceRecord>, usize)>,
     stats: Stats,
@@ -166,10 +178,12 @@ impl FakeGpu {
             channels,
             runlist: Vec::new(),
             copy: CopyEngine::default(),
+            compute: ComputeEngine::default(),
             bar1: None,
             now: 0,
             fault_queue: heapless::Deque::new(),
             pbdma_queue: heapless::Deque::new(),
+            trap_queue: heapless::Deque::new(),
             ignored: heapless::HistoryBuf::new(),
             trace: None,
             stats: Stats::default(),
@@ -195,6 +209,11 @@ impl FakeGpu {
     /// Event counters.
     pub fn stats(&self) -> Stats {
         self.stats
+    }
+
+    /// Compute engine counters: (grids, warp instructions, thread instructions).
+    pub fn compute_stats(&self) -> (u64, u64, u64) {
+        (self.compute.grids, self.compute.warp_instructions, self.compute.thread_instructions)
     }
 
     /// Host memory spent on touched VRAM.
@@ -381,6 +400,7 @@ impl FakeGpu {
             o if o == NV_PTIMER_TIME_1.offset() => (self.time_ns() >> 32) as u32,
             o if o == NV_PFB_VRAM_SIZE.offset() => encode_vram_size(self.cfg.vram_size),
             o if o == NV_PCOPY0_STATUS.offset() => self.copy.busy() as u32,
+            o if o == NV_PGRAPH_STATUS.offset() => (self.compute.free_at() > self.now) as u32,
             o if o == NV_PGRAPH_UNITS.offset() => {
                 PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
             }
@@ -429,6 +449,7 @@ impl FakeGpu {
             "NV_PFIFO_CHAN_STATE" => return WriteEffect { kick: true },
             "NV_PFIFO_MMU_FAULT_UNITS" => self.next_faults(),
             "NV_PPBDMA_INTR_0" => self.next_pbdma(),
+            "NV_PGRAPH_INTR" => self.next_trap(),
             "NV_PFB_TLB_FLUSH_TRIGGER" => {
                 let t = TlbFlushTrigger::from(new);
                 if t.trigger() {
@@ -520,8 +541,33 @@ impl FakeGpu {
     }
 
     fn pmc_intr(&self) -> PmcIntr {
-        let pfifo = self.enable().pfifo() && self.pfifo_intr() & self.regs.get(NV_PFIFO_INTR_EN_0, 0) != 0;
-        PmcIntr::new().with_pfifo(pfifo)
+        let e = self.enable();
+        let pfifo = e.pfifo() && self.pfifo_intr() & self.regs.get(NV_PFIFO_INTR_EN_0, 0) != 0;
+        let pgraph = e.pgraph() && self.regs.get(NV_PGRAPH_INTR, 0) & self.regs.get(NV_PGRAPH_INTR_EN, 0) != 0;
+        PmcIntr::new().with_pfifo(pfifo).with_pgraph(pgraph)
+    }
+
+    fn raise_trap(&mut self, r: TrapRecord) {
+        self.stats.traps += 1;
+        if self.regs.get(NV_PGRAPH_INTR, 0) == 0 {
+            self.write_trap(r);
+        } else if self.trap_queue.push_back(r).is_err() {
+            self.stats.dropped_errors += 1;
+        }
+    }
+
+    fn write_trap(&mut self, r: TrapRecord) {
+        self.regs.set(NV_PGRAPH_TRAP_CHANNEL, 0, r.chid);
+        self.regs.set(NV_PGRAPH_TRAP_INFO, 0, r.trap.reason as u32);
+        self.regs.set(NV_PGRAPH_TRAP_PC, 0, r.trap.pc);
+        self.regs.set(NV_PGRAPH_INTR, 0, PgraphIntr::new().with_trap(true).into());
+    }
+
+    fn next_trap(&mut self) {
+        if self.regs.get(NV_PGRAPH_INTR, 0) == 0
+            && let Some(r) = self.trap_queue.pop_front() {
+                self.write_trap(r);
+            }
     }
 
     /// Whether the INTA line is asserted (stall or non-stall interrupt pending and enabled).
@@ -597,6 +643,7 @@ impl FakeGpu {
         }
         match e {
             ChanError::Fault { unit, fault } => self.raise_fault(FaultRecord { unit, inst, fault }),
+            ChanError::Trap(trap) => self.raise_trap(TrapRecord { chid, trap }),
             ChanError::Pbdma { intr, subchannel, method, data } => {
                 self.raise_pbdma(PbdmaRecord { chid, intr, subchannel, method, data })
             }
@@ -774,6 +821,7 @@ impl FakeGpu {
             mem: &mut self.mem,
             tlb: &mut self.tlb,
             copy: &mut self.copy,
+            compute: &mut self.compute,
             cfg: &self.cfg,
             now: self.now,
             now_ns: self.cfg.cycles_to_ns(self.now),

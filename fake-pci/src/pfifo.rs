@@ -5,6 +5,7 @@
 //! registers and stops the channel.
 
 use crate::config::DeviceConfig;
+use crate::compute::{Action, ComputeEngine, ComputeRegs, GridError, LaunchCtx, Trap};
 use crate::copy::{CopyEngine, CopyJob, CopyRegs};
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
 use alloc::vec::Vec;
@@ -28,6 +29,8 @@ pub enum ChanError {
         /// Data word.
         data: u32,
     },
+    /// A grid trapped on the compute engine.
+    Trap(Trap),
     /// An MMU fault by a unit.
     Fault {
         /// Fault unit (record slot).
@@ -78,6 +81,8 @@ pub struct Units<'a> {
     pub tlb: &'a mut Tlb,
     /// The copy engine.
     pub copy: &'a mut CopyEngine,
+    /// The compute engine.
+    pub compute: &'a mut ComputeEngine,
     /// Costs.
     pub cfg: &'a DeviceConfig,
     /// Current cycle.
@@ -109,6 +114,7 @@ pub struct Channel {
     sem_payload: u32,
     mem_op_a: u32,
     copy: CopyRegs,
+    compute: ComputeRegs,
     /// Scheduling state.
     pub state: ChanState,
     /// Cycle from which it may run again.
@@ -249,6 +255,7 @@ impl Channel {
                     done
                 }
                 class::FERMI_DMA_COPY_A if self.copy.set(m.method, m.data) => done,
+                class::FERMI_COMPUTE_A => self.compute_method(m, u),
                 _ => Err(illegal()),
             };
         }
@@ -297,6 +304,41 @@ impl Channel {
                 done
             }
             _ => Err(illegal()),
+        }
+    }
+
+    fn compute_method(&mut self, m: Method, u: &mut Units<'_>) -> Result<Step, ChanError> {
+        let done = Ok(Step::Busy(u.cfg.method_cycles));
+        let fault = ChanError::fault(fault_unit::PGRAPH);
+        match self.compute.set(m.method, m.data) {
+            Action::None => done,
+            Action::CbWrite(va, data) => {
+                u.tlb.write_va_u32(u.mem, &self.space, va, data).map_err(fault)?;
+                done
+            }
+            Action::Invalidate => {
+                u.compute.invalidate();
+                done
+            }
+            Action::Launch => {
+                let mut cx = LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
+                match u.compute.launch(&mut cx, &self.compute) {
+                    Ok(end) => {
+                        self.engine_busy_until = self.engine_busy_until.max(end);
+                        done
+                    }
+                    Err(GridError::Fault(f)) => Err(fault(f)),
+                    Err(GridError::Trap(t)) => Err(ChanError::Trap(t)),
+                }
+            }
+            Action::Report(addr, seq) => {
+                if self.engine_busy_until > u.now {
+                    return Ok(Step::StallUntil(self.engine_busy_until));
+                }
+                u.tlb.write_va_u32(u.mem, &self.space, addr, seq).map_err(fault)?;
+                done
+            }
+            Action::Unknown => Err(ChanError::pbdma(PbdmaIntr::new().with_method(true), m)),
         }
     }
 
@@ -367,6 +409,7 @@ impl Channel {
             sem_payload: 0,
             mem_op_a: 0,
             copy: CopyRegs::default(),
+            compute: ComputeRegs::default(),
             state: ChanState::Stopped,
             ready_at: 0,
             engine_busy_until: 0,

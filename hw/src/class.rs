@@ -200,6 +200,76 @@ pub mod copy {
     pub const SET_REMAP_COMPONENTS: u32 = 0x0708;
 }
 
+/// Compute class (90C0) methods used to launch a grid, in Gdev's order (HW.md).
+pub mod compute {
+    /// Shared memory window base in the generic address space (bits 31:0; high bits 0).
+    pub const SHARED_WINDOW: u32 = 0x0214;
+    /// Grid width (15:0) and height (31:16).
+    pub const GRID_DIM_XY: u32 = 0x0238;
+    /// Grid depth.
+    pub const GRID_DIM_Z: u32 = 0x023C;
+    /// Shared memory per block, bytes (static plus dynamic).
+    pub const SHARED_SIZE: u32 = 0x024C;
+    /// Threads per block.
+    pub const THREADS_PER_BLOCK: u32 = 0x0250;
+    /// Barriers the kernel uses.
+    pub const BARRIER_COUNT: u32 = 0x0254;
+    /// Begin a grid.
+    pub const BEGIN_GRID: u32 = 0x029C;
+    /// Registers per thread.
+    pub const REGISTER_COUNT: u32 = 0x02C0;
+    /// L1/shared split (accepted, not modelled).
+    pub const L1_CONFIG: u32 = 0x0308;
+    /// Launch the grid.
+    pub const LAUNCH: u32 = 0x0368;
+    /// Block width (15:0) and height (31:16).
+    pub const BLOCK_DIM_XY: u32 = 0x03AC;
+    /// Block depth.
+    pub const BLOCK_DIM_Z: u32 = 0x03B0;
+    /// First instruction, as a byte offset from the program region.
+    pub const PROGRAM_START: u32 = 0x03B4;
+    /// Local memory window base in the generic address space (bits 31:0; high bits 0).
+    pub const LOCAL_WINDOW: u32 = 0x077C;
+    /// Local memory backing store address bits 39:32.
+    pub const LOCAL_ADDRESS_HIGH: u32 = 0x0790;
+    /// Local memory backing store address bits 31:0.
+    pub const LOCAL_ADDRESS_LOW: u32 = 0x0794;
+    /// Local memory bytes per thread.
+    pub const LOCAL_SIZE: u32 = 0x0798;
+    /// Local memory bytes per warp (accepted; the model derives it).
+    pub const LOCAL_SIZE_PER_WARP: u32 = 0x07A0;
+    /// End a grid.
+    pub const END_GRID: u32 = 0x0A04;
+    /// Program region address bits 39:32.
+    pub const CODE_ADDRESS_HIGH: u32 = 0x1608;
+    /// Program region address bits 31:0.
+    pub const CODE_ADDRESS_LOW: u32 = 0x160C;
+    /// Bind the selected constant buffer: bit 0 valid, bits 12:8 slot.
+    pub const CB_BIND: u32 = 0x1694;
+    /// Invalidate the instruction and constant caches.
+    pub const INVALIDATE_SHADER_CACHES: u32 = 0x1698;
+    /// Completion report address bits 39:32.
+    pub const REPORT_ADDRESS_HIGH: u32 = 0x1B00;
+    /// Completion report address bits 31:0.
+    pub const REPORT_ADDRESS_LOW: u32 = 0x1B04;
+    /// Completion report payload.
+    pub const REPORT_SEQUENCE: u32 = 0x1B08;
+    /// Completion report operation: 0 release (after the grids finish); bit 20 interrupt.
+    pub const REPORT_OPERATION: u32 = 0x1B0C;
+    /// Size of the selected constant buffer.
+    pub const CB_SIZE: u32 = 0x2380;
+    /// Selected constant buffer address bits 39:32.
+    pub const CB_ADDRESS_HIGH: u32 = 0x2384;
+    /// Selected constant buffer address bits 31:0.
+    pub const CB_ADDRESS_LOW: u32 = 0x2388;
+    /// Upload offset into the selected constant buffer.
+    pub const CB_OFFSET: u32 = 0x238C;
+    /// Upload data (NONINCR): written at the offset, which then advances by 4.
+    pub const CB_DATA: u32 = 0x2390;
+    /// Constant bank slots.
+    pub const CB_SLOTS: usize = 16;
+}
+
 /// LAUNCH_DMA data transfer type.
 #[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
 #[bits = 2]

@@ -252,6 +252,16 @@ registers! {
     NV_PFB_TLB_FLUSH_TRIGGER @ 0x100CBC : Wo, reset 0, mask 0x8000_0005 => TlbFlushTrigger;
     /// Copy engine 0 status: bit 0 busy (model).
     NV_PCOPY0_STATUS @ 0x104000 : Ro, reset 0, mask 0 => u32;
+    /// PGRAPH interrupt status (write 1 to clear): bit 0 trap (model).
+    NV_PGRAPH_INTR @ 0x400100 : W1c, reset 0, mask 0xFFFF_FFFF => PgraphIntr;
+    /// PGRAPH trap: channel that trapped (model).
+    NV_PGRAPH_TRAP_CHANNEL @ 0x400104 : Ro, reset 0, mask 0 => u32;
+    /// PGRAPH trap: reason (model, [`TrapReason`]).
+    NV_PGRAPH_TRAP_INFO @ 0x400108 : Ro, reset 0, mask 0 => u32;
+    /// PGRAPH trap: instruction index of the faulting instruction (model).
+    NV_PGRAPH_TRAP_PC @ 0x40010C : Ro, reset 0, mask 0 => u32;
+    /// PGRAPH interrupt enable.
+    NV_PGRAPH_INTR_EN @ 0x40013C : Rw, reset 0, mask 0xFFFF_FFFF => PgraphIntr;
     /// Graphics/compute engine status: bit 0 busy.
     NV_PGRAPH_STATUS @ 0x400700 : Ro, reset 0, mask 0 => u32;
     /// Graphics units: GPC count (4:0) and SM count (20:16) (model encoding).
@@ -641,6 +651,43 @@ pub struct TlbFlushTrigger {
     __: B28,
     /// Start the flush.
     pub trigger: bool,
+}
+
+/// NV_PGRAPH_INTR layout (model).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PgraphIntr {
+    /// A grid trapped: see NV_PGRAPH_TRAP_*.
+    pub trap: bool,
+    #[skip]
+    __: B31,
+}
+
+/// Why a grid trapped (NV_PGRAPH_TRAP_INFO, model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum TrapReason {
+    /// An instruction that does not decode.
+    IllegalInstruction = 1,
+    /// A `trap` instruction.
+    Trap = 2,
+    /// A shared, local or constant access outside its window.
+    OutOfRange = 3,
+    /// A misaligned memory access.
+    Misaligned = 4,
+    /// The grid ran past the watchdog limit.
+    Watchdog = 5,
+    /// A launch with invalid parameters (block too large, no code).
+    BadLaunch = 6,
+}
+
+impl TrapReason {
+    /// Decode NV_PGRAPH_TRAP_INFO.
+    pub fn from_u32(v: u32) -> Option<Self> {
+        use TrapReason::*;
+        [IllegalInstruction, Trap, OutOfRange, Misaligned, Watchdog, BadLaunch].into_iter().find(|r| *r as u32 == v)
+    }
 }
 
 /// NV_PGRAPH_UNITS layout (model).

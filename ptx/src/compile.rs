@@ -18,7 +18,7 @@ use crate::ast::{self, Func, Init, Operand, StateSpace, Stmt};
 use crate::error::{Pos, PtxError, Result};
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use hw::isa::*;
@@ -336,11 +336,10 @@ impl<'a> Kc<'a> {
         // Code.
         for s in body {
             match s {
-                Stmt::Label(l, pos) => {
-                    if self.labels.insert(l.clone(), self.here()).is_some() {
+                Stmt::Label(l, pos)
+                    if self.labels.insert(l.clone(), self.here()).is_some() => {
                         return Err(pos.err(format!("label `{l}` defined twice")));
                     }
-                }
                 Stmt::Instr(i) => {
                     self.pos = i.pos;
                     self.scratch = SCRATCH;
@@ -802,15 +801,14 @@ impl<'a> Kc<'a> {
             }
             (d, s) => {
                 let d = self.dst(d)?;
-                if let Operand::Name(n) = s {
-                    if let Some(sr) = Self::sreg(n) {
+                if let Operand::Name(n) = s
+                    && let Some(sr) = Self::sreg(n) {
                         let mut x = Instr::new(Op::S2r, ty);
                         x.w0.set_dst(d);
                         x.imm = sr as u64;
                         self.push(x);
                         return Ok(());
                     }
-                }
                 let s = self.src(s, ty)?;
                 self.emit(Op::Mov, ty, d, [Some(s), None, None], 0).map(|_| ())
             }
@@ -1234,12 +1232,6 @@ impl Program {
             }
         }
         code.iter().flat_map(|i| i.to_bytes()).collect()
-    }
-}
-
-impl ToString for Segment {
-    fn to_string(&self) -> String {
-        "global".into()
     }
 }
 

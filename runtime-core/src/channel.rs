@@ -100,14 +100,16 @@ pub(crate) type Cmd = Pushbuf<64>;
 
 impl Channel {
     /// Build a channel in `vm`: instance block and RAMFC, rings, fence slot, binding, and
-    /// the copy class on subchannel COPY0.
+    /// the copy and compute classes on subchannels COPY0 and COMPUTE.
     pub(crate) fn new<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, entries: u32, pb_bytes: u32, first_fence: u64) -> Result<Self> {
         let mut held = Vec::new();
         match Self::build(gpu, vm, &mut held, entries, pb_bytes, first_fence) {
             Ok(mut ch) => {
                 ch.held = held;
                 let mut cmd = Cmd::new();
-                cmd.method(subch::COPY0, host::SET_OBJECT, class::FERMI_DMA_COPY_A).map_err(|_| CuError::Unknown)?;
+                cmd.method(subch::COPY0, host::SET_OBJECT, class::FERMI_DMA_COPY_A)
+                    .and_then(|_| cmd.method(subch::COMPUTE, host::SET_OBJECT, class::FERMI_COMPUTE_A))
+                    .map_err(|_| CuError::Unknown)?;
                 let f = ch.fence(&mut cmd)?;
                 ch.submit(gpu, cmd.words())?;
                 ch.wait(gpu, f)?;
@@ -168,7 +170,7 @@ impl Channel {
 
     /// Append a fence release (host semaphore, 16-byte with timestamp, after the engines
     /// go idle) and a non-stall interrupt to `cmd`.
-    pub(crate) fn fence(&mut self, cmd: &mut Cmd) -> Result<Fence> {
+    pub(crate) fn fence<const N: usize>(&mut self, cmd: &mut Pushbuf<N>) -> Result<Fence> {
         let seq = self.next_seq;
         let d = SemaphoreD::new().with_operation(SemOp::Release);
         let a = self.fence_va;

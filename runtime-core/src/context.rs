@@ -80,11 +80,13 @@ struct Staging {
     fence: Fence,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     vm: VaSpace,
-    ch: Option<Channel>,
+    pub(crate) ch: Option<Channel>,
     staging: Vec<Staging>,
     allocs: BTreeMap<u64, Alloc>,
+    pub(crate) modules: BTreeMap<u64, crate::module::Loaded>,
+    pub(crate) next_module: u64,
     destroyed: bool,
 }
 
@@ -112,7 +114,17 @@ impl<P: Platform> Context<P> {
         match built {
             Ok((staging, mut ch)) => {
                 ch.held.splice(0..0, held);
-                Ok(Self { inner: Mutex::new(Inner { vm, ch: Some(ch), staging, allocs: BTreeMap::new(), destroyed: false }) })
+                Ok(Self {
+                    inner: Mutex::new(Inner {
+                        vm,
+                        ch: Some(ch),
+                        staging,
+                        allocs: BTreeMap::new(),
+                        modules: BTreeMap::new(),
+                        next_module: 1,
+                        destroyed: false,
+                    }),
+                })
             }
             Err(e) => {
                 release(gpu, &mut vm, &mut held);
@@ -152,7 +164,7 @@ impl<P: Platform> Context<P> {
 }
 
 impl Inner {
-    fn live(&mut self) -> Result<&mut Channel> {
+    pub(crate) fn live(&mut self) -> Result<&mut Channel> {
         if self.destroyed {
             return Err(CuError::InvalidContext);
         }
@@ -186,7 +198,7 @@ fn copy_cmd(cmd: &mut Cmd, src: u64, dst: u64, len: u64) -> Result<()> {
 }
 
 impl<P: Platform> Gpu<P> {
-    fn with_ctx<T>(&self, h: CtxHandle, f: impl FnOnce(&Self, &mut Inner) -> Result<T>) -> Result<T> {
+    pub(crate) fn with_ctx<T>(&self, h: CtxHandle, f: impl FnOnce(&Self, &mut Inner) -> Result<T>) -> Result<T> {
         let ctx = self.ctx(h)?;
         let mut inner = ctx.inner.lock();
         let ch = inner.live()?;

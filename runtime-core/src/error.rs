@@ -24,6 +24,10 @@ pub enum CuError {
     InvalidContext = 201,
     /// CUDA_ERROR_MAP_FAILED
     MapFailed = 205,
+    /// CUDA_ERROR_NO_BINARY_FOR_GPU
+    NoBinaryForGpu = 209,
+    /// CUDA_ERROR_INVALID_PTX
+    InvalidPtx = 218,
     /// CUDA_ERROR_INVALID_HANDLE
     InvalidHandle = 400,
     /// CUDA_ERROR_ILLEGAL_STATE
@@ -40,6 +44,12 @@ pub enum CuError {
     LaunchTimeout = 702,
     /// CUDA_ERROR_CONTEXT_IS_DESTROYED
     ContextIsDestroyed = 709,
+    /// CUDA_ERROR_ASSERT
+    Assert = 710,
+    /// CUDA_ERROR_ILLEGAL_INSTRUCTION
+    IllegalInstruction = 715,
+    /// CUDA_ERROR_MISALIGNED_ADDRESS
+    MisalignedAddress = 716,
     /// CUDA_ERROR_LAUNCH_FAILED
     LaunchFailed = 719,
     /// CUDA_ERROR_NOT_SUPPORTED
@@ -59,8 +69,9 @@ impl CuError {
         use CuError::*;
         [
             InvalidValue, OutOfMemory, NotInitialized, Deinitialized, NoDevice, InvalidDevice, InvalidImage,
-            InvalidContext, MapFailed, InvalidHandle, IllegalState, NotFound, NotReady, IllegalAddress,
-            LaunchOutOfResources, LaunchTimeout, ContextIsDestroyed, LaunchFailed, NotSupported, Unknown,
+            InvalidContext, MapFailed, NoBinaryForGpu, InvalidPtx, InvalidHandle, IllegalState, NotFound, NotReady,
+            IllegalAddress, LaunchOutOfResources, LaunchTimeout, ContextIsDestroyed, Assert, IllegalInstruction,
+            MisalignedAddress, LaunchFailed, NotSupported, Unknown,
         ]
         .into_iter()
         .find(|e| e.code() == code)
@@ -79,6 +90,8 @@ impl CuError {
             InvalidImage => "CUDA_ERROR_INVALID_IMAGE",
             InvalidContext => "CUDA_ERROR_INVALID_CONTEXT",
             MapFailed => "CUDA_ERROR_MAP_FAILED",
+            NoBinaryForGpu => "CUDA_ERROR_NO_BINARY_FOR_GPU",
+            InvalidPtx => "CUDA_ERROR_INVALID_PTX",
             InvalidHandle => "CUDA_ERROR_INVALID_HANDLE",
             IllegalState => "CUDA_ERROR_ILLEGAL_STATE",
             NotFound => "CUDA_ERROR_NOT_FOUND",
@@ -87,6 +100,9 @@ impl CuError {
             LaunchOutOfResources => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
             LaunchTimeout => "CUDA_ERROR_LAUNCH_TIMEOUT",
             ContextIsDestroyed => "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+            Assert => "CUDA_ERROR_ASSERT",
+            IllegalInstruction => "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+            MisalignedAddress => "CUDA_ERROR_MISALIGNED_ADDRESS",
             LaunchFailed => "CUDA_ERROR_LAUNCH_FAILED",
             NotSupported => "CUDA_ERROR_NOT_SUPPORTED",
             Unknown => "CUDA_ERROR_UNKNOWN",

@@ -205,7 +205,9 @@ impl<P: Platform> Gpu<P> {
         self.wr(NV_PFIFO_INTR_EN_0, 0, pfifo.into());
         self.wr(NV_PPBDMA_INTR_0, 0, u32::MAX);
         self.wr(NV_PPBDMA_INTR_EN_0, 0, u32::MAX);
-        self.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).into());
+        self.wr(NV_PGRAPH_INTR, 0, u32::MAX);
+        self.wr(NV_PGRAPH_INTR_EN, 0, PgraphIntr::new().with_trap(true).into());
+        self.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).with_pgraph(true).into());
         self.wr(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true).with_pcopy0(true).into());
 
         // BAR1: an instance block and page tables of its own.
@@ -455,7 +457,33 @@ impl<P: Platform> Gpu<P> {
         if nonstall != 0 {
             self.wr(NV_PMC_INTR_1, 0, nonstall);
         }
-        if !PmcIntr::from(self.rd(NV_PMC_INTR_0, 0)).pfifo() {
+        let pmc = PmcIntr::from(self.rd(NV_PMC_INTR_0, 0));
+        if pmc.pgraph() {
+            for _ in 0..64 {
+                let st = self.rd(NV_PGRAPH_INTR, 0);
+                if st == 0 || st == BAD_READ {
+                    break;
+                }
+                let chid = self.rd(NV_PGRAPH_TRAP_CHANNEL, 0);
+                let info = self.rd(NV_PGRAPH_TRAP_INFO, 0);
+                let pc = self.rd(NV_PGRAPH_TRAP_PC, 0);
+                let reason = TrapReason::from_u32(info);
+                rlog!(&self.platform, Level::Error, "PGRAPH: trap {reason:?} channel {chid} pc {pc}");
+                let e = match reason {
+                    Some(TrapReason::IllegalInstruction) => CuError::IllegalInstruction,
+                    Some(TrapReason::OutOfRange) => CuError::IllegalAddress,
+                    Some(TrapReason::Misaligned) => CuError::MisalignedAddress,
+                    Some(TrapReason::Watchdog) => CuError::LaunchTimeout,
+                    Some(TrapReason::Trap) => CuError::Assert,
+                    Some(TrapReason::BadLaunch) | None => CuError::LaunchFailed,
+                };
+                if chid < NUM_CHANNELS {
+                    self.set_channel_error(chid, e);
+                }
+                self.wr(NV_PGRAPH_INTR, 0, st);
+            }
+        }
+        if !pmc.pfifo() {
             return;
         }
         let intr = PfifoIntr::from(self.rd(NV_PFIFO_INTR_0, 0));

@@ -67,7 +67,9 @@ fn init_sequence() -> Vec<Tx> {
         Tx::write(NV_PFIFO_INTR_EN_0, 0, 0x3000_0101u32),
         Tx::write(NV_PPBDMA_INTR_0, 0, u32::MAX),
         Tx::write(NV_PPBDMA_INTR_EN_0, 0, u32::MAX),
-        Tx::write(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true)),
+        Tx::write(NV_PGRAPH_INTR, 0, u32::MAX),
+        Tx::write(NV_PGRAPH_INTR_EN, 0, PgraphIntr::new().with_trap(true)),
+        Tx::write(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).with_pgraph(true)),
         Tx::write(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true).with_pcopy0(true)),
         // BAR1 through its own instance block and page tables.
         Tx::write(NV_PBUS_BAR1_BLOCK, 0, PbusBar1Block::new().with_inst((BAR1_INST >> 12) as u32).with_use_vm(true)),

@@ -1,0 +1,1153 @@
+//! The compute engine (class 90C0): launch methods, and a functional SIMT executor of the
+//! rgdev ISA ([`hw::isa`]).
+//!
+//! A launch snapshots the bound constant buffers, then runs every block of the grid: warps
+//! of 32 lanes with active masks and a post-dominator reconvergence stack (branches carry
+//! their reconvergence point), per-block shared memory, barriers, per-thread local memory,
+//! atomics in a fixed lane order (deterministic), shuffles and votes. Instructions are
+//! fetched from memory through the MMU and decoded once into a cache that
+//! INVALIDATE_SHADER_CACHES clears. Bad instructions, out-of-range accesses, `trap` and the
+//! watchdog stop the grid with a [`Trap`]; MMU faults stop it with a [`Fault`].
+//!
+//! Timing is functional for now: a grid costs a launch overhead plus its warp instructions
+//! spread over the SMs (the cycle-level model comes later).
+
+use crate::config::DeviceConfig;
+use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
+use alloc::collections::BTreeMap;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::class::compute::*;
+use hw::isa::*;
+use hw::regs::TrapReason;
+
+/// Size of the shared and local windows in the generic address space.
+pub const WINDOW_SIZE: u64 = 1 << 24;
+/// Most threads in a block.
+pub const MAX_THREADS: u32 = 1024;
+
+/// Methods latched by a channel for its compute object.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ComputeRegs {
+    code: u64,
+    start: u32,
+    cb_addr: u64,
+    cb_size: u32,
+    cb_offset: u32,
+    cbs: [Option<(u64, u32)>; CB_SLOTS],
+    grid: [u32; 3],
+    block: [u32; 3],
+    threads: u32,
+    regs: u32,
+    shared: u32,
+    shared_window: u64,
+    local_window: u64,
+    local_size: u32,
+    report_addr: u64,
+    report_seq: u32,
+}
+
+/// What a compute method asks of the channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Latched; nothing else to do.
+    None,
+    /// Write `data` to the selected constant buffer at this address.
+    CbWrite(u64, u32),
+    /// Launch the grid.
+    Launch,
+    /// Clear the instruction cache.
+    Invalidate,
+    /// Release the report payload at the address once the engine is idle.
+    Report(u64, u32),
+    /// Not a method of the class.
+    Unknown,
+}
+
+impl ComputeRegs {
+    /// Latch a compute method.
+    pub fn set(&mut self, method: u32, data: u32) -> Action {
+        let hi = |v: u64| (v & 0xFFFF_FFFF) | ((data as u64 & 0xFF) << 32);
+        let lo = |v: u64| (v & !0xFFFF_FFFF) | data as u64;
+        match method {
+            SHARED_WINDOW => self.shared_window = data as u64,
+            GRID_DIM_XY => {
+                self.grid[0] = data & 0xFFFF;
+                self.grid[1] = data >> 16;
+            }
+            GRID_DIM_Z => self.grid[2] = data,
+            SHARED_SIZE => self.shared = data,
+            THREADS_PER_BLOCK => self.threads = data,
+            REGISTER_COUNT => self.regs = data,
+            BLOCK_DIM_XY => {
+                self.block[0] = data & 0xFFFF;
+                self.block[1] = data >> 16;
+            }
+            BLOCK_DIM_Z => self.block[2] = data,
+            PROGRAM_START => self.start = data,
+            LOCAL_WINDOW => self.local_window = data as u64,
+            LOCAL_SIZE => self.local_size = data,
+            CODE_ADDRESS_HIGH => self.code = hi(self.code),
+            CODE_ADDRESS_LOW => self.code = lo(self.code),
+            CB_SIZE => self.cb_size = data,
+            CB_ADDRESS_HIGH => self.cb_addr = hi(self.cb_addr),
+            CB_ADDRESS_LOW => self.cb_addr = lo(self.cb_addr),
+            CB_BIND => {
+                let slot = ((data >> 8) & 0x1F) as usize;
+                if slot >= CB_SLOTS {
+                    return Action::Unknown;
+                }
+                self.cbs[slot] = (data & 1 == 1).then_some((self.cb_addr, self.cb_size));
+            }
+            CB_OFFSET => self.cb_offset = data,
+            CB_DATA => {
+                let at = self.cb_addr.wrapping_add(self.cb_offset as u64);
+                self.cb_offset = self.cb_offset.wrapping_add(4);
+                return Action::CbWrite(at, data);
+            }
+            LAUNCH => return Action::Launch,
+            INVALIDATE_SHADER_CACHES => return Action::Invalidate,
+            REPORT_ADDRESS_HIGH => self.report_addr = hi(self.report_addr),
+            REPORT_ADDRESS_LOW => self.report_addr = lo(self.report_addr),
+            REPORT_SEQUENCE => self.report_seq = data,
+            REPORT_OPERATION => return Action::Report(self.report_addr, self.report_seq),
+            BARRIER_COUNT | BEGIN_GRID | END_GRID | L1_CONFIG | LOCAL_ADDRESS_HIGH | LOCAL_ADDRESS_LOW | LOCAL_SIZE_PER_WARP => {}
+            _ => return Action::Unknown,
+        }
+        Action::None
+    }
+}
+
+/// A stopped grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trap {
+    /// Why.
+    pub reason: TrapReason,
+    /// Instruction index.
+    pub pc: u32,
+}
+
+/// How a grid ended badly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GridError {
+    /// An MMU fault.
+    Fault(Fault),
+    /// A trap.
+    Trap(Trap),
+}
+
+/// A decoded, validated instruction.
+#[derive(Clone, Copy, Debug)]
+struct D {
+    op: Op,
+    ty: Ty,
+    guard: u8,
+    neg: bool,
+    dst: u8,
+    a: u8,
+    b: u8,
+    c: u8,
+    imm_slot: Imm,
+    m: u16,
+    imm: u64,
+}
+
+fn decode(i: Instr) -> Option<D> {
+    let w = i.w0;
+    Some(D {
+        op: w.op_or_err().ok()?,
+        ty: w.ty_or_err().ok()?,
+        guard: w.guard(),
+        neg: w.guard_neg(),
+        dst: w.dst(),
+        a: w.a(),
+        b: w.b(),
+        c: w.c(),
+        imm_slot: w.imm_or_err().ok()?,
+        m: w.m(),
+        imm: i.imm,
+    })
+}
+
+/// The engine: its instruction cache and statistics.
+#[derive(Default)]
+pub struct ComputeEngine {
+    icache: BTreeMap<u64, Vec<Option<D>>>,
+    free_at: u64,
+    /// Warp instructions executed.
+    pub warp_instructions: u64,
+    /// Thread instructions executed.
+    pub thread_instructions: u64,
+    /// Grids launched.
+    pub grids: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    pc: u32,
+    mask: u32,
+    rpc: u32,
+}
+
+struct Warp {
+    stack: Vec<Frame>,
+    exited: u32,
+    at_barrier: bool,
+    done: bool,
+    /// Lanes that hold a thread.
+    lanes: u32,
+    /// Thread index of lane 0.
+    base: u32,
+}
+
+/// Everything one launch needs, borrowed from the device.
+pub struct LaunchCtx<'a> {
+    /// Physical memory.
+    pub mem: &'a mut Memory,
+    /// TLB.
+    pub tlb: &'a mut Tlb,
+    /// The channel's address space.
+    pub space: AddressSpace,
+    /// Device configuration.
+    pub cfg: &'a DeviceConfig,
+    /// Device time (ns) for %globaltimer.
+    pub now_ns: u64,
+    /// Device cycle for %clock.
+    pub now: u64,
+}
+
+struct Grid<'a, 'b> {
+    cx: &'b mut LaunchCtx<'a>,
+    r: &'b ComputeRegs,
+    code: &'b mut Vec<Option<D>>,
+    banks: Vec<Vec<u8>>,
+    nregs: usize,
+    instrs: u64,
+    thread_instrs: u64,
+    budget: u64,
+}
+
+fn mask(ty: Ty) -> u64 {
+    match ty.bytes() {
+        1 if ty == Ty::Pred => 1,
+        1 => 0xFF,
+        2 => 0xFFFF,
+        4 => 0xFFFF_FFFF,
+        _ => u64::MAX,
+    }
+}
+
+fn sx(ty: Ty, v: u64) -> i64 {
+    match ty {
+        Ty::S8 => v as u8 as i8 as i64,
+        Ty::S16 => v as u16 as i16 as i64,
+        Ty::S32 => v as u32 as i32 as i64,
+        _ => v as i64,
+    }
+}
+
+fn f32v(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+fn f64v(v: u64) -> f64 {
+    f64::from_bits(v)
+}
+fn fb32(f: f32) -> u64 {
+    f.to_bits() as u64
+}
+
+fn round_f64(x: f64, mode: Round) -> f64 {
+    match mode {
+        Round::Default | Round::Rz => libm::trunc(x),
+        Round::Rn => libm::rint(x),
+        Round::Rm => libm::floor(x),
+        Round::Rp => libm::ceil(x),
+    }
+}
+
+impl ComputeEngine {
+    /// Forget decoded instructions.
+    pub fn invalidate(&mut self) {
+        self.icache.clear();
+    }
+
+    /// Cycle at which the engine becomes idle.
+    pub fn free_at(&self) -> u64 {
+        self.free_at
+    }
+
+    /// Run a grid now; returns the cycle at which it completes.
+    pub fn launch(&mut self, cx: &mut LaunchCtx<'_>, r: &ComputeRegs) -> Result<u64, GridError> {
+        let bad = |pc| GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc });
+        let threads = r.block[0] as u64 * r.block[1] as u64 * r.block[2] as u64;
+        if threads == 0 || threads > MAX_THREADS as u64 || r.grid.contains(&0) || r.regs > 255 || !r.start.is_multiple_of(16) {
+            return Err(bad(0));
+        }
+        let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
+        // Constant banks, as bound at launch.
+        let mut banks = vec![Vec::new(); CB_SLOTS];
+        for (slot, cb) in r.cbs.iter().enumerate() {
+            if let Some((va, size)) = *cb {
+                let mut buf = vec![0u8; size.min(1 << 16) as usize];
+                cx.tlb.read_va(cx.mem, &cx.space, va, &mut buf).map_err(GridError::Fault)?;
+                banks[slot] = buf;
+            }
+        }
+        let code = self.icache.entry(r.code).or_default();
+        let budget = cx.cfg.watchdog_cycles.saturating_mul(cx.cfg.sms.max(1) as u64);
+        let mut g = Grid { cx, r, code, banks, nregs: r.regs.max(1) as usize, instrs: 0, thread_instrs: 0, budget };
+        let res = (|| {
+            for bz in 0..r.grid[2] {
+                for by in 0..r.grid[1] {
+                    for bx in 0..r.grid[0] {
+                        g.block([bx, by, bz], threads as u32)?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        self.warp_instructions += g.instrs;
+        self.thread_instructions += g.thread_instrs;
+        self.grids += 1;
+        let cfg = g.cx.cfg;
+        let cost = cfg.launch_overhead_cycles + g.instrs.div_ceil(cfg.sms.max(1) as u64) + nblocks;
+        let start = g.cx.now.max(self.free_at);
+        self.free_at = start + cost;
+        res.map(|()| self.free_at)
+    }
+}
+
+impl Grid<'_, '_> {
+    fn fetch(&mut self, pc: u32) -> Result<D, GridError> {
+        let i = pc as usize;
+        if let Some(Some(d)) = self.code.get(i) {
+            return Ok(*d);
+        }
+        let trap = GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc });
+        let va = self.r.code.wrapping_add(self.r.start as u64).wrapping_add(pc as u64 * INSTR_BYTES);
+        let mut b = [0u8; 16];
+        self.cx.tlb.read_va(self.cx.mem, &self.cx.space, va, &mut b).map_err(GridError::Fault)?;
+        let d = decode(Instr::from_bytes(&b)).ok_or(trap)?;
+        if i >= self.code.len() {
+            self.code.resize(i + 1, None);
+        }
+        self.code[i] = Some(d);
+        Ok(d)
+    }
+
+    fn block(&mut self, ctaid: [u32; 3], threads: u32) -> Result<(), GridError> {
+        let nwarps = threads.div_ceil(WARP_SIZE) as usize;
+        let nregs = self.nregs;
+        let mut regs = vec![0u64; nwarps * nregs * 32];
+        let mut shared = vec![0u8; self.r.shared as usize];
+        let local_size = self.r.local_size as usize;
+        let mut local = vec![0u8; local_size * nwarps * 32];
+        let mut warps: Vec<Warp> = (0..nwarps)
+            .map(|w| {
+                let base = w as u32 * 32;
+                let n = (threads - base).min(32);
+                let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+                Warp { stack: vec![Frame { pc: 0, mask: lanes, rpc: u32::MAX }], exited: 0, at_barrier: false, done: false, lanes, base }
+            })
+            .collect();
+        loop {
+            let mut progressed = false;
+            for w in 0..nwarps {
+                if warps[w].done || warps[w].at_barrier {
+                    continue;
+                }
+                progressed = true;
+                let wr = &mut regs[w * nregs * 32..(w + 1) * nregs * 32];
+                let wl = &mut local[w * local_size * 32..(w + 1) * local_size * 32];
+                self.run_warp(&mut warps[w], w as u32, nwarps as u32, ctaid, wr, &mut shared, wl)?;
+            }
+            let live = warps.iter().filter(|w| !w.done).count();
+            if live == 0 {
+                return Ok(());
+            }
+            if warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
+                for w in warps.iter_mut() {
+                    w.at_barrier = false;
+                }
+            } else if !progressed {
+                return Ok(());
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_warp(&mut self, w: &mut Warp, warpid: u32, nwarps: u32, ctaid: [u32; 3], regs: &mut [u64], shared: &mut [u8], local: &mut [u8]) -> Result<(), GridError> {
+        let r = self.r;
+        let bdim = r.block;
+        loop {
+            let Some(top) = w.stack.last().copied() else {
+                w.done = true;
+                return Ok(());
+            };
+            if top.pc == top.rpc || top.mask & !w.exited == 0 {
+                w.stack.pop();
+                continue;
+            }
+            let pc = top.pc;
+            let d = self.fetch(pc)?;
+            self.instrs += 1;
+            if self.instrs > self.budget {
+                return Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
+            }
+            let active = top.mask & !w.exited;
+            let on = if d.guard == ALWAYS {
+                active
+            } else {
+                let g = &regs[d.guard as usize * 32..][..32];
+                let mut m = 0u32;
+                for (l, v) in g.iter().enumerate() {
+                    if active >> l & 1 == 1 && ((v & 1 == 1) ^ d.neg) {
+                        m |= 1 << l;
+                    }
+                }
+                m
+            };
+            self.thread_instrs += on.count_ones() as u64;
+            let trap = |reason| GridError::Trap(Trap { reason, pc });
+            let next = pc + 1;
+            macro_rules! set_pc {
+                ($v:expr) => {
+                    if let Some(t) = w.stack.last_mut() {
+                        t.pc = $v;
+                    }
+                };
+            }
+            match d.op {
+                Op::Bra => {
+                    let bt = BranchTarget::from(d.imm);
+                    let (target, rpc) = (bt.target(), bt.reconverge());
+                    let not_taken = active & !on;
+                    if on == 0 {
+                        set_pc!(next);
+                    } else if not_taken == 0 {
+                        set_pc!(target);
+                    } else {
+                        set_pc!(rpc);
+                        w.stack.push(Frame { pc: next, mask: not_taken, rpc });
+                        w.stack.push(Frame { pc: target, mask: on, rpc });
+                    }
+                    continue;
+                }
+                Op::Exit => {
+                    w.exited |= on;
+                    if w.exited & w.lanes == w.lanes {
+                        w.done = true;
+                        w.stack.clear();
+                        return Ok(());
+                    }
+                    set_pc!(next);
+                    continue;
+                }
+                Op::Bar => {
+                    set_pc!(next);
+                    if on != 0 {
+                        w.at_barrier = true;
+                        return Ok(());
+                    }
+                    continue;
+                }
+                Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
+                Op::Call | Op::Ret => return Err(trap(TrapReason::IllegalInstruction)),
+                _ => {}
+            }
+            set_pc!(next);
+            if on == 0 {
+                continue;
+            }
+            let slot = |k: usize, reg: u8, lane: usize, regs: &[u64]| -> u64 {
+                let is_imm = matches!((k, d.imm_slot), (0, Imm::A) | (1, Imm::B) | (2, Imm::C));
+                if is_imm {
+                    d.imm
+                } else if reg == RZ {
+                    0
+                } else {
+                    regs[reg as usize * 32 + lane]
+                }
+            };
+            let ty = d.ty;
+            let msk = mask(ty);
+            macro_rules! lanes {
+                (|$l:ident| $body:expr) => {
+                    for $l in 0..32usize {
+                        if on >> $l & 1 == 1 {
+                            let v: u64 = $body;
+                            if d.dst != RZ {
+                                regs[d.dst as usize * 32 + $l] = v;
+                            }
+                        }
+                    }
+                };
+            }
+            match d.op {
+                Op::Nop | Op::Membar => {}
+                Op::Mov => lanes!(|l| slot(0, d.a, l, regs) & msk),
+                Op::S2r => {
+                    let s = Sreg::from_index(d.imm).ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let now = self.cx.now + self.instrs;
+                    let now_ns = self.cx.now_ns;
+                    lanes!(|l| {
+                        let t = w.base + l as u32;
+                        let (tx, ty_, tz) = (t % bdim[0], (t / bdim[0]) % bdim[1], t / (bdim[0] * bdim[1]));
+                        (match s {
+                            Sreg::TidX => tx as u64,
+                            Sreg::TidY => ty_ as u64,
+                            Sreg::TidZ => tz as u64,
+                            Sreg::NtidX => bdim[0] as u64,
+                            Sreg::NtidY => bdim[1] as u64,
+                            Sreg::NtidZ => bdim[2] as u64,
+                            Sreg::CtaidX => ctaid[0] as u64,
+                            Sreg::CtaidY => ctaid[1] as u64,
+                            Sreg::CtaidZ => ctaid[2] as u64,
+                            Sreg::NctaidX => r.grid[0] as u64,
+                            Sreg::NctaidY => r.grid[1] as u64,
+                            Sreg::NctaidZ => r.grid[2] as u64,
+                            Sreg::LaneId => l as u64,
+                            Sreg::WarpId => warpid as u64,
+                            Sreg::NwarpId => nwarps as u64,
+                            Sreg::SmId => 0,
+                            Sreg::Clock => now & 0xFFFF_FFFF,
+                            Sreg::Clock64 => now,
+                            Sreg::GlobalTimer => now_ns,
+                            Sreg::LanemaskLt => (1u64 << l) - 1,
+                            Sreg::LanemaskLe => (1u64 << (l + 1)) - 1,
+                            Sreg::LanemaskGt => !((1u64 << (l + 1)) - 1) & 0xFFFF_FFFF,
+                            Sreg::LanemaskGe => !((1u64 << l) - 1) & 0xFFFF_FFFF,
+                            Sreg::LanemaskEq => 1u64 << l,
+                            Sreg::ActiveMask => active as u64,
+                        }) & msk
+                    })
+                }
+                Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Rem | Op::Min | Op::Max | Op::And | Op::Or | Op::Xor | Op::Shl | Op::Shr => {
+                    let mode = d.m & 3;
+                    let mut err = None;
+                    lanes!(|l| {
+                        let (a, b) = (slot(0, d.a, l, regs), slot(1, d.b, l, regs));
+                        match binop(d.op, ty, mode, a, b) {
+                            Some(v) => v,
+                            None => {
+                                err = Some(trap(TrapReason::IllegalInstruction));
+                                0
+                            }
+                        }
+                    });
+                    if let Some(e) = err {
+                        return Err(e);
+                    }
+                }
+                Op::Mad => {
+                    let mode = d.m & 3;
+                    lanes!(|l| {
+                        let (a, b, c) = (slot(0, d.a, l, regs), slot(1, d.b, l, regs), slot(2, d.c, l, regs));
+                        match ty {
+                            Ty::F32 => fb32(libm::fmaf(f32v(a), f32v(b), f32v(c))),
+                            Ty::F64 => libm::fma(f64v(a), f64v(b), f64v(c)).to_bits(),
+                            _ if mode == MulMode::Wide as u16 => {
+                                let p = binop(Op::Mul, ty, mode, a, b).unwrap_or(0);
+                                p.wrapping_add(c)
+                            }
+                            _ => binop(Op::Mul, ty, mode, a, b).unwrap_or(0).wrapping_add(c) & msk,
+                        }
+                    })
+                }
+                Op::Abs | Op::Neg | Op::Not | Op::Popc | Op::Clz | Op::Brev | Op::Sqrt | Op::Rcp | Op::Rsqrt | Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 => {
+                    lanes!(|l| unop(d.op, ty, slot(0, d.a, l, regs)))
+                }
+                Op::Selp => lanes!(|l| if slot(2, d.c, l, regs) & 1 == 1 { slot(0, d.a, l, regs) } else { slot(1, d.b, l, regs) } & msk),
+                Op::Slct => {
+                    let cty = match d.m {
+                        x if x == Ty::F32 as u16 => Ty::F32,
+                        _ => Ty::S32,
+                    };
+                    lanes!(|l| {
+                        let c = slot(2, d.c, l, regs);
+                        let ge = if cty == Ty::F32 { f32v(c) >= 0.0 } else { sx(Ty::S32, c) >= 0 };
+                        (if ge { slot(0, d.a, l, regs) } else { slot(1, d.b, l, regs) }) & msk
+                    })
+                }
+                Op::Setp => {
+                    let cmp = Cmp::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
+                    lanes!(|l| setp(cmp, ty, slot(0, d.a, l, regs), slot(1, d.b, l, regs)) as u64)
+                }
+                Op::Cvt => {
+                    let src = [Ty::U8, Ty::S8, Ty::U16, Ty::S16, Ty::U32, Ty::S32, Ty::U64, Ty::S64, Ty::F32, Ty::F64, Ty::Pred]
+                        .get((d.m >> 4) as usize & 0xF)
+                        .copied()
+                        .ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let round = Round::from_bits(d.m & 7).ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let sat = d.m >> 3 & 1 == 1;
+                    let integral = d.m >> 8 & 1 == 1;
+                    lanes!(|l| cvt(ty, src, round, sat, integral, slot(0, d.a, l, regs)))
+                }
+                Op::Bfe => lanes!(|l| {
+                    let (a, pos, len) = (slot(0, d.a, l, regs), slot(1, d.b, l, regs) & 0xFF, slot(2, d.c, l, regs) & 0xFF);
+                    let bits = ty.bytes() as u64 * 8;
+                    let pos = pos.min(bits);
+                    let len = len.min(bits);
+                    let v = if len == 0 { 0 } else { (a & msk) >> pos & if len >= 64 { u64::MAX } else { (1u64 << len) - 1 } };
+                    let sign = ty.signed() && len > 0 && {
+                        let sb = (pos + len - 1).min(bits - 1);
+                        (a >> sb) & 1 == 1
+                    };
+                    if sign && len < 64 { (v | !((1u64 << len) - 1)) & msk } else { v }
+                }),
+                Op::Prmt => lanes!(|l| {
+                    let (a, b, c) = (slot(0, d.a, l, regs) as u32, slot(1, d.b, l, regs) as u32, slot(2, d.c, l, regs) as u32);
+                    let bytes = ((b as u64) << 32 | a as u64).to_le_bytes();
+                    let mut out = 0u32;
+                    for k in 0..4 {
+                        let sel = (c >> (4 * k)) & 0xF;
+                        let mut byte = bytes[(sel & 7) as usize];
+                        if sel & 8 != 0 {
+                            byte = if byte & 0x80 != 0 { 0xFF } else { 0 };
+                        }
+                        out |= (byte as u32) << (8 * k);
+                    }
+                    out as u64
+                }),
+                Op::Shf => lanes!(|l| {
+                    let (lo, hi, n) = (slot(0, d.a, l, regs) as u32, slot(1, d.b, l, regs) as u32, slot(2, d.c, l, regs) as u32);
+                    let n = if d.m & 2 != 0 { n.min(32) } else { n & 31 };
+                    let v = (hi as u64) << 32 | lo as u64;
+                    (if d.m & 1 == 1 { (v >> n) as u32 } else { ((v << n) >> 32) as u32 }) as u64
+                }),
+                Op::Cvta => {
+                    let to = d.m >> 3 & 1 == 1;
+                    let window = match d.m & 7 {
+                        x if x == Space::Shared as u16 => r.shared_window,
+                        x if x == Space::Local as u16 => r.local_window,
+                        _ => 0,
+                    };
+                    lanes!(|l| {
+                        let a = slot(0, d.a, l, regs);
+                        if to { a.wrapping_sub(window) } else { a.wrapping_add(window) }
+                    })
+                }
+                Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, regs, shared, local)?,
+                Op::Shfl => {
+                    let mode = d.m & 3;
+                    let src: Vec<u64> = (0..32).map(|l| slot(0, d.a, l, regs)).collect();
+                    lanes!(|l| {
+                        let (b, c) = (slot(1, d.b, l, regs) as u32, slot(2, d.c, l, regs) as u32);
+                        let seg = (c >> 8) & 0x1F;
+                        let clamp = c & 0x1F;
+                        let (lane, min) = (l as u32, l as u32 & seg);
+                        let max = min | (clamp & !seg);
+                        let j = match mode {
+                            0 => Some(min | (b & !seg)).filter(|&j| j <= max),
+                            1 => lane.checked_sub(b).filter(|&j| j >= min),
+                            2 => Some(lane + b).filter(|&j| j <= max),
+                            _ => Some(lane ^ b).filter(|&j| j <= max),
+                        };
+                        match j {
+                            Some(j) if j < 32 && active >> j & 1 == 1 => src[j as usize] & 0xFFFF_FFFF,
+                            _ => src[l] & 0xFFFF_FFFF,
+                        }
+                    })
+                }
+                Op::Vote => {
+                    let mut ballot = 0u32;
+                    for l in 0..32 {
+                        if on >> l & 1 == 1 && slot(0, d.a, l, regs) & 1 == 1 {
+                            ballot |= 1 << l;
+                        }
+                    }
+                    let v = match d.m & 3 {
+                        0 => (ballot == on) as u64,
+                        1 => (ballot != 0) as u64,
+                        2 => (ballot == on || ballot == 0) as u64,
+                        _ => ballot as u64,
+                    };
+                    lanes!(|_l| v)
+                }
+                Op::Trap => {}
+                Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled above"),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn memory(&mut self, d: D, pc: u32, on: u32, regs: &mut [u64], shared: &mut [u8], local: &mut [u8]) -> Result<(), GridError> {
+        let trap = |reason| GridError::Trap(Trap { reason, pc });
+        let space = Space::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
+        let (n, bank) = if d.op == Op::Atom { (1, 0) } else { (MemMods::vec(d.m) as usize, MemMods::bank(d.m) as usize) };
+        let size = d.ty.bytes() as usize;
+        let local_size = self.r.local_size as usize;
+        for l in 0..32usize {
+            if on >> l & 1 == 0 {
+                continue;
+            }
+            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+            let addr = base.wrapping_add(d.imm);
+            if addr % (size * n.min(4)) as u64 != 0 && addr % size as u64 != 0 {
+                return Err(trap(TrapReason::Misaligned));
+            }
+            if addr % size as u64 != 0 {
+                return Err(trap(TrapReason::Misaligned));
+            }
+            // Resolve the space of a generic address.
+            let (space, addr) = match space {
+                Space::Generic if addr.wrapping_sub(self.r.shared_window) < WINDOW_SIZE && self.r.shared_window != 0 => {
+                    (Space::Shared, addr - self.r.shared_window)
+                }
+                Space::Generic if addr.wrapping_sub(self.r.local_window) < WINDOW_SIZE && self.r.local_window != 0 => {
+                    (Space::Local, addr - self.r.local_window)
+                }
+                Space::Generic => (Space::Global, addr),
+                s => (s, addr),
+            };
+            let bytes = size * n;
+            // A view of the lane's memory for shared/local/constant spaces.
+            let window: Option<&mut [u8]> = match space {
+                Space::Shared => Some(&mut shared[..]),
+                Space::Local => Some(&mut local[l * local_size..(l + 1) * local_size]),
+                _ => None,
+            };
+            match d.op {
+                Op::Ld => {
+                    let mut buf = [0u8; 32];
+                    let buf = &mut buf[..bytes];
+                    match space {
+                        Space::Global => self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?,
+                        Space::Const | Space::ConstBank => {
+                            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+                            for (k, x) in buf.iter_mut().enumerate() {
+                                *x = b.get(addr as usize + k).copied().unwrap_or(0);
+                            }
+                        }
+                        _ => {
+                            let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
+                            let src = w.get(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            buf.copy_from_slice(src);
+                        }
+                    }
+                    for k in 0..n {
+                        let dst = d.dst as usize + k;
+                        if d.dst == RZ || dst >= 255 {
+                            continue;
+                        }
+                        let mut e = [0u8; 8];
+                        e[..size].copy_from_slice(&buf[k * size..(k + 1) * size]);
+                        let raw = u64::from_le_bytes(e);
+                        regs[dst * 32 + l] = if d.ty.signed() { sx(d.ty, raw) as u64 } else { raw };
+                    }
+                }
+                Op::St => {
+                    let mut buf = [0u8; 32];
+                    for k in 0..n {
+                        let src = d.b as usize + k;
+                        let v = if d.b == RZ || src >= 255 { 0 } else { regs[src * 32 + l] };
+                        buf[k * size..(k + 1) * size].copy_from_slice(&v.to_le_bytes()[..size]);
+                    }
+                    let buf = &buf[..bytes];
+                    match space {
+                        Space::Global => self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?,
+                        Space::Const | Space::ConstBank => return Err(trap(TrapReason::IllegalInstruction)),
+                        _ => {
+                            let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
+                            let dst = w.get_mut(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            dst.copy_from_slice(buf);
+                        }
+                    }
+                }
+                _ => {
+                    // Atomics: read, modify, write, one lane at a time in lane order.
+                    let aop = AtomMods::op(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let mut old = [0u8; 8];
+                    match space {
+                        Space::Global => self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size]).map_err(GridError::Fault)?,
+                        Space::Shared => {
+                            let w = window.as_deref().ok_or(trap(TrapReason::IllegalInstruction))?;
+                            old[..size].copy_from_slice(w.get(addr as usize..addr as usize + size).ok_or(trap(TrapReason::OutOfRange))?);
+                        }
+                        _ => return Err(trap(TrapReason::IllegalInstruction)),
+                    }
+                    let o = u64::from_le_bytes(old);
+                    let b = if d.b == RZ { 0 } else { regs[d.b as usize * 32 + l] };
+                    let c = if d.c == RZ { 0 } else { regs[d.c as usize * 32 + l] };
+                    let new = atom(aop, d.ty, o, b, c);
+                    let nb = new.to_le_bytes();
+                    match space {
+                        Space::Global => self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, &nb[..size]).map_err(GridError::Fault)?,
+                        _ => {
+                            if let Some(w) = window {
+                                w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
+                            }
+                        }
+                    }
+                    if d.dst != RZ {
+                        regs[d.dst as usize * 32 + l] = o;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn binop(op: Op, ty: Ty, mode: u16, a: u64, b: u64) -> Option<u64> {
+    let m = mask(ty);
+    let bits = ty.bytes() * 8;
+    Some(match ty {
+        Ty::F32 => {
+            let (x, y) = (f32v(a), f32v(b));
+            fb32(match op {
+                Op::Add => x + y,
+                Op::Sub => x - y,
+                Op::Mul => x * y,
+                Op::Div => x / y,
+                Op::Min => fminf(x, y),
+                Op::Max => fmaxf(x, y),
+                Op::Rem => libm::fmodf(x, y),
+                _ => return bitop(op, Ty::U32, a, b),
+            })
+        }
+        Ty::F64 => {
+            let (x, y) = (f64v(a), f64v(b));
+            (match op {
+                Op::Add => x + y,
+                Op::Sub => x - y,
+                Op::Mul => x * y,
+                Op::Div => x / y,
+                Op::Min => libm::fmin(x, y),
+                Op::Max => libm::fmax(x, y),
+                Op::Rem => libm::fmod(x, y),
+                _ => return bitop(op, Ty::U64, a, b),
+            })
+            .to_bits()
+        }
+        Ty::Pred => match op {
+            Op::And => a & b & 1,
+            Op::Or => (a | b) & 1,
+            Op::Xor => (a ^ b) & 1,
+            _ => return None,
+        },
+        _ => {
+            let signed = ty.signed();
+            let (sa, sb) = (sx(ty, a), sx(ty, b));
+            let (ua, ub) = (a & m, b & m);
+            match op {
+                Op::Add => ua.wrapping_add(ub) & m,
+                Op::Sub => ua.wrapping_sub(ub) & m,
+                Op::Mul => match mode {
+                    0 => ua.wrapping_mul(ub) & m,
+                    1 => {
+                        let p = if signed { (sa as i128 * sb as i128) as u128 } else { ua as u128 * ub as u128 };
+                        (p >> bits) as u64 & m
+                    }
+                    _ => {
+                        // Wide: the full product, in twice the width.
+                        let p = if signed { (sa as i128 * sb as i128) as u128 } else { ua as u128 * ub as u128 };
+                        let wmask = if bits >= 32 { u64::MAX } else { (1u64 << (2 * bits)) - 1 };
+                        p as u64 & wmask
+                    }
+                },
+                Op::Div => {
+                    if ub == 0 {
+                        m
+                    } else if signed {
+                        sa.wrapping_div(sb) as u64 & m
+                    } else {
+                        ua / ub
+                    }
+                }
+                Op::Rem => {
+                    if ub == 0 {
+                        ua
+                    } else if signed {
+                        sa.wrapping_rem(sb) as u64 & m
+                    } else {
+                        ua % ub
+                    }
+                }
+                Op::Min => {
+                    if signed {
+                        sa.min(sb) as u64 & m
+                    } else {
+                        ua.min(ub)
+                    }
+                }
+                Op::Max => {
+                    if signed {
+                        sa.max(sb) as u64 & m
+                    } else {
+                        ua.max(ub)
+                    }
+                }
+                Op::Shl => {
+                    let s = b & 0xFFFF_FFFF;
+                    if s >= bits as u64 { 0 } else { (ua << s) & m }
+                }
+                Op::Shr => {
+                    let s = b & 0xFFFF_FFFF;
+                    if signed {
+                        (sa >> s.min(bits as u64 - 1).min(63)) as u64 & m
+                    } else if s >= bits as u64 {
+                        0
+                    } else {
+                        ua >> s
+                    }
+                }
+                _ => return bitop(op, ty, a, b),
+            }
+        }
+    })
+}
+
+fn bitop(op: Op, ty: Ty, a: u64, b: u64) -> Option<u64> {
+    let m = mask(ty);
+    Some(match op {
+        Op::And => a & b & m,
+        Op::Or => (a | b) & m,
+        Op::Xor => (a ^ b) & m,
+        _ => return None,
+    })
+}
+
+fn fminf(x: f32, y: f32) -> f32 {
+    libm::fminf(x, y)
+}
+fn fmaxf(x: f32, y: f32) -> f32 {
+    libm::fmaxf(x, y)
+}
+
+fn unop(op: Op, ty: Ty, a: u64) -> u64 {
+    let m = mask(ty);
+    let bits = ty.bytes() * 8;
+    match ty {
+        Ty::F32 => {
+            let x = f32v(a);
+            fb32(match op {
+                Op::Abs => libm::fabsf(x),
+                Op::Neg => -x,
+                Op::Sqrt => libm::sqrtf(x),
+                Op::Rcp => 1.0 / x,
+                Op::Rsqrt => 1.0 / libm::sqrtf(x),
+                Op::Sin => libm::sinf(x),
+                Op::Cos => libm::cosf(x),
+                Op::Ex2 => libm::exp2f(x),
+                Op::Lg2 => libm::log2f(x),
+                _ => return unop(op, Ty::U32, a),
+            })
+        }
+        Ty::F64 => {
+            let x = f64v(a);
+            (match op {
+                Op::Abs => libm::fabs(x),
+                Op::Neg => -x,
+                Op::Sqrt => libm::sqrt(x),
+                Op::Rcp => 1.0 / x,
+                Op::Rsqrt => 1.0 / libm::sqrt(x),
+                Op::Sin => libm::sin(x),
+                Op::Cos => libm::cos(x),
+                Op::Ex2 => libm::exp2(x),
+                Op::Lg2 => libm::log2(x),
+                _ => return unop(op, Ty::U64, a),
+            })
+            .to_bits()
+        }
+        Ty::Pred => match op {
+            Op::Not => !a & 1,
+            _ => a & 1,
+        },
+        _ => match op {
+            Op::Abs => sx(ty, a).unsigned_abs() & m,
+            Op::Neg => (a & m).wrapping_neg() & m,
+            Op::Not => !a & m,
+            Op::Popc => (a & m).count_ones() as u64,
+            Op::Clz => ((a & m).leading_zeros() - (64 - bits)) as u64,
+            Op::Brev => ((a & m).reverse_bits() >> (64 - bits)) & m,
+            _ => a & m,
+        },
+    }
+}
+
+fn setp(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
+    use core::cmp::Ordering::*;
+    let ord = match ty {
+        Ty::F32 => f32v(a).partial_cmp(&f32v(b)),
+        Ty::F64 => f64v(a).partial_cmp(&f64v(b)),
+        t if t.signed() => Some(sx(t, a).cmp(&sx(t, b))),
+        t => Some((a & mask(t)).cmp(&(b & mask(t)))),
+    };
+    match (cmp, ord) {
+        (Cmp::Num, o) => o.is_some(),
+        (Cmp::Nan, o) => o.is_none(),
+        (Cmp::Eq, Some(o)) => o == Equal,
+        (Cmp::Ne, Some(o)) => o != Equal,
+        (Cmp::Lt, Some(o)) => o == Less,
+        (Cmp::Le, Some(o)) => o != Greater,
+        (Cmp::Gt, Some(o)) => o == Greater,
+        (Cmp::Ge, Some(o)) => o != Less,
+        (Cmp::Eq | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge, None) => false,
+        (Cmp::Ne, None) => false,
+        (Cmp::Equ, o) => o.is_none_or(|o| o == Equal),
+        (Cmp::Neu, o) => o.is_none_or(|o| o != Equal),
+        (Cmp::Ltu, o) => o.is_none_or(|o| o == Less),
+        (Cmp::Leu, o) => o.is_none_or(|o| o != Greater),
+        (Cmp::Gtu, o) => o.is_none_or(|o| o == Greater),
+        (Cmp::Geu, o) => o.is_none_or(|o| o != Less),
+    }
+}
+
+fn cvt(dst: Ty, src: Ty, round: Round, sat: bool, integral: bool, a: u64) -> u64 {
+    let m = mask(dst);
+    let as_f64 = |v: u64| -> f64 {
+        match src {
+            Ty::F32 => f32v(v) as f64,
+            Ty::F64 => f64v(v),
+            t if t.signed() => sx(t, v) as f64,
+            t => (v & mask(t)) as f64,
+        }
+    };
+    match (dst.float(), src.float()) {
+        (true, _) => {
+            let mut x = as_f64(a);
+            if integral {
+                x = round_f64(x, if round == Round::Default { Round::Rn } else { round });
+            }
+            if sat {
+                x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            }
+            if src == Ty::S64 || src == Ty::U64 {
+                // Exact conversion of 64-bit integers to floats.
+                let v = if src == Ty::S64 { sx(src, a) as f64 } else { a as f64 };
+                x = v;
+            }
+            if dst == Ty::F32 {
+                let f = if src == Ty::F32 { f32v(a) } else if src.float() { x as f32 } else { int_to_f32(src, a) };
+                let f = if integral || sat { x as f32 } else { f };
+                fb32(f)
+            } else {
+                x.to_bits()
+            }
+        }
+        (false, true) => {
+            let x = round_f64(as_f64(a), round);
+            let bits = dst.bytes() * 8;
+            if x.is_nan() {
+                return 0;
+            }
+            let p2 = |n: u32| (1u128 << n) as f64;
+            if dst.signed() {
+                let (lo, hi) = (-p2(bits - 1), p2(bits - 1) - 1.0);
+                (x.clamp(lo, hi) as i64) as u64 & m
+            } else {
+                let hi = if bits == 64 { u64::MAX as f64 } else { p2(bits) - 1.0 };
+                x.clamp(0.0, hi) as u64 & m
+            }
+        }
+        (false, false) => {
+            // Integer to integer: sign- or zero-extend from the source, then (saturate or) truncate.
+            let v = if src.signed() { sx(src, a) } else { (a & mask(src)) as i64 };
+            if sat && dst != Ty::Pred {
+                let bits = dst.bytes() * 8;
+                let (lo, hi): (i128, i128) = if dst.signed() {
+                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << bits) - 1)
+                };
+                let w = if src == Ty::U64 { (a as u128) as i128 } else { v as i128 };
+                (w.clamp(lo, hi) as u64) & m
+            } else {
+                v as u64 & m
+            }
+        }
+    }
+}
+
+fn int_to_f32(src: Ty, a: u64) -> f32 {
+    match src {
+        t if t.signed() => sx(t, a) as f32,
+        t => (a & mask(t)) as f32,
+    }
+}
+
+fn atom(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
+    let m = mask(ty);
+    match (op, ty) {
+        (AtomOp::Add, Ty::F32) => fb32(f32v(old) + f32v(b)),
+        (AtomOp::Add, Ty::F64) => (f64v(old) + f64v(b)).to_bits(),
+        (AtomOp::Add, _) => old.wrapping_add(b) & m,
+        (AtomOp::Min, t) if t.signed() => sx(t, old).min(sx(t, b)) as u64 & m,
+        (AtomOp::Min, _) => (old & m).min(b & m),
+        (AtomOp::Max, t) if t.signed() => sx(t, old).max(sx(t, b)) as u64 & m,
+        (AtomOp::Max, _) => (old & m).max(b & m),
+        (AtomOp::Inc, _) => {
+            if (old & m) >= (b & m) {
+                0
+            } else {
+                (old + 1) & m
+            }
+        }
+        (AtomOp::Dec, _) => {
+            if old & m == 0 || (old & m) > (b & m) {
+                b & m
+            } else {
+                (old - 1) & m
+            }
+        }
+        (AtomOp::And, _) => old & b & m,
+        (AtomOp::Or, _) => (old | b) & m,
+        (AtomOp::Xor, _) => (old ^ b) & m,
+        (AtomOp::Exch, _) => b & m,
+        (AtomOp::Cas, _) => {
+            if old & m == b & m {
+                c & m
+            } else {
+                old & m
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_semantics() {
+        assert_eq!(binop(Op::Add, Ty::U32, 0, 0xFFFF_FFFF, 1), Some(0));
+        assert_eq!(binop(Op::Mul, Ty::S32, 2, (-3i32) as u32 as u64, 4), Some((-12i64) as u64));
+        assert_eq!(binop(Op::Mul, Ty::U32, 1, 0x8000_0000, 4), Some(2));
+        assert_eq!(binop(Op::Shr, Ty::S32, 0, 0x8000_0000, 31), Some(0xFFFF_FFFF));
+        assert_eq!(binop(Op::Shl, Ty::U32, 0, 1, 32), Some(0));
+        assert_eq!(binop(Op::Div, Ty::S32, 0, (-7i32) as u32 as u64, 2), Some((-3i32) as u32 as u64));
+        assert_eq!(binop(Op::Rem, Ty::S32, 0, (-7i32) as u32 as u64, 2), Some((-1i32) as u32 as u64));
+        assert_eq!(binop(Op::Min, Ty::S32, 0, (-1i32) as u32 as u64, 1), Some(0xFFFF_FFFF));
+        assert_eq!(unop(Op::Clz, Ty::U32, 1), 31);
+        assert_eq!(unop(Op::Brev, Ty::U32, 1), 0x8000_0000);
+        assert_eq!(unop(Op::Popc, Ty::U64, u64::MAX), 64);
+    }
+
+    #[test]
+    fn comparisons_and_conversions() {
+        let nan = f32::NAN.to_bits() as u64;
+        assert!(!setp(Cmp::Lt, Ty::F32, nan, 0));
+        assert!(setp(Cmp::Ltu, Ty::F32, nan, 0));
+        assert!(setp(Cmp::Lt, Ty::S32, (-1i32) as u32 as u64, 0));
+        assert!(!setp(Cmp::Lt, Ty::U32, (-1i32) as u32 as u64, 0));
+        assert_eq!(cvt(Ty::S32, Ty::F32, Round::Rz, false, false, fb32(-2.7)), (-2i32) as u32 as u64);
+        assert_eq!(cvt(Ty::S32, Ty::F32, Round::Rn, false, false, fb32(2.5)), 2);
+        assert_eq!(cvt(Ty::U8, Ty::F32, Round::Rz, false, false, fb32(300.0)), 255);
+        assert_eq!(cvt(Ty::F32, Ty::S32, Round::Rn, false, false, (-3i32) as u32 as u64), fb32(-3.0));
+        assert_eq!(cvt(Ty::S64, Ty::S32, Round::Default, false, false, 0xFFFF_FFFF), u64::MAX);
+        assert_eq!(cvt(Ty::U64, Ty::U32, Round::Default, false, false, 0xFFFF_FFFF), 0xFFFF_FFFF);
+        assert_eq!(cvt(Ty::F64, Ty::F32, Round::Default, false, false, fb32(1.5)), 1.5f64.to_bits());
+        assert_eq!(cvt(Ty::U8, Ty::S32, Round::Default, true, false, (-5i32) as u32 as u64), 0);
+    }
+
+    #[test]
+    fn atomics() {
+        assert_eq!(atom(AtomOp::Inc, Ty::U32, 5, 5, 0), 0);
+        assert_eq!(atom(AtomOp::Dec, Ty::U32, 0, 9, 0), 9);
+        assert_eq!(atom(AtomOp::Cas, Ty::U32, 3, 3, 8), 8);
+        assert_eq!(atom(AtomOp::Cas, Ty::U32, 4, 3, 8), 4);
+        assert_eq!(atom(AtomOp::Max, Ty::S32, (-1i32) as u32 as u64, 2, 0), 2);
+        assert_eq!(atom(AtomOp::Add, Ty::F32, fb32(1.5), fb32(2.0), 0), fb32(3.5));
+    }
+}

@@ -1,0 +1,264 @@
+//! Modules and launches: PTX is compiled ("JIT") by the `ptx` crate at load time, the code,
+//! `.global` data and `.const` data are uploaded to video memory through the copy engine,
+//! and a launch is a sequence of compute-class (90C0) methods in the pushbuffer (HW.md,
+//! Gdev's order): code address, generic windows, shared and local sizes, the kernel
+//! parameters written into constant buffer 0 with CB_OFFSET/CB_DATA, module constants in
+//! bank 1, grid and block shape, register count, program start, LAUNCH, then a fence.
+//! Launches are asynchronous; errors in the kernel surface at the next synchronization.
+
+use crate::channel::Fence;
+use crate::error::{CuError, Result};
+use crate::gpu::{CtxHandle, Gpu};
+use crate::platform::{Level, Platform};
+use crate::rlog;
+use alloc::string::String;
+use alloc::vec::Vec;
+use fifo::Pushbuf;
+use hw::class::{compute::*, subch};
+use ptx::Program;
+
+/// Generic-address window of shared memory.
+pub const SHARED_WINDOW_ADDR: u32 = 0x0100_0000;
+/// Generic-address window of local memory.
+pub const LOCAL_WINDOW_ADDR: u32 = 0x0200_0000;
+/// Kernel parameter space (constant buffer 0), bytes.
+pub const PARAM_BYTES: u32 = 4096;
+/// Most shared memory per block.
+pub const MAX_SHARED: u32 = 48 * 1024;
+/// Most threads per block, and per block dimension.
+pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+/// Most blocks per grid dimension (the 16-bit fields of GRID_DIM_XY).
+pub const MAX_GRID: [u32; 3] = [65535, 65535, 65535];
+/// Registers available to one block.
+pub const REGS_PER_BLOCK: u32 = 65536;
+
+/// A loaded module (per context).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModuleHandle(pub u64);
+
+/// A kernel of a loaded module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncHandle {
+    /// Its module.
+    pub module: ModuleHandle,
+    /// Index of the kernel in the module.
+    pub index: u32,
+}
+
+/// What `cuFuncGetAttribute` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncAttributes {
+    /// Registers per thread.
+    pub regs: u32,
+    /// Static shared memory bytes.
+    pub shared_bytes: u32,
+    /// Local memory bytes per thread.
+    pub local_bytes: u32,
+    /// Parameter bytes.
+    pub param_bytes: u32,
+    /// Most threads per block a launch may use.
+    pub max_threads: u32,
+    /// Parameters: (offset, size) each.
+    pub params: Vec<(u32, u32)>,
+}
+
+pub(crate) struct Loaded {
+    prog: Program,
+    code: u64,
+    global: u64,
+    constant: Option<(u64, u32)>,
+    cb0: u64,
+    allocs: Vec<u64>,
+}
+
+impl<P: Platform> Gpu<P> {
+    /// Compile PTX and load it into a context (cuModuleLoadData with PTX). The error of a
+    /// bad module is CUDA_ERROR_INVALID_PTX, and the compiler's message is logged.
+    pub fn module_load_ptx(&self, h: CtxHandle, src: &str) -> Result<ModuleHandle> {
+        let prog = ptx::compile_ptx(src).map_err(|e| {
+            rlog!(&self.platform, Level::Error, "ptx: {e}");
+            CuError::InvalidPtx
+        })?;
+        self.module_load(h, prog)
+    }
+
+    /// Load a compiled program into a context.
+    pub fn module_load(&self, h: CtxHandle, prog: Program) -> Result<ModuleHandle> {
+        let mut allocs = Vec::new();
+        let r = self.module_upload(h, &prog, &mut allocs);
+        match r {
+            Ok((code, global, constant, cb0)) => self.with_ctx(h, |_, c| {
+                let id = c.next_module;
+                c.next_module += 1;
+                c.modules.insert(id, Loaded { prog, code, global, constant, cb0, allocs });
+                Ok(ModuleHandle(id))
+            }),
+            Err(e) => {
+                for a in allocs {
+                    let _ = self.mem_free(h, a);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn module_upload(&self, h: CtxHandle, prog: &Program, allocs: &mut Vec<u64>) -> Result<(u64, u64, Option<(u64, u32)>, u64)> {
+        let mut alloc = |bytes: u64| -> Result<u64> {
+            let p = self.mem_alloc(h, bytes.max(16))?;
+            allocs.push(p);
+            Ok(p)
+        };
+        let global = alloc(prog.global_init.len() as u64)?;
+        let code_bytes = prog.code_bytes(global);
+        let code = alloc(code_bytes.len() as u64)?;
+        let cb0 = alloc(PARAM_BYTES as u64)?;
+        let constant = if prog.const_init.is_empty() {
+            None
+        } else {
+            let c = alloc(prog.const_init.len() as u64)?;
+            Some((c, prog.const_init.len() as u32))
+        };
+        self.memcpy_htod(h, global, &prog.global_init)?;
+        self.memcpy_htod(h, code, &code_bytes)?;
+        if let Some((c, _)) = constant {
+            self.memcpy_htod(h, c, &prog.const_init)?;
+        }
+        // The new code may sit where old code was: drop decoded instructions.
+        self.with_ctx(h, |gpu, c| {
+            let ch = c.live()?;
+            let mut pb = Pushbuf::<16>::new();
+            pb.method(subch::COMPUTE, INVALIDATE_SHADER_CACHES, 0).map_err(|_| CuError::Unknown)?;
+            ch.submit(gpu, pb.words())
+        })?;
+        Ok((code, global, constant, cb0))
+    }
+
+    /// Unload a module and free its memory (cuModuleUnload).
+    pub fn module_unload(&self, h: CtxHandle, m: ModuleHandle) -> Result<()> {
+        let loaded = self.with_ctx(h, |_, c| c.modules.remove(&m.0).ok_or(CuError::InvalidHandle))?;
+        for a in loaded.allocs {
+            self.mem_free(h, a)?;
+        }
+        Ok(())
+    }
+
+    /// A kernel by name (cuModuleGetFunction).
+    pub fn module_get_function(&self, h: CtxHandle, m: ModuleHandle, name: &str) -> Result<FuncHandle> {
+        self.with_ctx(h, |_, c| {
+            let l = c.modules.get(&m.0).ok_or(CuError::InvalidHandle)?;
+            let index = l.prog.kernels.iter().position(|k| k.name == name).ok_or(CuError::NotFound)?;
+            Ok(FuncHandle { module: m, index: index as u32 })
+        })
+    }
+
+    /// A module variable's device address and size (cuModuleGetGlobal). `.const` variables
+    /// are addressable too: they live in the buffer bound as constant bank 1.
+    pub fn module_get_global(&self, h: CtxHandle, m: ModuleHandle, name: &str) -> Result<(u64, u64)> {
+        self.with_ctx(h, |_, c| {
+            let l = c.modules.get(&m.0).ok_or(CuError::InvalidHandle)?;
+            let s = l.prog.symbol(name).ok_or(CuError::NotFound)?;
+            let base = match s.space {
+                ptx::ast::StateSpace::Global => l.global,
+                _ => l.constant.map(|(c, _)| c).ok_or(CuError::NotFound)?,
+            };
+            Ok((base + s.offset as u64, s.size as u64))
+        })
+    }
+
+    /// Names of the kernels of a module.
+    pub fn module_kernels(&self, h: CtxHandle, m: ModuleHandle) -> Result<Vec<String>> {
+        self.with_ctx(h, |_, c| {
+            let l = c.modules.get(&m.0).ok_or(CuError::InvalidHandle)?;
+            Ok(l.prog.kernels.iter().map(|k| k.name.clone()).collect())
+        })
+    }
+
+    /// A kernel's resource use and parameter layout (cuFuncGetAttribute).
+    pub fn func_attributes(&self, h: CtxHandle, f: FuncHandle) -> Result<FuncAttributes> {
+        self.with_ctx(h, |_, c| {
+            let l = c.modules.get(&f.module.0).ok_or(CuError::InvalidHandle)?;
+            let k = l.prog.kernels.get(f.index as usize).ok_or(CuError::InvalidHandle)?;
+            let by_regs = REGS_PER_BLOCK / k.regs.max(1) / 32 * 32;
+            Ok(FuncAttributes {
+                regs: k.regs,
+                shared_bytes: k.shared_bytes,
+                local_bytes: k.local_bytes,
+                param_bytes: k.param_bytes,
+                max_threads: k.max_threads.unwrap_or(MAX_BLOCK[0]).min(MAX_BLOCK[0]).min(by_regs),
+                params: k.params.iter().map(|p| (p.offset, p.size)).collect(),
+            })
+        })
+    }
+
+    /// Launch `f` on a `grid` of `block`-shaped blocks with `shared` bytes of dynamic shared
+    /// memory; `params` is the parameter buffer laid out as [`FuncAttributes::params`].
+    /// Returns the launch's fence; the kernel runs asynchronously.
+    pub fn launch(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 3], block: [u32; 3], shared: u32, params: &[u8]) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| {
+            let l = c.modules.get(&f.module.0).ok_or(CuError::InvalidHandle)?;
+            let k = l.prog.kernels.get(f.index as usize).ok_or(CuError::InvalidHandle)?;
+            let threads = block.iter().map(|&d| d as u64).product::<u64>();
+            if grid.contains(&0) || block.contains(&0) || (0..3).any(|i| grid[i] > MAX_GRID[i] || block[i] > MAX_BLOCK[i]) {
+                return Err(CuError::InvalidValue);
+            }
+            if threads > MAX_BLOCK[0] as u64 || k.max_threads.is_some_and(|m| threads > m as u64) {
+                return Err(CuError::InvalidValue);
+            }
+            if k.regs as u64 * threads.div_ceil(32) * 32 > REGS_PER_BLOCK as u64 {
+                return Err(CuError::LaunchOutOfResources);
+            }
+            let dyn_base = if k.dynamic_shared { k.shared_bytes.div_ceil(16) * 16 } else { k.shared_bytes };
+            let total_shared = dyn_base.checked_add(shared).ok_or(CuError::InvalidValue)?;
+            if total_shared > MAX_SHARED {
+                return Err(CuError::InvalidValue);
+            }
+            if params.len() != k.param_bytes as usize {
+                return Err(CuError::InvalidValue);
+            }
+            let mut words: Vec<u32> = params.chunks(4).map(|b| {
+                let mut w = [0u8; 4];
+                w[..b.len()].copy_from_slice(b);
+                u32::from_le_bytes(w)
+            }).collect();
+            if words.is_empty() {
+                words.push(0);
+            }
+            let (code, cb0, constant, pc) = (l.code, l.cb0, l.constant, k.pc);
+            let local = k.local_bytes;
+            let regs = k.regs;
+            let ch = c.live()?;
+            let mut pb = Pushbuf::<2048>::new();
+            let s = subch::COMPUTE;
+            let hi = |a: u64| (a >> 32) as u32;
+            let r = (|| {
+                pb.incr(s, CODE_ADDRESS_HIGH, &[hi(code), code as u32])?;
+                pb.incr(s, SHARED_WINDOW, &[SHARED_WINDOW_ADDR])?;
+                pb.incr(s, LOCAL_WINDOW, &[LOCAL_WINDOW_ADDR])?;
+                pb.incr(s, LOCAL_SIZE, &[local])?;
+                pb.incr(s, SHARED_SIZE, &[total_shared])?;
+                pb.incr(s, CB_SIZE, &[PARAM_BYTES, hi(cb0), cb0 as u32])?;
+                pb.incr(s, CB_BIND, &[1])?;
+                pb.incr(s, CB_OFFSET, &[0])?;
+                pb.nonincr(s, CB_DATA, &words)?;
+                if let Some((cva, csize)) = constant {
+                    pb.incr(s, CB_SIZE, &[csize, hi(cva), cva as u32])?;
+                    pb.incr(s, CB_BIND, &[1 << 8 | 1])?;
+                }
+                pb.incr(s, GRID_DIM_XY, &[grid[0] | grid[1] << 16, grid[2]])?;
+                pb.incr(s, BLOCK_DIM_XY, &[block[0] | block[1] << 16, block[2]])?;
+                pb.incr(s, THREADS_PER_BLOCK, &[threads as u32])?;
+                pb.incr(s, REGISTER_COUNT, &[regs])?;
+                pb.incr(s, BARRIER_COUNT, &[1])?;
+                pb.incr(s, PROGRAM_START, &[pc * 16])?;
+                pb.incr(s, BEGIN_GRID, &[0])?;
+                pb.incr(s, LAUNCH, &[0])?;
+                pb.incr(s, END_GRID, &[0])
+            })();
+            r.map_err(|_| CuError::InvalidValue)?;
+            let f = ch.fence(&mut pb)?;
+            ch.submit(gpu, pb.words())?;
+            Ok(f)
+        })
+    }
+}

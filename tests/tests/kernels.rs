@@ -1,0 +1,91 @@
+//! Kernels compiled by clang from CUDA (kernels/*.cu -> kernels/*.ptx), JIT-compiled by the
+//! runtime, executed by the compute engine, checked against CPU references.
+
+use backend_user::{Arg, CuError, Device};
+use tests::Rng;
+
+const VECADD: &str = include_str!("../../kernels/vecadd.ptx");
+const REDUCE: &str = include_str!("../../kernels/reduce.ptx");
+
+#[test]
+fn vector_add_matches_the_cpu() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(VECADD).unwrap();
+    let f = m.function("vecadd").unwrap();
+    for n in [1usize, 31, 256, 1000, 100_003] {
+        let mut rng = Rng(n as u64);
+        let a: Vec<f32> = (0..n).map(|_| rng.below(1 << 20) as f32 / 7.0).collect();
+        let b: Vec<f32> = (0..n).map(|_| rng.below(1 << 20) as f32 / 3.0).collect();
+        let mut da = ctx.alloc::<f32>(n).unwrap();
+        let mut db = ctx.alloc::<f32>(n).unwrap();
+        let dc = ctx.alloc::<f32>(n).unwrap();
+        da.copy_from(&a).unwrap();
+        db.copy_from(&b).unwrap();
+        let block = 256u32;
+        let grid = (n as u32).div_ceil(block);
+        f.launch([grid, 1, 1], [block, 1, 1], 0, &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)]).unwrap();
+        let c = dc.to_vec().unwrap();
+        for i in 0..n {
+            assert_eq!(c[i].to_bits(), (a[i] + b[i]).to_bits(), "n {n} i {i}");
+        }
+    }
+}
+
+#[test]
+fn reduction_with_shared_memory_barriers_and_atomics() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(REDUCE).unwrap();
+    let f = m.function("reduce").unwrap();
+    assert_eq!(f.attributes().shared_bytes, 1024);
+    let n = 100_000usize;
+    let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 16).collect();
+    let mut din = ctx.alloc::<u32>(n).unwrap();
+    let mut dout = ctx.alloc::<u32>(1).unwrap();
+    din.copy_from(&data).unwrap();
+    dout.copy_from(&[0]).unwrap();
+    let grid = (n as u32).div_ceil(256);
+    f.launch([grid, 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::U32(n as u32)]).unwrap();
+    let expect = data.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+    assert_eq!(dout.to_vec().unwrap()[0], expect);
+}
+
+#[test]
+fn launch_errors_are_cuda_errors() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(VECADD).unwrap();
+    let f = m.function("vecadd").unwrap();
+    let d = ctx.alloc::<f32>(16).unwrap();
+    let args = [d.arg(), d.arg(), d.arg(), Arg::I32(16)];
+    assert_eq!(f.launch([1, 1, 1], [1025, 1, 1], 0, &args).err(), Some(CuError::InvalidValue));
+    assert_eq!(f.launch([1, 1, 1], [32, 32, 2], 0, &args).err(), Some(CuError::InvalidValue));
+    assert_eq!(f.launch([0, 1, 1], [32, 1, 1], 0, &args).err(), Some(CuError::InvalidValue));
+    assert_eq!(f.launch([1, 1, 1], [32, 1, 1], 64 << 10, &args).err(), Some(CuError::InvalidValue));
+    assert_eq!(f.launch([1, 1, 1], [32, 1, 1], 0, &args[..3]).err(), Some(CuError::InvalidValue));
+    assert_eq!(f.launch([1, 1, 1], [32, 1, 1], 0, &[d.arg(), d.arg(), d.arg(), Arg::U64(16)]).err(), Some(CuError::InvalidValue));
+    assert_eq!(m.function("nope").err(), Some(CuError::NotFound));
+    assert_eq!(ctx.load_ptx(".version 6.0\n.target sm_70\n.address_size 64\n.entry k() { bogus; }").err(), Some(CuError::InvalidPtx));
+    // The context still works.
+    f.launch([1, 1, 1], [16, 1, 1], 0, &args).unwrap();
+    ctx.synchronize().unwrap();
+}
+
+#[test]
+fn a_kernel_writing_outside_its_allocations_faults_in_its_context_only() {
+    let dev = Device::open().unwrap();
+    let good = dev.create_context().unwrap();
+    let bad = dev.create_context().unwrap();
+    let gm = good.load_ptx(VECADD).unwrap();
+    let bm = bad.load_ptx(VECADD).unwrap();
+    let d = bad.alloc::<f32>(16).unwrap();
+    // c = an address nothing is mapped at.
+    bm.function("vecadd").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[d.arg(), d.arg(), Arg::Ptr(0x7_0000_0000), Arg::I32(16)]).unwrap();
+    assert_eq!(bad.synchronize(), Err(CuError::IllegalAddress));
+    let mut a = good.alloc::<f32>(64).unwrap();
+    a.copy_from(&[1.0; 64]).unwrap();
+    let c = good.alloc::<f32>(64).unwrap();
+    gm.function("vecadd").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(64)]).unwrap();
+    assert!(c.to_vec().unwrap().iter().all(|&x| x == 2.0));
+}
