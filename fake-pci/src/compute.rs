@@ -6,7 +6,8 @@
 //! their reconvergence point), per-block shared memory, barriers, per-thread local memory,
 //! atomics in a fixed lane order (deterministic), shuffles and votes. Instructions are
 //! fetched from memory through the MMU and decoded once into a cache that
-//! INVALIDATE_SHADER_CACHES clears. Bad instructions, out-of-range accesses, `trap` and the
+//! INVALIDATE_SHADER_CACHES clears. Program counters are instruction indices from the
+//! program region (CODE_ADDRESS); a grid starts at PROGRAM_START / 16. Bad instructions, out-of-range accesses, `trap` and the
 //! watchdog stop the grid with a [`Trap`]; MMU faults stop it with a [`Fault`].
 //!
 //! Timing is functional for now: a grid costs a launch overhead plus its warp instructions
@@ -150,12 +151,25 @@ struct D {
     imm_slot: Imm,
     m: u16,
     imm: u64,
+    /// One past the highest register the instruction touches (vectors included).
+    top: u16,
 }
 
 fn decode(i: Instr) -> Option<D> {
     let w = i.w0;
+    let op = w.op_or_err().ok()?;
+    let vec = if matches!(op, Op::Ld | Op::St) { MemMods::vec(w.m()) as u16 } else { 1 };
+    let regs = [w.guard(), w.dst(), w.a(), w.b(), w.c()];
+    let top = regs
+        .iter()
+        .enumerate()
+        .filter(|&(_, &r)| r != RZ)
+        .map(|(k, &r)| r as u16 + if (k == 1 && op == Op::Ld) || (k == 3 && op == Op::St) { vec } else { 1 })
+        .max()
+        .unwrap_or(0);
     Some(D {
-        op: w.op_or_err().ok()?,
+        top,
+        op,
         ty: w.ty_or_err().ok()?,
         guard: w.guard(),
         neg: w.guard_neg(),
@@ -324,7 +338,7 @@ impl Grid<'_, '_> {
             return Ok(*d);
         }
         let trap = GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc });
-        let va = self.r.code.wrapping_add(self.r.start as u64).wrapping_add(pc as u64 * INSTR_BYTES);
+        let va = self.r.code.wrapping_add(pc as u64 * INSTR_BYTES);
         let mut b = [0u8; 16];
         self.cx.tlb.read_va(self.cx.mem, &self.cx.space, va, &mut b).map_err(GridError::Fault)?;
         let d = decode(Instr::from_bytes(&b)).ok_or(trap)?;
@@ -347,7 +361,8 @@ impl Grid<'_, '_> {
                 let base = w as u32 * 32;
                 let n = (threads - base).min(32);
                 let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-                Warp { stack: vec![Frame { pc: 0, mask: lanes, rpc: u32::MAX }], exited: 0, at_barrier: false, done: false, lanes, base }
+                let pc = self.r.start / INSTR_BYTES as u32;
+                Warp { stack: vec![Frame { pc, mask: lanes, rpc: u32::MAX }], exited: 0, at_barrier: false, done: false, lanes, base }
             })
             .collect();
         loop {
@@ -390,6 +405,9 @@ impl Grid<'_, '_> {
             }
             let pc = top.pc;
             let d = self.fetch(pc)?;
+            if d.top as usize > self.nregs {
+                return Err(GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc }));
+            }
             self.instrs += 1;
             if self.instrs > self.budget {
                 return Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));

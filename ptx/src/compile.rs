@@ -23,11 +23,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 use hw::isa::*;
 
-/// Registers PTX values may occupy.
-pub const MAX_REGS: u32 = 240;
-const SCRATCH_VEC: u8 = 240; // 240..244: vector loads and stores
-const SCRATCH: u8 = 244; // 244..254: immediates, special registers, expansions
-const SCRATCH_END: u8 = 254;
+/// Scratch registers after a kernel's own: 4 for vector accesses, then 10 for
+/// immediates, special registers and expansions.
+const SCRATCH_REGS: u32 = 14;
+/// Registers PTX values may occupy (the rest of the 255 are scratch).
+pub const MAX_REGS: u32 = 255 - SCRATCH_REGS;
 
 /// Which segment a relocated immediate points into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,6 +246,8 @@ struct Kc<'a> {
     dynamic_shared: bool,
     dyn_shared: Vec<(String, u32)>,
     scratch: u8,
+    scratch_vec: u8,
+    scratch_end: u8,
     guard: Option<(bool, u8)>,
     start: u32,
     pos: Pos,
@@ -264,7 +266,9 @@ impl<'a> Kc<'a> {
             local_top: 0,
             dynamic_shared,
             dyn_shared: dyn_shared.to_vec(),
-            scratch: SCRATCH,
+            scratch: 0,
+            scratch_vec: 0,
+            scratch_end: 0,
             guard: None,
             start,
             pos: Pos::default(),
@@ -328,6 +332,8 @@ impl<'a> Kc<'a> {
                 _ => {}
             }
         }
+        self.scratch_vec = nregs as u8;
+        self.scratch_end = (nregs + SCRATCH_REGS) as u8;
         // Dynamic shared memory starts after all static shared memory.
         let dyn_base = self.dyn_shared.iter().fold(self.shared_top, |t, &(_, a)| align_up(t, a.max(16)));
         for (name, _) in core::mem::take(&mut self.dyn_shared) {
@@ -342,7 +348,7 @@ impl<'a> Kc<'a> {
                     }
                 Stmt::Instr(i) => {
                     self.pos = i.pos;
-                    self.scratch = SCRATCH;
+                    self.scratch = self.scratch_vec + 4;
                     self.guard = match &i.guard {
                         Some((neg, r)) => Some((*neg, self.reg(r)?)),
                         None => None,
@@ -362,7 +368,7 @@ impl<'a> Kc<'a> {
             pc: self.start,
             params,
             param_bytes: top,
-            regs: (nregs + (SCRATCH_END - SCRATCH_VEC) as u32).min(255),
+            regs: nregs + SCRATCH_REGS,
             shared_bytes: self.shared_top,
             local_bytes: self.local_top,
             dynamic_shared: self.dynamic_shared,
@@ -388,7 +394,7 @@ impl<'a> Kc<'a> {
     }
 
     fn scratch(&mut self) -> Result<u8> {
-        if self.scratch >= SCRATCH_END {
+        if self.scratch >= self.scratch_end {
             return Err(self.err("instruction too complex (out of scratch registers)"));
         }
         self.scratch += 1;
@@ -880,7 +886,8 @@ impl<'a> Kc<'a> {
         if dsts.len() as u32 != n {
             return Err(self.err("vector width and operand count differ"));
         }
-        x.w0.set_dst(if n == 1 { dsts[0] } else { SCRATCH_VEC });
+        let sv = self.scratch_vec;
+        x.w0.set_dst(if n == 1 { dsts[0] } else { sv });
         let at = self.push(x);
         if reloc {
             self.prog.relocs.push(Reloc { at, segment: Segment::Global });
@@ -888,7 +895,7 @@ impl<'a> Kc<'a> {
         if n > 1 {
             for (k, d) in dsts.into_iter().enumerate() {
                 if d != RZ {
-                    self.emit(Op::Mov, Ty::U64, d, [Some(Src::Reg(SCRATCH_VEC + k as u8)), None, None], 0)?;
+                    self.emit(Op::Mov, Ty::U64, d, [Some(Src::Reg(sv + k as u8)), None, None], 0)?;
                 }
             }
         }
@@ -919,11 +926,12 @@ impl<'a> Kc<'a> {
                 }
             }
         } else {
+            let sv = self.scratch_vec;
             for (k, v) in vals.into_iter().enumerate() {
                 let s = self.src(v, ty)?;
-                self.emit(Op::Mov, Ty::U64, SCRATCH_VEC + k as u8, [Some(s), None, None], 0)?;
+                self.emit(Op::Mov, Ty::U64, sv + k as u8, [Some(s), None, None], 0)?;
             }
-            SCRATCH_VEC
+            sv
         };
         let mut x = Instr::new(Op::St, ty);
         x.w0.set_a(reg);

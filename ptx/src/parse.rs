@@ -522,7 +522,7 @@ mod tests {
     #[test]
     fn parses_clang_output() {
         let m = parse(VECADD).unwrap();
-        assert_eq!((m.version, m.address_size), ((6, 0), 64));
+        assert_eq!((m.version, m.address_size), ((6, 4), 64));
         let f = &m.funcs[0];
         assert_eq!((f.name.as_str(), f.entry, f.params.len()), ("vecadd", true, 4));
         let body = f.body.as_ref().unwrap();

@@ -1,0 +1,246 @@
+//! The kernel suite: CUDA kernels compiled to PTX by clang-14 (kernels/build.sh), loaded
+//! and JIT-compiled by the runtime, run on the simulated GPU, and checked against CPU
+//! references. Integer results are exact. Float results are bit-exact too: the references
+//! perform the same IEEE operations in the same order as the PTX (where clang contracted
+//! `a * b + c` into `fma.rn`, the reference uses `mul_add`), and the engine implements
+//! add/sub/mul/div/fma/sqrt with IEEE round-to-nearest.
+
+use backend_user::{Arg, Context, Device, Module};
+use tests::Rng;
+
+fn setup(ptx: &str) -> (Device, Context, Module) {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(ptx).unwrap();
+    (dev, ctx, m)
+}
+
+#[test]
+fn saxpy_and_daxpy() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/saxpy.ptx"));
+    let n = 50_001;
+    let mut rng = Rng(11);
+    let x: Vec<f32> = (0..n).map(|_| rng.below(1 << 16) as f32 * 0.37).collect();
+    let y: Vec<f32> = (0..n).map(|_| rng.below(1 << 16) as f32 * -1.3).collect();
+    let (mut dx, mut dy) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+    dx.copy_from(&x).unwrap();
+    dy.copy_from(&y).unwrap();
+    let grid = (n as u32).div_ceil(128);
+    m.function("saxpy").unwrap().launch([grid, 1, 1], [128, 1, 1], 0, &[Arg::F32(2.5), dx.arg(), dy.arg(), Arg::I32(n as i32)]).unwrap();
+    let out = dy.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(out[i].to_bits(), 2.5f32.mul_add(x[i], y[i]).to_bits(), "saxpy {i}");
+    }
+    let xd: Vec<f64> = x.iter().map(|&v| v as f64 / 3.0).collect();
+    let yd: Vec<f64> = y.iter().map(|&v| v as f64 * 1.1).collect();
+    let (mut dxd, mut dyd) = (ctx.alloc::<f64>(n).unwrap(), ctx.alloc::<f64>(n).unwrap());
+    dxd.copy_from(&xd).unwrap();
+    dyd.copy_from(&yd).unwrap();
+    m.function("daxpy").unwrap().launch([grid, 1, 1], [128, 1, 1], 0, &[Arg::F64(-0.75), dxd.arg(), dyd.arg(), Arg::I32(n as i32)]).unwrap();
+    let out = dyd.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(out[i].to_bits(), (-0.75f64).mul_add(xd[i], yd[i]).to_bits(), "daxpy {i}");
+    }
+}
+
+fn matmul_ref(a: &[f32], b: &[f32], n: usize, tile: usize) -> Vec<f32> {
+    let mut c = vec![0f32; n * n];
+    let tiles = n.div_ceil(tile);
+    for row in 0..n {
+        for col in 0..n {
+            let mut acc = 0f32;
+            for t in 0..tiles {
+                for k in 0..tile {
+                    let kk = t * tile + k;
+                    let (x, y) = if kk < n { (a[row * n + kk], b[kk * n + col]) } else { (0.0, 0.0) };
+                    acc = x.mul_add(y, acc);
+                }
+            }
+            c[row * n + col] = acc;
+        }
+    }
+    c
+}
+
+#[test]
+fn tiled_matrix_multiply_16_and_32() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/matmul.ptx"));
+    for (name, tile, n) in [("matmul16", 16usize, 70usize), ("matmul32", 32, 96)] {
+        let mut rng = Rng(n as u64);
+        let a: Vec<f32> = (0..n * n).map(|_| (rng.below(2000) as f32 - 1000.0) / 64.0).collect();
+        let b: Vec<f32> = (0..n * n).map(|_| (rng.below(2000) as f32 - 1000.0) / 32.0).collect();
+        let (mut da, mut db, dc) = (ctx.alloc::<f32>(n * n).unwrap(), ctx.alloc::<f32>(n * n).unwrap(), ctx.alloc::<f32>(n * n).unwrap());
+        da.copy_from(&a).unwrap();
+        db.copy_from(&b).unwrap();
+        let g = (n as u32).div_ceil(tile as u32);
+        let f = m.function(name).unwrap();
+        f.launch([g, g, 1], [tile as u32, tile as u32, 1], 0, &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)]).unwrap();
+        let c = dc.to_vec().unwrap();
+        let r = matmul_ref(&a, &b, n, tile);
+        for i in 0..n * n {
+            assert_eq!(c[i].to_bits(), r[i].to_bits(), "{name} element {i}: {} vs {}", c[i], r[i]);
+        }
+    }
+}
+
+#[test]
+fn warp_shuffle_reduction() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/warp_reduce.ptx"));
+    let n = 10_007;
+    let data: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 1001 - 500).collect();
+    let mut din = ctx.alloc::<i32>(n).unwrap();
+    let mut dout = ctx.alloc::<i32>(1).unwrap();
+    din.copy_from(&data).unwrap();
+    dout.copy_from(&[0]).unwrap();
+    m.function("warp_reduce").unwrap().launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::I32(n as i32)]).unwrap();
+    assert_eq!(dout.to_vec().unwrap()[0], data.iter().sum::<i32>());
+}
+
+#[test]
+fn block_prefix_scan() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/scan.ptx"));
+    let n = 1000usize;
+    let data: Vec<u32> = (0..n as u32).map(|i| i % 13 + 1).collect();
+    let mut din = ctx.alloc::<u32>(n).unwrap();
+    let dout = ctx.alloc::<u32>(n).unwrap();
+    din.copy_from(&data).unwrap();
+    m.function("scan256").unwrap().launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::U32(n as u32)]).unwrap();
+    let out = dout.to_vec().unwrap();
+    for (b, chunk) in data.chunks(256).enumerate() {
+        let mut s = 0;
+        for (k, &v) in chunk.iter().enumerate() {
+            s += v;
+            assert_eq!(out[b * 256 + k], s, "block {b} element {k}");
+        }
+    }
+}
+
+#[test]
+fn histogram_with_shared_atomics() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/histogram.ptx"));
+    let n = 100_000;
+    let data = Rng(3).bytes(n);
+    let mut din = ctx.alloc::<u8>(n).unwrap();
+    let mut bins = ctx.alloc::<u32>(256).unwrap();
+    din.copy_from(&data).unwrap();
+    bins.copy_from(&[0; 256]).unwrap();
+    m.function("histogram").unwrap().launch([16, 1, 1], [192, 1, 1], 0, &[din.arg(), bins.arg(), Arg::I32(n as i32)]).unwrap();
+    let mut expect = [0u32; 256];
+    for &b in &data {
+        expect[b as usize] += 1;
+    }
+    assert_eq!(bins.to_vec().unwrap(), expect);
+}
+
+#[test]
+fn shared_memory_transpose() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/transpose.ptx"));
+    let (w, h) = (70usize, 45usize);
+    let data: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+    let mut din = ctx.alloc::<f32>(w * h).unwrap();
+    let dout = ctx.alloc::<f32>(w * h).unwrap();
+    din.copy_from(&data).unwrap();
+    m.function("transpose").unwrap().launch([(w as u32).div_ceil(32), (h as u32).div_ceil(32), 1], [32, 8, 1], 0, &[din.arg(), dout.arg(), Arg::I32(w as i32), Arg::I32(h as i32)]).unwrap();
+    let out = dout.to_vec().unwrap();
+    for y in 0..h {
+        for x in 0..w {
+            assert_eq!(out[x * h + y], data[y * w + x], "({x}, {y})");
+        }
+    }
+}
+
+pub fn mandelbrot_ref(w: usize, h: usize, max_iter: i32) -> Vec<u32> {
+    let mut out = vec![0u32; w * h];
+    for py in 0..h {
+        for px in 0..w {
+            let cx = (px as i32 as f32 * 3.0) / w as i32 as f32 + -2.0;
+            let cy = (py as i32 as f32 * 2.5) / h as i32 as f32 + -1.25;
+            let (mut x, mut y, mut k) = (0f32, 0f32, 0);
+            while k < max_iter {
+                let y2 = y * y;
+                let r2 = x.mul_add(x, y2);
+                if !(r2 <= 4.0) {
+                    break;
+                }
+                let xn = cx + (x * x - y2);
+                y = (x + x).mul_add(y, cy);
+                x = xn;
+                k += 1;
+            }
+            out[py * w + px] = k as u32;
+        }
+    }
+    out
+}
+
+#[test]
+fn mandelbrot_with_heavy_divergence() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/mandelbrot.ptx"));
+    let (w, h, it) = (96usize, 64usize, 200);
+    let d = ctx.alloc::<u32>(w * h).unwrap();
+    m.function("mandelbrot").unwrap().launch([(w as u32).div_ceil(16), (h as u32).div_ceil(16), 1], [16, 16, 1], 0, &[d.arg(), Arg::I32(w as i32), Arg::I32(h as i32), Arg::I32(it)]).unwrap();
+    let got = d.to_vec().unwrap();
+    let want = mandelbrot_ref(w, h, it);
+    assert_eq!(got, want);
+    assert!(got.iter().any(|&k| k == it as u32) && got.iter().any(|&k| k < 3), "both escaping and bounded points");
+}
+
+#[test]
+fn local_arrays_with_dynamic_indexing() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/localarr.ptx"));
+    let n = 777usize;
+    let idx: Vec<i32> = (0..n as i32).map(|i| (i * 31) % 97).collect();
+    let mut di = ctx.alloc::<i32>(n).unwrap();
+    let dout = ctx.alloc::<i32>(n).unwrap();
+    di.copy_from(&idx).unwrap();
+    let f = m.function("local_array").unwrap();
+    assert!(f.attributes().local_bytes >= 64);
+    f.launch([(n as u32).div_ceil(64), 1, 1], [64, 1, 1], 0, &[di.arg(), dout.arg(), Arg::I32(n as i32)]).unwrap();
+    let out = dout.to_vec().unwrap();
+    for i in 0..n {
+        let a: Vec<i32> = (0..16).map(|k| k * k + i as i32).collect();
+        let s: i32 = (0..4).map(|k| a[((idx[i] + 5 * k) & 15) as usize]).sum();
+        assert_eq!(out[i], s, "thread {i}");
+    }
+}
+
+#[test]
+fn constant_data_written_through_the_module_global_and_dynamic_shared_memory() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/constdyn.ptx"));
+    let coeffs: [f32; 8] = [1.0, -0.5, 0.25, 2.0, -1.0, 0.125, 3.0, -0.75];
+    let (ptr, size) = m.global("coeffs").unwrap();
+    assert_eq!(size, 32);
+    // Write the __constant__ array through its device address, as cuMemcpyHtoD would.
+    let bytes: Vec<u8> = coeffs.iter().flat_map(|c| c.to_le_bytes()).collect();
+    _d.gpu().memcpy_htod(ctx.handle(), ptr, &bytes).unwrap();
+    let n = 1000usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 / 250.0 - 2.0).collect();
+    let mut dx = ctx.alloc::<f32>(n).unwrap();
+    let dy = ctx.alloc::<f32>(n).unwrap();
+    dx.copy_from(&x).unwrap();
+    m.function("poly").unwrap().launch([(n as u32).div_ceil(128), 1, 1], [128, 1, 1], 0, &[dx.arg(), dy.arg(), Arg::I32(n as i32)]).unwrap();
+    let y = dy.to_vec().unwrap();
+    for i in 0..n {
+        let mut acc = 0f32;
+        for k in (0..8).rev() {
+            acc = acc.mul_add(x[i], coeffs[k]);
+        }
+        assert_eq!(y[i].to_bits(), acc.to_bits(), "poly {i}");
+    }
+    // Dynamic shared memory sized at launch.
+    let (blocks, bs) = (5u32, 96u32);
+    let data: Vec<i32> = (0..(blocks * bs) as i32).collect();
+    let mut din = ctx.alloc::<i32>(data.len()).unwrap();
+    let dout = ctx.alloc::<i32>(data.len()).unwrap();
+    din.copy_from(&data).unwrap();
+    m.function("reverse_block").unwrap().launch([blocks, 1, 1], [bs, 1, 1], bs * 4, &[din.arg(), dout.arg()]).unwrap();
+    let out = dout.to_vec().unwrap();
+    for b in 0..blocks as usize {
+        for t in 0..bs as usize {
+            assert_eq!(out[b * bs as usize + t], data[b * bs as usize + bs as usize - 1 - t]);
+        }
+    }
+    // Too little dynamic shared memory for the block: the kernel traps, the error is sticky.
+    m.function("reverse_block").unwrap().launch([1, 1, 1], [bs, 1, 1], 16, &[din.arg(), dout.arg()]).unwrap();
+    assert_eq!(ctx.synchronize(), Err(backend_user::CuError::IllegalAddress));
+}
