@@ -146,6 +146,13 @@ impl Context {
         self.inner.gpu.fence_wait(self.inner.h, f)
     }
 
+    /// Load a module image: PTX text, or an rgdev container from `rgdev ptxas -o`
+    /// (NVIDIA cubins and fatbins get CUDA_ERROR_NO_BINARY_FOR_GPU).
+    pub fn load_image(&self, image: &[u8]) -> Result<Module> {
+        let h = self.inner.gpu.module_load_image(self.inner.h, image)?;
+        Ok(Module { ctx: self.inner.clone(), h })
+    }
+
     /// Compile PTX and load it (CUDA_ERROR_INVALID_PTX when it does not compile; the
     /// compiler's message goes to the log).
     pub fn load_ptx(&self, src: &str) -> Result<Module> {

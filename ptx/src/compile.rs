@@ -189,9 +189,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         relocs: Vec::new(),
     };
     let mut places: BTreeMap<String, Place> = BTreeMap::new();
-    let mut shared_top = 0u32;
-    let mut dynamic_shared = false;
-    let mut dyn_shared_names = Vec::new();
+    let mut module_shared: Vec<&ast::Var> = Vec::new();
     for v in &m.vars {
         let (size, align) = var_size(v)?;
         match v.space {
@@ -204,14 +202,9 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
                 let p = if v.space == StateSpace::Global { Place::Global(off) } else { Place::Const(off) };
                 places.insert(v.name.clone(), p);
             }
-            StateSpace::Shared if v.count == Some(0) => {
-                dynamic_shared = true;
-                dyn_shared_names.push((v.name.clone(), align));
-            }
             StateSpace::Shared => {
-                let off = align_up(shared_top, align);
-                shared_top = off + size;
-                places.insert(v.name.clone(), Place::Shared(off));
+                let _ = (size, align);
+                module_shared.push(v);
             }
             _ => return Err(v.pos.err(format!("`{}` cannot be declared at module scope", v.name))),
         }
@@ -223,10 +216,46 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         let Some(body) = &f.body else {
             return Err(f.pos.err(format!("kernel `{}` has no body", f.name)));
         };
-        let k = Kc::new(&mut prog, &places, shared_top, dynamic_shared, &dyn_shared_names).kernel(f, body)?;
+        // Module-scope shared variables belong to the kernels that name them.
+        let named = names_in(body);
+        let (mut shared_top, mut dynamic_shared, mut dyn_names) = (0u32, false, Vec::new());
+        let mut kplaces = places.clone();
+        for v in module_shared.iter().filter(|v| named.contains(&v.name)) {
+            let (size, align) = var_size(v)?;
+            if v.count == Some(0) {
+                dynamic_shared = true;
+                dyn_names.push((v.name.clone(), align));
+            } else {
+                let off = align_up(shared_top, align);
+                shared_top = off + size;
+                kplaces.insert(v.name.clone(), Place::Shared(off));
+            }
+        }
+        let k = Kc::new(&mut prog, &kplaces, shared_top, dynamic_shared, &dyn_names).kernel(f, body)?;
         prog.kernels.push(k);
     }
     Ok(prog)
+}
+
+/// Every name a function body mentions in its operands.
+fn names_in(body: &[Stmt]) -> alloc::collections::BTreeSet<String> {
+    fn walk(o: &Operand, out: &mut alloc::collections::BTreeSet<String>) {
+        match o {
+            Operand::Name(n) => {
+                out.insert(n.clone());
+            }
+            Operand::Addr(b, _) | Operand::Not(b) => walk(b, out),
+            Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = alloc::collections::BTreeSet::new();
+    for s in body {
+        if let Stmt::Instr(i) = s {
+            i.args.iter().for_each(|a| walk(a, &mut out));
+        }
+    }
+    out
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -363,12 +392,13 @@ impl<'a> Kc<'a> {
         self.guard = None;
         self.push(Instr::new(Op::Exit, Ty::U32));
         self.resolve(exit)?;
+        let used = self.allocate(nregs);
         Ok(Kernel {
             name: f.name.clone(),
             pc: self.start,
             params,
             param_bytes: top,
-            regs: nregs + SCRATCH_REGS,
+            regs: used + SCRATCH_REGS,
             shared_bytes: self.shared_top,
             local_bytes: self.local_top,
             dynamic_shared: self.dynamic_shared,
@@ -1114,40 +1144,9 @@ impl<'a> Kc<'a> {
         }
         let (start, end) = (self.start as usize, self.prog.code.len());
         let code: Vec<Instr> = self.prog.code[start..end].to_vec();
-        let rel = |x: u32| x as usize - start;
-        // Basic blocks.
-        let mut leader = vec![false; code.len() + 1];
-        leader[0] = true;
-        for (k, ins) in code.iter().enumerate() {
-            match ins.w0.op() {
-                Op::Bra => {
-                    leader[rel(BranchTarget::from(ins.imm).target())] = true;
-                    leader[k + 1] = true;
-                }
-                Op::Exit | Op::Ret | Op::Trap => leader[k + 1] = true,
-                _ => {}
-            }
-        }
-        let starts: Vec<usize> = (0..code.len()).filter(|&k| leader[k]).collect();
-        let block_of = |k: usize| starts.partition_point(|&s| s <= k) - 1;
+        let (starts, succ) = cfg(&code, start);
         let nb = starts.len();
         let exit_node = nb; // virtual exit
-        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nb];
-        for b in 0..nb {
-            let last = if b + 1 < nb { starts[b + 1] - 1 } else { code.len() - 1 };
-            let ins = &code[last];
-            match ins.w0.op() {
-                Op::Bra => {
-                    succ[b].push(block_of(rel(BranchTarget::from(ins.imm).target())));
-                    if ins.w0.guard() != ALWAYS && last + 1 < code.len() {
-                        succ[b].push(block_of(last + 1));
-                    }
-                }
-                Op::Exit | Op::Ret | Op::Trap => succ[b].push(exit_node),
-                _ if last + 1 < code.len() => succ[b].push(block_of(last + 1)),
-                _ => succ[b].push(exit_node),
-            }
-        }
         // Post-dominator sets (bitsets over blocks and the virtual exit).
         let words = (nb + 1).div_ceil(64);
         let full = vec![u64::MAX; words];
@@ -1195,12 +1194,206 @@ impl<'a> Kc<'a> {
     }
 }
 
+/// Basic blocks of `code` (which starts at instruction `start` of the module): the first
+/// instruction of each block and each block's successors (`starts.len()` is the exit).
+fn cfg(code: &[Instr], start: usize) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let rel = |x: u32| (x as usize).saturating_sub(start).min(code.len().saturating_sub(1));
+    let mut leader = vec![false; code.len() + 1];
+    leader[0] = true;
+    for (k, ins) in code.iter().enumerate() {
+        match ins.w0.op() {
+            Op::Bra => {
+                leader[rel(BranchTarget::from(ins.imm).target())] = true;
+                leader[k + 1] = true;
+            }
+            Op::Exit | Op::Ret | Op::Trap => leader[k + 1] = true,
+            _ => {}
+        }
+    }
+    let starts: Vec<usize> = (0..code.len()).filter(|&k| leader[k]).collect();
+    let block_of = |k: usize| starts.partition_point(|&s| s <= k) - 1;
+    let nb = starts.len();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    for b in 0..nb {
+        let last = if b + 1 < nb { starts[b + 1] - 1 } else { code.len() - 1 };
+        let ins = &code[last];
+        match ins.w0.op() {
+            Op::Bra => {
+                succ[b].push(block_of(rel(BranchTarget::from(ins.imm).target())));
+                if ins.w0.guard() != ALWAYS && last + 1 < code.len() {
+                    succ[b].push(block_of(last + 1));
+                }
+            }
+            Op::Exit | Op::Ret | Op::Trap => succ[b].push(nb),
+            _ if last + 1 < code.len() => succ[b].push(block_of(last + 1)),
+            _ => succ[b].push(nb),
+        }
+    }
+    (starts, succ)
+}
+
+/// Registers an instruction reads and writes (fields, vectors expanded; RZ and
+/// immediate slots left out). A guarded write also reads (the old value may survive).
+fn uses_defs(i: &Instr) -> (Vec<u8>, Vec<u8>) {
+    let w = i.w0;
+    let op = w.op();
+    let imm = w.imm();
+    let vec = if matches!(op, Op::Ld | Op::St) { MemMods::vec(w.m()) as u8 } else { 1 };
+    let mut uses = Vec::new();
+    let mut defs = Vec::new();
+    let add = |v: &mut Vec<u8>, r: u8, n: u8| {
+        if r != RZ {
+            for k in 0..n {
+                v.push(r.saturating_add(k));
+            }
+        }
+    };
+    add(&mut uses, w.guard(), 1);
+    if imm != Imm::A {
+        add(&mut uses, w.a(), 1);
+    }
+    if imm != Imm::B {
+        add(&mut uses, w.b(), if op == Op::St { vec } else { 1 });
+    }
+    if imm != Imm::C {
+        add(&mut uses, w.c(), 1);
+    }
+    if op != Op::St {
+        add(&mut defs, w.dst(), if op == Op::Ld { vec } else { 1 });
+        if w.guard() != ALWAYS {
+            add(&mut uses, w.dst(), if op == Op::Ld { vec } else { 1 });
+        }
+    }
+    (uses, defs)
+}
+
 fn uty(bits: u32) -> Ty {
     match bits {
         8 => Ty::U8,
         16 => Ty::U16,
         32 => Ty::U32,
         _ => Ty::U64,
+    }
+}
+
+impl Kc<'_> {
+    /// Linear-scan register allocation of the kernel's PTX registers (virtual registers
+    /// `0..nregs`; scratch registers above them follow the allocated ones). Liveness is a
+    /// dataflow over the basic blocks; each register gets one interval covering every
+    /// point where it is live. Returns how many registers the PTX values occupy.
+    fn allocate(&mut self, nregs: u32) -> u32 {
+        let n = nregs as usize;
+        if n == 0 {
+            return 0;
+        }
+        let start = self.start as usize;
+        let code: Vec<Instr> = self.prog.code[start..].to_vec();
+        let (starts, succ) = cfg(&code, start);
+        let nb = starts.len();
+        let words = n.div_ceil(64);
+        let set = |v: &mut Vec<u64>, r: usize| v[r / 64] |= 1 << (r % 64);
+        let has = |v: &Vec<u64>, r: usize| v[r / 64] >> (r % 64) & 1 == 1;
+        let end_of = |b: usize| if b + 1 < nb { starts[b + 1] } else { code.len() };
+        let mut used_first = vec![vec![0u64; words]; nb];
+        let mut kill = vec![vec![0u64; words]; nb];
+        for b in 0..nb {
+            for i in &code[starts[b]..end_of(b)] {
+                let (u, d) = uses_defs(i);
+                for r in u.into_iter().map(|r| r as usize).filter(|&r| r < n) {
+                    if !has(&kill[b], r) {
+                        set(&mut used_first[b], r);
+                    }
+                }
+                for r in d.into_iter().map(|r| r as usize).filter(|&r| r < n) {
+                    set(&mut kill[b], r);
+                }
+            }
+        }
+        let mut live_in = vec![vec![0u64; words]; nb];
+        let mut live_out = vec![vec![0u64; words]; nb];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..nb).rev() {
+                let mut out = vec![0u64; words];
+                for &s in succ[b].iter().filter(|&&s| s < nb) {
+                    for w in 0..words {
+                        out[w] |= live_in[s][w];
+                    }
+                }
+                let inn: Vec<u64> = (0..words).map(|w| used_first[b][w] | (out[w] & !kill[b][w])).collect();
+                if inn != live_in[b] || out != live_out[b] {
+                    live_in[b] = inn;
+                    live_out[b] = out;
+                    changed = true;
+                }
+            }
+        }
+        // Intervals in instruction positions.
+        let mut iv: Vec<Option<(usize, usize)>> = vec![None; n];
+        let mut touch = |r: usize, p: usize| {
+            iv[r] = Some(match iv[r] {
+                None => (p, p),
+                Some((a, z)) => (a.min(p), z.max(p)),
+            });
+        };
+        for b in 0..nb {
+            for r in 0..n {
+                if has(&live_in[b], r) {
+                    touch(r, starts[b]);
+                }
+                if has(&live_out[b], r) {
+                    touch(r, end_of(b) - 1);
+                }
+            }
+            for (k, i) in code[starts[b]..end_of(b)].iter().enumerate() {
+                let (u, d) = uses_defs(i);
+                for r in u.into_iter().chain(d).map(|r| r as usize).filter(|&r| r < n) {
+                    touch(r, starts[b] + k);
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..n).filter(|&r| iv[r].is_some()).collect();
+        order.sort_by_key(|&r| iv[r].map(|x| x.0));
+        let mut map = vec![RZ; n];
+        let mut free: Vec<u8> = (0..nregs as u8).rev().collect();
+        let mut active: Vec<(usize, u8)> = Vec::new();
+        let mut used = 0u32;
+        for r in order {
+            let (a, z) = iv[r].unwrap_or((0, 0));
+            active.retain(|&(end, p)| {
+                if end < a {
+                    free.push(p);
+                    false
+                } else {
+                    true
+                }
+            });
+            free.sort_unstable_by(|x, y| y.cmp(x));
+            let p = free.pop().unwrap_or(0);
+            used = used.max(p as u32 + 1);
+            map[r] = p;
+            active.push((z, p));
+        }
+        let remap = |r: u8| -> u8 {
+            if r == RZ {
+                RZ
+            } else if (r as u32) < nregs {
+                map[r as usize]
+            } else {
+                (r as u32 - nregs + used) as u8
+            }
+        };
+        for i in &mut self.prog.code[start..] {
+            let w = &mut i.w0;
+            let (g, d, a, b, c) = (w.guard(), w.dst(), w.a(), w.b(), w.c());
+            w.set_guard(remap(g));
+            w.set_dst(remap(d));
+            w.set_a(remap(a));
+            w.set_b(remap(b));
+            w.set_c(remap(c));
+        }
+        used
     }
 }
 

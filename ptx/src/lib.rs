@@ -12,6 +12,7 @@ extern crate alloc;
 
 pub mod ast;
 pub mod compile;
+pub mod container;
 pub mod error;
 pub mod lexer;
 pub mod parse;

@@ -62,6 +62,37 @@ pub struct FuncAttributes {
     pub params: Vec<(u32, u32)>,
 }
 
+/// What a module image is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageKind<'a> {
+    /// PTX source text.
+    Ptx(&'a str),
+    /// An rgdev module container.
+    Container,
+    /// An NVIDIA cubin (ELF) or fatbin: machine code for other GPUs.
+    Nvidia,
+    /// Not a module.
+    Unknown,
+}
+
+/// Classify a module image by its bytes.
+pub fn image_kind(image: &[u8]) -> ImageKind<'_> {
+    const FATBIN: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
+    const FATBIN_WRAPPER: [u8; 4] = 0x466B_243Bu32.to_le_bytes();
+    if ptx::container::is_container(image) {
+        return ImageKind::Container;
+    }
+    if image.starts_with(b"\x7fELF") || image.starts_with(&FATBIN) || image.starts_with(&FATBIN_WRAPPER) {
+        return ImageKind::Nvidia;
+    }
+    // PTX: text (possibly NUL-terminated, as cuModuleLoadData receives it) with a .version.
+    let text = image.split(|&b| b == 0).next().unwrap_or(&[]);
+    match core::str::from_utf8(text) {
+        Ok(s) if s.contains(".version") => ImageKind::Ptx(s),
+        _ => ImageKind::Unknown,
+    }
+}
+
 pub(crate) struct Loaded {
     prog: Program,
     code: u64,
@@ -80,6 +111,18 @@ impl<P: Platform> Gpu<P> {
             CuError::InvalidPtx
         })?;
         self.module_load(h, prog)
+    }
+
+    /// Load a module image of any kind (cuModuleLoadData): PTX text is compiled, an rgdev
+    /// container is loaded as is, an NVIDIA cubin (ELF) or fatbin gets
+    /// CUDA_ERROR_NO_BINARY_FOR_GPU, anything else CUDA_ERROR_INVALID_IMAGE.
+    pub fn module_load_image(&self, h: CtxHandle, image: &[u8]) -> Result<ModuleHandle> {
+        match image_kind(image) {
+            ImageKind::Container => self.module_load(h, Program::from_container(image).ok_or(CuError::InvalidImage)?),
+            ImageKind::Ptx(src) => self.module_load_ptx(h, src),
+            ImageKind::Nvidia => Err(CuError::NoBinaryForGpu),
+            ImageKind::Unknown => Err(CuError::InvalidImage),
+        }
     }
 
     /// Load a compiled program into a context.
@@ -260,5 +303,25 @@ impl<P: Platform> Gpu<P> {
             ch.submit(gpu, pb.words())?;
             Ok(f)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_are_classified_by_their_bytes() {
+        let ptx = ".version 6.0\n.target sm_70\n.address_size 64\n";
+        assert_eq!(image_kind(ptx.as_bytes()), ImageKind::Ptx(ptx));
+        let mut nul = ptx.as_bytes().to_vec();
+        nul.push(0);
+        assert_eq!(image_kind(&nul), ImageKind::Ptx(ptx));
+        assert_eq!(image_kind(b"\x7fELF\x02\x01\x01"), ImageKind::Nvidia);
+        assert_eq!(image_kind(&0xBA55_ED50u32.to_le_bytes()), ImageKind::Nvidia);
+        assert_eq!(image_kind(b"RGDEVMOD\x01\0\0\0"), ImageKind::Container);
+        assert_eq!(image_kind(b"hello"), ImageKind::Unknown);
+        assert_eq!(image_kind(&[0xFF, 0xFE, 0x2E]), ImageKind::Unknown);
+        assert_eq!(image_kind(&[]), ImageKind::Unknown);
     }
 }

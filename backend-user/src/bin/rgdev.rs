@@ -2,20 +2,81 @@
 //!
 //! ```text
 //! rgdev info                      PCI identity, BOOT_0, VRAM, BARs, engines
-//! rgdev demo [--trace FILE]       copies, memsets and fences, checked, with simulated time
+//! rgdev demo [--trace FILE]       copies, memsets, fences and kernels, checked, with simulated time
+//! rgdev ptxas FILE.ptx [-o OUT]   compile PTX to an rgdev module; print resources per kernel
 //! ```
 
 use backend_user::{ClockMode, Device, DeviceOptions, MemsetValue, Result};
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: rgdev info [--trace FILE]\n       rgdev demo [--threaded] [--trace FILE]");
+    eprintln!("usage: rgdev info [--trace FILE]\n       rgdev demo [--threaded] [--trace FILE]\n       rgdev ptxas FILE.ptx [-o OUT]");
     ExitCode::from(2)
+}
+
+/// `ptxas -v`-style report; writes the container with `-o`.
+fn ptxas(args: &[String]) -> ExitCode {
+    let (mut input, mut output) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-o" => match it.next() {
+                Some(o) => output = Some(o.clone()),
+                None => return usage(),
+            },
+            "-v" => {}
+            f if input.is_none() => input = Some(f.to_string()),
+            _ => return usage(),
+        }
+    }
+    let Some(input) = input else { return usage() };
+    let src = match std::fs::read(&input) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("rgdev ptxas: {input}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&src) else {
+        eprintln!("rgdev ptxas: {input}: not PTX text (not UTF-8)");
+        return ExitCode::FAILURE;
+    };
+    let prog = match ptx::compile_ptx(text) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("rgdev ptxas: {input}:{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("ptxas info    : Compiling entry functions for 'rgdev' ({} instructions, {} bytes of code)", prog.code.len(), prog.code.len() * 16);
+    if !prog.global_init.is_empty() || !prog.const_init.is_empty() {
+        println!("ptxas info    : {} bytes gmem, {} bytes cmem[1]", prog.global_init.len(), prog.const_init.len());
+    }
+    for k in &prog.kernels {
+        println!("ptxas info    : Compiling entry function '{}'", k.name);
+        println!("ptxas info    : Function properties for {}", k.name);
+        println!("    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads");
+        let dynamic = if k.dynamic_shared { " + dynamic" } else { "" };
+        println!(
+            "ptxas info    : Used {} registers, {} bytes smem{dynamic}, {} bytes lmem, {} bytes cmem[0]",
+            k.regs, k.shared_bytes, k.local_bytes, k.param_bytes
+        );
+    }
+    if let Some(out) = output {
+        if let Err(e) = std::fs::write(&out, prog.to_container()) {
+            eprintln!("rgdev ptxas: {out}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { return usage() };
+    if cmd == "ptxas" {
+        return ptxas(&args[1..]);
+    }
     let mut trace = None;
     let mut clock = ClockMode::Stepped;
     let mut it = args[1..].iter();

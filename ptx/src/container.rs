@@ -1,0 +1,188 @@
+//! The rgdev module container: a compiled [`Program`] as bytes, so modules can be
+//! compiled ahead of time (`rgdev ptxas -o`) and loaded without the PTX.
+//!
+//! Layout (little-endian): magic `RGDEVMOD`, format version u32, then sections, each a u32
+//! count followed by its items: kernels (name, pc, regs, shared, local, dynamic-shared
+//! flag, max threads (0 = none), parameter (offset, size) list), symbols (name, space,
+//! offset, size), relocations (instruction, segment), the `.global` image, the `.const`
+//! image, and the code (16 bytes an instruction). Strings are a u32 length and UTF-8.
+//! Decoding checks every length against the input and fails cleanly on garbage.
+
+use crate::ast::StateSpace;
+use crate::compile::{Kernel, Param, Program, Reloc, Segment, Symbol};
+use alloc::string::String;
+use alloc::vec::Vec;
+use hw::isa::Instr;
+
+/// The first bytes of a container.
+pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
+/// The format version this crate writes and reads.
+pub const VERSION: u32 = 1;
+
+/// Whether `bytes` start like a container.
+pub fn is_container(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+struct W(Vec<u8>);
+impl W {
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u32(b.len() as u32);
+        self.0.extend_from_slice(b);
+    }
+}
+
+impl Program {
+    /// Serialize.
+    pub fn to_container(&self) -> Vec<u8> {
+        let mut w = W(MAGIC.to_vec());
+        w.u32(VERSION);
+        w.u32(self.kernels.len() as u32);
+        for k in &self.kernels {
+            w.bytes(k.name.as_bytes());
+            for v in [k.pc, k.param_bytes, k.regs, k.shared_bytes, k.local_bytes, k.dynamic_shared as u32, k.max_threads.unwrap_or(0)] {
+                w.u32(v);
+            }
+            w.u32(k.params.len() as u32);
+            for p in &k.params {
+                w.u32(p.offset);
+                w.u32(p.size);
+            }
+        }
+        w.u32(self.symbols.len() as u32);
+        for s in &self.symbols {
+            w.bytes(s.name.as_bytes());
+            w.u32(if s.space == StateSpace::Global { 0 } else { 1 });
+            w.u32(s.offset);
+            w.u32(s.size);
+        }
+        w.u32(self.relocs.len() as u32);
+        for r in &self.relocs {
+            w.u32(r.at);
+            w.u32(match r.segment {
+                Segment::Global => 0,
+            });
+        }
+        w.bytes(&self.global_init);
+        w.bytes(&self.const_init);
+        w.u32(self.code.len() as u32);
+        for i in &self.code {
+            w.0.extend_from_slice(&i.to_bytes());
+        }
+        w.0
+    }
+
+    /// Deserialize; `None` for anything that is not a well-formed container of this version.
+    pub fn from_container(b: &[u8]) -> Option<Program> {
+        let mut r = R { b, i: 0 };
+        if r.take(8)? != MAGIC || r.u32()? != VERSION {
+            return None;
+        }
+        let mut kernels = Vec::new();
+        for _ in 0..r.count(36)? {
+            let name = r.string()?;
+            let mut v = [0u32; 7];
+            for x in v.iter_mut() {
+                *x = r.u32()?;
+            }
+            let mut params = Vec::new();
+            for _ in 0..r.count(8)? {
+                params.push(Param { offset: r.u32()?, size: r.u32()? });
+            }
+            let [pc, param_bytes, regs, shared_bytes, local_bytes, dynamic, max] = v;
+            kernels.push(Kernel {
+                name,
+                pc,
+                params,
+                param_bytes,
+                regs,
+                shared_bytes,
+                local_bytes,
+                dynamic_shared: dynamic != 0,
+                max_threads: (max != 0).then_some(max),
+            });
+        }
+        let mut symbols = Vec::new();
+        for _ in 0..r.count(16)? {
+            let name = r.string()?;
+            let space = match r.u32()? {
+                0 => StateSpace::Global,
+                1 => StateSpace::Const,
+                _ => return None,
+            };
+            symbols.push(Symbol { name, space, offset: r.u32()?, size: r.u32()? });
+        }
+        let mut relocs = Vec::new();
+        for _ in 0..r.count(8)? {
+            let at = r.u32()?;
+            if r.u32()? != 0 {
+                return None;
+            }
+            relocs.push(Reloc { at, segment: Segment::Global });
+        }
+        let global_init = r.blob()?;
+        let const_init = r.blob()?;
+        let mut code = Vec::new();
+        for _ in 0..r.count(16)? {
+            let b: &[u8; 16] = r.take(16)?.try_into().ok()?;
+            code.push(Instr::from_bytes(b));
+        }
+        if r.i != b.len() || kernels.iter().any(|k| k.pc as usize >= code.len()) || relocs.iter().any(|x| x.at as usize >= code.len()) {
+            return None;
+        }
+        Some(Program { code, kernels, symbols, global_init, const_init, relocs })
+    }
+}
+
+struct R<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> R<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.b.get(self.i..self.i.checked_add(n)?)?;
+        self.i += n;
+        Some(s)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    /// An item count, checked against the bytes left (each item is at least `min` bytes).
+    fn count(&mut self, min: usize) -> Option<u32> {
+        let n = self.u32()?;
+        ((n as usize).checked_mul(min)? <= self.b.len() - self.i).then_some(n)
+    }
+    fn blob(&mut self) -> Option<Vec<u8>> {
+        let n = self.count(1)? as usize;
+        Some(self.take(n)?.to_vec())
+    }
+    fn string(&mut self) -> Option<String> {
+        String::from_utf8(self.blob()?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_garbage() {
+        let p = crate::compile_ptx(include_str!("../../kernels/constdyn.ptx")).unwrap();
+        let bytes = p.to_container();
+        assert!(is_container(&bytes));
+        assert_eq!(Program::from_container(&bytes), Some(p));
+        for cut in [0, 7, 8, 12, bytes.len() / 2, bytes.len() - 1] {
+            assert_eq!(Program::from_container(&bytes[..cut]), None, "truncated at {cut}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert_eq!(Program::from_container(&extra), None);
+        let mut bad = bytes.clone();
+        bad[12] = 0xFF; // kernel count far beyond the input
+        assert_eq!(Program::from_container(&bad), None);
+    }
+}
