@@ -62,12 +62,11 @@ fn ptxas(args: &[String]) -> ExitCode {
             k.regs, k.shared_bytes, k.local_bytes, k.param_bytes
         );
     }
-    if let Some(out) = output {
-        if let Err(e) = std::fs::write(&out, prog.to_container()) {
+    if let Some(out) = output
+        && let Err(e) = std::fs::write(&out, prog.to_container()) {
             eprintln!("rgdev ptxas: {out}: {e}");
             return ExitCode::FAILURE;
         }
-    }
     ExitCode::SUCCESS
 }
 
