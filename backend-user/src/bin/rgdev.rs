@@ -6,7 +6,7 @@
 //! rgdev ptxas FILE.ptx [-o OUT]   compile PTX to an rgdev module; print resources per kernel
 //! ```
 
-use backend_user::{ClockMode, Device, DeviceOptions, MemsetValue, Result};
+use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result};
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
@@ -195,6 +195,7 @@ fn demo(dev: &Device) -> Result<bool> {
     }
     let dt = dev.time_ns() - t0;
     println!("  {rounds} fence round trips (last fence {last}): {:.3} us simulated each", dt as f64 / rounds as f64 / 1000.0);
+    let kernels_ok = demo_kernels(dev, &ctx)?;
     let s = dev.sim().lock().stats();
     println!(
         "device: {} GPFIFO entries, {} methods, {} copies ({} MiB), {} semaphore releases, {} cycles",
@@ -205,7 +206,68 @@ fn demo(dev: &Device) -> Result<bool> {
         s.semaphores,
         dev.sim().lock().cycles()
     );
-    Ok(copies_ok && memset_ok)
+    Ok(copies_ok && memset_ok && kernels_ok)
+}
+
+fn kernel_step(dev: &Device, what: &str, f: impl FnOnce() -> Result<bool>) -> Result<bool> {
+    let t0 = dev.time_ns();
+    let w0 = dev.sim().lock().compute_stats().1;
+    let ok = f()?;
+    let dt = dev.time_ns() - t0;
+    let w = dev.sim().lock().compute_stats().1 - w0;
+    println!("  {what:<44} {:>10.3} us simulated  {w:>9} warp instructions  {}", dt as f64 / 1000.0, if ok { "correct" } else { "WRONG" });
+    Ok(ok)
+}
+
+fn demo_kernels(dev: &Device, ctx: &backend_user::Context) -> Result<bool> {
+    println!("kernels (clang-compiled PTX, JIT-compiled to the rgdev ISA):");
+    let vecadd = ctx.load_ptx(include_str!("../../../kernels/vecadd.ptx"))?;
+    let matmul = ctx.load_ptx(include_str!("../../../kernels/matmul.ptx"))?;
+    let reduce = ctx.load_ptx(include_str!("../../../kernels/reduce.ptx"))?;
+    let mut ok = true;
+
+    let n = 1 << 20;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| (n - i) as f32 * 0.25).collect();
+    let (mut da, mut db, dc) = (ctx.alloc::<f32>(n)?, ctx.alloc::<f32>(n)?, ctx.alloc::<f32>(n)?);
+    da.copy_from(&a)?;
+    db.copy_from(&b)?;
+    let f = vecadd.function("vecadd")?;
+    ok &= kernel_step(dev, "vector add, 1 Mi elements", || {
+        f.launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)])?;
+        let c = dc.to_vec()?;
+        Ok((0..n).all(|i| c[i] == a[i] + b[i]))
+    })?;
+
+    let m = 256usize;
+    let x: Vec<f32> = (0..m * m).map(|i| ((i * 37) % 101) as f32 / 8.0 - 6.0).collect();
+    let y: Vec<f32> = (0..m * m).map(|i| ((i * 53) % 97) as f32 / 16.0 - 3.0).collect();
+    let (mut dx, mut dy, dz) = (ctx.alloc::<f32>(m * m)?, ctx.alloc::<f32>(m * m)?, ctx.alloc::<f32>(m * m)?);
+    dx.copy_from(&x)?;
+    dy.copy_from(&y)?;
+    let f = matmul.function("matmul32")?;
+    ok &= kernel_step(dev, "matrix multiply 256x256, 32x32 tiles", || {
+        let g = (m as u32).div_ceil(32);
+        f.launch([g, g, 1], [32, 32, 1], 0, &[dx.arg(), dy.arg(), dz.arg(), Arg::I32(m as i32)])?;
+        let z = dz.to_vec()?;
+        Ok((0..m).all(|r| {
+            (0..m).all(|c| {
+                let acc = (0..m).fold(0f32, |acc, k| x[r * m + k].mul_add(y[k * m + c], acc));
+                z[r * m + c].to_bits() == acc.to_bits()
+            })
+        }))
+    })?;
+
+    let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 20).collect();
+    let (mut din, mut dsum) = (ctx.alloc::<u32>(n)?, ctx.alloc::<u32>(1)?);
+    din.copy_from(&data)?;
+    dsum.copy_from(&[0])?;
+    let f = reduce.function("reduce")?;
+    ok &= kernel_step(dev, "reduction, 1 Mi elements (shared + atomics)", || {
+        f.launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[din.arg(), dsum.arg(), Arg::U32(n as u32)])?;
+        Ok(dsum.to_vec()?[0] == data.iter().fold(0u32, |s, &v| s.wrapping_add(v)))
+    })?;
+    Ok(ok)
 }
 
 fn bytemuck_cast(w: &mut [u32]) -> &mut [u8] {
