@@ -89,3 +89,62 @@ fn a_kernel_writing_outside_its_allocations_faults_in_its_context_only() {
     gm.function("vecadd").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(64)]).unwrap();
     assert!(c.to_vec().unwrap().iter().all(|&x| x == 2.0));
 }
+
+const HDR: &str = ".version 6.4\n.target sm_70\n.address_size 64\n";
+
+#[test]
+fn a_kernel_that_never_ends_hits_the_watchdog() {
+    use backend_user::{DeviceConfig, DeviceOptions};
+    let cfg = DeviceConfig { watchdog_cycles: 100_000, ..DeviceConfig::default() };
+    let dev = Device::open_with(DeviceOptions { config: cfg, ..Default::default() }).unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(&format!("{HDR}.entry spin()\n{{\nL:\n bra.uni L;\n}}\n")).unwrap();
+    m.function("spin").unwrap().launch([4, 1, 1], [64, 1, 1], 0, &[]).unwrap();
+    assert_eq!(ctx.synchronize(), Err(CuError::LaunchTimeout));
+    // Another context on the device is unaffected.
+    let other = dev.create_context().unwrap();
+    let mut b = other.alloc::<u32>(4).unwrap();
+    b.copy_from(&[1, 2, 3, 4]).unwrap();
+    assert_eq!(b.to_vec().unwrap(), [1, 2, 3, 4]);
+}
+
+#[test]
+fn traps_and_illegal_instructions_are_errors_of_the_context() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(&format!("{HDR}.entry t()\n{{\n trap;\n}}\n")).unwrap();
+    m.function("t").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[]).unwrap();
+    assert_eq!(ctx.synchronize(), Err(CuError::Assert));
+
+    // A container whose code holds a garbage instruction.
+    let mut prog = ptx::compile_ptx(VECADD).unwrap();
+    prog.code[0].w0 = hw::isa::Word0::from(0xFFu64);
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_image(&prog.to_container()).unwrap();
+    let d = ctx.alloc::<f32>(4).unwrap();
+    m.function("vecadd").unwrap().launch([1, 1, 1], [4, 1, 1], 0, &[d.arg(), d.arg(), d.arg(), Arg::I32(4)]).unwrap();
+    assert_eq!(ctx.synchronize(), Err(CuError::IllegalInstruction));
+}
+
+#[test]
+fn module_images_are_recognized_by_their_bytes() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    // A precompiled container runs like the PTX it came from.
+    let image = ptx::compile_ptx(VECADD).unwrap().to_container();
+    let m = ctx.load_image(&image).unwrap();
+    let mut a = ctx.alloc::<f32>(100).unwrap();
+    a.copy_from(&[1.5; 100]).unwrap();
+    let c = ctx.alloc::<f32>(100).unwrap();
+    m.function("vecadd").unwrap().launch([1, 1, 1], [128, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(100)]).unwrap();
+    assert!(c.to_vec().unwrap().iter().all(|&x| x == 3.0));
+    // PTX text with a trailing NUL, as C programs pass it.
+    let mut z = VECADD.as_bytes().to_vec();
+    z.push(0);
+    assert!(ctx.load_image(&z).is_ok());
+    assert_eq!(ctx.load_image(b"\x7fELF\x02\x01\x01\0\0\0").err(), Some(CuError::NoBinaryForGpu));
+    assert_eq!(ctx.load_image(&0xBA55_ED50u32.to_le_bytes()).err(), Some(CuError::NoBinaryForGpu));
+    assert_eq!(ctx.load_image(b"not a module").err(), Some(CuError::InvalidImage));
+    assert_eq!(ctx.load_image(&image[..image.len() - 3]).err(), Some(CuError::InvalidImage));
+    assert_eq!(ctx.load_image(b".version 6.4\n.entry broken(").err(), Some(CuError::InvalidPtx));
+}

@@ -1,0 +1,56 @@
+//! The `rgdev` command: ptxas, info and demo.
+
+use std::process::Command;
+
+fn rgdev(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rgdev")).args(args).output().expect("run rgdev")
+}
+
+fn kernel(name: &str) -> String {
+    format!("{}/../kernels/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn ptxas_reports_resources_and_writes_a_loadable_module() {
+    let out_path = std::env::temp_dir().join(format!("rgdev-cli-{}.rgm", std::process::id()));
+    let out = rgdev(&["ptxas", &kernel("matmul.ptx"), "-o", out_path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Function properties for matmul32"), "{text}");
+    assert!(text.contains("8192 bytes smem"), "{text}");
+    assert!(text.contains("28 bytes cmem[0]"), "{text}");
+    let image = std::fs::read(&out_path).unwrap();
+    let _ = std::fs::remove_file(&out_path);
+    let dev = backend_user::Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_image(&image).unwrap();
+    assert!(m.function("matmul16").is_ok());
+}
+
+#[test]
+fn ptxas_fails_with_the_position_of_bad_input() {
+    let bad = std::env::temp_dir().join(format!("rgdev-bad-{}.ptx", std::process::id()));
+    std::fs::write(&bad, ".version 6.4\n.target sm_70\n.address_size 64\n.entry k()\n{\n  mov.u32 %r1 2;\n}\n").unwrap();
+    let out = rgdev(&["ptxas", bad.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&bad);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":6:") && err.contains("expected"), "{err}");
+    let out = rgdev(&["ptxas", "/nonexistent/file.ptx"]);
+    assert!(!out.status.success());
+    assert_eq!(rgdev(&["ptxas"]).status.code(), Some(2));
+}
+
+#[test]
+fn info_and_demo_run() {
+    let out = rgdev(&["info"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("10de:06c0") && text.contains("0x0c0000a1"), "{text}");
+    let out = rgdev(&["demo"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for needle in ["identical", "all 0xc0ffee00", "vector add", "matrix multiply", "reduction"] {
+        assert!(text.contains(needle), "missing {needle}: {text}");
+    }
+    assert!(!text.contains("WRONG") && !text.contains("MISMATCH"));
+}
