@@ -26,6 +26,8 @@ use hw::regs::TrapReason;
 pub const WINDOW_SIZE: u64 = 1 << 24;
 /// Most threads in a block.
 pub const MAX_THREADS: u32 = 1024;
+/// Deepest call nesting.
+pub const MAX_CALL_DEPTH: usize = 64;
 
 /// Methods latched by a channel for its compute object.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -212,6 +214,8 @@ struct Warp {
     lanes: u32,
     /// Thread index of lane 0.
     base: u32,
+    /// Return addresses of the calls in progress.
+    calls: Vec<u32>,
 }
 
 /// Everything one launch needs, borrowed from the device.
@@ -362,7 +366,7 @@ impl Grid<'_, '_> {
                 let n = (threads - base).min(32);
                 let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
                 let pc = self.r.start / INSTR_BYTES as u32;
-                Warp { stack: vec![Frame { pc, mask: lanes, rpc: u32::MAX }], exited: 0, at_barrier: false, done: false, lanes, base }
+                Warp { stack: vec![Frame { pc, mask: lanes, rpc: u32::MAX }], exited: 0, at_barrier: false, done: false, lanes, base, calls: Vec::new() }
             })
             .collect();
         loop {
@@ -470,7 +474,20 @@ impl Grid<'_, '_> {
                     continue;
                 }
                 Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
-                Op::Call | Op::Ret => return Err(trap(TrapReason::IllegalInstruction)),
+                Op::Call => {
+                    // Calls are made by every active lane (the compiler emits them unguarded).
+                    if on != active || w.calls.len() >= MAX_CALL_DEPTH {
+                        return Err(trap(TrapReason::IllegalInstruction));
+                    }
+                    w.calls.push(next);
+                    set_pc!(d.imm as u32);
+                    continue;
+                }
+                Op::Ret => {
+                    let Some(ret) = w.calls.pop() else { return Err(trap(TrapReason::IllegalInstruction)) };
+                    set_pc!(ret);
+                    continue;
+                }
                 _ => {}
             }
             set_pc!(next);

@@ -209,6 +209,56 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
             _ => return Err(v.pos.err(format!("`{}` cannot be declared at module scope", v.name))),
         }
     }
+    // Non-inlined functions: a static frame each (parameters, return values, locals) in
+    // per-thread local memory, and a register range of their own.
+    check_recursion(m)?;
+    let mut frames: BTreeMap<String, Frame> = BTreeMap::new();
+    let mut local_top = 0u32;
+    for f in m.funcs.iter().filter(|f| !f.entry) {
+        let mut fr = Frame { base: 0, params: Vec::new(), rets: Vec::new(), pc: 0 };
+        let mut top = local_top;
+        for (list, out) in [(&f.params, &mut fr.params), (&f.rets, &mut fr.rets)] {
+            for p in list.iter() {
+                let (size, align) = var_size(p)?;
+                let off = align_up(top, align.max(4));
+                top = off + size;
+                out.push((off, size));
+            }
+        }
+        fr.base = local_top;
+        local_top = align_up(top, 8);
+        frames.insert(f.name.clone(), fr);
+    }
+    let mut reg_base = 0u32;
+    let mut call_fixups: Vec<(u32, String, Pos)> = Vec::new();
+    for f in m.funcs.iter().filter(|f| !f.entry) {
+        let Some(body) = &f.body else { continue };
+        let named = names_in(body);
+        let mut kplaces = places.clone();
+        let fr = &frames[&f.name];
+        for (p, &(off, _)) in f.params.iter().zip(&fr.params).chain(f.rets.iter().zip(&fr.rets)) {
+            kplaces.insert(p.name.clone(), Place::Local(off));
+        }
+        let mut shared_top = 0u32;
+        for v in module_shared.iter().filter(|v| named.contains(&v.name) && v.count != Some(0)) {
+            let (size, align) = var_size(v)?;
+            let off = align_up(shared_top, align);
+            shared_top = off + size;
+            kplaces.insert(v.name.clone(), Place::Shared(off));
+        }
+        let mut kc = Kc::new(&mut prog, &kplaces, shared_top, false, &[]);
+        kc.frames = frames.clone();
+        kc.func = true;
+        kc.reg_base = reg_base;
+        kc.local_top = local_top;
+        let (info, fixups) = kc.function(f, body)?;
+        if let Some(fr) = frames.get_mut(&f.name) {
+            fr.pc = info.pc;
+        }
+        reg_base += info.regs;
+        local_top = local_top.max(info.local_bytes);
+        call_fixups.extend(fixups);
+    }
     for f in &m.funcs {
         if !f.entry {
             continue;
@@ -231,10 +281,72 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
                 kplaces.insert(v.name.clone(), Place::Shared(off));
             }
         }
-        let k = Kc::new(&mut prog, &kplaces, shared_top, dynamic_shared, &dyn_names).kernel(f, body)?;
+        let mut kc = Kc::new(&mut prog, &kplaces, shared_top, dynamic_shared, &dyn_names);
+        kc.frames = frames.clone();
+        kc.reg_base = reg_base;
+        kc.local_top = local_top;
+        let (k, fixups) = kc.kernel(f, body)?;
+        call_fixups.extend(fixups);
         prog.kernels.push(k);
     }
+    for (at, callee, pos) in call_fixups {
+        let fr = frames.get(&callee).ok_or_else(|| pos.err(format!("call to unknown function `{callee}`")))?;
+        if m.funcs.iter().all(|f| f.name != callee || f.body.is_none()) {
+            return Err(pos.err(format!("`{callee}` is declared but not defined in this module (no linking of separate modules)")));
+        }
+        prog.code[at as usize].imm = fr.pc as u64;
+    }
     Ok(prog)
+}
+
+/// A `.func`'s static frame in local memory and its entry point.
+#[derive(Clone, Debug, Default)]
+struct Frame {
+    base: u32,
+    params: Vec<(u32, u32)>,
+    rets: Vec<(u32, u32)>,
+    pc: u32,
+}
+
+/// Frames are static, so a function may not (even indirectly) call itself.
+fn check_recursion(m: &ast::Module) -> Result<()> {
+    let callees = |f: &Func| -> Vec<String> {
+        let mut out = Vec::new();
+        for s in f.body.iter().flatten() {
+            if let Stmt::Instr(i) = s {
+                if i.op == "call" {
+                    if let Some(n) = i.args.iter().find_map(|a| if let Operand::Name(n) = a { Some(n.clone()) } else { None }) {
+                        out.push(n);
+                    }
+                }
+            }
+        }
+        out
+    };
+    let graph: BTreeMap<&str, Vec<String>> = m.funcs.iter().map(|f| (f.name.as_str(), callees(f))).collect();
+    fn visit<'a>(n: &'a str, g: &'a BTreeMap<&'a str, Vec<String>>, path: &mut Vec<&'a str>, done: &mut alloc::collections::BTreeSet<&'a str>) -> core::result::Result<(), String> {
+        if path.contains(&n) {
+            return Err(n.into());
+        }
+        if !done.insert(n) {
+            return Ok(());
+        }
+        path.push(n);
+        for c in g.get(n).into_iter().flatten() {
+            if let Some((k, _)) = g.get_key_value(c.as_str()) {
+                visit(k, g, path, done)?;
+            }
+        }
+        path.pop();
+        Ok(())
+    }
+    let mut done = alloc::collections::BTreeSet::new();
+    for f in &m.funcs {
+        if let Err(n) = visit(&f.name, &graph, &mut Vec::new(), &mut done) {
+            return Err(f.pos.err(format!("recursive call of `{n}`: recursion is not supported")));
+        }
+    }
+    Ok(())
 }
 
 /// Every name a function body mentions in its operands.
@@ -280,6 +392,13 @@ struct Kc<'a> {
     guard: Option<(bool, u8)>,
     start: u32,
     pos: Pos,
+    frames: BTreeMap<String, Frame>,
+    func: bool,
+    reg_base: u32,
+    /// Call sites of the body: (statement index, callee, argument names, return names).
+    calls: Vec<(usize, String, Vec<String>, Vec<String>)>,
+    stmt: usize,
+    call_fixups: Vec<(u32, String, Pos)>,
 }
 
 impl<'a> Kc<'a> {
@@ -301,6 +420,12 @@ impl<'a> Kc<'a> {
             guard: None,
             start,
             pos: Pos::default(),
+            frames: BTreeMap::new(),
+            func: false,
+            reg_base: 0,
+            calls: Vec::new(),
+            stmt: 0,
+            call_fixups: Vec::new(),
         }
     }
 
@@ -308,16 +433,40 @@ impl<'a> Kc<'a> {
         self.pos.err(msg)
     }
 
-    fn kernel(mut self, f: &Func, body: &[Stmt]) -> Result<Kernel> {
-        // Parameters in constant bank 0.
+    fn function(self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<(u32, String, Pos)>)> {
+        self.kernel(f, body)
+    }
+
+    fn kernel(mut self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<(u32, String, Pos)>)> {
+        // Kernel parameters live in constant bank 0 (a function's are already in its frame).
         let mut params = Vec::new();
         let mut top = 0u32;
-        for p in &f.params {
-            let (size, align) = var_size(p)?;
-            let off = align_up(top, align);
-            top = off + size;
-            params.push(Param { offset: off, size });
-            self.places.insert(p.name.clone(), Place::Param(off));
+        if !self.func {
+            for p in &f.params {
+                let (size, align) = var_size(p)?;
+                let off = align_up(top, align);
+                top = off + size;
+                params.push(Param { offset: off, size });
+                self.places.insert(p.name.clone(), Place::Param(off));
+            }
+        }
+        // Call sites.
+        for (k, s) in body.iter().enumerate() {
+            if let Stmt::Instr(i) = s {
+                if i.op == "call" {
+                    let list = |o: Option<&Operand>| -> Vec<String> {
+                        match o {
+                            Some(Operand::List(v)) => v.iter().filter_map(|x| if let Operand::Name(n) = x { Some(n.clone()) } else { None }).collect(),
+                            _ => Vec::new(),
+                        }
+                    };
+                    let (rets, name_at) = if matches!(i.args.first(), Some(Operand::List(_))) { (list(i.args.first()), 1) } else { (Vec::new(), 0) };
+                    let Some(Operand::Name(callee)) = i.args.get(name_at) else {
+                        return Err(i.pos.err("`call` needs a function name (indirect calls are not supported)"));
+                    };
+                    self.calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
+                }
+            }
         }
         // Declarations.
         let mut nregs = 0u32;
@@ -352,9 +501,7 @@ impl<'a> Kc<'a> {
                             self.local_top = off + size;
                             self.places.insert(v.name.clone(), Place::Local(off));
                         }
-                        StateSpace::Param => {
-                            return Err(v.pos.err("call parameters (`.param` in a body): calls to `.func` are not supported yet"));
-                        }
+                        StateSpace::Param => {} // a call site's parameter: resolved at its call
                         _ => return Err(v.pos.err(format!("`{}` cannot be declared in a function", v.name))),
                     }
                 }
@@ -369,7 +516,8 @@ impl<'a> Kc<'a> {
             self.places.insert(name, Place::Shared(dyn_base));
         }
         // Code.
-        for s in body {
+        for (k, s) in body.iter().enumerate() {
+            self.stmt = k;
             match s {
                 Stmt::Label(l, pos)
                     if self.labels.insert(l.clone(), self.here()).is_some() => {
@@ -390,20 +538,29 @@ impl<'a> Kc<'a> {
         let exit = self.here();
         self.labels.insert("\u{0}exit".into(), exit);
         self.guard = None;
-        self.push(Instr::new(Op::Exit, Ty::U32));
+        self.push(Instr::new(if self.func { Op::Ret } else { Op::Exit }, Ty::U32));
         self.resolve(exit)?;
         let used = self.allocate(nregs);
-        Ok(Kernel {
+        let top_reg = self.reg_base + used + SCRATCH_REGS;
+        if top_reg > 255 {
+            return Err(f.pos.err(format!(
+                "`{}` needs {top_reg} registers with the functions it may call: more than 255 (spilling is not supported yet)",
+                f.name
+            )));
+        }
+        let fixups = core::mem::take(&mut self.call_fixups);
+        let k = Kernel {
             name: f.name.clone(),
             pc: self.start,
             params,
             param_bytes: top,
-            regs: used + SCRATCH_REGS,
+            regs: if self.func { used + SCRATCH_REGS } else { top_reg },
             shared_bytes: self.shared_top,
             local_bytes: self.local_top,
             dynamic_shared: self.dynamic_shared,
             max_threads: f.max_threads,
-        })
+        };
+        Ok((k, fixups))
     }
 
     fn here(&self) -> u32 {
@@ -764,7 +921,23 @@ impl<'a> Kc<'a> {
                 self.push(Instr::new(Op::Trap, Ty::U32));
                 Ok(())
             }
-            "call" => Err(self.err("`call`: non-inlined device functions are not supported yet")),
+            "call" => {
+                if self.guard.is_some() {
+                    return Err(self.err("predicated `call` is not supported"));
+                }
+                let callee = self
+                    .calls
+                    .iter()
+                    .find(|c| c.0 == self.stmt)
+                    .map(|c| c.1.clone())
+                    .ok_or_else(|| self.err("bad `call`"))?;
+                if !self.frames.contains_key(&callee) {
+                    return Err(self.err(format!("call to unknown function `{callee}`")));
+                }
+                let at = self.push(Instr::new(Op::Call, Ty::U32));
+                self.call_fixups.push((at, callee, self.pos));
+                Ok(())
+            }
             _ => Err(self.err(format!("unsupported instruction `{}{}{}`", op, if i.mods.is_empty() { "" } else { "." }, i.mods.join(".")))),
         }
     }
@@ -870,8 +1043,17 @@ impl<'a> Kc<'a> {
         let bank = if space == Space::ConstBank { 1 } else { 0 };
         let (reg, addr, reloc) = match &**base {
             Operand::Name(n) if self.regs.contains_key(n) => (self.reg(n)?, *off as u64, false),
+            Operand::Name(n) if space == Space::Const && !self.places.contains_key(n) => {
+                // A call site's parameter or return value: the callee's frame.
+                let slot = self.call_slot(n, i.op == "st")?;
+                space = Space::Local;
+                (RZ, (slot as u64).wrapping_add(*off as u64), false)
+            }
             Operand::Name(n) => {
                 let (place, a, reloc) = self.symbol(n)?;
+                if matches!(place, Place::Local(_)) && space == Space::Const {
+                    space = Space::Local; // a function's own parameter or return value
+                }
                 // A bare symbol names its own space even under a generic access.
                 if space == Space::Generic {
                     space = match place {
@@ -889,6 +1071,21 @@ impl<'a> Kc<'a> {
         };
         let bank = if space == Space::ConstBank { 1 } else { bank };
         Ok((space, bank, reg, addr, reloc))
+    }
+
+    /// Frame offset of call-site parameter `name`: stores go to the next call that passes
+    /// it, loads of a return value come from the last call that returned it.
+    fn call_slot(&self, name: &str, store: bool) -> Result<u32> {
+        let here = self.stmt;
+        let found = if store {
+            self.calls.iter().filter(|c| c.0 >= here).find_map(|c| c.2.iter().position(|a| a == name).map(|k| (c.1.clone(), k, false)))
+        } else {
+            self.calls.iter().rev().filter(|c| c.0 <= here).find_map(|c| c.3.iter().position(|a| a == name).map(|k| (c.1.clone(), k, true)))
+        };
+        let (callee, k, ret) = found.ok_or_else(|| self.err(format!("unknown symbol `{name}`")))?;
+        let fr = self.frames.get(&callee).ok_or_else(|| self.err(format!("call to unknown function `{callee}`")))?;
+        let slot = if ret { fr.rets.get(k) } else { fr.params.get(k) };
+        slot.map(|s| s.0).ok_or_else(|| self.err(format!("too many arguments in the call of `{callee}`")))
     }
 
     fn vec_of(&self, i: &ast::Instr) -> u32 {
@@ -1283,9 +1480,6 @@ impl Kc<'_> {
     /// point where it is live. Returns how many registers the PTX values occupy.
     fn allocate(&mut self, nregs: u32) -> u32 {
         let n = nregs as usize;
-        if n == 0 {
-            return 0;
-        }
         let start = self.start as usize;
         let code: Vec<Instr> = self.prog.code[start..].to_vec();
         let (starts, succ) = cfg(&code, start);
@@ -1375,13 +1569,14 @@ impl Kc<'_> {
             map[r] = p;
             active.push((z, p));
         }
+        let base = self.reg_base;
         let remap = |r: u8| -> u8 {
             if r == RZ {
                 RZ
             } else if (r as u32) < nregs {
-                map[r as usize]
+                (base + map[r as usize] as u32).min(254) as u8
             } else {
-                (r as u32 - nregs + used) as u8
+                (base + r as u32 - nregs + used).min(254) as u8
             }
         };
         for i in &mut self.prog.code[start..] {

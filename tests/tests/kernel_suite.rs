@@ -245,3 +245,45 @@ fn constant_data_written_through_the_module_global_and_dynamic_shared_memory() {
     m.function("reverse_block").unwrap().launch([1, 1, 1], [bs, 1, 1], 16, &[din.arg(), dout.arg()]).unwrap();
     assert_eq!(ctx.synchronize(), Err(backend_user::CuError::IllegalAddress));
 }
+
+fn gcd(mut a: i32, mut b: i32) -> i32 {
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+#[test]
+fn non_inlined_device_functions_with_parameters_and_return_values() {
+    let (_d, ctx, m) = setup(include_str!("../../kernels/devfunc.ptx"));
+    let n = 300usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 7 + 1).collect();
+    let mut din = ctx.alloc::<i32>(n).unwrap();
+    let (dg, df, dp) = (ctx.alloc::<i32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<i32>(2 * n).unwrap());
+    din.copy_from(&input).unwrap();
+    let f = m.function("calls").unwrap();
+    f.launch([(n as u32).div_ceil(64), 1, 1], [64, 1, 1], 0, &[din.arg(), dg.arg(), df.arg(), dp.arg(), Arg::I32(n as i32)]).unwrap();
+    let (g, fl, pairs) = (dg.to_vec().unwrap(), df.to_vec().unwrap(), dp.to_vec().unwrap());
+    for i in 0..n {
+        let v = input[i];
+        assert_eq!(g[i], gcd(v, 360), "gcd {i}");
+        let want = 0.5f32.mul_add(i as f32, gcd(v, 12) as f32);
+        assert_eq!(fl[i].to_bits(), want.to_bits(), "scale {i}: {} vs {want}", fl[i]);
+        let s = if v & 1 == 1 { v } else { -v };
+        assert_eq!((pairs[2 * i], pairs[2 * i + 1]), (s, -s), "store_twice {i}");
+    }
+}
+
+#[test]
+fn recursion_and_undefined_functions_are_invalid_ptx() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let hdr = ".version 6.4\n.target sm_70\n.address_size 64\n";
+    let rec = format!("{hdr}.func f()\n{{\n call.uni f, ();\n ret;\n}}\n.entry k()\n{{\n call.uni f, ();\n ret;\n}}\n");
+    assert_eq!(ctx.load_ptx(&rec).err(), Some(backend_user::CuError::InvalidPtx));
+    assert!(ptx::compile_ptx(&rec).unwrap_err().msg.contains("recursi"));
+    let ext = format!("{hdr}.extern .func g();\n.entry k()\n{{\n call.uni g, ();\n ret;\n}}\n");
+    assert!(ptx::compile_ptx(&ext).unwrap_err().msg.contains("not defined"));
+}
