@@ -230,7 +230,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         frames.insert(f.name.clone(), fr);
     }
     let mut reg_base = 0u32;
-    let mut call_fixups: Vec<(u32, String, Pos)> = Vec::new();
+    let mut call_fixups: Vec<CallFixup> = Vec::new();
     for f in m.funcs.iter().filter(|f| !f.entry) {
         let Some(body) = &f.body else { continue };
         let named = names_in(body);
@@ -299,6 +299,9 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
     Ok(prog)
 }
 
+/// A `CALL` whose target is patched once every function has its address.
+type CallFixup = (u32, String, Pos);
+
 /// A `.func`'s static frame in local memory and its entry point.
 #[derive(Clone, Debug, Default)]
 struct Frame {
@@ -313,12 +316,11 @@ fn check_recursion(m: &ast::Module) -> Result<()> {
     let callees = |f: &Func| -> Vec<String> {
         let mut out = Vec::new();
         for s in f.body.iter().flatten() {
-            if let Stmt::Instr(i) = s {
-                if i.op == "call" {
-                    if let Some(n) = i.args.iter().find_map(|a| if let Operand::Name(n) = a { Some(n.clone()) } else { None }) {
-                        out.push(n);
-                    }
-                }
+            if let Stmt::Instr(i) = s
+                && i.op == "call"
+                && let Some(n) = i.args.iter().find_map(|a| if let Operand::Name(n) = a { Some(n.clone()) } else { None })
+            {
+                out.push(n);
             }
         }
         out
@@ -398,7 +400,7 @@ struct Kc<'a> {
     /// Call sites of the body: (statement index, callee, argument names, return names).
     calls: Vec<(usize, String, Vec<String>, Vec<String>)>,
     stmt: usize,
-    call_fixups: Vec<(u32, String, Pos)>,
+    call_fixups: Vec<CallFixup>,
 }
 
 impl<'a> Kc<'a> {
@@ -433,11 +435,11 @@ impl<'a> Kc<'a> {
         self.pos.err(msg)
     }
 
-    fn function(self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<(u32, String, Pos)>)> {
+    fn function(self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
         self.kernel(f, body)
     }
 
-    fn kernel(mut self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<(u32, String, Pos)>)> {
+    fn kernel(mut self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
         // Kernel parameters live in constant bank 0 (a function's are already in its frame).
         let mut params = Vec::new();
         let mut top = 0u32;
