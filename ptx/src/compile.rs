@@ -454,8 +454,8 @@ impl<'a> Kc<'a> {
         }
         // Call sites.
         for (k, s) in body.iter().enumerate() {
-            if let Stmt::Instr(i) = s {
-                if i.op == "call" {
+            if let Stmt::Instr(i) = s
+                && i.op == "call" {
                     let list = |o: Option<&Operand>| -> Vec<String> {
                         match o {
                             Some(Operand::List(v)) => v.iter().filter_map(|x| if let Operand::Name(n) = x { Some(n.clone()) } else { None }).collect(),
@@ -468,7 +468,6 @@ impl<'a> Kc<'a> {
                     };
                     self.calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
                 }
-            }
         }
         // Declarations.
         let mut nregs = 0u32;
