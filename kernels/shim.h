@@ -8,12 +8,18 @@
 #define __noinline__ __attribute__((noinline))
 #define __forceinline__ __attribute__((always_inline))
 #include "__clang_cuda_builtin_vars.h"
-extern "C" __device__ float sqrtf(float);
-extern "C" __device__ float expf(float);
-extern "C" __device__ float sinf(float);
-extern "C" __device__ float cosf(float);
-extern "C" __device__ float logf(float);
-extern "C" __device__ double sqrt(double);
+/* Math without libdevice: the PTX instructions behind CUDA's fast-math intrinsics. */
+static __device__ __forceinline__ float sqrtf(float x) { return __nvvm_sqrt_rn_f(x); }
+static __device__ __forceinline__ double sqrt(double x) { return __nvvm_sqrt_rn_d(x); }
+static __device__ __forceinline__ float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
+static __device__ __forceinline__ float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }
+static __device__ __forceinline__ float __logf(float x) { return __nvvm_lg2_approx_f(x) * 0.6931471805599453f; }
+static __device__ __forceinline__ float __sinf(float x) { return __nvvm_sin_approx_f(x); }
+static __device__ __forceinline__ float __cosf(float x) { return __nvvm_cos_approx_f(x); }
+static __device__ __forceinline__ float __frcp_rn(float x) { return __nvvm_rcp_rn_f(x); }
+static __device__ __forceinline__ float fabsf(float x) { return __builtin_fabsf(x); }
+static __device__ __forceinline__ float fminf(float a, float b) { return __nvvm_fmin_f(a, b); }
+static __device__ __forceinline__ float fmaxf(float a, float b) { return __nvvm_fmax_f(a, b); }
 
 /* Atomics and warp primitives over clang's NVVM builtins (what cuda's headers do). */
 static __device__ __forceinline__ unsigned atomicAdd(unsigned *p, unsigned v) { return (unsigned)__nvvm_atom_add_gen_i((int *)p, (int)v); }

@@ -148,3 +148,47 @@ fn module_images_are_recognized_by_their_bytes() {
     assert_eq!(ctx.load_image(&image[..image.len() - 3]).err(), Some(CuError::InvalidImage));
     assert_eq!(ctx.load_image(b".version 6.4\n.entry broken(").err(), Some(CuError::InvalidPtx));
 }
+
+#[test]
+fn hand_written_nvcc_style_ptx() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/nvcc_style.ptx")).unwrap();
+    let f = m.function("nvcc_style").unwrap();
+    assert_eq!(f.attributes().max_threads, 128);
+    let n = 100usize;
+    let vin: Vec<f32> = (0..4 * n).map(|i| i as f32 * 0.5).collect();
+    let mut dvin = ctx.alloc::<f32>(4 * n).unwrap();
+    let dout = ctx.alloc::<u32>(16 * n).unwrap();
+    dvin.copy_from(&vin).unwrap();
+    assert_eq!(f.launch([1, 1, 1], [256, 1, 1], 0, &[dout.arg(), dvin.arg(), Arg::U32(n as u32)]).err(), Some(CuError::InvalidValue), ".maxntid 128");
+    f.launch([(n as u32).div_ceil(64), 1, 1], [64, 1, 1], 0, &[dout.arg(), dvin.arg(), Arg::U32(n as u32)]).unwrap();
+    let out = dout.to_vec().unwrap();
+    let table = [1u32, 2, 3, 5];
+    let mut cas_seen = Vec::new();
+    for i in 0..n {
+        let o = &out[16 * i..16 * (i + 1)];
+        let t = i as u32;
+        let (r7, r8) = (table[(t & 3) as usize], t + 10);
+        assert_eq!((o[0], o[1]), (r7, r8), "table and local stack {i}");
+        let f = |k: usize| vin[4 * i + k];
+        assert_eq!((f32::from_bits(o[2]), f32::from_bits(o[3])), (f(0) + f(1), f(2) + f(3)), "vectors {i}");
+        let bytes = ((r7 as u64) << 32 | t as u64).to_le_bytes();
+        let prmt = |sel: u32| (0..4).fold(0u32, |acc, k| acc | (bytes[((sel >> (4 * k)) & 7) as usize] as u32) << (8 * k));
+        assert_eq!((o[4], o[5]), (prmt(0x3210), prmt(0x4567)), "prmt {i}");
+        assert_eq!(o[6], (r8 >> 2) & 31, "bfe {i}");
+        assert_eq!((o[7], o[8], o[9]), (r8.count_ones(), r8.leading_zeros(), t.reverse_bits()), "bits {i}");
+        assert_eq!(o[10], ((((r8 as u64) << 32 | t as u64) << 4) >> 32) as u32, "shf {i}");
+        assert_eq!(o[12] as u64 | (o[13] as u64) << 32, t as u64 * 1_000_000 + 7, "mad.wide {i}");
+        assert_eq!(o[14], ((t & 3) != 0 && t < 50) as u32, "setp.and {i}");
+        cas_seen.push(o[15]);
+    }
+    // Every thread incremented the counter exactly once with compare-and-swap.
+    cas_seen.sort_unstable();
+    assert_eq!(cas_seen, (0..n as u32).collect::<Vec<_>>());
+    let (counter, size) = m.global("counter").unwrap();
+    assert_eq!(size, 4);
+    let mut c = [0u8; 4];
+    dev.gpu().memcpy_dtoh(ctx.handle(), &mut c, counter).unwrap();
+    assert_eq!(u32::from_le_bytes(c), n as u32);
+}
