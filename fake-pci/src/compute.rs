@@ -243,6 +243,13 @@ struct Grid<'a, 'b> {
     instrs: u64,
     thread_instrs: u64,
     budget: u64,
+    /// Register file, shared and local memory for one block, reused by every block of the
+    /// grid (registers start undefined in PTX; shared and local memory are cleared).
+    regs: Vec<u64>,
+    shared: Vec<u8>,
+    local: Vec<u8>,
+    /// Staging for coalesced accesses.
+    span: Vec<u8>,
 }
 
 fn mask(ty: Ty) -> u64 {
@@ -313,7 +320,22 @@ impl ComputeEngine {
         }
         let code = self.icache.entry(r.code).or_default();
         let budget = cx.cfg.watchdog_cycles.saturating_mul(cx.cfg.sms.max(1) as u64);
-        let mut g = Grid { cx, r, code, banks, nregs: r.regs.max(1) as usize, instrs: 0, thread_instrs: 0, budget };
+        let nregs = r.regs.max(1) as usize;
+        let nwarps = (threads as u32).div_ceil(WARP_SIZE) as usize;
+        let mut g = Grid {
+            cx,
+            r,
+            code,
+            banks,
+            nregs,
+            instrs: 0,
+            thread_instrs: 0,
+            budget,
+            regs: vec![0u64; nwarps * nregs * 32],
+            shared: vec![0u8; r.shared as usize],
+            local: vec![0u8; r.local_size as usize * nwarps * 32],
+            span: vec![0u8; 4096],
+        };
         let res = (|| {
             for bz in 0..r.grid[2] {
                 for by in 0..r.grid[1] {
@@ -356,10 +378,31 @@ impl Grid<'_, '_> {
     fn block(&mut self, ctaid: [u32; 3], threads: u32) -> Result<(), GridError> {
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
         let nregs = self.nregs;
-        let mut regs = vec![0u64; nwarps * nregs * 32];
-        let mut shared = vec![0u8; self.r.shared as usize];
+        let mut regs = core::mem::take(&mut self.regs);
+        let mut shared = core::mem::take(&mut self.shared);
+        let mut local = core::mem::take(&mut self.local);
+        shared.fill(0);
+        local.fill(0);
         let local_size = self.r.local_size as usize;
-        let mut local = vec![0u8; local_size * nwarps * 32];
+        let r = self.run_block(&mut regs, &mut shared, &mut local, nwarps, nregs, local_size, ctaid, threads);
+        self.regs = regs;
+        self.shared = shared;
+        self.local = local;
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_block(
+        &mut self,
+        regs: &mut [u64],
+        shared: &mut [u8],
+        local: &mut [u8],
+        nwarps: usize,
+        nregs: usize,
+        local_size: usize,
+        ctaid: [u32; 3],
+        threads: u32,
+    ) -> Result<(), GridError> {
         let mut warps: Vec<Warp> = (0..nwarps)
             .map(|w| {
                 let base = w as u32 * 32;
@@ -378,7 +421,7 @@ impl Grid<'_, '_> {
                 progressed = true;
                 let wr = &mut regs[w * nregs * 32..(w + 1) * nregs * 32];
                 let wl = &mut local[w * local_size * 32..(w + 1) * local_size * 32];
-                self.run_warp(&mut warps[w], w as u32, nwarps as u32, ctaid, wr, &mut shared, wl)?;
+                self.run_warp(&mut warps[w], w as u32, nwarps as u32, ctaid, wr, shared, wl)?;
             }
             let live = warps.iter().filter(|w| !w.done).count();
             if live == 0 {
@@ -520,18 +563,22 @@ impl Grid<'_, '_> {
             }
             match d.op {
                 Op::Nop | Op::Membar => {}
-                Op::Mov => lanes!(|l| slot(0, d.a, l, regs) & msk),
+                Op::Mov => {
+                    let a = gather(&d, 0, regs);
+                    put(d.dst, on, &map1(&a, |x| x & msk), regs);
+                }
                 Op::S2r => {
                     let s = Sreg::from_index(d.imm).ok_or(trap(TrapReason::IllegalInstruction))?;
                     let now = self.cx.now + self.instrs;
                     let now_ns = self.cx.now_ns;
+                    let one_d = bdim[1] == 1 && bdim[2] == 1;
                     lanes!(|l| {
                         let t = w.base + l as u32;
-                        let (tx, ty_, tz) = (t % bdim[0], (t / bdim[0]) % bdim[1], t / (bdim[0] * bdim[1]));
                         (match s {
-                            Sreg::TidX => tx as u64,
-                            Sreg::TidY => ty_ as u64,
-                            Sreg::TidZ => tz as u64,
+                            Sreg::TidX if one_d => t as u64,
+                            Sreg::TidX => (t % bdim[0]) as u64,
+                            Sreg::TidY => ((t / bdim[0]) % bdim[1]) as u64,
+                            Sreg::TidZ => (t / (bdim[0] * bdim[1])) as u64,
                             Sreg::NtidX => bdim[0] as u64,
                             Sreg::NtidY => bdim[1] as u64,
                             Sreg::NtidZ => bdim[2] as u64,
@@ -559,35 +606,40 @@ impl Grid<'_, '_> {
                 }
                 Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Rem | Op::Min | Op::Max | Op::And | Op::Or | Op::Xor | Op::Shl | Op::Shr => {
                     let mode = d.m & 3;
-                    let mut err = None;
-                    lanes!(|l| {
-                        let (a, b) = (slot(0, d.a, l, regs), slot(1, d.b, l, regs));
-                        match binop(d.op, ty, mode, a, b) {
-                            Some(v) => v,
-                            None => {
-                                err = Some(trap(TrapReason::IllegalInstruction));
-                                0
-                            }
-                        }
-                    });
-                    if let Some(e) = err {
-                        return Err(e);
+                    if binop(d.op, ty, mode, 0, 1).is_none() {
+                        return Err(trap(TrapReason::IllegalInstruction));
                     }
+                    let (a, b) = (gather(&d, 0, regs), gather(&d, 1, regs));
+                    let out = match (d.op, ty, mode) {
+                        (Op::Add, Ty::U32 | Ty::S32, _) => map2(&a, &b, |x, y| x.wrapping_add(y) & 0xFFFF_FFFF),
+                        (Op::Add, Ty::U64 | Ty::S64, _) => map2(&a, &b, u64::wrapping_add),
+                        (Op::Add, Ty::F32, _) => map2(&a, &b, |x, y| fb32(f32v(x) + f32v(y))),
+                        (Op::Sub, Ty::U32 | Ty::S32, _) => map2(&a, &b, |x, y| x.wrapping_sub(y) & 0xFFFF_FFFF),
+                        (Op::Sub, Ty::F32, _) => map2(&a, &b, |x, y| fb32(f32v(x) - f32v(y))),
+                        (Op::Mul, Ty::U32 | Ty::S32, 0) => map2(&a, &b, |x, y| x.wrapping_mul(y) & 0xFFFF_FFFF),
+                        (Op::Mul, Ty::U32, 2) => map2(&a, &b, |x, y| (x & 0xFFFF_FFFF) * (y & 0xFFFF_FFFF)),
+                        (Op::Mul, Ty::S32, 2) => map2(&a, &b, |x, y| (x as i32 as i64).wrapping_mul(y as i32 as i64) as u64),
+                        (Op::Mul, Ty::F32, _) => map2(&a, &b, |x, y| fb32(f32v(x) * f32v(y))),
+                        (Op::And, _, _) if ty.bytes() >= 4 => map2(&a, &b, |x, y| x & y & msk),
+                        (Op::Or, _, _) if ty.bytes() >= 4 => map2(&a, &b, |x, y| (x | y) & msk),
+                        (Op::Shl, Ty::U32 | Ty::S32, _) => map2(&a, &b, |x, y| if y & 0xFFFF_FFFF >= 32 { 0 } else { (x << y) & 0xFFFF_FFFF }),
+                        _ => map2(&a, &b, |x, y| binop(d.op, ty, mode, x, y).unwrap_or(0)),
+                    };
+                    put(d.dst, on, &out, regs);
                 }
                 Op::Mad => {
                     let mode = d.m & 3;
-                    lanes!(|l| {
-                        let (a, b, c) = (slot(0, d.a, l, regs), slot(1, d.b, l, regs), slot(2, d.c, l, regs));
-                        match ty {
-                            Ty::F32 => fb32(libm::fmaf(f32v(a), f32v(b), f32v(c))),
-                            Ty::F64 => libm::fma(f64v(a), f64v(b), f64v(c)).to_bits(),
-                            _ if mode == MulMode::Wide as u16 => {
-                                let p = binop(Op::Mul, ty, mode, a, b).unwrap_or(0);
-                                p.wrapping_add(c)
-                            }
-                            _ => binop(Op::Mul, ty, mode, a, b).unwrap_or(0).wrapping_add(c) & msk,
+                    let (a, b, c) = (gather(&d, 0, regs), gather(&d, 1, regs), gather(&d, 2, regs));
+                    let out = match (ty, mode) {
+                        (Ty::F32, _) => map3(&a, &b, &c, |x, y, z| fb32(libm::fmaf(f32v(x), f32v(y), f32v(z)))),
+                        (Ty::F64, _) => map3(&a, &b, &c, |x, y, z| libm::fma(f64v(x), f64v(y), f64v(z)).to_bits()),
+                        (Ty::U32 | Ty::S32, 0) => map3(&a, &b, &c, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & 0xFFFF_FFFF),
+                        (_, m) if m == MulMode::Wide as u16 => {
+                            map3(&a, &b, &c, |x, y, z| binop(Op::Mul, ty, m, x, y).unwrap_or(0).wrapping_add(z))
                         }
-                    })
+                        (_, m) => map3(&a, &b, &c, |x, y, z| binop(Op::Mul, ty, m, x, y).unwrap_or(0).wrapping_add(z) & msk),
+                    };
+                    put(d.dst, on, &out, regs);
                 }
                 Op::Abs | Op::Neg | Op::Not | Op::Popc | Op::Clz | Op::Brev | Op::Sqrt | Op::Rcp | Op::Rsqrt | Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 => {
                     lanes!(|l| unop(d.op, ty, slot(0, d.a, l, regs)))
@@ -606,7 +658,17 @@ impl Grid<'_, '_> {
                 }
                 Op::Setp => {
                     let cmp = Cmp::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
-                    lanes!(|l| setp(cmp, ty, slot(0, d.a, l, regs), slot(1, d.b, l, regs)) as u64)
+                    let (a, b) = (gather(&d, 0, regs), gather(&d, 1, regs));
+                    let out = match (cmp, ty) {
+                        (Cmp::Lt, Ty::S32) => map2(&a, &b, |x, y| ((x as i32) < (y as i32)) as u64),
+                        (Cmp::Ge, Ty::S32) => map2(&a, &b, |x, y| ((x as i32) >= (y as i32)) as u64),
+                        (Cmp::Lt, Ty::U32) => map2(&a, &b, |x, y| ((x as u32) < (y as u32)) as u64),
+                        (Cmp::Ge, Ty::U32) => map2(&a, &b, |x, y| ((x as u32) >= (y as u32)) as u64),
+                        (Cmp::Eq, Ty::S32 | Ty::U32) => map2(&a, &b, |x, y| (x as u32 == y as u32) as u64),
+                        (Cmp::Ne, Ty::S32 | Ty::U32) => map2(&a, &b, |x, y| (x as u32 != y as u32) as u64),
+                        _ => map2(&a, &b, |x, y| setp(cmp, ty, x, y) as u64),
+                    };
+                    put(d.dst, on, &out, regs);
                 }
                 Op::Cvt => {
                     let src = [Ty::U8, Ty::S8, Ty::U16, Ty::S16, Ty::U32, Ty::S32, Ty::U64, Ty::S64, Ty::F32, Ty::F64, Ty::Pred]
@@ -712,6 +774,25 @@ impl Grid<'_, '_> {
         let (n, bank) = if d.op == Op::Atom { (1, 0) } else { (MemMods::vec(d.m) as usize, MemMods::bank(d.m) as usize) };
         let size = d.ty.bytes() as usize;
         let local_size = self.r.local_size as usize;
+        if matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {
+            return Ok(());
+        }
+        if d.op == Op::Ld && matches!(space, Space::Const | Space::ConstBank) && d.a == RZ {
+            // A uniform constant load (a kernel parameter): read once, broadcast.
+            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+            for k in 0..n {
+                let at = d.imm as usize + k * size;
+                let v = match b.get(at..at + size) {
+                    Some(e) => extend(d.ty, load_le(e, size)),
+                    None => 0,
+                };
+                let dst = d.dst as usize + k;
+                if d.dst != RZ && dst < 255 {
+                    put(dst as u8, on, &[v; 32], regs);
+                }
+            }
+            return Ok(());
+        }
         for l in 0..32usize {
             if on >> l & 1 == 0 {
                 continue;
@@ -750,8 +831,14 @@ impl Grid<'_, '_> {
                         Space::Global => self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?,
                         Space::Const | Space::ConstBank => {
                             let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
-                            for (k, x) in buf.iter_mut().enumerate() {
-                                *x = b.get(addr as usize + k).copied().unwrap_or(0);
+                            match b.get(addr as usize..addr as usize + bytes) {
+                                Some(src) => buf.copy_from_slice(src),
+                                // Beyond the bound size reads as zero.
+                                None => {
+                                    for (k, x) in buf.iter_mut().enumerate() {
+                                        *x = b.get(addr as usize + k).copied().unwrap_or(0);
+                                    }
+                                }
                             }
                         }
                         _ => {
@@ -765,10 +852,7 @@ impl Grid<'_, '_> {
                         if d.dst == RZ || dst >= 255 {
                             continue;
                         }
-                        let mut e = [0u8; 8];
-                        e[..size].copy_from_slice(&buf[k * size..(k + 1) * size]);
-                        let raw = u64::from_le_bytes(e);
-                        regs[dst * 32 + l] = if d.ty.signed() { sx(d.ty, raw) as u64 } else { raw };
+                        regs[dst * 32 + l] = extend(d.ty, load_le(&buf[k * size..], size));
                     }
                 }
                 Op::St => {
@@ -776,7 +860,7 @@ impl Grid<'_, '_> {
                     for k in 0..n {
                         let src = d.b as usize + k;
                         let v = if d.b == RZ || src >= 255 { 0 } else { regs[src * 32 + l] };
-                        buf[k * size..(k + 1) * size].copy_from_slice(&v.to_le_bytes()[..size]);
+                        store_le(&mut buf[k * size..], size, v);
                     }
                     let buf = &buf[..bytes];
                     match space {
@@ -822,6 +906,156 @@ impl Grid<'_, '_> {
         }
         Ok(())
     }
+}
+
+impl Grid<'_, '_> {
+    /// A global load or store whose active lanes all fall in one page: translate once and
+    /// move the whole span with one memory access (what a coalescing memory pipeline does),
+    /// applying the lanes in lane order. Returns false when the access does not qualify.
+    fn coalesced(&mut self, d: D, space: Space, n: usize, size: usize, on: u32, regs: &mut [u64]) -> Result<bool, GridError> {
+        let bytes = size * n;
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for l in 0..32usize {
+            if on >> l & 1 == 1 {
+                let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+                let addr = base.wrapping_add(d.imm);
+                if addr % size as u64 != 0 {
+                    return Ok(false); // the per-lane path reports the misalignment
+                }
+                lo = lo.min(addr);
+                hi = hi.max(addr);
+            }
+        }
+        let global = match space {
+            Space::Global => true,
+            Space::Generic => {
+                // [lo, hi] must miss both windows entirely.
+                let outside = |w: u64| w == 0 || hi < w || lo >= w.saturating_add(WINDOW_SIZE);
+                outside(self.r.shared_window) && outside(self.r.local_window)
+            }
+            _ => false,
+        };
+        let Some(end) = hi.checked_add(bytes as u64) else { return Ok(false) };
+        if !global || lo >> 12 != (end - 1) >> 12 {
+            return Ok(false);
+        }
+        let span = (end - lo) as usize;
+        let write = d.op == Op::St;
+        let (target, pa) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, lo, write).map_err(GridError::Fault)?;
+        let fault = |reason| GridError::Fault(Fault { va: lo, reason, write });
+        let mut staging = core::mem::take(&mut self.span);
+        let buf = &mut staging[..span];
+        if !write || span > bytes {
+            if let Err(e) = self.cx.mem.read(target, pa, buf) {
+                self.span = staging;
+                return Err(fault(e));
+            }
+        }
+        for l in 0..32usize {
+            if on >> l & 1 == 0 {
+                continue;
+            }
+            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+            let at = (base.wrapping_add(d.imm) - lo) as usize;
+            for k in 0..n {
+                let e = &mut buf[at + k * size..at + (k + 1) * size];
+                if write {
+                    let src = d.b as usize + k;
+                    let v = if d.b == RZ || src >= 255 { 0 } else { regs[src * 32 + l] };
+                    store_le(e, size, v);
+                } else {
+                    let dst = d.dst as usize + k;
+                    if d.dst == RZ || dst >= 255 {
+                        continue;
+                    }
+                    regs[dst * 32 + l] = extend(d.ty, load_le(e, size));
+                }
+            }
+        }
+        let r = if write { self.cx.mem.write(target, pa, buf).map_err(fault) } else { Ok(()) };
+        self.span = staging;
+        r.map(|()| true)
+    }
+}
+
+/// A little-endian element of 1, 2, 4 or 8 bytes (fixed-width reads: no memmove).
+#[inline(always)]
+fn load_le(b: &[u8], size: usize) -> u64 {
+    match size {
+        1 => b[0] as u64,
+        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
+        4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+    }
+}
+
+/// Store the low `size` bytes of `v` little-endian.
+#[inline(always)]
+fn store_le(b: &mut [u8], size: usize, v: u64) {
+    match size {
+        1 => b[0] = v as u8,
+        2 => b[..2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => b[..4].copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => b[..8].copy_from_slice(&v.to_le_bytes()),
+    }
+}
+
+/// The register value of a loaded element (sign-extended for signed types).
+#[inline(always)]
+fn extend(ty: Ty, raw: u64) -> u64 {
+    if ty.signed() { sx(ty, raw) as u64 } else { raw }
+}
+
+/// The 32 lane values of operand `k` (a register row, or the immediate everywhere).
+#[inline(always)]
+fn gather(d: &D, k: usize, regs: &[u64]) -> [u64; 32] {
+    let (reg, is_imm) = match k {
+        0 => (d.a, d.imm_slot == Imm::A),
+        1 => (d.b, d.imm_slot == Imm::B),
+        _ => (d.c, d.imm_slot == Imm::C),
+    };
+    if is_imm {
+        [d.imm; 32]
+    } else if reg == RZ {
+        [0; 32]
+    } else {
+        let mut out = [0u64; 32];
+        out.copy_from_slice(&regs[reg as usize * 32..reg as usize * 32 + 32]);
+        out
+    }
+}
+
+/// Write the active lanes of `out` to register `dst`.
+#[inline(always)]
+fn put(dst: u8, on: u32, out: &[u64; 32], regs: &mut [u64]) {
+    if dst == RZ {
+        return;
+    }
+    let row = &mut regs[dst as usize * 32..dst as usize * 32 + 32];
+    if on == u32::MAX {
+        row.copy_from_slice(out);
+    } else {
+        for (l, (r, v)) in row.iter_mut().zip(out).enumerate() {
+            if on >> l & 1 == 1 {
+                *r = *v;
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn map1(a: &[u64; 32], f: impl Fn(u64) -> u64) -> [u64; 32] {
+    core::array::from_fn(|l| f(a[l]))
+}
+
+#[inline(always)]
+fn map2(a: &[u64; 32], b: &[u64; 32], f: impl Fn(u64, u64) -> u64) -> [u64; 32] {
+    core::array::from_fn(|l| f(a[l], b[l]))
+}
+
+#[inline(always)]
+fn map3(a: &[u64; 32], b: &[u64; 32], c: &[u64; 32], f: impl Fn(u64, u64, u64) -> u64) -> [u64; 32] {
+    core::array::from_fn(|l| f(a[l], b[l], c[l]))
 }
 
 fn binop(op: Op, ty: Ty, mode: u16, a: u64, b: u64) -> Option<u64> {
