@@ -121,7 +121,7 @@ fn main() {
     let f = m.function("mandelbrot").unwrap();
     let dimg = ctx.alloc::<u32>(wd * ht).unwrap();
     let (d, w) = sim(&dev, &ctx, || {
-        f.launch([(wd as u32) / 16, (ht as u32) / 16, 1], [16, 16, 1], 0, &[dimg.arg(), Arg::I32(wd as i32), Arg::I32(ht as i32), Arg::I32(it as i32)]).unwrap();
+        f.launch([(wd as u32) / 16, (ht as u32) / 16, 1], [16, 16, 1], 0, &[dimg.arg(), Arg::I32(wd as i32), Arg::I32(ht as i32), Arg::I32(it)]).unwrap();
     });
     rows.push(Row { name: "Mandelbrot (512x512, 256 iterations)", native, sim: d, warp_instr: w });
     }

@@ -945,12 +945,11 @@ impl Grid<'_, '_> {
         let fault = |reason| GridError::Fault(Fault { va: lo, reason, write });
         let mut staging = core::mem::take(&mut self.span);
         let buf = &mut staging[..span];
-        if !write || span > bytes {
-            if let Err(e) = self.cx.mem.read(target, pa, buf) {
+        if (!write || span > bytes)
+            && let Err(e) = self.cx.mem.read(target, pa, buf) {
                 self.span = staging;
                 return Err(fault(e));
             }
-        }
         for l in 0..32usize {
             if on >> l & 1 == 0 {
                 continue;
