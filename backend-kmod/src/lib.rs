@@ -159,14 +159,18 @@ mod tests {
     #[test]
     fn the_heap_allocates_frees_and_coalesces_inside_its_arena() {
         static HEAP: KernelHeap = KernelHeap::empty();
-        let arena: &'static mut [MaybeUninit<u8>] = alloc::boxed::Box::leak(alloc::vec![MaybeUninit::uninit(); 1 << 16].into_boxed_slice());
+        let arena: &'static mut [MaybeUninit<u8>] =
+            alloc::boxed::Box::leak(alloc::vec![MaybeUninit::uninit(); 1 << 16].into_boxed_slice());
         let (lo, hi) = (arena.as_ptr() as usize, arena.as_ptr() as usize + arena.len());
         HEAP.init(arena);
         let l = Layout::from_size_align(1000, 64).unwrap();
         // SAFETY: layouts are non-zero; every pointer is freed once with its layout.
         unsafe {
             let ptrs: alloc::vec::Vec<*mut u8> = (0..40).map(|_| HEAP.alloc(l)).collect();
-            assert!(ptrs.iter().all(|&p| !p.is_null() && (p as usize).is_multiple_of(64) && (lo..hi).contains(&(p as usize))));
+            assert!(
+                ptrs.iter()
+                    .all(|&p| !p.is_null() && (p as usize).is_multiple_of(64) && (lo..hi).contains(&(p as usize)))
+            );
             assert!(HEAP.alloc(Layout::from_size_align(1 << 20, 8).unwrap()).is_null(), "beyond the arena");
             for &p in &ptrs {
                 HEAP.dealloc(p, l);

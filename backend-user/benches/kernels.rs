@@ -47,83 +47,97 @@ fn main() {
 
     // Vector add, 4 Mi elements.
     if want("vecadd") {
-    let n = 4 << 20;
-    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
-    let b: Vec<f32> = (0..n).map(|i| (n - i) as f32).collect();
-    let mut c = vec![0f32; n];
-    let native = best(|| {
-        for i in 0..n {
-            c[i] = black_box(a[i]) + b[i];
-        }
-        black_box(&c);
-    });
-    let m = ctx.load_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
-    let f = m.function("vecadd").unwrap();
-    let (mut da, mut db, dc) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
-    da.copy_from(&a).unwrap();
-    db.copy_from(&b).unwrap();
-    let (d, w) = sim(&dev, &ctx, || {
-        f.launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)]).unwrap();
-    });
-    rows.push(Row { name: "vector add (4 Mi f32)", native, sim: d, warp_instr: w });
+        let n = 4 << 20;
+        let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..n).map(|i| (n - i) as f32).collect();
+        let mut c = vec![0f32; n];
+        let native = best(|| {
+            for i in 0..n {
+                c[i] = black_box(a[i]) + b[i];
+            }
+            black_box(&c);
+        });
+        let m = ctx.load_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
+        let f = m.function("vecadd").unwrap();
+        let (mut da, mut db, dc) =
+            (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+        da.copy_from(&a).unwrap();
+        db.copy_from(&b).unwrap();
+        let (d, w) = sim(&dev, &ctx, || {
+            f.launch(
+                [(n as u32).div_ceil(256), 1, 1],
+                [256, 1, 1],
+                0,
+                &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)],
+            )
+            .unwrap();
+        });
+        rows.push(Row { name: "vector add (4 Mi f32)", native, sim: d, warp_instr: w });
     }
 
     // Matrix multiply 256x256 with 32x32 tiles.
     if want("matmul") {
-    let s = 256usize;
-    let x: Vec<f32> = (0..s * s).map(|i| (i % 17) as f32 - 8.0).collect();
-    let y: Vec<f32> = (0..s * s).map(|i| (i % 13) as f32 - 6.0).collect();
-    let mut z = vec![0f32; s * s];
-    let native = best(|| {
-        for r in 0..s {
-            for col in 0..s {
-                let mut acc = 0f32;
-                for k in 0..s {
-                    acc = x[r * s + k].mul_add(y[k * s + col], acc);
+        let s = 256usize;
+        let x: Vec<f32> = (0..s * s).map(|i| (i % 17) as f32 - 8.0).collect();
+        let y: Vec<f32> = (0..s * s).map(|i| (i % 13) as f32 - 6.0).collect();
+        let mut z = vec![0f32; s * s];
+        let native = best(|| {
+            for r in 0..s {
+                for col in 0..s {
+                    let mut acc = 0f32;
+                    for k in 0..s {
+                        acc = x[r * s + k].mul_add(y[k * s + col], acc);
+                    }
+                    z[r * s + col] = acc;
                 }
-                z[r * s + col] = acc;
             }
-        }
-        black_box(&z);
-    });
-    let m = ctx.load_ptx(include_str!("../../kernels/matmul.ptx")).unwrap();
-    let f = m.function("matmul32").unwrap();
-    let (mut dx, mut dy, dz) = (ctx.alloc::<f32>(s * s).unwrap(), ctx.alloc::<f32>(s * s).unwrap(), ctx.alloc::<f32>(s * s).unwrap());
-    dx.copy_from(&x).unwrap();
-    dy.copy_from(&y).unwrap();
-    let (d, w) = sim(&dev, &ctx, || {
-        f.launch([8, 8, 1], [32, 32, 1], 0, &[dx.arg(), dy.arg(), dz.arg(), Arg::I32(s as i32)]).unwrap();
-    });
-    rows.push(Row { name: "matrix multiply (256x256 f32)", native, sim: d, warp_instr: w });
+            black_box(&z);
+        });
+        let m = ctx.load_ptx(include_str!("../../kernels/matmul.ptx")).unwrap();
+        let f = m.function("matmul32").unwrap();
+        let (mut dx, mut dy, dz) =
+            (ctx.alloc::<f32>(s * s).unwrap(), ctx.alloc::<f32>(s * s).unwrap(), ctx.alloc::<f32>(s * s).unwrap());
+        dx.copy_from(&x).unwrap();
+        dy.copy_from(&y).unwrap();
+        let (d, w) = sim(&dev, &ctx, || {
+            f.launch([8, 8, 1], [32, 32, 1], 0, &[dx.arg(), dy.arg(), dz.arg(), Arg::I32(s as i32)]).unwrap();
+        });
+        rows.push(Row { name: "matrix multiply (256x256 f32)", native, sim: d, warp_instr: w });
     }
 
     // Mandelbrot 512x512, 256 iterations.
     if want("mandelbrot") {
-    let (wd, ht, it) = (512usize, 512usize, 256);
-    let mut img = vec![0u32; wd * ht];
-    let native = best(|| {
-        for py in 0..ht {
-            for px in 0..wd {
-                let cx = (px as f32 * 3.0) / wd as f32 - 2.0;
-                let cy = (py as f32 * 2.5) / ht as f32 - 1.25;
-                let (mut zx, mut zy, mut k) = (0f32, 0f32, 0);
-                while k < it && zx * zx + zy * zy <= 4.0 {
-                    let t = zx * zx - zy * zy + cx;
-                    zy = 2.0 * zx * zy + cy;
-                    zx = t;
-                    k += 1;
+        let (wd, ht, it) = (512usize, 512usize, 256);
+        let mut img = vec![0u32; wd * ht];
+        let native = best(|| {
+            for py in 0..ht {
+                for px in 0..wd {
+                    let cx = (px as f32 * 3.0) / wd as f32 - 2.0;
+                    let cy = (py as f32 * 2.5) / ht as f32 - 1.25;
+                    let (mut zx, mut zy, mut k) = (0f32, 0f32, 0);
+                    while k < it && zx * zx + zy * zy <= 4.0 {
+                        let t = zx * zx - zy * zy + cx;
+                        zy = 2.0 * zx * zy + cy;
+                        zx = t;
+                        k += 1;
+                    }
+                    img[py * wd + px] = black_box(k) as u32;
                 }
-                img[py * wd + px] = black_box(k) as u32;
             }
-        }
-    });
-    let m = ctx.load_ptx(include_str!("../../kernels/mandelbrot.ptx")).unwrap();
-    let f = m.function("mandelbrot").unwrap();
-    let dimg = ctx.alloc::<u32>(wd * ht).unwrap();
-    let (d, w) = sim(&dev, &ctx, || {
-        f.launch([(wd as u32) / 16, (ht as u32) / 16, 1], [16, 16, 1], 0, &[dimg.arg(), Arg::I32(wd as i32), Arg::I32(ht as i32), Arg::I32(it)]).unwrap();
-    });
-    rows.push(Row { name: "Mandelbrot (512x512, 256 iterations)", native, sim: d, warp_instr: w });
+        });
+        let m = ctx.load_ptx(include_str!("../../kernels/mandelbrot.ptx")).unwrap();
+        let f = m.function("mandelbrot").unwrap();
+        let dimg = ctx.alloc::<u32>(wd * ht).unwrap();
+        let (d, w) = sim(&dev, &ctx, || {
+            f.launch(
+                [(wd as u32) / 16, (ht as u32) / 16, 1],
+                [16, 16, 1],
+                0,
+                &[dimg.arg(), Arg::I32(wd as i32), Arg::I32(ht as i32), Arg::I32(it)],
+            )
+            .unwrap();
+        });
+        rows.push(Row { name: "Mandelbrot (512x512, 256 iterations)", native, sim: d, warp_instr: w });
     }
 
     println!("rgdev functional simulation rate (best of {REPS}; native = the same computation in Rust, one thread)");

@@ -69,10 +69,18 @@ fn main() {
     println!("rgdev memory and fence path ({} MiB copies, best of {REPS})", N >> 20);
     println!("| measurement | host time | throughput | vs host memcpy | simulated |");
     println!("|---|---|---|---|---|");
-    println!("| host memcpy 64 MiB (baseline) | {:.2} ms | {:.2} GB/s | 1.00x | - |", memcpy.as_secs_f64() * 1e3, gbs(memcpy));
+    println!(
+        "| host memcpy 64 MiB (baseline) | {:.2} ms | {:.2} GB/s | 1.00x | - |",
+        memcpy.as_secs_f64() * 1e3,
+        gbs(memcpy)
+    );
     for (what, d, sim) in [("host->device", h2d, h2d_sim), ("device->host", d2h, d2h_sim)] {
         let (ms, ratio) = (d.as_secs_f64() * 1e3, d.as_secs_f64() / memcpy.as_secs_f64());
-        println!("| {what} 64 MiB | {ms:.2} ms | {:.2} GB/s | {ratio:.1}x slower | {:.2} ms |", gbs(d), sim as f64 / 1e6);
+        println!(
+            "| {what} 64 MiB | {ms:.2} ms | {:.2} GB/s | {ratio:.1}x slower | {:.2} ms |",
+            gbs(d),
+            sim as f64 / 1e6
+        );
     }
     println!("| fence round trip, stepped clock | {stepped_host:.2} us | - | - | {stepped_sim:.3} us |");
     println!("| fence round trip, device thread | {threaded_host:.2} us | - | - | - |");

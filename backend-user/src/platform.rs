@@ -88,13 +88,7 @@ impl UserPlatform {
             Ok("debug") => Some(Level::Debug),
             _ => Some(Level::Warn),
         };
-        Self {
-            dev,
-            mode,
-            start: Instant::now(),
-            log_level,
-            thread: Mutex::new(thread),
-        }
+        Self { dev, mode, start: Instant::now(), log_level, thread: Mutex::new(thread) }
     }
 
     /// The attached device.

@@ -30,7 +30,8 @@ fn ptxas_reports_resources_and_writes_a_loadable_module() {
 #[test]
 fn ptxas_fails_with_the_position_of_bad_input() {
     let bad = std::env::temp_dir().join(format!("rgdev-bad-{}.ptx", std::process::id()));
-    std::fs::write(&bad, ".version 6.4\n.target sm_70\n.address_size 64\n.entry k()\n{\n  mov.u32 %r1 2;\n}\n").unwrap();
+    std::fs::write(&bad, ".version 6.4\n.target sm_70\n.address_size 64\n.entry k()\n{\n  mov.u32 %r1 2;\n}\n")
+        .unwrap();
     let out = rgdev(&["ptxas", bad.to_str().unwrap()]);
     let _ = std::fs::remove_file(&bad);
     assert!(!out.status.success());

@@ -114,7 +114,8 @@ impl ComputeRegs {
             REPORT_ADDRESS_LOW => self.report_addr = lo(self.report_addr),
             REPORT_SEQUENCE => self.report_seq = data,
             REPORT_OPERATION => return Action::Report(self.report_addr, self.report_seq),
-            BARRIER_COUNT | BEGIN_GRID | END_GRID | L1_CONFIG | LOCAL_ADDRESS_HIGH | LOCAL_ADDRESS_LOW | LOCAL_SIZE_PER_WARP => {}
+            BARRIER_COUNT | BEGIN_GRID | END_GRID | L1_CONFIG | LOCAL_ADDRESS_HIGH | LOCAL_ADDRESS_LOW
+            | LOCAL_SIZE_PER_WARP => {}
             _ => return Action::Unknown,
         }
         Action::None
@@ -305,7 +306,12 @@ impl ComputeEngine {
     pub fn launch(&mut self, cx: &mut LaunchCtx<'_>, r: &ComputeRegs) -> Result<u64, GridError> {
         let bad = |pc| GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc });
         let threads = r.block[0] as u64 * r.block[1] as u64 * r.block[2] as u64;
-        if threads == 0 || threads > MAX_THREADS as u64 || r.grid.contains(&0) || r.regs > 255 || !r.start.is_multiple_of(16) {
+        if threads == 0
+            || threads > MAX_THREADS as u64
+            || r.grid.contains(&0)
+            || r.regs > 255
+            || !r.start.is_multiple_of(16)
+        {
             return Err(bad(0));
         }
         let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
@@ -409,7 +415,15 @@ impl Grid<'_, '_> {
                 let n = (threads - base).min(32);
                 let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
                 let pc = self.r.start / INSTR_BYTES as u32;
-                Warp { stack: vec![Frame { pc, mask: lanes, rpc: u32::MAX }], exited: 0, at_barrier: false, done: false, lanes, base, calls: Vec::new() }
+                Warp {
+                    stack: vec![Frame { pc, mask: lanes, rpc: u32::MAX }],
+                    exited: 0,
+                    at_barrier: false,
+                    done: false,
+                    lanes,
+                    base,
+                    calls: Vec::new(),
+                }
             })
             .collect();
         loop {
@@ -438,7 +452,16 @@ impl Grid<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn run_warp(&mut self, w: &mut Warp, warpid: u32, nwarps: u32, ctaid: [u32; 3], regs: &mut [u64], shared: &mut [u8], local: &mut [u8]) -> Result<(), GridError> {
+    fn run_warp(
+        &mut self,
+        w: &mut Warp,
+        warpid: u32,
+        nwarps: u32,
+        ctaid: [u32; 3],
+        regs: &mut [u64],
+        shared: &mut [u8],
+        local: &mut [u8],
+    ) -> Result<(), GridError> {
         let r = self.r;
         let bdim = r.block;
         loop {
@@ -604,7 +627,18 @@ impl Grid<'_, '_> {
                         }) & msk
                     })
                 }
-                Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Rem | Op::Min | Op::Max | Op::And | Op::Or | Op::Xor | Op::Shl | Op::Shr => {
+                Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::Div
+                | Op::Rem
+                | Op::Min
+                | Op::Max
+                | Op::And
+                | Op::Or
+                | Op::Xor
+                | Op::Shl
+                | Op::Shr => {
                     let mode = d.m & 3;
                     if binop(d.op, ty, mode, 0, 1).is_none() {
                         return Err(trap(TrapReason::IllegalInstruction));
@@ -618,11 +652,15 @@ impl Grid<'_, '_> {
                         (Op::Sub, Ty::F32, _) => map2(&a, &b, |x, y| fb32(f32v(x) - f32v(y))),
                         (Op::Mul, Ty::U32 | Ty::S32, 0) => map2(&a, &b, |x, y| x.wrapping_mul(y) & 0xFFFF_FFFF),
                         (Op::Mul, Ty::U32, 2) => map2(&a, &b, |x, y| (x & 0xFFFF_FFFF) * (y & 0xFFFF_FFFF)),
-                        (Op::Mul, Ty::S32, 2) => map2(&a, &b, |x, y| (x as i32 as i64).wrapping_mul(y as i32 as i64) as u64),
+                        (Op::Mul, Ty::S32, 2) => {
+                            map2(&a, &b, |x, y| (x as i32 as i64).wrapping_mul(y as i32 as i64) as u64)
+                        }
                         (Op::Mul, Ty::F32, _) => map2(&a, &b, |x, y| fb32(f32v(x) * f32v(y))),
                         (Op::And, _, _) if ty.bytes() >= 4 => map2(&a, &b, |x, y| x & y & msk),
                         (Op::Or, _, _) if ty.bytes() >= 4 => map2(&a, &b, |x, y| (x | y) & msk),
-                        (Op::Shl, Ty::U32 | Ty::S32, _) => map2(&a, &b, |x, y| if y & 0xFFFF_FFFF >= 32 { 0 } else { (x << y) & 0xFFFF_FFFF }),
+                        (Op::Shl, Ty::U32 | Ty::S32, _) => {
+                            map2(&a, &b, |x, y| if y & 0xFFFF_FFFF >= 32 { 0 } else { (x << y) & 0xFFFF_FFFF })
+                        }
                         _ => map2(&a, &b, |x, y| binop(d.op, ty, mode, x, y).unwrap_or(0)),
                     };
                     put(d.dst, on, &out, regs);
@@ -633,18 +671,38 @@ impl Grid<'_, '_> {
                     let out = match (ty, mode) {
                         (Ty::F32, _) => map3(&a, &b, &c, |x, y, z| fb32(libm::fmaf(f32v(x), f32v(y), f32v(z)))),
                         (Ty::F64, _) => map3(&a, &b, &c, |x, y, z| libm::fma(f64v(x), f64v(y), f64v(z)).to_bits()),
-                        (Ty::U32 | Ty::S32, 0) => map3(&a, &b, &c, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & 0xFFFF_FFFF),
+                        (Ty::U32 | Ty::S32, 0) => {
+                            map3(&a, &b, &c, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & 0xFFFF_FFFF)
+                        }
                         (_, m) if m == MulMode::Wide as u16 => {
                             map3(&a, &b, &c, |x, y, z| binop(Op::Mul, ty, m, x, y).unwrap_or(0).wrapping_add(z))
                         }
-                        (_, m) => map3(&a, &b, &c, |x, y, z| binop(Op::Mul, ty, m, x, y).unwrap_or(0).wrapping_add(z) & msk),
+                        (_, m) => {
+                            map3(&a, &b, &c, |x, y, z| binop(Op::Mul, ty, m, x, y).unwrap_or(0).wrapping_add(z) & msk)
+                        }
                     };
                     put(d.dst, on, &out, regs);
                 }
-                Op::Abs | Op::Neg | Op::Not | Op::Popc | Op::Clz | Op::Brev | Op::Sqrt | Op::Rcp | Op::Rsqrt | Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 => {
+                Op::Abs
+                | Op::Neg
+                | Op::Not
+                | Op::Popc
+                | Op::Clz
+                | Op::Brev
+                | Op::Sqrt
+                | Op::Rcp
+                | Op::Rsqrt
+                | Op::Sin
+                | Op::Cos
+                | Op::Ex2
+                | Op::Lg2 => {
                     lanes!(|l| unop(d.op, ty, slot(0, d.a, l, regs)))
                 }
-                Op::Selp => lanes!(|l| if slot(2, d.c, l, regs) & 1 == 1 { slot(0, d.a, l, regs) } else { slot(1, d.b, l, regs) } & msk),
+                Op::Selp => lanes!(|l| if slot(2, d.c, l, regs) & 1 == 1 {
+                    slot(0, d.a, l, regs)
+                } else {
+                    slot(1, d.b, l, regs)
+                } & msk),
                 Op::Slct => {
                     let cty = match d.m {
                         x if x == Ty::F32 as u16 => Ty::F32,
@@ -671,21 +729,38 @@ impl Grid<'_, '_> {
                     put(d.dst, on, &out, regs);
                 }
                 Op::Cvt => {
-                    let src = [Ty::U8, Ty::S8, Ty::U16, Ty::S16, Ty::U32, Ty::S32, Ty::U64, Ty::S64, Ty::F32, Ty::F64, Ty::Pred]
-                        .get((d.m >> 4) as usize & 0xF)
-                        .copied()
-                        .ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let src = [
+                        Ty::U8,
+                        Ty::S8,
+                        Ty::U16,
+                        Ty::S16,
+                        Ty::U32,
+                        Ty::S32,
+                        Ty::U64,
+                        Ty::S64,
+                        Ty::F32,
+                        Ty::F64,
+                        Ty::Pred,
+                    ]
+                    .get((d.m >> 4) as usize & 0xF)
+                    .copied()
+                    .ok_or(trap(TrapReason::IllegalInstruction))?;
                     let round = Round::from_bits(d.m & 7).ok_or(trap(TrapReason::IllegalInstruction))?;
                     let sat = d.m >> 3 & 1 == 1;
                     let integral = d.m >> 8 & 1 == 1;
                     lanes!(|l| cvt(ty, src, round, sat, integral, slot(0, d.a, l, regs)))
                 }
                 Op::Bfe => lanes!(|l| {
-                    let (a, pos, len) = (slot(0, d.a, l, regs), slot(1, d.b, l, regs) & 0xFF, slot(2, d.c, l, regs) & 0xFF);
+                    let (a, pos, len) =
+                        (slot(0, d.a, l, regs), slot(1, d.b, l, regs) & 0xFF, slot(2, d.c, l, regs) & 0xFF);
                     let bits = ty.bytes() as u64 * 8;
                     let pos = pos.min(bits);
                     let len = len.min(bits);
-                    let v = if len == 0 { 0 } else { (a & msk) >> pos & if len >= 64 { u64::MAX } else { (1u64 << len) - 1 } };
+                    let v = if len == 0 {
+                        0
+                    } else {
+                        (a & msk) >> pos & if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }
+                    };
                     let sign = ty.signed() && len > 0 && {
                         let sb = (pos + len - 1).min(bits - 1);
                         (a >> sb) & 1 == 1
@@ -693,7 +768,8 @@ impl Grid<'_, '_> {
                     if sign && len < 64 { (v | !((1u64 << len) - 1)) & msk } else { v }
                 }),
                 Op::Prmt => lanes!(|l| {
-                    let (a, b, c) = (slot(0, d.a, l, regs) as u32, slot(1, d.b, l, regs) as u32, slot(2, d.c, l, regs) as u32);
+                    let (a, b, c) =
+                        (slot(0, d.a, l, regs) as u32, slot(1, d.b, l, regs) as u32, slot(2, d.c, l, regs) as u32);
                     let bytes = ((b as u64) << 32 | a as u64).to_le_bytes();
                     let mut out = 0u32;
                     for k in 0..4 {
@@ -707,7 +783,8 @@ impl Grid<'_, '_> {
                     out as u64
                 }),
                 Op::Shf => lanes!(|l| {
-                    let (lo, hi, n) = (slot(0, d.a, l, regs) as u32, slot(1, d.b, l, regs) as u32, slot(2, d.c, l, regs) as u32);
+                    let (lo, hi, n) =
+                        (slot(0, d.a, l, regs) as u32, slot(1, d.b, l, regs) as u32, slot(2, d.c, l, regs) as u32);
                     let n = if d.m & 2 != 0 { n.min(32) } else { n & 31 };
                     let v = (hi as u64) << 32 | lo as u64;
                     (if d.m & 1 == 1 { (v >> n) as u32 } else { ((v << n) >> 32) as u32 }) as u64
@@ -768,10 +845,19 @@ impl Grid<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn memory(&mut self, d: D, pc: u32, on: u32, regs: &mut [u64], shared: &mut [u8], local: &mut [u8]) -> Result<(), GridError> {
+    fn memory(
+        &mut self,
+        d: D,
+        pc: u32,
+        on: u32,
+        regs: &mut [u64],
+        shared: &mut [u8],
+        local: &mut [u8],
+    ) -> Result<(), GridError> {
         let trap = |reason| GridError::Trap(Trap { reason, pc });
         let space = Space::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
-        let (n, bank) = if d.op == Op::Atom { (1, 0) } else { (MemMods::vec(d.m) as usize, MemMods::bank(d.m) as usize) };
+        let (n, bank) =
+            if d.op == Op::Atom { (1, 0) } else { (MemMods::vec(d.m) as usize, MemMods::bank(d.m) as usize) };
         let size = d.ty.bytes() as usize;
         let local_size = self.r.local_size as usize;
         if matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {
@@ -807,7 +893,9 @@ impl Grid<'_, '_> {
             }
             // Resolve the space of a generic address.
             let (space, addr) = match space {
-                Space::Generic if addr.wrapping_sub(self.r.shared_window) < WINDOW_SIZE && self.r.shared_window != 0 => {
+                Space::Generic
+                    if addr.wrapping_sub(self.r.shared_window) < WINDOW_SIZE && self.r.shared_window != 0 =>
+                {
                     (Space::Shared, addr - self.r.shared_window)
                 }
                 Space::Generic if addr.wrapping_sub(self.r.local_window) < WINDOW_SIZE && self.r.local_window != 0 => {
@@ -828,7 +916,9 @@ impl Grid<'_, '_> {
                     let mut buf = [0u8; 32];
                     let buf = &mut buf[..bytes];
                     match space {
-                        Space::Global => self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?,
+                        Space::Global => {
+                            self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?
+                        }
                         Space::Const | Space::ConstBank => {
                             let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
                             match b.get(addr as usize..addr as usize + bytes) {
@@ -843,7 +933,8 @@ impl Grid<'_, '_> {
                         }
                         _ => {
                             let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
-                            let src = w.get(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            let src =
+                                w.get(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
                             buf.copy_from_slice(src);
                         }
                     }
@@ -864,11 +955,14 @@ impl Grid<'_, '_> {
                     }
                     let buf = &buf[..bytes];
                     match space {
-                        Space::Global => self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?,
+                        Space::Global => {
+                            self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?
+                        }
                         Space::Const | Space::ConstBank => return Err(trap(TrapReason::IllegalInstruction)),
                         _ => {
                             let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
-                            let dst = w.get_mut(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            let dst =
+                                w.get_mut(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
                             dst.copy_from_slice(buf);
                         }
                     }
@@ -878,10 +972,16 @@ impl Grid<'_, '_> {
                     let aop = AtomMods::op(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
                     let mut old = [0u8; 8];
                     match space {
-                        Space::Global => self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size]).map_err(GridError::Fault)?,
+                        Space::Global => self
+                            .cx
+                            .tlb
+                            .read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size])
+                            .map_err(GridError::Fault)?,
                         Space::Shared => {
                             let w = window.as_deref().ok_or(trap(TrapReason::IllegalInstruction))?;
-                            old[..size].copy_from_slice(w.get(addr as usize..addr as usize + size).ok_or(trap(TrapReason::OutOfRange))?);
+                            old[..size].copy_from_slice(
+                                w.get(addr as usize..addr as usize + size).ok_or(trap(TrapReason::OutOfRange))?,
+                            );
                         }
                         _ => return Err(trap(TrapReason::IllegalInstruction)),
                     }
@@ -891,7 +991,11 @@ impl Grid<'_, '_> {
                     let new = atom(aop, d.ty, o, b, c);
                     let nb = new.to_le_bytes();
                     match space {
-                        Space::Global => self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, &nb[..size]).map_err(GridError::Fault)?,
+                        Space::Global => self
+                            .cx
+                            .tlb
+                            .write_va(self.cx.mem, &self.cx.space, addr, &nb[..size])
+                            .map_err(GridError::Fault)?,
                         _ => {
                             if let Some(w) = window {
                                 w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
@@ -912,7 +1016,15 @@ impl Grid<'_, '_> {
     /// A global load or store whose active lanes all fall in one page: translate once and
     /// move the whole span with one memory access (what a coalescing memory pipeline does),
     /// applying the lanes in lane order. Returns false when the access does not qualify.
-    fn coalesced(&mut self, d: D, space: Space, n: usize, size: usize, on: u32, regs: &mut [u64]) -> Result<bool, GridError> {
+    fn coalesced(
+        &mut self,
+        d: D,
+        space: Space,
+        n: usize,
+        size: usize,
+        on: u32,
+        regs: &mut [u64],
+    ) -> Result<bool, GridError> {
         let bytes = size * n;
         let (mut lo, mut hi) = (u64::MAX, 0u64);
         for l in 0..32usize {
@@ -946,10 +1058,11 @@ impl Grid<'_, '_> {
         let mut staging = core::mem::take(&mut self.span);
         let buf = &mut staging[..span];
         if (!write || span > bytes)
-            && let Err(e) = self.cx.mem.read(target, pa, buf) {
-                self.span = staging;
-                return Err(fault(e));
-            }
+            && let Err(e) = self.cx.mem.read(target, pa, buf)
+        {
+            self.span = staging;
+            return Err(fault(e));
+        }
         for l in 0..32usize {
             if on >> l & 1 == 0 {
                 continue;
@@ -1287,7 +1400,13 @@ fn cvt(dst: Ty, src: Ty, round: Round, sat: bool, integral: bool, a: u64) -> u64
                 x = v;
             }
             if dst == Ty::F32 {
-                let f = if src == Ty::F32 { f32v(a) } else if src.float() { x as f32 } else { int_to_f32(src, a) };
+                let f = if src == Ty::F32 {
+                    f32v(a)
+                } else if src.float() {
+                    x as f32
+                } else {
+                    int_to_f32(src, a)
+                };
                 let f = if integral || sat { x as f32 } else { f };
                 fb32(f)
             } else {

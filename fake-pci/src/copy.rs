@@ -115,7 +115,8 @@ impl CopyJob {
             return None;
         }
         if transfer
-            && (l.src_layout_or_err().ok()? == Layout::BlockLinear || l.dst_layout_or_err().ok()? == Layout::BlockLinear)
+            && (l.src_layout_or_err().ok()? == Layout::BlockLinear
+                || l.dst_layout_or_err().ok()? == Layout::BlockLinear)
         {
             return None;
         }
@@ -175,11 +176,21 @@ impl CopyJob {
         Ok(())
     }
 
-    fn remap_line(&self, mem: &mut Memory, tlb: &mut Tlb, r: Remap, src: u64, dst: u64, scratch: &mut Vec<u8>) -> Result<(), Fault> {
+    fn remap_line(
+        &self,
+        mem: &mut Memory,
+        tlb: &mut Tlb,
+        r: Remap,
+        src: u64,
+        dst: u64,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), Fault> {
         let pixels = self.regs.line_length as u64;
         let dst_pixel = r.comp * r.dst_comps;
         let src_pixel = r.comp * r.src_comps;
-        let needs_src = r.sel[..r.dst_comps].iter().any(|s| matches!(s, RemapSrc::SrcX | RemapSrc::SrcY | RemapSrc::SrcZ | RemapSrc::SrcW));
+        let needs_src = r.sel[..r.dst_comps]
+            .iter()
+            .any(|s| matches!(s, RemapSrc::SrcX | RemapSrc::SrcY | RemapSrc::SrcZ | RemapSrc::SrcW));
         let needs_dst = r.sel[..r.dst_comps].contains(&RemapSrc::NoWrite);
         let consts = [self.regs.const_a.to_le_bytes(), self.regs.const_b.to_le_bytes()];
         // Process in batches of whole pixels.
@@ -223,7 +234,15 @@ impl CopyJob {
 
 const CHUNK: usize = 64 * 1024;
 
-fn copy_line(mem: &mut Memory, tlb: &mut Tlb, space: &AddressSpace, src: u64, dst: u64, bytes: u64, scratch: &mut Vec<u8>) -> Result<(), Fault> {
+fn copy_line(
+    mem: &mut Memory,
+    tlb: &mut Tlb,
+    space: &AddressSpace,
+    src: u64,
+    dst: u64,
+    bytes: u64,
+    scratch: &mut Vec<u8>,
+) -> Result<(), Fault> {
     let mut done = 0u64;
     scratch.resize(CHUNK, 0);
     while done < bytes {

@@ -35,8 +35,8 @@ use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-pub use config::DeviceConfig;
 use compute::ComputeEngine;
+pub use config::DeviceConfig;
 use copy::CopyEngine;
 use fifo::SharedMem;
 use hw::regs::{self, *};
@@ -279,9 +279,10 @@ impl FakeGpu {
 
     fn record(&mut self, kind: AccessKind, addr: u64, value: u32, window: Window) {
         if let Some((v, limit)) = self.trace.as_mut()
-            && v.len() < *limit {
-                v.push(TraceRecord { kind, cycle: self.now, addr, value, window });
-            }
+            && v.len() < *limit
+        {
+            v.push(TraceRecord { kind, cycle: self.now, addr, value, window });
+        }
     }
 
     fn ignore(&mut self, addr: u64, value: u32, window: Window) {
@@ -479,11 +480,8 @@ impl FakeGpu {
 
     fn bar1_changed(&mut self) {
         let b = PbusBar1Block::from(self.regs.get(NV_PBUS_BAR1_BLOCK, 0));
-        self.bar1 = if b.use_vm() {
-            AddressSpace::from_instance(&self.mem, (b.inst() as u64) << 12).ok()
-        } else {
-            None
-        };
+        self.bar1 =
+            if b.use_vm() { AddressSpace::from_instance(&self.mem, (b.inst() as u64) << 12).ok() } else { None };
     }
 
     fn bar1_target(&mut self, off: u64, write: bool) -> Result<(Target, u64), ()> {
@@ -565,9 +563,10 @@ impl FakeGpu {
 
     fn next_trap(&mut self) {
         if self.regs.get(NV_PGRAPH_INTR, 0) == 0
-            && let Some(r) = self.trap_queue.pop_front() {
-                self.write_trap(r);
-            }
+            && let Some(r) = self.trap_queue.pop_front()
+        {
+            self.write_trap(r);
+        }
     }
 
     /// Whether the INTA line is asserted (stall or non-stall interrupt pending and enabled).
@@ -632,9 +631,10 @@ impl FakeGpu {
 
     fn next_pbdma(&mut self) {
         if self.regs.get(NV_PPBDMA_INTR_0, 0) == 0
-            && let Some(r) = self.pbdma_queue.pop_front() {
-                self.write_pbdma(r);
-            }
+            && let Some(r) = self.pbdma_queue.pop_front()
+        {
+            self.write_pbdma(r);
+        }
     }
 
     fn channel_error(&mut self, chid: u32, inst: u64, e: ChanError) {
@@ -654,9 +654,10 @@ impl FakeGpu {
 
     fn unbind(&mut self, chid: u32) {
         if let Some(slot) = self.channels.get_mut(chid as usize)
-            && slot.take().is_some() {
-                self.copy.cancel(chid);
-            }
+            && slot.take().is_some()
+        {
+            self.copy.cancel(chid);
+        }
     }
 
     fn runlist_submit(&mut self, count: u32) {
@@ -808,9 +809,12 @@ impl FakeGpu {
         let mut best: Option<(u64, u32)> = None;
         for &chid in &self.runlist {
             if let Some(ch) = self.channels[chid as usize].as_ref()
-                && ch.state == ChanState::Active && ch.has_work && best.is_none_or(|(t, _)| ch.ready_at < t) {
-                    best = Some((ch.ready_at, chid));
-                }
+                && ch.state == ChanState::Active
+                && ch.has_work
+                && best.is_none_or(|(t, _)| ch.ready_at < t)
+            {
+                best = Some((ch.ready_at, chid));
+            }
         }
         best
     }

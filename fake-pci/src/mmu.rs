@@ -173,14 +173,21 @@ impl Tlb {
 
     fn insert(&mut self, e: TlbEntry) {
         let set = &mut self.sets[Self::set(e.pd, e.vpn)];
-        let victim = set.iter().position(|w| w.is_none()).unwrap_or_else(|| {
-            (0..TLB_WAYS).min_by_key(|&i| set[i].map_or(0, |w| w.used)).unwrap_or(0)
-        });
+        let victim = set
+            .iter()
+            .position(|w| w.is_none())
+            .unwrap_or_else(|| (0..TLB_WAYS).min_by_key(|&i| set[i].map_or(0, |w| w.used)).unwrap_or(0));
         set[victim] = Some(TlbEntry { used: self.clock, ..e });
     }
 
     /// Translate `va` for a read or write by an unprivileged client.
-    pub fn translate(&mut self, mem: &Memory, space: &AddressSpace, va: u64, write: bool) -> Result<(Target, u64), Fault> {
+    pub fn translate(
+        &mut self,
+        mem: &Memory,
+        space: &AddressSpace,
+        va: u64,
+        write: bool,
+    ) -> Result<(Target, u64), Fault> {
         let fault = |reason| Fault { va, reason, write };
         if va > space.limit || va >> mmu::VA_BITS != 0 {
             return Err(fault(FaultReason::VaLimitExceeded));
@@ -211,7 +218,8 @@ impl Tlb {
     pub fn read_va(&mut self, mem: &Memory, space: &AddressSpace, va: u64, buf: &mut [u8]) -> Result<(), Fault> {
         let mut done = 0usize;
         while done < buf.len() {
-            let a = va.checked_add(done as u64).ok_or(Fault { va, reason: FaultReason::VaLimitExceeded, write: false })?;
+            let a =
+                va.checked_add(done as u64).ok_or(Fault { va, reason: FaultReason::VaLimitExceeded, write: false })?;
             let n = (mmu::PAGE_SIZE - (a & (mmu::PAGE_SIZE - 1))).min((buf.len() - done) as u64) as usize;
             let (t, pa) = self.translate(mem, space, a, false)?;
             mem.read(t, pa, &mut buf[done..done + n]).map_err(|reason| Fault { va: a, reason, write: false })?;
@@ -224,7 +232,8 @@ impl Tlb {
     pub fn write_va(&mut self, mem: &mut Memory, space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Fault> {
         let mut done = 0usize;
         while done < data.len() {
-            let a = va.checked_add(done as u64).ok_or(Fault { va, reason: FaultReason::VaLimitExceeded, write: true })?;
+            let a =
+                va.checked_add(done as u64).ok_or(Fault { va, reason: FaultReason::VaLimitExceeded, write: true })?;
             let n = (mmu::PAGE_SIZE - (a & (mmu::PAGE_SIZE - 1))).min((data.len() - done) as u64) as usize;
             let (t, pa) = self.translate(mem, space, a, true)?;
             mem.write(t, pa, &data[done..done + n]).map_err(|reason| Fault { va: a, reason, write: true })?;
@@ -261,13 +270,14 @@ fn walk(mem: &Memory, space: &AddressSpace, va: u64) -> Result<TlbEntry, FaultRe
         }
     }
     if pte.is_none()
-        && let Some(t) = big {
-            let p = Pte::from(mem.read_u64(t, ((pde.big_addr() as u64) << 12) + mmu::bpte_index(va) * mmu::ENTRY_SIZE)?);
-            if p.valid() {
-                // Offset of the 4 KiB sub-page inside the 128 KiB page.
-                pte = Some((p, va & (mmu::BIG_PAGE_SIZE - 1) & !(mmu::PAGE_SIZE - 1)));
-            }
+        && let Some(t) = big
+    {
+        let p = Pte::from(mem.read_u64(t, ((pde.big_addr() as u64) << 12) + mmu::bpte_index(va) * mmu::ENTRY_SIZE)?);
+        if p.valid() {
+            // Offset of the 4 KiB sub-page inside the 128 KiB page.
+            pte = Some((p, va & (mmu::BIG_PAGE_SIZE - 1) & !(mmu::PAGE_SIZE - 1)));
         }
+    }
     let (p, sub) = pte.ok_or(FaultReason::PteNotPresent)?;
     let target = p.target_or_err().map_err(|_| FaultReason::InvalidTarget)?;
     if target == Target::Invalid {
@@ -324,10 +334,7 @@ mod tests {
         set_pte(&mut mem, va + 0x5000, Pte::map(0x5000, Target::SysCoherent));
         assert_eq!(tlb.translate(&mem, &space, va + 0x5000, false), Ok((Target::SysCoherent, 0x5000)));
         let mut buf = [0u8; 4];
-        assert_eq!(
-            tlb.read_va(&mem, &space, va + 0x5000, &mut buf).unwrap_err().reason,
-            FaultReason::BusError
-        );
+        assert_eq!(tlb.read_va(&mem, &space, va + 0x5000, &mut buf).unwrap_err().reason, FaultReason::BusError);
         mem.sys.map(0x5000, Arc::new(fifo::SharedMem::new(0x1000))).unwrap();
         tlb.write_va(&mut mem, &space, va + 0x5FFE, &[7, 8]).unwrap();
         assert_eq!(mem.sys.load_u32_acquire(0x5FFC).unwrap(), 0x0807_0000);

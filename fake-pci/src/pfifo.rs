@@ -4,16 +4,16 @@
 //! class. Errors are values ([`ChanError`]); the GPU records them in the fault and PBDMA
 //! registers and stops the channel.
 
-use crate::config::DeviceConfig;
 use crate::compute::{Action, ComputeEngine, ComputeRegs, GridError, LaunchCtx, Trap};
+use crate::config::DeviceConfig;
 use crate::copy::{CopyEngine, CopyJob, CopyRegs};
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
 use alloc::vec::Vec;
 use fifo::{Method, MethodStream, Ring};
-use hw::class::{self, host, MemOp, MemOpB, SemOp, SemaphoreD};
+use hw::class::{self, MemOp, MemOpB, SemOp, SemaphoreD, host};
 use hw::cmd::GpEntry;
 use hw::inst::*;
-use hw::regs::{fault_unit, PbdmaIntr, Target};
+use hw::regs::{PbdmaIntr, Target, fault_unit};
 
 /// Why a channel stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,14 +132,19 @@ impl Channel {
         let bad = |intr| ChanError::Pbdma { intr, subchannel: 0, method: 0, data: 0 };
         let sig = rd(RAMFC_SIGNATURE).map_err(|_| bad(PbdmaIntr::new().with_memreq(true).into()))?;
         if sig != RAMFC_SIGNATURE_VALUE {
-            return Err(ChanError::Pbdma { intr: PbdmaIntr::new().with_signature(true).into(), subchannel: 0, method: RAMFC_SIGNATURE, data: sig });
+            return Err(ChanError::Pbdma {
+                intr: PbdmaIntr::new().with_signature(true).into(),
+                subchannel: 0,
+                method: RAMFC_SIGNATURE,
+                data: sig,
+            });
         }
         let r = |off| rd(off).map_err(|_| bad(PbdmaIntr::new().with_memreq(true).into()));
         let userd = r(RAMFC_USERD_LO)? as u64 | ((r(RAMFC_USERD_HI)? as u64 & 0xFF) << 32);
         let gp_hi = RamfcGpfifoHi::from(r(RAMFC_GPFIFO_HI)?);
         let gp_base = r(RAMFC_GPFIFO_LO)? as u64 | (gp_hi.va_hi() as u64) << 32;
-        let gp_ring = Ring::new(1u32 << gp_hi.log2_entries().min(20))
-            .ok_or(bad(PbdmaIntr::new().with_gpentry(true).into()))?;
+        let gp_ring =
+            Ring::new(1u32 << gp_hi.log2_entries().min(20)).ok_or(bad(PbdmaIntr::new().with_gpentry(true).into()))?;
         let space = AddressSpace::from_instance(mem, inst).map_err(|reason| ChanError::Fault {
             unit: fault_unit::PFIFO,
             fault: Fault { va: 0, reason, write: false },
@@ -220,7 +225,12 @@ impl Channel {
         let mut raw = [0u8; 8];
         u.tlb.read_va(u.mem, &self.space, at, &mut raw).map_err(ChanError::fault(fault_unit::PFIFO))?;
         let e = GpEntry::from(u64::from_le_bytes(raw));
-        let gperr = |data| ChanError::Pbdma { intr: PbdmaIntr::new().with_gpentry(true).into(), subchannel: 0, method: 0, data };
+        let gperr = |data| ChanError::Pbdma {
+            intr: PbdmaIntr::new().with_gpentry(true).into(),
+            subchannel: 0,
+            method: 0,
+            data,
+        };
         if e.subroutine() || e.fetch_conditional() {
             return Err(gperr(u64::from(e) as u32));
         }
@@ -233,9 +243,8 @@ impl Channel {
         }
         self.stream = MethodStream::new();
         self.gp_get = self.gp_ring.advance(self.gp_get, 1);
-        u.mem.write_u32(Target::Vram, self.userd + USERD_GP_GET as u64, self.gp_get).map_err(|reason| ChanError::Fault {
-            unit: fault_unit::PFIFO,
-            fault: Fault { va: self.userd, reason, write: true },
+        u.mem.write_u32(Target::Vram, self.userd + USERD_GP_GET as u64, self.gp_get).map_err(|reason| {
+            ChanError::Fault { unit: fault_unit::PFIFO, fault: Fault { va: self.userd, reason, write: true } }
         })?;
         u.stats.gp_entries += 1;
         Ok(Step::Busy(u.cfg.gpfifo_fetch_cycles + words as u64 / 16))
@@ -321,7 +330,8 @@ impl Channel {
                 done
             }
             Action::Launch => {
-                let mut cx = LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
+                let mut cx =
+                    LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
                 match u.compute.launch(&mut cx, &self.compute) {
                     Ok(end) => {
                         self.engine_busy_until = self.engine_busy_until.max(end);

@@ -71,9 +71,10 @@ impl SysMem {
             return Err(Unmapped);
         }
         if let Some((&b, m)) = self.regions.range(..end).next_back()
-            && b + m.len() as u64 > bus {
-                return Err(Unmapped);
-            }
+            && b + m.len() as u64 > bus
+        {
+            return Err(Unmapped);
+        }
         self.regions.insert(bus, mem);
         Ok(())
     }

@@ -161,10 +161,16 @@ mod tests {
         assert_eq!(
             pb.words(),
             &[
-                0x2002_6100, 1, 2, // INCR, count 2, subch 3, 0x400
-                0x6001_28E4, 7, // NONINCR subch 1 0x2390
+                0x2002_6100,
+                1,
+                2, // INCR, count 2, subch 3, 0x400
+                0x6001_28E4,
+                7,           // NONINCR subch 1 0x2390
                 0x8186_60C0, // IMMD 0x186 subch 3 0x300
-                0xA003_28E3, 0, 9, 9 // INCR_ONCE subch 1 0x238C
+                0xA003_28E3,
+                0,
+                9,
+                9 // INCR_ONCE subch 1 0x238C
             ]
         );
     }

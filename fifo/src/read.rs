@@ -166,10 +166,15 @@ mod tests {
         pb.incr_once(1, 0x238C, &[0, 9, 10]).unwrap();
         let got: heapless::Vec<_, 16> = MethodReader::new(pb.words()).collect();
         let want = [
-            m(3, 0x400, 1), m(3, 0x404, 2), m(3, 0x408, 3),
-            m(1, 0x2390, 7), m(1, 0x2390, 8),
+            m(3, 0x400, 1),
+            m(3, 0x404, 2),
+            m(3, 0x408, 3),
+            m(1, 0x2390, 7),
+            m(1, 0x2390, 8),
             m(2, 0x300, 5),
-            m(1, 0x238C, 0), m(1, 0x2390, 9), m(1, 0x2390, 10),
+            m(1, 0x238C, 0),
+            m(1, 0x2390, 9),
+            m(1, 0x2390, 10),
         ];
         assert_eq!(&got[..], &want[..]);
     }

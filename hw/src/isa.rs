@@ -276,8 +276,30 @@ impl Sreg {
     pub fn from_index(i: u64) -> Option<Self> {
         use Sreg::*;
         const ALL: [Sreg; 25] = [
-            TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ, LaneId, WarpId,
-            NwarpId, SmId, Clock, Clock64, GlobalTimer, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe, LanemaskEq,
+            TidX,
+            TidY,
+            TidZ,
+            NtidX,
+            NtidY,
+            NtidZ,
+            CtaidX,
+            CtaidY,
+            CtaidZ,
+            NctaidX,
+            NctaidY,
+            NctaidZ,
+            LaneId,
+            WarpId,
+            NwarpId,
+            SmId,
+            Clock,
+            Clock64,
+            GlobalTimer,
+            LanemaskLt,
+            LanemaskLe,
+            LanemaskGt,
+            LanemaskGe,
+            LanemaskEq,
             ActiveMask,
         ];
         ALL.get(i as usize).copied()

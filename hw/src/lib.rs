@@ -17,8 +17,8 @@
 
 pub mod class;
 pub mod cmd;
-pub mod mmu;
 pub mod inst;
 pub mod isa;
+pub mod mmu;
 pub mod pci;
 pub mod regs;

@@ -137,7 +137,10 @@ fn isa_ty(ty: &str) -> Option<Ty> {
 fn var_size(v: &ast::Var) -> Result<(u32, u32)> {
     let elem = scalar_size(&v.ty).ok_or_else(|| v.pos.err(format!("unsupported type `.{}`", v.ty)))? * v.vec;
     let n = v.count.unwrap_or(1);
-    let size = (elem as u64).checked_mul(n).filter(|&s| s <= u32::MAX as u64).ok_or_else(|| v.pos.err("variable too large"))?;
+    let size = (elem as u64)
+        .checked_mul(n)
+        .filter(|&s| s <= u32::MAX as u64)
+        .ok_or_else(|| v.pos.err("variable too large"))?;
     Ok((size as u32, v.align.max(elem).max(1)))
 }
 
@@ -161,7 +164,9 @@ fn init_bytes(v: &ast::Var, size: u32) -> Result<Vec<u8>> {
             Init::F32(b) => b as u64,
             Init::F64(b) if v.ty == "f32" => (f64::from_bits(b) as f32).to_bits() as u64,
             Init::F64(b) => b,
-            Init::Sym(ref s) => return Err(v.pos.err(format!("initializing `{}` with the address of `{s}` is not supported", v.name))),
+            Init::Sym(ref s) => {
+                return Err(v.pos.err(format!("initializing `{}` with the address of `{s}` is not supported", v.name)));
+            }
         };
         out[at..at + elem].copy_from_slice(&bits.to_le_bytes()[..elem]);
     }
@@ -292,7 +297,9 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
     for (at, callee, pos) in call_fixups {
         let fr = frames.get(&callee).ok_or_else(|| pos.err(format!("call to unknown function `{callee}`")))?;
         if m.funcs.iter().all(|f| f.name != callee || f.body.is_none()) {
-            return Err(pos.err(format!("`{callee}` is declared but not defined in this module (no linking of separate modules)")));
+            return Err(pos.err(format!(
+                "`{callee}` is declared but not defined in this module (no linking of separate modules)"
+            )));
         }
         prog.code[at as usize].imm = fr.pc as u64;
     }
@@ -318,7 +325,8 @@ fn check_recursion(m: &ast::Module) -> Result<()> {
         for s in f.body.iter().flatten() {
             if let Stmt::Instr(i) = s
                 && i.op == "call"
-                && let Some(n) = i.args.iter().find_map(|a| if let Operand::Name(n) = a { Some(n.clone()) } else { None })
+                && let Some(n) =
+                    i.args.iter().find_map(|a| if let Operand::Name(n) = a { Some(n.clone()) } else { None })
             {
                 out.push(n);
             }
@@ -326,7 +334,12 @@ fn check_recursion(m: &ast::Module) -> Result<()> {
         out
     };
     let graph: BTreeMap<&str, Vec<String>> = m.funcs.iter().map(|f| (f.name.as_str(), callees(f))).collect();
-    fn visit<'a>(n: &'a str, g: &'a BTreeMap<&'a str, Vec<String>>, path: &mut Vec<&'a str>, done: &mut alloc::collections::BTreeSet<&'a str>) -> core::result::Result<(), String> {
+    fn visit<'a>(
+        n: &'a str,
+        g: &'a BTreeMap<&'a str, Vec<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut alloc::collections::BTreeSet<&'a str>,
+    ) -> core::result::Result<(), String> {
         if path.contains(&n) {
             return Err(n.into());
         }
@@ -404,7 +417,13 @@ struct Kc<'a> {
 }
 
 impl<'a> Kc<'a> {
-    fn new(prog: &'a mut Program, places: &BTreeMap<String, Place>, shared_top: u32, dynamic_shared: bool, dyn_shared: &[(String, u32)]) -> Self {
+    fn new(
+        prog: &'a mut Program,
+        places: &BTreeMap<String, Place>,
+        shared_top: u32,
+        dynamic_shared: bool,
+        dyn_shared: &[(String, u32)],
+    ) -> Self {
         let start = prog.code.len() as u32;
         Self {
             prog,
@@ -455,19 +474,27 @@ impl<'a> Kc<'a> {
         // Call sites.
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Instr(i) = s
-                && i.op == "call" {
-                    let list = |o: Option<&Operand>| -> Vec<String> {
-                        match o {
-                            Some(Operand::List(v)) => v.iter().filter_map(|x| if let Operand::Name(n) = x { Some(n.clone()) } else { None }).collect(),
-                            _ => Vec::new(),
-                        }
-                    };
-                    let (rets, name_at) = if matches!(i.args.first(), Some(Operand::List(_))) { (list(i.args.first()), 1) } else { (Vec::new(), 0) };
-                    let Some(Operand::Name(callee)) = i.args.get(name_at) else {
-                        return Err(i.pos.err("`call` needs a function name (indirect calls are not supported)"));
-                    };
-                    self.calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
-                }
+                && i.op == "call"
+            {
+                let list = |o: Option<&Operand>| -> Vec<String> {
+                    match o {
+                        Some(Operand::List(v)) => v
+                            .iter()
+                            .filter_map(|x| if let Operand::Name(n) = x { Some(n.clone()) } else { None })
+                            .collect(),
+                        _ => Vec::new(),
+                    }
+                };
+                let (rets, name_at) = if matches!(i.args.first(), Some(Operand::List(_))) {
+                    (list(i.args.first()), 1)
+                } else {
+                    (Vec::new(), 0)
+                };
+                let Some(Operand::Name(callee)) = i.args.get(name_at) else {
+                    return Err(i.pos.err("`call` needs a function name (indirect calls are not supported)"));
+                };
+                self.calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
+            }
         }
         // Declarations.
         let mut nregs = 0u32;
@@ -520,10 +547,9 @@ impl<'a> Kc<'a> {
         for (k, s) in body.iter().enumerate() {
             self.stmt = k;
             match s {
-                Stmt::Label(l, pos)
-                    if self.labels.insert(l.clone(), self.here()).is_some() => {
-                        return Err(pos.err(format!("label `{l}` defined twice")));
-                    }
+                Stmt::Label(l, pos) if self.labels.insert(l.clone(), self.here()).is_some() => {
+                    return Err(pos.err(format!("label `{l}` defined twice")));
+                }
                 Stmt::Instr(i) => {
                     self.pos = i.pos;
                     self.scratch = self.scratch_vec + 4;
@@ -656,8 +682,12 @@ impl<'a> Kc<'a> {
                 },
                 false,
             ),
-            Operand::F32(b) => Src::Imm(if ty == Ty::F64 { (f32::from_bits(*b) as f64).to_bits() } else { *b as u64 }, false),
-            Operand::F64(b) => Src::Imm(if ty == Ty::F32 { (f64::from_bits(*b) as f32).to_bits() as u64 } else { *b }, false),
+            Operand::F32(b) => {
+                Src::Imm(if ty == Ty::F64 { (f32::from_bits(*b) as f64).to_bits() } else { *b as u64 }, false)
+            }
+            Operand::F64(b) => {
+                Src::Imm(if ty == Ty::F32 { (f64::from_bits(*b) as f32).to_bits() as u64 } else { *b }, false)
+            }
             Operand::Not(inner) => {
                 let s = self.src(inner, Ty::Pred)?;
                 let r = self.scratch()?;
@@ -784,7 +814,8 @@ impl<'a> Kc<'a> {
                 let c = self.src(self.arg(i, 3)?, cty)?;
                 self.emit(Op::Mad, ty, d, [Some(a), Some(b), Some(c)], m).map(|_| ())
             }
-            "neg" | "abs" | "not" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "ex2" | "lg2" => {
+            "neg" | "abs" | "not" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "ex2"
+            | "lg2" => {
                 let ty = self.ty(i)?;
                 let isa = match op {
                     "neg" => Op::Neg,
@@ -829,7 +860,12 @@ impl<'a> Kc<'a> {
                 if i.mods.iter().any(|m| m == "f16" || m == "bf16") {
                     return Err(self.err("`cvt` with half-precision types is not supported"));
                 }
-                let round = match i.mods.iter().find(|m| matches!(m.as_str(), "rn" | "rz" | "rm" | "rp" | "rni" | "rzi" | "rmi" | "rpi")).map(|s| s.as_str()) {
+                let round = match i
+                    .mods
+                    .iter()
+                    .find(|m| matches!(m.as_str(), "rn" | "rz" | "rm" | "rp" | "rni" | "rzi" | "rmi" | "rpi"))
+                    .map(|s| s.as_str())
+                {
                     Some("rn" | "rni") => Round::Rn,
                     Some("rz" | "rzi") => Round::Rz,
                     Some("rm" | "rmi") => Round::Rm,
@@ -908,7 +944,9 @@ impl<'a> Kc<'a> {
                     "prmt" => Op::Prmt,
                     _ => Op::Shf,
                 };
-                if op == "prmt" && i.mods.iter().any(|m| matches!(m.as_str(), "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16")) {
+                if op == "prmt"
+                    && i.mods.iter().any(|m| matches!(m.as_str(), "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16"))
+                {
                     return Err(self.err("`prmt` modes are not supported"));
                 }
                 let m = if op == "shf" { i.has("r") as u16 | (i.has("clamp") as u16) << 1 } else { 0 };
@@ -939,7 +977,12 @@ impl<'a> Kc<'a> {
                 self.call_fixups.push((at, callee, self.pos));
                 Ok(())
             }
-            _ => Err(self.err(format!("unsupported instruction `{}{}{}`", op, if i.mods.is_empty() { "" } else { "." }, i.mods.join(".")))),
+            _ => Err(self.err(format!(
+                "unsupported instruction `{}{}{}`",
+                op,
+                if i.mods.is_empty() { "" } else { "." },
+                i.mods.join(".")
+            ))),
         }
     }
 
@@ -1004,7 +1047,13 @@ impl<'a> Kc<'a> {
                     let t = self.scratch()?;
                     let mask = if pw == 64 { u64::MAX } else { (1u64 << pw) - 1 };
                     self.emit(Op::And, Ty::U64, t, [Some(s), Some(Src::Imm(mask, false)), None], 0)?;
-                    self.emit(Op::Shl, Ty::U64, t, [Some(Src::Reg(t)), Some(Src::Imm(k as u64 * pw as u64, false)), None], 0)?;
+                    self.emit(
+                        Op::Shl,
+                        Ty::U64,
+                        t,
+                        [Some(Src::Reg(t)), Some(Src::Imm(k as u64 * pw as u64, false)), None],
+                        0,
+                    )?;
                     self.emit(Op::Or, Ty::U64, acc, [Some(Src::Reg(acc)), Some(Src::Reg(t)), None], 0)?;
                 }
                 self.emit(Op::Mov, ty, d, [Some(Src::Reg(acc)), None, None], 0).map(|_| ())
@@ -1012,13 +1061,14 @@ impl<'a> Kc<'a> {
             (d, s) => {
                 let d = self.dst(d)?;
                 if let Operand::Name(n) = s
-                    && let Some(sr) = Self::sreg(n) {
-                        let mut x = Instr::new(Op::S2r, ty);
-                        x.w0.set_dst(d);
-                        x.imm = sr as u64;
-                        self.push(x);
-                        return Ok(());
-                    }
+                    && let Some(sr) = Self::sreg(n)
+                {
+                    let mut x = Instr::new(Op::S2r, ty);
+                    x.w0.set_dst(d);
+                    x.imm = sr as u64;
+                    self.push(x);
+                    return Ok(());
+                }
                 let s = self.src(s, ty)?;
                 self.emit(Op::Mov, ty, d, [Some(s), None, None], 0).map(|_| ())
             }
@@ -1079,9 +1129,16 @@ impl<'a> Kc<'a> {
     fn call_slot(&self, name: &str, store: bool) -> Result<u32> {
         let here = self.stmt;
         let found = if store {
-            self.calls.iter().filter(|c| c.0 >= here).find_map(|c| c.2.iter().position(|a| a == name).map(|k| (c.1.clone(), k, false)))
+            self.calls
+                .iter()
+                .filter(|c| c.0 >= here)
+                .find_map(|c| c.2.iter().position(|a| a == name).map(|k| (c.1.clone(), k, false)))
         } else {
-            self.calls.iter().rev().filter(|c| c.0 <= here).find_map(|c| c.3.iter().position(|a| a == name).map(|k| (c.1.clone(), k, true)))
+            self.calls
+                .iter()
+                .rev()
+                .filter(|c| c.0 <= here)
+                .find_map(|c| c.3.iter().position(|a| a == name).map(|k| (c.1.clone(), k, true)))
         };
         let (callee, k, ret) = found.ok_or_else(|| self.err(format!("unknown symbol `{name}`")))?;
         let fr = self.frames.get(&callee).ok_or_else(|| self.err(format!("call to unknown function `{callee}`")))?;
@@ -1640,7 +1697,15 @@ mod tests {
     fn compiles_vecadd_and_reduce() {
         let p = compile_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
         let k = p.kernel("vecadd").unwrap();
-        assert_eq!(k.params, [Param { offset: 0, size: 8 }, Param { offset: 8, size: 8 }, Param { offset: 16, size: 8 }, Param { offset: 24, size: 4 }]);
+        assert_eq!(
+            k.params,
+            [
+                Param { offset: 0, size: 8 },
+                Param { offset: 8, size: 8 },
+                Param { offset: 16, size: 8 },
+                Param { offset: 24, size: 4 }
+            ]
+        );
         assert_eq!(k.param_bytes, 28);
         assert_eq!(p.code.last().unwrap().w0.op(), Op::Exit);
         // `@%p1 bra LBB0_2` skips the body; both paths meet at LBB0_2 (the `ret`, now an

@@ -43,7 +43,15 @@ impl Program {
         w.u32(self.kernels.len() as u32);
         for k in &self.kernels {
             w.bytes(k.name.as_bytes());
-            for v in [k.pc, k.param_bytes, k.regs, k.shared_bytes, k.local_bytes, k.dynamic_shared as u32, k.max_threads.unwrap_or(0)] {
+            for v in [
+                k.pc,
+                k.param_bytes,
+                k.regs,
+                k.shared_bytes,
+                k.local_bytes,
+                k.dynamic_shared as u32,
+                k.max_threads.unwrap_or(0),
+            ] {
                 w.u32(v);
             }
             w.u32(k.params.len() as u32);
@@ -130,7 +138,10 @@ impl Program {
             let b: &[u8; 16] = r.take(16)?.try_into().ok()?;
             code.push(Instr::from_bytes(b));
         }
-        if r.i != b.len() || kernels.iter().any(|k| k.pc as usize >= code.len()) || relocs.iter().any(|x| x.at as usize >= code.len()) {
+        if r.i != b.len()
+            || kernels.iter().any(|k| k.pc as usize >= code.len())
+            || relocs.iter().any(|x| x.at as usize >= code.len())
+        {
             return None;
         }
         Some(Program { code, kernels, symbols, global_init, const_init, relocs })

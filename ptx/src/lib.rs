@@ -17,6 +17,6 @@ pub mod error;
 pub mod lexer;
 pub mod parse;
 
-pub use error::{PtxError, Result};
 pub use compile::{Kernel, Program, compile, compile_ptx};
+pub use error::{PtxError, Result};
 pub use parse::parse;

@@ -104,7 +104,10 @@ impl Parser {
                         _ => return Err(pos.err("expected a version number after `.version`")),
                     };
                     if m.version.0 < 6 {
-                        return Err(pos.err(format!("PTX version {}.{} is not supported (6.0 and later are)", m.version.0, m.version.1)));
+                        return Err(pos.err(format!(
+                            "PTX version {}.{} is not supported (6.0 and later are)",
+                            m.version.0, m.version.1
+                        )));
                     }
                 }
                 ".target" => {
@@ -536,7 +539,9 @@ mod tests {
         assert!(matches!(&ld.args[1], Operand::Addr(b, 0) if **b == Operand::Name("%rd3".into())));
         let r = parse(REDUCE).unwrap();
         let body = r.funcs[0].body.as_ref().unwrap();
-        assert!(body.iter().any(|s| matches!(s, Stmt::Var(v) if v.space == StateSpace::Shared && v.count == Some(1024))));
+        assert!(
+            body.iter().any(|s| matches!(s, Stmt::Var(v) if v.space == StateSpace::Shared && v.count == Some(1024)))
+        );
     }
 
     #[test]
@@ -553,7 +558,8 @@ mod tests {
 
     #[test]
     fn errors_name_line_column_and_expectation() {
-        let e = parse(".version 6.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n  mov.u32 %r1 %r2;\n}\n").unwrap_err();
+        let e =
+            parse(".version 6.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n  mov.u32 %r1 %r2;\n}\n").unwrap_err();
         assert_eq!((e.line, e.col), (6, 15));
         assert!(e.msg.contains("expected `,` or `;`"), "{}", e.msg);
         let e = parse(".version 5.0\n").unwrap_err();
@@ -570,7 +576,8 @@ mod tests {
                    ld.global.v2.f32 {%f1, _}, [%rd1+-8];\n and.pred %p1, %p2, !%p0;\n setp.lt.s32 %p1|%p2, %r1, -5;\n}\n";
         let m = parse(src).unwrap();
         let body = m.funcs[1].body.as_ref().unwrap();
-        let instrs: Vec<&Instr> = body.iter().filter_map(|s| if let Stmt::Instr(i) = s { Some(i) } else { None }).collect();
+        let instrs: Vec<&Instr> =
+            body.iter().filter_map(|s| if let Stmt::Instr(i) = s { Some(i) } else { None }).collect();
         assert!(matches!(&instrs[1].args[0], Operand::List(v) if v.len() == 1));
         assert!(matches!(&instrs[2].args[1], Operand::Addr(_, -8)));
         assert!(matches!(&instrs[3].args[2], Operand::Not(_)));

@@ -61,7 +61,12 @@ pub(crate) fn release<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Ve
 }
 
 /// Map DMA memory into `vm` (system-memory PTEs pointing at the bus address).
-pub(crate) fn map_dma<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Vec<Held>, bytes: usize) -> Result<(DmaBuffer, u64)> {
+pub(crate) fn map_dma<P: Platform>(
+    gpu: &Gpu<P>,
+    vm: &mut VaSpace,
+    held: &mut Vec<Held>,
+    bytes: usize,
+) -> Result<(DmaBuffer, u64)> {
     let buf = gpu.platform.dma_alloc(bytes)?;
     held.push(Held::Dma(buf.clone()));
     if buf.bus % PAGE_SIZE != 0 || buf.len() < bytes {
@@ -101,7 +106,13 @@ pub(crate) type Cmd = Pushbuf<64>;
 impl Channel {
     /// Build a channel in `vm`: instance block and RAMFC, rings, fence slot, binding, and
     /// the copy and compute classes on subchannels COPY0 and COMPUTE.
-    pub(crate) fn new<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, entries: u32, pb_bytes: u32, first_fence: u64) -> Result<Self> {
+    pub(crate) fn new<P: Platform>(
+        gpu: &Gpu<P>,
+        vm: &mut VaSpace,
+        entries: u32,
+        pb_bytes: u32,
+        first_fence: u64,
+    ) -> Result<Self> {
         let mut held = Vec::new();
         match Self::build(gpu, vm, &mut held, entries, pb_bytes, first_fence) {
             Ok(mut ch) => {
@@ -122,7 +133,14 @@ impl Channel {
         }
     }
 
-    fn build<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Vec<Held>, entries: u32, pb_bytes: u32, first_fence: u64) -> Result<Self> {
+    fn build<P: Platform>(
+        gpu: &Gpu<P>,
+        vm: &mut VaSpace,
+        held: &mut Vec<Held>,
+        entries: u32,
+        pb_bytes: u32,
+        first_fence: u64,
+    ) -> Result<Self> {
         if !entries.is_power_of_two() || !(2..=1 << 16).contains(&entries) || pb_bytes < 1024 || first_fence == 0 {
             return Err(CuError::InvalidValue);
         }
@@ -140,8 +158,12 @@ impl Channel {
 
         let (userd_vram, userd_bar1) = gpu.userd(chid);
         gpu.pramin_zero(userd_vram, USERD_SIZE as u64)?;
-        let gp_hi = RamfcGpfifoHi::new().with_va_hi((gp_va >> 32) as u8).with_log2_entries(entries.trailing_zeros() as u8);
-        gpu.pramin_write(inst + RAMFC_USERD_LO as u64, [userd_vram as u32, (userd_vram >> 32) as u32, RAMFC_SIGNATURE_VALUE])?;
+        let gp_hi =
+            RamfcGpfifoHi::new().with_va_hi((gp_va >> 32) as u8).with_log2_entries(entries.trailing_zeros() as u8);
+        gpu.pramin_write(
+            inst + RAMFC_USERD_LO as u64,
+            [userd_vram as u32, (userd_vram >> 32) as u32, RAMFC_SIGNATURE_VALUE],
+        )?;
         gpu.pramin_write(inst + RAMFC_GPFIFO_LO as u64, [gp_va as u32, gp_hi.into()])?;
         gpu.write_inst_vm(inst, vm.pd, (1u64 << hw::mmu::VA_BITS) - 1)?;
         gpu.channel_bind(chid, inst)?;
@@ -212,7 +234,8 @@ impl Channel {
 
     fn reclaim<P: Platform>(&mut self, gpu: &Gpu<P>) -> Result<()> {
         let get = gpu.bar1_read(self.userd_bar1 + USERD_GP_GET as u64);
-        if !self.gp_ring.check(get) || self.gp_ring.used(get, self.gp_put) > self.gp_ring.used(self.gp_get, self.gp_put) {
+        if !self.gp_ring.check(get) || self.gp_ring.used(get, self.gp_put) > self.gp_ring.used(self.gp_get, self.gp_put)
+        {
             return Err(gpu.channel_error(self.chid).unwrap_or(CuError::LaunchFailed));
         }
         for _ in 0..self.gp_ring.used(self.gp_get, get) {
@@ -252,9 +275,10 @@ impl Channel {
                 return Err(e);
             }
             if !self.gp_ring.is_full(self.gp_get, self.gp_put)
-                && let Some(at) = self.pb_space(n) {
-                    break at;
-                }
+                && let Some(at) = self.pb_space(n)
+            {
+                break at;
+            }
             self.reclaim(gpu)?;
             if !self.gp_ring.is_full(self.gp_get, self.gp_put) && self.pb_space(n).is_some() {
                 continue;
@@ -271,7 +295,10 @@ impl Channel {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.pb.mem.write(at as usize * 4, &bytes).map_err(|_| CuError::Unknown)?;
         let entry = GpEntry::segment(self.pb_va + at as u64 * 4, n);
-        self.gp.mem.store_u64(self.gp_put as usize * 8, entry.into(), Ordering::Relaxed).map_err(|_| CuError::Unknown)?;
+        self.gp
+            .mem
+            .store_u64(self.gp_put as usize * 8, entry.into(), Ordering::Relaxed)
+            .map_err(|_| CuError::Unknown)?;
         self.segs.push_back(at + n);
         self.pb_put = if at + n == self.pb_words { 0 } else { at + n };
         self.gp_put = self.gp_ring.advance(self.gp_put, 1);

@@ -68,10 +68,31 @@ impl CuError {
     pub fn from_code(code: u32) -> Option<Self> {
         use CuError::*;
         [
-            InvalidValue, OutOfMemory, NotInitialized, Deinitialized, NoDevice, InvalidDevice, InvalidImage,
-            InvalidContext, MapFailed, NoBinaryForGpu, InvalidPtx, InvalidHandle, IllegalState, NotFound, NotReady,
-            IllegalAddress, LaunchOutOfResources, LaunchTimeout, ContextIsDestroyed, Assert, IllegalInstruction,
-            MisalignedAddress, LaunchFailed, NotSupported, Unknown,
+            InvalidValue,
+            OutOfMemory,
+            NotInitialized,
+            Deinitialized,
+            NoDevice,
+            InvalidDevice,
+            InvalidImage,
+            InvalidContext,
+            MapFailed,
+            NoBinaryForGpu,
+            InvalidPtx,
+            InvalidHandle,
+            IllegalState,
+            NotFound,
+            NotReady,
+            IllegalAddress,
+            LaunchOutOfResources,
+            LaunchTimeout,
+            ContextIsDestroyed,
+            Assert,
+            IllegalInstruction,
+            MisalignedAddress,
+            LaunchFailed,
+            NotSupported,
+            Unknown,
         ]
         .into_iter()
         .find(|e| e.code() == code)

@@ -117,7 +117,11 @@ impl<P: Platform> Gpu<P> {
         let rc = platform.cfg_read32(pci::REVISION_CLASS);
         let class = rc >> 8;
         if vendor != pci::VENDOR_NVIDIA || (class != pci::CLASS_3D_CONTROLLER && class != pci::CLASS_VGA) {
-            rlog!(&platform, Level::Error, "probe: no NVIDIA display controller ({vendor:04x}:{device:04x} class {class:06x})");
+            rlog!(
+                &platform,
+                Level::Error,
+                "probe: no NVIDIA display controller ({vendor:04x}:{device:04x} class {class:06x})"
+            );
             return Err(CuError::NoDevice);
         }
         let sub = platform.cfg_read32(pci::SUBSYSTEM);
@@ -127,7 +131,11 @@ impl<P: Platform> Gpu<P> {
         let bar0 = platform.cfg_read32(pci::BAR0) as u64 & mask;
         let bar1 = (platform.cfg_read32(pci::BAR1_LO) as u64 & mask) | (platform.cfg_read32(pci::BAR1_HI) as u64) << 32;
         if bar0 == 0 || bar1 == 0 || bar0_size < BAR0_SIZE as u64 || bar1_size == 0 {
-            rlog!(&platform, Level::Error, "probe: BARs not assigned (bar0 {bar0:#x}/{bar0_size:#x}, bar1 {bar1:#x}/{bar1_size:#x})");
+            rlog!(
+                &platform,
+                Level::Error,
+                "probe: BARs not assigned (bar0 {bar0:#x}/{bar0_size:#x}, bar1 {bar1:#x}/{bar1_size:#x})"
+            );
             return Err(CuError::NoDevice);
         }
         let cmd = platform.cfg_read32(pci::COMMAND_STATUS);
@@ -201,7 +209,8 @@ impl<P: Platform> Gpu<P> {
     fn init(&mut self) -> Result<()> {
         // Interrupts: PFIFO stall interrupts and the non-stall line.
         self.wr(NV_PFIFO_INTR_0, 0, u32::MAX);
-        let pfifo = PfifoIntr::new().with_bind_error(true).with_sched_error(true).with_mmu_fault(true).with_pbdma_intr(true);
+        let pfifo =
+            PfifoIntr::new().with_bind_error(true).with_sched_error(true).with_mmu_fault(true).with_pbdma_intr(true);
         self.wr(NV_PFIFO_INTR_EN_0, 0, pfifo.into());
         self.wr(NV_PPBDMA_INTR_0, 0, u32::MAX);
         self.wr(NV_PPBDMA_INTR_EN_0, 0, u32::MAX);
@@ -373,7 +382,11 @@ impl<P: Platform> Gpu<P> {
         let space: u32 = PfbFlushStatus::new().with_space(0xFF).into();
         let done: u32 = PfbFlushStatus::new().with_done(true).into();
         self.wait_reg(NV_PFB_FLUSH_STATUS, 0, space, space)?;
-        self.wr(NV_PFB_TLB_FLUSH_PDB, 0, TlbFlushPdb::new().with_pd((pd >> 12) as u32).with_target(Target::Vram).into());
+        self.wr(
+            NV_PFB_TLB_FLUSH_PDB,
+            0,
+            TlbFlushPdb::new().with_pd((pd >> 12) as u32).with_target(Target::Vram).into(),
+        );
         self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, TlbFlushTrigger::new().with_page_all(true).with_trigger(true).into());
         self.wait_reg(NV_PFB_FLUSH_STATUS, 0, done, done)
     }

@@ -146,7 +146,12 @@ impl<P: Platform> Gpu<P> {
     }
 
     #[allow(clippy::type_complexity)]
-    fn module_upload(&self, h: CtxHandle, prog: &Program, allocs: &mut Vec<u64>) -> Result<(u64, u64, Option<(u64, u32)>, u64)> {
+    fn module_upload(
+        &self,
+        h: CtxHandle,
+        prog: &Program,
+        allocs: &mut Vec<u64>,
+    ) -> Result<(u64, u64, Option<(u64, u32)>, u64)> {
         let mut alloc = |bytes: u64| -> Result<u64> {
             let p = self.mem_alloc(h, bytes.max(16))?;
             allocs.push(p);
@@ -237,12 +242,23 @@ impl<P: Platform> Gpu<P> {
     /// Launch `f` on a `grid` of `block`-shaped blocks with `shared` bytes of dynamic shared
     /// memory; `params` is the parameter buffer laid out as [`FuncAttributes::params`].
     /// Returns the launch's fence; the kernel runs asynchronously.
-    pub fn launch(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 3], block: [u32; 3], shared: u32, params: &[u8]) -> Result<Fence> {
+    pub fn launch(
+        &self,
+        h: CtxHandle,
+        f: FuncHandle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        params: &[u8],
+    ) -> Result<Fence> {
         self.with_ctx(h, |gpu, c| {
             let l = c.modules.get(&f.module.0).ok_or(CuError::InvalidHandle)?;
             let k = l.prog.kernels.get(f.index as usize).ok_or(CuError::InvalidHandle)?;
             let threads = block.iter().map(|&d| d as u64).product::<u64>();
-            if grid.contains(&0) || block.contains(&0) || (0..3).any(|i| grid[i] > MAX_GRID[i] || block[i] > MAX_BLOCK[i]) {
+            if grid.contains(&0)
+                || block.contains(&0)
+                || (0..3).any(|i| grid[i] > MAX_GRID[i] || block[i] > MAX_BLOCK[i])
+            {
                 return Err(CuError::InvalidValue);
             }
             if threads > MAX_BLOCK[0] as u64 || k.max_threads.is_some_and(|m| threads > m as u64) {
@@ -259,11 +275,14 @@ impl<P: Platform> Gpu<P> {
             if params.len() != k.param_bytes as usize {
                 return Err(CuError::InvalidValue);
             }
-            let mut words: Vec<u32> = params.chunks(4).map(|b| {
-                let mut w = [0u8; 4];
-                w[..b.len()].copy_from_slice(b);
-                u32::from_le_bytes(w)
-            }).collect();
+            let mut words: Vec<u32> = params
+                .chunks(4)
+                .map(|b| {
+                    let mut w = [0u8; 4];
+                    w[..b.len()].copy_from_slice(b);
+                    u32::from_le_bytes(w)
+                })
+                .collect();
             if words.is_empty() {
                 words.push(0);
             }

@@ -83,11 +83,12 @@ impl RangeAllocator {
     pub fn free(&mut self, addr: u64, size: u64) {
         let (mut start, mut len) = (addr, size);
         if let Some((&pa, &pl)) = self.by_addr.range(..addr).next_back()
-            && pa + pl == addr {
-                self.remove(pa, pl);
-                start = pa;
-                len += pl;
-            }
+            && pa + pl == addr
+        {
+            self.remove(pa, pl);
+            start = pa;
+            len += pl;
+        }
         if let Some(&nl) = self.by_addr.get(&(addr + size)) {
             self.remove(addr + size, nl);
             len += nl;

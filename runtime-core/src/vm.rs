@@ -68,7 +68,14 @@ impl VaSpace {
     }
 
     /// Map `[va, va + bytes)` to consecutive pages at `phys` in `target`.
-    pub(crate) fn map<P: Platform>(&mut self, gpu: &Gpu<P>, va: u64, phys: u64, bytes: u64, target: Target) -> Result<()> {
+    pub(crate) fn map<P: Platform>(
+        &mut self,
+        gpu: &Gpu<P>,
+        va: u64,
+        phys: u64,
+        bytes: u64,
+        target: Target,
+    ) -> Result<()> {
         self.write_ptes(gpu, va, bytes, |i| u64::from(Pte::map(phys + i * mmu::PAGE_SIZE, target)))
     }
 
@@ -86,10 +93,12 @@ impl VaSpace {
             // All PTEs up to the end of this page table in one PRAMIN burst.
             let idx = mmu::spte_index(a);
             let n = (mmu::SPT_ENTRIES - idx).min(pages - i);
-            let words: Vec<u32> = (i..i + n).flat_map(|k| {
-                let v = pte(k);
-                [v as u32, (v >> 32) as u32]
-            }).collect();
+            let words: Vec<u32> = (i..i + n)
+                .flat_map(|k| {
+                    let v = pte(k);
+                    [v as u32, (v >> 32) as u32]
+                })
+                .collect();
             gpu.pramin_write(pt + idx * mmu::ENTRY_SIZE, words)?;
             i += n;
         }

@@ -70,7 +70,11 @@ impl Board {
         gpu.assign_bars(BAR0, BAR1);
         gpu.cfg_write32(hw::pci::COMMAND_STATUS, 0x6);
         let mut b = Self { gpu, vram_next: 1 << 20, pts: HashMap::new(), active: Vec::new(), runlist: 0 };
-        b.wr(NV_PMC_ENABLE, 0, PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_ptimer(true).with_pgraph(true).into());
+        b.wr(
+            NV_PMC_ENABLE,
+            0,
+            PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_ptimer(true).with_pgraph(true).into(),
+        );
         b.wr(NV_PFIFO_INTR_EN_0, 0, u32::MAX);
         b.wr(NV_PPBDMA_INTR_EN_0, 0, u32::MAX);
         b.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).into());

@@ -127,7 +127,11 @@ impl ExpectPlatform {
     pub fn done(&self) -> Vec<u32> {
         let Some(e) = self.expect.lock().take() else { return Vec::new() };
         if let Some(next) = e.list.front() {
-            panic!("register sequence incomplete after {} accesses: still expected {next} (and {} more)", e.step, e.list.len() - 1);
+            panic!(
+                "register sequence incomplete after {} accesses: still expected {next} (and {} more)",
+                e.step,
+                e.list.len() - 1
+            );
         }
         e.captured
     }
@@ -140,7 +144,9 @@ impl ExpectPlatform {
     fn check(&self, write: bool, space: Space, off: u64, value: u32) {
         if space == Space::Bar0 {
             let o = off as u32;
-            if (regs::NV_PRAMIN..regs::NV_PRAMIN + regs::NV_PRAMIN_SIZE).contains(&o) || o == regs::NV_PBUS_BAR0_WINDOW.offset() {
+            if (regs::NV_PRAMIN..regs::NV_PRAMIN + regs::NV_PRAMIN_SIZE).contains(&o)
+                || o == regs::NV_PBUS_BAR0_WINDOW.offset()
+            {
                 return;
             }
         }
@@ -152,7 +158,10 @@ impl ExpectPlatform {
         match e.list.pop_front() {
             None => panic!("unexpected access #{step}: {got} (the expectation list is exhausted)"),
             Some(want) => {
-                let same = want.write == write && want.space == space && want.off == off && want.value.is_none_or(|v| v == value);
+                let same = want.write == write
+                    && want.space == space
+                    && want.off == off
+                    && want.value.is_none_or(|v| v == value);
                 if !same {
                     *g = None;
                     panic!("register sequence mismatch at access #{step}: expected {want}, got {got}");

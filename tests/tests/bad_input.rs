@@ -10,7 +10,11 @@ use hw::regs::*;
 use tests::Rng;
 
 fn device_with_vram(bytes: u64) -> Device {
-    Device::open_with(DeviceOptions { config: DeviceConfig { vram_size: bytes, ..Default::default() }, ..Default::default() }).unwrap()
+    Device::open_with(DeviceOptions {
+        config: DeviceConfig { vram_size: bytes, ..Default::default() },
+        ..Default::default()
+    })
+    .unwrap()
 }
 
 #[test]
@@ -125,10 +129,10 @@ fn a_malformed_pushbuffer_word_stops_only_its_channel() {
     let good = dev.create_context().unwrap();
     round_trip(&dev, &good, 1);
     let bad_words: [&[u32]; 4] = [
-        &[0xC000_0000],                      // opcode 6: reserved
-        &[0x2003_0100, 1],                   // INCR announcing 3 words, 1 present (then the fence follows: misparsed)
-        &[0x2001_A0C0, 0],                   // method 0x300 on unbound subchannel 5
-        &[0x2001_6123, 5],                   // unknown copy-class method 0x48C on COPY0
+        &[0xC000_0000],    // opcode 6: reserved
+        &[0x2003_0100, 1], // INCR announcing 3 words, 1 present (then the fence follows: misparsed)
+        &[0x2001_A0C0, 0], // method 0x300 on unbound subchannel 5
+        &[0x2001_6123, 5], // unknown copy-class method 0x48C on COPY0
     ];
     for (i, words) in bad_words.iter().enumerate() {
         let bad = dev.create_context().unwrap();
@@ -156,9 +160,13 @@ fn a_copy_from_an_unmapped_gpu_address_faults_in_its_context_only() {
     let dst = gpu.mem_alloc(h, 1 << 20).unwrap();
     let src = 0x1000_0000u64; // below every mapping of the context
     let mut pb = Pushbuf::<32>::new();
-    pb.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &[(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32]).unwrap();
+    pb.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &[(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32])
+        .unwrap();
     pb.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[65536]).unwrap();
-    let launch = LaunchDma::new().with_transfer(TransferType::NonPipelined).with_src_layout(Layout::Pitch).with_dst_layout(Layout::Pitch);
+    let launch = LaunchDma::new()
+        .with_transfer(TransferType::NonPipelined)
+        .with_src_layout(Layout::Pitch)
+        .with_dst_layout(Layout::Pitch);
     pb.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch.into()]).unwrap();
     let f = gpu.debug_submit_raw(h, pb.words()).unwrap();
     assert_eq!(gpu.fence_wait(h, f), Err(CuError::IllegalAddress), "the wait returns instead of hanging");

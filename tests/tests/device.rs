@@ -21,18 +21,25 @@ fn bind_copy(pb: &mut Pb) {
 }
 
 fn pitch() -> LaunchDma {
-    LaunchDma::new().with_transfer(TransferType::NonPipelined).with_src_layout(Layout::Pitch).with_dst_layout(Layout::Pitch)
+    LaunchDma::new()
+        .with_transfer(TransferType::NonPipelined)
+        .with_src_layout(Layout::Pitch)
+        .with_dst_layout(Layout::Pitch)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn copy(pb: &mut Pb, src: u64, dst: u64, line: u32, lines: u32, pin: u32, pout: u32, l: LaunchDma) {
-    pb.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &[(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32]).unwrap();
+    pb.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &[(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32])
+        .unwrap();
     pb.incr(subch::COPY0, copy::PITCH_IN, &[pin, pout, line, lines]).unwrap();
     pb.incr(subch::COPY0, copy::LAUNCH_DMA, &[l.into()]).unwrap();
 }
 
 fn release(pb: &mut Pb, va: u64, payload: u32, four_byte: bool, wfi: bool) {
-    let d = SemaphoreD::new().with_operation(SemOp::Release).with_release_size_4byte(four_byte).with_release_wfi_disable(!wfi);
+    let d = SemaphoreD::new()
+        .with_operation(SemOp::Release)
+        .with_release_size_4byte(four_byte)
+        .with_release_wfi_disable(!wfi);
     pb.incr(0, host::SEMAPHOREA, &[(va >> 32) as u32, va as u32, payload, d.into()]).unwrap();
 }
 

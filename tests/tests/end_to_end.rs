@@ -17,7 +17,8 @@ fn copies_of_1_byte_to_64_mib_at_odd_sizes_and_alignments() {
     let a = gpu.mem_alloc(h, cap).unwrap();
     let b = gpu.mem_alloc(h, cap).unwrap();
     let mut rng = Rng(0xC0FF_EE00_1234_5678);
-    let sizes = [1usize, 2, 3, 7, 4095, 4096, 4097, 65_537, (1 << 20) + 13, 2 << 20, (2 << 20) + 1, (5 << 20) + 7, 64 << 20];
+    let sizes =
+        [1usize, 2, 3, 7, 4095, 4096, 4097, 65_537, (1 << 20) + 13, 2 << 20, (2 << 20) + 1, (5 << 20) + 7, 64 << 20];
     let offsets = [0u64, 1, 3, 4093, 4096, 8191];
     for (i, &n) in sizes.iter().enumerate() {
         let off = offsets[i % offsets.len()];
@@ -176,7 +177,8 @@ fn the_same_program_twice_gives_identical_cycles_and_statistics() {
 
 #[test]
 fn threaded_clock_mode_gives_the_same_results() {
-    let dev = Device::open_with(DeviceOptions { clock: backend_user::ClockMode::Threaded, ..Default::default() }).unwrap();
+    let dev =
+        Device::open_with(DeviceOptions { clock: backend_user::ClockMode::Threaded, ..Default::default() }).unwrap();
     let ctx = dev.create_context().unwrap();
     let mut rng = Rng(99);
     let data = rng.bytes((4 << 20) + 3);
@@ -191,7 +193,11 @@ fn threaded_clock_mode_gives_the_same_results() {
 
 #[test]
 fn many_contexts_are_isolated_and_return_their_memory() {
-    let dev = Device::open_with(DeviceOptions { config: DeviceConfig { vram_size: 512 << 20, ..Default::default() }, ..Default::default() }).unwrap();
+    let dev = Device::open_with(DeviceOptions {
+        config: DeviceConfig { vram_size: 512 << 20, ..Default::default() },
+        ..Default::default()
+    })
+    .unwrap();
     let free0 = dev.mem_info().0;
     {
         let ctxs: Vec<_> = (0..8).map(|_| dev.create_context().unwrap()).collect();

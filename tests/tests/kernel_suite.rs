@@ -1,4 +1,5 @@
 //! The kernel suite: CUDA kernels compiled to PTX by clang-14 (kernels/build.sh), loaded
+#![allow(clippy::needless_range_loop)] // index loops mirror the CPU references
 //! and JIT-compiled by the runtime, run on the simulated GPU, and checked against CPU
 //! references. Integer results are exact. Float results are bit-exact too: the references
 //! perform the same IEEE operations in the same order as the PTX (where clang contracted
@@ -26,7 +27,10 @@ fn saxpy_and_daxpy() {
     dx.copy_from(&x).unwrap();
     dy.copy_from(&y).unwrap();
     let grid = (n as u32).div_ceil(128);
-    m.function("saxpy").unwrap().launch([grid, 1, 1], [128, 1, 1], 0, &[Arg::F32(2.5), dx.arg(), dy.arg(), Arg::I32(n as i32)]).unwrap();
+    m.function("saxpy")
+        .unwrap()
+        .launch([grid, 1, 1], [128, 1, 1], 0, &[Arg::F32(2.5), dx.arg(), dy.arg(), Arg::I32(n as i32)])
+        .unwrap();
     let out = dy.to_vec().unwrap();
     for i in 0..n {
         assert_eq!(out[i].to_bits(), 2.5f32.mul_add(x[i], y[i]).to_bits(), "saxpy {i}");
@@ -36,7 +40,10 @@ fn saxpy_and_daxpy() {
     let (mut dxd, mut dyd) = (ctx.alloc::<f64>(n).unwrap(), ctx.alloc::<f64>(n).unwrap());
     dxd.copy_from(&xd).unwrap();
     dyd.copy_from(&yd).unwrap();
-    m.function("daxpy").unwrap().launch([grid, 1, 1], [128, 1, 1], 0, &[Arg::F64(-0.75), dxd.arg(), dyd.arg(), Arg::I32(n as i32)]).unwrap();
+    m.function("daxpy")
+        .unwrap()
+        .launch([grid, 1, 1], [128, 1, 1], 0, &[Arg::F64(-0.75), dxd.arg(), dyd.arg(), Arg::I32(n as i32)])
+        .unwrap();
     let out = dyd.to_vec().unwrap();
     for i in 0..n {
         assert_eq!(out[i].to_bits(), (-0.75f64).mul_add(xd[i], yd[i]).to_bits(), "daxpy {i}");
@@ -69,12 +76,14 @@ fn tiled_matrix_multiply_16_and_32() {
         let mut rng = Rng(n as u64);
         let a: Vec<f32> = (0..n * n).map(|_| (rng.below(2000) as f32 - 1000.0) / 64.0).collect();
         let b: Vec<f32> = (0..n * n).map(|_| (rng.below(2000) as f32 - 1000.0) / 32.0).collect();
-        let (mut da, mut db, dc) = (ctx.alloc::<f32>(n * n).unwrap(), ctx.alloc::<f32>(n * n).unwrap(), ctx.alloc::<f32>(n * n).unwrap());
+        let (mut da, mut db, dc) =
+            (ctx.alloc::<f32>(n * n).unwrap(), ctx.alloc::<f32>(n * n).unwrap(), ctx.alloc::<f32>(n * n).unwrap());
         da.copy_from(&a).unwrap();
         db.copy_from(&b).unwrap();
         let g = (n as u32).div_ceil(tile as u32);
         let f = m.function(name).unwrap();
-        f.launch([g, g, 1], [tile as u32, tile as u32, 1], 0, &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)]).unwrap();
+        f.launch([g, g, 1], [tile as u32, tile as u32, 1], 0, &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)])
+            .unwrap();
         let c = dc.to_vec().unwrap();
         let r = matmul_ref(&a, &b, n, tile);
         for i in 0..n * n {
@@ -92,7 +101,10 @@ fn warp_shuffle_reduction() {
     let mut dout = ctx.alloc::<i32>(1).unwrap();
     din.copy_from(&data).unwrap();
     dout.copy_from(&[0]).unwrap();
-    m.function("warp_reduce").unwrap().launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::I32(n as i32)]).unwrap();
+    m.function("warp_reduce")
+        .unwrap()
+        .launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::I32(n as i32)])
+        .unwrap();
     assert_eq!(dout.to_vec().unwrap()[0], data.iter().sum::<i32>());
 }
 
@@ -104,7 +116,10 @@ fn block_prefix_scan() {
     let mut din = ctx.alloc::<u32>(n).unwrap();
     let dout = ctx.alloc::<u32>(n).unwrap();
     din.copy_from(&data).unwrap();
-    m.function("scan256").unwrap().launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::U32(n as u32)]).unwrap();
+    m.function("scan256")
+        .unwrap()
+        .launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::U32(n as u32)])
+        .unwrap();
     let out = dout.to_vec().unwrap();
     for (b, chunk) in data.chunks(256).enumerate() {
         let mut s = 0;
@@ -124,7 +139,10 @@ fn histogram_with_shared_atomics() {
     let mut bins = ctx.alloc::<u32>(256).unwrap();
     din.copy_from(&data).unwrap();
     bins.copy_from(&[0; 256]).unwrap();
-    m.function("histogram").unwrap().launch([16, 1, 1], [192, 1, 1], 0, &[din.arg(), bins.arg(), Arg::I32(n as i32)]).unwrap();
+    m.function("histogram")
+        .unwrap()
+        .launch([16, 1, 1], [192, 1, 1], 0, &[din.arg(), bins.arg(), Arg::I32(n as i32)])
+        .unwrap();
     let mut expect = [0u32; 256];
     for &b in &data {
         expect[b as usize] += 1;
@@ -140,7 +158,15 @@ fn shared_memory_transpose() {
     let mut din = ctx.alloc::<f32>(w * h).unwrap();
     let dout = ctx.alloc::<f32>(w * h).unwrap();
     din.copy_from(&data).unwrap();
-    m.function("transpose").unwrap().launch([(w as u32).div_ceil(32), (h as u32).div_ceil(32), 1], [32, 8, 1], 0, &[din.arg(), dout.arg(), Arg::I32(w as i32), Arg::I32(h as i32)]).unwrap();
+    m.function("transpose")
+        .unwrap()
+        .launch(
+            [(w as u32).div_ceil(32), (h as u32).div_ceil(32), 1],
+            [32, 8, 1],
+            0,
+            &[din.arg(), dout.arg(), Arg::I32(w as i32), Arg::I32(h as i32)],
+        )
+        .unwrap();
     let out = dout.to_vec().unwrap();
     for y in 0..h {
         for x in 0..w {
@@ -179,7 +205,15 @@ fn mandelbrot_with_heavy_divergence() {
     let (_d, ctx, m) = setup(include_str!("../../kernels/mandelbrot.ptx"));
     let (w, h, it) = (96usize, 64usize, 200);
     let d = ctx.alloc::<u32>(w * h).unwrap();
-    m.function("mandelbrot").unwrap().launch([(w as u32).div_ceil(16), (h as u32).div_ceil(16), 1], [16, 16, 1], 0, &[d.arg(), Arg::I32(w as i32), Arg::I32(h as i32), Arg::I32(it)]).unwrap();
+    m.function("mandelbrot")
+        .unwrap()
+        .launch(
+            [(w as u32).div_ceil(16), (h as u32).div_ceil(16), 1],
+            [16, 16, 1],
+            0,
+            &[d.arg(), Arg::I32(w as i32), Arg::I32(h as i32), Arg::I32(it)],
+        )
+        .unwrap();
     let got = d.to_vec().unwrap();
     let want = mandelbrot_ref(w, h, it);
     assert_eq!(got, want);
@@ -219,7 +253,10 @@ fn constant_data_written_through_the_module_global_and_dynamic_shared_memory() {
     let mut dx = ctx.alloc::<f32>(n).unwrap();
     let dy = ctx.alloc::<f32>(n).unwrap();
     dx.copy_from(&x).unwrap();
-    m.function("poly").unwrap().launch([(n as u32).div_ceil(128), 1, 1], [128, 1, 1], 0, &[dx.arg(), dy.arg(), Arg::I32(n as i32)]).unwrap();
+    m.function("poly")
+        .unwrap()
+        .launch([(n as u32).div_ceil(128), 1, 1], [128, 1, 1], 0, &[dx.arg(), dy.arg(), Arg::I32(n as i32)])
+        .unwrap();
     let y = dy.to_vec().unwrap();
     for i in 0..n {
         let mut acc = 0f32;
@@ -264,7 +301,13 @@ fn non_inlined_device_functions_with_parameters_and_return_values() {
     let (dg, df, dp) = (ctx.alloc::<i32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<i32>(2 * n).unwrap());
     din.copy_from(&input).unwrap();
     let f = m.function("calls").unwrap();
-    f.launch([(n as u32).div_ceil(64), 1, 1], [64, 1, 1], 0, &[din.arg(), dg.arg(), df.arg(), dp.arg(), Arg::I32(n as i32)]).unwrap();
+    f.launch(
+        [(n as u32).div_ceil(64), 1, 1],
+        [64, 1, 1],
+        0,
+        &[din.arg(), dg.arg(), df.arg(), dp.arg(), Arg::I32(n as i32)],
+    )
+    .unwrap();
     let (g, fl, pairs) = (dg.to_vec().unwrap(), df.to_vec().unwrap(), dp.to_vec().unwrap());
     for i in 0..n {
         let v = input[i];
@@ -308,7 +351,10 @@ fn math_functions_within_documented_bounds() {
     let mut dx = ctx.alloc::<f32>(n).unwrap();
     let dout = ctx.alloc::<f32>(10 * n).unwrap();
     dx.copy_from(&x).unwrap();
-    m.function("math").unwrap().launch([(n as u32).div_ceil(128), 1, 1], [128, 1, 1], 0, &[dx.arg(), dout.arg(), Arg::I32(n as i32)]).unwrap();
+    m.function("math")
+        .unwrap()
+        .launch([(n as u32).div_ceil(128), 1, 1], [128, 1, 1], 0, &[dx.arg(), dout.arg(), Arg::I32(n as i32)])
+        .unwrap();
     let out = dout.to_vec().unwrap();
     let row = |r: usize, i: usize| out[r * n + i];
     for i in 0..n {
@@ -351,7 +397,15 @@ fn f64_nbody_step() {
     din.copy_from(&bodies).unwrap();
     dvel.copy_from(&vel).unwrap();
     let dt = 0.01;
-    m.function("nbody_step").unwrap().launch([(n as u32).div_ceil(32), 1, 1], [32, 1, 1], 0, &[din.arg(), dout.arg(), dvel.arg(), Arg::I32(n as i32), Arg::F64(dt)]).unwrap();
+    m.function("nbody_step")
+        .unwrap()
+        .launch(
+            [(n as u32).div_ceil(32), 1, 1],
+            [32, 1, 1],
+            0,
+            &[din.arg(), dout.arg(), dvel.arg(), Arg::I32(n as i32), Arg::F64(dt)],
+        )
+        .unwrap();
     let out = dout.to_vec().unwrap();
     let vout = dvel.to_vec().unwrap();
     // Bound: clang contracts the sums into fma.rn.f64 where this reference does not, so
@@ -372,7 +426,10 @@ fn f64_nbody_step() {
         for k in 0..3 {
             assert!(close(vout[3 * i + k], v[k]), "body {i} v{k}: {} vs {}", vout[3 * i + k], v[k]);
         }
-        assert!(close(out[i].x, b.x + v[0] * dt) && close(out[i].y, b.y + v[1] * dt) && close(out[i].z, b.z + v[2] * dt), "body {i}");
+        assert!(
+            close(out[i].x, b.x + v[0] * dt) && close(out[i].y, b.y + v[1] * dt) && close(out[i].z, b.z + v[2] * dt),
+            "body {i}"
+        );
         assert_eq!(out[i].m, b.m);
     }
 }

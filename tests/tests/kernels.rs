@@ -64,9 +64,15 @@ fn launch_errors_are_cuda_errors() {
     assert_eq!(f.launch([0, 1, 1], [32, 1, 1], 0, &args).err(), Some(CuError::InvalidValue));
     assert_eq!(f.launch([1, 1, 1], [32, 1, 1], 64 << 10, &args).err(), Some(CuError::InvalidValue));
     assert_eq!(f.launch([1, 1, 1], [32, 1, 1], 0, &args[..3]).err(), Some(CuError::InvalidValue));
-    assert_eq!(f.launch([1, 1, 1], [32, 1, 1], 0, &[d.arg(), d.arg(), d.arg(), Arg::U64(16)]).err(), Some(CuError::InvalidValue));
+    assert_eq!(
+        f.launch([1, 1, 1], [32, 1, 1], 0, &[d.arg(), d.arg(), d.arg(), Arg::U64(16)]).err(),
+        Some(CuError::InvalidValue)
+    );
     assert_eq!(m.function("nope").err(), Some(CuError::NotFound));
-    assert_eq!(ctx.load_ptx(".version 6.0\n.target sm_70\n.address_size 64\n.entry k() { bogus; }").err(), Some(CuError::InvalidPtx));
+    assert_eq!(
+        ctx.load_ptx(".version 6.0\n.target sm_70\n.address_size 64\n.entry k() { bogus; }").err(),
+        Some(CuError::InvalidPtx)
+    );
     // The context still works.
     f.launch([1, 1, 1], [16, 1, 1], 0, &args).unwrap();
     ctx.synchronize().unwrap();
@@ -81,12 +87,18 @@ fn a_kernel_writing_outside_its_allocations_faults_in_its_context_only() {
     let bm = bad.load_ptx(VECADD).unwrap();
     let d = bad.alloc::<f32>(16).unwrap();
     // c = an address nothing is mapped at.
-    bm.function("vecadd").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[d.arg(), d.arg(), Arg::Ptr(0x7_0000_0000), Arg::I32(16)]).unwrap();
+    bm.function("vecadd")
+        .unwrap()
+        .launch([1, 1, 1], [32, 1, 1], 0, &[d.arg(), d.arg(), Arg::Ptr(0x7_0000_0000), Arg::I32(16)])
+        .unwrap();
     assert_eq!(bad.synchronize(), Err(CuError::IllegalAddress));
     let mut a = good.alloc::<f32>(64).unwrap();
     a.copy_from(&[1.0; 64]).unwrap();
     let c = good.alloc::<f32>(64).unwrap();
-    gm.function("vecadd").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(64)]).unwrap();
+    gm.function("vecadd")
+        .unwrap()
+        .launch([1, 1, 1], [64, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(64)])
+        .unwrap();
     assert!(c.to_vec().unwrap().iter().all(|&x| x == 2.0));
 }
 
@@ -136,7 +148,10 @@ fn module_images_are_recognized_by_their_bytes() {
     let mut a = ctx.alloc::<f32>(100).unwrap();
     a.copy_from(&[1.5; 100]).unwrap();
     let c = ctx.alloc::<f32>(100).unwrap();
-    m.function("vecadd").unwrap().launch([1, 1, 1], [128, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(100)]).unwrap();
+    m.function("vecadd")
+        .unwrap()
+        .launch([1, 1, 1], [128, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(100)])
+        .unwrap();
     assert!(c.to_vec().unwrap().iter().all(|&x| x == 3.0));
     // PTX text with a trailing NUL, as C programs pass it.
     let mut z = VECADD.as_bytes().to_vec();
@@ -161,7 +176,11 @@ fn hand_written_nvcc_style_ptx() {
     let mut dvin = ctx.alloc::<f32>(4 * n).unwrap();
     let dout = ctx.alloc::<u32>(16 * n).unwrap();
     dvin.copy_from(&vin).unwrap();
-    assert_eq!(f.launch([1, 1, 1], [256, 1, 1], 0, &[dout.arg(), dvin.arg(), Arg::U32(n as u32)]).err(), Some(CuError::InvalidValue), ".maxntid 128");
+    assert_eq!(
+        f.launch([1, 1, 1], [256, 1, 1], 0, &[dout.arg(), dvin.arg(), Arg::U32(n as u32)]).err(),
+        Some(CuError::InvalidValue),
+        ".maxntid 128"
+    );
     f.launch([(n as u32).div_ceil(64), 1, 1], [64, 1, 1], 0, &[dout.arg(), dvin.arg(), Arg::U32(n as u32)]).unwrap();
     let out = dout.to_vec().unwrap();
     let table = [1u32, 2, 3, 5];
@@ -174,7 +193,8 @@ fn hand_written_nvcc_style_ptx() {
         let f = |k: usize| vin[4 * i + k];
         assert_eq!((f32::from_bits(o[2]), f32::from_bits(o[3])), (f(0) + f(1), f(2) + f(3)), "vectors {i}");
         let bytes = ((r7 as u64) << 32 | t as u64).to_le_bytes();
-        let prmt = |sel: u32| (0..4).fold(0u32, |acc, k| acc | (bytes[((sel >> (4 * k)) & 7) as usize] as u32) << (8 * k));
+        let prmt =
+            |sel: u32| (0..4).fold(0u32, |acc, k| acc | (bytes[((sel >> (4 * k)) & 7) as usize] as u32) << (8 * k));
         assert_eq!((o[4], o[5]), (prmt(0x3210), prmt(0x4567)), "prmt {i}");
         assert_eq!(o[6], (r8 >> 2) & 31, "bfe {i}");
         assert_eq!((o[7], o[8], o[9]), (r8.count_ones(), r8.leading_zeros(), t.reverse_bits()), "bits {i}");

@@ -17,7 +17,9 @@ fn decode(elf: &[u8], bytes: &[u8]) -> Vec<String> {
     let mut lines = Vec::new();
     loop {
         match dec.decode() {
-            Ok(frame) => lines.push(format!("{} {}", frame.level().map_or("-", |l| l.as_str()), frame.display_message())),
+            Ok(frame) => {
+                lines.push(format!("{} {}", frame.level().map_or("-", |l| l.as_str()), frame.display_message()))
+            }
             Err(defmt_decoder::DecodeError::UnexpectedEof) => break,
             Err(e) => panic!("malformed defmt stream after {lines:?}: {e:?}"),
         }

@@ -59,7 +59,11 @@ fn init_sequence() -> Vec<Tx> {
         Tx::cfg_write(pci::COMMAND_STATUS, pci::STATUS_CAP_LIST << 16 | 0x6),
         Tx::read(NV_PMC_BOOT_0, 0, 0x0C00_00A1),
         Tx::read(NV_PMC_ENABLE, 0, 0),
-        Tx::write(NV_PMC_ENABLE, 0, PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_pgraph(true).with_ptimer(true)),
+        Tx::write(
+            NV_PMC_ENABLE,
+            0,
+            PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_pgraph(true).with_ptimer(true),
+        ),
         Tx::read(NV_PFB_VRAM_SIZE, 0, encode_vram_size(VRAM)),
         Tx::read(NV_PGRAPH_UNITS, 0, PgraphUnits::new().with_gpcs(4).with_sms(15).into()),
         // Interrupts.
@@ -75,7 +79,11 @@ fn init_sequence() -> Vec<Tx> {
         Tx::write(NV_PBUS_BAR1_BLOCK, 0, PbusBar1Block::new().with_inst((BAR1_INST >> 12) as u32).with_use_vm(true)),
     ];
     v.extend(tlb_flush(BAR1_PD));
-    v.push(Tx::write(NV_PFIFO_USERD_BASE, 0, PfifoUserdBase::new().with_bar1_page((USERD_BAR1 >> 12) as u32).with_valid(true)));
+    v.push(Tx::write(
+        NV_PFIFO_USERD_BASE,
+        0,
+        PfifoUserdBase::new().with_bar1_page((USERD_BAR1 >> 12) as u32).with_valid(true),
+    ));
     v
 }
 
@@ -117,7 +125,8 @@ fn context_creation_binds_a_channel_and_kicks_it() {
     p.expect(seq.drain(..));
     let ctx = gpu.ctx_create().unwrap();
     let got = p.done();
-    let (pdb, chan_inst, runlist) = (TlbFlushPdb::from(got[0]), PfifoChanInst::from(got[1]), PfifoRunlistBase::from(got[2]));
+    let (pdb, chan_inst, runlist) =
+        (TlbFlushPdb::from(got[0]), PfifoChanInst::from(got[1]), PfifoRunlistBase::from(got[2]));
     assert!(chan_inst.valid());
     let inst = (chan_inst.inst() as u64) << 12;
     let rd = |a: u64| gpu.pramin_read(a).unwrap();
@@ -158,7 +167,8 @@ fn allocating_memory_writes_ptes_then_flushes_the_tlb() {
     let gpu = Gpu::probe(ExpectPlatform::new(cfg())).unwrap();
     let ctx = gpu.ctx_create().unwrap();
     let p = gpu.platform();
-    let inst = (PfifoChanInst::from(p.device().mmio_read32(BAR0 + NV_PFIFO_CHAN_INST.offset() as u64)).inst() as u64) << 12;
+    let inst =
+        (PfifoChanInst::from(p.device().mmio_read32(BAR0 + NV_PFIFO_CHAN_INST.offset() as u64)).inst() as u64) << 12;
     let pd = (InstPdLo::from(gpu.pramin_read(inst + INST_PD_LO as u64).unwrap()).addr_lo() as u64) << 12;
     p.expect(tlb_flush(pd));
     let ptr = gpu.mem_alloc(ctx, 3 << 20).unwrap();
@@ -167,7 +177,9 @@ fn allocating_memory_writes_ptes_then_flushes_the_tlb() {
 }
 
 #[test]
-#[should_panic(expected = "expected write NV_PFB_TLB_FLUSH_TRIGGER = 0x80000005, got write NV_PFB_TLB_FLUSH_TRIGGER = 0x80000001")]
+#[should_panic(
+    expected = "expected write NV_PFB_TLB_FLUSH_TRIGGER = 0x80000005, got write NV_PFB_TLB_FLUSH_TRIGGER = 0x80000001"
+)]
 fn a_mismatch_names_the_register() {
     let gpu = Gpu::probe(ExpectPlatform::new(cfg())).unwrap();
     let ctx = gpu.ctx_create().unwrap();

@@ -10,7 +10,9 @@ use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result};
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: rgdev info [--trace FILE]\n       rgdev demo [--threaded] [--trace FILE]\n       rgdev ptxas FILE.ptx [-o OUT]");
+    eprintln!(
+        "usage: rgdev info [--trace FILE]\n       rgdev demo [--threaded] [--trace FILE]\n       rgdev ptxas FILE.ptx [-o OUT]"
+    );
     ExitCode::from(2)
 }
 
@@ -48,7 +50,11 @@ fn ptxas(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!("ptxas info    : Compiling entry functions for 'rgdev' ({} instructions, {} bytes of code)", prog.code.len(), prog.code.len() * 16);
+    println!(
+        "ptxas info    : Compiling entry functions for 'rgdev' ({} instructions, {} bytes of code)",
+        prog.code.len(),
+        prog.code.len() * 16
+    );
     if !prog.global_init.is_empty() || !prog.const_init.is_empty() {
         println!("ptxas info    : {} bytes gmem, {} bytes cmem[1]", prog.global_init.len(), prog.const_init.len());
     }
@@ -63,10 +69,11 @@ fn ptxas(args: &[String]) -> ExitCode {
         );
     }
     if let Some(out) = output
-        && let Err(e) = std::fs::write(&out, prog.to_container()) {
-            eprintln!("rgdev ptxas: {out}: {e}");
-            return ExitCode::FAILURE;
-        }
+        && let Err(e) = std::fs::write(&out, prog.to_container())
+    {
+        eprintln!("rgdev ptxas: {out}: {e}");
+        return ExitCode::FAILURE;
+    }
     ExitCode::SUCCESS
 }
 
@@ -106,7 +113,8 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     if let Some(path) = trace {
-        let out = std::fs::File::create(&path).and_then(|f| dev.sim().lock().trace_write(&mut std::io::BufWriter::new(f)));
+        let out =
+            std::fs::File::create(&path).and_then(|f| dev.sim().lock().trace_write(&mut std::io::BufWriter::new(f)));
         match out {
             Ok(n) => eprintln!("rgdev: {n} MMIO accesses traced to {path}"),
             Err(e) => eprintln!("rgdev: writing {path}: {e}"),
@@ -125,7 +133,10 @@ fn main() -> ExitCode {
 fn info(dev: &Device) {
     let i = dev.info();
     let cfg = dev.sim().lock().config().clone();
-    println!("device        {:04x}:{:04x} rev {:02x} class {:06x} (subsystem {:04x}:{:04x})", i.vendor, i.device, i.revision, i.class, i.subsystem.0, i.subsystem.1);
+    println!(
+        "device        {:04x}:{:04x} rev {:02x} class {:06x} (subsystem {:04x}:{:04x})",
+        i.vendor, i.device, i.revision, i.class, i.subsystem.0, i.subsystem.1
+    );
     println!("NV_PMC_BOOT_0 {:#010x} -> chipset {:?} (0x{:X})", i.boot0, i.chipset, (i.boot0 >> 20) & 0x1ff);
     println!("VRAM          {} MiB", i.vram_size >> 20);
     println!("BAR0          {:#x} ({} MiB registers)", i.bar0.0, i.bar0.1 >> 20);
@@ -158,7 +169,11 @@ fn step<T>(dev: &Device, what: &str, bytes: u64, f: impl FnOnce() -> Result<T>) 
 
 fn demo(dev: &Device) -> Result<bool> {
     let i = dev.info();
-    println!("rgdev demo on {:?} ({} MiB VRAM): copies and fences through the copy engine", i.chipset, i.vram_size >> 20);
+    println!(
+        "rgdev demo on {:?} ({} MiB VRAM): copies and fences through the copy engine",
+        i.chipset,
+        i.vram_size >> 20
+    );
     let ctx = dev.create_context()?;
     let n = 16 << 20;
     let mut rng = Rng(0x5EED_1234_ABCD_0001);
@@ -194,7 +209,10 @@ fn demo(dev: &Device) -> Result<bool> {
         last = f.0;
     }
     let dt = dev.time_ns() - t0;
-    println!("  {rounds} fence round trips (last fence {last}): {:.3} us simulated each", dt as f64 / rounds as f64 / 1000.0);
+    println!(
+        "  {rounds} fence round trips (last fence {last}): {:.3} us simulated each",
+        dt as f64 / rounds as f64 / 1000.0
+    );
     let kernels_ok = demo_kernels(dev, &ctx)?;
     let s = dev.sim().lock().stats();
     println!(
@@ -215,7 +233,11 @@ fn kernel_step(dev: &Device, what: &str, f: impl FnOnce() -> Result<bool>) -> Re
     let ok = f()?;
     let dt = dev.time_ns() - t0;
     let w = dev.sim().lock().compute_stats().1 - w0;
-    println!("  {what:<44} {:>10.3} us simulated  {w:>9} warp instructions  {}", dt as f64 / 1000.0, if ok { "correct" } else { "WRONG" });
+    println!(
+        "  {what:<44} {:>10.3} us simulated  {w:>9} warp instructions  {}",
+        dt as f64 / 1000.0,
+        if ok { "correct" } else { "WRONG" }
+    );
     Ok(ok)
 }
 
@@ -234,7 +256,12 @@ fn demo_kernels(dev: &Device, ctx: &backend_user::Context) -> Result<bool> {
     db.copy_from(&b)?;
     let f = vecadd.function("vecadd")?;
     ok &= kernel_step(dev, "vector add, 1 Mi elements", || {
-        f.launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)])?;
+        f.launch(
+            [(n as u32).div_ceil(256), 1, 1],
+            [256, 1, 1],
+            0,
+            &[da.arg(), db.arg(), dc.arg(), Arg::I32(n as i32)],
+        )?;
         let c = dc.to_vec()?;
         Ok((0..n).all(|i| c[i] == a[i] + b[i]))
     })?;
