@@ -1,10 +1,10 @@
 //! The kernel suite: CUDA kernels compiled to PTX by clang-14 (kernels/build.sh), loaded
-#![allow(clippy::needless_range_loop)] // index loops mirror the CPU references
 //! and JIT-compiled by the runtime, run on the simulated GPU, and checked against CPU
 //! references. Integer results are exact. Float results are bit-exact too: the references
 //! perform the same IEEE operations in the same order as the PTX (where clang contracted
 //! `a * b + c` into `fma.rn`, the reference uses `mul_add`), and the engine implements
 //! add/sub/mul/div/fma/sqrt with IEEE round-to-nearest.
+#![allow(clippy::needless_range_loop)] // index loops mirror the CPU references
 
 use backend_user::{Arg, Context, Device, Module};
 use tests::Rng;
