@@ -593,39 +593,48 @@ impl Grid<'_, '_> {
                 Op::S2r => {
                     let s = Sreg::from_index(d.imm).ok_or(trap(TrapReason::IllegalInstruction))?;
                     let now = self.cx.now + self.instrs;
-                    let now_ns = self.cx.now_ns;
-                    let one_d = bdim[1] == 1 && bdim[2] == 1;
-                    lanes!(|l| {
-                        let t = w.base + l as u32;
-                        (match s {
-                            Sreg::TidX if one_d => t as u64,
-                            Sreg::TidX => (t % bdim[0]) as u64,
-                            Sreg::TidY => ((t / bdim[0]) % bdim[1]) as u64,
-                            Sreg::TidZ => (t / (bdim[0] * bdim[1])) as u64,
-                            Sreg::NtidX => bdim[0] as u64,
-                            Sreg::NtidY => bdim[1] as u64,
-                            Sreg::NtidZ => bdim[2] as u64,
-                            Sreg::CtaidX => ctaid[0] as u64,
-                            Sreg::CtaidY => ctaid[1] as u64,
-                            Sreg::CtaidZ => ctaid[2] as u64,
-                            Sreg::NctaidX => r.grid[0] as u64,
-                            Sreg::NctaidY => r.grid[1] as u64,
-                            Sreg::NctaidZ => r.grid[2] as u64,
-                            Sreg::LaneId => l as u64,
-                            Sreg::WarpId => warpid as u64,
-                            Sreg::NwarpId => nwarps as u64,
-                            Sreg::SmId => 0,
-                            Sreg::Clock => now & 0xFFFF_FFFF,
-                            Sreg::Clock64 => now,
-                            Sreg::GlobalTimer => now_ns,
-                            Sreg::LanemaskLt => (1u64 << l) - 1,
-                            Sreg::LanemaskLe => (1u64 << (l + 1)) - 1,
-                            Sreg::LanemaskGt => !((1u64 << (l + 1)) - 1) & 0xFFFF_FFFF,
-                            Sreg::LanemaskGe => !((1u64 << l) - 1) & 0xFFFF_FFFF,
-                            Sreg::LanemaskEq => 1u64 << l,
-                            Sreg::ActiveMask => active as u64,
-                        }) & msk
-                    })
+                    let lane = |f: fn(u64) -> u64| -> [u64; 32] { core::array::from_fn(|l| f(l as u64)) };
+                    let tid = |k: usize| -> [u64; 32] {
+                        core::array::from_fn(|l| {
+                            let t = (w.base + l as u32) as u64;
+                            let (x, y) = (bdim[0] as u64, bdim[1] as u64);
+                            match k {
+                                0 if bdim[1] == 1 && bdim[2] == 1 => t,
+                                0 => t % x,
+                                1 => (t / x) % y,
+                                _ => t / (x * y),
+                            }
+                        })
+                    };
+                    let uniform = |v: u64| [v; 32];
+                    let out = match s {
+                        Sreg::TidX => tid(0),
+                        Sreg::TidY => tid(1),
+                        Sreg::TidZ => tid(2),
+                        Sreg::NtidX => uniform(bdim[0] as u64),
+                        Sreg::NtidY => uniform(bdim[1] as u64),
+                        Sreg::NtidZ => uniform(bdim[2] as u64),
+                        Sreg::CtaidX => uniform(ctaid[0] as u64),
+                        Sreg::CtaidY => uniform(ctaid[1] as u64),
+                        Sreg::CtaidZ => uniform(ctaid[2] as u64),
+                        Sreg::NctaidX => uniform(r.grid[0] as u64),
+                        Sreg::NctaidY => uniform(r.grid[1] as u64),
+                        Sreg::NctaidZ => uniform(r.grid[2] as u64),
+                        Sreg::LaneId => lane(|l| l),
+                        Sreg::WarpId => uniform(warpid as u64),
+                        Sreg::NwarpId => uniform(nwarps as u64),
+                        Sreg::SmId => uniform(0),
+                        Sreg::Clock => uniform(now & 0xFFFF_FFFF),
+                        Sreg::Clock64 => uniform(now),
+                        Sreg::GlobalTimer => uniform(self.cx.now_ns),
+                        Sreg::LanemaskLt => lane(|l| (1u64 << l) - 1),
+                        Sreg::LanemaskLe => lane(|l| (1u64 << (l + 1)) - 1),
+                        Sreg::LanemaskGt => lane(|l| !((1u64 << (l + 1)) - 1) & 0xFFFF_FFFF),
+                        Sreg::LanemaskGe => lane(|l| !((1u64 << l) - 1) & 0xFFFF_FFFF),
+                        Sreg::LanemaskEq => lane(|l| 1u64 << l),
+                        Sreg::ActiveMask => uniform(active as u64),
+                    };
+                    put(d.dst, on, &map1(&out, |x| x & msk), regs);
                 }
                 Op::Add
                 | Op::Sub
