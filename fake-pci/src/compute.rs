@@ -251,6 +251,8 @@ struct Grid<'a, 'b> {
     local: Vec<u8>,
     /// Staging for coalesced accesses.
     span: Vec<u8>,
+    /// Warp states, reused by every block.
+    warps: Vec<Warp>,
 }
 
 fn mask(ty: Ty) -> u64 {
@@ -341,6 +343,7 @@ impl ComputeEngine {
             shared: vec![0u8; r.shared as usize],
             local: vec![0u8; r.local_size as usize * nwarps * 32],
             span: vec![0u8; 4096],
+            warps: Vec::new(),
         };
         let res = (|| {
             for bz in 0..r.grid[2] {
@@ -409,23 +412,46 @@ impl Grid<'_, '_> {
         ctaid: [u32; 3],
         threads: u32,
     ) -> Result<(), GridError> {
-        let mut warps: Vec<Warp> = (0..nwarps)
-            .map(|w| {
-                let base = w as u32 * 32;
-                let n = (threads - base).min(32);
-                let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-                let pc = self.r.start / INSTR_BYTES as u32;
-                Warp {
-                    stack: vec![Frame { pc, mask: lanes, rpc: u32::MAX }],
-                    exited: 0,
-                    at_barrier: false,
-                    done: false,
-                    lanes,
-                    base,
-                    calls: Vec::new(),
-                }
-            })
-            .collect();
+        // Warp states are reused from block to block (their stacks keep their capacity).
+        let mut warps = core::mem::take(&mut self.warps);
+        warps.resize_with(nwarps, || Warp {
+            stack: Vec::new(),
+            exited: 0,
+            at_barrier: false,
+            done: false,
+            lanes: 0,
+            base: 0,
+            calls: Vec::new(),
+        });
+        let pc = self.r.start / INSTR_BYTES as u32;
+        for (w, warp) in warps.iter_mut().enumerate() {
+            let base = w as u32 * 32;
+            let n = (threads - base).min(32);
+            let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+            warp.stack.clear();
+            warp.stack.push(Frame { pc, mask: lanes, rpc: u32::MAX });
+            warp.calls.clear();
+            (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
+        }
+        let r = Self::schedule(self, &mut warps, nwarps, nregs, local_size, ctaid, regs, shared, local);
+        self.warps = warps;
+        r
+    }
+
+    /// Run the warps of a block round-robin, each until it ends or waits at a barrier,
+    /// releasing the barrier when every live warp has reached it.
+    #[allow(clippy::too_many_arguments)]
+    fn schedule(
+        &mut self,
+        warps: &mut [Warp],
+        nwarps: usize,
+        nregs: usize,
+        local_size: usize,
+        ctaid: [u32; 3],
+        regs: &mut [u64],
+        shared: &mut [u8],
+        local: &mut [u8],
+    ) -> Result<(), GridError> {
         loop {
             let mut progressed = false;
             for w in 0..nwarps {
