@@ -18,7 +18,7 @@ use crate::ast::{self, Func, Init, Operand, StateSpace, Stmt};
 use crate::error::{Pos, PtxError, Result};
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use hw::isa::*;
@@ -364,6 +364,69 @@ fn check_recursion(m: &ast::Module) -> Result<()> {
     Ok(())
 }
 
+/// A copy whose destination is an alias of its source (emits nothing).
+fn is_alias_copy(i: &ast::Instr, alias: &BTreeMap<String, String>) -> bool {
+    matches!(i.args.first(), Some(Operand::Name(d)) if alias.contains_key(d)) && copy_operands(i).is_some()
+}
+
+/// `(dst, src)` of an unguarded register-to-register copy: `mov` of a 32- or 64-bit
+/// register, or `cvta.to.global` (an identity in rgdev's flat address space).
+fn copy_operands(i: &ast::Instr) -> Option<(&str, &str)> {
+    let plain = (i.op == "mov"
+        && i.mods.len() == 1
+        && matches!(i.mods[0].as_str(), "u32" | "s32" | "b32" | "u64" | "s64" | "b64" | "f32" | "f64"))
+        || (i.op == "cvta" && i.has("to") && i.has("global"));
+    match (plain, i.guard.is_none(), i.args.as_slice()) {
+        (true, true, [Operand::Name(d), Operand::Name(s)]) if d.starts_with('%') && s.starts_with('%') => Some((d, s)),
+        _ => None,
+    }
+}
+
+/// Copy propagation: when the destination and the source of a copy are each defined
+/// exactly once in the body, every use of the destination sees the source's only value,
+/// so the destination can name the source's register and the copy disappears. Counting a
+/// definition for every instruction whose first operand names a register over-counts,
+/// which only makes the rule more careful.
+fn copies(body: &[Stmt], regs: &BTreeMap<String, (u8, String)>) -> BTreeMap<String, String> {
+    let mut defs: BTreeMap<&str, u32> = BTreeMap::new();
+    for s in body {
+        if let Stmt::Instr(i) = s {
+            let mut firsts: Vec<&Operand> = Vec::new();
+            match i.args.first() {
+                Some(Operand::Vector(v)) => firsts.extend(v.iter()),
+                Some(o) => firsts.push(o),
+                None => {}
+            }
+            if i.args.len() > 1 && i.op == "setp" {
+                firsts.push(&i.args[1]); // the `p|q` second destination
+            }
+            for o in firsts {
+                if let Operand::Name(n) = o {
+                    *defs.entry(n.as_str()).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut alias = BTreeMap::new();
+    for s in body {
+        if let Stmt::Instr(i) = s
+            && let Some((d, src)) = copy_operands(i)
+            && defs.get(d) == Some(&1)
+            && defs.get(src) == Some(&1)
+            && regs.contains_key(d)
+            && regs.contains_key(src)
+        {
+            // Follow chains of copies to the original.
+            let mut root = src.to_string();
+            while let Some(r) = alias.get(&root) {
+                root = String::clone(r);
+            }
+            alias.insert(d.to_string(), root);
+        }
+    }
+    alias
+}
+
 /// Every name a function body mentions in its operands.
 fn names_in(body: &[Stmt]) -> alloc::collections::BTreeSet<String> {
     fn walk(o: &Operand, out: &mut alloc::collections::BTreeSet<String>) {
@@ -414,6 +477,8 @@ struct Kc<'a> {
     calls: Vec<(usize, String, Vec<String>, Vec<String>)>,
     stmt: usize,
     call_fixups: Vec<CallFixup>,
+    /// Registers that are copies of another (see [`copies`]).
+    alias: BTreeMap<String, String>,
 }
 
 impl<'a> Kc<'a> {
@@ -447,6 +512,7 @@ impl<'a> Kc<'a> {
             calls: Vec::new(),
             stmt: 0,
             call_fixups: Vec::new(),
+            alias: BTreeMap::new(),
         }
     }
 
@@ -536,6 +602,7 @@ impl<'a> Kc<'a> {
                 _ => {}
             }
         }
+        self.alias = copies(body, &self.regs);
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
         // Dynamic shared memory starts after all static shared memory.
@@ -550,6 +617,7 @@ impl<'a> Kc<'a> {
                 Stmt::Label(l, pos) if self.labels.insert(l.clone(), self.here()).is_some() => {
                     return Err(pos.err(format!("label `{l}` defined twice")));
                 }
+                Stmt::Instr(i) if is_alias_copy(i, &self.alias) => {}
                 Stmt::Instr(i) => {
                     self.pos = i.pos;
                     self.scratch = self.scratch_vec + 4;
@@ -604,6 +672,7 @@ impl<'a> Kc<'a> {
     }
 
     fn reg(&self, name: &str) -> Result<u8> {
+        let name = self.alias.get(name).map_or(name, |a| a.as_str());
         self.regs.get(name).map(|r| r.0).ok_or_else(|| self.err(format!("unknown register `{name}`")))
     }
 
