@@ -11,6 +11,7 @@ use crate::error::{CuError, Result};
 use crate::gpu::{CtxHandle, Gpu};
 use crate::platform::{Level, Platform};
 use crate::rlog;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use fifo::Pushbuf;
@@ -93,7 +94,16 @@ pub fn image_kind(image: &[u8]) -> ImageKind<'_> {
     }
 }
 
+/// Launch state of the legacy API (cuFuncSetBlockShape, cuParamSet*, cuLaunchGrid).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Legacy {
+    block: [u32; 3],
+    shared: u32,
+    params: Vec<u8>,
+}
+
 pub(crate) struct Loaded {
+    legacy: BTreeMap<u32, Legacy>,
     prog: Program,
     code: u64,
     global: u64,
@@ -133,7 +143,7 @@ impl<P: Platform> Gpu<P> {
             Ok((code, global, constant, cb0)) => self.with_ctx(h, |_, c| {
                 let id = c.next_module;
                 c.next_module += 1;
-                c.modules.insert(id, Loaded { prog, code, global, constant, cb0, allocs });
+                c.modules.insert(id, Loaded { legacy: BTreeMap::new(), prog, code, global, constant, cb0, allocs });
                 Ok(ModuleHandle(id))
             }),
             Err(e) => {
@@ -237,6 +247,81 @@ impl<P: Platform> Gpu<P> {
                 params: k.params.iter().map(|p| (p.offset, p.size)).collect(),
             })
         })
+    }
+
+    fn legacy<T>(&self, h: CtxHandle, f: FuncHandle, op: impl FnOnce(&mut Legacy) -> Result<T>) -> Result<T> {
+        self.with_ctx(h, |_, c| {
+            let l = c.modules.get_mut(&f.module.0).ok_or(CuError::InvalidHandle)?;
+            if f.index as usize >= l.prog.kernels.len() {
+                return Err(CuError::InvalidHandle);
+            }
+            op(l.legacy.entry(f.index).or_default())
+        })
+    }
+
+    /// cuFuncSetBlockShape.
+    pub fn func_set_block_shape(&self, h: CtxHandle, f: FuncHandle, block: [u32; 3]) -> Result<()> {
+        if block.contains(&0) || (0..3).any(|i| block[i] > MAX_BLOCK[i]) {
+            return Err(CuError::InvalidValue);
+        }
+        self.legacy(h, f, |l| {
+            l.block = block;
+            Ok(())
+        })
+    }
+
+    /// cuFuncSetSharedSize: dynamic shared memory of later cuLaunchGrid calls.
+    pub fn func_set_shared_size(&self, h: CtxHandle, f: FuncHandle, bytes: u32) -> Result<()> {
+        if bytes > MAX_SHARED {
+            return Err(CuError::InvalidValue);
+        }
+        self.legacy(h, f, |l| {
+            l.shared = bytes;
+            Ok(())
+        })
+    }
+
+    /// cuParamSetSize: the size of the parameter buffer.
+    pub fn param_set_size(&self, h: CtxHandle, f: FuncHandle, bytes: u32) -> Result<()> {
+        if bytes > PARAM_BYTES {
+            return Err(CuError::InvalidValue);
+        }
+        self.legacy(h, f, |l| {
+            l.params.resize(bytes as usize, 0);
+            Ok(())
+        })
+    }
+
+    /// cuParamSeti/cuParamSetf/cuParamSetv: raw bytes at `offset` of the parameter buffer
+    /// (a 64-bit pointer may arrive as two 32-bit halves).
+    pub fn param_set(&self, h: CtxHandle, f: FuncHandle, offset: u32, bytes: &[u8]) -> Result<()> {
+        let end = (offset as usize).checked_add(bytes.len()).ok_or(CuError::InvalidValue)?;
+        if end > PARAM_BYTES as usize {
+            return Err(CuError::InvalidValue);
+        }
+        self.legacy(h, f, |l| {
+            if l.params.len() < end {
+                l.params.resize(end, 0);
+            }
+            l.params[offset as usize..end].copy_from_slice(bytes);
+            Ok(())
+        })
+    }
+
+    /// cuLaunchGrid: launch with the shape, shared size and parameter bytes set before.
+    /// The parameter buffer must be at least the kernel's parameter size; bytes beyond it
+    /// are ignored, as the driver copies only the declared parameters.
+    pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
+        let (block, shared, mut params) = self.legacy(h, f, |l| Ok((l.block, l.shared, l.params.clone())))?;
+        if block.contains(&0) {
+            return Err(CuError::InvalidValue);
+        }
+        let need = self.func_attributes(h, f)?.param_bytes as usize;
+        if params.len() < need {
+            return Err(CuError::InvalidValue);
+        }
+        params.truncate(need);
+        self.launch(h, f, [grid[0], grid[1], 1], block, shared, &params)
     }
 
     /// Launch `f` on a `grid` of `block`-shaped blocks with `shared` bytes of dynamic shared

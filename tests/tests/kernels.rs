@@ -212,3 +212,31 @@ fn hand_written_nvcc_style_ptx() {
     dev.gpu().memcpy_dtoh(ctx.handle(), &mut c, counter).unwrap();
     assert_eq!(u32::from_le_bytes(c), n as u32);
 }
+
+#[test]
+fn the_legacy_launch_api_places_parameter_bytes_at_offsets() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let (gpu, h) = (dev.gpu(), ctx.handle());
+    let m = gpu.module_load_ptx(h, VECADD).unwrap();
+    let f = gpu.module_get_function(h, m, "vecadd").unwrap();
+    let n = 1000u32;
+    let mut a = ctx.alloc::<f32>(n as usize).unwrap();
+    a.copy_from(&vec![2.0; n as usize]).unwrap();
+    let c = ctx.alloc::<f32>(n as usize).unwrap();
+    assert_eq!(gpu.launch_grid(h, f, [1, 1]), Err(CuError::InvalidValue), "no block shape yet");
+    gpu.func_set_block_shape(h, f, [128, 1, 1]).unwrap();
+    gpu.param_set_size(h, f, 28).unwrap();
+    // Each 64-bit pointer as two cuParamSeti halves, as old programs do.
+    for (off, p) in [(0u32, a.device_ptr()), (8, a.device_ptr()), (16, c.device_ptr())] {
+        gpu.param_set(h, f, off, &(p as u32).to_le_bytes()).unwrap();
+        gpu.param_set(h, f, off + 4, &((p >> 32) as u32).to_le_bytes()).unwrap();
+    }
+    gpu.param_set(h, f, 24, &(n as i32).to_le_bytes()).unwrap();
+    gpu.launch_grid(h, f, [n.div_ceil(128), 1]).unwrap();
+    assert!(c.to_vec().unwrap().iter().all(|&x| x == 4.0));
+    assert_eq!(gpu.func_set_block_shape(h, f, [2048, 1, 1]), Err(CuError::InvalidValue));
+    assert_eq!(gpu.param_set(h, f, 4094, &[0; 4]), Err(CuError::InvalidValue));
+    gpu.param_set_size(h, f, 8).unwrap();
+    assert_eq!(gpu.launch_grid(h, f, [1, 1]), Err(CuError::InvalidValue), "parameters too short");
+}
