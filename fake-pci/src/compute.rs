@@ -197,6 +197,8 @@ pub struct ComputeEngine {
     pub thread_instructions: u64,
     /// Grids launched.
     pub grids: u64,
+    /// Occupancy of the last grid: (blocks resident per SM, waves of blocks).
+    pub last_occupancy: (u32, u64),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -253,6 +255,8 @@ struct Grid<'a, 'b> {
     span: Vec<u8>,
     /// Warp states, reused by every block.
     warps: Vec<Warp>,
+    /// SM the current block runs on.
+    smid: u32,
 }
 
 fn mask(ty: Ty) -> u64 {
@@ -317,6 +321,24 @@ impl ComputeEngine {
             return Err(bad(0));
         }
         let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
+        // The dispatcher: how many blocks of this shape an SM holds at once.
+        let cfg = cx.cfg;
+        let warps = threads.div_ceil(WARP_SIZE as u64);
+        let regs = r.regs.max(1) as u64 * warps * WARP_SIZE as u64;
+        let per_sm = [
+            cfg.max_blocks_per_sm as u64,
+            cfg.max_threads_per_sm as u64 / threads,
+            cfg.regs_per_sm as u64 / regs,
+            if r.shared == 0 { u64::MAX } else { cfg.shared_per_sm as u64 / r.shared as u64 },
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0);
+        if per_sm == 0 {
+            return Err(bad(0)); // the block does not fit on an SM
+        }
+        let sms = cfg.sms.max(1) as u64;
+        self.last_occupancy = (per_sm as u32, nblocks.div_ceil(per_sm * sms));
         // Constant banks, as bound at launch.
         let mut banks = vec![Vec::new(); CB_SLOTS];
         for (slot, cb) in r.cbs.iter().enumerate() {
@@ -344,12 +366,18 @@ impl ComputeEngine {
             local: vec![0u8; r.local_size as usize * nwarps * 32],
             span: vec![0u8; 4096],
             warps: Vec::new(),
+            smid: 0,
         };
+        // Blocks go to the SMs round-robin, in waves of `per_sm` blocks per SM; the
+        // functional model runs them one after another on their assigned SM.
         let res = (|| {
+            let mut i = 0u64;
             for bz in 0..r.grid[2] {
                 for by in 0..r.grid[1] {
                     for bx in 0..r.grid[0] {
+                        g.smid = (i % sms) as u32;
                         g.block([bx, by, bz], threads as u32)?;
+                        i += 1;
                     }
                 }
             }
@@ -649,7 +677,7 @@ impl Grid<'_, '_> {
                         Sreg::LaneId => lane(|l| l),
                         Sreg::WarpId => uniform(warpid as u64),
                         Sreg::NwarpId => uniform(nwarps as u64),
-                        Sreg::SmId => uniform(0),
+                        Sreg::SmId => uniform(self.smid as u64),
                         Sreg::Clock => uniform(now & 0xFFFF_FFFF),
                         Sreg::Clock64 => uniform(now),
                         Sreg::GlobalTimer => uniform(self.cx.now_ns),

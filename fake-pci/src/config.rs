@@ -23,6 +23,14 @@ pub struct DeviceConfig {
     pub copy_bytes_per_cycle: u64,
     /// Fixed cost of a grid launch.
     pub launch_overhead_cycles: u64,
+    /// Resident threads per SM.
+    pub max_threads_per_sm: u32,
+    /// Resident blocks per SM.
+    pub max_blocks_per_sm: u32,
+    /// Registers per SM (allocated per warp).
+    pub regs_per_sm: u32,
+    /// Shared memory per SM, bytes.
+    pub shared_per_sm: u32,
     /// Watchdog: a grid that runs longer than this many cycles is stopped
     /// (CUDA_ERROR_LAUNCH_TIMEOUT).
     pub watchdog_cycles: u64,
@@ -30,7 +38,8 @@ pub struct DeviceConfig {
 
 impl Default for DeviceConfig {
     /// A GF100 board (GeForce GTX 480-like): 15 SMs in 4 GPCs, 4 GiB of VRAM in the model
-    /// (sparse), 256 MiB BAR1, a 700 MHz core clock.
+    /// (sparse), 256 MiB BAR1, a 700 MHz core clock. The SMs have Volta-class resource
+    /// limits, matching the compute capability 7.0 the runtime reports (CLIENTS.md).
     fn default() -> Self {
         Self {
             vram_size: 4 << 30,
@@ -43,6 +52,10 @@ impl Default for DeviceConfig {
             copy_latency_cycles: 400,
             copy_bytes_per_cycle: 16,
             launch_overhead_cycles: 2900,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            regs_per_sm: 65536,
+            shared_per_sm: 96 * 1024,
             watchdog_cycles: 7_000_000_000,
         }
     }

@@ -216,6 +216,11 @@ impl FakeGpu {
         (self.compute.grids, self.compute.warp_instructions, self.compute.thread_instructions)
     }
 
+    /// Occupancy of the last grid: blocks resident per SM and waves of blocks.
+    pub fn last_occupancy(&self) -> (u32, u64) {
+        self.compute.last_occupancy
+    }
+
     /// Host memory spent on touched VRAM.
     pub fn vram_resident_bytes(&self) -> u64 {
         self.mem.vram.resident_bytes()

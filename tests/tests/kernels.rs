@@ -240,3 +240,27 @@ fn the_legacy_launch_api_places_parameter_bytes_at_offsets() {
     gpu.param_set_size(h, f, 8).unwrap();
     assert_eq!(gpu.launch_grid(h, f, [1, 1]), Err(CuError::InvalidValue), "parameters too short");
 }
+
+#[test]
+fn blocks_are_placed_on_sms_within_per_sm_limits() {
+    let dev = Device::open().unwrap();
+    let sms = dev.info().sms;
+    let ctx = dev.create_context().unwrap();
+    let src = format!(
+        "{HDR}.entry smid(.param .u64 out)\n{{\n .reg .b32 %r<3>;\n .reg .b64 %rd<4>;\n mov.u32 %r1, %smid;\n mov.u32 %r2, %ctaid.x;\n\
+         ld.param.u64 %rd1, [out];\n mul.wide.u32 %rd2, %r2, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r1;\n ret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&src).unwrap();
+    let f = m.function("smid").unwrap();
+    let blocks = 40u32;
+    let out = ctx.alloc::<u32>(blocks as usize).unwrap();
+    f.launch([blocks, 1, 1], [1024, 1, 1], 0, &[out.arg()]).unwrap();
+    let got = out.to_vec().unwrap();
+    assert_eq!(got, (0..blocks).map(|b| b % sms).collect::<Vec<_>>(), "round-robin over {sms} SMs");
+    // 1024-thread blocks: two fit an SM's 2048 threads, so 40 blocks take two waves of 30.
+    let (per_sm, waves) = dev.sim().lock().last_occupancy();
+    assert_eq!((per_sm, waves), (2, 2));
+    f.launch([blocks, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
+    ctx.synchronize().unwrap();
+    assert_eq!(dev.sim().lock().last_occupancy(), (32, 1), "small blocks: the 32-block limit");
+}
