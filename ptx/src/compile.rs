@@ -75,6 +75,8 @@ pub struct Kernel {
     pub dynamic_shared: bool,
     /// `.maxntid`/`.reqntid`, if given.
     pub max_threads: Option<u32>,
+    /// Bytes of spill stores and loads the register allocator inserted (static counts).
+    pub spill: (u32, u32),
 }
 
 /// A module-scope variable.
@@ -562,18 +564,26 @@ impl<'a> Kc<'a> {
                 self.calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
             }
         }
-        // Declarations.
+        // Registers: one number each, unless there are too many: then registers with
+        // disjoint lifetimes share numbers and the excess is spilled (see `spill`).
+        let declared: usize = body.iter().map(|s| if let Stmt::Reg(_, n) = s { n.len() } else { 0 }).sum();
+        let fitted =
+            if declared > MAX_REGS as usize { Some(crate::spill::fit(body, MAX_REGS as usize)?) } else { None };
+        let body: &[Stmt] = match &fitted {
+            Some(ft) => &ft.body,
+            None => body,
+        };
         let mut nregs = 0u32;
+        if let Some(ft) = &fitted {
+            for (name, &c) in &ft.colors {
+                self.regs.insert(name.clone(), (c, String::new()));
+            }
+            nregs = ft.used;
+        }
         for s in body {
             match s {
-                Stmt::Reg(ty, names) => {
+                Stmt::Reg(ty, names) if fitted.is_none() => {
                     for n in names {
-                        if nregs >= MAX_REGS {
-                            return Err(f.pos.err(format!(
-                                "kernel `{}` declares more than {MAX_REGS} registers: register spilling is not supported yet",
-                                f.name
-                            )));
-                        }
                         self.regs.insert(n.clone(), (nregs as u8, ty.clone()));
                         nregs += 1;
                     }
@@ -602,7 +612,10 @@ impl<'a> Kc<'a> {
                 _ => {}
             }
         }
-        self.alias = copies(body, &self.regs);
+        // Copy propagation lengthens live ranges, so it only runs on uncolored registers.
+        if fitted.is_none() {
+            self.alias = copies(body, &self.regs);
+        }
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
         // Dynamic shared memory starts after all static shared memory.
@@ -654,6 +667,7 @@ impl<'a> Kc<'a> {
             local_bytes: self.local_top,
             dynamic_shared: self.dynamic_shared,
             max_threads: f.max_threads,
+            spill: fitted.as_ref().map_or((0, 0), |ft| (ft.spill_stores, ft.spill_loads)),
         };
         Ok((k, fixups))
     }

@@ -3,7 +3,8 @@
 //!
 //! Layout (little-endian): magic `RGDEVMOD`, format version u32, then sections, each a u32
 //! count followed by its items: kernels (name, pc, regs, shared, local, dynamic-shared
-//! flag, max threads (0 = none), parameter (offset, size) list), symbols (name, space,
+//! flag, max threads (0 = none), spill store and load bytes, parameter (offset, size)
+//! list), symbols (name, space,
 //! offset, size), relocations (instruction, segment), the `.global` image, the `.const`
 //! image, and the code (16 bytes an instruction). Strings are a u32 length and UTF-8.
 //! Decoding checks every length against the input and fails cleanly on garbage.
@@ -17,7 +18,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Whether `bytes` start like a container.
 pub fn is_container(bytes: &[u8]) -> bool {
@@ -51,6 +52,8 @@ impl Program {
                 k.local_bytes,
                 k.dynamic_shared as u32,
                 k.max_threads.unwrap_or(0),
+                k.spill.0,
+                k.spill.1,
             ] {
                 w.u32(v);
             }
@@ -90,9 +93,9 @@ impl Program {
             return None;
         }
         let mut kernels = Vec::new();
-        for _ in 0..r.count(36)? {
+        for _ in 0..r.count(44)? {
             let name = r.string()?;
-            let mut v = [0u32; 7];
+            let mut v = [0u32; 9];
             for x in v.iter_mut() {
                 *x = r.u32()?;
             }
@@ -100,7 +103,7 @@ impl Program {
             for _ in 0..r.count(8)? {
                 params.push(Param { offset: r.u32()?, size: r.u32()? });
             }
-            let [pc, param_bytes, regs, shared_bytes, local_bytes, dynamic, max] = v;
+            let [pc, param_bytes, regs, shared_bytes, local_bytes, dynamic, max, spill_st, spill_ld] = v;
             kernels.push(Kernel {
                 name,
                 pc,
@@ -111,6 +114,7 @@ impl Program {
                 local_bytes,
                 dynamic_shared: dynamic != 0,
                 max_threads: (max != 0).then_some(max),
+                spill: (spill_st, spill_ld),
             });
         }
         let mut symbols = Vec::new();

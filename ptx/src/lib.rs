@@ -16,6 +16,7 @@ pub mod container;
 pub mod error;
 pub mod lexer;
 pub mod parse;
+pub mod spill;
 
 pub use compile::{Kernel, Program, compile, compile_ptx};
 pub use error::{PtxError, Result};

@@ -264,3 +264,76 @@ fn blocks_are_placed_on_sms_within_per_sm_limits() {
     ctx.synchronize().unwrap();
     assert_eq!(dev.sim().lock().last_occupancy(), (32, 1), "small blocks: the 32-block limit");
 }
+
+fn chain_ptx(n: usize) -> String {
+    let mut s = format!(
+        "{HDR}.entry chain(.param .u64 out)\n{{\n .reg .b32 %r<{n}>;\n .reg .b64 %rd<3>;\n mov.u32 %r0, %tid.x;\n"
+    );
+    for k in 1..n {
+        s += &format!(" add.u32 %r{k}, %r{}, {k};\n", k - 1);
+    }
+    s += &format!(
+        " ld.param.u64 %rd1, [out];\n mul.wide.u32 %rd2, %r0, 4;\n add.s64 %rd1, %rd1, %rd2;\n st.global.u32 [%rd1], %r{};\n ret;\n}}\n",
+        n - 1
+    );
+    s
+}
+
+fn live_ptx(n: usize) -> String {
+    // n values loaded first and all live until the end, then combined in order.
+    let mut s = format!(
+        "{HDR}.entry live(.param .u64 in, .param .u64 out)\n{{\n .reg .b32 %v<{n}>;\n .reg .b32 %acc;\n .reg .b32 %t;\n .reg .b64 %rd<6>;\n\
+         mov.u32 %t, %tid.x;\n ld.param.u64 %rd1, [in];\n mul.wide.u32 %rd2, %t, {};\n add.s64 %rd3, %rd1, %rd2;\n",
+        4 * n
+    );
+    for k in 0..n {
+        s += &format!(" ld.global.u32 %v{k}, [%rd3+{}];\n", 4 * k);
+    }
+    s += " mov.u32 %acc, 0;\n";
+    for k in 0..n {
+        s += &format!(" mad.lo.u32 %acc, %acc, 3, %v{k};\n");
+    }
+    s += " ld.param.u64 %rd4, [out];\n mul.wide.u32 %rd5, %t, 4;\n add.s64 %rd4, %rd4, %rd5;\n st.global.u32 [%rd4], %acc;\n ret;\n}\n";
+    s
+}
+
+#[test]
+fn many_short_lived_registers_share_register_numbers() {
+    let src = chain_ptx(600);
+    let p = ptx::compile_ptx(&src).unwrap();
+    let k = p.kernel("chain").unwrap();
+    assert!(k.regs < 40, "600 PTX registers, few live at once: {} device registers", k.regs);
+    assert_eq!(k.spill, (0, 0));
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(&src).unwrap();
+    let out = ctx.alloc::<u32>(64).unwrap();
+    m.function("chain").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
+    let sum: u32 = (1..600u32).sum();
+    assert_eq!(out.to_vec().unwrap(), (0..64u32).map(|t| t + sum).collect::<Vec<_>>());
+}
+
+#[test]
+fn more_live_values_than_registers_spill_to_local_memory() {
+    let n = 300usize;
+    let src = live_ptx(n);
+    let p = ptx::compile_ptx(&src).unwrap();
+    let k = p.kernel("live").unwrap();
+    assert!(k.spill.0 > 0 && k.spill.1 > 0, "spill traffic reported: {:?}", k.spill);
+    assert!(k.local_bytes >= 8 * (n as u32 - 241), "the spill depot lives in local memory");
+    assert!(k.regs <= 255);
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(&src).unwrap();
+    let threads = 64usize;
+    let input: Vec<u32> = (0..(threads * n) as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    let mut din = ctx.alloc::<u32>(input.len()).unwrap();
+    let dout = ctx.alloc::<u32>(threads).unwrap();
+    din.copy_from(&input).unwrap();
+    m.function("live").unwrap().launch([1, 1, 1], [threads as u32, 1, 1], 0, &[din.arg(), dout.arg()]).unwrap();
+    let out = dout.to_vec().unwrap();
+    for t in 0..threads {
+        let want = input[t * n..(t + 1) * n].iter().fold(0u32, |acc, &v| acc.wrapping_mul(3).wrapping_add(v));
+        assert_eq!(out[t], want, "thread {t}");
+    }
+}

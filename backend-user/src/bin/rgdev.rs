@@ -61,7 +61,10 @@ fn ptxas(args: &[String]) -> ExitCode {
     for k in &prog.kernels {
         println!("ptxas info    : Compiling entry function '{}'", k.name);
         println!("ptxas info    : Function properties for {}", k.name);
-        println!("    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads");
+        println!(
+            "    {} bytes stack frame, {} bytes spill stores, {} bytes spill loads",
+            k.local_bytes, k.spill.0, k.spill.1
+        );
         let dynamic = if k.dynamic_shared { " + dynamic" } else { "" };
         println!(
             "ptxas info    : Used {} registers, {} bytes smem{dynamic}, {} bytes lmem, {} bytes cmem[0]",
