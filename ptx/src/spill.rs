@@ -106,10 +106,10 @@ pub fn fit(body: &[Stmt], limit: usize) -> crate::Result<Fitted> {
         let guarded = i.guard.is_some();
         match i.op.as_str() {
             "bra" => {
-                if let Some(Operand::Name(l)) = i.args.first() {
-                    if let Some(&t) = labels.get(l.as_str()) {
-                        succ[p].push(t);
-                    }
+                if let Some(Operand::Name(l)) = i.args.first()
+                    && let Some(&t) = labels.get(l.as_str())
+                {
+                    succ[p].push(t);
                 }
                 if guarded {
                     succ[p].extend(next);
@@ -275,10 +275,10 @@ pub fn fit(body: &[Stmt], limit: usize) -> crate::Result<Fitted> {
             }
         }
         ni.args.iter_mut().for_each(|a| rename(a, &temp_of));
-        if let Some((_, g)) = ni.guard.as_mut() {
-            if let Some(t) = temp_of.get(g.as_str()) {
-                *g = t.to_string();
-            }
+        if let Some((_, g)) = ni.guard.as_mut()
+            && let Some(t) = temp_of.get(g.as_str())
+        {
+            *g = t.to_string();
         }
         out.push(Stmt::Instr(ni));
         for &r in involved.iter().filter(|r| d.iter().any(|x| x == *r)) {
