@@ -4,21 +4,14 @@
 //! Run: `cargo bench -p backend-user --bench kernels`.
 
 use backend_user::{Arg, Context, Device};
+#[path = "common/mod.rs"]
+mod common;
+
+use common::best;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const REPS: usize = 3;
-
-fn best(mut f: impl FnMut()) -> Duration {
-    (0..REPS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap()
-}
 
 struct Row {
     name: &'static str,
@@ -29,7 +22,7 @@ struct Row {
 
 fn sim(dev: &Device, ctx: &Context, f: impl Fn()) -> (Duration, u64) {
     let w0 = dev.sim().lock().compute_stats().1;
-    let d = best(|| {
+    let d = best(REPS, || {
         f();
         ctx.synchronize().unwrap();
     });
@@ -51,7 +44,7 @@ fn main() {
         let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let b: Vec<f32> = (0..n).map(|i| (n - i) as f32).collect();
         let mut c = vec![0f32; n];
-        let native = best(|| {
+        let native = best(REPS, || {
             for i in 0..n {
                 c[i] = black_box(a[i]) + b[i];
             }
@@ -81,7 +74,7 @@ fn main() {
         let x: Vec<f32> = (0..s * s).map(|i| (i % 17) as f32 - 8.0).collect();
         let y: Vec<f32> = (0..s * s).map(|i| (i % 13) as f32 - 6.0).collect();
         let mut z = vec![0f32; s * s];
-        let native = best(|| {
+        let native = best(REPS, || {
             for r in 0..s {
                 for col in 0..s {
                     let mut acc = 0f32;
@@ -109,7 +102,7 @@ fn main() {
     if want("mandelbrot") {
         let (wd, ht, it) = (512usize, 512usize, 256);
         let mut img = vec![0u32; wd * ht];
-        let native = best(|| {
+        let native = best(REPS, || {
             for py in 0..ht {
                 for px in 0..wd {
                     let cx = (px as f32 * 3.0) / wd as f32 - 2.0;

@@ -4,22 +4,15 @@
 //! (submit + wait) in both clock modes. Run: `cargo bench -p backend-user --bench throughput`.
 
 use backend_user::{ClockMode, Device, DeviceOptions};
+#[path = "common/mod.rs"]
+mod common;
+
+use common::best;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const N: usize = 64 << 20;
 const REPS: usize = 5;
-
-fn best(mut f: impl FnMut()) -> Duration {
-    (0..REPS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap()
-}
 
 fn gbs(d: Duration) -> f64 {
     N as f64 / d.as_secs_f64() / 1e9
@@ -47,7 +40,7 @@ fn fence_us(clock: ClockMode) -> (f64, f64) {
 fn main() {
     let src: Vec<u8> = (0..N).map(|i| (i * 31 + 7) as u8).collect();
     let mut dst = vec![0u8; N];
-    let memcpy = best(|| {
+    let memcpy = best(REPS, || {
         dst.copy_from_slice(black_box(&src));
         black_box(&dst);
     });
@@ -56,10 +49,10 @@ fn main() {
     let ctx = dev.create_context().unwrap();
     let mut buf = ctx.alloc::<u8>(N).unwrap();
     let t0 = dev.time_ns();
-    let h2d = best(|| buf.copy_from(&src).unwrap());
+    let h2d = best(REPS, || buf.copy_from(&src).unwrap());
     let h2d_sim = (dev.time_ns() - t0) / REPS as u64;
     let t0 = dev.time_ns();
-    let d2h = best(|| buf.copy_to(&mut dst).unwrap());
+    let d2h = best(REPS, || buf.copy_to(&mut dst).unwrap());
     let d2h_sim = (dev.time_ns() - t0) / REPS as u64;
     assert!(dst == src, "the copies must be exact");
 

@@ -21,6 +21,7 @@ use alloc::vec::Vec;
 use hw::class::compute::*;
 use hw::isa::*;
 use hw::regs::TrapReason;
+use modular_bitfield::Specifier;
 
 /// Size of the shared and local windows in the generic address space.
 pub const WINDOW_SIZE: u64 = 1 << 24;
@@ -792,22 +793,8 @@ impl Grid<'_, '_> {
                     put(d.dst, on, &out, regs);
                 }
                 Op::Cvt => {
-                    let src = [
-                        Ty::U8,
-                        Ty::S8,
-                        Ty::U16,
-                        Ty::S16,
-                        Ty::U32,
-                        Ty::S32,
-                        Ty::U64,
-                        Ty::S64,
-                        Ty::F32,
-                        Ty::F64,
-                        Ty::Pred,
-                    ]
-                    .get((d.m >> 4) as usize & 0xF)
-                    .copied()
-                    .ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let src =
+                        Ty::from_bytes(((d.m >> 4) & 0xF) as u8).map_err(|_| trap(TrapReason::IllegalInstruction))?;
                     let round = Round::from_bits(d.m & 7).ok_or(trap(TrapReason::IllegalInstruction))?;
                     let sat = d.m >> 3 & 1 == 1;
                     let integral = d.m >> 8 & 1 == 1;

@@ -142,6 +142,18 @@ impl RegFile {
 }
 
 const QUEUE: usize = 16;
+
+/// An error record for a unit whose registers show one record at a time: present it now
+/// when the unit's interrupt is clear, else queue it (a full queue drops and counts it).
+fn latch<R, const N: usize>(busy: bool, queue: &mut heapless::Deque<R, N>, r: R, dropped: &mut u64) -> Option<R> {
+    if !busy {
+        return Some(r);
+    }
+    if queue.push_back(r).is_err() {
+        *dropped += 1;
+    }
+    None
+}
 const IGNORED_LOG: usize = 32;
 
 /// The simulated GPU.
@@ -552,10 +564,9 @@ impl FakeGpu {
 
     fn raise_trap(&mut self, r: TrapRecord) {
         self.stats.traps += 1;
-        if self.regs.get(NV_PGRAPH_INTR, 0) == 0 {
+        let busy = self.regs.get(NV_PGRAPH_INTR, 0) != 0;
+        if let Some(r) = latch(busy, &mut self.trap_queue, r, &mut self.stats.dropped_errors) {
             self.write_trap(r);
-        } else if self.trap_queue.push_back(r).is_err() {
-            self.stats.dropped_errors += 1;
         }
     }
 
@@ -619,10 +630,9 @@ impl FakeGpu {
 
     fn raise_pbdma(&mut self, r: PbdmaRecord) {
         self.stats.pbdma_errors += 1;
-        if self.regs.get(NV_PPBDMA_INTR_0, 0) == 0 {
+        let busy = self.regs.get(NV_PPBDMA_INTR_0, 0) != 0;
+        if let Some(r) = latch(busy, &mut self.pbdma_queue, r, &mut self.stats.dropped_errors) {
             self.write_pbdma(r);
-        } else if self.pbdma_queue.push_back(r).is_err() {
-            self.stats.dropped_errors += 1;
         }
     }
 

@@ -216,8 +216,8 @@ pub struct Word0 {
 }
 
 /// Special registers readable with `S2R` (the immediate holds the index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 8]
 pub enum Sreg {
     /// %tid.x
     TidX = 0,
@@ -274,35 +274,7 @@ pub enum Sreg {
 impl Sreg {
     /// Decode an index.
     pub fn from_index(i: u64) -> Option<Self> {
-        use Sreg::*;
-        const ALL: [Sreg; 25] = [
-            TidX,
-            TidY,
-            TidZ,
-            NtidX,
-            NtidY,
-            NtidZ,
-            CtaidX,
-            CtaidY,
-            CtaidZ,
-            NctaidX,
-            NctaidY,
-            NctaidZ,
-            LaneId,
-            WarpId,
-            NwarpId,
-            SmId,
-            Clock,
-            Clock64,
-            GlobalTimer,
-            LanemaskLt,
-            LanemaskLe,
-            LanemaskGt,
-            LanemaskGe,
-            LanemaskEq,
-            ActiveMask,
-        ];
-        ALL.get(i as usize).copied()
+        u8::try_from(i).ok().and_then(|b| Self::from_bytes(b).ok())
     }
 }
 
@@ -319,8 +291,8 @@ pub enum MulMode {
 }
 
 /// `SETP` comparison (m bits 4:0). The `U` forms are true when either operand is NaN.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u16)]
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 5]
 pub enum Cmp {
     /// ==
     Eq = 0,
@@ -355,14 +327,13 @@ pub enum Cmp {
 impl Cmp {
     /// Decode the modifier bits.
     pub fn from_bits(m: u16) -> Option<Self> {
-        use Cmp::*;
-        [Eq, Ne, Lt, Le, Gt, Ge, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan].get(m as usize & 0x1F).copied()
+        Self::from_bytes((m & 0x1F) as u8).ok()
     }
 }
 
 /// Rounding of conversions and float arithmetic (m bits 2:0 of [`CvtMods`], or of float ops).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u16)]
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 3]
 pub enum Round {
     /// Default: nearest-even for floats, truncation for float to integer.
     Default = 0,
@@ -377,10 +348,9 @@ pub enum Round {
 }
 
 impl Round {
-    /// Decode.
+    /// Decode the modifier bits.
     pub fn from_bits(m: u16) -> Option<Self> {
-        use Round::*;
-        [Default, Rn, Rz, Rm, Rp].get(m as usize & 7).copied()
+        Self::from_bytes((m & 7) as u8).ok()
     }
 }
 
@@ -395,8 +365,8 @@ impl CvtMods {
 }
 
 /// State spaces of `LD`/`ST`/`ATOM` (m bits 2:0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u16)]
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 3]
 pub enum Space {
     /// Generic: global unless in the shared or local window.
     Generic = 0,
@@ -413,10 +383,9 @@ pub enum Space {
 }
 
 impl Space {
-    /// Decode.
+    /// Decode the modifier bits.
     pub fn from_bits(m: u16) -> Option<Self> {
-        use Space::*;
-        [Generic, Global, Shared, Local, Const, ConstBank].get(m as usize & 7).copied()
+        Self::from_bytes((m & 7) as u8).ok()
     }
 }
 
@@ -439,8 +408,8 @@ impl MemMods {
 }
 
 /// Atomic operations (m bits 6:3 of [`AtomMods`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u16)]
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 4]
 pub enum AtomOp {
     /// Add.
     Add = 0,
@@ -473,8 +442,7 @@ impl AtomMods {
     }
     /// The operation.
     pub fn op(m: u16) -> Option<AtomOp> {
-        use AtomOp::*;
-        [Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas].get((m as usize >> 3) & 0xF).copied()
+        AtomOp::from_bytes(((m >> 3) & 0xF) as u8).ok()
     }
 }
 
