@@ -244,18 +244,9 @@ impl Function {
     /// on the returned fence or synchronize the context. (Kernels only reach device memory
     /// of their own context, and faults stay there, so this is safe Rust.)
     pub fn launch(&self, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg<'_>]) -> Result<Fence> {
-        if args.len() != self.attrs.params.len() {
-            return Err(CuError::InvalidValue);
-        }
-        let mut buf = vec![0u8; self.attrs.param_bytes as usize];
-        for (a, &(off, size)) in args.iter().zip(&self.attrs.params) {
-            let b = a.bytes();
-            if b.len() != size as usize {
-                return Err(CuError::InvalidValue);
-            }
-            buf[off as usize..(off + size) as usize].copy_from_slice(&b);
-        }
-        self.ctx.gpu.launch(self.ctx.h, self.f, grid, block, shared, &buf)
+        let bytes: Vec<Vec<u8>> = args.iter().map(Arg::bytes).collect();
+        let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        self.ctx.gpu.launch_with_args(self.ctx.h, self.f, grid, block, shared, &slices)
     }
 }
 

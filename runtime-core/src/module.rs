@@ -324,8 +324,34 @@ impl<P: Platform> Gpu<P> {
         self.launch(h, f, [grid[0], grid[1], 1], block, shared, &params)
     }
 
+    /// Launch with one value per parameter (cuLaunchKernel's `kernelParams`): each slice
+    /// must have the size the PTX signature gives its parameter, and lands at its offset.
+    pub fn launch_with_args(
+        &self,
+        h: CtxHandle,
+        f: FuncHandle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        args: &[&[u8]],
+    ) -> Result<Fence> {
+        let attrs = self.func_attributes(h, f)?;
+        if args.len() != attrs.params.len() {
+            return Err(CuError::InvalidValue);
+        }
+        let mut buf = alloc::vec![0u8; attrs.param_bytes as usize];
+        for (a, &(off, size)) in args.iter().zip(&attrs.params) {
+            if a.len() != size as usize {
+                return Err(CuError::InvalidValue);
+            }
+            buf[off as usize..(off + size) as usize].copy_from_slice(a);
+        }
+        self.launch(h, f, grid, block, shared, &buf)
+    }
+
     /// Launch `f` on a `grid` of `block`-shaped blocks with `shared` bytes of dynamic shared
-    /// memory; `params` is the parameter buffer laid out as [`FuncAttributes::params`].
+    /// memory; `params` is the whole parameter buffer laid out as [`FuncAttributes::params`]
+    /// (cuLaunchKernel's `extra` with CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE).
     /// Returns the launch's fence; the kernel runs asynchronously.
     pub fn launch(
         &self,
