@@ -101,9 +101,14 @@ pub struct Program {
     pub kernels: Vec<Kernel>,
     /// `.global` and `.const` variables.
     pub symbols: Vec<Symbol>,
-    /// Initial image of the `.global` segment.
+    /// Size of the `.global` segment.
+    pub global_size: u32,
+    /// Initial bytes of the `.global` segment (up to its last initialized variable; the
+    /// rest of the segment starts zeroed).
     pub global_init: Vec<u8>,
-    /// Initial image of the `.const` segment (constant bank 1).
+    /// Size of the `.const` segment (constant bank 1).
+    pub const_size: u32,
+    /// Initial bytes of the `.const` segment.
     pub const_init: Vec<u8>,
     /// Relocations to apply to [`Program::code`].
     pub relocs: Vec<Reloc>,
@@ -136,18 +141,32 @@ fn isa_ty(ty: &str) -> Option<Ty> {
     })
 }
 
+/// Largest variable the compiler accepts.
+const MAX_VAR: u64 = 1 << 28;
+/// Largest state space (segment, shared, local or parameter layout).
+const MAX_SPACE: u64 = 1 << 30;
+
 fn var_size(v: &ast::Var) -> Result<(u32, u32)> {
     let elem = scalar_size(&v.ty).ok_or_else(|| v.pos.err(format!("unsupported type `.{}`", v.ty)))? * v.vec;
     let n = v.count.unwrap_or(1);
     let size = (elem as u64)
         .checked_mul(n)
-        .filter(|&s| s <= u32::MAX as u64)
-        .ok_or_else(|| v.pos.err("variable too large"))?;
+        .filter(|&s| s <= MAX_VAR)
+        .ok_or_else(|| v.pos.err(format!("`{}` is larger than {} MiB", v.name, MAX_VAR >> 20)))?;
+    if v.align != 0 && (!v.align.is_power_of_two() || v.align > 1 << 16) {
+        return Err(v.pos.err(format!("bad alignment {} of `{}`", v.align, v.name)));
+    }
     Ok((size as u32, v.align.max(elem).max(1)))
 }
 
-fn align_up(x: u32, a: u32) -> u32 {
-    x.div_ceil(a) * a
+/// Place `size` bytes aligned to `align` after `top` in a state space: (offset, new top).
+fn place(top: u32, size: u32, align: u32, pos: Pos) -> Result<(u32, u32)> {
+    let off = (top as u64).div_ceil(align.max(1) as u64) * align.max(1) as u64;
+    let end = off + size as u64;
+    if end > MAX_SPACE {
+        return Err(pos.err(format!("a state space larger than {} MiB", MAX_SPACE >> 20)));
+    }
+    Ok((off as u32, end as u32))
 }
 
 fn init_bytes(v: &ast::Var, size: u32) -> Result<Vec<u8>> {
@@ -191,7 +210,9 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         code: Vec::new(),
         kernels: Vec::new(),
         symbols: Vec::new(),
+        global_size: 0,
         global_init: Vec::new(),
+        const_size: 0,
         const_init: Vec::new(),
         relocs: Vec::new(),
     };
@@ -201,12 +222,20 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         let (size, align) = var_size(v)?;
         match v.space {
             StateSpace::Global | StateSpace::Const => {
-                let seg = if v.space == StateSpace::Global { &mut prog.global_init } else { &mut prog.const_init };
-                let off = align_up(seg.len() as u32, align);
-                seg.resize(off as usize, 0);
-                seg.extend(init_bytes(v, size)?);
+                let global = v.space == StateSpace::Global;
+                let (top, image) = if global {
+                    (&mut prog.global_size, &mut prog.global_init)
+                } else {
+                    (&mut prog.const_size, &mut prog.const_init)
+                };
+                let (off, end) = place(*top, size, align, v.pos)?;
+                *top = end;
+                if !v.init.is_empty() {
+                    image.resize(off as usize, 0);
+                    image.extend(init_bytes(v, size)?);
+                }
                 prog.symbols.push(Symbol { name: v.name.clone(), space: v.space, offset: off, size });
-                let p = if v.space == StateSpace::Global { Place::Global(off) } else { Place::Const(off) };
+                let p = if global { Place::Global(off) } else { Place::Const(off) };
                 places.insert(v.name.clone(), p);
             }
             StateSpace::Shared => {
@@ -227,13 +256,13 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         for (list, out) in [(&f.params, &mut fr.params), (&f.rets, &mut fr.rets)] {
             for p in list.iter() {
                 let (size, align) = var_size(p)?;
-                let off = align_up(top, align.max(4));
-                top = off + size;
+                let (off, end) = place(top, size, align.max(4), p.pos)?;
+                top = end;
                 out.push((off, size));
             }
         }
         fr.base = local_top;
-        local_top = align_up(top, 8);
+        local_top = place(top, 0, 8, f.pos)?.1;
         frames.insert(f.name.clone(), fr);
     }
     let mut reg_base = 0u32;
@@ -249,8 +278,8 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         let mut shared_top = 0u32;
         for v in module_shared.iter().filter(|v| named.contains(&v.name) && v.count != Some(0)) {
             let (size, align) = var_size(v)?;
-            let off = align_up(shared_top, align);
-            shared_top = off + size;
+            let (off, end) = place(shared_top, size, align, v.pos)?;
+            shared_top = end;
             kplaces.insert(v.name.clone(), Place::Shared(off));
         }
         let mut kc = Kc::new(&mut prog, &kplaces, shared_top, false, &[]);
@@ -283,8 +312,8 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
                 dynamic_shared = true;
                 dyn_names.push((v.name.clone(), align));
             } else {
-                let off = align_up(shared_top, align);
-                shared_top = off + size;
+                let (off, end) = place(shared_top, size, align, v.pos)?;
+                shared_top = end;
                 kplaces.insert(v.name.clone(), Place::Shared(off));
             }
         }
@@ -533,8 +562,8 @@ impl<'a> Kc<'a> {
         if !self.func {
             for p in &f.params {
                 let (size, align) = var_size(p)?;
-                let off = align_up(top, align);
-                top = off + size;
+                let (off, end) = place(top, size, align, p.pos)?;
+                top = end;
                 params.push(Param { offset: off, size });
                 self.places.insert(p.name.clone(), Place::Param(off));
             }
@@ -596,13 +625,13 @@ impl<'a> Kc<'a> {
                             self.dyn_shared.push((v.name.clone(), align));
                         }
                         StateSpace::Shared => {
-                            let off = align_up(self.shared_top, align);
-                            self.shared_top = off + size;
+                            let (off, end) = place(self.shared_top, size, align, v.pos)?;
+                            self.shared_top = end;
                             self.places.insert(v.name.clone(), Place::Shared(off));
                         }
                         StateSpace::Local => {
-                            let off = align_up(self.local_top, align);
-                            self.local_top = off + size;
+                            let (off, end) = place(self.local_top, size, align, v.pos)?;
+                            self.local_top = end;
                             self.places.insert(v.name.clone(), Place::Local(off));
                         }
                         StateSpace::Param => {} // a call site's parameter: resolved at its call
@@ -619,7 +648,10 @@ impl<'a> Kc<'a> {
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
         // Dynamic shared memory starts after all static shared memory.
-        let dyn_base = self.dyn_shared.iter().fold(self.shared_top, |t, &(_, a)| align_up(t, a.max(16)));
+        let mut dyn_base = self.shared_top;
+        for &(_, a) in &self.dyn_shared {
+            dyn_base = place(dyn_base, 0, a.max(16), f.pos)?.0;
+        }
         for (name, _) in core::mem::take(&mut self.dyn_shared) {
             self.places.insert(name, Place::Shared(dyn_base));
         }
@@ -1820,12 +1852,34 @@ mod tests {
     }
 
     #[test]
+    fn oversized_or_malformed_layouts_are_errors_not_crashes() {
+        // Found by cargo-fuzz: the product of array dimensions overflowed.
+        let crash = "//\n// \n\t.shared . amE5len[1024][1024][1024][124][1024][1024][1024];\n";
+        assert!(compile_ptx(&format!(".version 6.0\n{crash}")).is_err());
+        let hdr = ".version 6.0\n.target sm_70\n.address_size 64\n";
+        let e = compile_ptx(&format!("{hdr}.global .b8 huge[4000000000];\n")).unwrap_err();
+        assert!(e.msg.contains("larger than"), "{e}");
+        let e =
+            compile_ptx(&format!("{hdr}.shared .align 3 .b8 x[4];\n.entry k()\n{{\n mov.u64 %rd1, x;\n ret;\n}}\n"))
+                .unwrap_err();
+        assert!(e.msg.contains("alignment"), "{e}");
+        let many: String = (0..5).map(|k| format!(".global .b8 g{k}[268435456];\n")).collect();
+        let e = compile_ptx(&format!("{hdr}{many}")).unwrap_err();
+        assert!(e.msg.contains("state space larger"), "{e}");
+        assert!(
+            compile_ptx(&format!("{hdr}.entry k() .maxntid 4294967295, 4294967295, 4294967295\n{{\n ret;\n}}\n"))
+                .is_ok()
+        );
+    }
+
+    #[test]
     fn module_data_and_relocations() {
         let src = ".version 6.0\n.target sm_70\n.address_size 64\n.global .align 4 .u32 g[2] = {7, 9};\n\
                    .const .align 4 .f32 c[2] = {1.5, 0f40000000};\n.entry k(.param .u64 p)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n\
                    ld.global.u32 %r1, [g+4];\n ld.const.u32 %r2, [c+4];\n mov.u64 %rd1, g;\n ret;\n}\n";
         let p = compile_ptx(src).unwrap();
         assert_eq!(p.global_init, [7, 0, 0, 0, 9, 0, 0, 0]);
+        assert_eq!((p.global_size, p.const_size), (8, 8));
         assert_eq!(p.const_init[..4], 1.5f32.to_le_bytes());
         assert_eq!(p.const_init[4..8], 2.0f32.to_le_bytes());
         assert_eq!(p.relocs.len(), 2);

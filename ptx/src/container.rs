@@ -2,11 +2,12 @@
 //! compiled ahead of time (`rgdev ptxas -o`) and loaded without the PTX.
 //!
 //! Layout (little-endian): magic `RGDEVMOD`, format version u32, then sections, each a u32
-//! count followed by its items: kernels (name, pc, regs, shared, local, dynamic-shared
+//! count followed by its items (segments are a u32 size then the initialized prefix):
+//! kernels (name, pc, regs, shared, local, dynamic-shared
 //! flag, max threads (0 = none), spill store and load bytes, parameter (offset, size)
 //! list), symbols (name, space,
-//! offset, size), relocations (instruction, segment), the `.global` image, the `.const`
-//! image, and the code (16 bytes an instruction). Strings are a u32 length and UTF-8.
+//! offset, size), relocations (instruction, segment), the `.global` segment, the
+//! `.const` segment, and the code (16 bytes an instruction). Strings are a u32 length and UTF-8.
 //! Decoding checks every length against the input and fails cleanly on garbage.
 
 use crate::ast::StateSpace;
@@ -18,7 +19,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Whether `bytes` start like a container.
 pub fn is_container(bytes: &[u8]) -> bool {
@@ -77,7 +78,9 @@ impl Program {
                 Segment::Global => 0,
             });
         }
+        w.u32(self.global_size);
         w.bytes(&self.global_init);
+        w.u32(self.const_size);
         w.bytes(&self.const_init);
         w.u32(self.code.len() as u32);
         for i in &self.code {
@@ -135,8 +138,13 @@ impl Program {
             }
             relocs.push(Reloc { at, segment: Segment::Global });
         }
+        let global_size = r.u32()?;
         let global_init = r.blob()?;
+        let const_size = r.u32()?;
         let const_init = r.blob()?;
+        if global_init.len() > global_size as usize || const_init.len() > const_size as usize {
+            return None;
+        }
         let mut code = Vec::new();
         for _ in 0..r.count(16)? {
             let b: &[u8; 16] = r.take(16)?.try_into().ok()?;
@@ -148,7 +156,7 @@ impl Program {
         {
             return None;
         }
-        Some(Program { code, kernels, symbols, global_init, const_init, relocs })
+        Some(Program { code, kernels, symbols, global_size, global_init, const_size, const_init, relocs })
     }
 }
 

@@ -216,7 +216,7 @@ impl Parser {
         while self.eat_punct('[') {
             let n = if self.peek() == Some(&Tok::Punct(']')) { 0 } else { self.int("an array size")? };
             self.punct(']')?;
-            count = Some(count.unwrap_or(1) * n);
+            count = Some(count.unwrap_or(1u64).checked_mul(n).ok_or_else(|| self.expected("a smaller array"))?);
         }
         let mut init = Vec::new();
         if self.eat_punct('=') {
@@ -291,9 +291,9 @@ impl Parser {
                     self.i += 1;
                     let mut n = self.int("a thread count")?;
                     while self.eat_punct(',') {
-                        n *= self.int("a thread count")?;
+                        n = n.saturating_mul(self.int("a thread count")?);
                     }
-                    max_threads = Some(n as u32);
+                    max_threads = Some(n.min(u32::MAX as u64) as u32);
                 }
                 Some(Tok::Ident(d)) if d == ".minnctapersm" || d == ".maxnreg" || d == ".maxnctapersm" => {
                     self.i += 1;

@@ -167,19 +167,28 @@ impl<P: Platform> Gpu<P> {
             allocs.push(p);
             Ok(p)
         };
-        let global = alloc(prog.global_init.len() as u64)?;
+        let global = alloc(prog.global_size as u64)?;
         let code_bytes = prog.code_bytes(global);
         let code = alloc(code_bytes.len() as u64)?;
         let cb0 = alloc(PARAM_BYTES as u64)?;
-        let constant = if prog.const_init.is_empty() {
+        let constant = if prog.const_size == 0 {
             None
         } else {
-            let c = alloc(prog.const_init.len() as u64)?;
-            Some((c, prog.const_init.len() as u32))
+            let c = alloc(prog.const_size as u64)?;
+            Some((c, prog.const_size))
         };
+        // Segments start zeroed, then take their initialized prefix.
+        let zero = |ptr: u64, size: u32| -> Result<()> {
+            if size > 0 {
+                self.memset(h, ptr, crate::MemsetValue::U8(0), size as u64)?;
+            }
+            Ok(())
+        };
+        zero(global, prog.global_size)?;
         self.memcpy_htod(h, global, &prog.global_init)?;
         self.memcpy_htod(h, code, &code_bytes)?;
-        if let Some((c, _)) = constant {
+        if let Some((c, size)) = constant {
+            zero(c, size)?;
             self.memcpy_htod(h, c, &prog.const_init)?;
         }
         // The new code may sit where old code was: drop decoded instructions.

@@ -55,8 +55,8 @@ fn ptxas(args: &[String]) -> ExitCode {
         prog.code.len(),
         prog.code.len() * 16
     );
-    if !prog.global_init.is_empty() || !prog.const_init.is_empty() {
-        println!("ptxas info    : {} bytes gmem, {} bytes cmem[1]", prog.global_init.len(), prog.const_init.len());
+    if prog.global_size > 0 || prog.const_size > 0 {
+        println!("ptxas info    : {} bytes gmem, {} bytes cmem[1]", prog.global_size, prog.const_size);
     }
     for k in &prog.kernels {
         println!("ptxas info    : Compiling entry function '{}'", k.name);
