@@ -33,6 +33,11 @@ pub const MAX_GRID: [u32; 3] = [65535, 65535, 65535];
 /// Registers available to one block.
 pub const REGS_PER_BLOCK: u32 = 65536;
 
+/// Whether every block dimension is between 1 and its limit.
+fn block_fits(block: [u32; 3]) -> bool {
+    !block.contains(&0) && (0..3).all(|i| block[i] <= MAX_BLOCK[i])
+}
+
 /// A loaded module (per context).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModuleHandle(pub u64);
@@ -270,7 +275,7 @@ impl<P: Platform> Gpu<P> {
 
     /// cuFuncSetBlockShape.
     pub fn func_set_block_shape(&self, h: CtxHandle, f: FuncHandle, block: [u32; 3]) -> Result<()> {
-        if block.contains(&0) || (0..3).any(|i| block[i] > MAX_BLOCK[i]) {
+        if !block_fits(block) {
             return Err(CuError::InvalidValue);
         }
         self.legacy(h, f, |l| {
