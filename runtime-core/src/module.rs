@@ -326,10 +326,8 @@ impl<P: Platform> Gpu<P> {
     /// The parameter buffer must be at least the kernel's parameter size; bytes beyond it
     /// are ignored, as the driver copies only the declared parameters.
     pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
+        // An unset block shape is all zeros, which `launch` rejects.
         let (block, shared, mut params) = self.legacy(h, f, |l| Ok((l.block, l.shared, l.params.clone())))?;
-        if block.contains(&0) {
-            return Err(CuError::InvalidValue);
-        }
         let need = self.func_attributes(h, f)?.param_bytes as usize;
         if params.len() < need {
             return Err(CuError::InvalidValue);
@@ -380,10 +378,7 @@ impl<P: Platform> Gpu<P> {
             let l = c.modules.get(&f.module.0).ok_or(CuError::InvalidHandle)?;
             let k = l.prog.kernels.get(f.index as usize).ok_or(CuError::InvalidHandle)?;
             let threads = block.iter().map(|&d| d as u64).product::<u64>();
-            if grid.contains(&0)
-                || block.contains(&0)
-                || (0..3).any(|i| grid[i] > MAX_GRID[i] || block[i] > MAX_BLOCK[i])
-            {
+            if grid.contains(&0) || (0..3).any(|i| grid[i] > MAX_GRID[i]) || !block_fits(block) {
                 return Err(CuError::InvalidValue);
             }
             if threads > MAX_BLOCK[0] as u64 || k.max_threads.is_some_and(|m| threads > m as u64) {
