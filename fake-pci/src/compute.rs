@@ -162,6 +162,10 @@ struct D {
 fn decode(i: Instr) -> Option<D> {
     let w = i.w0;
     let op = w.op_or_err().ok()?;
+    // Vector length 8 (log2 field value 3) is reserved.
+    if matches!(op, Op::Ld | Op::St) && (w.m() >> 3) & 3 == 3 {
+        return None;
+    }
     let vec = if matches!(op, Op::Ld | Op::St) { MemMods::vec(w.m()) as u16 } else { 1 };
     let regs = [w.guard(), w.dst(), w.a(), w.b(), w.c()];
     let top = regs
@@ -723,7 +727,11 @@ impl Grid<'_, '_> {
                         (Op::And, _, _) if ty.bytes() >= 4 => map2(&a, &b, |x, y| x & y & msk),
                         (Op::Or, _, _) if ty.bytes() >= 4 => map2(&a, &b, |x, y| (x | y) & msk),
                         (Op::Shl, Ty::U32 | Ty::S32, _) => {
-                            map2(&a, &b, |x, y| if y & 0xFFFF_FFFF >= 32 { 0 } else { (x << y) & 0xFFFF_FFFF })
+                            // The shift amount is a .u32 operand: its register's upper bits do not count.
+                            map2(&a, &b, |x, y| {
+                                let s = y & 0xFFFF_FFFF;
+                                if s >= 32 { 0 } else { (x << s) & 0xFFFF_FFFF }
+                            })
                         }
                         _ => map2(&a, &b, |x, y| binop(d.op, ty, mode, x, y).unwrap_or(0)),
                     };
@@ -809,7 +817,9 @@ impl Grid<'_, '_> {
                     let v = if len == 0 {
                         0
                     } else {
-                        (a & msk) >> pos & if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }
+                        // A start at or past the width extracts nothing (PTX bfe).
+                        (a & msk).checked_shr(pos as u32).unwrap_or(0)
+                            & if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }
                     };
                     let sign = ty.signed() && len > 0 && {
                         let sb = (pos + len - 1).min(bits - 1);
@@ -1559,6 +1569,22 @@ mod tests {
         assert_eq!(unop(Op::Clz, Ty::U32, 1), 31);
         assert_eq!(unop(Op::Brev, Ty::U32, 1), 0x8000_0000);
         assert_eq!(unop(Op::Popc, Ty::U64, u64::MAX), 64);
+    }
+
+    #[test]
+    fn reserved_vector_length_is_an_illegal_instruction() {
+        let mut i = Instr::new(Op::Ld, Ty::U64);
+        i.w0.set_m(MemMods::encode(Space::Global, 1, 0) | 3 << 3);
+        assert!(decode(i).is_none());
+        i.w0.set_m(MemMods::encode(Space::Global, 4, 0));
+        assert!(decode(i).is_some());
+    }
+
+    #[test]
+    fn shift_amounts_use_only_their_low_32_bits() {
+        // Found by the random-program test: a shift count with upper bits set.
+        assert_eq!(binop(Op::Shl, Ty::U32, 0, 1, 0x1_0000_0003), Some(8));
+        assert_eq!(binop(Op::Shr, Ty::U64, 0, 16, 0xFFFF_FFFF_0000_0002), Some(4));
     }
 
     #[test]

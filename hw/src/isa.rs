@@ -389,7 +389,8 @@ impl Space {
     }
 }
 
-/// `LD`/`ST` modifiers: space (2:0), vector length log2 (4:3: 1, 2, 4), constant bank (8:6).
+/// `LD`/`ST` modifiers: space (2:0), vector length log2 (4:3: 1, 2, 4; 3 is reserved and
+/// decodes as an illegal instruction), constant bank (8:6).
 /// The element type is the instruction type; vectors use consecutive registers.
 pub struct MemMods;
 impl MemMods {
