@@ -29,6 +29,10 @@ pub const WINDOW_SIZE: u64 = 1 << 24;
 pub const MAX_THREADS: u32 = 1024;
 /// Deepest call nesting.
 pub const MAX_CALL_DEPTH: usize = 64;
+/// Local memory per thread (CUDA's limit).
+pub const MAX_LOCAL: u32 = 512 * 1024;
+/// Local memory of one block.
+pub const MAX_LOCAL_PER_BLOCK: u64 = 64 << 20;
 
 /// Methods latched by a channel for its compute object.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -339,8 +343,8 @@ impl ComputeEngine {
         .into_iter()
         .min()
         .unwrap_or(0);
-        if per_sm == 0 {
-            return Err(bad(0)); // the block does not fit on an SM
+        if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
+            return Err(bad(0)); // the block does not fit on an SM, or asks for too much local memory
         }
         let sms = cfg.sms.max(1) as u64;
         self.last_occupancy = (per_sm as u32, nblocks.div_ceil(per_sm * sms));

@@ -56,7 +56,7 @@ impl Default for DeviceConfig {
             max_blocks_per_sm: 32,
             regs_per_sm: 65536,
             shared_per_sm: 96 * 1024,
-            watchdog_cycles: 7_000_000_000,
+            watchdog_cycles: 2_000_000_000,
         }
     }
 }

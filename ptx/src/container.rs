@@ -150,8 +150,19 @@ impl Program {
             let b: &[u8; 16] = r.take(16)?.try_into().ok()?;
             code.push(Instr::from_bytes(b));
         }
+        let bad_kernel = |k: &Kernel| {
+            k.pc as usize >= code.len()
+                || k.regs > 255
+                || k.param_bytes > 4096
+                || k.params.iter().any(|p| p.offset.checked_add(p.size).is_none_or(|end| end > k.param_bytes))
+        };
+        let bad_symbol = |s: &Symbol| {
+            let size = if s.space == StateSpace::Global { global_size } else { const_size };
+            s.offset.checked_add(s.size).is_none_or(|end| end > size)
+        };
         if r.i != b.len()
-            || kernels.iter().any(|k| k.pc as usize >= code.len())
+            || kernels.iter().any(bad_kernel)
+            || symbols.iter().any(bad_symbol)
             || relocs.iter().any(|x| x.at as usize >= code.len())
         {
             return None;
@@ -197,7 +208,7 @@ mod tests {
         let p = crate::compile_ptx(include_str!("../../kernels/constdyn.ptx")).unwrap();
         let bytes = p.to_container();
         assert!(is_container(&bytes));
-        assert_eq!(Program::from_container(&bytes), Some(p));
+        assert_eq!(Program::from_container(&bytes).as_ref(), Some(&p));
         for cut in [0, 7, 8, 12, bytes.len() / 2, bytes.len() - 1] {
             assert_eq!(Program::from_container(&bytes[..cut]), None, "truncated at {cut}");
         }
@@ -207,5 +218,15 @@ mod tests {
         let mut bad = bytes.clone();
         bad[12] = 0xFF; // kernel count far beyond the input
         assert_eq!(Program::from_container(&bad), None);
+        // Metadata that would index past the parameter buffer or a segment is rejected.
+        let mut q = p.clone();
+        q.kernels[0].params[0].offset = 4090;
+        assert_eq!(Program::from_container(&q.to_container()), None);
+        let mut q = p.clone();
+        q.symbols[0].offset = u32::MAX;
+        assert_eq!(Program::from_container(&q.to_container()), None);
+        let mut q = p.clone();
+        q.kernels[0].regs = 300;
+        assert_eq!(Program::from_container(&q.to_container()), None);
     }
 }

@@ -32,6 +32,10 @@ pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
 pub const MAX_GRID: [u32; 3] = [65535, 65535, 65535];
 /// Registers available to one block.
 pub const REGS_PER_BLOCK: u32 = 65536;
+/// Local memory per thread (CUDA's limit).
+pub const MAX_LOCAL: u32 = 512 * 1024;
+/// Local memory of one block (the simulator's bound on what a block may hold).
+pub const MAX_LOCAL_PER_BLOCK: u64 = 64 << 20;
 
 /// Whether every block dimension is between 1 and its limit.
 fn block_fits(block: [u32; 3]) -> bool {
@@ -356,7 +360,8 @@ impl<P: Platform> Gpu<P> {
             if a.len() != size as usize {
                 return Err(CuError::InvalidValue);
             }
-            buf[off as usize..(off + size) as usize].copy_from_slice(a);
+            let dst = buf.get_mut(off as usize..off as usize + size as usize).ok_or(CuError::InvalidImage)?;
+            dst.copy_from_slice(a);
         }
         self.launch(h, f, grid, block, shared, &buf)
     }
@@ -384,7 +389,10 @@ impl<P: Platform> Gpu<P> {
             if threads > MAX_BLOCK[0] as u64 || k.max_threads.is_some_and(|m| threads > m as u64) {
                 return Err(CuError::InvalidValue);
             }
-            if k.regs as u64 * threads.div_ceil(32) * 32 > REGS_PER_BLOCK as u64 {
+            if k.regs as u64 * threads.div_ceil(32) * 32 > REGS_PER_BLOCK as u64
+                || k.local_bytes > MAX_LOCAL
+                || k.local_bytes as u64 * threads > MAX_LOCAL_PER_BLOCK
+            {
                 return Err(CuError::LaunchOutOfResources);
             }
             let dyn_base = if k.dynamic_shared { k.shared_bytes.div_ceil(16) * 16 } else { k.shared_bytes };

@@ -252,3 +252,30 @@ fn random_bar0_and_bar1_traffic_never_panics_the_device() {
     // The garbage reached the error paths rather than bouncing off.
     assert!(st.ignored_writes > 1000 && st.pbdma_errors + st.faults > 0, "{st:?}");
 }
+
+#[test]
+fn a_raw_launch_asking_for_absurd_local_memory_fails_cleanly() {
+    use hw::class::compute::*;
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let gpu = dev.gpu();
+    let mut pb = Pushbuf::<64>::new();
+    let s = subch::COMPUTE;
+    pb.incr(s, LOCAL_SIZE, &[u32::MAX]).unwrap();
+    pb.incr(s, GRID_DIM_XY, &[1 | 1 << 16, 1]).unwrap();
+    pb.incr(s, BLOCK_DIM_XY, &[64 | 1 << 16, 1]).unwrap();
+    pb.incr(s, REGISTER_COUNT, &[16]).unwrap();
+    pb.incr(s, LAUNCH, &[0]).unwrap();
+    let f = gpu.debug_submit_raw(ctx.handle(), pb.words()).unwrap();
+    assert_eq!(gpu.fence_wait(ctx.handle(), f), Err(CuError::LaunchFailed));
+    assert_eq!(dev.sim().lock().stats().traps, 1);
+    // A kernel shaped too large for one SM (more shared memory than an SM has) too.
+    let ctx = dev.create_context().unwrap();
+    let mut pb = Pushbuf::<64>::new();
+    pb.incr(s, SHARED_SIZE, &[1 << 30]).unwrap();
+    pb.incr(s, GRID_DIM_XY, &[1 | 1 << 16, 1]).unwrap();
+    pb.incr(s, BLOCK_DIM_XY, &[32 | 1 << 16, 1]).unwrap();
+    pb.incr(s, LAUNCH, &[0]).unwrap();
+    let f = gpu.debug_submit_raw(ctx.handle(), pb.words()).unwrap();
+    assert_eq!(gpu.fence_wait(ctx.handle(), f), Err(CuError::LaunchFailed));
+}
