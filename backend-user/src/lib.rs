@@ -153,6 +153,15 @@ impl Context {
         Ok(Module { ctx: self.inner.clone(), h })
     }
 
+    /// Allocate `n` elements of pinned host memory mapped into this context (cuMemHostAlloc
+    /// with CU_MEMHOSTALLOC_DEVICEMAP): kernels use its device pointer, the host reads and
+    /// writes it directly.
+    pub fn alloc_host<T: Pod>(&self, n: usize) -> Result<HostBuffer<T>> {
+        let bytes = (n as u64).checked_mul(size_of::<T>() as u64).ok_or(CuError::InvalidValue)?;
+        let (ptr, mem) = self.inner.gpu.mem_alloc_host(self.inner.h, bytes)?;
+        Ok(HostBuffer { ctx: self.inner.clone(), ptr, mem, len: n, _t: PhantomData })
+    }
+
     /// Compile PTX and load it (CUDA_ERROR_INVALID_PTX when it does not compile; the
     /// compiler's message goes to the log).
     pub fn load_ptx(&self, src: &str) -> Result<Module> {
@@ -197,6 +206,69 @@ impl<T: Pod> DeviceBuffer<T> {
     /// This buffer as a kernel argument.
     pub fn arg(&self) -> Arg<'static> {
         Arg::Ptr(self.ptr)
+    }
+}
+
+/// Pinned host memory mapped into a context, freed on drop. The host side is shared
+/// memory accessed atomically, so reading it while a kernel writes is never a data race
+/// (the values are whatever the kernel has written so far; synchronize first for results).
+pub struct HostBuffer<T: Pod> {
+    ctx: Arc<CtxInner>,
+    ptr: u64,
+    mem: Arc<fifo::SharedMem>,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: Pod> HostBuffer<T> {
+    /// The device pointer kernels and copies use.
+    pub fn device_ptr(&self) -> u64 {
+        self.ptr
+    }
+    /// This buffer as a kernel argument.
+    pub fn arg(&self) -> Arg<'static> {
+        Arg::Ptr(self.ptr)
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the buffer holds no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Write `src` at the start, from the host.
+    pub fn write(&self, src: &[T]) -> Result<()> {
+        if src.len() > self.len {
+            return Err(CuError::InvalidValue);
+        }
+        self.mem.write(0, bytemuck::cast_slice(src)).map_err(|_| CuError::InvalidValue)
+    }
+    /// Read the start into `dst`, from the host.
+    pub fn read(&self, dst: &mut [T]) -> Result<()> {
+        if dst.len() > self.len {
+            return Err(CuError::InvalidValue);
+        }
+        self.mem.read(0, bytemuck::cast_slice_mut(dst)).map_err(|_| CuError::InvalidValue)
+    }
+    /// The whole buffer as a vector.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let mut v = vec![T::zeroed(); self.len];
+        self.read(&mut v)?;
+        Ok(v)
+    }
+}
+
+impl<T: Pod> Drop for HostBuffer<T> {
+    fn drop(&mut self) {
+        if let Err(e) = self.ctx.gpu.mem_free_host(self.ctx.h, self.ptr) {
+            runtime_core::rlog!(
+                self.ctx.gpu.platform(),
+                runtime_core::Level::Warn,
+                "freeing host {:#x}: {e}",
+                self.ptr
+            );
+        }
     }
 }
 

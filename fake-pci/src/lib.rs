@@ -265,6 +265,11 @@ impl FakeGpu {
         Ok((mem, bus))
     }
 
+    /// Number of registered DMA regions.
+    pub fn dma_regions(&self) -> usize {
+        self.mem.sys.regions()
+    }
+
     /// Remove the DMA region registered at `bus`.
     pub fn unmap_dma(&mut self, bus: u64) -> Option<Arc<SharedMem>> {
         self.mem.sys.unmap(bus)

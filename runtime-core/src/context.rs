@@ -68,10 +68,18 @@ impl MemsetValue {
     }
 }
 
+/// What backs an allocation.
+enum Backing {
+    /// Video memory at this physical address.
+    Vram(u64),
+    /// Pinned host memory (mapped with system-memory PTEs).
+    Host(DmaBuffer),
+}
+
 struct Alloc {
     size: u64,
     bytes: u64,
-    phys: u64,
+    backing: Backing,
 }
 
 struct Staging {
@@ -148,7 +156,10 @@ impl<P: Platform> Context<P> {
                 result = ch.wait(gpu, last);
             }
             for (_, a) in core::mem::take(&mut inner.allocs) {
-                gpu.vram_free(a.phys, a.bytes);
+                match a.backing {
+                    Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
+                    Backing::Host(buf) => gpu.platform.dma_free(&buf),
+                }
             }
             let mut held = core::mem::take(&mut ch.held);
             // Unbind first (the channel must stop before its memory goes).
@@ -229,16 +240,59 @@ impl<P: Platform> Gpu<P> {
                 gpu.vram_free(phys, rounded);
                 return Err(e);
             }
-            c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, phys });
+            c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Vram(phys) });
             Ok(va)
         })
     }
 
     /// Free device memory (cuMemFree). Work queued before it completes first.
     pub fn mem_free(&self, h: CtxHandle, ptr: u64) -> Result<()> {
+        self.free_alloc(h, ptr, false)
+    }
+
+    /// Allocate `bytes` of pinned host memory mapped into the context's address space
+    /// (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP): kernels and copies reach it through
+    /// the returned device pointer (system-memory PTEs), the host through the memory.
+    pub fn mem_alloc_host(&self, h: CtxHandle, bytes: u64) -> Result<(u64, alloc::sync::Arc<fifo::SharedMem>)> {
+        if bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let len = usize::try_from(bytes).map_err(|_| CuError::OutOfMemory)?;
         self.with_ctx(h, |gpu, c| {
-            if !c.allocs.contains_key(&ptr) {
-                return Err(CuError::InvalidValue);
+            let buf = gpu.platform.dma_alloc(len)?;
+            let rounded = buf.len() as u64;
+            let va = match c.vm.alloc_va(rounded) {
+                Ok(va) => va,
+                Err(e) => {
+                    gpu.platform.dma_free(&buf);
+                    return Err(e);
+                }
+            };
+            if let Err(e) =
+                c.vm.map(gpu, va, buf.bus, rounded, Target::SysCoherent).and_then(|_| gpu.tlb_flush(c.vm.pd))
+            {
+                let _ = c.vm.unmap(gpu, va, rounded);
+                c.vm.free_va(va, rounded);
+                gpu.platform.dma_free(&buf);
+                return Err(e);
+            }
+            let mem = buf.mem.clone();
+            c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf) });
+            Ok((va, mem))
+        })
+    }
+
+    /// Free pinned host memory from [`Gpu::mem_alloc_host`] (cuMemFreeHost), after the
+    /// work queued before it.
+    pub fn mem_free_host(&self, h: CtxHandle, ptr: u64) -> Result<()> {
+        self.free_alloc(h, ptr, true)
+    }
+
+    fn free_alloc(&self, h: CtxHandle, ptr: u64, host: bool) -> Result<()> {
+        self.with_ctx(h, |gpu, c| {
+            match c.allocs.get(&ptr) {
+                Some(a) if matches!(a.backing, Backing::Host(_)) == host => {}
+                _ => return Err(CuError::InvalidValue),
             }
             let ch = c.live()?;
             let last = ch.last_fence();
@@ -247,7 +301,10 @@ impl<P: Platform> Gpu<P> {
             c.vm.unmap(gpu, ptr, a.bytes)?;
             gpu.tlb_flush(c.vm.pd)?;
             c.vm.free_va(ptr, a.bytes);
-            gpu.vram_free(a.phys, a.bytes);
+            match a.backing {
+                Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
+                Backing::Host(buf) => gpu.platform.dma_free(&buf),
+            }
             Ok(())
         })
     }

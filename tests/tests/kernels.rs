@@ -337,3 +337,53 @@ fn more_live_values_than_registers_spill_to_local_memory() {
         assert_eq!(out[t], want, "thread {t}");
     }
 }
+
+#[test]
+fn kernels_read_and_write_mapped_host_memory() {
+    let dev = Device::open().unwrap();
+    let regions0 = dev.sim().lock().dma_regions();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(VECADD).unwrap();
+    let n = 5000usize;
+    let (a, b, c) =
+        (ctx.alloc_host::<f32>(n).unwrap(), ctx.alloc_host::<f32>(n).unwrap(), ctx.alloc_host::<f32>(n).unwrap());
+    a.write(&(0..n).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+    b.write(&vec![0.5; n]).unwrap();
+    // No copies: the kernel reads and writes system memory through its page tables.
+    m.function("vecadd")
+        .unwrap()
+        .launch([(n as u32).div_ceil(256), 1, 1], [256, 1, 1], 0, &[a.arg(), b.arg(), c.arg(), Arg::I32(n as i32)])
+        .unwrap();
+    ctx.synchronize().unwrap();
+    let got = c.to_vec().unwrap();
+    assert!((0..n).all(|i| got[i] == i as f32 + 0.5));
+    // Copies reach it too, and the two frees do not mix.
+    let mut d = ctx.alloc::<f32>(n).unwrap();
+    d.copy_from(&vec![7.0; n]).unwrap();
+    dev.gpu().memcpy_dtod(ctx.handle(), c.device_ptr(), d.device_ptr(), 4 * n as u64).unwrap();
+    assert!(c.to_vec().unwrap().iter().all(|&x| x == 7.0));
+    assert_eq!(dev.gpu().mem_free(ctx.handle(), c.device_ptr()), Err(CuError::InvalidValue));
+    assert_eq!(dev.gpu().mem_free_host(ctx.handle(), d.device_ptr()), Err(CuError::InvalidValue));
+    assert_eq!(dev.gpu().mem_alloc_host(ctx.handle(), 0).err(), Some(CuError::InvalidValue));
+    // Destroying the context releases the pinned memory.
+    let (_x, _y) = (ctx.alloc_host::<u8>(100).unwrap(), ctx.alloc_host::<u8>(100).unwrap());
+    drop((a, b, c, d, m, _x, _y));
+    drop(ctx);
+    assert_eq!(dev.sim().lock().dma_regions(), regions0);
+}
+
+#[test]
+fn destroying_a_context_releases_its_pinned_host_memory() {
+    let dev = Device::open().unwrap();
+    let gpu = dev.gpu();
+    let regions0 = dev.sim().lock().dma_regions();
+    let h = gpu.ctx_create().unwrap();
+    let (p, mem) = gpu.mem_alloc_host(h, 3 << 20).unwrap();
+    mem.write(0, &[1, 2, 3]).unwrap();
+    let mut back = [0u8; 3];
+    gpu.memcpy_dtoh(h, &mut back, p).unwrap();
+    assert_eq!(back, [1, 2, 3]);
+    assert!(dev.sim().lock().dma_regions() > regions0);
+    gpu.ctx_destroy(h).unwrap();
+    assert_eq!(dev.sim().lock().dma_regions(), regions0);
+}
