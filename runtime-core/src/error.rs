@@ -28,6 +28,8 @@ pub enum CuError {
     NoBinaryForGpu = 209,
     /// CUDA_ERROR_INVALID_PTX
     InvalidPtx = 218,
+    /// CUDA_ERROR_FILE_NOT_FOUND
+    FileNotFound = 301,
     /// CUDA_ERROR_INVALID_HANDLE
     InvalidHandle = 400,
     /// CUDA_ERROR_ILLEGAL_STATE
@@ -98,6 +100,39 @@ impl CuError {
         .find(|e| e.code() == code)
     }
 
+    /// CUDA's description of the error (what cuGetErrorString returns).
+    pub const fn description(self) -> &'static str {
+        use CuError::*;
+        match self {
+            InvalidValue => "invalid argument",
+            OutOfMemory => "out of memory",
+            NotInitialized => "initialization error",
+            Deinitialized => "driver shutting down",
+            NoDevice => "no CUDA-capable device is detected",
+            InvalidDevice => "invalid device ordinal",
+            InvalidImage => "device kernel image is invalid",
+            InvalidContext => "invalid device context",
+            MapFailed => "mapping of buffer object failed",
+            NoBinaryForGpu => "no kernel image is available for execution on the device",
+            InvalidPtx => "a PTX JIT compilation failed",
+            FileNotFound => "file not found",
+            InvalidHandle => "invalid resource handle",
+            IllegalState => "the operation cannot be performed in the present state",
+            NotFound => "named symbol not found",
+            NotReady => "device not ready",
+            IllegalAddress => "an illegal memory access was encountered",
+            LaunchOutOfResources => "too many resources requested for launch",
+            LaunchTimeout => "the launch timed out and was terminated",
+            ContextIsDestroyed => "context is destroyed",
+            Assert => "device-side assert triggered",
+            IllegalInstruction => "an illegal instruction was encountered",
+            MisalignedAddress => "misaligned address",
+            LaunchFailed => "unspecified launch failure",
+            NotSupported => "operation not supported",
+            Unknown => "unknown error",
+        }
+    }
+
     /// The CUDA name (`CUDA_ERROR_INVALID_VALUE`).
     pub const fn name(self) -> &'static str {
         use CuError::*;
@@ -113,6 +148,7 @@ impl CuError {
             MapFailed => "CUDA_ERROR_MAP_FAILED",
             NoBinaryForGpu => "CUDA_ERROR_NO_BINARY_FOR_GPU",
             InvalidPtx => "CUDA_ERROR_INVALID_PTX",
+            FileNotFound => "CUDA_ERROR_FILE_NOT_FOUND",
             InvalidHandle => "CUDA_ERROR_INVALID_HANDLE",
             IllegalState => "CUDA_ERROR_ILLEGAL_STATE",
             NotFound => "CUDA_ERROR_NOT_FOUND",
