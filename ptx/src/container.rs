@@ -1,7 +1,8 @@
 //! The rgdev module container: a compiled [`Program`] as bytes, so modules can be
 //! compiled ahead of time (`rgdev ptxas -o`) and loaded without the PTX.
 //!
-//! Layout (little-endian): magic `RGDEVMOD`, format version u32, then sections, each a u32
+//! Layout (little-endian): magic `RGDEVMOD`, format version u32, total length u32 (so a
+//! loader handed only a pointer, as cuModuleLoadData is, knows the size), then sections, each a u32
 //! count followed by its items (segments are a u32 size then the initialized prefix):
 //! kernels (name, pc, regs, shared, local, dynamic-shared
 //! flag, max threads (0 = none), spill store and load bytes, parameter (offset, size)
@@ -19,11 +20,23 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
+/// Bytes of the fixed header: magic, version, total length.
+pub const HEADER_LEN: usize = 16;
 
 /// Whether `bytes` start like a container.
 pub fn is_container(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC)
+}
+
+/// The total length a container header declares (`None` unless `header` is a container
+/// header of this version). Read [`HEADER_LEN`] bytes, then the rest.
+pub fn encoded_len(header: &[u8]) -> Option<usize> {
+    if !is_container(header) || header.get(8..12)? != VERSION.to_le_bytes() {
+        return None;
+    }
+    let n = u32::from_le_bytes(header.get(12..16)?.try_into().ok()?) as usize;
+    (n >= HEADER_LEN).then_some(n)
 }
 
 struct W(Vec<u8>);
@@ -42,6 +55,7 @@ impl Program {
     pub fn to_container(&self) -> Vec<u8> {
         let mut w = W(MAGIC.to_vec());
         w.u32(VERSION);
+        w.u32(0); // total length, patched below
         w.u32(self.kernels.len() as u32);
         for k in &self.kernels {
             w.bytes(k.name.as_bytes());
@@ -86,13 +100,16 @@ impl Program {
         for i in &self.code {
             w.0.extend_from_slice(&i.to_bytes());
         }
+        // A container over 4 GiB records 0, which no decoder accepts.
+        let total = u32::try_from(w.0.len()).unwrap_or(0);
+        w.0[12..16].copy_from_slice(&total.to_le_bytes());
         w.0
     }
 
     /// Deserialize; `None` for anything that is not a well-formed container of this version.
     pub fn from_container(b: &[u8]) -> Option<Program> {
         let mut r = R { b, i: 0 };
-        if r.take(8)? != MAGIC || r.u32()? != VERSION {
+        if r.take(8)? != MAGIC || r.u32()? != VERSION || r.u32()? as usize != b.len() {
             return None;
         }
         let mut kernels = Vec::new();
@@ -216,8 +233,15 @@ mod tests {
         extra.push(0);
         assert_eq!(Program::from_container(&extra), None);
         let mut bad = bytes.clone();
-        bad[12] = 0xFF; // kernel count far beyond the input
+        bad[16] = 0xFF; // kernel count far beyond the input
         assert_eq!(Program::from_container(&bad), None);
+        // The header gives the size to a loader that only has a pointer.
+        assert_eq!(encoded_len(&bytes[..HEADER_LEN]), Some(bytes.len()));
+        assert_eq!(encoded_len(&bytes[..8]), None);
+        let mut old = bytes.clone();
+        old[8] = 3;
+        assert_eq!(encoded_len(&old), None);
+        assert_eq!(Program::from_container(&old), None);
         // Metadata that would index past the parameter buffer or a segment is rejected.
         let mut q = p.clone();
         q.kernels[0].params[0].offset = 4090;
