@@ -44,6 +44,14 @@ impl SharedMem {
         self.len == 0
     }
 
+    /// The first byte, for a C ABI that hands this memory to a program as an ordinary host
+    /// pointer (cuMemAllocHost). The memory is 8-byte aligned and lives as long as `self`.
+    /// A program's plain accesses through it are ordered with the device's only by the
+    /// runtime's synchronization (a launch's doorbell, a fence wait), as on real hardware.
+    pub fn as_mut_ptr(&self) -> *mut u8 {
+        self.words.as_ptr() as *mut u8
+    }
+
     fn check(&self, off: usize, n: usize) -> Result<(), OutOfRange> {
         match off.checked_add(n) {
             Some(end) if end <= self.len => Ok(()),

@@ -81,6 +81,7 @@ impl CuError {
             MapFailed,
             NoBinaryForGpu,
             InvalidPtx,
+            FileNotFound,
             InvalidHandle,
             IllegalState,
             NotFound,
@@ -195,5 +196,8 @@ mod tests {
             }
         }
         assert_eq!(CuError::from_code(0), None);
+        // Every variant is reachable from its number.
+        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 26);
+        assert_eq!(CuError::from_code(301), Some(CuError::FileNotFound));
     }
 }

@@ -3,6 +3,7 @@
 //! ```text
 //! rgdev info                      PCI identity, BOOT_0, VRAM, BARs, engines
 //! rgdev demo [--trace FILE]       copies, memsets, fences and kernels, checked, with simulated time
+//! rgdev run [--stats] -- PROGRAM ARGS...   run a CUDA Driver API program on the simulated GPU
 //! rgdev ptxas FILE.ptx [-o OUT]   compile PTX to an rgdev module; print resources per kernel
 //! ```
 
@@ -11,7 +12,7 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: rgdev info [--trace FILE]\n       rgdev demo [--threaded] [--trace FILE]\n       rgdev ptxas FILE.ptx [-o OUT]"
+        "usage: rgdev info [--trace FILE]\n       rgdev demo [--threaded] [--trace FILE]\n       rgdev ptxas FILE.ptx [-o OUT]\n       rgdev run [--stats] -- PROGRAM ARGS..."
     );
     ExitCode::from(2)
 }
@@ -80,11 +81,55 @@ fn ptxas(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Run a dynamically linked CUDA program against rgdev's libcuda.so.1, which is found
+/// beside this executable (cargo puts both in target/<profile>) and put first on the
+/// loader's path. `--stats` makes the library print launches, copies and simulated time at
+/// exit (RGDEV_STATS).
+fn run(args: &[String]) -> ExitCode {
+    let (stats, rest) = match args {
+        [s, dd, rest @ ..] if s == "--stats" && dd == "--" => (true, rest),
+        [dd, rest @ ..] if dd == "--" => (false, rest),
+        _ => return usage(),
+    };
+    let Some((prog, prog_args)) = rest.split_first() else { return usage() };
+    let dir = std::env::current_exe().ok().and_then(|e| e.parent().map(std::path::Path::to_path_buf));
+    let Some(dir) = dir.filter(|d| d.join("libcuda.so.1").exists()) else {
+        eprintln!("rgdev run: libcuda.so.1 is not beside this executable (build with `cargo build --release`)");
+        return ExitCode::FAILURE;
+    };
+    let mut path = std::ffi::OsString::from(dir.as_os_str());
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        path.push(":");
+        path.push(old);
+    }
+    let mut cmd = std::process::Command::new(prog);
+    cmd.args(prog_args).env("LD_LIBRARY_PATH", path);
+    if stats {
+        cmd.env("RGDEV_STATS", "1");
+    }
+    match cmd.status() {
+        Ok(st) => match st.code() {
+            Some(c) => ExitCode::from(c.clamp(0, 255) as u8),
+            None => {
+                eprintln!("rgdev run: {prog}: {st}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("rgdev run: {prog}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { return usage() };
     if cmd == "ptxas" {
         return ptxas(&args[1..]);
+    }
+    if cmd == "run" {
+        return run(&args[1..]);
     }
     let mut trace = None;
     let mut clock = ClockMode::Stepped;

@@ -1,0 +1,1229 @@
+//! # libcuda.so.1 for rgdev
+//!
+//! The CUDA Driver API as a C ABI over the in-process simulated GPU: build a program
+//! against `backend-user/include/cuda.h`, link `-L target/release -lcuda`, and it runs on
+//! rgdev. Symbols carry CUDA's versioned names (`cuMemAlloc_v2`, ...), as NVIDIA's header
+//! maps them.
+//!
+//! Handles are opaque numbers, keys into this library's tables (never dereferenced), so a
+//! stale or forged handle is CUDA_ERROR_INVALID_HANDLE / INVALID_CONTEXT, never a crash.
+//! Every entry point checks its pointers for NULL, runs inside `catch_unwind` (a Rust panic
+//! becomes CUDA_ERROR_UNKNOWN instead of unwinding into C), and returns CUDA's code.
+//! Pointer access lives in one module, `raw`.
+//!
+//! One device (ordinal 0) with CUDA's per-thread context stack and a primary context.
+//! Work is ordered per context (the legacy default stream): a device-to-host copy after a
+//! launch waits for the kernel. Entry points exported but not implemented return
+//! CUDA_ERROR_NOT_SUPPORTED; the README lists them.
+#![deny(missing_docs)]
+#![allow(non_snake_case, clippy::missing_safety_doc, clippy::not_unsafe_ptr_arg_deref, clippy::too_many_arguments)]
+
+mod raw;
+
+use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
+use runtime_core::{FuncAttributes, FuncHandle, ImageKind, ModuleHandle};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{CString, c_char, c_float, c_int, c_uint, c_void};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// `CUresult`: 0 on success, else a CUDA error number.
+pub type CUresult = c_int;
+/// `CUdevice`: a device ordinal.
+pub type CUdevice = c_int;
+/// `CUdeviceptr`: a device virtual address.
+pub type CUdeviceptr = u64;
+/// An opaque handle (`CUcontext`, `CUmodule`, `CUfunction`, `CUstream`, `CUevent`).
+pub type Handle = *mut c_void;
+
+/// The driver version reported (CUDA 12.0's Driver API).
+pub const DRIVER_VERSION: c_int = 12000;
+/// The compute capability reported.
+pub const COMPUTE_CAPABILITY: (c_int, c_int) = (7, 0);
+
+struct Func {
+    ctx: usize,
+    module: usize,
+    f: FuncHandle,
+}
+
+struct HostAlloc {
+    ctx: usize,
+    dptr: u64,
+    bytes: usize,
+    /// Keeps the memory behind the program's host pointer alive.
+    _mem: Arc<fifo::SharedMem>,
+}
+
+/// What `rgdev run --stats` reports.
+#[derive(Default, Clone, Copy)]
+struct Stats {
+    launches: u64,
+    copies: u64,
+    copy_bytes: u64,
+}
+
+struct State {
+    dev: Device,
+    config: DeviceConfig,
+    next: usize,
+    ctxs: HashMap<usize, CtxHandle>,
+    /// The primary context and its retain count.
+    primary: Option<(usize, u32)>,
+    modules: HashMap<usize, (usize, ModuleHandle)>,
+    funcs: HashMap<usize, Func>,
+    host: HashMap<usize, HostAlloc>,
+    stats: Stats,
+}
+
+impl State {
+    fn id(&mut self) -> usize {
+        // Handles are multiples of 16 from 0x1000 up, never reused: a stale handle misses.
+        self.next += 16;
+        self.next
+    }
+
+    fn gpu(&self) -> Arc<UserGpu> {
+        self.dev.gpu().clone()
+    }
+
+    fn destroy_ctx(&mut self, id: usize) -> Result<()> {
+        let h = self.ctxs.remove(&id).ok_or(CuError::InvalidContext)?;
+        self.modules.retain(|_, m| m.0 != id);
+        self.funcs.retain(|_, f| f.ctx != id);
+        self.host.retain(|_, a| a.ctx != id);
+        self.gpu().ctx_destroy(h)
+    }
+}
+
+static STATE: OnceLock<Mutex<State>> = OnceLock::new();
+
+thread_local! {
+    /// This thread's context stack (the top is current).
+    static STACK: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+fn state() -> Result<MutexGuard<'static, State>> {
+    let m = STATE.get().ok_or(CuError::NotInitialized)?;
+    Ok(m.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+fn initialized() -> Result<()> {
+    state().map(drop)
+}
+
+fn handle(id: usize) -> Handle {
+    std::ptr::without_provenance_mut(id)
+}
+
+fn key(h: Handle) -> usize {
+    h.addr()
+}
+
+/// The calling thread's current context: (runtime, context id, runtime handle).
+fn current() -> Result<(Arc<UserGpu>, usize, CtxHandle)> {
+    let st = state()?;
+    let id = STACK.with(|s| s.borrow().last().copied()).ok_or(CuError::InvalidContext)?;
+    let h = *st.ctxs.get(&id).ok_or(CuError::InvalidContext)?;
+    Ok((st.gpu(), id, h))
+}
+
+fn check_device(dev: CUdevice) -> Result<()> {
+    initialized()?;
+    if dev != 0 {
+        return Err(CuError::InvalidDevice);
+    }
+    Ok(())
+}
+
+/// Run an entry point: its error as CUDA's number, a panic as CUDA_ERROR_UNKNOWN.
+fn guard(f: impl FnOnce() -> Result<()>) -> CUresult {
+    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => e.code() as CUresult,
+        Err(_) => CuError::Unknown.code() as CUresult,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Initialization, version, errors
+
+/// cuInit: flags must be 0. Builds the simulated board once (`RGDEV_STATS=1` prints
+/// statistics at exit).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
+    guard(|| {
+        if flags != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        if STATE.get().is_some() {
+            return Ok(());
+        }
+        let config = DeviceConfig::default();
+        let dev = Device::open_with(DeviceOptions { config: config.clone(), ..Default::default() })?;
+        let st = State {
+            dev,
+            config,
+            next: 0x1000,
+            ctxs: HashMap::new(),
+            primary: None,
+            modules: HashMap::new(),
+            funcs: HashMap::new(),
+            host: HashMap::new(),
+            stats: Stats::default(),
+        };
+        if STATE.set(Mutex::new(st)).is_ok() && std::env::var_os("RGDEV_STATS").is_some() {
+            raw::at_exit(print_stats);
+        }
+        Ok(())
+    })
+}
+
+extern "C" fn print_stats() {
+    if let Ok(st) = state() {
+        let s = st.stats;
+        eprintln!(
+            "rgdev: {} kernel launches, {} copies ({} bytes), {} ns simulated time",
+            s.launches,
+            s.copies,
+            s.copy_bytes,
+            st.dev.time_ns()
+        );
+    }
+}
+
+/// cuDriverGetVersion (works before cuInit).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CUresult {
+    guard(|| raw::put(version, DRIVER_VERSION))
+}
+
+fn error_strings() -> &'static HashMap<CUresult, (CString, CString)> {
+    static T: OnceLock<HashMap<CUresult, (CString, CString)>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut m = HashMap::new();
+        m.insert(0, (c"no error".to_owned(), c"CUDA_SUCCESS".to_owned()));
+        for code in 1..1000 {
+            if let Some(e) = CuError::from_code(code) {
+                let s = |t: &str| CString::new(t).unwrap_or_default();
+                m.insert(code as CUresult, (s(e.description()), s(e.name())));
+            }
+        }
+        m
+    })
+}
+
+/// cuGetErrorString: CUDA's text; an unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuGetErrorString(error: CUresult, pstr: *mut *const c_char) -> CUresult {
+    guard(|| match error_strings().get(&error) {
+        Some((d, _)) => raw::put(pstr, d.as_ptr()),
+        None => {
+            raw::put(pstr, std::ptr::null())?;
+            Err(CuError::InvalidValue)
+        }
+    })
+}
+
+/// cuGetErrorName: `CUDA_ERROR_...`; an unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuGetErrorName(error: CUresult, pstr: *mut *const c_char) -> CUresult {
+    guard(|| match error_strings().get(&error) {
+        Some((_, n)) => raw::put(pstr, n.as_ptr()),
+        None => {
+            raw::put(pstr, std::ptr::null())?;
+            Err(CuError::InvalidValue)
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Devices
+
+/// cuDeviceGetCount: one simulated device.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
+    guard(|| {
+        initialized()?;
+        raw::put(count, 1)
+    })
+}
+
+/// cuDeviceGet: ordinal 0 only.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
+    guard(|| {
+        check_device(ordinal)?;
+        raw::put(device, 0)
+    })
+}
+
+/// cuDeviceGetName: the board's name, truncated to `len - 1` bytes and NUL-terminated.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let n = usize::try_from(len).ok().filter(|&n| n > 0).ok_or(CuError::InvalidValue)?;
+        let st = state()?;
+        let text = format!("rgdev simulated GPU ({:?}, {} SMs)", st.dev.info().chipset, st.dev.info().sms);
+        let out = raw::bytes_mut(name.cast(), n)?;
+        let k = text.len().min(n - 1);
+        out[..k].copy_from_slice(&text.as_bytes()[..k]);
+        out[k] = 0;
+        Ok(())
+    })
+}
+
+/// cuDeviceTotalMem_v2: VRAM bytes.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let total = state()?.dev.info().vram_size;
+        raw::put(bytes, total as usize)
+    })
+}
+
+/// cuDeviceComputeCapability (deprecated but common).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        raw::put(major, COMPUTE_CAPABILITY.0)?;
+        raw::put(minor, COMPUTE_CAPABILITY.1)
+    })
+}
+
+/// Memory clock (kHz), bus width (bits) and L2 size reported: the DRAM is not modelled
+/// yet, so these are the figures of the Volta-class part the SM limits follow.
+const MEMORY_CLOCK_KHZ: c_int = 877_000;
+const MEMORY_BUS_BITS: c_int = 4096;
+const L2_BYTES: c_int = 6 << 20;
+
+/// The value of a device attribute (`CUdevice_attribute` number), from the device
+/// configuration and the runtime's launch limits; `None` for attributes not answered.
+fn attribute(st: &State, attr: c_int) -> Option<c_int> {
+    use runtime_core::module::{MAX_BLOCK, MAX_GRID, MAX_SHARED, REGS_PER_BLOCK};
+    let c = &st.config;
+    let i = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);
+    Some(match attr {
+        1 => i(MAX_BLOCK[0] as u64),                     // MAX_THREADS_PER_BLOCK
+        2..=4 => i(MAX_BLOCK[attr as usize - 2] as u64), // MAX_BLOCK_DIM_X/Y/Z
+        5..=7 => i(MAX_GRID[attr as usize - 5] as u64),  // MAX_GRID_DIM_X/Y/Z
+        8 => i(MAX_SHARED as u64),                       // MAX_SHARED_MEMORY_PER_BLOCK
+        9 => 64 * 1024,                                  // TOTAL_CONSTANT_MEMORY
+        10 => 32,                                        // WARP_SIZE
+        11 => c_int::MAX,                                // MAX_PITCH
+        12 => i(REGS_PER_BLOCK as u64),                  // MAX_REGISTERS_PER_BLOCK
+        13 => i(c.clock_mhz as u64 * 1000),              // CLOCK_RATE (kHz)
+        14 => 512,                                       // TEXTURE_ALIGNMENT
+        15 => 1,                                         // GPU_OVERLAP (a copy engine)
+        16 => i(st.dev.info().sms as u64),               // MULTIPROCESSOR_COUNT
+        17 => 0,                                         // KERNEL_EXEC_TIMEOUT
+        18 => 0,                                         // INTEGRATED
+        19 => 1,                                         // CAN_MAP_HOST_MEMORY
+        20 => 0,                                         // COMPUTE_MODE (default)
+        30 => 512,                                       // SURFACE_ALIGNMENT
+        31 => 0,                                         // CONCURRENT_KERNELS (one grid at a time)
+        32 => 0,                                         // ECC_ENABLED
+        33 => 0,                                         // PCI_BUS_ID
+        34 => 0,                                         // PCI_DEVICE_ID
+        35 => 0,                                         // TCC_DRIVER
+        36 => MEMORY_CLOCK_KHZ,                          // MEMORY_CLOCK_RATE
+        37 => MEMORY_BUS_BITS,                           // GLOBAL_MEMORY_BUS_WIDTH
+        38 => L2_BYTES,                                  // L2_CACHE_SIZE
+        39 => i(c.max_threads_per_sm as u64),            // MAX_THREADS_PER_MULTIPROCESSOR
+        40 => 1,                                         // ASYNC_ENGINE_COUNT
+        41 => 0,                                         // UNIFIED_ADDRESSING (host and device VAs differ)
+        50 => 0,                                         // PCI_DOMAIN_ID
+        75 => COMPUTE_CAPABILITY.0,                      // COMPUTE_CAPABILITY_MAJOR
+        76 => COMPUTE_CAPABILITY.1,                      // COMPUTE_CAPABILITY_MINOR
+        81 => i(c.shared_per_sm as u64),                 // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+        82 => i(c.regs_per_sm as u64),                   // MAX_REGISTERS_PER_MULTIPROCESSOR
+        83 => 0,                                         // MANAGED_MEMORY
+        84 => 0,                                         // MULTI_GPU_BOARD
+        97 => i(MAX_SHARED as u64),                      // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        106 => i(c.max_blocks_per_sm as u64),            // MAX_BLOCKS_PER_MULTIPROCESSOR
+        _ => return None,
+    })
+}
+
+/// cuDeviceGetAttribute: unknown attributes get CUDA_ERROR_INVALID_VALUE.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGetAttribute(pi: *mut c_int, attrib: c_int, dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let v = attribute(&*state()?, attrib).ok_or(CuError::InvalidValue)?;
+        raw::put(pi, v)
+    })
+}
+
+/// cuDeviceCanAccessPeer: there is one device, so never.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        check_device(peer)?;
+        raw::put(can, 0)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Contexts
+
+/// cuCtxCreate_v2: a new context, pushed on the calling thread's stack.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        if pctx.is_null() || flags > 0x1f {
+            return Err(CuError::InvalidValue);
+        }
+        let gpu = state()?.gpu();
+        let h = gpu.ctx_create()?;
+        let id = {
+            let mut st = state()?;
+            let id = st.id();
+            st.ctxs.insert(id, h);
+            id
+        };
+        STACK.with(|s| s.borrow_mut().push(id));
+        raw::put(pctx, handle(id))
+    })
+}
+
+/// cuCtxDestroy_v2: frees everything of the context and pops it from the calling thread's
+/// stack. Another thread that still has it current gets CUDA_ERROR_INVALID_CONTEXT.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
+    guard(|| {
+        let id = key(ctx);
+        let mut st = state()?;
+        if st.primary.is_some_and(|p| p.0 == id) {
+            // The primary context belongs to cuDevicePrimaryCtxRelease/Reset.
+            return Err(CuError::InvalidContext);
+        }
+        st.destroy_ctx(id)?;
+        drop(st);
+        STACK.with(|s| s.borrow_mut().retain(|&c| c != id));
+        Ok(())
+    })
+}
+
+fn check_ctx(id: usize) -> Result<()> {
+    if state()?.ctxs.contains_key(&id) { Ok(()) } else { Err(CuError::InvalidContext) }
+}
+
+/// cuCtxPushCurrent_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxPushCurrent_v2(ctx: Handle) -> CUresult {
+    guard(|| {
+        check_ctx(key(ctx))?;
+        STACK.with(|s| s.borrow_mut().push(key(ctx)));
+        Ok(())
+    })
+}
+
+/// cuCtxPopCurrent_v2: `pctx` may be NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxPopCurrent_v2(pctx: *mut Handle) -> CUresult {
+    guard(|| {
+        initialized()?;
+        let id = STACK.with(|s| s.borrow_mut().pop()).ok_or(CuError::InvalidContext)?;
+        if !pctx.is_null() {
+            raw::put(pctx, handle(id))?;
+        }
+        Ok(())
+    })
+}
+
+/// cuCtxGetCurrent: NULL when the stack is empty.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxGetCurrent(pctx: *mut Handle) -> CUresult {
+    guard(|| {
+        initialized()?;
+        let id = STACK.with(|s| s.borrow().last().copied()).unwrap_or(0);
+        raw::put(pctx, handle(id))
+    })
+}
+
+/// cuCtxSetCurrent: replaces the top of the stack (NULL pops it).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxSetCurrent(ctx: Handle) -> CUresult {
+    guard(|| {
+        initialized()?;
+        let id = key(ctx);
+        if id != 0 {
+            check_ctx(id)?;
+        }
+        STACK.with(|s| {
+            let mut s = s.borrow_mut();
+            s.pop();
+            if id != 0 {
+                s.push(id);
+            }
+        });
+        Ok(())
+    })
+}
+
+/// cuCtxGetDevice.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
+    guard(|| {
+        current()?;
+        raw::put(dev, 0)
+    })
+}
+
+/// cuCtxSynchronize: waits for all work of the current context; reports its sticky error.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxSynchronize() -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        gpu.ctx_synchronize(h)
+    })
+}
+
+/// cuDevicePrimaryCtxRetain: the device's shared context, created on first retain.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        if pctx.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let mut st = state()?;
+        let id = match st.primary {
+            Some((id, n)) => {
+                st.primary = Some((id, n + 1));
+                id
+            }
+            None => {
+                let h = st.gpu().ctx_create()?;
+                let id = st.id();
+                st.ctxs.insert(id, h);
+                st.primary = Some((id, 1));
+                id
+            }
+        };
+        raw::put(pctx, handle(id))
+    })
+}
+
+/// cuDevicePrimaryCtxRelease_v2: the last release destroys the primary context.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let mut st = state()?;
+        match st.primary {
+            None => Err(CuError::InvalidContext),
+            Some((id, 1)) => {
+                st.primary = None;
+                st.destroy_ctx(id)
+            }
+            Some((id, n)) => {
+                st.primary = Some((id, n - 1));
+                Ok(())
+            }
+        }
+    })
+}
+
+/// cuDevicePrimaryCtxRelease (pre-11 name).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
+    cuDevicePrimaryCtxRelease_v2(dev)
+}
+
+/// cuDevicePrimaryCtxReset_v2: destroys the primary context and everything in it now.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let mut st = state()?;
+        if let Some((id, _)) = st.primary.take() {
+            st.destroy_ctx(id)?;
+        }
+        Ok(())
+    })
+}
+
+/// cuDevicePrimaryCtxReset (pre-11 name).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDevicePrimaryCtxReset(dev: CUdevice) -> CUresult {
+    cuDevicePrimaryCtxReset_v2(dev)
+}
+
+/// cuDevicePrimaryCtxGetState: flags are always 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let on = state()?.primary.is_some();
+        raw::put(flags, 0)?;
+        raw::put(active, on as c_int)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory
+
+/// cuMemAlloc_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        if dptr.is_null() || bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let p = gpu.mem_alloc(h, bytes as u64)?;
+        raw::put(dptr, p)
+    })
+}
+
+/// cuMemFree_v2 (freeing 0 is a no-op, as in CUDA).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        if dptr == 0 {
+            return Ok(());
+        }
+        gpu.mem_free(h, dptr)
+    })
+}
+
+/// cuMemGetInfo_v2: free and total VRAM.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    guard(|| {
+        let (gpu, _, _) = current()?;
+        let (f, t) = gpu.mem_info();
+        raw::put(free, f as usize)?;
+        raw::put(total, t as usize)
+    })
+}
+
+fn count_copy(bytes: usize) {
+    if let Ok(mut st) = state() {
+        st.stats.copies += 1;
+        st.stats.copy_bytes += bytes as u64;
+    }
+}
+
+/// cuMemcpyHtoD_v2: returns once the source may be reused.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        gpu.memcpy_htod(h, dst, raw::bytes(src.cast(), bytes)?)?;
+        count_copy(bytes);
+        Ok(())
+    })
+}
+
+/// cuMemcpyDtoH_v2: waits for earlier work of the context (a launch included).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)?;
+        count_copy(bytes);
+        Ok(())
+    })
+}
+
+/// cuMemcpyDtoD_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        gpu.memcpy_dtod(h, dst, src, bytes as u64)?;
+        count_copy(bytes);
+        Ok(())
+    })
+}
+
+/// Only the legacy default stream (NULL) exists; other streams are not supported yet.
+fn default_stream(stream: Handle) -> Result<()> {
+    if stream.is_null() { Ok(()) } else { Err(CuError::InvalidHandle) }
+}
+
+/// cuMemcpyHtoDAsync_v2 on the default stream (completes before returning).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
+    guard(|| {
+        current()?;
+        default_stream(stream)?;
+        match cuMemcpyHtoD_v2(dst, src, bytes) {
+            0 => Ok(()),
+            e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
+        }
+    })
+}
+
+/// cuMemcpyDtoHAsync_v2 on the default stream (completes before returning).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    guard(|| {
+        current()?;
+        default_stream(stream)?;
+        match cuMemcpyDtoH_v2(dst, src, bytes) {
+            0 => Ok(()),
+            e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
+        }
+    })
+}
+
+fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
+    let (gpu, _, h) = current()?;
+    gpu.memset(h, dst, v, n as u64).map(|_| ())
+}
+
+/// cuMemsetD8_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult {
+    guard(|| memset(dst, MemsetValue::U8(v), n))
+}
+
+/// cuMemsetD16_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult {
+    guard(|| memset(dst, MemsetValue::U16(v), n))
+}
+
+/// cuMemsetD32_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUresult {
+    guard(|| memset(dst, MemsetValue::U32(v), n))
+}
+
+/// CU_MEMHOSTALLOC_PORTABLE | DEVICEMAP | WRITECOMBINED.
+const HOSTALLOC_FLAGS: c_uint = 0x7;
+
+fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> Result<()> {
+    let (gpu, ctx, h) = current()?;
+    if pp.is_null() || bytes == 0 || flags & !HOSTALLOC_FLAGS != 0 {
+        return Err(CuError::InvalidValue);
+    }
+    let (dptr, mem) = gpu.mem_alloc_host(h, bytes as u64)?;
+    let p = mem.as_mut_ptr();
+    state()?.host.insert(p.addr(), HostAlloc { ctx, dptr, bytes, _mem: mem });
+    raw::put(pp, p.cast())
+}
+
+/// cuMemAllocHost_v2: pinned host memory, mapped into the current context's page tables.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
+    guard(|| host_alloc(pp, bytes, 0))
+}
+
+/// cuMemHostAlloc: as cuMemAllocHost; every allocation is device-mapped.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> CUresult {
+    guard(|| host_alloc(pp, bytes, flags))
+}
+
+/// cuMemFreeHost.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    guard(|| {
+        let mut st = state()?;
+        let a = st.host.remove(&p.addr()).ok_or(CuError::InvalidValue)?;
+        let h = *st.ctxs.get(&a.ctx).ok_or(CuError::InvalidContext)?;
+        let gpu = st.gpu();
+        drop(st);
+        gpu.mem_free_host(h, a.dptr)
+    })
+}
+
+/// cuMemHostGetDevicePointer_v2: the device address of any byte of a pinned allocation.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemHostGetDevicePointer_v2(dptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) -> CUresult {
+    guard(|| {
+        let (_, ctx, _) = current()?;
+        if flags != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let st = state()?;
+        let a = p.addr();
+        let d = st
+            .host
+            .iter()
+            .find(|(base, h)| h.ctx == ctx && a >= **base && a - **base < h.bytes)
+            .map(|(base, h)| h.dptr + (a - base) as u64)
+            .ok_or(CuError::InvalidValue)?;
+        raw::put(dptr, d)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Modules and functions
+
+/// Load an image into the current context; JIT messages go to `error_log`/`info_log`.
+fn load(image: &[u8], error_log: &mut String, info_log: &mut String) -> Result<usize> {
+    let (gpu, ctx, h) = current()?;
+    let m = match runtime_core::image_kind(image) {
+        ImageKind::Ptx(src) => {
+            let prog = ptx::compile_ptx(src).map_err(|e| {
+                *error_log = format!("ptxas: {e}");
+                CuError::InvalidPtx
+            })?;
+            for k in &prog.kernels {
+                info_log.push_str(&format!(
+                    "ptxas info: Function properties for {}: {} registers, {} bytes smem, {} bytes lmem\n",
+                    k.name, k.regs, k.shared_bytes, k.local_bytes
+                ));
+            }
+            gpu.module_load(h, prog)?
+        }
+        _ => gpu.module_load_image(h, image).inspect_err(|e| *error_log = format!("rgdev: {}", e.description()))?,
+    };
+    let mut st = state()?;
+    let id = st.id();
+    st.modules.insert(id, (ctx, m));
+    Ok(id)
+}
+
+/// cuModuleLoad: a PTX or rgdev container file, whatever its name ends with.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuModuleLoad(module: *mut Handle, fname: *const c_char) -> CUresult {
+    guard(|| {
+        current()?;
+        if module.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let bytes = std::fs::read(raw::str(fname)?).map_err(|_| CuError::FileNotFound)?;
+        let id = load(&bytes, &mut String::new(), &mut String::new())?;
+        raw::put(module, handle(id))
+    })
+}
+
+/// cuModuleLoadData: PTX text (NUL-terminated) or an rgdev container.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuModuleLoadData(module: *mut Handle, image: *const c_void) -> CUresult {
+    guard(|| {
+        current()?;
+        if module.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let id = load(raw::image(image.cast())?, &mut String::new(), &mut String::new())?;
+        raw::put(module, handle(id))
+    })
+}
+
+/// JIT option numbers (`CUjit_option`) this library acts on; others are accepted and ignored.
+const JIT_INFO_LOG_BUFFER: c_int = 3;
+const JIT_INFO_LOG_BUFFER_SIZE_BYTES: c_int = 4;
+const JIT_ERROR_LOG_BUFFER: c_int = 5;
+const JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
+const JIT_NUM_OPTIONS: c_int = 33;
+
+/// cuModuleLoadDataEx: as cuModuleLoadData, filling the info and error log buffers with
+/// the JIT's messages (truncated, NUL-terminated; the size options are updated to the
+/// bytes written).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuModuleLoadDataEx(
+    module: *mut Handle,
+    image: *const c_void,
+    num_options: c_uint,
+    options: *const c_int,
+    values: *mut *mut c_void,
+) -> CUresult {
+    guard(|| {
+        current()?;
+        if module.is_null() || (num_options > 0 && (options.is_null() || values.is_null())) {
+            return Err(CuError::InvalidValue);
+        }
+        let n = num_options as usize;
+        let mut opts = Vec::with_capacity(n.min(64));
+        for i in 0..n {
+            let o = raw::get(options.wrapping_add(i))?;
+            if !(0..JIT_NUM_OPTIONS).contains(&o) {
+                return Err(CuError::InvalidValue);
+            }
+            opts.push((o, raw::get(values.wrapping_add(i).cast_const())?));
+        }
+        let find = |o: c_int| opts.iter().position(|x| x.0 == o);
+        let (mut err, mut info) = (String::new(), String::new());
+        let r = load(raw::image(image.cast())?, &mut err, &mut info);
+        for (buf_opt, size_opt, text) in [
+            (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES, &err),
+            (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES, &info),
+        ] {
+            let (Some(b), Some(s)) = (find(buf_opt), find(size_opt)) else { continue };
+            let cap = opts[s].1.addr();
+            if cap == 0 || opts[b].1.is_null() {
+                continue;
+            }
+            let out = raw::bytes_mut(opts[b].1.cast(), cap)?;
+            let k = text.len().min(cap - 1);
+            out[..k].copy_from_slice(&text.as_bytes()[..k]);
+            out[k] = 0;
+            raw::put(values.wrapping_add(s), std::ptr::without_provenance_mut(k))?;
+        }
+        raw::put(module, handle(r?))
+    })
+}
+
+/// cuModuleUnload: its functions become invalid handles.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuModuleUnload(module: Handle) -> CUresult {
+    guard(|| {
+        let mut st = state()?;
+        let id = key(module);
+        let (ctx, m) = st.modules.remove(&id).ok_or(CuError::InvalidHandle)?;
+        st.funcs.retain(|_, f| f.module != id);
+        let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
+        let gpu = st.gpu();
+        drop(st);
+        gpu.module_unload(h, m)
+    })
+}
+
+fn module(id: usize) -> Result<(Arc<UserGpu>, usize, CtxHandle, ModuleHandle)> {
+    let st = state()?;
+    let &(ctx, m) = st.modules.get(&id).ok_or(CuError::InvalidHandle)?;
+    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
+    Ok((st.gpu(), ctx, h, m))
+}
+
+/// cuModuleGetFunction: CUDA_ERROR_NOT_FOUND for an unknown name.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *const c_char) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, h, m) = self::module(key(module))?;
+        if pf.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let f = gpu.module_get_function(h, m, raw::str(name)?)?;
+        let mut st = state()?;
+        let existing = st.funcs.iter().find(|(_, x)| x.f == f && x.ctx == ctx).map(|(&k, _)| k);
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let id = st.id();
+                st.funcs.insert(id, Func { ctx, module: key(module), f });
+                id
+            }
+        };
+        raw::put(pf, handle(id))
+    })
+}
+
+/// cuModuleGetGlobal_v2: either output may be NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuModuleGetGlobal_v2(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    module: Handle,
+    name: *const c_char,
+) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, m) = self::module(key(module))?;
+        let (p, n) = gpu.module_get_global(h, m, raw::str(name)?)?;
+        if !dptr.is_null() {
+            raw::put(dptr, p)?;
+        }
+        if !bytes.is_null() {
+            raw::put(bytes, n as usize)?;
+        }
+        Ok(())
+    })
+}
+
+fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {
+    let st = state()?;
+    let x = st.funcs.get(&key(f)).ok_or(CuError::InvalidHandle)?;
+    let h = *st.ctxs.get(&x.ctx).ok_or(CuError::InvalidContext)?;
+    Ok((st.gpu(), h, x.f))
+}
+
+fn attrs(f: Handle) -> Result<FuncAttributes> {
+    let (gpu, h, f) = func(f)?;
+    gpu.func_attributes(h, f)
+}
+
+/// cuFuncGetAttribute (`CUfunction_attribute` 0–8).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -> CUresult {
+    guard(|| {
+        let a = attrs(f)?;
+        let max_shared = runtime_core::module::MAX_SHARED;
+        let v = match attrib {
+            0 => a.max_threads,                             // MAX_THREADS_PER_BLOCK
+            1 => a.shared_bytes,                            // SHARED_SIZE_BYTES
+            2 => 0,                                         // CONST_SIZE_BYTES (module-level .const)
+            3 => a.local_bytes,                             // LOCAL_SIZE_BYTES
+            4 => a.regs,                                    // NUM_REGS
+            5 | 6 => 70,                                    // PTX_VERSION, BINARY_VERSION
+            7 => 0,                                         // CACHE_MODE_CA
+            8 => max_shared.saturating_sub(a.shared_bytes), // MAX_DYNAMIC_SHARED_SIZE_BYTES
+            _ => return Err(CuError::InvalidValue),
+        };
+        raw::put(pi, v as c_int)
+    })
+}
+
+fn launched(r: Result<runtime_core::Fence>) -> Result<()> {
+    r?;
+    if let Ok(mut st) = state() {
+        st.stats.launches += 1;
+    }
+    Ok(())
+}
+
+const LAUNCH_PARAM_END: usize = 0;
+const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+
+/// cuLaunchKernel on the default stream: arguments from `kernelParams` (one pointer per
+/// parameter, sizes from the PTX signature) or `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER and
+/// _SIZE, ended by CU_LAUNCH_PARAM_END), not both.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunchKernel(
+    f: Handle,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    stream: Handle,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        default_stream(stream)?;
+        let (grid, block) = ([gx, gy, gz], [bx, by, bz]);
+        if !params.is_null() && !extra.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let a = gpu.func_attributes(h, fh)?;
+        if !extra.is_null() {
+            let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+            for i in (0..).step_by(2) {
+                if i > 64 {
+                    return Err(CuError::InvalidValue);
+                }
+                match raw::get(extra.wrapping_add(i))?.addr() {
+                    LAUNCH_PARAM_END => break,
+                    LAUNCH_PARAM_BUFFER_POINTER => buf = raw::get(extra.wrapping_add(i + 1))?.cast(),
+                    LAUNCH_PARAM_BUFFER_SIZE => {
+                        size = Some(raw::get(raw::get(extra.wrapping_add(i + 1))?.cast::<usize>())?)
+                    }
+                    _ => return Err(CuError::InvalidValue),
+                }
+            }
+            let size = size.ok_or(CuError::InvalidValue)?;
+            if size != a.param_bytes as usize {
+                return Err(CuError::InvalidValue);
+            }
+            return launched(gpu.launch(h, fh, grid, block, shared, raw::bytes(buf, size)?));
+        }
+        if a.params.is_empty() {
+            return launched(gpu.launch(h, fh, grid, block, shared, &[]));
+        }
+        if params.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let mut args = Vec::with_capacity(a.params.len());
+        for (i, &(_, size)) in a.params.iter().enumerate() {
+            args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
+        }
+        launched(gpu.launch_with_args(h, fh, grid, block, shared, &args))
+    })
+}
+
+/// cuFuncSetBlockShape (legacy launch API).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuFuncSetBlockShape(f: Handle, x: c_int, y: c_int, z: c_int) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        let d = |v: c_int| u32::try_from(v).map_err(|_| CuError::InvalidValue);
+        gpu.func_set_block_shape(h, fh, [d(x)?, d(y)?, d(z)?])
+    })
+}
+
+/// cuFuncSetSharedSize (legacy): dynamic shared memory bytes.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuFuncSetSharedSize(f: Handle, bytes: c_uint) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        gpu.func_set_shared_size(h, fh, bytes)
+    })
+}
+
+/// cuParamSetSize (legacy).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSetSize(f: Handle, bytes: c_uint) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        gpu.param_set_size(h, fh, bytes)
+    })
+}
+
+/// cuParamSeti (legacy): 4 bytes at `offset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSeti(f: Handle, offset: c_int, v: c_uint) -> CUresult {
+    guard(|| param_set(f, offset, &v.to_le_bytes()))
+}
+
+/// cuParamSetf (legacy): a float at `offset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSetf(f: Handle, offset: c_int, v: c_float) -> CUresult {
+    guard(|| param_set(f, offset, &v.to_le_bytes()))
+}
+
+/// cuParamSetv (legacy): `bytes` raw bytes at `offset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSetv(f: Handle, offset: c_int, p: *mut c_void, bytes: c_uint) -> CUresult {
+    guard(|| param_set(f, offset, raw::bytes(p.cast(), bytes as usize)?))
+}
+
+fn param_set(f: Handle, offset: c_int, bytes: &[u8]) -> Result<()> {
+    let (gpu, h, fh) = func(f)?;
+    let off = u32::try_from(offset).map_err(|_| CuError::InvalidValue)?;
+    gpu.param_set(h, fh, off, bytes)
+}
+
+/// cuLaunchGrid (legacy): a `w`×`h` grid of the shape set with cuFuncSetBlockShape.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunchGrid(f: Handle, w: c_int, hgt: c_int) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        let d = |v: c_int| u32::try_from(v).map_err(|_| CuError::InvalidValue);
+        launched(gpu.launch_grid(h, fh, [d(w)?, d(hgt)?]))
+    })
+}
+
+/// cuLaunch (legacy): a 1×1 grid.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunch(f: Handle) -> CUresult {
+    cuLaunchGrid(f, 1, 1)
+}
+
+// ---------------------------------------------------------------------------------------
+// Occupancy
+
+/// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
+/// device configuration's per-SM limits (threads, blocks, registers, shared memory).
+fn blocks_per_sm(cfg: &DeviceConfig, a: &FuncAttributes, block: u32, dyn_shared: usize) -> u32 {
+    if block == 0 || block > a.max_threads {
+        return 0;
+    }
+    let warps = block.div_ceil(32);
+    let by_threads = cfg.max_threads_per_sm / (warps * 32);
+    // Registers are allocated per warp in units of 256.
+    let regs_per_warp = (a.regs.max(1) * 32).div_ceil(256) * 256;
+    let by_regs = cfg.regs_per_sm / (regs_per_warp * warps);
+    let shared = a.shared_bytes as u64 + dyn_shared as u64;
+    if shared > runtime_core::module::MAX_SHARED as u64 {
+        return 0;
+    }
+    let by_shared = (cfg.shared_per_sm as u64).checked_div(shared).map_or(u32::MAX, |v| v as u32);
+    by_threads.min(by_regs).min(by_shared).min(cfg.max_blocks_per_sm)
+}
+
+/// cuOccupancyMaxActiveBlocksPerMultiprocessor.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    num_blocks: *mut c_int,
+    f: Handle,
+    block: c_int,
+    dyn_shared: usize,
+) -> CUresult {
+    guard(|| {
+        let a = attrs(f)?;
+        let block = u32::try_from(block).map_err(|_| CuError::InvalidValue)?;
+        let n = blocks_per_sm(&state()?.config, &a, block, dyn_shared);
+        raw::put(num_blocks, n as c_int)
+    })
+}
+
+/// `size_t (*)(int blockSize)`: dynamic shared memory for a block size.
+pub type BlockToShared = Option<extern "C" fn(c_int) -> usize>;
+
+/// cuOccupancyMaxPotentialBlockSize: the block size (a multiple of 32, at most
+/// `limit` when non-zero) with the most resident threads per SM, the largest on a tie;
+/// `min_grid` is the grid that fills every SM at that occupancy.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
+    min_grid: *mut c_int,
+    block_size: *mut c_int,
+    f: Handle,
+    b2s: BlockToShared,
+    dyn_shared: usize,
+    limit: c_int,
+) -> CUresult {
+    guard(|| {
+        let a = attrs(f)?;
+        if min_grid.is_null() || block_size.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let st = state()?;
+        let (cfg, sms) = (st.config.clone(), st.dev.info().sms);
+        drop(st);
+        let mut max = a.max_threads;
+        if limit > 0 {
+            max = max.min(limit as u32);
+        }
+        let mut best = (0u32, 0u32); // (threads resident, block size)
+        let mut b = max / 32 * 32;
+        while b >= 32 {
+            let smem = b2s.map_or(dyn_shared, |g| g(b as c_int));
+            let n = blocks_per_sm(&cfg, &a, b, smem);
+            if n * b > best.0 {
+                best = (n * b, b);
+            }
+            b -= 32;
+        }
+        if best.1 == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        raw::put(block_size, best.1 as c_int)?;
+        raw::put(min_grid, (best.0 / best.1 * sms) as c_int)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Streams and events: not supported yet (every call returns CUDA_ERROR_NOT_SUPPORTED).
+
+macro_rules! not_supported {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: not supported yet (CUDA_ERROR_NOT_SUPPORTED).")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $name($(_: $ty),*) -> CUresult {
+            CuError::NotSupported.code() as CUresult
+        }
+    )*};
+}
+
+not_supported! {
+    cuStreamCreate(s: *mut Handle, flags: c_uint);
+    cuStreamDestroy_v2(s: Handle);
+    cuStreamQuery(s: Handle);
+    cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint);
+    cuEventCreate(e: *mut Handle, flags: c_uint);
+    cuEventDestroy_v2(e: Handle);
+    cuEventRecord(e: Handle, s: Handle);
+    cuEventSynchronize(e: Handle);
+    cuEventQuery(e: Handle);
+    cuEventElapsedTime(ms: *mut c_float, a: Handle, b: Handle);
+}
+
+/// cuStreamSynchronize: the default stream (NULL) is the context's work; other streams do
+/// not exist yet.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamSynchronize(stream: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        default_stream(stream)?;
+        gpu.ctx_synchronize(h)
+    })
+}
