@@ -332,17 +332,13 @@ impl ComputeEngine {
         let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
         // The dispatcher: how many blocks of this shape an SM holds at once.
         let cfg = cx.cfg;
-        let warps = threads.div_ceil(WARP_SIZE as u64);
-        let regs = r.regs.max(1) as u64 * warps * WARP_SIZE as u64;
-        let per_sm = [
-            cfg.max_blocks_per_sm as u64,
-            cfg.max_threads_per_sm as u64 / threads,
-            cfg.regs_per_sm as u64 / regs,
-            if r.shared == 0 { u64::MAX } else { cfg.shared_per_sm as u64 / r.shared as u64 },
-        ]
-        .into_iter()
-        .min()
-        .unwrap_or(0);
+        let sm = hw::occupancy::SmLimits {
+            threads: cfg.max_threads_per_sm,
+            blocks: cfg.max_blocks_per_sm,
+            regs: cfg.regs_per_sm,
+            shared: cfg.shared_per_sm,
+        };
+        let per_sm = hw::occupancy::blocks_per_sm(&sm, threads as u32, r.regs, r.shared) as u64;
         if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
             return Err(bad(0)); // the block does not fit on an SM, or asks for too much local memory
         }

@@ -20,5 +20,6 @@ pub mod cmd;
 pub mod inst;
 pub mod isa;
 pub mod mmu;
+pub mod occupancy;
 pub mod pci;
 pub mod regs;

@@ -1112,22 +1112,23 @@ pub extern "C" fn cuLaunch(f: Handle) -> CUresult {
 // Occupancy
 
 /// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
-/// device configuration's per-SM limits (threads, blocks, registers, shared memory).
+/// device configuration's per-SM limits, by the rule the device's dispatcher applies
+/// (`hw::occupancy`).
 fn blocks_per_sm(cfg: &DeviceConfig, a: &FuncAttributes, block: u32, dyn_shared: usize) -> u32 {
     if block == 0 || block > a.max_threads {
         return 0;
     }
-    let warps = block.div_ceil(32);
-    let by_threads = cfg.max_threads_per_sm / (warps * 32);
-    // Registers are allocated per warp in units of 256.
-    let regs_per_warp = (a.regs.max(1) * 32).div_ceil(256) * 256;
-    let by_regs = cfg.regs_per_sm / (regs_per_warp * warps);
     let shared = a.shared_bytes as u64 + dyn_shared as u64;
     if shared > runtime_core::module::MAX_SHARED as u64 {
         return 0;
     }
-    let by_shared = (cfg.shared_per_sm as u64).checked_div(shared).map_or(u32::MAX, |v| v as u32);
-    by_threads.min(by_regs).min(by_shared).min(cfg.max_blocks_per_sm)
+    let sm = hw::occupancy::SmLimits {
+        threads: cfg.max_threads_per_sm,
+        blocks: cfg.max_blocks_per_sm,
+        regs: cfg.regs_per_sm,
+        shared: cfg.shared_per_sm,
+    };
+    hw::occupancy::blocks_per_sm(&sm, block, a.regs, shared as u32)
 }
 
 /// cuOccupancyMaxActiveBlocksPerMultiprocessor.
