@@ -19,6 +19,7 @@
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::not_unsafe_ptr_arg_deref, clippy::too_many_arguments)]
 
 mod raw;
+pub mod unsupported;
 
 use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
 use runtime_core::{FuncAttributes, FuncHandle, ImageKind, ModuleHandle};
@@ -345,6 +346,7 @@ fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         84 => 0,                                         // MULTI_GPU_BOARD
         97 => i(MAX_SHARED as u64),                      // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         106 => i(c.max_blocks_per_sm as u64),            // MAX_BLOCKS_PER_MULTIPROCESSOR
+        115 => 0,                                        // MEMORY_POOLS_SUPPORTED (no stream-ordered allocator)
         _ => return None,
     })
 }
@@ -699,6 +701,36 @@ pub extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUresult {
     guard(|| memset(dst, MemsetValue::U32(v), n))
+}
+
+/// cuMemsetD8Async on the default stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, stream: Handle) -> CUresult {
+    guard(|| default_stream(stream).and_then(|()| memset(dst, MemsetValue::U8(v), n)))
+}
+
+/// cuMemsetD16Async on the default stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, stream: Handle) -> CUresult {
+    guard(|| default_stream(stream).and_then(|()| memset(dst, MemsetValue::U16(v), n)))
+}
+
+/// cuMemsetD32Async on the default stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) -> CUresult {
+    guard(|| default_stream(stream).and_then(|()| memset(dst, MemsetValue::U32(v), n)))
+}
+
+/// cuMemcpyDtoDAsync_v2 on the default stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        default_stream(stream)?;
+        gpu.memcpy_dtod(h, dst, src, bytes as u64)?;
+        count_copy(bytes);
+        Ok(())
+    })
 }
 
 /// CU_MEMHOSTALLOC_PORTABLE | DEVICEMAP | WRITECOMBINED.

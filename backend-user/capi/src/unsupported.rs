@@ -1,0 +1,140 @@
+//! The rest of the CUDA 12 Driver API table: entry points rgdev does not implement.
+//!
+//! Each is exported under its CUDA name and returns CUDA_ERROR_NOT_SUPPORTED, so programs
+//! and loaders that resolve the whole table up front (cudarc's dynamic loading does) link
+//! and run, and a call to one of these gets a clean error. The functions take no
+//! parameters: under the C calling conventions of the supported targets (x86-64 System V,
+//! AArch64 AAPCS) the caller owns its argument registers and stack, so a callee that
+//! ignores them is correct for any argument list.
+
+use crate::CUresult;
+use runtime_core::CuError;
+
+macro_rules! unsupported {
+    ($($name:ident)*) => {
+        $(
+            #[doc = concat!("`", stringify!($name), "`: not supported (CUDA_ERROR_NOT_SUPPORTED).")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn $name() -> CUresult {
+                CuError::NotSupported.code() as CUresult
+            }
+        )*
+        /// The names above, for the README and tests.
+        pub const NAMES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+unsupported! {
+    cuArray3DCreate_v2 cuArray3DGetDescriptor_v2 cuArrayCreate_v2 cuArrayDestroy cuArrayGetDescriptor_v2
+    cuArrayGetMemoryRequirements cuArrayGetPlane cuArrayGetSparseProperties cuCoredumpGetAttribute
+    cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3
+    cuCtxDetach cuCtxDisablePeerAccess cuCtxEnablePeerAccess cuCtxFromGreenCtx cuCtxGetApiVersion
+    cuCtxGetCacheConfig cuCtxGetDevResource cuCtxGetDevice_v2 cuCtxGetExecAffinity cuCtxGetFlags cuCtxGetId
+    cuCtxGetLimit cuCtxGetSharedMemConfig cuCtxGetStreamPriorityRange cuCtxRecordEvent cuCtxResetPersistingL2Cache
+    cuCtxSetCacheConfig cuCtxSetFlags cuCtxSetLimit cuCtxSetSharedMemConfig cuCtxSynchronize_v2 cuCtxWaitEvent
+    cuDestroyExternalMemory cuDestroyExternalSemaphore cuDevResourceGenerateDesc cuDevSmResourceSplitByCount
+    cuDeviceGetByPCIBusId cuDeviceGetDefaultMemPool cuDeviceGetDevResource cuDeviceGetExecAffinitySupport
+    cuDeviceGetGraphMemAttribute cuDeviceGetHostAtomicCapabilities cuDeviceGetLuid cuDeviceGetMemPool
+    cuDeviceGetP2PAtomicCapabilities cuDeviceGetP2PAttribute cuDeviceGetPCIBusId cuDeviceGetProperties
+    cuDeviceGetTexture1DLinearMaxWidth cuDeviceGetUuid cuDeviceGetUuid_v2 cuDeviceGraphMemTrim
+    cuDevicePrimaryCtxSetFlags_v2 cuDeviceRegisterAsyncNotification cuDeviceSetGraphMemAttribute cuDeviceSetMemPool
+    cuDeviceUnregisterAsyncNotification cuEventElapsedTime_v2 cuEventRecordWithFlags cuExternalMemoryGetMappedBuffer
+    cuExternalMemoryGetMappedMipmappedArray cuFlushGPUDirectRDMAWrites cuFuncGetModule cuFuncGetName
+    cuFuncGetParamInfo cuFuncIsLoaded cuFuncLoad cuFuncSetAttribute cuFuncSetCacheConfig cuFuncSetSharedMemConfig
+    cuGetExportTable cuGetProcAddress cuGetProcAddress_v2 cuGraphAddBatchMemOpNode cuGraphAddChildGraphNode
+    cuGraphAddDependencies cuGraphAddDependencies_v2 cuGraphAddEmptyNode cuGraphAddEventRecordNode
+    cuGraphAddEventWaitNode cuGraphAddExternalSemaphoresSignalNode cuGraphAddExternalSemaphoresWaitNode
+    cuGraphAddHostNode cuGraphAddKernelNode cuGraphAddKernelNode_v2 cuGraphAddMemAllocNode cuGraphAddMemFreeNode
+    cuGraphAddMemcpyNode cuGraphAddMemsetNode cuGraphAddNode cuGraphAddNode_v2 cuGraphBatchMemOpNodeGetParams
+    cuGraphBatchMemOpNodeSetParams cuGraphChildGraphNodeGetGraph cuGraphClone cuGraphConditionalHandleCreate
+    cuGraphCreate cuGraphDebugDotPrint cuGraphDestroy cuGraphDestroyNode cuGraphEventRecordNodeGetEvent
+    cuGraphEventRecordNodeSetEvent cuGraphEventWaitNodeGetEvent cuGraphEventWaitNodeSetEvent
+    cuGraphExecBatchMemOpNodeSetParams cuGraphExecChildGraphNodeSetParams cuGraphExecDestroy
+    cuGraphExecEventRecordNodeSetEvent cuGraphExecEventWaitNodeSetEvent
+    cuGraphExecExternalSemaphoresSignalNodeSetParams cuGraphExecExternalSemaphoresWaitNodeSetParams
+    cuGraphExecGetFlags cuGraphExecHostNodeSetParams cuGraphExecKernelNodeSetParams
+    cuGraphExecKernelNodeSetParams_v2 cuGraphExecMemcpyNodeSetParams cuGraphExecMemsetNodeSetParams
+    cuGraphExecNodeSetParams cuGraphExecUpdate cuGraphExecUpdate_v2 cuGraphExternalSemaphoresSignalNodeGetParams
+    cuGraphExternalSemaphoresSignalNodeSetParams cuGraphExternalSemaphoresWaitNodeGetParams
+    cuGraphExternalSemaphoresWaitNodeSetParams cuGraphGetEdges cuGraphGetEdges_v2 cuGraphGetNodes
+    cuGraphGetRootNodes cuGraphHostNodeGetParams cuGraphHostNodeSetParams cuGraphInstantiateWithFlags
+    cuGraphInstantiateWithParams cuGraphInstantiate_v2 cuGraphKernelNodeCopyAttributes cuGraphKernelNodeGetAttribute
+    cuGraphKernelNodeGetParams cuGraphKernelNodeGetParams_v2 cuGraphKernelNodeSetAttribute
+    cuGraphKernelNodeSetParams cuGraphKernelNodeSetParams_v2 cuGraphLaunch cuGraphMemAllocNodeGetParams
+    cuGraphMemFreeNodeGetParams cuGraphMemcpyNodeGetParams cuGraphMemcpyNodeSetParams cuGraphMemsetNodeGetParams
+    cuGraphMemsetNodeSetParams cuGraphNodeFindInClone cuGraphNodeGetDependencies cuGraphNodeGetDependencies_v2
+    cuGraphNodeGetDependentNodes cuGraphNodeGetDependentNodes_v2 cuGraphNodeGetEnabled cuGraphNodeGetType
+    cuGraphNodeSetEnabled cuGraphNodeSetParams cuGraphReleaseUserObject cuGraphRemoveDependencies
+    cuGraphRemoveDependencies_v2 cuGraphRetainUserObject cuGraphUpload cuGraphicsMapResources
+    cuGraphicsResourceGetMappedMipmappedArray cuGraphicsResourceGetMappedPointer_v2 cuGraphicsResourceSetMapFlags_v2
+    cuGraphicsSubResourceGetMappedArray cuGraphicsUnmapResources cuGraphicsUnregisterResource cuGreenCtxCreate
+    cuGreenCtxDestroy cuGreenCtxGetDevResource cuGreenCtxGetId cuGreenCtxRecordEvent cuGreenCtxStreamCreate
+    cuGreenCtxWaitEvent cuImportExternalMemory cuImportExternalSemaphore cuIpcCloseMemHandle cuIpcGetEventHandle
+    cuIpcGetMemHandle cuIpcOpenEventHandle cuIpcOpenMemHandle_v2 cuKernelGetAttribute cuKernelGetFunction
+    cuKernelGetLibrary cuKernelGetName cuKernelGetParamInfo cuKernelSetAttribute cuKernelSetCacheConfig
+    cuLaunchCooperativeKernel cuLaunchCooperativeKernelMultiDevice cuLaunchGridAsync cuLaunchHostFunc
+    cuLaunchKernelEx cuLibraryEnumerateKernels cuLibraryGetGlobal cuLibraryGetKernel cuLibraryGetKernelCount
+    cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
+    cuLibraryUnload cuLinkAddData_v2 cuLinkAddFile_v2 cuLinkComplete cuLinkCreate_v2 cuLinkDestroy cuLogsCurrent
+    cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback cuMemAddressFree
+    cuMemAddressReserve cuMemAdvise cuMemAdvise_v2 cuMemAllocAsync cuMemAllocFromPoolAsync cuMemAllocManaged
+    cuMemAllocPitch_v2 cuMemBatchDecompressAsync cuMemCreate cuMemDiscardAndPrefetchBatchAsync
+    cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync cuMemGetAccess cuMemGetAddressRange_v2
+    cuMemGetAllocationGranularity cuMemGetAllocationPropertiesFromHandle cuMemGetDefaultMemPool
+    cuMemGetHandleForAddressRange cuMemGetMemPool cuMemHostGetFlags cuMemHostRegister_v2 cuMemHostUnregister
+    cuMemImportFromShareableHandle cuMemMap cuMemMapArrayAsync cuMemPoolCreate cuMemPoolDestroy
+    cuMemPoolExportPointer cuMemPoolExportToShareableHandle cuMemPoolGetAccess cuMemPoolGetAttribute
+    cuMemPoolImportFromShareableHandle cuMemPoolImportPointer cuMemPoolSetAccess cuMemPoolSetAttribute
+    cuMemPoolTrimTo cuMemPrefetchAsync cuMemPrefetchAsync_v2 cuMemPrefetchBatchAsync cuMemRangeGetAttribute
+    cuMemRangeGetAttributes cuMemRelease cuMemRetainAllocationHandle cuMemSetAccess cuMemSetMemPool cuMemUnmap
+    cuMemcpy cuMemcpy2DAsync_v2 cuMemcpy2DUnaligned_v2 cuMemcpy2D_v2 cuMemcpy3DAsync_v2 cuMemcpy3DBatchAsync
+    cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync cuMemcpy3D_v2 cuMemcpyAsync cuMemcpyAtoA_v2
+    cuMemcpyAtoD_v2 cuMemcpyAtoHAsync_v2 cuMemcpyAtoH_v2 cuMemcpyBatchAsync cuMemcpyBatchAsync_v2 cuMemcpyDtoA_v2
+     cuMemcpyHtoAAsync_v2 cuMemcpyHtoA_v2 cuMemcpyPeer cuMemcpyPeerAsync
+    cuMemsetD2D16Async cuMemsetD2D16_v2 cuMemsetD2D32Async cuMemsetD2D32_v2 cuMemsetD2D8Async cuMemsetD2D8_v2
+      cuMipmappedArrayCreate cuMipmappedArrayDestroy cuMipmappedArrayGetLevel
+    cuMipmappedArrayGetMemoryRequirements cuMipmappedArrayGetSparseProperties cuModuleEnumerateFunctions
+    cuModuleGetFunctionCount cuModuleGetLoadingMode cuModuleGetSurfRef cuModuleGetTexRef cuModuleLoadFatBinary
+    cuMulticastAddDevice cuMulticastBindAddr cuMulticastBindMem cuMulticastCreate cuMulticastGetGranularity
+    cuMulticastUnbind cuOccupancyAvailableDynamicSMemPerBlock cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+    cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
+    cuParamSetTexRef cuPointerGetAttribute cuPointerGetAttributes cuPointerSetAttribute cuProfilerInitialize
+    cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback cuStreamAttachMemAsync
+    cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2
+    cuStreamCopyAttributes cuStreamCreateWithPriority cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
+    cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx cuStreamGetCtx_v2 cuStreamGetDevice
+    cuStreamGetFlags cuStreamGetGreenCtx cuStreamGetId cuStreamGetPriority cuStreamIsCapturing cuStreamSetAttribute
+    cuStreamUpdateCaptureDependencies cuStreamUpdateCaptureDependencies_v2 cuStreamWaitValue32
+    cuStreamWaitValue32_v2 cuStreamWaitValue64 cuStreamWaitValue64_v2 cuStreamWriteValue32 cuStreamWriteValue32_v2
+    cuStreamWriteValue64 cuStreamWriteValue64_v2 cuSurfObjectCreate cuSurfObjectDestroy cuSurfObjectGetResourceDesc
+    cuSurfRefGetArray cuSurfRefSetArray cuTensorMapEncodeIm2col cuTensorMapEncodeIm2colWide cuTensorMapEncodeTiled
+    cuTensorMapReplaceAddress cuTexObjectCreate cuTexObjectDestroy cuTexObjectGetResourceDesc
+    cuTexObjectGetResourceViewDesc cuTexObjectGetTextureDesc cuTexRefCreate cuTexRefDestroy cuTexRefGetAddressMode
+    cuTexRefGetAddress_v2 cuTexRefGetArray cuTexRefGetBorderColor cuTexRefGetFilterMode cuTexRefGetFlags
+    cuTexRefGetFormat cuTexRefGetMaxAnisotropy cuTexRefGetMipmapFilterMode cuTexRefGetMipmapLevelBias
+    cuTexRefGetMipmapLevelClamp cuTexRefGetMipmappedArray cuTexRefSetAddress2D_v3 cuTexRefSetAddressMode
+    cuTexRefSetAddress_v2 cuTexRefSetArray cuTexRefSetBorderColor cuTexRefSetFilterMode cuTexRefSetFlags
+    cuTexRefSetFormat cuTexRefSetMaxAnisotropy cuTexRefSetMipmapFilterMode cuTexRefSetMipmapLevelBias
+    cuTexRefSetMipmapLevelClamp cuTexRefSetMipmappedArray cuThreadExchangeStreamCaptureMode cuUserObjectCreate
+    cuUserObjectRelease cuUserObjectRetain cuWaitExternalSemaphoresAsync
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_stub_says_not_supported() {
+        assert_eq!(cuArrayDestroy(), 801);
+        assert_eq!(cuGraphLaunch(), 801);
+        let mut names = NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), NAMES.len(), "a name is listed twice");
+        assert!(NAMES.iter().all(|n| n.starts_with("cu")));
+        // Implemented entry points are not shadowed by a stub.
+        for n in ["cuMemAlloc_v2", "cuLaunchKernel", "cuMemsetD8Async", "cuStreamCreate"] {
+            assert!(!NAMES.contains(&n), "{n}");
+        }
+    }
+}
