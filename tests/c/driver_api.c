@@ -1,7 +1,8 @@
 /*
  * Driver API conformance test for rgdev's libcuda.so.1, in C, against the project's own
  * cuda.h. Every result is checked against a CPU reference. Run by tests/tests/c_abi.rs:
- *     driver_api KERNELS_DIR
+ *     driver_api KERNELS_DIR VECADD_CONTAINER
+ * where VECADD_CONTAINER is kernels/vecadd.ptx compiled by `rgdev ptxas -o`.
  */
 #include <cuda.h>
 #include <pthread.h>
@@ -43,7 +44,10 @@ static int failures;
 
 static char *read_file(const char *dir, const char *name) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (dir)
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    else
+        snprintf(path, sizeof path, "%s", name);
     FILE *f = fopen(path, "rb");
     if (!f) {
         perror(path);
@@ -523,8 +527,8 @@ static void error_paths(const char *ptx) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s KERNELS_DIR\n", argv[0]);
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s KERNELS_DIR VECADD_CONTAINER\n", argv[0]);
         return 2;
     }
     kernels = argv[1];
@@ -554,6 +558,20 @@ int main(int argc, char **argv) {
     pinned(f);
     CHECK(cuModuleUnload(m));
     CHECK(cuModuleUnload(mm));
+    /* the rgdev container, from a file and from memory (sized by its header) */
+    CUmodule mc;
+    CUfunction fc;
+    CHECK(cuModuleLoad(&mc, argv[2]));
+    CHECK(cuModuleGetFunction(&fc, mc, "vecadd"));
+    vecadd(fc, 5000, 0);
+    CHECK(cuModuleUnload(mc));
+    char *container = read_file(NULL, argv[2]);
+    CHECK(cuModuleLoadData(&mc, container));
+    CHECK(cuModuleGetFunction(&fc, mc, "vecadd"));
+    vecadd(fc, 4321, 1);
+    container[9] ^= 0xff; /* another format version: rejected cleanly */
+    EXPECT(cuModuleLoadData(&mc, container), CUDA_ERROR_INVALID_IMAGE);
+    free(container);
     CHECK(cuCtxDestroy(ctx));
     threads(ptx);
     primary();

@@ -20,6 +20,21 @@ fn release_dir() -> PathBuf {
     dir
 }
 
+/// kernels/vecadd.ptx as an rgdev container, written by `rgdev ptxas -o`.
+fn container(tag: &str) -> PathBuf {
+    let out = std::env::temp_dir().join(format!("rgdev-c-{}-vecadd-{tag}.rgmod", std::process::id()));
+    let st = Command::new(release_dir().join("rgdev"))
+        .arg("ptxas")
+        .arg(root().join("kernels/vecadd.ptx"))
+        .arg("-o")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    out
+}
+
 /// Compile one C test program; returns its path.
 fn build(name: &str, tag: &str) -> PathBuf {
     let lib = release_dir();
@@ -91,8 +106,10 @@ fn driver_api_program_in_c() {
     let exe = build("driver_api", "direct");
     let needed = Command::new("readelf").arg("-dW").arg(&exe).output().expect("readelf runs");
     assert!(String::from_utf8_lossy(&needed.stdout).contains("Shared library: [libcuda.so.1]"));
+    let module = container("direct");
     let out = Command::new(&exe)
         .arg(root().join("kernels"))
+        .arg(&module)
         .env("LD_LIBRARY_PATH", release_dir())
         .output()
         .expect("test program runs");
@@ -100,16 +117,19 @@ fn driver_api_program_in_c() {
     assert!(out.status.success(), "driver_api failed ({}):\n{stderr}", out.status);
     assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"));
     let _ = std::fs::remove_file(exe);
+    let _ = std::fs::remove_file(module);
 }
 
 #[test]
 fn rgdev_run_runs_an_unmodified_program_and_reports_stats() {
     let exe = build("driver_api", "run");
+    let module = container("run");
     // No LD_LIBRARY_PATH: `rgdev run` finds the library itself.
     let out = Command::new(release_dir().join("rgdev"))
         .args(["run", "--stats", "--"])
         .arg(&exe)
         .arg(root().join("kernels"))
+        .arg(&module)
         .env_remove("LD_LIBRARY_PATH")
         .output()
         .expect("rgdev runs");
@@ -117,10 +137,11 @@ fn rgdev_run_runs_an_unmodified_program_and_reports_stats() {
     assert!(out.status.success(), "{stderr}");
     let line = stderr.lines().find(|l| l.contains("kernel launches")).expect("statistics at exit");
     let launches: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    assert_eq!(launches, 9, "{line}");
+    assert_eq!(launches, 11, "{line}");
     assert!(line.contains("ns simulated time"));
     // A failing program's status comes back.
     let st = Command::new(release_dir().join("rgdev")).args(["run", "--", "false"]).status().unwrap();
     assert_eq!(st.code(), Some(1));
     let _ = std::fs::remove_file(exe);
+    let _ = std::fs::remove_file(module);
 }
