@@ -215,11 +215,11 @@ fn error_strings() -> &'static HashMap<CUresult, (CString, CString)> {
     })
 }
 
-/// cuGetErrorString: CUDA's text; an unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
-#[unsafe(no_mangle)]
-pub extern "C" fn cuGetErrorString(error: CUresult, pstr: *mut *const c_char) -> CUresult {
-    guard(|| match error_strings().get(&error) {
-        Some((d, _)) => raw::put(pstr, d.as_ptr()),
+/// Store error `code`'s string (`pick` chooses description or name) through `pstr`; an
+/// unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
+fn error_text(code: CUresult, pstr: *mut *const c_char, pick: fn(&(CString, CString)) -> &CString) -> CUresult {
+    guard(|| match error_strings().get(&code) {
+        Some(t) => raw::put(pstr, pick(t).as_ptr()),
         None => {
             raw::put(pstr, std::ptr::null())?;
             Err(CuError::InvalidValue)
@@ -227,16 +227,16 @@ pub extern "C" fn cuGetErrorString(error: CUresult, pstr: *mut *const c_char) ->
     })
 }
 
+/// cuGetErrorString: CUDA's text; an unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuGetErrorString(error: CUresult, pstr: *mut *const c_char) -> CUresult {
+    error_text(error, pstr, |t| &t.0)
+}
+
 /// cuGetErrorName: `CUDA_ERROR_...`; an unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuGetErrorName(error: CUresult, pstr: *mut *const c_char) -> CUresult {
-    guard(|| match error_strings().get(&error) {
-        Some((_, n)) => raw::put(pstr, n.as_ptr()),
-        None => {
-            raw::put(pstr, std::ptr::null())?;
-            Err(CuError::InvalidValue)
-        }
-    })
+    error_text(error, pstr, |t| &t.1)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -616,68 +616,66 @@ fn count_copy(bytes: usize) {
     }
 }
 
-/// cuMemcpyHtoD_v2: returns once the source may be reused.
-#[unsafe(no_mangle)]
-pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {
-    guard(|| {
-        let (gpu, _, h) = current()?;
-        gpu.memcpy_htod(h, dst, raw::bytes(src.cast(), bytes)?)?;
-        count_copy(bytes);
-        Ok(())
-    })
-}
-
-/// cuMemcpyDtoH_v2: waits for earlier work of the context (a launch included).
-#[unsafe(no_mangle)]
-pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) -> CUresult {
-    guard(|| {
-        let (gpu, _, h) = current()?;
-        gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)?;
-        count_copy(bytes);
-        Ok(())
-    })
-}
-
-/// cuMemcpyDtoD_v2.
-#[unsafe(no_mangle)]
-pub extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
-    guard(|| {
-        let (gpu, _, h) = current()?;
-        gpu.memcpy_dtod(h, dst, src, bytes as u64)?;
-        count_copy(bytes);
-        Ok(())
-    })
-}
-
 /// Only the legacy default stream (NULL) exists; other streams are not supported yet.
 fn default_stream(stream: Handle) -> Result<()> {
     if stream.is_null() { Ok(()) } else { Err(CuError::InvalidHandle) }
 }
 
+/// One copy on `stream` of the current context; every copy entry point comes here.
+fn copy(stream: Handle, bytes: usize, op: impl FnOnce(&UserGpu, CtxHandle) -> Result<()>) -> Result<()> {
+    let (gpu, _, h) = current()?;
+    default_stream(stream)?;
+    op(&gpu, h)?;
+    count_copy(bytes);
+    Ok(())
+}
+
+fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
+    guard(|| copy(stream, bytes, |gpu, h| gpu.memcpy_htod(h, dst, raw::bytes(src.cast(), bytes)?)))
+}
+
+fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    guard(|| copy(stream, bytes, |gpu, h| gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)))
+}
+
+fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    guard(|| copy(stream, bytes, |gpu, h| gpu.memcpy_dtod(h, dst, src, bytes as u64)))
+}
+
+/// cuMemcpyHtoD_v2: returns once the source may be reused.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {
+    htod(dst, src, bytes, std::ptr::null_mut())
+}
+
+/// cuMemcpyDtoH_v2: waits for earlier work of the context (a launch included).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) -> CUresult {
+    dtoh(dst, src, bytes, std::ptr::null_mut())
+}
+
+/// cuMemcpyDtoD_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
+    dtod(dst, src, bytes, std::ptr::null_mut())
+}
+
 /// cuMemcpyHtoDAsync_v2 on the default stream (completes before returning).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
-    guard(|| {
-        current()?;
-        default_stream(stream)?;
-        match cuMemcpyHtoD_v2(dst, src, bytes) {
-            0 => Ok(()),
-            e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
-        }
-    })
+    htod(dst, src, bytes, stream)
 }
 
 /// cuMemcpyDtoHAsync_v2 on the default stream (completes before returning).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    guard(|| {
-        current()?;
-        default_stream(stream)?;
-        match cuMemcpyDtoH_v2(dst, src, bytes) {
-            0 => Ok(()),
-            e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
-        }
-    })
+    dtoh(dst, src, bytes, stream)
+}
+
+/// cuMemcpyDtoDAsync_v2 on the default stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    dtod(dst, src, bytes, stream)
 }
 
 fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
@@ -719,18 +717,6 @@ pub extern "C" fn cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, stream: H
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) -> CUresult {
     guard(|| default_stream(stream).and_then(|()| memset(dst, MemsetValue::U32(v), n)))
-}
-
-/// cuMemcpyDtoDAsync_v2 on the default stream.
-#[unsafe(no_mangle)]
-pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    guard(|| {
-        let (gpu, _, h) = current()?;
-        default_stream(stream)?;
-        gpu.memcpy_dtod(h, dst, src, bytes as u64)?;
-        count_copy(bytes);
-        Ok(())
-    })
 }
 
 /// CU_MEMHOSTALLOC_PORTABLE | DEVICEMAP | WRITECOMBINED.
