@@ -147,20 +147,20 @@ pub enum GridError {
 
 /// A decoded, validated instruction.
 #[derive(Clone, Copy, Debug)]
-struct D {
-    op: Op,
-    ty: Ty,
-    guard: u8,
-    neg: bool,
-    dst: u8,
-    a: u8,
-    b: u8,
-    c: u8,
-    imm_slot: Imm,
-    m: u16,
-    imm: u64,
+pub(crate) struct D {
+    pub(crate) op: Op,
+    pub(crate) ty: Ty,
+    pub(crate) guard: u8,
+    pub(crate) neg: bool,
+    pub(crate) dst: u8,
+    pub(crate) a: u8,
+    pub(crate) b: u8,
+    pub(crate) c: u8,
+    pub(crate) imm_slot: Imm,
+    pub(crate) m: u16,
+    pub(crate) imm: u64,
     /// One past the highest register the instruction touches (vectors included).
-    top: u16,
+    pub(crate) top: u16,
 }
 
 fn decode(i: Instr) -> Option<D> {
@@ -211,23 +211,23 @@ pub struct ComputeEngine {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Frame {
+pub(crate) struct Frame {
     pc: u32,
     mask: u32,
     rpc: u32,
 }
 
-struct Warp {
-    stack: Vec<Frame>,
-    exited: u32,
-    at_barrier: bool,
-    done: bool,
+pub(crate) struct Warp {
+    pub(crate) stack: Vec<Frame>,
+    pub(crate) exited: u32,
+    pub(crate) at_barrier: bool,
+    pub(crate) done: bool,
     /// Lanes that hold a thread.
-    lanes: u32,
+    pub(crate) lanes: u32,
     /// Thread index of lane 0.
-    base: u32,
+    pub(crate) base: u32,
     /// Return addresses of the calls in progress.
-    calls: Vec<u32>,
+    pub(crate) calls: Vec<u32>,
 }
 
 /// Everything one launch needs, borrowed from the device.
@@ -246,26 +246,62 @@ pub struct LaunchCtx<'a> {
     pub now: u64,
 }
 
-struct Grid<'a, 'b> {
-    cx: &'b mut LaunchCtx<'a>,
-    r: &'b ComputeRegs,
-    code: &'b mut Vec<Option<D>>,
-    banks: Vec<Vec<u8>>,
-    nregs: usize,
-    instrs: u64,
-    thread_instrs: u64,
-    budget: u64,
-    /// Register file, shared and local memory for one block, reused by every block of the
-    /// grid (registers start undefined in PTX; shared and local memory are cleared).
+/// The executor: runs instructions of one grid's warps against memory. The functional
+/// mode builds one per grid; the timing model builds one per issue.
+pub(crate) struct Exec<'a, 'b> {
+    pub(crate) cx: &'b mut LaunchCtx<'a>,
+    pub(crate) r: &'b ComputeRegs,
+    pub(crate) code: &'b mut Vec<Option<D>>,
+    pub(crate) banks: &'b [Vec<u8>],
+    pub(crate) nregs: usize,
+    pub(crate) instrs: u64,
+    pub(crate) thread_instrs: u64,
+    pub(crate) budget: u64,
+    /// Staging for coalesced accesses (at least 4 KiB).
+    pub(crate) span: &'b mut Vec<u8>,
+    /// SM the current block runs on.
+    pub(crate) smid: u32,
+    /// Where the timing model wants the addresses of a memory instruction.
+    pub(crate) probe: Option<&'b mut MemProbe>,
+}
+
+/// The addresses a memory instruction touched, for the timing model.
+#[derive(Clone, Debug)]
+pub(crate) struct MemProbe {
+    /// Lanes that accessed memory.
+    pub(crate) on: u32,
+    /// Resolved address per lane (in its space).
+    pub(crate) addr: [u64; 32],
+    /// Resolved space per lane.
+    pub(crate) space: [Space; 32],
+    /// Bytes per lane.
+    pub(crate) bytes: u32,
+}
+
+impl Default for MemProbe {
+    fn default() -> Self {
+        Self { on: 0, addr: [0; 32], space: [Space::Global; 32], bytes: 0 }
+    }
+}
+
+/// What one issued instruction did to its warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// The warp can go on.
+    Next,
+    /// The warp waits at a barrier.
+    Barrier,
+    /// The warp has ended.
+    Done,
+}
+
+/// Per-block storage of the functional mode, reused by every block of a grid (registers
+/// start undefined in PTX; shared and local memory are cleared).
+struct BlockBufs {
     regs: Vec<u64>,
     shared: Vec<u8>,
     local: Vec<u8>,
-    /// Staging for coalesced accesses.
-    span: Vec<u8>,
-    /// Warp states, reused by every block.
     warps: Vec<Warp>,
-    /// SM the current block runs on.
-    smid: u32,
 }
 
 fn mask(ty: Ty) -> u64 {
@@ -317,9 +353,10 @@ impl ComputeEngine {
         self.free_at
     }
 
-    /// Run a grid now; returns the cycle at which it completes.
-    pub fn launch(&mut self, cx: &mut LaunchCtx<'_>, r: &ComputeRegs) -> Result<u64, GridError> {
-        let bad = |pc| GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc });
+    /// Check a launch's shape against the engine's and the SM's limits; returns the
+    /// threads per block, the blocks, and the blocks an SM holds at once.
+    pub(crate) fn check_launch(cfg: &DeviceConfig, r: &ComputeRegs) -> Result<(u32, u64, u32), GridError> {
+        let bad = GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc: 0 });
         let threads = r.block[0] as u64 * r.block[1] as u64 * r.block[2] as u64;
         if threads == 0
             || threads > MAX_THREADS as u64
@@ -327,24 +364,19 @@ impl ComputeEngine {
             || r.regs > 255
             || !r.start.is_multiple_of(16)
         {
-            return Err(bad(0));
+            return Err(bad);
         }
         let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
         // The dispatcher: how many blocks of this shape an SM holds at once.
-        let cfg = cx.cfg;
-        let sm = hw::occupancy::SmLimits {
-            threads: cfg.max_threads_per_sm,
-            blocks: cfg.max_blocks_per_sm,
-            regs: cfg.regs_per_sm,
-            shared: cfg.shared_per_sm,
-        };
-        let per_sm = hw::occupancy::blocks_per_sm(&sm, threads as u32, r.regs, r.shared) as u64;
+        let per_sm = hw::occupancy::blocks_per_sm(&sm_limits(cfg), threads as u32, r.regs, r.shared);
         if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
-            return Err(bad(0)); // the block does not fit on an SM, or asks for too much local memory
+            return Err(bad); // the block does not fit on an SM, or asks for too much local memory
         }
-        let sms = cfg.sms.max(1) as u64;
-        self.last_occupancy = (per_sm as u32, nblocks.div_ceil(per_sm * sms));
-        // Constant banks, as bound at launch.
+        Ok((threads as u32, nblocks, per_sm))
+    }
+
+    /// The constant banks bound at launch, read through the MMU.
+    pub(crate) fn read_banks(cx: &mut LaunchCtx<'_>, r: &ComputeRegs) -> Result<Vec<Vec<u8>>, GridError> {
         let mut banks = vec![Vec::new(); CB_SLOTS];
         for (slot, cb) in r.cbs.iter().enumerate() {
             if let Some((va, size)) = *cb {
@@ -353,54 +385,111 @@ impl ComputeEngine {
                 banks[slot] = buf;
             }
         }
-        let code = self.icache.entry(r.code).or_default();
-        let budget = cx.cfg.watchdog_cycles.saturating_mul(cx.cfg.sms.max(1) as u64);
+        Ok(banks)
+    }
+
+    /// Take the decoded program at `code` out of the cache (an empty one if none).
+    pub(crate) fn take_code(&mut self, code: u64) -> Vec<Option<D>> {
+        self.icache.remove(&code).unwrap_or_default()
+    }
+
+    /// Return a decoded program to the cache.
+    pub(crate) fn put_code(&mut self, code: u64, decoded: Vec<Option<D>>) {
+        self.icache.insert(code, decoded);
+    }
+
+    /// Functional mode: run a grid now; returns the cycle at which it completes.
+    pub fn launch(&mut self, cx: &mut LaunchCtx<'_>, r: &ComputeRegs) -> Result<u64, GridError> {
+        let (threads, nblocks, per_sm) = Self::check_launch(cx.cfg, r)?;
+        let sms = cx.cfg.sms.max(1) as u64;
+        self.last_occupancy = (per_sm, nblocks.div_ceil(per_sm as u64 * sms));
+        let banks = Self::read_banks(cx, r)?;
+        let mut code = self.take_code(r.code);
+        let budget = cx.cfg.watchdog_cycles.saturating_mul(sms);
         let nregs = r.regs.max(1) as usize;
-        let nwarps = (threads as u32).div_ceil(WARP_SIZE) as usize;
-        let mut g = Grid {
+        let nwarps = threads.div_ceil(WARP_SIZE) as usize;
+        let mut span = vec![0u8; 4096];
+        let mut bufs = BlockBufs {
+            regs: vec![0u64; nwarps * nregs * 32],
+            shared: vec![0u8; r.shared as usize],
+            local: vec![0u8; r.local_size as usize * nwarps * 32],
+            warps: Vec::new(),
+        };
+        let mut g = Exec {
             cx,
             r,
-            code,
-            banks,
+            code: &mut code,
+            banks: &banks,
             nregs,
             instrs: 0,
             thread_instrs: 0,
             budget,
-            regs: vec![0u64; nwarps * nregs * 32],
-            shared: vec![0u8; r.shared as usize],
-            local: vec![0u8; r.local_size as usize * nwarps * 32],
-            span: vec![0u8; 4096],
-            warps: Vec::new(),
+            span: &mut span,
             smid: 0,
+            probe: None,
         };
-        // Blocks go to the SMs round-robin, in waves of `per_sm` blocks per SM; the
-        // functional model runs them one after another on their assigned SM.
+        // Blocks go to the SMs round-robin; the functional mode runs them one after another.
         let res = (|| {
             let mut i = 0u64;
             for bz in 0..r.grid[2] {
                 for by in 0..r.grid[1] {
                     for bx in 0..r.grid[0] {
                         g.smid = (i % sms) as u32;
-                        g.block([bx, by, bz], threads as u32)?;
+                        g.block(&mut bufs, [bx, by, bz], threads)?;
                         i += 1;
                     }
                 }
             }
             Ok(())
         })();
-        self.warp_instructions += g.instrs;
-        self.thread_instructions += g.thread_instrs;
-        self.grids += 1;
+        let (instrs, thread_instrs) = (g.instrs, g.thread_instrs);
         let cfg = g.cx.cfg;
-        let cost = cfg.launch_overhead_cycles + g.instrs.div_ceil(cfg.sms.max(1) as u64) + nblocks;
+        let cost = cfg.launch_overhead_cycles + instrs.div_ceil(sms) + nblocks;
         let start = g.cx.now.max(self.free_at);
+        self.put_code(r.code, code);
+        self.warp_instructions += instrs;
+        self.thread_instructions += thread_instrs;
+        self.grids += 1;
         self.free_at = start + cost;
         res.map(|()| self.free_at)
     }
 }
 
-impl Grid<'_, '_> {
-    fn fetch(&mut self, pc: u32) -> Result<D, GridError> {
+/// The SM limits of the occupancy rule, from the configuration.
+pub(crate) fn sm_limits(cfg: &DeviceConfig) -> hw::occupancy::SmLimits {
+    hw::occupancy::SmLimits {
+        threads: cfg.max_threads_per_sm,
+        blocks: cfg.max_blocks_per_sm,
+        regs: cfg.regs_per_sm,
+        shared: cfg.shared_per_sm,
+    }
+}
+
+/// Set up the warps of a block of `threads` threads starting at instruction `pc`.
+pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
+    let nwarps = threads.div_ceil(WARP_SIZE) as usize;
+    warps.resize_with(nwarps, || Warp {
+        stack: Vec::new(),
+        exited: 0,
+        at_barrier: false,
+        done: false,
+        lanes: 0,
+        base: 0,
+        calls: Vec::new(),
+    });
+    for (w, warp) in warps.iter_mut().enumerate() {
+        let base = w as u32 * 32;
+        let n = (threads - base).min(32);
+        let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        warp.stack.clear();
+        warp.stack.push(Frame { pc, mask: lanes, rpc: u32::MAX });
+        warp.calls.clear();
+        (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
+    }
+}
+
+impl Exec<'_, '_> {
+    pub(crate) fn fetch(&mut self, pc: u32) -> Result<D, GridError> {
         let i = pc as usize;
         if let Some(Some(d)) = self.code.get(i) {
             return Ok(*d);
@@ -417,91 +506,31 @@ impl Grid<'_, '_> {
         Ok(d)
     }
 
-    fn block(&mut self, ctaid: [u32; 3], threads: u32) -> Result<(), GridError> {
-        let nwarps = threads.div_ceil(WARP_SIZE) as usize;
-        let nregs = self.nregs;
-        let mut regs = core::mem::take(&mut self.regs);
-        let mut shared = core::mem::take(&mut self.shared);
-        let mut local = core::mem::take(&mut self.local);
-        shared.fill(0);
-        local.fill(0);
-        let local_size = self.r.local_size as usize;
-        let r = self.run_block(&mut regs, &mut shared, &mut local, nwarps, nregs, local_size, ctaid, threads);
-        self.regs = regs;
-        self.shared = shared;
-        self.local = local;
-        r
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn run_block(
-        &mut self,
-        regs: &mut [u64],
-        shared: &mut [u8],
-        local: &mut [u8],
-        nwarps: usize,
-        nregs: usize,
-        local_size: usize,
-        ctaid: [u32; 3],
-        threads: u32,
-    ) -> Result<(), GridError> {
-        // Warp states are reused from block to block (their stacks keep their capacity).
-        let mut warps = core::mem::take(&mut self.warps);
-        warps.resize_with(nwarps, || Warp {
-            stack: Vec::new(),
-            exited: 0,
-            at_barrier: false,
-            done: false,
-            lanes: 0,
-            base: 0,
-            calls: Vec::new(),
-        });
-        let pc = self.r.start / INSTR_BYTES as u32;
-        for (w, warp) in warps.iter_mut().enumerate() {
-            let base = w as u32 * 32;
-            let n = (threads - base).min(32);
-            let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-            warp.stack.clear();
-            warp.stack.push(Frame { pc, mask: lanes, rpc: u32::MAX });
-            warp.calls.clear();
-            (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
-        }
-        let r = Self::schedule(self, &mut warps, nwarps, nregs, local_size, ctaid, regs, shared, local);
-        self.warps = warps;
-        r
-    }
-
-    /// Run the warps of a block round-robin, each until it ends or waits at a barrier,
-    /// releasing the barrier when every live warp has reached it.
-    #[allow(clippy::too_many_arguments)]
-    fn schedule(
-        &mut self,
-        warps: &mut [Warp],
-        nwarps: usize,
-        nregs: usize,
-        local_size: usize,
-        ctaid: [u32; 3],
-        regs: &mut [u64],
-        shared: &mut [u8],
-        local: &mut [u8],
-    ) -> Result<(), GridError> {
+    fn block(&mut self, bufs: &mut BlockBufs, ctaid: [u32; 3], threads: u32) -> Result<(), GridError> {
+        bufs.shared.fill(0);
+        bufs.local.fill(0);
+        init_warps(&mut bufs.warps, threads, self.r.start / INSTR_BYTES as u32);
+        let nwarps = bufs.warps.len();
+        let (nregs, local_size) = (self.nregs, self.r.local_size as usize);
+        // Run the warps round-robin, each until it ends or waits at a barrier, releasing
+        // the barrier when every live warp has reached it.
         loop {
             let mut progressed = false;
             for w in 0..nwarps {
-                if warps[w].done || warps[w].at_barrier {
+                if bufs.warps[w].done || bufs.warps[w].at_barrier {
                     continue;
                 }
                 progressed = true;
-                let wr = &mut regs[w * nregs * 32..(w + 1) * nregs * 32];
-                let wl = &mut local[w * local_size * 32..(w + 1) * local_size * 32];
-                self.run_warp(&mut warps[w], w as u32, nwarps as u32, ctaid, wr, shared, wl)?;
+                let wr = &mut bufs.regs[w * nregs * 32..(w + 1) * nregs * 32];
+                let wl = &mut bufs.local[w * local_size * 32..(w + 1) * local_size * 32];
+                let warp = &mut bufs.warps[w];
+                while self.step(warp, w as u32, nwarps as u32, ctaid, wr, &mut bufs.shared, wl)? == Flow::Next {}
             }
-            let live = warps.iter().filter(|w| !w.done).count();
-            if live == 0 {
+            if bufs.warps.iter().all(|w| w.done) {
                 return Ok(());
             }
-            if warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
-                for w in warps.iter_mut() {
+            if bufs.warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
+                for w in bufs.warps.iter_mut() {
                     w.at_barrier = false;
                 }
             } else if !progressed {
@@ -510,8 +539,23 @@ impl Grid<'_, '_> {
         }
     }
 
+    /// The instruction a warp issues next (after popping finished reconvergence frames);
+    /// `None` when the warp has ended.
+    pub(crate) fn peek(&mut self, w: &mut Warp) -> Result<Option<D>, GridError> {
+        loop {
+            let Some(top) = w.stack.last().copied() else { return Ok(None) };
+            if top.pc == top.rpc || top.mask & !w.exited == 0 {
+                w.stack.pop();
+                continue;
+            }
+            return self.fetch(top.pc).map(Some);
+        }
+    }
+
+    /// Execute one instruction of warp `w`.
     #[allow(clippy::too_many_arguments)]
-    fn run_warp(
+    #[inline(always)]
+    pub(crate) fn step(
         &mut self,
         w: &mut Warp,
         warpid: u32,
@@ -520,13 +564,13 @@ impl Grid<'_, '_> {
         regs: &mut [u64],
         shared: &mut [u8],
         local: &mut [u8],
-    ) -> Result<(), GridError> {
+    ) -> Result<Flow, GridError> {
         let r = self.r;
         let bdim = r.block;
         loop {
             let Some(top) = w.stack.last().copied() else {
                 w.done = true;
-                return Ok(());
+                return Ok(Flow::Done);
             };
             if top.pc == top.rpc || top.mask & !w.exited == 0 {
                 w.stack.pop();
@@ -578,25 +622,25 @@ impl Grid<'_, '_> {
                         w.stack.push(Frame { pc: next, mask: not_taken, rpc });
                         w.stack.push(Frame { pc: target, mask: on, rpc });
                     }
-                    continue;
+                    return Ok(Flow::Next);
                 }
                 Op::Exit => {
                     w.exited |= on;
                     if w.exited & w.lanes == w.lanes {
                         w.done = true;
                         w.stack.clear();
-                        return Ok(());
+                        return Ok(Flow::Done);
                     }
                     set_pc!(next);
-                    continue;
+                    return Ok(Flow::Next);
                 }
                 Op::Bar => {
                     set_pc!(next);
                     if on != 0 {
                         w.at_barrier = true;
-                        return Ok(());
+                        return Ok(Flow::Barrier);
                     }
-                    continue;
+                    return Ok(Flow::Next);
                 }
                 Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
                 Op::Call => {
@@ -606,18 +650,18 @@ impl Grid<'_, '_> {
                     }
                     w.calls.push(next);
                     set_pc!(d.imm as u32);
-                    continue;
+                    return Ok(Flow::Next);
                 }
                 Op::Ret => {
                     let Some(ret) = w.calls.pop() else { return Err(trap(TrapReason::IllegalInstruction)) };
                     set_pc!(ret);
-                    continue;
+                    return Ok(Flow::Next);
                 }
                 _ => {}
             }
             set_pc!(next);
             if on == 0 {
-                continue;
+                return Ok(Flow::Next);
             }
             let slot = |k: usize, reg: u8, lane: usize, regs: &[u64]| -> u64 {
                 let is_imm = matches!((k, d.imm_slot), (0, Imm::A) | (1, Imm::B) | (2, Imm::C));
@@ -901,6 +945,7 @@ impl Grid<'_, '_> {
                 Op::Trap => {}
                 Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled above"),
             }
+            return Ok(Flow::Next);
         }
     }
 
@@ -920,11 +965,19 @@ impl Grid<'_, '_> {
             if d.op == Op::Atom { (1, 0) } else { (MemMods::vec(d.m) as usize, MemMods::bank(d.m) as usize) };
         let size = d.ty.bytes() as usize;
         let local_size = self.r.local_size as usize;
+        if let Some(p) = self.probe.as_deref_mut() {
+            p.on = on;
+            p.bytes = (size * n) as u32;
+        }
         if matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {
             return Ok(());
         }
         if d.op == Op::Ld && matches!(space, Space::Const | Space::ConstBank) && d.a == RZ {
             // A uniform constant load (a kernel parameter): read once, broadcast.
+            if let Some(p) = self.probe.as_deref_mut() {
+                p.addr = [d.imm; 32];
+                p.space = [space; 32];
+            }
             let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
             for k in 0..n {
                 let at = d.imm as usize + k * size;
@@ -964,6 +1017,10 @@ impl Grid<'_, '_> {
                 Space::Generic => (Space::Global, addr),
                 s => (s, addr),
             };
+            if let Some(p) = self.probe.as_deref_mut() {
+                p.addr[l] = addr;
+                p.space[l] = space;
+            }
             let bytes = size * n;
             // A view of the lane's memory for shared/local/constant spaces.
             let window: Option<&mut [u8]> = match space {
@@ -1072,7 +1129,7 @@ impl Grid<'_, '_> {
     }
 }
 
-impl Grid<'_, '_> {
+impl Exec<'_, '_> {
     /// A global load or store whose active lanes all fall in one page: translate once and
     /// move the whole span with one memory access (what a coalescing memory pipeline does),
     /// applying the lanes in lane order. Returns false when the access does not qualify.
@@ -1096,6 +1153,10 @@ impl Grid<'_, '_> {
                 }
                 lo = lo.min(addr);
                 hi = hi.max(addr);
+                if let Some(p) = self.probe.as_deref_mut() {
+                    p.addr[l] = addr;
+                    p.space[l] = Space::Global;
+                }
             }
         }
         let global = match space {
@@ -1115,12 +1176,12 @@ impl Grid<'_, '_> {
         let write = d.op == Op::St;
         let (target, pa) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, lo, write).map_err(GridError::Fault)?;
         let fault = |reason| GridError::Fault(Fault { va: lo, reason, write });
-        let mut staging = core::mem::take(&mut self.span);
+        let mut staging = core::mem::take(&mut *self.span);
         let buf = &mut staging[..span];
         if (!write || span > bytes)
             && let Err(e) = self.cx.mem.read(target, pa, buf)
         {
-            self.span = staging;
+            *self.span = staging;
             return Err(fault(e));
         }
         for l in 0..32usize {
@@ -1145,7 +1206,7 @@ impl Grid<'_, '_> {
             }
         }
         let r = if write { self.cx.mem.write(target, pa, buf).map_err(fault) } else { Ok(()) };
-        self.span = staging;
+        *self.span = staging;
         r.map(|()| true)
     }
 }

@@ -1,73 +1,641 @@
-//! Device configuration: sizes, unit counts and the (simple, for now) cost model.
+//! Device configuration: what the simulated board looks like and what operations cost.
+//!
+//! Every parameter of the model is a field of [`DeviceConfig`], declared once in the
+//! `params!` table below with its unit and meaning. The table gives the named presets
+//! ([`DeviceConfig::preset`], usable in `no_std`), and a key/value interface
+//! ([`DeviceConfig::set`], [`DeviceConfig::get`], [`DeviceConfig::KEYS`]) that the
+//! `std` side uses to load and print TOML files a user can copy and edit.
 
-/// What the simulated board looks like and what operations cost in cycles.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceConfig {
-    /// VRAM size in bytes (sparse: memory is spent only on pages touched).
-    pub vram_size: u64,
-    /// BAR1 aperture size in bytes (a power of two).
-    pub bar1_size: u64,
-    /// Core clock; PTIMER nanoseconds are derived from cycles with it.
-    pub clock_mhz: u32,
-    /// Graphics processing clusters.
-    pub gpcs: u32,
-    /// Streaming multiprocessors.
-    pub sms: u32,
-    /// Cycles to process one method.
-    pub method_cycles: u64,
-    /// Cycles to fetch one GPFIFO entry and its segment header.
-    pub gpfifo_fetch_cycles: u64,
-    /// Copy engine fixed cost per launch.
-    pub copy_latency_cycles: u64,
-    /// Copy engine throughput.
-    pub copy_bytes_per_cycle: u64,
-    /// Fixed cost of a grid launch.
-    pub launch_overhead_cycles: u64,
-    /// Resident threads per SM.
-    pub max_threads_per_sm: u32,
-    /// Resident blocks per SM.
-    pub max_blocks_per_sm: u32,
-    /// Registers per SM (allocated per warp).
-    pub regs_per_sm: u32,
-    /// Shared memory per SM, bytes.
-    pub shared_per_sm: u32,
-    /// Watchdog: a grid that runs longer than this many cycles is stopped
-    /// (CUDA_ERROR_LAUNCH_TIMEOUT).
-    pub watchdog_cycles: u64,
+use alloc::string::{String, ToString};
+
+/// How the device spends host time on a grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// No timing model: a grid runs to completion when its launch is processed and costs
+    /// the launch overhead plus its warp instructions spread over the SMs. Fastest.
+    Functional,
+    /// The cycle-level model: SMs with warp schedulers and a scoreboard, the memory
+    /// hierarchy, the dispatcher, all stepped by the device clock.
+    Timing,
 }
 
-impl Default for DeviceConfig {
-    /// A GF100 board (GeForce GTX 480-like): 15 SMs in 4 GPCs, 4 GiB of VRAM in the model
-    /// (sparse), 256 MiB BAR1, a 700 MHz core clock. The SMs have Volta-class resource
-    /// limits, matching the compute capability 7.0 the runtime reports (CLIENTS.md).
-    fn default() -> Self {
-        Self {
-            vram_size: 4 << 30,
-            bar1_size: 256 << 20,
-            clock_mhz: 700,
-            gpcs: 4,
-            sms: 15,
-            method_cycles: 1,
-            gpfifo_fetch_cycles: 20,
-            copy_latency_cycles: 400,
-            copy_bytes_per_cycle: 16,
-            launch_overhead_cycles: 2900,
-            max_threads_per_sm: 2048,
-            max_blocks_per_sm: 32,
-            regs_per_sm: 65536,
-            shared_per_sm: 96 * 1024,
-            watchdog_cycles: 2_000_000_000,
+/// Which ready warp a warp scheduler issues from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Loose round robin: the next ready warp after the one that issued last.
+    Lrr,
+    /// Greedy then oldest: the warp that issued last while it stays ready, else the oldest.
+    Gto,
+}
+
+/// The path a copy's data takes, which sets its bandwidth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyPath {
+    /// System memory on either side: PCIe.
+    Pcie,
+    /// VRAM read and VRAM written: DRAM twice.
+    VramToVram,
+    /// VRAM written only (a memset): DRAM once.
+    VramFill,
+}
+
+/// A parameter's value, as the key/value interface moves it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// An integer.
+    Int(u64),
+    /// A word (names, modes, policies).
+    Str(String),
+}
+
+/// A rejected parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    /// No parameter has this name.
+    UnknownKey(String),
+    /// The value has the wrong type or is out of range.
+    BadValue {
+        /// Parameter.
+        key: &'static str,
+        /// Why.
+        why: &'static str,
+    },
+}
+
+impl core::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ConfigError::UnknownKey(k) => write!(f, "unknown parameter `{k}`"),
+            ConfigError::BadValue { key, why } => write!(f, "parameter `{key}`: {why}"),
         }
     }
 }
 
+/// Conversion between a field and a [`Value`].
+trait Param: Sized {
+    fn to_value(&self) -> Value;
+    fn from_value(v: &Value) -> Option<Self>;
+}
+
+impl Param for u32 {
+    fn to_value(&self) -> Value {
+        Value::Int(*self as u64)
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Int(i) => u32::try_from(*i).ok(),
+            _ => None,
+        }
+    }
+}
+
+impl Param for u64 {
+    fn to_value(&self) -> Value {
+        Value::Int(*self)
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+impl Param for String {
+    fn to_value(&self) -> Value {
+        Value::Str(self.clone())
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Str(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Param for Mode {
+    fn to_value(&self) -> Value {
+        Value::Str(match self {
+            Mode::Functional => "functional".to_string(),
+            Mode::Timing => "timing".to_string(),
+        })
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Str(s) if s == "functional" => Some(Mode::Functional),
+            Value::Str(s) if s == "timing" => Some(Mode::Timing),
+            _ => None,
+        }
+    }
+}
+
+impl Param for Policy {
+    fn to_value(&self) -> Value {
+        Value::Str(match self {
+            Policy::Lrr => "lrr".to_string(),
+            Policy::Gto => "gto".to_string(),
+        })
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Str(s) if s == "lrr" => Some(Policy::Lrr),
+            Value::Str(s) if s == "gto" => Some(Policy::Gto),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! params {
+    ($( $(#[doc = $doc:literal])* $field:ident : $ty:ty ),* $(,)?) => {
+        /// What the simulated board looks like and what operations cost in cycles (of the
+        /// SM clock, `clock_mhz`). Build one with [`DeviceConfig::preset`] and change fields
+        /// as needed; [`DeviceConfig::validate`] checks a hand-made one.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct DeviceConfig {
+            $( $(#[doc = $doc])* pub $field: $ty, )*
+        }
+
+        impl DeviceConfig {
+            /// Every parameter: (key, description), in declaration order.
+            pub const KEYS: &'static [(&'static str, &'static str)] = &[
+                $( (stringify!($field), concat!($($doc),*)), )*
+            ];
+
+            /// The value of parameter `key`.
+            pub fn get(&self, key: &str) -> Option<Value> {
+                match key {
+                    $( stringify!($field) => Some(Param::to_value(&self.$field)), )*
+                    _ => None,
+                }
+            }
+
+            /// Set parameter `key` (no range checks here: see [`DeviceConfig::validate`]).
+            pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
+                match key {
+                    $( stringify!($field) => {
+                        self.$field = <$ty as Param>::from_value(v).ok_or(ConfigError::BadValue {
+                            key: stringify!($field),
+                            why: type_hint(stringify!($ty)),
+                        })?;
+                    } )*
+                    _ => return Err(ConfigError::UnknownKey(key.to_string())),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+fn type_hint(ty: &str) -> &'static str {
+    match ty {
+        "u32" => "expected an integer from 0 to 4294967295",
+        "u64" => "expected a non-negative integer",
+        "Mode" => "expected \"functional\" or \"timing\"",
+        "Policy" => "expected \"lrr\" or \"gto\"",
+        _ => "expected a string",
+    }
+}
+
+params! {
+    /// Preset name (informational).
+    name: String,
+    /// "timing" (the cycle-level model) or "functional" (no timing, fastest).
+    mode: Mode,
+    /// VRAM size in bytes (sparse: host memory is spent only on pages touched).
+    vram_size: u64,
+    /// BAR1 aperture size in bytes (a power of two).
+    bar1_size: u64,
+    /// SM clock in MHz: cycles count at this clock, PTIMER nanoseconds derive from it.
+    clock_mhz: u32,
+    /// Compute capability reported by the runtime, major.
+    cc_major: u32,
+    /// Compute capability reported by the runtime, minor.
+    cc_minor: u32,
+    /// Graphics processing clusters.
+    gpcs: u32,
+    /// Streaming multiprocessors.
+    sms: u32,
+    /// Resident threads per SM.
+    max_threads_per_sm: u32,
+    /// Resident blocks per SM.
+    max_blocks_per_sm: u32,
+    /// Registers per SM (allocated per warp, in units of 256).
+    regs_per_sm: u32,
+    /// Shared memory per SM, bytes.
+    shared_per_sm: u32,
+    /// Warp schedulers per SM (each issues at most one instruction per cycle).
+    schedulers_per_sm: u32,
+    /// Warp scheduling policy: "lrr" (loose round robin) or "gto" (greedy then oldest).
+    policy: Policy,
+    /// Latency of integer and single-precision ALU and FMA instructions, cycles.
+    alu_latency: u32,
+    /// Cycles between two ALU warp instructions of one scheduler (32 lanes over its lanes).
+    alu_interval: u32,
+    /// Latency of double-precision instructions, cycles.
+    f64_latency: u32,
+    /// Issue interval of double-precision instructions.
+    f64_interval: u32,
+    /// Latency of special-function instructions (sin, cos, ex2, lg2, rcp, rsqrt, sqrt).
+    sfu_latency: u32,
+    /// Issue interval of special-function instructions.
+    sfu_interval: u32,
+    /// Latency of integer division and remainder (a software sequence on real parts).
+    div_latency: u32,
+    /// Issue interval of integer division and remainder.
+    div_interval: u32,
+    /// Latency of shuffles and votes.
+    shfl_latency: u32,
+    /// Cycles from a branch or control instruction until the warp can issue again.
+    branch_latency: u32,
+    /// Cycles from the last warp arriving at a barrier until the block's warps resume.
+    barrier_latency: u32,
+    /// Shared memory banks (4 bytes wide).
+    shared_banks: u32,
+    /// Shared memory latency without bank conflicts, cycles.
+    shared_latency: u32,
+    /// Constant cache latency (a uniform access), cycles.
+    const_latency: u32,
+    /// Coalescing and cache line granularity in bytes (a power of two, 4 to 4096).
+    sector_bytes: u32,
+    /// L1 data cache size per SM, bytes (global and local loads; write-through).
+    l1_bytes: u32,
+    /// L1 associativity.
+    l1_ways: u32,
+    /// L1 hit latency, cycles.
+    l1_latency: u32,
+    /// Sectors the L1 tag stage handles per cycle.
+    l1_sectors_per_cycle: u32,
+    /// L2 size, bytes (shared by all SMs; write-back, write-allocate).
+    l2_bytes: u32,
+    /// L2 associativity.
+    l2_ways: u32,
+    /// L2 banks (slices); sectors are interleaved across them.
+    l2_banks: u32,
+    /// L2 hit latency seen by an SM, cycles.
+    l2_latency: u32,
+    /// Cycles a bank is busy per sector.
+    l2_bank_cycles: u32,
+    /// DRAM channels; sectors are interleaved across them.
+    dram_channels: u32,
+    /// DRAM latency added to an L2 miss, cycles.
+    dram_latency: u32,
+    /// DRAM bandwidth, MB/s (all channels together).
+    dram_mbps: u64,
+    /// Memory clock reported by the runtime, MHz.
+    mem_clock_mhz: u32,
+    /// Memory bus width reported by the runtime, bits.
+    mem_bus_bits: u32,
+    /// PCIe bandwidth, MB/s (copies to and from system memory).
+    pcie_mbps: u64,
+    /// PCIe latency, cycles (added to a copy that touches system memory).
+    pcie_latency_cycles: u64,
+    /// Copy engine fixed cost per launch, cycles.
+    copy_latency_cycles: u64,
+    /// Copy engine throughput, bytes per cycle (its own limit, before PCIe and DRAM).
+    copy_bytes_per_cycle: u64,
+    /// Cycles to process one method.
+    method_cycles: u64,
+    /// Cycles to fetch one GPFIFO entry and its segment header.
+    gpfifo_fetch_cycles: u64,
+    /// Kernel launch overhead: cycles from LAUNCH until the first block is dispatched.
+    launch_overhead_cycles: u64,
+    /// Dispatcher: cost of one block of up to `dispatch_free_warps` warps, millicycles.
+    dispatch_block_mcycles: u64,
+    /// Dispatcher: warps per block that the block cost covers.
+    dispatch_free_warps: u32,
+    /// Dispatcher: cost per warp of a larger block, millicycles.
+    dispatch_warp_mcycles: u64,
+    /// Dispatcher: fixed extra cost of a larger block, millicycles.
+    dispatch_extra_mcycles: u64,
+    /// Watchdog: a grid that runs longer than this many cycles is stopped
+    /// (CUDA_ERROR_LAUNCH_TIMEOUT).
+    watchdog_cycles: u64,
+}
+
+/// The names of the built-in presets.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("gv100", "Volta-class part (Tesla V100 SXM2): 80 SMs at 1530 MHz, 6 MiB L2, 900 GB/s HBM2; compute 7.0"),
+    ("gf100", "Fermi GF100 (GeForce GTX 480): 15 SMs at 1401 MHz, 768 KiB L2, 177.4 GB/s GDDR5; compute 2.0"),
+    (
+        "dispatch-calibration",
+        "R9 Nano-like dispatcher for the HW.md dispatch microbenchmark: 64 SMs at 1000 MHz, \
+         4 cycles per block up to 4 warps, 1.03 cycles per warp beyond",
+    ),
+];
+
+impl Default for DeviceConfig {
+    /// The `gv100` preset.
+    fn default() -> Self {
+        Self::gv100()
+    }
+}
+
 impl DeviceConfig {
+    /// A built-in preset by name (see [`PRESETS`]).
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "gv100" => Some(Self::gv100()),
+            "gf100" => Some(Self::gf100()),
+            "dispatch-calibration" => Some(Self::dispatch_calibration()),
+            _ => None,
+        }
+    }
+
+    /// Tesla V100 (SXM2) figures: 80 SMs, 1530 MHz boost, 4 schedulers per SM, 2048
+    /// threads/32 blocks/64K registers/96 KiB shared per SM, 32 KiB L1 beside it, 6 MiB L2
+    /// in 64 slices, HBM2 at 877 MHz on a 4096-bit bus (900 GB/s, 32 channels), PCIe 3.0
+    /// x16. Latencies from published microbenchmarks of Volta (Jia et al., 2018): ALU 4,
+    /// shared 19, L1 hit 28, L2 hit 193 cycles.
+    fn gv100() -> Self {
+        Self {
+            name: "gv100".to_string(),
+            mode: Mode::Timing,
+            vram_size: 4 << 30,
+            bar1_size: 256 << 20,
+            clock_mhz: 1530,
+            cc_major: 7,
+            cc_minor: 0,
+            gpcs: 6,
+            sms: 80,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            regs_per_sm: 65536,
+            shared_per_sm: 96 * 1024,
+            schedulers_per_sm: 4,
+            policy: Policy::Gto,
+            alu_latency: 4,
+            alu_interval: 2,
+            f64_latency: 8,
+            f64_interval: 4,
+            sfu_latency: 18,
+            sfu_interval: 8,
+            div_latency: 60,
+            div_interval: 16,
+            shfl_latency: 22,
+            branch_latency: 6,
+            barrier_latency: 20,
+            shared_banks: 32,
+            shared_latency: 19,
+            const_latency: 8,
+            sector_bytes: 32,
+            l1_bytes: 32 * 1024,
+            l1_ways: 4,
+            l1_latency: 28,
+            l1_sectors_per_cycle: 4,
+            l2_bytes: 6 << 20,
+            l2_ways: 16,
+            l2_banks: 64,
+            l2_latency: 193,
+            l2_bank_cycles: 1,
+            dram_channels: 32,
+            dram_latency: 220,
+            dram_mbps: 900_000,
+            mem_clock_mhz: 877,
+            mem_bus_bits: 4096,
+            pcie_mbps: 12_000,
+            pcie_latency_cycles: 1500,
+            copy_latency_cycles: 400,
+            copy_bytes_per_cycle: 256,
+            method_cycles: 1,
+            gpfifo_fetch_cycles: 20,
+            launch_overhead_cycles: 2900,
+            dispatch_block_mcycles: 4000,
+            dispatch_free_warps: 4,
+            dispatch_warp_mcycles: 1030,
+            dispatch_extra_mcycles: 20,
+            watchdog_cycles: 2_000_000_000,
+        }
+    }
+
+    /// GeForce GTX 480 (GF100) figures: 15 SMs at the 1401 MHz processor clock, 2 schedulers
+    /// per SM, 1536 threads/8 blocks/32K registers/48 KiB shared per SM with a 16 KiB L1,
+    /// 768 KiB L2 in 6 partitions, GDDR5 at 924 MHz on a 384-bit bus (177.4 GB/s), PCIe
+    /// 2.0 x16. Fermi's dependent-issue latency is about 18 cycles.
+    fn gf100() -> Self {
+        Self {
+            name: "gf100".to_string(),
+            clock_mhz: 1401,
+            cc_major: 2,
+            cc_minor: 0,
+            gpcs: 4,
+            sms: 15,
+            max_threads_per_sm: 1536,
+            max_blocks_per_sm: 8,
+            regs_per_sm: 32768,
+            shared_per_sm: 48 * 1024,
+            schedulers_per_sm: 2,
+            policy: Policy::Lrr,
+            alu_latency: 18,
+            alu_interval: 2,
+            f64_latency: 22,
+            f64_interval: 4,
+            sfu_latency: 40,
+            sfu_interval: 8,
+            div_latency: 120,
+            div_interval: 16,
+            shfl_latency: 30,
+            branch_latency: 10,
+            barrier_latency: 30,
+            shared_latency: 38,
+            const_latency: 12,
+            l1_bytes: 16 * 1024,
+            l1_latency: 45,
+            l1_sectors_per_cycle: 4,
+            l2_bytes: 768 * 1024,
+            l2_ways: 16,
+            l2_banks: 12,
+            l2_latency: 310,
+            dram_channels: 6,
+            dram_latency: 300,
+            dram_mbps: 177_400,
+            mem_clock_mhz: 924,
+            mem_bus_bits: 384,
+            pcie_mbps: 6_000,
+            copy_bytes_per_cycle: 32,
+            ..Self::gv100()
+        }
+    }
+
+    /// The dispatcher of the HW.md calibration data (MGPUSim's work-group dispatch
+    /// microbenchmark on an R9 Nano): 64 SMs at 1 GHz, 40 warps per SM, and the published
+    /// per-block costs. The launch overhead puts the fitted intercept in 2870–2920 cycles.
+    fn dispatch_calibration() -> Self {
+        Self {
+            name: "dispatch-calibration".to_string(),
+            clock_mhz: 1000,
+            gpcs: 4,
+            sms: 64,
+            max_threads_per_sm: 40 * 32,
+            max_blocks_per_sm: 40,
+            l2_bytes: 2 << 20,
+            l2_banks: 16,
+            dram_channels: 16,
+            dram_mbps: 512_000,
+            mem_clock_mhz: 500,
+            mem_bus_bits: 4096,
+            launch_overhead_cycles: 2880,
+            ..Self::gv100()
+        }
+    }
+
+    /// Check that the parameters describe a board the model can build.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key, why| Err(ConfigError::BadValue { key, why });
+        let pow2 = |v: u64| v.is_power_of_two();
+        if self.vram_size < 1 << 20 || self.vram_size > 1 << 40 {
+            return bad("vram_size", "must be from 1 MiB to 1 TiB");
+        }
+        if !pow2(self.bar1_size) || !(1 << 20..=1 << 36).contains(&self.bar1_size) {
+            return bad("bar1_size", "must be a power of two from 1 MiB to 64 GiB");
+        }
+        if self.clock_mhz == 0 {
+            return bad("clock_mhz", "must be at least 1");
+        }
+        if !(1..=255).contains(&self.sms) {
+            return bad("sms", "must be from 1 to 255");
+        }
+        if !(1..=255).contains(&self.gpcs) {
+            return bad("gpcs", "must be from 1 to 255");
+        }
+        if self.max_threads_per_sm < 32 || self.max_threads_per_sm > 64 * 1024 {
+            return bad("max_threads_per_sm", "must be from 32 to 65536");
+        }
+        if self.max_blocks_per_sm == 0 || self.max_blocks_per_sm > 1024 {
+            return bad("max_blocks_per_sm", "must be from 1 to 1024");
+        }
+        if self.regs_per_sm < 256 {
+            return bad("regs_per_sm", "must be at least 256");
+        }
+        if !(1..=64).contains(&self.schedulers_per_sm) {
+            return bad("schedulers_per_sm", "must be from 1 to 64");
+        }
+        if !(1..=64).contains(&self.shared_banks) {
+            return bad("shared_banks", "must be from 1 to 64");
+        }
+        if !pow2(self.sector_bytes as u64) || !(4..=4096).contains(&self.sector_bytes) {
+            return bad("sector_bytes", "must be a power of two from 4 to 4096");
+        }
+        for (key, size, ways) in [("l1_bytes", self.l1_bytes, self.l1_ways), ("l2_bytes", self.l2_bytes, self.l2_ways)]
+        {
+            if ways == 0 || ways > 64 {
+                return bad(key, "associativity must be from 1 to 64");
+            }
+            if size % (self.sector_bytes * ways) != 0 {
+                return bad(key, "must be a multiple of sector_bytes * ways (0: no cache)");
+            }
+        }
+        if self.l2_banks == 0 || self.l2_banks > 1024 {
+            return bad("l2_banks", "must be from 1 to 1024");
+        }
+        if self.dram_channels == 0 || self.dram_channels > 1024 {
+            return bad("dram_channels", "must be from 1 to 1024");
+        }
+        if self.dram_mbps == 0 || self.pcie_mbps == 0 || self.copy_bytes_per_cycle == 0 {
+            return bad("dram_mbps", "bandwidths must be positive (dram_mbps, pcie_mbps, copy_bytes_per_cycle)");
+        }
+        if self.l1_sectors_per_cycle == 0 {
+            return bad("l1_sectors_per_cycle", "must be at least 1");
+        }
+        for (key, v) in [
+            ("alu_interval", self.alu_interval),
+            ("f64_interval", self.f64_interval),
+            ("sfu_interval", self.sfu_interval),
+            ("div_interval", self.div_interval),
+        ] {
+            if v == 0 {
+                return bad(key, "issue intervals must be at least 1");
+            }
+        }
+        if self.dispatch_block_mcycles == 0 {
+            return bad("dispatch_block_mcycles", "must be at least 1");
+        }
+        Ok(())
+    }
+
     /// Simulated nanoseconds after `cycles` cycles.
     pub fn cycles_to_ns(&self, cycles: u64) -> u64 {
         ((cycles as u128 * 1000) / self.clock_mhz.max(1) as u128) as u64
     }
-    /// Cycles a copy of `bytes` bytes occupies the copy engine.
-    pub fn copy_cycles(&self, bytes: u64) -> u64 {
-        self.copy_latency_cycles + bytes.div_ceil(self.copy_bytes_per_cycle.max(1))
+
+    /// Millicycles to move `bytes` bytes at `mbps` MB/s.
+    pub fn transfer_mcycles(&self, bytes: u64, mbps: u64) -> u64 {
+        // bytes / (mbps * 1e6 B/s) * (clock_mhz * 1e6 cycles/s) * 1000 millicycles
+        ((bytes as u128 * self.clock_mhz as u128 * 1000) / mbps.max(1) as u128).min(u64::MAX as u128) as u64
+    }
+
+    /// Cycles a copy of `bytes` bytes occupies the copy engine: its fixed cost, then the
+    /// slowest of the engine and the path the data takes.
+    pub fn copy_cycles(&self, bytes: u64, path: CopyPath) -> u64 {
+        let engine = bytes.div_ceil(self.copy_bytes_per_cycle.max(1));
+        let link = match path {
+            CopyPath::Pcie => self.pcie_latency_cycles + self.transfer_mcycles(bytes, self.pcie_mbps).div_ceil(1000),
+            CopyPath::VramToVram => self.transfer_mcycles(2 * bytes, self.dram_mbps).div_ceil(1000),
+            CopyPath::VramFill => self.transfer_mcycles(bytes, self.dram_mbps).div_ceil(1000),
+        };
+        self.copy_latency_cycles + engine.max(link)
+    }
+
+    /// Millicycles the dispatcher spends placing a block of `warps` warps.
+    pub fn dispatch_mcycles(&self, warps: u32) -> u64 {
+        if warps <= self.dispatch_free_warps {
+            self.dispatch_block_mcycles
+        } else {
+            (self.dispatch_warp_mcycles * warps as u64 + self.dispatch_extra_mcycles).max(self.dispatch_block_mcycles)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid_and_round_trip_through_keys() {
+        for (name, _) in PRESETS {
+            let p = DeviceConfig::preset(name).unwrap();
+            p.validate().unwrap();
+            let mut q = DeviceConfig::preset("gf100").unwrap();
+            for (k, _) in DeviceConfig::KEYS {
+                q.set(k, &p.get(k).unwrap()).unwrap();
+            }
+            assert_eq!(p, q);
+        }
+        assert!(DeviceConfig::preset("nope").is_none());
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let mut c = DeviceConfig::default();
+        assert_eq!(
+            c.set("sms", &Value::Str("x".into())).unwrap_err(),
+            ConfigError::BadValue { key: "sms", why: "expected an integer from 0 to 4294967295" }
+        );
+        assert!(matches!(c.set("nope", &Value::Int(1)), Err(ConfigError::UnknownKey(_))));
+        c.set("sms", &Value::Int(0)).unwrap();
+        assert!(matches!(c.validate(), Err(ConfigError::BadValue { key: "sms", .. })));
+        let mut c = DeviceConfig::default();
+        c.set("l1_bytes", &Value::Int(3000)).unwrap(); // not a whole number of sets
+        assert!(c.validate().is_err());
+        c.set("mode", &Value::Str("functional".into())).unwrap();
+        assert_eq!(c.mode, Mode::Functional);
+    }
+
+    #[test]
+    fn dispatch_costs_follow_the_published_table() {
+        let c = DeviceConfig::preset("dispatch-calibration").unwrap();
+        assert_eq!(c.dispatch_mcycles(1), 4000);
+        assert_eq!(c.dispatch_mcycles(4), 4000);
+        assert_eq!(c.dispatch_mcycles(5), 5170);
+        assert_eq!(c.dispatch_mcycles(16), 16500);
+    }
+
+    #[test]
+    fn copies_are_bound_by_the_slowest_link() {
+        let c = DeviceConfig::default();
+        // 12 GB/s at 1530 MHz: 1 MiB takes 87.4 us = 133,693 cycles.
+        let h2d = c.copy_cycles(1 << 20, CopyPath::Pcie);
+        assert_eq!(h2d, 400 + 1500 + 133_694);
+        assert!(c.copy_cycles(1 << 20, CopyPath::VramToVram) < h2d / 20);
+        assert_eq!(c.copy_cycles(1 << 20, CopyPath::VramToVram), 400 + 4096);
     }
 }

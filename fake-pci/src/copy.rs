@@ -7,6 +7,7 @@
 //! cycles, jobs run in launch order, and a job's data lands and its semaphore is written
 //! when it completes. Block-linear surfaces are not supported (a launch error).
 
+use crate::config::CopyPath;
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
 use alloc::collections::VecDeque;
 use alloc::vec;
@@ -144,6 +145,28 @@ impl CopyJob {
     /// Bytes the job writes.
     pub fn bytes(&self) -> u64 {
         if self.transfer { self.lines * self.line_bytes } else { 0 }
+    }
+
+    /// The path the data takes: PCIe when either side is system memory. An address that
+    /// does not translate counts as VRAM (the fault comes at execution).
+    pub fn path(&self, mem: &Memory, tlb: &mut Tlb) -> CopyPath {
+        let sys = |va: u64, write: bool, tlb: &mut Tlb| {
+            tlb.translate(mem, &self.space, va, write).is_ok_and(|(t, _)| t != hw::regs::Target::Vram)
+        };
+        let reads_src = self.remap.is_none_or(|r| {
+            r.sel[..r.dst_comps]
+                .iter()
+                .any(|s| matches!(s, RemapSrc::SrcX | RemapSrc::SrcY | RemapSrc::SrcZ | RemapSrc::SrcW))
+        });
+        if !self.transfer {
+            CopyPath::VramFill
+        } else if (reads_src && sys(self.regs.src, false, tlb)) || sys(self.regs.dst, true, tlb) {
+            CopyPath::Pcie
+        } else if reads_src {
+            CopyPath::VramToVram
+        } else {
+            CopyPath::VramFill
+        }
     }
 
     /// Whether completion raises the non-stall interrupt.

@@ -258,7 +258,7 @@ impl Channel {
             return match class {
                 class::FERMI_DMA_COPY_A if m.method == class::copy::LAUNCH_DMA => {
                     let job = CopyJob::new(self.chid, self.space, self.copy, m.data).ok_or_else(illegal)?;
-                    let cost = u.cfg.copy_cycles(job.bytes());
+                    let cost = u.cfg.copy_cycles(job.bytes(), job.path(u.mem, u.tlb));
                     self.engine_busy_until = u.copy.launch(job, u.now, cost);
                     u.stats.copies += 1;
                     done

@@ -696,13 +696,13 @@ impl TrapReason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PgraphUnits {
     /// Graphics processing clusters.
-    pub gpcs: B5,
+    pub gpcs: B8,
     #[skip]
-    __: B11,
+    __: B8,
     /// Streaming multiprocessors in total.
-    pub sms: B5,
+    pub sms: B8,
     #[skip]
-    __: B11,
+    __: B8,
 }
 
 /// Encode a VRAM size in the NV_PFB_VRAM_SIZE format.

@@ -252,12 +252,12 @@ fn blocks_are_placed_on_sms_within_per_sm_limits() {
     );
     let m = ctx.load_ptx(&src).unwrap();
     let f = m.function("smid").unwrap();
-    let blocks = 40u32;
+    let blocks = 3 * sms;
     let out = ctx.alloc::<u32>(blocks as usize).unwrap();
     f.launch([blocks, 1, 1], [1024, 1, 1], 0, &[out.arg()]).unwrap();
     let got = out.to_vec().unwrap();
     assert_eq!(got, (0..blocks).map(|b| b % sms).collect::<Vec<_>>(), "round-robin over {sms} SMs");
-    // 1024-thread blocks: two fit an SM's 2048 threads, so 40 blocks take two waves of 30.
+    // 1024-thread blocks: two fit an SM's 2048 threads, so 3 blocks per SM take two waves.
     let (per_sm, waves) = dev.sim().lock().last_occupancy();
     assert_eq!((per_sm, waves), (2, 2));
     f.launch([blocks, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();

@@ -65,7 +65,7 @@ fn init_sequence() -> Vec<Tx> {
             PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_pgraph(true).with_ptimer(true),
         ),
         Tx::read(NV_PFB_VRAM_SIZE, 0, encode_vram_size(VRAM)),
-        Tx::read(NV_PGRAPH_UNITS, 0, PgraphUnits::new().with_gpcs(4).with_sms(15).into()),
+        Tx::read(NV_PGRAPH_UNITS, 0, PgraphUnits::new().with_gpcs(cfg().gpcs as u8).with_sms(cfg().sms as u8).into()),
         // Interrupts.
         Tx::write(NV_PFIFO_INTR_0, 0, u32::MAX),
         Tx::write(NV_PFIFO_INTR_EN_0, 0, 0x3000_0101u32),
@@ -97,7 +97,7 @@ fn device_init_register_sequence() {
     assert_eq!(gpu.pramin_read(BAR1_INST + INST_PD_LO as u64).unwrap(), BAR1_PD as u32);
     assert_eq!(gpu.pramin_read(BAR1_INST + INST_VA_LIMIT_LO as u64).unwrap(), (256 << 20) - 1);
     let info = gpu.info();
-    assert_eq!((info.vram_size, info.sms, info.bar1), (VRAM, 15, (BAR1, 256 << 20)));
+    assert_eq!((info.vram_size, info.sms, info.bar1), (VRAM, cfg().sms, (BAR1, 256 << 20)));
 }
 
 #[test]
