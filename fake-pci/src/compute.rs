@@ -37,22 +37,22 @@ pub const MAX_LOCAL_PER_BLOCK: u64 = 64 << 20;
 /// Methods latched by a channel for its compute object.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ComputeRegs {
-    code: u64,
-    start: u32,
-    cb_addr: u64,
-    cb_size: u32,
-    cb_offset: u32,
-    cbs: [Option<(u64, u32)>; CB_SLOTS],
-    grid: [u32; 3],
-    block: [u32; 3],
-    threads: u32,
-    regs: u32,
-    shared: u32,
-    shared_window: u64,
-    local_window: u64,
-    local_size: u32,
-    report_addr: u64,
-    report_seq: u32,
+    pub(crate) code: u64,
+    pub(crate) start: u32,
+    pub(crate) cb_addr: u64,
+    pub(crate) cb_size: u32,
+    pub(crate) cb_offset: u32,
+    pub(crate) cbs: [Option<(u64, u32)>; CB_SLOTS],
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
+    pub(crate) threads: u32,
+    pub(crate) regs: u32,
+    pub(crate) shared: u32,
+    pub(crate) shared_window: u64,
+    pub(crate) local_window: u64,
+    pub(crate) local_size: u32,
+    pub(crate) report_addr: u64,
+    pub(crate) report_seq: u32,
 }
 
 /// What a compute method asks of the channel.
@@ -212,9 +212,9 @@ pub struct ComputeEngine {
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame {
-    pc: u32,
-    mask: u32,
-    rpc: u32,
+    pub(crate) pc: u32,
+    pub(crate) mask: u32,
+    pub(crate) rpc: u32,
 }
 
 pub(crate) struct Warp {

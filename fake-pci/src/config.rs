@@ -345,7 +345,8 @@ impl DeviceConfig {
     /// threads/32 blocks/64K registers/96 KiB shared per SM, 32 KiB L1 beside it, 6 MiB L2
     /// in 64 slices, HBM2 at 877 MHz on a 4096-bit bus (900 GB/s, 32 channels), PCIe 3.0
     /// x16. Latencies from published microbenchmarks of Volta (Jia et al., 2018): ALU 4,
-    /// shared 19, L1 hit 28, L2 hit 193 cycles.
+    /// shared 19, L1 hit 28, L2 hit 193 cycles. The dispatcher places one block per cycle
+    /// and the first block leaves about 1 us after LAUNCH.
     fn gv100() -> Self {
         Self {
             name: "gv100".to_string(),
@@ -398,11 +399,11 @@ impl DeviceConfig {
             copy_bytes_per_cycle: 256,
             method_cycles: 1,
             gpfifo_fetch_cycles: 20,
-            launch_overhead_cycles: 2900,
-            dispatch_block_mcycles: 4000,
-            dispatch_free_warps: 4,
-            dispatch_warp_mcycles: 1030,
-            dispatch_extra_mcycles: 20,
+            launch_overhead_cycles: 1500,
+            dispatch_block_mcycles: 1000,
+            dispatch_free_warps: 32,
+            dispatch_warp_mcycles: 0,
+            dispatch_extra_mcycles: 0,
             watchdog_cycles: 2_000_000_000,
         }
     }
@@ -474,6 +475,10 @@ impl DeviceConfig {
             mem_clock_mhz: 500,
             mem_bus_bits: 4096,
             launch_overhead_cycles: 2880,
+            dispatch_block_mcycles: 4000,
+            dispatch_free_warps: 4,
+            dispatch_warp_mcycles: 1030,
+            dispatch_extra_mcycles: 20,
             ..Self::gv100()
         }
     }

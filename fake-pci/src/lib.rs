@@ -28,6 +28,7 @@ pub mod mmu;
 pub mod pci;
 pub mod pfifo;
 pub mod sysmem;
+pub mod timing;
 pub mod trace;
 pub mod vram;
 
@@ -167,6 +168,8 @@ pub struct FakeGpu {
     runlist: Vec<u32>,
     copy: CopyEngine,
     compute: ComputeEngine,
+    timing: timing::TimingEngine,
+    launches: u64,
     bar1: Option<AddressSpace>,
     now: u64,
     fault_queue: heapless::Deque<FaultRecord, QUEUE>,
@@ -191,6 +194,8 @@ impl FakeGpu {
             runlist: Vec::new(),
             copy: CopyEngine::default(),
             compute: ComputeEngine::default(),
+            timing: timing::TimingEngine::default(),
+            launches: 0,
             bar1: None,
             now: 0,
             fault_queue: heapless::Deque::new(),
@@ -231,6 +236,18 @@ impl FakeGpu {
     /// Occupancy of the last grid: blocks resident per SM and waves of blocks.
     pub fn last_occupancy(&self) -> (u32, u64) {
         self.compute.last_occupancy
+    }
+
+    /// Statistics of the kernels finished since the last call, oldest first (at most
+    /// [`timing::STATS_LOG`] are kept; older ones are dropped and counted in
+    /// [`FakeGpu::kernel_stats_dropped`]).
+    pub fn take_kernel_stats(&mut self) -> Vec<timing::KernelStats> {
+        self.timing.log.drain(..).collect()
+    }
+
+    /// Kernel records dropped because nobody took them.
+    pub fn kernel_stats_dropped(&self) -> u64 {
+        self.timing.log_dropped
     }
 
     /// Host memory spent on touched VRAM.
@@ -423,7 +440,7 @@ impl FakeGpu {
             o if o == NV_PTIMER_TIME_1.offset() => (self.time_ns() >> 32) as u32,
             o if o == NV_PFB_VRAM_SIZE.offset() => encode_vram_size(self.cfg.vram_size),
             o if o == NV_PCOPY0_STATUS.offset() => self.copy.busy() as u32,
-            o if o == NV_PGRAPH_STATUS.offset() => (self.compute.free_at() > self.now) as u32,
+            o if o == NV_PGRAPH_STATUS.offset() => (self.compute.free_at() > self.now || self.timing.busy()) as u32,
             o if o == NV_PGRAPH_UNITS.offset() => {
                 PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
             }
@@ -677,6 +694,7 @@ impl FakeGpu {
             && slot.take().is_some()
         {
             self.copy.cancel(chid);
+            self.timing.cancel(&mut self.compute, chid, self.now);
         }
     }
 
@@ -784,8 +802,11 @@ impl FakeGpu {
     }
 
     /// Process events up to cycle `end`. Returns true if the device went idle.
+    ///
+    /// Events run in time order; at equal times channels and the copy engine go before the
+    /// compute engine's cycles. The compute engine runs in bulk up to the next other event.
     fn advance(&mut self, end: u64, stop_when_idle: bool) -> bool {
-        if !self.enable().pfifo() && !self.copy.busy() {
+        if !self.enable().pfifo() && !self.copy.busy() && !self.timing.busy() {
             if !stop_when_idle {
                 self.now = self.now.max(end);
             }
@@ -795,16 +816,35 @@ impl FakeGpu {
         loop {
             let copy_t = if self.enable().pcopy0() { self.copy.next_done() } else { None };
             let chan = self.next_channel();
-            let t = match (copy_t, chan) {
-                (Some(c), Some((r, _))) => c.min(r),
-                (Some(c), None) => c,
-                (None, Some((r, _))) => r,
-                (None, None) => {
-                    if !stop_when_idle {
-                        self.now = self.now.max(end);
-                    }
-                    return true;
+            let other = match (copy_t, chan) {
+                (Some(c), Some((r, _))) => Some(c.min(r)),
+                (Some(c), None) => Some(c),
+                (None, Some((r, _))) => Some(r),
+                (None, None) => None,
+            };
+            if let Some(c) = self.timing.next_event()
+                && other.is_none_or(|o| c < o)
+            {
+                if c > end {
+                    self.now = self.now.max(end);
+                    return false;
                 }
+                self.now = self.now.max(c);
+                if let Some(done) = self.timing.pop_done(self.now) {
+                    self.grid_done(done);
+                    continue;
+                }
+                let horizon = other.unwrap_or(u64::MAX).min(end.saturating_add(1));
+                let mut env = timing::Env { mem: &mut self.mem, tlb: &mut self.tlb, cfg: &self.cfg };
+                let last = self.timing.advance(&mut self.compute, &mut env, horizon);
+                self.now = self.now.max(last);
+                continue;
+            }
+            let Some(t) = other else {
+                if !stop_when_idle {
+                    self.now = self.now.max(end);
+                }
+                return true;
             };
             if t > end {
                 self.now = self.now.max(end);
@@ -820,6 +860,25 @@ impl FakeGpu {
                 self.run_channel(chid);
             }
         }
+    }
+
+    /// A grid of the timing model ended: its channel may go on, or takes the error.
+    fn grid_done(&mut self, d: timing::Done) {
+        let Some(ch) = self.channels.get_mut(d.chid as usize).and_then(|c| c.as_mut()) else { return };
+        ch.grids_in_flight = ch.grids_in_flight.saturating_sub(1);
+        if ch.grids_in_flight == 0 && ch.state == ChanState::WaitGrids {
+            ch.state = ChanState::Active;
+            ch.ready_at = ch.ready_at.max(self.now);
+        }
+        let inst = ch.space.inst;
+        match d.result {
+            Ok(()) => {}
+            Err(compute::GridError::Fault(fault)) => {
+                self.channel_error(d.chid, inst, ChanError::Fault { unit: hw::regs::fault_unit::PGRAPH, fault })
+            }
+            Err(compute::GridError::Trap(t)) => self.channel_error(d.chid, inst, ChanError::Trap(t)),
+        }
+        self.refresh_acquires();
     }
 
     fn next_channel(&self) -> Option<(u64, u32)> {
@@ -846,6 +905,8 @@ impl FakeGpu {
             tlb: &mut self.tlb,
             copy: &mut self.copy,
             compute: &mut self.compute,
+            timing: &mut self.timing,
+            launches: &mut self.launches,
             cfg: &self.cfg,
             now: self.now,
             now_ns: self.cfg.cycles_to_ns(self.now),
@@ -858,6 +919,7 @@ impl FakeGpu {
         match r {
             Ok(Step::Busy(c)) => ch.ready_at = self.now + c.max(1),
             Ok(Step::StallUntil(t)) => ch.ready_at = t.max(self.now + 1),
+            Ok(Step::WaitGrids) => ch.state = ChanState::WaitGrids,
             Ok(Step::Acquiring) | Ok(Step::Idle) => {}
             Err(_) => {}
         }

@@ -6,8 +6,10 @@
 
 use crate::compute::{Action, ComputeEngine, ComputeRegs, GridError, LaunchCtx, Trap};
 use crate::config::DeviceConfig;
+use crate::config::Mode;
 use crate::copy::{CopyEngine, CopyJob, CopyRegs};
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
+use crate::timing::{KernelStats, TimingEngine};
 use alloc::vec::Vec;
 use fifo::{Method, MethodStream, Ring};
 use hw::class::{self, MemOp, MemOpB, SemOp, SemaphoreD, host};
@@ -56,6 +58,8 @@ pub enum ChanState {
     Active,
     /// Blocked in a semaphore acquire.
     Acquiring,
+    /// Waiting for its grids in flight (timing mode) to complete.
+    WaitGrids,
     /// Stopped by an error until software unbinds it.
     Stopped,
 }
@@ -69,6 +73,8 @@ pub enum Step {
     StallUntil(u64),
     /// Blocked in a semaphore acquire.
     Acquiring,
+    /// Waiting for the channel's grids in flight (timing mode) to complete.
+    WaitGrids,
     /// Nothing to do.
     Idle,
 }
@@ -83,6 +89,10 @@ pub struct Units<'a> {
     pub copy: &'a mut CopyEngine,
     /// The compute engine.
     pub compute: &'a mut ComputeEngine,
+    /// The compute engine's timing model.
+    pub timing: &'a mut TimingEngine,
+    /// Launches processed so far (the next launch's sequence number).
+    pub launches: &'a mut u64,
     /// Costs.
     pub cfg: &'a DeviceConfig,
     /// Current cycle.
@@ -123,6 +133,8 @@ pub struct Channel {
     pub engine_busy_until: u64,
     /// Whether it has fetched or unfetched work (refreshed at each scheduling pass).
     pub has_work: bool,
+    /// Grids of this channel in flight on the timing model.
+    pub grids_in_flight: u32,
 }
 
 impl Channel {
@@ -257,6 +269,10 @@ impl Channel {
             let class = self.subch[m.subchannel as usize & 7];
             return match class {
                 class::FERMI_DMA_COPY_A if m.method == class::copy::LAUNCH_DMA => {
+                    // Work on one channel runs in order: a copy waits for the grids before it.
+                    if self.grids_in_flight > 0 {
+                        return Ok(Step::WaitGrids);
+                    }
                     let job = CopyJob::new(self.chid, self.space, self.copy, m.data).ok_or_else(illegal)?;
                     let cost = u.cfg.copy_cycles(job.bytes(), job.path(u.mem, u.tlb));
                     self.engine_busy_until = u.copy.launch(job, u.now, cost);
@@ -303,6 +319,11 @@ impl Channel {
                     u.tlb.flush_pd(self.space.pd);
                     done
                 }
+                Ok(MemOp::L2FlushDirty) if u.cfg.mode == Mode::Timing => {
+                    // Written back from now on; the channel waits for the write-back.
+                    let end = u.timing.flush_l2(u.cfg, u.now, None);
+                    if end > u.now { Ok(Step::Busy(end - u.now)) } else { done }
+                }
                 Ok(MemOp::Nop | MemOp::L2FlushDirty | MemOp::L2Invalidate) => done,
                 _ => Err(illegal()),
             },
@@ -329,10 +350,54 @@ impl Channel {
                 u.compute.invalidate();
                 done
             }
+            Action::Launch if u.cfg.mode == Mode::Timing => {
+                // Work on one channel runs in order (CUDA stream semantics).
+                if self.grids_in_flight > 0 {
+                    return Ok(Step::WaitGrids);
+                }
+                if self.engine_busy_until > u.now {
+                    return Ok(Step::StallUntil(self.engine_busy_until));
+                }
+                let mut cx =
+                    LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
+                let seq = *u.launches;
+                *u.launches += 1;
+                match u.timing.submit(u.compute, &mut cx, self.chid, &self.compute, seq) {
+                    Ok(()) => {
+                        self.grids_in_flight += 1;
+                        done
+                    }
+                    Err(GridError::Fault(f)) => Err(fault(f)),
+                    Err(GridError::Trap(t)) => Err(ChanError::Trap(t)),
+                }
+            }
             Action::Launch => {
                 let mut cx =
                     LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
-                match u.compute.launch(&mut cx, &self.compute) {
+                let (w0, t0) = (u.compute.warp_instructions, u.compute.thread_instructions);
+                let start = u.now.max(u.compute.free_at());
+                let r = u.compute.launch(&mut cx, &self.compute);
+                let seq = *u.launches;
+                *u.launches += 1;
+                let c = &self.compute;
+                u.timing.record(KernelStats {
+                    seq,
+                    chid: self.chid,
+                    code: c.code,
+                    entry: c.start,
+                    grid: c.grid,
+                    block: c.block,
+                    start_cycle: start,
+                    end_cycle: u.compute.free_at(),
+                    warp_instructions: u.compute.warp_instructions - w0,
+                    thread_instructions: u.compute.thread_instructions - t0,
+                    max_warps_per_sm: u.cfg.max_threads_per_sm / 32,
+                    sms: u.cfg.sms,
+                    blocks_per_sm: u.compute.last_occupancy.0,
+                    failed: r.is_err(),
+                    ..KernelStats::default()
+                });
+                match r {
                     Ok(end) => {
                         self.engine_busy_until = self.engine_busy_until.max(end);
                         done
@@ -342,6 +407,9 @@ impl Channel {
                 }
             }
             Action::Report(addr, seq) => {
+                if self.grids_in_flight > 0 {
+                    return Ok(Step::WaitGrids);
+                }
                 if self.engine_busy_until > u.now {
                     return Ok(Step::StallUntil(self.engine_busy_until));
                 }
@@ -359,6 +427,9 @@ impl Channel {
         let fault = ChanError::fault(fault_unit::PFIFO);
         match op {
             SemOp::Release => {
+                if !d.release_wfi_disable() && self.grids_in_flight > 0 {
+                    return Ok(Step::WaitGrids);
+                }
                 if !d.release_wfi_disable() && self.engine_busy_until > u.now {
                     return Ok(Step::StallUntil(self.engine_busy_until));
                 }
@@ -424,6 +495,7 @@ impl Channel {
             ready_at: 0,
             engine_busy_until: 0,
             has_work: false,
+            grids_in_flight: 0,
         }
     }
 }

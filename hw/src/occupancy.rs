@@ -23,18 +23,26 @@ pub struct SmLimits {
     pub shared: u32,
 }
 
+/// The resources one block of `threads` threads using `regs` registers per thread and
+/// `shared` bytes of shared memory takes from an SM (whole warps, registers per warp in
+/// units of [`REG_ALLOC_UNIT`]); `blocks` is 1.
+pub fn block_cost(threads: u32, regs: u32, shared: u32) -> SmLimits {
+    let warps = threads.div_ceil(WARP_SIZE);
+    let regs_per_warp = (regs.max(1) * WARP_SIZE).div_ceil(REG_ALLOC_UNIT) * REG_ALLOC_UNIT;
+    SmLimits { threads: warps.saturating_mul(WARP_SIZE), blocks: 1, regs: regs_per_warp.saturating_mul(warps), shared }
+}
+
 /// Blocks of `threads` threads using `regs` registers per thread and `shared` bytes of
 /// shared memory (static plus dynamic) that fit on one SM at once; 0 when none does.
 pub fn blocks_per_sm(sm: &SmLimits, threads: u32, regs: u32, shared: u32) -> u32 {
     if threads == 0 {
         return 0;
     }
-    let warps = threads.div_ceil(WARP_SIZE) as u64;
-    let regs_per_warp = (regs.max(1) as u64 * WARP_SIZE as u64).div_ceil(REG_ALLOC_UNIT as u64) * REG_ALLOC_UNIT as u64;
-    let by_threads = sm.threads as u64 / (warps * WARP_SIZE as u64);
-    let by_regs = sm.regs as u64 / (regs_per_warp * warps);
-    let by_shared = (sm.shared as u64).checked_div(shared as u64).unwrap_or(u64::MAX);
-    by_threads.min(by_regs).min(by_shared).min(sm.blocks as u64) as u32
+    let c = block_cost(threads, regs.min(4096), shared);
+    let by_threads = sm.threads / c.threads;
+    let by_regs = sm.regs.checked_div(c.regs).unwrap_or(u32::MAX);
+    let by_shared = sm.shared.checked_div(shared).unwrap_or(u32::MAX);
+    by_threads.min(by_regs).min(by_shared).min(sm.blocks)
 }
 
 #[cfg(test)]

@@ -200,6 +200,12 @@ fn launch(transfer: bool, remap: bool) -> u32 {
         .into()
 }
 
+/// MEM_OP L2_FLUSH_DIRTY: the device writes back its L2's dirty lines (the channel waits).
+pub(crate) fn l2_flush(cmd: &mut Cmd) -> Result<()> {
+    let b = hw::class::MemOpB::new().with_operation(hw::class::MemOp::L2FlushDirty);
+    cmd.incr(0, hw::class::host::MEM_OP_A, &[0, b.into()]).map(|_| ()).map_err(|_| CuError::Unknown)
+}
+
 fn copy_cmd(cmd: &mut Cmd, src: u64, dst: u64, len: u64) -> Result<()> {
     let words = [(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32];
     cmd.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &words)
@@ -362,6 +368,10 @@ impl<P: Platform> Gpu<P> {
                 if let Some(part) = next {
                     let s = &mut staging[i % 2];
                     let mut cmd = Cmd::new();
+                    if i == 0 {
+                        // Kernels leave dirty lines in the L2: write them back before reading VRAM.
+                        l2_flush(&mut cmd)?;
+                    }
                     copy_cmd(&mut cmd, src + (i * chunk) as u64, s.va, part.len() as u64)?;
                     s.fence = ch.fence(&mut cmd)?;
                     ch.submit(gpu, cmd.words())?;
