@@ -5,7 +5,8 @@
 //! - **Dispatchers.** Each running grid has its own dispatcher. They compete for one
 //!   central resource pool (every SM's free threads, registers, shared memory and block
 //!   slots), so grids from different channels run at the same time. A dispatcher places a
-//!   block on the next SM (round robin) that has room, without an ACK/NAK round trip, and
+//!   block on the least loaded SM that has room (round robin among equals), without an
+//!   ACK/NAK round trip, and
 //!   then spends [`DeviceConfig::dispatch_mcycles`] before the next one. The first block
 //!   goes out `launch_overhead_cycles` after LAUNCH.
 //! - **SMs.** Each SM has `schedulers_per_sm` warp schedulers (warp slot `i` belongs to
@@ -264,6 +265,9 @@ struct Slot {
     pending: heapless::Vec<Pending, SCOREBOARD>,
     /// Set while the warp waits at a barrier.
     at_barrier: bool,
+    /// When the next instruction's operands are ready, its pipe and why it waits (cleared
+    /// when the warp issues or leaves a barrier).
+    cache: Option<(u64, Class, StallKind)>,
 }
 
 /// A block resident on an SM.
@@ -538,7 +542,16 @@ impl TimingEngine {
         let n = self.sms.len();
         let c = g.cost;
         let fits = |f: &SmLimits| f.threads >= c.threads && f.regs >= c.regs && f.shared >= c.shared && f.blocks >= 1;
-        let Some(s) = (1..=n).map(|k| (g.last_sm + k) % n).find(|&s| fits(&self.sms[s].free)) else { return false };
+        // The least loaded SM with room (most free thread slots), the next in round-robin
+        // order on ties: blocks of concurrent grids spread over the whole device.
+        let mut best: Option<usize> = None;
+        for s in (1..=n).map(|k| (g.last_sm + k) % n) {
+            let f = &self.sms[s].free;
+            if fits(f) && best.is_none_or(|b| f.threads > self.sms[b].free.threads) {
+                best = Some(s);
+            }
+        }
+        let Some(s) = best else { return false };
         g.last_sm = s;
         let i = g.next_block;
         g.next_block += 1;
@@ -580,7 +593,14 @@ impl TimingEngine {
         };
         let mut slots = Vec::with_capacity(nwarps);
         for w in 0..nwarps {
-            let slot = Slot { block: bi, warp: w, ready_at: t + 1, pending: heapless::Vec::new(), at_barrier: false };
+            let slot = Slot {
+                block: bi,
+                warp: w,
+                ready_at: t + 1,
+                pending: heapless::Vec::new(),
+                at_barrier: false,
+                cache: None,
+            };
             let si = match sm.slots.iter().position(|x| x.is_none()) {
                 Some(si) => si,
                 None => {
@@ -719,21 +739,45 @@ impl TimingEngine {
         if sl.ready_at > t {
             return Some((sl.ready_at, StallKind::Control, gi));
         }
+        let (at, class, kind) = match sl.cache {
+            Some(c) => c,
+            None => {
+                let c =
+                    Self::readiness(env, sl, sm.blocks[bi].as_mut()?, self.grids[gi].as_mut()?, &mut self.span, s, t);
+                sl.cache = Some(c);
+                c
+            }
+        };
+        let pipe = match class {
+            Class::Mem => sm.lsu_free,
+            c => sm.sched[k].pipe_free[pipe_index(c)],
+        };
+        if pipe > at { Some((pipe, StallKind::Pipe, gi)) } else { Some((at, kind, gi)) }
+    }
+
+    /// When the next instruction of a warp past its control latency has its operands, the
+    /// instruction's class, and what it waits for.
+    fn readiness(
+        env: &mut Env<'_>,
+        sl: &mut Slot,
+        block: &mut Block,
+        g: &mut GridRun,
+        span: &mut Vec<u8>,
+        s: usize,
+        t: u64,
+    ) -> (u64, Class, StallKind) {
         sl.pending.retain(|p| p.ready > t);
-        let block = sm.blocks[bi].as_mut()?;
-        let g = self.grids[gi].as_mut()?;
         let warp = &mut block.warps[sl.warp];
         let d = {
             let mut cx = LaunchCtx { mem: env.mem, tlb: env.tlb, space: g.space, cfg: env.cfg, now_ns: 0, now: t };
-            let mut x = exec(&mut cx, g, &mut self.span, s as u32, None);
+            let mut x = exec(&mut cx, g, span, s as u32, None);
             match x.peek(warp) {
                 Ok(Some(d)) => d,
                 // Ended, or a fetch error that the issue reports.
-                _ => return Some((t, StallKind::Control, gi)),
+                _ => return (t, Class::Control, StallKind::Control),
             }
         };
         let mut at = t;
-        let mut kind = StallKind::Dependency;
         for (r, n) in operands(&d) {
             if n == 0 {
                 continue;
@@ -747,16 +791,7 @@ impl TimingEngine {
         if sl.pending.is_full() {
             at = at.max(sl.pending.iter().map(|p| p.ready).min().unwrap_or(t));
         }
-        let class = classify(&d);
-        let pipe = match class {
-            Class::Mem => sm.lsu_free,
-            c => sm.sched[k].pipe_free[pipe_index(c)],
-        };
-        if pipe > at {
-            at = pipe;
-            kind = StallKind::Pipe;
-        }
-        Some((at, kind, gi))
+        (at, classify(&d), StallKind::Dependency)
     }
 
     /// Issue the next instruction of warp `slot` at cycle `t`.
@@ -800,6 +835,7 @@ impl TimingEngine {
         let uid = block.uid;
         let sl = sm.slots[slot].as_mut().expect("slot");
         sl.ready_at = t + 1;
+        sl.cache = None;
         if let Some(d) = d {
             let class = classify(&d);
             let (latency, interval) = match class {
@@ -860,6 +896,7 @@ impl TimingEngine {
             {
                 sl.at_barrier = false;
                 sl.ready_at = resume;
+                sl.cache = None;
             }
         }
         sm.wake = sm.wake.min(resume);

@@ -69,43 +69,241 @@ fn one(dev: &Device) -> KernelStats {
     s.pop().unwrap()
 }
 
+/// A pointer chase of `steps` dependent loads per thread, with `live` values held in
+/// registers across it (`hold`) or computed after it (same instructions, few registers).
+fn chase_ptx(live: usize, hold: bool) -> String {
+    let defs: String = (0..live).map(|j| format!(" add.u32 %v{j}, %r4, {j};\n")).collect();
+    let uses: String = (0..live).rev().map(|j| format!(" add.u32 %r8, %r8, %v{j};\n")).collect();
+    let interleaved: String =
+        (0..live).map(|j| format!(" add.u32 %v{j}, %r4, {j};\n add.u32 %r8, %r8, %v{j};\n")).collect();
+    let (before, after) = if hold { (defs, uses) } else { (String::new(), interleaved) };
+    format!(
+        "{HDR}.visible .entry chase(.param .u64 next, .param .u64 out, .param .u32 steps)\n{{\n\
+         .reg .pred %p<2>;\n .reg .b32 %r<12>;\n .reg .b32 %v<{live}>;\n .reg .b64 %rd<8>;\n\
+         mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %tid.x;\n mad.lo.s32 %r4, %r1, %r2, %r3;\n\
+         {before} mov.u32 %r5, %r4;\n ld.param.u64 %rd1, [next];\n ld.param.u32 %r6, [steps];\n mov.u32 %r7, 0;\n\
+         LOOP:\n mul.wide.u32 %rd2, %r5, 4;\n add.s64 %rd3, %rd1, %rd2;\n ld.global.u32 %r5, [%rd3];\n\
+         add.u32 %r7, %r7, 1;\n setp.lt.u32 %p1, %r7, %r6;\n @%p1 bra LOOP;\n mov.u32 %r8, %r5;\n{after}\
+         ld.param.u64 %rd4, [out];\n mul.wide.u32 %rd5, %r4, 4;\n add.s64 %rd6, %rd4, %rd5;\n st.global.u32 [%rd6], %r8;\n\
+         ret;\n}}\n"
+    )
+}
+
+/// A device with a context and the test kernels loaded.
+struct Rig {
+    dev: Device,
+    ctx: backend_user::Context,
+    src: backend_user::DeviceBuffer<u32>,
+    dst: backend_user::DeviceBuffer<u32>,
+}
+
+const ELEMS: usize = 8 << 20 >> 2;
+
+impl Rig {
+    fn new(cfg: DeviceConfig) -> Self {
+        let dev = device(cfg);
+        let ctx = dev.create_context().unwrap();
+        let mut src = ctx.alloc::<u32>(ELEMS).unwrap();
+        // The pointer chase's links (and the copy's input).
+        src.copy_from(&(0..ELEMS as u64).map(link).collect::<Vec<_>>()).unwrap();
+        let dst = ctx.alloc::<u32>(ELEMS).unwrap();
+        Self { dev, ctx, src, dst }
+    }
+
+    /// Run `name` from `ptx` and return its statistics.
+    fn run(&self, ptx: &str, name: &str, grid: u32, block: u32, shared: u32, args: &[Arg<'_>]) -> KernelStats {
+        let m = self.ctx.load_ptx(ptx).unwrap();
+        let f = m.function(name).unwrap();
+        stats(&self.dev);
+        f.launch([grid, 1, 1], [block, 1, 1], shared, args).unwrap();
+        self.ctx.synchronize().unwrap();
+        one(&self.dev)
+    }
+
+    fn copy(&self, n: u32, stride: u32, shared: u32) -> KernelStats {
+        let args = [self.src.arg(), self.dst.arg(), Arg::U32(stride), Arg::U32(n)];
+        let s = self.run(&copy_ptx(), "copy", n.div_ceil(256), 256, shared, &args);
+        let out = self.dst.to_vec().unwrap();
+        let n64 = ELEMS as u64;
+        for i in (0..n as u64).step_by(997) {
+            assert_eq!(out[i as usize], link((i * stride as u64) % n64), "copy result at {i}");
+        }
+        s
+    }
+
+    fn fma(&self, k: u32, blocks: u32) -> KernelStats {
+        self.run(&fma_ptx(), "fma", blocks, 256, 0, &[self.dst.arg(), Arg::U32(k)])
+    }
+}
+
+/// Where the pointer chase goes from element `i`: 132 Ki elements on, so that a warp's
+/// lanes stay on consecutive words (coalesced) and every step misses the caches.
+fn link(i: u64) -> u32 {
+    ((i + 33 * 4096) % ELEMS as u64) as u32
+}
+
+/// Bytes moved to and from DRAM per simulated nanosecond (GB/s).
+fn dram_gbs(cfg: &DeviceConfig, s: &KernelStats) -> f64 {
+    (s.dram_read_bytes + s.dram_write_bytes) as f64 / cfg.cycles_to_ns(s.cycles()) as f64
+}
+
 #[test]
-fn print_figures() {
-    let dev = Device::open().unwrap();
+fn memory_bound_kernels_scale_with_bytes_over_bandwidth() {
     let cfg = DeviceConfig::default();
-    let ctx = dev.create_context().unwrap();
-    let m = ctx.load_ptx(&copy_ptx()).unwrap();
-    let f = m.function("copy").unwrap();
-    let src = ctx.alloc::<f32>(32 << 20 >> 2).unwrap();
-    let dst = ctx.alloc::<f32>(8 << 20 >> 2).unwrap();
-    for (n, stride) in [(1u32 << 18, 1u32), (1 << 20, 1), (1 << 16, 1), (1 << 16, 32)] {
-        f.launch([n / 256, 1, 1], [256, 1, 1], 0, &[src.arg(), dst.arg(), Arg::U32(stride), Arg::U32(n)]).unwrap();
-        ctx.synchronize().unwrap();
-        let s = one(&dev);
-        let bw = (s.dram_read_bytes + s.dram_write_bytes) as f64 / cfg.cycles_to_ns(s.cycles()) as f64;
-        eprintln!(
-            "copy n {n} stride {stride}: {s:?}\n  {bw:.1} GB/s ipc {:.2} occ {:.2}",
-            s.ipc(),
-            s.achieved_occupancy()
-        );
-    }
-    let m = ctx.load_ptx(&fma_ptx()).unwrap();
-    let f = m.function("fma").unwrap();
-    for k in [16u32, 32] {
-        f.launch([640, 1, 1], [256, 1, 1], 0, &[dst.arg(), Arg::U32(k)]).unwrap();
-        ctx.synchronize().unwrap();
-        let s = one(&dev);
-        eprintln!("fma k {k}: {s:?}\n  ipc {:.2} occ {:.2}", s.ipc(), s.achieved_occupancy());
-    }
-    let m = ctx.load_ptx(&banks_ptx()).unwrap();
-    let f = m.function("banks").unwrap();
-    for stride in [1u32, 32] {
-        f.launch([80, 1, 1], [1024, 1, 1], 0, &[dst.arg(), Arg::U32(stride), Arg::U32(64)]).unwrap();
-        ctx.synchronize().unwrap();
-        let s = one(&dev);
-        eprintln!("banks stride {stride}: {s:?}\n  ipc {:.2}", s.ipc());
-    }
-    let _ = DeviceOptions::default();
+    let rig = Rig::new(cfg.clone());
+    let big = rig.copy(1 << 20, 1, 0);
+    let peak = cfg.dram_mbps as f64 / 1000.0;
+    let bw = dram_gbs(&cfg, &big);
+    assert!(bw > 0.6 * peak && bw <= peak, "copy of 8 MiB reached {bw:.0} GB/s of {peak:.0}");
+    // Four times the bytes: about four times the time once the launch is paid.
+    let small = rig.copy(1 << 18, 1, 0);
+    let o = cfg.launch_overhead_cycles as f64;
+    let r = (big.cycles() as f64 - o) / (small.cycles() as f64 - o);
+    assert!((3.0..=4.4).contains(&r), "4x bytes took {r:.2}x the time");
+    // Half the DRAM bandwidth: about twice the time.
+    let half = DeviceConfig { dram_mbps: cfg.dram_mbps / 2, ..cfg.clone() };
+    let slow = Rig::new(half).copy(1 << 20, 1, 0);
+    let r = (slow.cycles() as f64 - o) / (big.cycles() as f64 - o);
+    assert!((1.7..=2.2).contains(&r), "half the bandwidth took {r:.2}x the time");
+}
+
+#[test]
+fn compute_bound_kernels_scale_with_instructions_over_issue_rate() {
+    let cfg = DeviceConfig::default();
+    let rig = Rig::new(cfg.clone());
+    // One wave: 8 blocks of 8 warps on each SM, 16 warps per scheduler.
+    let blocks = cfg.sms * 8;
+    let (a, b) = (rig.fma(32, blocks), rig.fma(64, blocks));
+    // Each iteration is 10 ALU instructions (8 FMAs, the counter, the compare) and a branch;
+    // a scheduler accepts an ALU instruction every alu_interval cycles.
+    let per_iter = 10.0 * cfg.alu_interval as f64 * 16.0;
+    let slope = (b.cycles() - a.cycles()) as f64 / 32.0;
+    assert!((slope / per_iter - 1.0).abs() < 0.1, "{slope:.0} cycles per iteration, issue rate says {per_iter}");
+    let ipc = (b.warp_instructions - a.warp_instructions) as f64 / (b.cycles() - a.cycles()) as f64;
+    let peak = (cfg.sms * cfg.schedulers_per_sm) as f64 * 11.0 / 20.0;
+    assert!((ipc / peak - 1.0).abs() < 0.1, "marginal IPC {ipc:.1}, issue-rate bound {peak:.1}");
+    // Twice the issue interval: twice the slope. Half the DRAM bandwidth: no change.
+    let slow_alu = Rig::new(DeviceConfig { alu_interval: cfg.alu_interval * 2, ..cfg.clone() });
+    let (c, d) = (slow_alu.fma(32, blocks), slow_alu.fma(64, blocks));
+    let r = (d.cycles() - c.cycles()) as f64 / (b.cycles() - a.cycles()) as f64;
+    assert!((1.8..=2.2).contains(&r), "twice the ALU interval: {r:.2}x the slope");
+    let slow_mem = Rig::new(DeviceConfig { dram_mbps: cfg.dram_mbps / 2, ..cfg.clone() }).fma(64, blocks);
+    let r = slow_mem.cycles() as f64 / b.cycles() as f64;
+    assert!((0.97..=1.05).contains(&r), "half the DRAM bandwidth changed a compute-bound kernel by {r:.3}x");
+}
+
+#[test]
+fn coalesced_beats_strided() {
+    let rig = Rig::new(DeviceConfig::default());
+    let n = 1 << 16;
+    let (c, s) = (rig.copy(n, 1, 0), rig.copy(n, 32, 0));
+    assert_eq!(c.warp_instructions, s.warp_instructions);
+    // One 128-byte warp access is 4 sectors; with a 128-byte stride it is 32.
+    assert!(s.dram_read_bytes >= 4 * c.dram_read_bytes, "{} vs {}", s.dram_read_bytes, c.dram_read_bytes);
+    assert_eq!(c.l1_misses, n as u64 / 8);
+    assert_eq!(s.l1_hits + s.l1_misses, n as u64);
+    assert!(s.cycles() as f64 > 1.5 * c.cycles() as f64, "strided {} vs coalesced {}", s.cycles(), c.cycles());
+}
+
+#[test]
+fn shared_memory_bank_conflicts_cost() {
+    let rig = Rig::new(DeviceConfig::default());
+    let run = |stride| rig.run(&banks_ptx(), "banks", 80, 1024, 0, &[rig.dst.arg(), Arg::U32(stride), Arg::U32(64)]);
+    let (free, conflicted) = (run(1), run(32));
+    assert_eq!(free.bank_conflict_cycles, 0);
+    // Stride 32 words: all 32 lanes in one bank, 31 extra cycles per access, 2 per iteration.
+    assert_eq!(conflicted.bank_conflict_cycles, 80 * 32 * 64 * 2 * 31);
+    assert!(conflicted.cycles() > 5 * free.cycles(), "{} vs {}", conflicted.cycles(), free.cycles());
+    assert!(conflicted.stalls.pipe > free.stalls.pipe);
+    // Stride 2: two-way conflicts.
+    let two = run(2);
+    assert_eq!(two.bank_conflict_cycles, 80 * 32 * 64 * 2);
+}
+
+#[test]
+fn occupancy_limits_by_shared_memory_and_registers_show_up() {
+    let cfg = DeviceConfig::default();
+    let rig = Rig::new(cfg.clone());
+    let limits = hw::occupancy::SmLimits {
+        threads: cfg.max_threads_per_sm,
+        blocks: cfg.max_blocks_per_sm,
+        regs: cfg.regs_per_sm,
+        shared: cfg.shared_per_sm,
+    };
+    // Shared memory: 40 KiB per block leaves room for 2 blocks of 8 warps instead of 8.
+    let full = rig.copy(1 << 20, 1, 0);
+    let limited = rig.copy(1 << 20, 1, 40 << 10);
+    assert_eq!((full.blocks_per_sm, limited.blocks_per_sm), (8, 2));
+    assert!(limited.achieved_occupancy() < 0.5 * full.achieved_occupancy());
+    assert!(limited.cycles() as f64 > 1.2 * full.cycles() as f64, "{} vs {}", limited.cycles(), full.cycles());
+    // Registers: the same instructions, with 64 values live across a latency-bound loop or not.
+    let blocks = cfg.sms * 8;
+    let chase = |hold: bool| {
+        let ptx = chase_ptx(64, hold);
+        let m = rig.ctx.load_ptx(&ptx).unwrap();
+        let regs = m.function("chase").unwrap().attributes().regs;
+        let s = rig.run(&ptx, "chase", blocks, 256, 0, &[rig.src.arg(), rig.dst.arg(), Arg::U32(16)]);
+        (regs, s)
+    };
+    let ((few, lean), (many, heavy)) = (chase(false), chase(true));
+    assert!(many > few + 48, "{many} vs {few} registers");
+    assert_eq!(lean.warp_instructions, heavy.warp_instructions);
+    assert_eq!(heavy.blocks_per_sm, hw::occupancy::blocks_per_sm(&limits, 256, many, 0));
+    assert!(heavy.blocks_per_sm < lean.blocks_per_sm);
+    assert!(heavy.achieved_occupancy() < lean.achieved_occupancy());
+    assert!(heavy.cycles() as f64 > 1.3 * lean.cycles() as f64, "{} vs {}", heavy.cycles(), lean.cycles());
+}
+
+#[test]
+fn kernels_on_two_channels_overlap() {
+    let cfg = DeviceConfig::default();
+    let dev = device(cfg.clone());
+    let ctxs = [dev.create_context().unwrap(), dev.create_context().unwrap()];
+    let out: Vec<_> = ctxs.iter().map(|c| c.alloc::<f32>(1 << 20).unwrap()).collect();
+    let ms: Vec<_> = ctxs.iter().map(|c| c.load_ptx(&fma_ptx()).unwrap()).collect();
+    let fs: Vec<_> = ms.iter().map(|m| m.function("fma").unwrap()).collect();
+    // Each grid has a block for half the SMs.
+    let blocks = cfg.sms / 2;
+    let launch = |i: usize| fs[i].launch([blocks, 1, 1], [256, 1, 1], 0, &[out[i].arg(), Arg::U32(32)]).unwrap();
+    launch(0);
+    ctxs[0].synchronize().unwrap();
+    let alone = one(&dev);
+    launch(0);
+    launch(1);
+    ctxs[0].synchronize().unwrap();
+    ctxs[1].synchronize().unwrap();
+    let both = stats(&dev);
+    assert_eq!(both.len(), 2);
+    let (a, b) = (&both[0], &both[1]);
+    assert_ne!(a.chid, b.chid);
+    assert!(b.start_cycle < a.end_cycle && a.start_cycle < b.end_cycle, "the grids overlap in time: {a:?} {b:?}");
+    let span = a.end_cycle.max(b.end_cycle) - a.start_cycle.min(b.start_cycle);
+    assert!((span as f64) < 1.5 * alone.cycles() as f64, "two grids took {span} cycles, one alone {}", alone.cycles());
+}
+
+#[test]
+fn the_same_program_twice_gives_identical_cycles_and_statistics() {
+    let go = || {
+        let rig = Rig::new(DeviceConfig::default());
+        let mut all = vec![rig.copy(1 << 16, 3, 0), rig.fma(8, 100)];
+        all.push(rig.run(&banks_ptx(), "banks", 7, 640, 0, &[rig.dst.arg(), Arg::U32(3), Arg::U32(5)]));
+        let cycles = rig.dev.sim().lock().cycles();
+        (all, cycles, rig.dst.to_vec().unwrap())
+    };
+    assert_eq!(go(), go());
+}
+
+#[test]
+fn functional_mode_computes_the_same_results_without_timing() {
+    let timing = Rig::new(DeviceConfig::default());
+    let functional = Rig::new(DeviceConfig { mode: fake_pci::config::Mode::Functional, ..DeviceConfig::default() });
+    let (t, f) = (timing.copy(1 << 16, 5, 0), functional.copy(1 << 16, 5, 0));
+    assert_eq!(timing.dst.to_vec().unwrap(), functional.dst.to_vec().unwrap());
+    assert_eq!((t.warp_instructions, t.thread_instructions), (f.warp_instructions, f.thread_instructions));
+    assert!(t.l1_misses > 0 && f.l1_misses == 0 && f.dram_read_bytes == 0, "functional mode has no caches");
+    let (t, f) = (timing.fma(16, 64), functional.fma(16, 64));
+    assert_eq!(timing.dst.to_vec().unwrap(), functional.dst.to_vec().unwrap());
+    assert_eq!(t.warp_instructions, f.warp_instructions);
 }
 
 fn device(cfg: DeviceConfig) -> Device {
