@@ -293,6 +293,8 @@ struct Sched {
     /// Stall reason of the last visited cycle without an issue, and its grid.
     stall: Option<(StallKind, usize)>,
     stall_since: u64,
+    /// No warp of this scheduler can issue before this cycle.
+    next_at: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -611,6 +613,7 @@ impl TimingEngine {
             sm.slots[si] = Some(slot);
             let k = sm.order.len();
             sm.order[si % k].push(si);
+            sm.sched[si % k].next_at = 0;
             slots.push(si);
         }
         sm.blocks[bi] = Some(Block { slots, ..block });
@@ -640,6 +643,13 @@ impl TimingEngine {
         self.sms[s].wake = u64::MAX;
         let mut wake = u64::MAX;
         for k in 0..nsched {
+            // Nothing of this scheduler can issue before its last estimate (a lower bound:
+            // what could make a warp ready sooner, a new warp or a barrier release, clears it).
+            let est = self.sms[s].sched[k].next_at;
+            if t < est {
+                wake = wake.min(est);
+                continue;
+            }
             let (pick, next, reason) = self.select(env, s, k, t);
             let sm = &mut self.sms[s];
             // Close the previous stall interval of this scheduler.
@@ -659,6 +669,7 @@ impl TimingEngine {
             match pick {
                 Some(slot) => {
                     self.sms[s].sched[k].last = Some(slot);
+                    self.sms[s].sched[k].next_at = 0;
                     self.issue(engine, env, s, k, slot, t);
                     wake = wake.min(t + 1);
                 }
@@ -666,12 +677,13 @@ impl TimingEngine {
                     let sc = &mut self.sms[s].sched[k];
                     sc.stall = reason;
                     sc.stall_since = t;
+                    sc.next_at = next;
                     wake = wake.min(next);
                 }
             }
         }
         let sm = &mut self.sms[s];
-        sm.wake = if sm.slots.iter().all(|x| x.is_none()) { u64::MAX } else { sm.wake.min(wake).max(t + 1) };
+        sm.wake = if sm.resident_warps == 0 { u64::MAX } else { sm.wake.min(wake).max(t + 1) };
     }
 
     /// Choose the warp scheduler `k` of SM `s` issues at `t`. Returns the slot, else the
@@ -897,6 +909,8 @@ impl TimingEngine {
                 sl.at_barrier = false;
                 sl.ready_at = resume;
                 sl.cache = None;
+                let n = sm.sched.len();
+                sm.sched[si % n].next_at = 0;
             }
         }
         sm.wake = sm.wake.min(resume);
@@ -1124,9 +1138,7 @@ impl MemSys<'_> {
             match p.space[l] {
                 Space::Shared => {
                     for w in (a / 4)..(a + bytes).div_ceil(4) {
-                        if !words.contains(&w) {
-                            let _ = words.push(w);
-                        }
+                        let _ = words.push(w);
                     }
                 }
                 Space::Const | Space::ConstBank => {
@@ -1151,11 +1163,19 @@ impl MemSys<'_> {
             }
         }
         if !words.is_empty() {
-            let nb = cfg.shared_banks.max(1) as u64;
-            let mut degree = 1u64;
-            for b in 0..nb {
-                degree = degree.max(words.iter().filter(|&&w| w % nb == b).count() as u64);
+            // Lanes reading one word share it (broadcast); distinct words in one bank take a
+            // cycle each.
+            words.sort_unstable();
+            let nb = cfg.shared_banks.clamp(1, 64) as u64;
+            let mut per_bank = [0u64; 64];
+            let mut prev = u64::MAX;
+            for &w in words.iter() {
+                if w != prev {
+                    per_bank[(w % nb) as usize] += 1;
+                    prev = w;
+                }
             }
+            let degree = per_bank.iter().copied().max().unwrap_or(1).max(1);
             st.bank_conflict_cycles += degree - 1;
             done = done.max(t + cfg.shared_latency as u64 + degree - 1);
             busy = busy.max(degree);
