@@ -18,8 +18,11 @@
 #![deny(missing_docs)]
 
 pub mod platform;
+pub mod preset;
 
 pub use fake_pci::DeviceConfig;
+pub use fake_pci::copy::CopyStats;
+pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
 pub use platform::{ClockMode, SimDevice, UserPlatform};
 pub use runtime_core::{ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, MemsetValue, Result};
 
@@ -50,9 +53,15 @@ pub struct Device {
 }
 
 impl Device {
-    /// A default GF100-like board in stepped mode.
+    /// A board in stepped mode built from the preset `RGDEV_PRESET` names (a built-in name
+    /// or a TOML file), else the default `gv100` preset. A preset that does not load is
+    /// reported on stderr and gives `CuError::InvalidValue`.
     pub fn open() -> Result<Self> {
-        Self::open_with(DeviceOptions::default())
+        let config = preset::from_env().map_err(|e| {
+            eprintln!("rgdev: {e}");
+            CuError::InvalidValue
+        })?;
+        Self::open_with(DeviceOptions { config, ..DeviceOptions::default() })
     }
 
     /// A board built from `opts`.
@@ -72,6 +81,16 @@ impl Device {
     /// The runtime (for the handle-level API).
     pub fn gpu(&self) -> &Arc<UserGpu> {
         &self.gpu
+    }
+
+    /// Statistics of the kernels that finished since the last call, oldest first.
+    pub fn take_kernel_stats(&self) -> Vec<KernelStats> {
+        self.sim().lock().take_kernel_stats()
+    }
+
+    /// Statistics of the copies that finished since the last call, oldest first.
+    pub fn take_copy_stats(&self) -> Vec<CopyStats> {
+        self.sim().lock().take_copy_stats()
     }
 
     /// The simulated device (statistics, traces).

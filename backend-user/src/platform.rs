@@ -61,6 +61,51 @@ pub struct UserPlatform {
     start: Instant,
     log_level: Option<Level>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    progress: Mutex<Option<Progress>>,
+}
+
+/// Environment variable: `1` shows a progress line on stderr while the host waits for the
+/// device (`rgdev run` sets it when stderr is a terminal).
+pub const PROGRESS_ENV: &str = "RGDEV_PROGRESS";
+
+/// The progress line: at most ten updates a second, erased when the device goes idle.
+struct Progress {
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn update(&mut self, gpu: &FakeGpu, busy: bool) {
+        use std::io::Write;
+        if !busy {
+            if self.shown {
+                eprint!("\r\x1b[K");
+                self.shown = false;
+            }
+            return;
+        }
+        if self.last.elapsed().as_millis() < 100 {
+            return;
+        }
+        self.last = Instant::now();
+        let (done, all) = gpu.grid_progress();
+        let ms = gpu.time_ns() as f64 / 1e6;
+        let (_, warp_instr, _) = gpu.compute_stats();
+        let line = if let Some(n) = (done * 30).checked_div(all) {
+            let n = n as usize;
+            format!(
+                "rgdev [{}{}] {done}/{all} blocks  {ms:.3} ms simulated  {:.1} M warp instructions",
+                "#".repeat(n),
+                "-".repeat(30 - n),
+                warp_instr as f64 / 1e6
+            )
+        } else {
+            format!("rgdev  {ms:.3} ms simulated  {:.1} M warp instructions", warp_instr as f64 / 1e6)
+        };
+        eprint!("\r\x1b[K{line}");
+        let _ = std::io::stderr().flush();
+        self.shown = true;
+    }
 }
 
 impl UserPlatform {
@@ -88,7 +133,22 @@ impl UserPlatform {
             Ok("debug") => Some(Level::Debug),
             _ => Some(Level::Warn),
         };
-        Self { dev, mode, start: Instant::now(), log_level, thread: Mutex::new(thread) }
+        let progress = std::env::var(PROGRESS_ENV).is_ok_and(|v| v == "1");
+        let p = Self {
+            dev,
+            mode,
+            start: Instant::now(),
+            log_level,
+            thread: Mutex::new(thread),
+            progress: Mutex::new(None),
+        };
+        p.set_progress(progress);
+        p
+    }
+
+    /// Show (or stop showing) a progress line on stderr while waiting for the device.
+    pub fn set_progress(&self, on: bool) {
+        *self.progress.lock() = on.then(|| Progress { last: Instant::now(), shown: false });
     }
 
     /// The attached device.
@@ -142,14 +202,22 @@ impl Platform for UserPlatform {
 
     fn yield_now(&self) -> Activity {
         match self.mode {
-            ClockMode::Stepped => match self.dev.gpu.lock().run(YIELD_QUANTUM) {
-                RunState::Idle => Activity::Idle,
-                RunState::Busy => Activity::Progress,
-            },
+            ClockMode::Stepped => {
+                let mut g = self.dev.gpu.lock();
+                let busy = g.run(YIELD_QUANTUM) == RunState::Busy;
+                if let Some(p) = self.progress.lock().as_mut() {
+                    p.update(&g, busy);
+                }
+                if busy { Activity::Progress } else { Activity::Idle }
+            }
             ClockMode::Threaded => {
                 std::thread::yield_now();
-                let _g = self.dev.gpu.lock();
-                if self.dev.idle.load(Ordering::Acquire) { Activity::Idle } else { Activity::Progress }
+                let g = self.dev.gpu.lock();
+                let busy = !self.dev.idle.load(Ordering::Acquire);
+                if let Some(p) = self.progress.lock().as_mut() {
+                    p.update(&g, busy);
+                }
+                if busy { Activity::Progress } else { Activity::Idle }
             }
         }
     }

@@ -92,8 +92,12 @@ pub struct CopyJob {
     semaphore: CopySemaphore,
     interrupt: bool,
     transfer: bool,
+    /// Cycle at which the job starts moving data.
+    pub start_at: u64,
     /// Cycle at which the job completes.
     pub done_at: u64,
+    /// The path its data takes (set at launch).
+    pub path: CopyPath,
 }
 
 impl CopyJob {
@@ -139,7 +143,20 @@ impl CopyJob {
         };
         let pixel = remap.map_or(1, |r| (r.comp * r.dst_comps) as u64);
         let line_bytes = regs.line_length as u64 * pixel;
-        Some(Self { chid, space, regs, lines, line_bytes, remap, semaphore, interrupt, transfer, done_at: 0 })
+        Some(Self {
+            chid,
+            space,
+            regs,
+            lines,
+            line_bytes,
+            remap,
+            semaphore,
+            interrupt,
+            transfer,
+            start_at: 0,
+            done_at: 0,
+            path: CopyPath::VramFill,
+        })
     }
 
     /// Bytes the job writes.
@@ -149,7 +166,7 @@ impl CopyJob {
 
     /// The path the data takes: PCIe when either side is system memory. An address that
     /// does not translate counts as VRAM (the fault comes at execution).
-    pub fn path(&self, mem: &Memory, tlb: &mut Tlb) -> CopyPath {
+    pub fn route(&self, mem: &Memory, tlb: &mut Tlb) -> CopyPath {
         let sys = |va: u64, write: bool, tlb: &mut Tlb| {
             tlb.translate(mem, &self.space, va, write).is_ok_and(|(t, _)| t != hw::regs::Target::Vram)
         };
@@ -277,6 +294,25 @@ fn copy_line(
     Ok(())
 }
 
+/// Statistics of one copy-engine job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyStats {
+    /// Job number on this device (0, 1, ...), in launch order.
+    pub seq: u64,
+    /// Channel that launched it.
+    pub chid: u32,
+    /// Bytes written.
+    pub bytes: u64,
+    /// The path the data took.
+    pub path: CopyPath,
+    /// Cycle the engine started it.
+    pub start_cycle: u64,
+    /// Cycle it completed (data landed, semaphore written).
+    pub end_cycle: u64,
+    /// Whether it faulted.
+    pub failed: bool,
+}
+
 /// The engine: a queue of jobs completing in order.
 #[derive(Default)]
 pub struct CopyEngine {
@@ -290,6 +326,7 @@ impl CopyEngine {
     /// Queue `job`, starting no earlier than `now`; returns its completion cycle.
     pub fn launch(&mut self, mut job: CopyJob, now: u64, cost: u64) -> u64 {
         let start = now.max(self.free_at);
+        job.start_at = start;
         job.done_at = start + cost;
         self.free_at = job.done_at;
         let t = job.done_at;

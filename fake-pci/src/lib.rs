@@ -170,6 +170,8 @@ pub struct FakeGpu {
     compute: ComputeEngine,
     timing: timing::TimingEngine,
     launches: u64,
+    copy_log: alloc::collections::VecDeque<copy::CopyStats>,
+    copy_seq: u64,
     bar1: Option<AddressSpace>,
     now: u64,
     fault_queue: heapless::Deque<FaultRecord, QUEUE>,
@@ -196,6 +198,8 @@ impl FakeGpu {
             compute: ComputeEngine::default(),
             timing: timing::TimingEngine::default(),
             launches: 0,
+            copy_log: alloc::collections::VecDeque::new(),
+            copy_seq: 0,
             bar1: None,
             now: 0,
             fault_queue: heapless::Deque::new(),
@@ -243,6 +247,28 @@ impl FakeGpu {
     /// [`FakeGpu::kernel_stats_dropped`]).
     pub fn take_kernel_stats(&mut self) -> Vec<timing::KernelStats> {
         self.timing.log.drain(..).collect()
+    }
+
+    /// Statistics of the copies finished since the last call, oldest first (bounded like
+    /// the kernel records).
+    pub fn take_copy_stats(&mut self) -> Vec<copy::CopyStats> {
+        self.copy_log.drain(..).collect()
+    }
+
+    /// Record every change of each SM's resident warps from now on (timing mode), for
+    /// timelines.
+    pub fn trace_occupancy(&mut self, on: bool) {
+        self.timing.samples.on = on;
+    }
+
+    /// The occupancy changes recorded since the last call.
+    pub fn take_occupancy_samples(&mut self) -> Vec<timing::OccupancySample> {
+        core::mem::take(&mut self.timing.samples.list)
+    }
+
+    /// Progress of the grids in flight on the timing model: (blocks done, blocks in all).
+    pub fn grid_progress(&self) -> (u64, u64) {
+        self.timing.progress()
     }
 
     /// Kernel records dropped because nobody took them.
@@ -955,6 +981,19 @@ impl FakeGpu {
         let Some(job) = self.copy.pop() else { return };
         let now_ns = self.time_ns();
         let r = job.execute(&mut self.mem, &mut self.tlb, &mut self.copy.scratch, now_ns);
+        if self.copy_log.len() >= timing::STATS_LOG {
+            self.copy_log.pop_front();
+        }
+        self.copy_log.push_back(copy::CopyStats {
+            seq: self.copy_seq,
+            chid: job.chid,
+            bytes: job.bytes(),
+            path: job.path,
+            start_cycle: job.start_at,
+            end_cycle: job.done_at,
+            failed: r.is_err(),
+        });
+        self.copy_seq += 1;
         match r {
             Ok(()) => {
                 self.stats.copy_bytes += job.bytes();

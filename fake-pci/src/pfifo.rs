@@ -273,8 +273,9 @@ impl Channel {
                     if self.grids_in_flight > 0 {
                         return Ok(Step::WaitGrids);
                     }
-                    let job = CopyJob::new(self.chid, self.space, self.copy, m.data).ok_or_else(illegal)?;
-                    let cost = u.cfg.copy_cycles(job.bytes(), job.path(u.mem, u.tlb));
+                    let mut job = CopyJob::new(self.chid, self.space, self.copy, m.data).ok_or_else(illegal)?;
+                    job.path = job.route(u.mem, u.tlb);
+                    let cost = u.cfg.copy_cycles(job.bytes(), job.path);
                     self.engine_busy_until = u.copy.launch(job, u.now, cost);
                     u.stats.copies += 1;
                     done

@@ -367,6 +367,33 @@ pub struct TimingEngine {
     pub log: VecDeque<KernelStats>,
     /// Records dropped from a full log.
     pub log_dropped: u64,
+    /// Per-SM occupancy changes, when enabled.
+    pub samples: Samples,
+}
+
+/// A change of an SM's resident warps (recorded while occupancy tracing is on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OccupancySample {
+    /// Cycle.
+    pub cycle: u64,
+    /// SM.
+    pub sm: u32,
+    /// Resident warps from this cycle on.
+    pub warps: u32,
+}
+
+/// Most occupancy samples kept until taken.
+pub const SAMPLES: usize = 1 << 21;
+
+/// The occupancy trace.
+#[derive(Default)]
+pub struct Samples {
+    /// Recording.
+    pub on: bool,
+    /// Samples, in time order per SM.
+    pub list: Vec<OccupancySample>,
+    /// Samples not recorded because the list was full.
+    pub dropped: u64,
 }
 
 /// Most kernel records kept until taken.
@@ -397,6 +424,7 @@ impl Default for TimingEngine {
             next_uid: 0,
             log: VecDeque::new(),
             log_dropped: 0,
+            samples: Samples::default(),
         }
     }
 }
@@ -425,6 +453,11 @@ impl TimingEngine {
         self.l2 = Some(Cache::new(cfg.l2_bytes, cfg.sector_bytes, cfg.l2_ways));
         self.l2_bank_free = vec![0; cfg.l2_banks.max(1) as usize];
         self.chan_free_mc = vec![0; cfg.dram_channels.max(1) as usize];
+    }
+
+    /// Progress of the grids in flight: (blocks finished, blocks in all).
+    pub fn progress(&self) -> (u64, u64) {
+        self.grids.iter().flatten().fold((0, 0), |(d, n), g| (d + g.done_blocks, n + g.nblocks))
     }
 
     /// Whether grids are in flight or completions are waiting to be reported.
@@ -617,13 +650,13 @@ impl TimingEngine {
             slots.push(si);
         }
         sm.blocks[bi] = Some(Block { slots, ..block });
-        Self::occupancy(sm, &mut self.grids, t, nwarps as i32);
+        Self::occupancy(sm, s, &mut self.grids, &mut self.samples, t, nwarps as i32);
         sm.wake = sm.wake.min(t + 1);
         true
     }
 
     /// Account resident warp-cycles up to `t`, then change the resident count by `delta`.
-    fn occupancy(sm: &mut Sm, grids: &mut [Option<GridRun>], t: u64, delta: i32) {
+    fn occupancy(sm: &mut Sm, s: usize, grids: &mut [Option<GridRun>], log: &mut Samples, t: u64, delta: i32) {
         if t > sm.resident_since && sm.resident_warps > 0 {
             // Charge the resident warps to the grids of the resident blocks.
             for b in sm.blocks.iter().flatten() {
@@ -634,6 +667,13 @@ impl TimingEngine {
         }
         sm.resident_since = t;
         sm.resident_warps = (sm.resident_warps as i32 + delta).max(0) as u32;
+        if log.on {
+            if log.list.len() < SAMPLES {
+                log.list.push(OccupancySample { cycle: t, sm: s as u32, warps: sm.resident_warps });
+            } else {
+                log.dropped += 1;
+            }
+        }
     }
 
     /// Visit SM `s` at cycle `t`: each scheduler issues at most one instruction.
@@ -927,7 +967,7 @@ impl TimingEngine {
                 sc.last = None;
             }
         }
-        Self::occupancy(sm, &mut self.grids, t, -1);
+        Self::occupancy(sm, s, &mut self.grids, &mut self.samples, t, -1);
         let bi = sl.block;
         let Some(block) = sm.blocks[bi].as_mut() else { return };
         block.live -= 1;
@@ -1016,7 +1056,7 @@ impl TimingEngine {
                     continue;
                 }
                 let live = sm.blocks[bi].as_ref().map_or(0, |b| b.live as i32);
-                Self::occupancy(sm, &mut self.grids, t, -live);
+                Self::occupancy(sm, s, &mut self.grids, &mut self.samples, t, -live);
                 let block = sm.blocks[bi].take().expect("block");
                 for &si in &block.slots {
                     // A slot of a warp that already ended may belong to another block now.

@@ -31,5 +31,5 @@ pub use channel::Fence;
 pub use context::{ContextConfig, MemsetValue, VA_BASE};
 pub use error::{CuError, Result};
 pub use gpu::{Chipset, CtxHandle, DeviceInfo, Gpu};
-pub use module::{FuncAttributes, FuncHandle, ImageKind, ModuleHandle, image_kind};
+pub use module::{FuncAttributes, FuncHandle, ImageKind, LaunchId, ModuleHandle, image_kind};
 pub use platform::{Activity, DmaBuffer, Level, Platform};

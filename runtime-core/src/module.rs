@@ -55,6 +55,17 @@ pub struct FuncHandle {
     pub index: u32,
 }
 
+/// A kernel as the device sees its launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LaunchId {
+    /// Channel of the context.
+    pub chid: u32,
+    /// Program address (CODE_ADDRESS).
+    pub code: u64,
+    /// Entry point (PROGRAM_START), bytes from `code`.
+    pub entry: u32,
+}
+
 /// What `cuFuncGetAttribute` reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncAttributes {
@@ -264,6 +275,18 @@ impl<P: Platform> Gpu<P> {
                 max_threads: k.max_threads.unwrap_or(MAX_BLOCK[0]).min(MAX_BLOCK[0]).min(by_regs),
                 params: k.params.iter().map(|p| (p.offset, p.size)).collect(),
             })
+        })
+    }
+
+    /// How the device identifies this kernel's launches in its statistics and traces: the
+    /// context's channel, the program address (CODE_ADDRESS) and the entry point
+    /// (PROGRAM_START, bytes).
+    pub fn func_launch_id(&self, h: CtxHandle, f: FuncHandle) -> Result<LaunchId> {
+        self.with_ctx(h, |_, c| {
+            let l = c.modules.get(&f.module.0).ok_or(CuError::InvalidHandle)?;
+            let k = l.prog.kernels.get(f.index as usize).ok_or(CuError::InvalidHandle)?;
+            let (code, entry) = (l.code, k.pc * 16);
+            Ok(LaunchId { chid: c.live()?.chid, code, entry })
         })
     }
 

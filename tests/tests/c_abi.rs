@@ -145,3 +145,83 @@ fn rgdev_run_runs_an_unmodified_program_and_reports_stats() {
     let _ = std::fs::remove_file(exe);
     let _ = std::fs::remove_file(module);
 }
+
+/// `rgdev run --preset` (a built-in name or a TOML file): the attributes follow it.
+#[test]
+fn device_attributes_follow_the_preset() {
+    let exe = build("attrs", "preset");
+    let run = |preset: &str| {
+        let out = Command::new(release_dir().join("rgdev"))
+            .args(["run", "--preset", preset, "--"])
+            .arg(&exe)
+            .output()
+            .expect("rgdev runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let gf100 = run("gf100");
+    for line in ["cc 2.0", "sms 15", "clock_khz 1401000", "l2_bytes 786432", "mem_clock_khz 924000", "bus_bits 384"] {
+        assert!(gf100.lines().any(|l| l == line), "{line} not in:\n{gf100}");
+    }
+    let toml = std::env::temp_dir().join(format!("rgdev-c-{}-preset.toml", std::process::id()));
+    std::fs::write(&toml, "base = \"gv100\"\nsms = 7\nmode = \"functional\"\nl2_bytes = 1048576\n").unwrap();
+    let custom = run(toml.to_str().unwrap());
+    for line in ["cc 7.0", "sms 7", "l2_bytes 1048576", "threads_per_sm 2048", "concurrent_kernels 0"] {
+        assert!(custom.lines().any(|l| l == line), "{line} not in:\n{custom}");
+    }
+    // A bad preset is refused before the program starts, naming the problem.
+    std::fs::write(&toml, "sms = 0\n").unwrap();
+    let out =
+        Command::new(release_dir().join("rgdev")).args(["run", "--preset"]).arg(&toml).arg("--").arg(&exe).output();
+    let out = out.unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("sms"));
+    let _ = std::fs::remove_file(toml);
+    let _ = std::fs::remove_file(exe);
+}
+
+/// `rgdev run --stats-json --trace`, then `rgdev timeline`.
+#[test]
+fn stats_json_trace_and_timeline() {
+    let exe = build("driver_api", "json");
+    let module = container("json");
+    let tmp = |what: &str| std::env::temp_dir().join(format!("rgdev-c-{}-{what}", std::process::id()));
+    let (json, trace, svg) = (tmp("stats.json"), tmp("trace.json"), tmp("timeline.svg"));
+    let out = Command::new(release_dir().join("rgdev"))
+        .args(["run", "--stats-json"])
+        .arg(&json)
+        .arg("--trace")
+        .arg(&trace)
+        .arg("--")
+        .arg(&exe)
+        .arg(root().join("kernels"))
+        .arg(&module)
+        .output()
+        .expect("rgdev runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let kernels = stats["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 11, "one object per kernel launch");
+    for k in kernels {
+        assert!(k["name"].as_str().is_some_and(|n| !n.is_empty() && !n.starts_with("kernel@")), "{k}");
+        assert!(k["cycles"].as_u64().unwrap() > 0 && k["warp_instructions"].as_u64().unwrap() > 0, "{k}");
+    }
+    assert!(kernels.iter().any(|k| k["name"] == "vecadd"));
+    assert!(!stats["copies"].as_array().unwrap().is_empty());
+    let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let events = t["traceEvents"].as_array().unwrap();
+    assert_eq!(events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "kernel").count(), 11);
+    assert!(events.iter().any(|e| e["ph"] == "X" && e["cat"] == "copy"));
+    assert!(events.iter().any(|e| e["ph"] == "C"), "per-SM occupancy counters");
+    let st = Command::new(release_dir().join("rgdev")).arg("timeline").arg(&trace).arg("-o").arg(&svg).status();
+    assert!(st.unwrap().success());
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.contains("vecadd") && text.contains("copy engine"));
+    // Garbage in: an error, not a crash.
+    std::fs::write(&trace, "{\"traceEvents\": 3}").unwrap();
+    let out = Command::new(release_dir().join("rgdev")).arg("timeline").arg(&trace).arg("-o").arg(&svg).output();
+    let out = out.unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("traceEvents"));
+    for f in [json, trace, svg, module, exe] {
+        let _ = std::fs::remove_file(f);
+    }
+}

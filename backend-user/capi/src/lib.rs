@@ -18,10 +18,12 @@
 #![deny(missing_docs)]
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::not_unsafe_ptr_arg_deref, clippy::too_many_arguments)]
 
+mod profile;
 mod raw;
 pub mod unsupported;
 
 use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
+use fake_pci::config::Mode;
 use runtime_core::{FuncAttributes, FuncHandle, ImageKind, ModuleHandle};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -40,8 +42,6 @@ pub type Handle = *mut c_void;
 
 /// The driver version reported (CUDA 12.0's Driver API).
 pub const DRIVER_VERSION: c_int = 12000;
-/// The compute capability reported.
-pub const COMPUTE_CAPABILITY: (c_int, c_int) = (7, 0);
 
 struct Func {
     ctx: usize,
@@ -76,6 +76,7 @@ struct State {
     funcs: HashMap<usize, Func>,
     host: HashMap<usize, HostAlloc>,
     stats: Stats,
+    profile: profile::Profile,
 }
 
 impl State {
@@ -91,6 +92,7 @@ impl State {
 
     fn destroy_ctx(&mut self, id: usize) -> Result<()> {
         let h = self.ctxs.remove(&id).ok_or(CuError::InvalidContext)?;
+        self.profile.collect(&self.dev);
         self.modules.retain(|_, m| m.0 != id);
         self.funcs.retain(|_, f| f.ctx != id);
         self.host.retain(|_, a| a.ctx != id);
@@ -161,8 +163,13 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         if STATE.get().is_some() {
             return Ok(());
         }
-        let config = DeviceConfig::default();
+        let config = backend_user::preset::from_env().map_err(|e| {
+            eprintln!("rgdev: {e}");
+            CuError::InvalidValue
+        })?;
         let dev = Device::open_with(DeviceOptions { config: config.clone(), ..Default::default() })?;
+        let profile = profile::Profile::from_env(&dev);
+        let write_at_exit = profile.wanted();
         let st = State {
             dev,
             config,
@@ -173,12 +180,25 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             funcs: HashMap::new(),
             host: HashMap::new(),
             stats: Stats::default(),
+            profile,
         };
-        if STATE.set(Mutex::new(st)).is_ok() && std::env::var_os("RGDEV_STATS").is_some() {
-            raw::at_exit(print_stats);
+        if STATE.set(Mutex::new(st)).is_ok() {
+            if std::env::var_os("RGDEV_STATS").is_some() {
+                raw::at_exit(print_stats);
+            }
+            if write_at_exit {
+                raw::at_exit(write_profile);
+            }
         }
         Ok(())
     })
+}
+
+extern "C" fn write_profile() {
+    if let Ok(mut st) = state() {
+        let st = &mut *st;
+        st.profile.write(&st.dev, &st.config);
+    }
 }
 
 extern "C" fn print_stats() {
@@ -291,16 +311,11 @@ pub extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUres
 pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
     guard(|| {
         check_device(dev)?;
-        raw::put(major, COMPUTE_CAPABILITY.0)?;
-        raw::put(minor, COMPUTE_CAPABILITY.1)
+        let st = state()?;
+        raw::put(major, st.config.cc_major as c_int)?;
+        raw::put(minor, st.config.cc_minor as c_int)
     })
 }
-
-/// Memory clock (kHz), bus width (bits) and L2 size reported: the DRAM is not modelled
-/// yet, so these are the figures of the Volta-class part the SM limits follow.
-const MEMORY_CLOCK_KHZ: c_int = 877_000;
-const MEMORY_BUS_BITS: c_int = 4096;
-const L2_BYTES: c_int = 6 << 20;
 
 /// The value of a device attribute (`CUdevice_attribute` number), from the device
 /// configuration and the runtime's launch limits; `None` for attributes not answered.
@@ -326,20 +341,20 @@ fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         19 => 1,                                         // CAN_MAP_HOST_MEMORY
         20 => 0,                                         // COMPUTE_MODE (default)
         30 => 512,                                       // SURFACE_ALIGNMENT
-        31 => 0,                                         // CONCURRENT_KERNELS (one grid at a time)
+        31 => (c.mode == Mode::Timing) as c_int,         // CONCURRENT_KERNELS (grids share SMs)
         32 => 0,                                         // ECC_ENABLED
         33 => 0,                                         // PCI_BUS_ID
         34 => 0,                                         // PCI_DEVICE_ID
         35 => 0,                                         // TCC_DRIVER
-        36 => MEMORY_CLOCK_KHZ,                          // MEMORY_CLOCK_RATE
-        37 => MEMORY_BUS_BITS,                           // GLOBAL_MEMORY_BUS_WIDTH
-        38 => L2_BYTES,                                  // L2_CACHE_SIZE
+        36 => i(c.mem_clock_mhz as u64 * 1000),          // MEMORY_CLOCK_RATE (kHz)
+        37 => i(c.mem_bus_bits as u64),                  // GLOBAL_MEMORY_BUS_WIDTH
+        38 => i(c.l2_bytes as u64),                      // L2_CACHE_SIZE
         39 => i(c.max_threads_per_sm as u64),            // MAX_THREADS_PER_MULTIPROCESSOR
         40 => 1,                                         // ASYNC_ENGINE_COUNT
         41 => 0,                                         // UNIFIED_ADDRESSING (host and device VAs differ)
         50 => 0,                                         // PCI_DOMAIN_ID
-        75 => COMPUTE_CAPABILITY.0,                      // COMPUTE_CAPABILITY_MAJOR
-        76 => COMPUTE_CAPABILITY.1,                      // COMPUTE_CAPABILITY_MINOR
+        75 => i(c.cc_major as u64),                      // COMPUTE_CAPABILITY_MAJOR
+        76 => i(c.cc_minor as u64),                      // COMPUTE_CAPABILITY_MINOR
         81 => i(c.shared_per_sm as u64),                 // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
         82 => i(c.regs_per_sm as u64),                   // MAX_REGISTERS_PER_MULTIPROCESSOR
         83 => 0,                                         // MANAGED_MEMORY
@@ -895,6 +910,10 @@ pub extern "C" fn cuModuleUnload(module: Handle) -> CUresult {
         let id = key(module);
         let (ctx, m) = st.modules.remove(&id).ok_or(CuError::InvalidHandle)?;
         st.funcs.retain(|_, f| f.module != id);
+        {
+            let s = &mut *st;
+            s.profile.collect(&s.dev);
+        }
         let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
         let gpu = st.gpu();
         drop(st);
@@ -917,8 +936,11 @@ pub extern "C" fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *co
         if pf.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let f = gpu.module_get_function(h, m, raw::str(name)?)?;
+        let name = raw::str(name)?;
+        let f = gpu.module_get_function(h, m, name)?;
+        let launch_id = gpu.func_launch_id(h, f)?;
         let mut st = state()?;
+        st.profile.name(launch_id, name);
         let existing = st.funcs.iter().find(|(_, x)| x.f == f && x.ctx == ctx).map(|(&k, _)| k);
         let id = match existing {
             Some(id) => id,

@@ -1,20 +1,54 @@
 //! `rgdev`: inspect the simulated GPU and run the demo job.
 //!
 //! ```text
-//! rgdev info                      PCI identity, BOOT_0, VRAM, BARs, engines
-//! rgdev demo [--trace FILE]       copies, memsets, fences and kernels, checked, with simulated time
-//! rgdev run [--stats] -- PROGRAM ARGS...   run a CUDA Driver API program on the simulated GPU
+//! rgdev info [--preset P]         PCI identity, BOOT_0, VRAM, BARs, engines, the preset
+//! rgdev demo [--preset P] [--trace FILE]   copies, memsets, fences and kernels, checked
+//! rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] -- PROGRAM ARGS...
+//!                                 run a CUDA Driver API program on the simulated GPU
 //! rgdev ptxas FILE.ptx [-o OUT]   compile PTX to an rgdev module; print resources per kernel
+//! rgdev preset list | show NAME|FILE.toml   the built-in presets; a preset as an editable file
+//! rgdev timeline TRACE.json -o OUT.svg      render a `run --trace` timeline as an SVG Gantt chart
 //! ```
+//!
+//! A preset P is a built-in name or a TOML file (`RGDEV_PRESET` does the same).
 
-use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result};
+use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result, preset};
+use std::io::IsTerminal;
 use std::process::ExitCode;
+
+mod timeline;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: rgdev info [--trace FILE]\n       rgdev demo [--threaded] [--trace FILE]\n       rgdev ptxas FILE.ptx [-o OUT]\n       rgdev run [--stats] -- PROGRAM ARGS..."
+        "usage: rgdev info [--preset P] [--trace FILE]\n       rgdev demo [--preset P] [--threaded] [--trace FILE]\n       \
+         rgdev ptxas FILE.ptx [-o OUT]\n       \
+         rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] -- PROGRAM ARGS...\n       \
+         rgdev preset list | show NAME|FILE.toml\n       rgdev timeline TRACE.json -o OUT.svg"
     );
     ExitCode::from(2)
+}
+
+/// `rgdev preset list|show`.
+fn preset_cmd(args: &[String]) -> ExitCode {
+    match args {
+        [l] if l == "list" => {
+            for (name, what) in fake_pci::config::PRESETS {
+                println!("{name:22} {what}");
+            }
+            ExitCode::SUCCESS
+        }
+        [s, spec] if s == "show" => match preset::load(spec) {
+            Ok(cfg) => {
+                print!("{}", preset::to_toml(&cfg));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("rgdev preset: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        _ => usage(),
+    }
 }
 
 /// `ptxas -v`-style report; writes the container with `-o`.
@@ -86,11 +120,36 @@ fn ptxas(args: &[String]) -> ExitCode {
 /// loader's path. `--stats` makes the library print launches, copies and simulated time at
 /// exit (RGDEV_STATS).
 fn run(args: &[String]) -> ExitCode {
-    let (stats, rest) = match args {
-        [s, dd, rest @ ..] if s == "--stats" && dd == "--" => (true, rest),
-        [dd, rest @ ..] if dd == "--" => (false, rest),
-        _ => return usage(),
+    let mut env: Vec<(&str, String)> = Vec::new();
+    let mut it = args.iter();
+    let rest: Vec<String> = loop {
+        match it.next().map(String::as_str) {
+            Some("--") => break it.cloned().collect(),
+            Some("--stats") => env.push(("RGDEV_STATS", "1".into())),
+            Some(flag @ ("--preset" | "--stats-json" | "--trace")) => {
+                let Some(v) = it.next() else { return usage() };
+                if flag == "--preset"
+                    && let Err(e) = preset::load(v)
+                {
+                    eprintln!("rgdev run: {e}");
+                    return ExitCode::FAILURE;
+                }
+                let var = match flag {
+                    "--preset" => preset::ENV,
+                    "--stats-json" => "RGDEV_STATS_JSON",
+                    _ => "RGDEV_TRACE",
+                };
+                // The program runs elsewhere in the tree: give it absolute paths.
+                let v =
+                    if flag != "--preset" || v.contains('/') || v.ends_with(".toml") { absolute(v) } else { v.clone() };
+                env.push((var, v));
+            }
+            _ => return usage(),
+        }
     };
+    if std::io::stderr().is_terminal() {
+        env.push((backend_user::platform::PROGRESS_ENV, "1".into()));
+    }
     let Some((prog, prog_args)) = rest.split_first() else { return usage() };
     let dir = std::env::current_exe().ok().and_then(|e| e.parent().map(std::path::Path::to_path_buf));
     let Some(dir) = dir.filter(|d| d.join("libcuda.so.1").exists()) else {
@@ -104,9 +163,8 @@ fn run(args: &[String]) -> ExitCode {
     }
     let mut cmd = std::process::Command::new(prog);
     cmd.args(prog_args).env("LD_LIBRARY_PATH", path);
-    if stats {
-        cmd.env("RGDEV_STATS", "1");
-    }
+
+    cmd.envs(env);
     match cmd.status() {
         Ok(st) => match st.code() {
             Some(c) => ExitCode::from(c.clamp(0, 255) as u8),
@@ -122,6 +180,10 @@ fn run(args: &[String]) -> ExitCode {
     }
 }
 
+fn absolute(p: &str) -> String {
+    std::path::absolute(p).map(|a| a.display().to_string()).unwrap_or_else(|_| p.to_string())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { return usage() };
@@ -131,8 +193,21 @@ fn main() -> ExitCode {
     if cmd == "run" {
         return run(&args[1..]);
     }
+    if cmd == "preset" {
+        return preset_cmd(&args[1..]);
+    }
+    if cmd == "timeline" {
+        return timeline::main(&args[1..]);
+    }
     let mut trace = None;
     let mut clock = ClockMode::Stepped;
+    let mut config = match preset::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("rgdev: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut it = args[1..].iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -140,11 +215,19 @@ fn main() -> ExitCode {
                 Some(f) => trace = Some(f.clone()),
                 None => return usage(),
             },
+            "--preset" => match it.next().map(|p| preset::load(p)) {
+                Some(Ok(c)) => config = c,
+                Some(Err(e)) => {
+                    eprintln!("rgdev: {e}");
+                    return ExitCode::FAILURE;
+                }
+                None => return usage(),
+            },
             "--threaded" => clock = ClockMode::Threaded,
             _ => return usage(),
         }
     }
-    let opts = DeviceOptions { clock, trace: trace.as_ref().map(|_| 1 << 24), ..Default::default() };
+    let opts = DeviceOptions { config, clock, trace: trace.as_ref().map(|_| 1 << 24) };
     let dev = match Device::open_with(opts) {
         Ok(d) => d,
         Err(e) => {
@@ -152,6 +235,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    dev.gpu().platform().set_progress(std::io::stderr().is_terminal());
     let r = match cmd.as_str() {
         "info" => {
             info(&dev);
@@ -189,7 +273,16 @@ fn info(dev: &Device) {
     println!("VRAM          {} MiB", i.vram_size >> 20);
     println!("BAR0          {:#x} ({} MiB registers)", i.bar0.0, i.bar0.1 >> 20);
     println!("BAR1          {:#x} ({} MiB VRAM aperture)", i.bar1.0, i.bar1.1 >> 20);
-    println!("units         {} GPCs, {} SMs, core clock {} MHz", i.gpcs, i.sms, cfg.clock_mhz);
+    println!("units         {} GPCs, {} SMs, SM clock {} MHz", i.gpcs, i.sms, cfg.clock_mhz);
+    println!(
+        "preset        {} ({:?} mode), compute {}.{}, L2 {} KiB, DRAM {} GB/s",
+        cfg.name,
+        cfg.mode,
+        cfg.cc_major,
+        cfg.cc_minor,
+        cfg.l2_bytes >> 10,
+        cfg.dram_mbps / 1000
+    );
     println!("engines       {}", i.engines.join(", "));
 }
 
@@ -291,9 +384,9 @@ fn kernel_step(dev: &Device, what: &str, f: impl FnOnce() -> Result<bool>) -> Re
 
 fn demo_kernels(dev: &Device, ctx: &backend_user::Context) -> Result<bool> {
     println!("kernels (clang-compiled PTX, JIT-compiled to the rgdev ISA):");
-    let vecadd = ctx.load_ptx(include_str!("../../../kernels/vecadd.ptx"))?;
-    let matmul = ctx.load_ptx(include_str!("../../../kernels/matmul.ptx"))?;
-    let reduce = ctx.load_ptx(include_str!("../../../kernels/reduce.ptx"))?;
+    let vecadd = ctx.load_ptx(include_str!("../../../../kernels/vecadd.ptx"))?;
+    let matmul = ctx.load_ptx(include_str!("../../../../kernels/matmul.ptx"))?;
+    let reduce = ctx.load_ptx(include_str!("../../../../kernels/reduce.ptx"))?;
     let mut ok = true;
 
     let n = 1 << 20;

@@ -1,0 +1,116 @@
+//! Device presets: the built-in ones by name, and TOML files a user can copy and edit.
+//!
+//! A file is a flat table of the parameters in [`DeviceConfig::KEYS`], optionally starting
+//! from a built-in preset named by `base` (default `gv100`):
+//!
+//! ```toml
+//! base = "gv100"
+//! sms = 40
+//! dram_mbps = 450000
+//! mode = "functional"
+//! ```
+//!
+//! `rgdev preset show NAME` prints a complete file to start from.
+
+use fake_pci::DeviceConfig;
+use fake_pci::config::{PRESETS, Value};
+
+/// The environment variable that selects a preset (a name or a path) for every device
+/// opened with default options, and for programs run against libcuda.so.1.
+pub const ENV: &str = "RGDEV_PRESET";
+
+/// A built-in preset by name, or a TOML file by path (anything with a `/` or ending in
+/// `.toml`), validated.
+pub fn load(spec: &str) -> Result<DeviceConfig, String> {
+    if spec.contains('/') || spec.ends_with(".toml") {
+        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+        return from_toml(&text).map_err(|e| format!("{spec}: {e}"));
+    }
+    let cfg = DeviceConfig::preset(spec).ok_or_else(|| {
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+        format!("no preset named `{spec}` (built in: {}; or give a .toml file)", names.join(", "))
+    })?;
+    Ok(cfg)
+}
+
+/// The configuration `RGDEV_PRESET` selects, or the default one when it is unset.
+pub fn from_env() -> Result<DeviceConfig, String> {
+    match std::env::var(ENV) {
+        Ok(spec) if !spec.is_empty() => load(&spec).map_err(|e| format!("{ENV}: {e}")),
+        _ => Ok(DeviceConfig::default()),
+    }
+}
+
+/// Parse a preset file (see the module documentation).
+pub fn from_toml(text: &str) -> Result<DeviceConfig, String> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string().trim_end().to_string())?;
+    let base = match table.get("base") {
+        None => "gv100",
+        Some(toml::Value::String(b)) => b.as_str(),
+        Some(_) => return Err("`base` must be the name of a built-in preset".into()),
+    };
+    let mut cfg = DeviceConfig::preset(base).ok_or_else(|| format!("`base`: no preset named `{base}`"))?;
+    for (key, v) in &table {
+        if key == "base" {
+            continue;
+        }
+        let v = match v {
+            toml::Value::Integer(i) if *i >= 0 => Value::Int(*i as u64),
+            toml::Value::Integer(_) => return Err(format!("parameter `{key}`: must not be negative")),
+            toml::Value::String(s) => Value::Str(s.clone()),
+            _ => return Err(format!("parameter `{key}`: expected an integer or a string")),
+        };
+        cfg.set(key, &v).map_err(|e| e.to_string())?;
+    }
+    cfg.validate().map_err(|e| e.to_string())?;
+    Ok(cfg)
+}
+
+/// A complete preset file for `cfg`, every parameter with its description.
+pub fn to_toml(cfg: &DeviceConfig) -> String {
+    let mut out = format!(
+        "# rgdev device preset (load with RGDEV_PRESET=FILE.toml or --preset FILE.toml)\nbase = \"{}\"\n",
+        base_of(cfg)
+    );
+    for (key, doc) in DeviceConfig::KEYS {
+        let value = match cfg.get(key) {
+            Some(Value::Int(i)) => i.to_string(),
+            Some(Value::Str(s)) => format!("\"{s}\""),
+            None => continue,
+        };
+        out.push_str(&format!("\n# {}\n{key} = {value}\n", doc.trim()));
+    }
+    out
+}
+
+fn base_of(cfg: &DeviceConfig) -> &'static str {
+    PRESETS.iter().map(|p| p.0).find(|&n| n == cfg.name).unwrap_or("gv100")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_round_trip_through_toml() {
+        for (name, _) in PRESETS {
+            let cfg = load(name).unwrap();
+            assert_eq!(from_toml(&to_toml(&cfg)).unwrap(), cfg, "{name}");
+        }
+    }
+
+    #[test]
+    fn files_start_from_a_base_and_reject_nonsense() {
+        let c = from_toml("base = \"gf100\"\nsms = 4\nmode = \"functional\"\n").unwrap();
+        assert_eq!((c.sms, c.clock_mhz, c.mode), (4, 1401, fake_pci::config::Mode::Functional));
+        assert!(from_toml("sms = 0").unwrap_err().contains("sms"));
+        assert!(from_toml("smz = 3").unwrap_err().contains("unknown parameter `smz`"));
+        assert!(from_toml("sms = -3").unwrap_err().contains("negative"));
+        assert!(from_toml("sms = \"many\"").unwrap_err().contains("sms"));
+        assert!(from_toml("base = \"h100\"").unwrap_err().contains("h100"));
+        assert!(from_toml("sms = [1]").is_err());
+        assert!(from_toml("this is not toml").is_err());
+        assert!(load("nope").unwrap_err().contains("gv100"));
+        assert!(load("/nonexistent/p.toml").unwrap_err().contains("/nonexistent/p.toml"));
+    }
+}
