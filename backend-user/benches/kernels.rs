@@ -1,9 +1,11 @@
-//! Functional simulation rate: warp instructions per host second on vector add, matrix
-//! multiply and Mandelbrot, and the slowdown against the same computation in native Rust
-//! on one CPU thread, measured in the same run. Target (issue 3): within 30x of native.
-//! Run: `cargo bench -p backend-user --bench kernels`.
+//! Simulation rate in functional and timing mode: warp instructions per host second on
+//! vector add, matrix multiply, reduction and Mandelbrot, and the slowdown against the same
+//! computation in native Rust on one CPU thread, measured in the same run. Targets:
+//! functional mode within 30x of native, timing mode within 300x. Also peak host memory.
+//! Run: `cargo bench -p backend-user --bench kernels` (RGDEV_BENCH=NAME runs one kernel).
 
-use backend_user::{Arg, Context, Device};
+use backend_user::{Arg, Context, Device, DeviceConfig, DeviceOptions};
+use fake_pci::config::Mode;
 #[path = "common/mod.rs"]
 mod common;
 
@@ -14,6 +16,7 @@ use std::time::Duration;
 const REPS: usize = 3;
 
 struct Row {
+    mode: &'static str,
     name: &'static str,
     native: Duration,
     sim: Duration,
@@ -31,12 +34,39 @@ fn sim(dev: &Device, ctx: &Context, f: impl Fn()) -> (Duration, u64) {
 }
 
 fn main() {
-    // RGDEV_BENCH=vecadd|matmul|mandelbrot runs one case (for profiling).
+    let mut rows = Vec::new();
+    for (mode, label) in [(Mode::Functional, "functional"), (Mode::Timing, "timing")] {
+        let config = DeviceConfig { mode, ..DeviceConfig::default() };
+        let dev = Device::open_with(DeviceOptions { config, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        run(label, &dev, &ctx, &mut rows);
+    }
+    println!("rgdev simulation rate (best of {REPS}; native = the same computation in Rust, one thread; gv100 preset)");
+    println!("| mode | kernel | native | simulated (host time) | slowdown | warp instructions | warp instr / host s |");
+    println!("|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {:.2} ms | {:.1} ms | {:.1}x | {} | {:.1} M |",
+            r.mode,
+            r.name,
+            r.native.as_secs_f64() * 1e3,
+            r.sim.as_secs_f64() * 1e3,
+            r.sim.as_secs_f64() / r.native.as_secs_f64(),
+            r.warp_instr,
+            r.warp_instr as f64 / r.sim.as_secs_f64() / 1e6
+        );
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(hwm) = status.lines().find(|l| l.starts_with("VmHWM")) {
+        println!("peak host memory of the whole run: {}", hwm.trim_start_matches("VmHWM:").trim());
+    }
+}
+
+fn run(mode: &'static str, dev: &Device, ctx: &Context, rows: &mut Vec<Row>) {
+    // RGDEV_BENCH=vecadd|matmul|reduce|mandelbrot runs one case (for profiling).
     let only = std::env::var("RGDEV_BENCH").ok();
     let want = |k: &str| only.as_deref().is_none_or(|o| o == k);
-    let dev = Device::open().unwrap();
-    let ctx = dev.create_context().unwrap();
-    let mut rows = Vec::new();
+    let (dev, ctx) = (dev, ctx);
 
     // Vector add, 4 Mi elements.
     if want("vecadd") {
@@ -65,7 +95,7 @@ fn main() {
             )
             .unwrap();
         });
-        rows.push(Row { name: "vector add (4 Mi f32)", native, sim: d, warp_instr: w });
+        rows.push(Row { mode, name: "vector add (4 Mi f32)", native, sim: d, warp_instr: w });
     }
 
     // Matrix multiply 256x256 with 32x32 tiles.
@@ -95,7 +125,31 @@ fn main() {
         let (d, w) = sim(&dev, &ctx, || {
             f.launch([8, 8, 1], [32, 32, 1], 0, &[dx.arg(), dy.arg(), dz.arg(), Arg::I32(s as i32)]).unwrap();
         });
-        rows.push(Row { name: "matrix multiply (256x256 f32)", native, sim: d, warp_instr: w });
+        rows.push(Row { mode, name: "matrix multiply (256x256 f32)", native, sim: d, warp_instr: w });
+    }
+
+    // Reduction of 16 Mi u32 as fast GPU reductions are written: a grid-stride loop per
+    // thread, shuffles within warps, one atomic per block (kernels/reduce_sum.cu).
+    if want("reduce") {
+        let n = 16usize << 20;
+        let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 16).collect();
+        let native = best(REPS, || {
+            let mut s = 0u32;
+            for &x in &data {
+                s = s.wrapping_add(black_box(x));
+            }
+            black_box(s);
+        });
+        let m = ctx.load_ptx(include_str!("../../kernels/reduce_sum.ptx")).unwrap();
+        let f = m.function("reduce_sum").unwrap();
+        let mut din = ctx.alloc::<u32>(n).unwrap();
+        let dout = ctx.alloc::<u32>(1).unwrap();
+        din.copy_from(&data).unwrap();
+        let grid = dev.info().sms * 8;
+        let (d, w) = sim(dev, ctx, || {
+            f.launch([grid, 1, 1], [256, 1, 1], 0, &[din.arg(), dout.arg(), Arg::U32(n as u32)]).unwrap();
+        });
+        rows.push(Row { mode, name: "reduction (16 Mi u32, grid-stride)", native, sim: d, warp_instr: w });
     }
 
     // Mandelbrot 512x512, 256 iterations.
@@ -130,21 +184,6 @@ fn main() {
             )
             .unwrap();
         });
-        rows.push(Row { name: "Mandelbrot (512x512, 256 iterations)", native, sim: d, warp_instr: w });
-    }
-
-    println!("rgdev functional simulation rate (best of {REPS}; native = the same computation in Rust, one thread)");
-    println!("| kernel | native | simulated (host time) | slowdown | warp instructions | warp instr / host s |");
-    println!("|---|---|---|---|---|---|");
-    for r in &rows {
-        println!(
-            "| {} | {:.2} ms | {:.1} ms | {:.1}x | {} | {:.1} M |",
-            r.name,
-            r.native.as_secs_f64() * 1e3,
-            r.sim.as_secs_f64() * 1e3,
-            r.sim.as_secs_f64() / r.native.as_secs_f64(),
-            r.warp_instr,
-            r.warp_instr as f64 / r.sim.as_secs_f64() / 1e6
-        );
+        rows.push(Row { mode, name: "Mandelbrot (512x512, 256 iterations)", native, sim: d, warp_instr: w });
     }
 }

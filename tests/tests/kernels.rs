@@ -52,6 +52,24 @@ fn reduction_with_shared_memory_barriers_and_atomics() {
 }
 
 #[test]
+fn grid_stride_reduction_with_shuffles() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/reduce_sum.ptx")).unwrap();
+    let f = m.function("reduce_sum").unwrap();
+    for (n, grid, block) in [(1usize, 1u32, 32u32), (1000, 3, 96), (100_003, 40, 256), (1 << 20, 640, 256)] {
+        let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+        let mut din = ctx.alloc::<u32>(n).unwrap();
+        let mut dout = ctx.alloc::<u32>(1).unwrap();
+        din.copy_from(&data).unwrap();
+        dout.copy_from(&[0]).unwrap();
+        f.launch([grid, 1, 1], [block, 1, 1], 0, &[din.arg(), dout.arg(), Arg::U32(n as u32)]).unwrap();
+        let expect = data.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+        assert_eq!(dout.to_vec().unwrap()[0], expect, "n {n} grid {grid} block {block}");
+    }
+}
+
+#[test]
 fn launch_errors_are_cuda_errors() {
     let dev = Device::open().unwrap();
     let ctx = dev.create_context().unwrap();
