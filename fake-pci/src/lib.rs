@@ -467,6 +467,10 @@ impl FakeGpu {
             o if o == NV_PFB_VRAM_SIZE.offset() => encode_vram_size(self.cfg.vram_size),
             o if o == NV_PCOPY0_STATUS.offset() => self.copy.busy() as u32,
             o if o == NV_PGRAPH_STATUS.offset() => (self.compute.free_at() > self.now || self.timing.busy()) as u32,
+            o if o == NV_PGRAPH_SM_THREADS.offset() => self.cfg.max_threads_per_sm,
+            o if o == NV_PGRAPH_SM_BLOCKS.offset() => self.cfg.max_blocks_per_sm,
+            o if o == NV_PGRAPH_SM_REGS.offset() => self.cfg.regs_per_sm,
+            o if o == NV_PGRAPH_SM_SHARED.offset() => self.cfg.shared_per_sm,
             o if o == NV_PGRAPH_UNITS.offset() => {
                 PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
             }

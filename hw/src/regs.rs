@@ -264,8 +264,16 @@ registers! {
     NV_PGRAPH_INTR_EN @ 0x40013C : Rw, reset 0, mask 0xFFFF_FFFF => PgraphIntr;
     /// Graphics/compute engine status: bit 0 busy.
     NV_PGRAPH_STATUS @ 0x400700 : Ro, reset 0, mask 0 => u32;
-    /// Graphics units: GPC count (4:0) and SM count (20:16) (model encoding).
+    /// Graphics units: GPC count (7:0) and SM count (23:16) (model encoding).
     NV_PGRAPH_UNITS @ 0x409604 : Ro, reset 0, mask 0 => PgraphUnits;
+    /// Resident threads per SM (model: the driver reads the SM's limits here).
+    NV_PGRAPH_SM_THREADS @ 0x409608 : Ro, reset 0, mask 0 => u32;
+    /// Resident blocks per SM (model).
+    NV_PGRAPH_SM_BLOCKS @ 0x40960C : Ro, reset 0, mask 0 => u32;
+    /// 32-bit registers per SM (model).
+    NV_PGRAPH_SM_REGS @ 0x409610 : Ro, reset 0, mask 0 => u32;
+    /// Shared memory bytes per SM (model).
+    NV_PGRAPH_SM_SHARED @ 0x409614 : Ro, reset 0, mask 0 => u32;
 }
 
 /// NV_PMC_BOOT_0 layout. nouveau: chipset = (boot0 >> 20) & 0x1ff.

@@ -63,6 +63,9 @@ pub struct DeviceInfo {
     pub gpcs: u32,
     /// Streaming multiprocessors.
     pub sms: u32,
+    /// What one SM holds at once (NV_PGRAPH_SM_*): launches that cannot fit one block on
+    /// an SM fail with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, and the occupancy rule uses it.
+    pub sm: hw::occupancy::SmLimits,
     /// Engines brought up.
     pub engines: &'static [&'static str],
 }
@@ -159,6 +162,7 @@ impl<P: Platform> Gpu<P> {
             vram_size: 0,
             gpcs: 0,
             sms: 0,
+            sm: hw::occupancy::SmLimits { threads: 0, blocks: 0, regs: 0, shared: 0 },
             engines: &["PFIFO", "PCOPY0", "PGRAPH", "PTIMER"],
         };
 
@@ -175,6 +179,12 @@ impl<P: Platform> Gpu<P> {
         let units = PgraphUnits::from(r(NV_PGRAPH_UNITS.offset()));
         info.gpcs = units.gpcs() as u32;
         info.sms = units.sms() as u32;
+        info.sm = hw::occupancy::SmLimits {
+            threads: r(NV_PGRAPH_SM_THREADS.offset()),
+            blocks: r(NV_PGRAPH_SM_BLOCKS.offset()),
+            regs: r(NV_PGRAPH_SM_REGS.offset()),
+            shared: r(NV_PGRAPH_SM_SHARED.offset()),
+        };
         if info.vram_size <= VRAM_RESERVED {
             return Err(CuError::NoDevice);
         }

@@ -261,12 +261,24 @@ impl<P: Platform> Gpu<P> {
         })
     }
 
+    /// Registers one block may use: CUDA's per-block limit, or less on a device whose SMs
+    /// have fewer.
+    pub fn max_regs_per_block(&self) -> u32 {
+        REGS_PER_BLOCK.min(self.info().sm.regs)
+    }
+
+    /// Shared memory one block may use: CUDA's 48 KiB, or less on a device whose SMs have
+    /// less.
+    pub fn max_shared_per_block(&self) -> u32 {
+        MAX_SHARED.min(self.info().sm.shared)
+    }
+
     /// A kernel's resource use and parameter layout (cuFuncGetAttribute).
     pub fn func_attributes(&self, h: CtxHandle, f: FuncHandle) -> Result<FuncAttributes> {
-        self.with_ctx(h, |_, c| {
+        self.with_ctx(h, |gpu, c| {
             let l = c.modules.get(&f.module.0).ok_or(CuError::InvalidHandle)?;
             let k = l.prog.kernels.get(f.index as usize).ok_or(CuError::InvalidHandle)?;
-            let by_regs = REGS_PER_BLOCK / k.regs.max(1) / 32 * 32;
+            let by_regs = gpu.max_regs_per_block() / k.regs.max(1) / 32 * 32;
             Ok(FuncAttributes {
                 regs: k.regs,
                 shared_bytes: k.shared_bytes,
@@ -412,16 +424,19 @@ impl<P: Platform> Gpu<P> {
             if threads > MAX_BLOCK[0] as u64 || k.max_threads.is_some_and(|m| threads > m as u64) {
                 return Err(CuError::InvalidValue);
             }
-            if k.regs as u64 * threads.div_ceil(32) * 32 > REGS_PER_BLOCK as u64
+            let dyn_base = if k.dynamic_shared { k.shared_bytes.div_ceil(16) * 16 } else { k.shared_bytes };
+            let total_shared = dyn_base.checked_add(shared).ok_or(CuError::InvalidValue)?;
+            if total_shared > gpu.max_shared_per_block() {
+                return Err(CuError::InvalidValue);
+            }
+            // The block must fit on one SM of this device (its registers, threads, shared
+            // memory), by the rule the device's dispatcher applies.
+            if k.regs as u64 * threads.div_ceil(32) * 32 > gpu.max_regs_per_block() as u64
+                || hw::occupancy::blocks_per_sm(&gpu.info().sm, threads as u32, k.regs, total_shared) == 0
                 || k.local_bytes > MAX_LOCAL
                 || k.local_bytes as u64 * threads > MAX_LOCAL_PER_BLOCK
             {
                 return Err(CuError::LaunchOutOfResources);
-            }
-            let dyn_base = if k.dynamic_shared { k.shared_bytes.div_ceil(16) * 16 } else { k.shared_bytes };
-            let total_shared = dyn_base.checked_add(shared).ok_or(CuError::InvalidValue)?;
-            if total_shared > MAX_SHARED {
-                return Err(CuError::InvalidValue);
             }
             if params.len() != k.param_bytes as usize {
                 return Err(CuError::InvalidValue);

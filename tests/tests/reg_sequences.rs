@@ -66,6 +66,11 @@ fn init_sequence() -> Vec<Tx> {
         ),
         Tx::read(NV_PFB_VRAM_SIZE, 0, encode_vram_size(VRAM)),
         Tx::read(NV_PGRAPH_UNITS, 0, PgraphUnits::new().with_gpcs(cfg().gpcs as u8).with_sms(cfg().sms as u8).into()),
+        // What an SM holds: the launch limits and the occupancy rule.
+        Tx::read(NV_PGRAPH_SM_THREADS, 0, cfg().max_threads_per_sm),
+        Tx::read(NV_PGRAPH_SM_BLOCKS, 0, cfg().max_blocks_per_sm),
+        Tx::read(NV_PGRAPH_SM_REGS, 0, cfg().regs_per_sm),
+        Tx::read(NV_PGRAPH_SM_SHARED, 0, cfg().shared_per_sm),
         // Interrupts.
         Tx::write(NV_PFIFO_INTR_0, 0, u32::MAX),
         Tx::write(NV_PFIFO_INTR_EN_0, 0, 0x3000_0101u32),

@@ -320,18 +320,19 @@ pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int
 /// The value of a device attribute (`CUdevice_attribute` number), from the device
 /// configuration and the runtime's launch limits; `None` for attributes not answered.
 fn attribute(st: &State, attr: c_int) -> Option<c_int> {
-    use runtime_core::module::{MAX_BLOCK, MAX_GRID, MAX_SHARED, REGS_PER_BLOCK};
+    use runtime_core::module::{MAX_BLOCK, MAX_GRID};
+    let gpu = st.gpu();
     let c = &st.config;
     let i = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);
     Some(match attr {
         1 => i(MAX_BLOCK[0] as u64),                     // MAX_THREADS_PER_BLOCK
         2..=4 => i(MAX_BLOCK[attr as usize - 2] as u64), // MAX_BLOCK_DIM_X/Y/Z
         5..=7 => i(MAX_GRID[attr as usize - 5] as u64),  // MAX_GRID_DIM_X/Y/Z
-        8 => i(MAX_SHARED as u64),                       // MAX_SHARED_MEMORY_PER_BLOCK
+        8 => i(gpu.max_shared_per_block() as u64),       // MAX_SHARED_MEMORY_PER_BLOCK
         9 => 64 * 1024,                                  // TOTAL_CONSTANT_MEMORY
         10 => 32,                                        // WARP_SIZE
         11 => c_int::MAX,                                // MAX_PITCH
-        12 => i(REGS_PER_BLOCK as u64),                  // MAX_REGISTERS_PER_BLOCK
+        12 => i(gpu.max_regs_per_block() as u64),        // MAX_REGISTERS_PER_BLOCK
         13 => i(c.clock_mhz as u64 * 1000),              // CLOCK_RATE (kHz)
         14 => 512,                                       // TEXTURE_ALIGNMENT
         15 => 1,                                         // GPU_OVERLAP (a copy engine)
@@ -349,18 +350,18 @@ fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         36 => i(c.mem_clock_mhz as u64 * 1000),          // MEMORY_CLOCK_RATE (kHz)
         37 => i(c.mem_bus_bits as u64),                  // GLOBAL_MEMORY_BUS_WIDTH
         38 => i(c.l2_bytes as u64),                      // L2_CACHE_SIZE
-        39 => i(c.max_threads_per_sm as u64),            // MAX_THREADS_PER_MULTIPROCESSOR
+        39 => i(gpu.info().sm.threads as u64),           // MAX_THREADS_PER_MULTIPROCESSOR
         40 => 1,                                         // ASYNC_ENGINE_COUNT
         41 => 0,                                         // UNIFIED_ADDRESSING (host and device VAs differ)
         50 => 0,                                         // PCI_DOMAIN_ID
         75 => i(c.cc_major as u64),                      // COMPUTE_CAPABILITY_MAJOR
         76 => i(c.cc_minor as u64),                      // COMPUTE_CAPABILITY_MINOR
-        81 => i(c.shared_per_sm as u64),                 // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
-        82 => i(c.regs_per_sm as u64),                   // MAX_REGISTERS_PER_MULTIPROCESSOR
+        81 => i(gpu.info().sm.shared as u64),            // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+        82 => i(gpu.info().sm.regs as u64),              // MAX_REGISTERS_PER_MULTIPROCESSOR
         83 => 0,                                         // MANAGED_MEMORY
         84 => 0,                                         // MULTI_GPU_BOARD
-        97 => i(MAX_SHARED as u64),                      // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-        106 => i(c.max_blocks_per_sm as u64),            // MAX_BLOCKS_PER_MULTIPROCESSOR
+        97 => i(gpu.max_shared_per_block() as u64),      // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        106 => i(gpu.info().sm.blocks as u64),           // MAX_BLOCKS_PER_MULTIPROCESSOR
         115 => 0,                                        // MEMORY_POOLS_SUPPORTED (no stream-ordered allocator)
         _ => return None,
     })
@@ -992,7 +993,7 @@ fn attrs(f: Handle) -> Result<FuncAttributes> {
 pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -> CUresult {
     guard(|| {
         let a = attrs(f)?;
-        let max_shared = runtime_core::module::MAX_SHARED;
+        let max_shared = func(f)?.0.max_shared_per_block();
         let v = match attrib {
             0 => a.max_threads,                             // MAX_THREADS_PER_BLOCK
             1 => a.shared_bytes,                            // SHARED_SIZE_BYTES
@@ -1154,21 +1155,15 @@ pub extern "C" fn cuLaunch(f: Handle) -> CUresult {
 /// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
 /// device configuration's per-SM limits, by the rule the device's dispatcher applies
 /// (`hw::occupancy`).
-fn blocks_per_sm(cfg: &DeviceConfig, a: &FuncAttributes, block: u32, dyn_shared: usize) -> u32 {
+fn blocks_per_sm(gpu: &UserGpu, a: &FuncAttributes, block: u32, dyn_shared: usize) -> u32 {
     if block == 0 || block > a.max_threads {
         return 0;
     }
     let shared = a.shared_bytes as u64 + dyn_shared as u64;
-    if shared > runtime_core::module::MAX_SHARED as u64 {
+    if shared > gpu.max_shared_per_block() as u64 {
         return 0;
     }
-    let sm = hw::occupancy::SmLimits {
-        threads: cfg.max_threads_per_sm,
-        blocks: cfg.max_blocks_per_sm,
-        regs: cfg.regs_per_sm,
-        shared: cfg.shared_per_sm,
-    };
-    hw::occupancy::blocks_per_sm(&sm, block, a.regs, shared as u32)
+    hw::occupancy::blocks_per_sm(&gpu.info().sm, block, a.regs, shared as u32)
 }
 
 /// cuOccupancyMaxActiveBlocksPerMultiprocessor.
@@ -1182,7 +1177,7 @@ pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
     guard(|| {
         let a = attrs(f)?;
         let block = u32::try_from(block).map_err(|_| CuError::InvalidValue)?;
-        let n = blocks_per_sm(&state()?.config, &a, block, dyn_shared);
+        let n = blocks_per_sm(&state()?.gpu(), &a, block, dyn_shared);
         raw::put(num_blocks, n as c_int)
     })
 }
@@ -1208,7 +1203,7 @@ pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
             return Err(CuError::InvalidValue);
         }
         let st = state()?;
-        let (cfg, sms) = (st.config.clone(), st.dev.info().sms);
+        let (gpu, sms) = (st.gpu(), st.dev.info().sms);
         drop(st);
         let mut max = a.max_threads;
         if limit > 0 {
@@ -1218,7 +1213,7 @@ pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
         let mut b = max / 32 * 32;
         while b >= 32 {
             let smem = b2s.map_or(dyn_shared, |g| g(b as c_int));
-            let n = blocks_per_sm(&cfg, &a, b, smem);
+            let n = blocks_per_sm(&gpu, &a, b, smem);
             if n * b > best.0 {
                 best = (n * b, b);
             }
