@@ -66,7 +66,7 @@ fn run(mode: &'static str, dev: &Device, ctx: &Context, rows: &mut Vec<Row>) {
     // RGDEV_BENCH=vecadd|matmul|reduce|mandelbrot runs one case (for profiling).
     let only = std::env::var("RGDEV_BENCH").ok();
     let want = |k: &str| only.as_deref().is_none_or(|o| o == k);
-    let (dev, ctx) = (dev, ctx);
+
 
     // Vector add, 4 Mi elements.
     if want("vecadd") {
@@ -86,7 +86,7 @@ fn run(mode: &'static str, dev: &Device, ctx: &Context, rows: &mut Vec<Row>) {
             (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
         da.copy_from(&a).unwrap();
         db.copy_from(&b).unwrap();
-        let (d, w) = sim(&dev, &ctx, || {
+        let (d, w) = sim(dev, ctx, || {
             f.launch(
                 [(n as u32).div_ceil(256), 1, 1],
                 [256, 1, 1],
@@ -122,7 +122,7 @@ fn run(mode: &'static str, dev: &Device, ctx: &Context, rows: &mut Vec<Row>) {
             (ctx.alloc::<f32>(s * s).unwrap(), ctx.alloc::<f32>(s * s).unwrap(), ctx.alloc::<f32>(s * s).unwrap());
         dx.copy_from(&x).unwrap();
         dy.copy_from(&y).unwrap();
-        let (d, w) = sim(&dev, &ctx, || {
+        let (d, w) = sim(dev, ctx, || {
             f.launch([8, 8, 1], [32, 32, 1], 0, &[dx.arg(), dy.arg(), dz.arg(), Arg::I32(s as i32)]).unwrap();
         });
         rows.push(Row { mode, name: "matrix multiply (256x256 f32)", native, sim: d, warp_instr: w });
@@ -175,7 +175,7 @@ fn run(mode: &'static str, dev: &Device, ctx: &Context, rows: &mut Vec<Row>) {
         let m = ctx.load_ptx(include_str!("../../kernels/mandelbrot.ptx")).unwrap();
         let f = m.function("mandelbrot").unwrap();
         let dimg = ctx.alloc::<u32>(wd * ht).unwrap();
-        let (d, w) = sim(&dev, &ctx, || {
+        let (d, w) = sim(dev, ctx, || {
             f.launch(
                 [(wd as u32) / 16, (ht as u32) / 16, 1],
                 [16, 16, 1],
