@@ -67,7 +67,6 @@ fn run(mode: &'static str, dev: &Device, ctx: &Context, rows: &mut Vec<Row>) {
     let only = std::env::var("RGDEV_BENCH").ok();
     let want = |k: &str| only.as_deref().is_none_or(|o| o == k);
 
-
     // Vector add, 4 Mi elements.
     if want("vecadd") {
         let n = 4 << 20;

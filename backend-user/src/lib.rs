@@ -64,8 +64,13 @@ impl Device {
         Self::open_with(DeviceOptions { config, ..DeviceOptions::default() })
     }
 
-    /// A board built from `opts`.
+    /// A board built from `opts`. A configuration that [`DeviceConfig::validate`] rejects
+    /// is reported on stderr and gives `CuError::InvalidValue`.
     pub fn open_with(opts: DeviceOptions) -> Result<Self> {
+        if let Err(e) = opts.config.validate() {
+            eprintln!("rgdev: device configuration: {e}");
+            return Err(CuError::InvalidValue);
+        }
         let p = UserPlatform::new(opts.config, opts.clock);
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start(limit);

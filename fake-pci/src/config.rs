@@ -554,6 +554,22 @@ impl DeviceConfig {
         if self.dispatch_block_mcycles == 0 {
             return bad("dispatch_block_mcycles", "must be at least 1");
         }
+        // Costs beyond these are not a GPU; they would only overflow the clock arithmetic.
+        for (key, v, max) in [
+            ("launch_overhead_cycles", self.launch_overhead_cycles, 1 << 32),
+            ("copy_latency_cycles", self.copy_latency_cycles, 1 << 32),
+            ("pcie_latency_cycles", self.pcie_latency_cycles, 1 << 32),
+            ("method_cycles", self.method_cycles, 1 << 32),
+            ("gpfifo_fetch_cycles", self.gpfifo_fetch_cycles, 1 << 32),
+            ("dispatch_block_mcycles", self.dispatch_block_mcycles, 1 << 40),
+            ("dispatch_warp_mcycles", self.dispatch_warp_mcycles, 1 << 40),
+            ("dispatch_extra_mcycles", self.dispatch_extra_mcycles, 1 << 40),
+            ("watchdog_cycles", self.watchdog_cycles, 1 << 50),
+        ] {
+            if v > max {
+                return bad(key, "is beyond what the model supports (see `rgdev preset show`)");
+            }
+        }
         Ok(())
     }
 
@@ -573,11 +589,13 @@ impl DeviceConfig {
     pub fn copy_cycles(&self, bytes: u64, path: CopyPath) -> u64 {
         let engine = bytes.div_ceil(self.copy_bytes_per_cycle.max(1));
         let link = match path {
-            CopyPath::Pcie => self.pcie_latency_cycles + self.transfer_mcycles(bytes, self.pcie_mbps).div_ceil(1000),
+            CopyPath::Pcie => {
+                self.pcie_latency_cycles.saturating_add(self.transfer_mcycles(bytes, self.pcie_mbps).div_ceil(1000))
+            }
             CopyPath::VramToVram => self.transfer_mcycles(2 * bytes, self.dram_mbps).div_ceil(1000),
             CopyPath::VramFill => self.transfer_mcycles(bytes, self.dram_mbps).div_ceil(1000),
         };
-        self.copy_latency_cycles + engine.max(link)
+        self.copy_latency_cycles.saturating_add(engine.max(link))
     }
 
     /// Millicycles the dispatcher spends placing a block of `warps` warps.
@@ -585,7 +603,8 @@ impl DeviceConfig {
         if warps <= self.dispatch_free_warps {
             self.dispatch_block_mcycles
         } else {
-            (self.dispatch_warp_mcycles * warps as u64 + self.dispatch_extra_mcycles).max(self.dispatch_block_mcycles)
+            (self.dispatch_warp_mcycles.saturating_mul(warps as u64).saturating_add(self.dispatch_extra_mcycles))
+                .max(self.dispatch_block_mcycles)
         }
     }
 }

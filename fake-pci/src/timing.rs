@@ -503,7 +503,7 @@ impl TimingEngine {
             next_block: 0,
             done_blocks: 0,
             cost: block_cost(threads, r.regs, r.shared),
-            dispatch_mc: (cx.now + cfg.launch_overhead_cycles) * 1000,
+            dispatch_mc: cx.now.saturating_add(cfg.launch_overhead_cycles).saturating_mul(1000),
             blocked: false,
             last_sm: self.sms.len() - 1,
             stats,
@@ -594,7 +594,7 @@ impl TimingEngine {
         // Fractions of a cycle carry over while the dispatcher keeps pace; one that waited
         // (for room on an SM) starts again from now.
         let from = if g.dispatch_mc + 1000 <= t * 1000 { t * 1000 } else { g.dispatch_mc };
-        g.dispatch_mc = from + cfg.dispatch_mcycles(warps);
+        g.dispatch_mc = from.saturating_add(cfg.dispatch_mcycles(warps));
         let (gx, gy) = (g.r.grid[0] as u64, g.r.grid[1] as u64);
         let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
         let nwarps = warps as usize;
@@ -1162,7 +1162,7 @@ impl MemSys<'_> {
         }
         let write = d.op == Op::St;
         let atomic = d.op == Op::Atom;
-        let sb = cfg.sector_bytes as u64;
+        let sb = (cfg.sector_bytes as u64).max(4);
         let bytes = p.bytes.max(1) as u64;
         let mut done = t + 1;
         let mut busy = 1u64;

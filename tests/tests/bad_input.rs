@@ -279,3 +279,17 @@ fn a_raw_launch_asking_for_absurd_local_memory_fails_cleanly() {
     let f = gpu.debug_submit_raw(ctx.handle(), pb.words()).unwrap();
     assert_eq!(gpu.fence_wait(ctx.handle(), f), Err(CuError::LaunchFailed));
 }
+
+#[test]
+fn impossible_device_configurations_are_refused() {
+    for bad in [
+        DeviceConfig { sms: 0, ..Default::default() },
+        DeviceConfig { sector_bytes: 0, ..Default::default() },
+        DeviceConfig { l2_bytes: 1000, ..Default::default() },
+        DeviceConfig { launch_overhead_cycles: u64::MAX, ..Default::default() },
+        DeviceConfig { dram_mbps: 0, ..Default::default() },
+    ] {
+        let r = Device::open_with(DeviceOptions { config: bad, ..Default::default() });
+        assert_eq!(r.err(), Some(CuError::InvalidValue));
+    }
+}
