@@ -242,10 +242,47 @@ fn run() -> Result<(), CuError> {
         defmt::error!("copy round trip: mismatch at byte {=usize}", bad);
     }
     gpu.mem_free(ctx, ptr)?;
+    let kernel_ok = vecadd(&gpu, ctx)?;
     gpu.ctx_destroy(ctx)?;
     let (free, total) = gpu.mem_info();
     defmt::info!("context destroyed: {=u64} of {=u64} MiB VRAM free", free >> 20, total >> 20);
-    if same { Ok(()) } else { Err(CuError::Unknown) }
+    if same && kernel_ok { Ok(()) } else { Err(CuError::Unknown) }
+}
+
+/// Vector add from clang-compiled PTX, JIT-compiled in the kernel-side image and run on the
+/// timing model; checked against the CPU.
+fn vecadd(gpu: &Gpu<KmodPlatform>, ctx: runtime_core::CtxHandle) -> Result<bool, CuError> {
+    let n = 1usize << 16;
+    let m = gpu.module_load_ptx(ctx, include_str!("../../kernels/vecadd.ptx"))?;
+    let f = gpu.module_get_function(ctx, m, "vecadd")?;
+    let bytes = (n * 4) as u64;
+    let (a, b, c) = (gpu.mem_alloc(ctx, bytes)?, gpu.mem_alloc(ctx, bytes)?, gpu.mem_alloc(ctx, bytes)?);
+    let xs: alloc::vec::Vec<u8> = (0..n as u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let ys: alloc::vec::Vec<u8> = (0..n as u32).flat_map(|i| (2.0 * i as f32 + 0.5).to_le_bytes()).collect();
+    gpu.memcpy_htod(ctx, a, &xs)?;
+    gpu.memcpy_htod(ctx, b, &ys)?;
+    let t0 = gpu.ptimer_ns();
+    let args = [a.to_le_bytes(), b.to_le_bytes(), c.to_le_bytes()];
+    let count = (n as i32).to_le_bytes();
+    gpu.launch_with_args(ctx, f, [(n / 256) as u32, 1, 1], [256, 1, 1], 0, &[&args[0], &args[1], &args[2], &count])?;
+    gpu.ctx_synchronize(ctx)?;
+    let dt = gpu.ptimer_ns() - t0;
+    let mut out = vec![0u8; n * 4];
+    gpu.memcpy_dtoh(ctx, &mut out, c)?;
+    let ok = out
+        .chunks_exact(4)
+        .enumerate()
+        .all(|(i, w)| f32::from_le_bytes([w[0], w[1], w[2], w[3]]) == i as f32 + (2.0 * i as f32 + 0.5));
+    if ok {
+        defmt::info!("kernel vecadd: {=usize} elements correct, {=u64} ns simulated", n, dt);
+    } else {
+        defmt::error!("kernel vecadd: wrong result");
+    }
+    for p in [a, b, c] {
+        gpu.mem_free(ctx, p)?;
+    }
+    gpu.module_unload(ctx, m)?;
+    Ok(ok)
 }
 
 #[panic_handler]

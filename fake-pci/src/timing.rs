@@ -28,12 +28,14 @@
 //! - **Kernel end.** When a grid's last block retires, the L2's dirty sectors are written
 //!   back (the driver's end-of-kernel flush); the grid completes when the write-back drains.
 //!   `MEM_OP L2_FLUSH_DIRTY` does the same on request (the runtime sends it before
-//!   device-to-host copies).
+//!   device-to-host copies). The L1s are invalidated when a grid starts (they are not
+//!   coherent).
 //!
 //! Simplifications: no instruction cache or fetch stalls, no MSHR limit (a miss to a sector
-//! already requested counts as a hit), tags are updated when a request is issued, and the
+//! already requested counts as a hit), tags are updated when a request is issued, the
 //! per-SM L1 is not kept coherent with other SMs' stores (as on real parts, where L1 is not
-//! coherent either). Idle stretches are skipped: an SM is visited only at cycles where one
+//! coherent either), and accesses to system memory mapped into the GPU (pinned host memory)
+//! are timed as VRAM accesses. Idle stretches are skipped: an SM is visited only at cycles where one
 //! of its warps can issue.
 
 use crate::compute::{
@@ -186,6 +188,12 @@ impl Cache {
         self.stamp[victim] = self.clock;
         self.dirty[victim] = write;
         (false, evicted)
+    }
+
+    /// Forget every line (clean lines only: used for the write-through L1).
+    fn invalidate(&mut self) {
+        self.tags.fill(INVALID);
+        self.dirty.fill(false);
     }
 
     /// Write back every dirty sector (they stay valid, now clean).
@@ -478,6 +486,10 @@ impl TimingEngine {
         self.build(cfg);
         let (threads, nblocks, per_sm) = ComputeEngine::check_launch(cfg, r)?;
         let banks = ComputeEngine::read_banks(cx, r)?;
+        // L1s are not coherent: a kernel starts with them invalidated, as on real parts.
+        for sm in &mut self.sms {
+            sm.l1.invalidate();
+        }
         let stats = KernelStats {
             seq,
             chid,

@@ -94,7 +94,16 @@ fn random_program(rng: &mut Rng, len: usize, regs: u8) -> Vec<Instr> {
 
 #[test]
 fn random_instruction_streams_never_panic_the_engine() {
-    let cfg = DeviceConfig { watchdog_cycles: 20_000, vram_size: 256 << 20, ..DeviceConfig::default() };
+    random_programs(fake_pci::config::Mode::Timing);
+}
+
+#[test]
+fn random_instruction_streams_never_panic_the_functional_engine() {
+    random_programs(fake_pci::config::Mode::Functional);
+}
+
+fn random_programs(mode: fake_pci::config::Mode) {
+    let cfg = DeviceConfig { watchdog_cycles: 20_000, vram_size: 256 << 20, mode, ..DeviceConfig::default() };
     let dev = Device::open_with(DeviceOptions { config: cfg, ..Default::default() }).unwrap();
     let healthy = dev.create_context().unwrap();
     let mut template = ptx::compile_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
