@@ -343,3 +343,56 @@ fn dispatch_calibration_matches_the_published_table() {
         assert!((2870.0..=2920.0).contains(&intercept), "{warps} warps: intercept {intercept}");
     }
 }
+
+#[test]
+fn caches_hit_on_reuse_and_the_l2_writes_back_at_kernel_end() {
+    let rig = Rig::new(DeviceConfig::default());
+    // Every thread loads the same word: after the first miss per SM, L1 hits.
+    let s = rig.copy(1 << 16, 0, 0);
+    assert!(s.l1_hits as f64 > 0.9 * (s.l1_hits + s.l1_misses) as f64, "{} hits, {} misses", s.l1_hits, s.l1_misses);
+    // 4 MiB of stores fit the 6 MiB L2: nothing reaches DRAM until the end-of-kernel
+    // write-back, which writes exactly what was stored.
+    let n = 1u32 << 20;
+    let w = rig.copy(n, 1, 0);
+    assert_eq!(w.dram_write_bytes, n as u64 * 4);
+    // The loads read 4 MiB (less what the L2 still holds); the store misses read nothing.
+    assert!(w.dram_read_bytes <= n as u64 * 4 && w.dram_read_bytes > n as u64 * 4 - 4096, "{}", w.dram_read_bytes);
+}
+
+#[test]
+fn copies_take_the_time_of_their_path() {
+    let cfg = DeviceConfig::default();
+    let mut rig = Rig::new(cfg.clone());
+    rig.dev.take_copy_stats();
+    let data = vec![7u32; 1 << 20];
+    rig.dst.copy_from(&data).unwrap();
+    rig.src.copy_from_device(&rig.dst).unwrap();
+    rig.src.fill(3).unwrap();
+    rig.ctx.synchronize().unwrap();
+    let copies = rig.dev.take_copy_stats();
+    use fake_pci::config::CopyPath;
+    let up: Vec<_> = copies.iter().filter(|c| c.path == CopyPath::Pcie).collect();
+    assert_eq!(up.iter().map(|c| c.bytes).sum::<u64>(), 4 << 20, "host to device through PCIe");
+    for c in copies.iter() {
+        assert_eq!(c.end_cycle - c.start_cycle, cfg.copy_cycles(c.bytes, c.path), "{c:?}");
+    }
+    assert!(copies.iter().any(|c| c.path == CopyPath::VramToVram && c.bytes == 8 << 20));
+    assert!(copies.iter().any(|c| c.path == CopyPath::VramFill && c.bytes == 8 << 20));
+    // PCIe bound: 4 MiB at 12 GB/s is about 350 us; inside VRAM it is about 10x faster.
+    let pcie: u64 = up.iter().map(|c| c.end_cycle - c.start_cycle).sum();
+    let ns = cfg.cycles_to_ns(pcie) as f64;
+    assert!((340_000.0..420_000.0).contains(&ns), "{ns} ns");
+}
+
+#[test]
+fn both_scheduling_policies_compute_the_same_and_differ_in_time() {
+    let run = |policy| {
+        let rig = Rig::new(DeviceConfig { policy, ..DeviceConfig::default() });
+        let s = rig.run(&banks_ptx(), "banks", 160, 512, 0, &[rig.dst.arg(), Arg::U32(3), Arg::U32(16)]);
+        let c = rig.copy(1 << 18, 7, 0);
+        (s.cycles() + c.cycles(), rig.dst.to_vec().unwrap())
+    };
+    let (lrr, gto) = (run(fake_pci::config::Policy::Lrr), run(fake_pci::config::Policy::Gto));
+    assert_eq!(lrr.1, gto.1);
+    assert_ne!(lrr.0, gto.0, "the policy decides which warp issues");
+}
