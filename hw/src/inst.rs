@@ -20,6 +20,23 @@ pub const RAMFC_SIGNATURE_VALUE: u32 = 0xFACE;
 pub const RAMFC_GPFIFO_LO: u32 = 0x48;
 /// RAMFC: GPFIFO base bits 39:32 and log2 of the entry count ([`RamfcGpfifoHi`]).
 pub const RAMFC_GPFIFO_HI: u32 = 0x4C;
+/// RAMFC: scheduling parameters of the channel ([`RamfcSched`], model encoding; 0 gives
+/// the normal priority and the device's default time slice).
+pub const RAMFC_SCHED: u32 = 0xF8;
+
+/// RAMFC_SCHED layout (model).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RamfcSched {
+    /// Priority: PFIFO's priority policy serves higher values first (0 normal).
+    pub priority: B8,
+    #[skip]
+    __: B8,
+    /// Time slice in units of 256 cycles (0: the device's default).
+    pub timeslice: B16,
+}
+
 /// Page directory address bits 31:0 with the target in bits 1:0 ([`InstPdLo`]).
 pub const INST_PD_LO: u32 = 0x200;
 /// Page directory address bits 63:32.

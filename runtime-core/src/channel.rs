@@ -29,6 +29,23 @@ use hw::regs::Target;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Fence(pub u64);
 
+/// Stop a channel and free what it holds (the binding goes first, so that the channel is
+/// stopped before its memory is released). Waits for its work unless it has faulted.
+pub(crate) fn teardown<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, mut ch: Channel) -> Result<()> {
+    let mut result = Ok(());
+    if gpu.channel_error(ch.chid).is_none() {
+        let last = ch.last_fence();
+        result = ch.wait(gpu, last);
+    }
+    let mut held = core::mem::take(&mut ch.held);
+    if let Some(pos) = held.iter().position(|h| matches!(h, Held::Bound(_))) {
+        let b = held.remove(pos);
+        held.push(b);
+    }
+    release(gpu, vm, &mut held);
+    result
+}
+
 /// Resources acquired while building a channel, released in reverse on failure or teardown.
 pub(crate) enum Held {
     Chid(u32),
@@ -112,9 +129,10 @@ impl Channel {
         entries: u32,
         pb_bytes: u32,
         first_fence: u64,
+        priority: u8,
     ) -> Result<Self> {
         let mut held = Vec::new();
-        match Self::build(gpu, vm, &mut held, entries, pb_bytes, first_fence) {
+        match Self::build(gpu, vm, &mut held, entries, pb_bytes, first_fence, priority) {
             Ok(mut ch) => {
                 ch.held = held;
                 let mut cmd = Cmd::new();
@@ -140,6 +158,7 @@ impl Channel {
         entries: u32,
         pb_bytes: u32,
         first_fence: u64,
+        priority: u8,
     ) -> Result<Self> {
         if !entries.is_power_of_two() || !(2..=1 << 16).contains(&entries) || pb_bytes < 1024 || first_fence == 0 {
             return Err(CuError::InvalidValue);
@@ -165,6 +184,9 @@ impl Channel {
             [userd_vram as u32, (userd_vram >> 32) as u32, RAMFC_SIGNATURE_VALUE],
         )?;
         gpu.pramin_write(inst + RAMFC_GPFIFO_LO as u64, [gp_va as u32, gp_hi.into()])?;
+        if priority != 0 {
+            gpu.pramin_write(inst + RAMFC_SCHED as u64, [RamfcSched::new().with_priority(priority).into()])?;
+        }
         gpu.write_inst_vm(inst, vm.pd, (1u64 << hw::mmu::VA_BITS) - 1)?;
         gpu.channel_bind(chid, inst)?;
         held.push(Held::Bound(chid));
@@ -216,6 +238,11 @@ impl Channel {
     /// The last fence handed out.
     pub fn last_fence(&self) -> Fence {
         Fence(self.next_seq - 1)
+    }
+
+    /// Virtual address of the fence slot (other channels of the context acquire on it).
+    pub(crate) fn fence_va(&self) -> u64 {
+        self.fence_va
     }
 
     /// The device timestamp (ns) of the most recent fence release.

@@ -4,7 +4,7 @@
 //! memsets use the copy engine's remap unit with a constant component, as NVIDIA's driver
 //! does. Every operation checks the context's sticky error first (CUDA semantics).
 
-use crate::channel::{Channel, Cmd, Fence, Held, map_dma, release};
+use crate::channel::{Channel, Cmd, Fence, map_dma, release};
 use crate::error::{CuError, Result};
 use crate::gpu::{CtxHandle, Gpu};
 use crate::platform::{DmaBuffer, Platform};
@@ -89,12 +89,16 @@ struct Staging {
 }
 
 pub(crate) struct Inner {
-    vm: VaSpace,
+    pub(crate) vm: VaSpace,
     pub(crate) ch: Option<Channel>,
     staging: Vec<Staging>,
     allocs: BTreeMap<u64, Alloc>,
     pub(crate) modules: BTreeMap<u64, crate::module::Loaded>,
     pub(crate) next_module: u64,
+    /// Streams other than the legacy default stream (which is `ch`).
+    pub(crate) streams: BTreeMap<u64, crate::stream::Stream>,
+    pub(crate) next_stream: u64,
+    pub(crate) events: crate::stream::Events,
     destroyed: bool,
 }
 
@@ -116,7 +120,7 @@ impl<P: Platform> Context<P> {
                 let (buf, va) = map_dma(gpu, &mut vm, &mut held, cfg.staging_bytes as usize)?;
                 staging.push(Staging { buf, va, fence: Fence(0) });
             }
-            let ch = Channel::new(gpu, &mut vm, cfg.gpfifo_entries, cfg.pushbuffer_bytes, cfg.first_fence)?;
+            let ch = Channel::new(gpu, &mut vm, cfg.gpfifo_entries, cfg.pushbuffer_bytes, cfg.first_fence, 0)?;
             Ok((staging, ch))
         })();
         match built {
@@ -130,6 +134,9 @@ impl<P: Platform> Context<P> {
                         allocs: BTreeMap::new(),
                         modules: BTreeMap::new(),
                         next_module: 1,
+                        streams: BTreeMap::new(),
+                        next_stream: 1,
+                        events: crate::stream::Events::default(),
                         destroyed: false,
                     }),
                 })
@@ -150,10 +157,15 @@ impl<P: Platform> Context<P> {
         }
         inner.destroyed = true;
         let mut result = Ok(());
-        if let Some(mut ch) = inner.ch.take() {
-            if gpu.channel_error(ch.chid).is_none() {
-                let last = ch.last_fence();
-                result = ch.wait(gpu, last);
+        for (_, st) in core::mem::take(&mut inner.streams) {
+            if let Err(e) = crate::channel::teardown(gpu, &mut inner.vm, st.ch) {
+                result = result.and(Err(e));
+            }
+        }
+        inner.events.release(gpu, &mut inner.vm);
+        if let Some(ch) = inner.ch.take() {
+            if let Err(e) = crate::channel::teardown(gpu, &mut inner.vm, ch) {
+                result = result.and(Err(e));
             }
             for (_, a) in core::mem::take(&mut inner.allocs) {
                 match a.backing {
@@ -161,13 +173,6 @@ impl<P: Platform> Context<P> {
                     Backing::Host(buf) => gpu.platform.dma_free(&buf),
                 }
             }
-            let mut held = core::mem::take(&mut ch.held);
-            // Unbind first (the channel must stop before its memory goes).
-            if let Some(pos) = held.iter().position(|h| matches!(h, Held::Bound(_))) {
-                let b = held.remove(pos);
-                held.push(b);
-            }
-            release(gpu, &mut inner.vm, &mut held);
         }
         inner.vm.destroy(gpu);
         result
@@ -180,6 +185,115 @@ impl Inner {
             return Err(CuError::InvalidContext);
         }
         self.ch.as_mut().ok_or(CuError::InvalidContext)
+    }
+
+    /// Allocate and map `bytes` of VRAM; returns the device pointer.
+    pub(crate) fn alloc_vram<P: Platform>(&mut self, gpu: &Gpu<P>, bytes: u64) -> Result<u64> {
+        let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
+        let phys = gpu.vram_alloc(rounded, PAGE_SIZE)?;
+        let va = match self.vm.alloc_va(rounded) {
+            Ok(va) => va,
+            Err(e) => {
+                gpu.vram_free(phys, rounded);
+                return Err(e);
+            }
+        };
+        if let Err(e) = self.vm.map(gpu, va, phys, rounded, Target::Vram).and_then(|_| gpu.tlb_flush(self.vm.pd)) {
+            let _ = self.vm.unmap(gpu, va, rounded);
+            self.vm.free_va(va, rounded);
+            gpu.vram_free(phys, rounded);
+            return Err(e);
+        }
+        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Vram(phys) });
+        Ok(va)
+    }
+
+    /// Unmap and free the allocation at `ptr` (the caller has waited for the work using it).
+    pub(crate) fn free_now<P: Platform>(&mut self, gpu: &Gpu<P>, ptr: u64) -> Result<()> {
+        let a = self.allocs.remove(&ptr).ok_or(CuError::InvalidValue)?;
+        self.vm.unmap(gpu, ptr, a.bytes)?;
+        gpu.tlb_flush(self.vm.pd)?;
+        self.vm.free_va(ptr, a.bytes);
+        match a.backing {
+            Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
+            Backing::Host(buf) => gpu.platform.dma_free(&buf),
+        }
+        Ok(())
+    }
+
+    /// The channel of stream `s` (0: the legacy default stream).
+    pub(crate) fn chan(&mut self, s: u64) -> Result<&mut Channel> {
+        if s == 0 {
+            return self.live();
+        }
+        if self.destroyed {
+            return Err(CuError::InvalidContext);
+        }
+        self.streams.get_mut(&s).map(|st| &mut st.ch).ok_or(CuError::InvalidHandle)
+    }
+
+    /// The channel of stream `s`, after queueing the legacy default stream's implicit
+    /// synchronization as GPU semaphore acquires (the host does not wait): work on the
+    /// default stream waits for the blocking streams' earlier work, and work on a blocking
+    /// stream waits for the default stream's.
+    pub(crate) fn ordered<P: Platform>(&mut self, gpu: &Gpu<P>, s: u64) -> Result<&mut Channel> {
+        let mut deps: Vec<(u64, u32)> = Vec::new();
+        if s == 0 {
+            for st in self.streams.values_mut().filter(|st| !st.non_blocking) {
+                let last = st.ch.last_fence().0;
+                if st.ch.completed() < last {
+                    deps.push((st.ch.fence_va(), last as u32));
+                }
+            }
+        } else {
+            let blocking = !self.streams.get(&s).ok_or(CuError::InvalidHandle)?.non_blocking;
+            let d = self.live()?;
+            let last = d.last_fence().0;
+            if blocking && d.completed() < last {
+                deps.push((d.fence_va(), last as u32));
+            }
+        }
+        let ch = self.chan(s)?;
+        if !deps.is_empty() {
+            let mut cmd = fifo::Pushbuf::<1024>::new();
+            for (va, payload) in deps {
+                crate::stream::acquire(&mut cmd, va, payload)?;
+            }
+            ch.submit(gpu, cmd.words())?;
+        }
+        Ok(ch)
+    }
+
+    /// Wait for the work of every stream of the context.
+    pub(crate) fn sync_all<P: Platform>(&mut self, gpu: &Gpu<P>) -> Result<()> {
+        for st in self.streams.values_mut() {
+            let last = st.ch.last_fence();
+            st.ch.wait(gpu, last)?;
+        }
+        let ch = self.live()?;
+        let last = ch.last_fence();
+        ch.wait(gpu, last)
+    }
+
+    /// A new channel in the context's address space (a stream).
+    pub(crate) fn new_channel<P: Platform>(
+        &mut self,
+        gpu: &Gpu<P>,
+        entries: u32,
+        pb_bytes: u32,
+        priority: u8,
+    ) -> Result<Channel> {
+        Channel::new(gpu, &mut self.vm, entries, pb_bytes, 1, priority)
+    }
+
+    /// Stop and free a stream's channel.
+    pub(crate) fn teardown_channel<P: Platform>(&mut self, gpu: &Gpu<P>, ch: Channel) -> Result<()> {
+        crate::channel::teardown(gpu, &mut self.vm, ch)
+    }
+
+    /// Check that `[ptr, ptr + len)` lies inside one allocation (device or pinned host).
+    pub(crate) fn check_range(&self, ptr: u64, len: u64) -> Result<()> {
+        self.check(ptr, len)
     }
 
     /// Check that `[ptr, ptr + len)` lies inside one allocation.
@@ -206,6 +320,22 @@ pub(crate) fn l2_flush(cmd: &mut Cmd) -> Result<()> {
     cmd.incr(0, hw::class::host::MEM_OP_A, &[0, b.into()]).map(|_| ()).map_err(|_| CuError::Unknown)
 }
 
+/// Queue copies of `bytes` from `src` to `dst` (device pointers) on `ch`, each launch at
+/// most LAUNCH_MAX bytes; returns the fence after the last.
+pub(crate) fn copy_range<P: Platform>(gpu: &Gpu<P>, ch: &mut Channel, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
+    let mut off = 0;
+    let mut last = ch.last_fence();
+    while off < bytes {
+        let n = (bytes - off).min(LAUNCH_MAX);
+        let mut cmd = Cmd::new();
+        copy_cmd(&mut cmd, src + off, dst + off, n)?;
+        last = ch.fence(&mut cmd)?;
+        ch.submit(gpu, cmd.words())?;
+        off += n;
+    }
+    Ok(last)
+}
+
 fn copy_cmd(cmd: &mut Cmd, src: u64, dst: u64, len: u64) -> Result<()> {
     let words = [(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32];
     cmd.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &words)
@@ -230,25 +360,7 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| {
-            let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
-            let phys = gpu.vram_alloc(rounded, PAGE_SIZE)?;
-            let va = match c.vm.alloc_va(rounded) {
-                Ok(va) => va,
-                Err(e) => {
-                    gpu.vram_free(phys, rounded);
-                    return Err(e);
-                }
-            };
-            if let Err(e) = c.vm.map(gpu, va, phys, rounded, Target::Vram).and_then(|_| gpu.tlb_flush(c.vm.pd)) {
-                let _ = c.vm.unmap(gpu, va, rounded);
-                c.vm.free_va(va, rounded);
-                gpu.vram_free(phys, rounded);
-                return Err(e);
-            }
-            c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Vram(phys) });
-            Ok(va)
-        })
+        self.with_ctx(h, |gpu, c| c.alloc_vram(gpu, bytes))
     }
 
     /// Free device memory (cuMemFree). Work queued before it completes first.
@@ -300,18 +412,8 @@ impl<P: Platform> Gpu<P> {
                 Some(a) if matches!(a.backing, Backing::Host(_)) == host => {}
                 _ => return Err(CuError::InvalidValue),
             }
-            let ch = c.live()?;
-            let last = ch.last_fence();
-            ch.wait(gpu, last)?;
-            let a = c.allocs.remove(&ptr).ok_or(CuError::InvalidValue)?;
-            c.vm.unmap(gpu, ptr, a.bytes)?;
-            gpu.tlb_flush(c.vm.pd)?;
-            c.vm.free_va(ptr, a.bytes);
-            match a.backing {
-                Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
-                Backing::Host(buf) => gpu.platform.dma_free(&buf),
-            }
-            Ok(())
+            c.sync_all(gpu)?;
+            c.free_now(gpu, ptr)
         })
     }
 
@@ -331,6 +433,7 @@ impl<P: Platform> Gpu<P> {
             }
             c.check(dst, src.len() as u64)?;
             let chunk = c.staging[0].buf.len();
+            c.ordered(gpu, 0)?;
             let Inner { ch, staging, .. } = c;
             let ch = ch.as_mut().ok_or(CuError::InvalidContext)?;
             let mut last = Fence(0);
@@ -356,6 +459,7 @@ impl<P: Platform> Gpu<P> {
             }
             c.check(src, dst.len() as u64)?;
             let chunk = c.staging[0].buf.len();
+            c.ordered(gpu, 0)?;
             let Inner { ch, staging, .. } = c;
             let ch = ch.as_mut().ok_or(CuError::InvalidContext)?;
             let parts: Vec<&mut [u8]> = dst.chunks_mut(chunk).collect();
@@ -398,17 +502,8 @@ impl<P: Platform> Gpu<P> {
             }
             c.check(src, bytes)?;
             c.check(dst, bytes)?;
-            let ch = c.live()?;
-            let mut off = 0;
-            let mut last = Fence(0);
-            while off < bytes {
-                let n = (bytes - off).min(LAUNCH_MAX);
-                let mut cmd = Cmd::new();
-                copy_cmd(&mut cmd, src + off, dst + off, n)?;
-                last = ch.fence(&mut cmd)?;
-                ch.submit(gpu, cmd.words())?;
-                off += n;
-            }
+            let ch = c.ordered(gpu, 0)?;
+            let last = copy_range(gpu, ch, dst, src, bytes)?;
             ch.wait(gpu, last)
         })
     }
@@ -416,18 +511,30 @@ impl<P: Platform> Gpu<P> {
     /// Set `count` elements at `dst` to `value` (cuMemsetD8/D16/D32). Asynchronous: it is
     /// ordered before later work on the context; returns its fence.
     pub fn memset(&self, h: CtxHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
+        self.memset_on(h, crate::stream::StreamHandle::DEFAULT, dst, value, count)
+    }
+
+    /// [`Gpu::memset`] on stream `s` (cuMemsetD*Async); returns the fence of the stream's
+    /// channel.
+    pub fn memset_on(
+        &self,
+        h: CtxHandle,
+        s: crate::stream::StreamHandle,
+        dst: u64,
+        value: MemsetValue,
+        count: u64,
+    ) -> Result<Fence> {
         self.with_ctx(h, |gpu, c| {
             let size = value.size();
             if !dst.is_multiple_of(size) {
                 return Err(CuError::InvalidValue);
             }
             let bytes = count.checked_mul(size).ok_or(CuError::InvalidValue)?;
-            let ch = c.ch.as_mut().ok_or(CuError::InvalidContext)?;
             if count == 0 {
-                return Ok(ch.last_fence());
+                return Ok(c.chan(s.0)?.last_fence());
             }
             c.check(dst, bytes)?;
-            let ch = c.live()?;
+            let ch = c.ordered(gpu, s.0)?;
             let remap = RemapComponents::new()
                 .with_dst_x(RemapSrc::ConstA)
                 .with_dst_y(RemapSrc::NoWrite)
@@ -457,11 +564,7 @@ impl<P: Platform> Gpu<P> {
 
     /// Wait for all work queued on the context (cuCtxSynchronize).
     pub fn ctx_synchronize(&self, h: CtxHandle) -> Result<()> {
-        self.with_ctx(h, |gpu, c| {
-            let ch = c.live()?;
-            let last = ch.last_fence();
-            ch.wait(gpu, last)
-        })
+        self.with_ctx(h, |gpu, c| c.sync_all(gpu))
     }
 
     /// Queue a fence on the context's channel.

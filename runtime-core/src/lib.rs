@@ -25,6 +25,7 @@ pub mod gpu;
 pub mod module;
 pub mod platform;
 pub mod range;
+pub mod stream;
 pub mod vm;
 
 pub use channel::Fence;
@@ -33,3 +34,4 @@ pub use error::{CuError, Result};
 pub use gpu::{Chipset, CtxHandle, DeviceInfo, Gpu};
 pub use module::{FuncAttributes, FuncHandle, ImageKind, LaunchId, ModuleHandle, image_kind};
 pub use platform::{Activity, DmaBuffer, Level, Platform};
+pub use stream::{EventHandle, StreamHandle};

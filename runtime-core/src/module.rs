@@ -11,6 +11,7 @@ use crate::error::{CuError, Result};
 use crate::gpu::{CtxHandle, Gpu};
 use crate::platform::{Level, Platform};
 use crate::rlog;
+use crate::stream::StreamHandle;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -386,6 +387,21 @@ impl<P: Platform> Gpu<P> {
         shared: u32,
         args: &[&[u8]],
     ) -> Result<Fence> {
+        self.launch_with_args_on(h, StreamHandle::DEFAULT, f, grid, block, shared, args)
+    }
+
+    /// [`Gpu::launch_with_args`] on stream `s`; returns the fence of the stream's channel.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_with_args_on(
+        &self,
+        h: CtxHandle,
+        stream: StreamHandle,
+        f: FuncHandle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        args: &[&[u8]],
+    ) -> Result<Fence> {
         let attrs = self.func_attributes(h, f)?;
         if args.len() != attrs.params.len() {
             return Err(CuError::InvalidValue);
@@ -398,7 +414,7 @@ impl<P: Platform> Gpu<P> {
             let dst = buf.get_mut(off as usize..off as usize + size as usize).ok_or(CuError::InvalidImage)?;
             dst.copy_from_slice(a);
         }
-        self.launch(h, f, grid, block, shared, &buf)
+        self.launch_on(h, stream, f, grid, block, shared, &buf)
     }
 
     /// Launch `f` on a `grid` of `block`-shaped blocks with `shared` bytes of dynamic shared
@@ -408,6 +424,23 @@ impl<P: Platform> Gpu<P> {
     pub fn launch(
         &self,
         h: CtxHandle,
+        f: FuncHandle,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        params: &[u8],
+    ) -> Result<Fence> {
+        self.launch_on(h, StreamHandle::DEFAULT, f, grid, block, shared, params)
+    }
+
+    /// [`Gpu::launch`] on stream `stream`; returns the fence of the stream's channel. Each
+    /// channel has its own parameter buffer, so launches on different streams never share
+    /// one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_on(
+        &self,
+        h: CtxHandle,
+        stream: StreamHandle,
         f: FuncHandle,
         grid: [u32; 3],
         block: [u32; 3],
@@ -452,10 +485,13 @@ impl<P: Platform> Gpu<P> {
             if words.is_empty() {
                 words.push(0);
             }
-            let (code, cb0, constant, pc) = (l.code, l.cb0, l.constant, k.pc);
+            let (code, mut cb0, constant, pc) = (l.code, l.cb0, l.constant, k.pc);
             let local = k.local_bytes;
             let regs = k.regs;
-            let ch = c.live()?;
+            if stream.0 != 0 {
+                cb0 = c.streams.get(&stream.0).ok_or(CuError::InvalidHandle)?.params;
+            }
+            let ch = c.ordered(gpu, stream.0)?;
             let mut pb = Pushbuf::<2048>::new();
             let s = subch::COMPUTE;
             let hi = |a: u64| (a >> 32) as u32;
