@@ -155,6 +155,25 @@ impl Context {
         Ok(DeviceBuffer { ctx: self.inner.clone(), ptr, len: n, _t: PhantomData })
     }
 
+    /// A stream: a channel of this context (`non_blocking`: CU_STREAM_NON_BLOCKING, no
+    /// implicit ordering with the default stream; `priority`: CUDA's numbering, -3 most
+    /// urgent to 0). Destroyed on drop, after its work.
+    pub fn create_stream(&self, non_blocking: bool, priority: i32) -> Result<Stream> {
+        let s = self.inner.gpu.stream_create(self.inner.h, non_blocking, priority)?;
+        Ok(Stream { ctx: self.inner.clone(), s })
+    }
+
+    /// The legacy default stream (work submitted without a stream goes there).
+    pub fn default_stream(&self) -> Stream {
+        Stream { ctx: self.inner.clone(), s: runtime_core::StreamHandle::DEFAULT }
+    }
+
+    /// An event (`timing` false: CU_EVENT_DISABLE_TIMING). Destroyed on drop.
+    pub fn create_event(&self, timing: bool) -> Result<Event> {
+        let e = self.inner.gpu.event_create(self.inner.h, timing)?;
+        Ok(Event { ctx: self.inner.clone(), e })
+    }
+
     /// Wait for all work of the context.
     pub fn synchronize(&self) -> Result<()> {
         self.inner.gpu.ctx_synchronize(self.inner.h)
@@ -343,6 +362,99 @@ impl Function {
         let bytes: Vec<Vec<u8>> = args.iter().map(Arg::bytes).collect();
         let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
         self.ctx.gpu.launch_with_args(self.ctx.h, self.f, grid, block, shared, &slices)
+    }
+}
+
+/// A stream of a context (see [`Context::create_stream`]).
+pub struct Stream {
+    ctx: Arc<CtxInner>,
+    s: runtime_core::StreamHandle,
+}
+
+impl Stream {
+    /// The runtime handle.
+    pub fn handle(&self) -> runtime_core::StreamHandle {
+        self.s
+    }
+
+    /// The channel the stream submits to.
+    pub fn channel(&self) -> Result<u32> {
+        self.ctx.gpu.stream_channel(self.ctx.h, self.s)
+    }
+
+    /// Launch `f` on this stream (asynchronous).
+    pub fn launch(&self, f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg<'_>]) -> Result<()> {
+        let bytes: Vec<Vec<u8>> = args.iter().map(Arg::bytes).collect();
+        let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        self.ctx.gpu.launch_with_args_on(self.ctx.h, self.s, f.f, grid, block, shared, &slices).map(drop)
+    }
+
+    /// Copy `bytes` bytes between device pointers of the context (device or pinned host
+    /// memory) on this stream; returns before the copy runs.
+    pub fn copy_async(&self, dst: u64, src: u64, bytes: u64) -> Result<()> {
+        self.ctx.gpu.memcpy_async(self.ctx.h, self.s, dst, src, bytes).map(drop)
+    }
+
+    /// Set `count` 32-bit words at `dst` on this stream (asynchronous).
+    pub fn fill_u32(&self, dst: u64, value: u32, count: u64) -> Result<()> {
+        self.ctx.gpu.memset_on(self.ctx.h, self.s, dst, MemsetValue::U32(value), count).map(drop)
+    }
+
+    /// Record `e` here.
+    pub fn record(&self, e: &Event) -> Result<()> {
+        self.ctx.gpu.event_record(self.ctx.h, e.e, self.s)
+    }
+
+    /// Make later work on this stream wait for `e`'s last record (the GPU waits).
+    pub fn wait_event(&self, e: &Event) -> Result<()> {
+        self.ctx.gpu.stream_wait_event(self.ctx.h, self.s, e.e)
+    }
+
+    /// Wait for the stream's work.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.gpu.stream_synchronize(self.ctx.h, self.s)
+    }
+
+    /// Whether the stream's work is done.
+    pub fn query(&self) -> Result<bool> {
+        self.ctx.gpu.stream_query(self.ctx.h, self.s)
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.s != runtime_core::StreamHandle::DEFAULT {
+            let _ = self.ctx.gpu.stream_destroy(self.ctx.h, self.s);
+        }
+    }
+}
+
+/// An event of a context (see [`Context::create_event`]).
+pub struct Event {
+    ctx: Arc<CtxInner>,
+    e: runtime_core::EventHandle,
+}
+
+impl Event {
+    /// Whether the last record has completed.
+    pub fn query(&self) -> Result<bool> {
+        self.ctx.gpu.event_query(self.ctx.h, self.e)
+    }
+
+    /// Wait for the last record.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.gpu.event_synchronize(self.ctx.h, self.e)
+    }
+
+    /// Milliseconds of simulated GPU time from `start`'s record to this one's.
+    pub fn elapsed_ms_since(&self, start: &Event) -> Result<f32> {
+        self.ctx.gpu.event_elapsed_ms(self.ctx.h, start.e, self.e)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        let _ = self.ctx.gpu.event_destroy(self.ctx.h, self.e);
     }
 }
 

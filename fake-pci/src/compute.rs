@@ -198,7 +198,9 @@ fn decode(i: Instr) -> Option<D> {
 /// The engine: its instruction cache and statistics.
 #[derive(Default)]
 pub struct ComputeEngine {
-    icache: BTreeMap<u64, Vec<Option<D>>>,
+    /// Decoded programs by (page directory, code address): an address space's programs
+    /// are its own, whatever their virtual address.
+    icache: BTreeMap<(u64, u64), Vec<Option<D>>>,
     free_at: u64,
     /// Warp instructions executed.
     pub warp_instructions: u64,
@@ -389,13 +391,13 @@ impl ComputeEngine {
     }
 
     /// Take the decoded program at `code` out of the cache (an empty one if none).
-    pub(crate) fn take_code(&mut self, code: u64) -> Vec<Option<D>> {
-        self.icache.remove(&code).unwrap_or_default()
+    pub(crate) fn take_code(&mut self, space: &AddressSpace, code: u64) -> Vec<Option<D>> {
+        self.icache.remove(&(space.pd, code)).unwrap_or_default()
     }
 
     /// Return a decoded program to the cache.
-    pub(crate) fn put_code(&mut self, code: u64, decoded: Vec<Option<D>>) {
-        self.icache.insert(code, decoded);
+    pub(crate) fn put_code(&mut self, space: &AddressSpace, code: u64, decoded: Vec<Option<D>>) {
+        self.icache.insert((space.pd, code), decoded);
     }
 
     /// Functional mode: run a grid now; returns the cycle at which it completes.
@@ -404,7 +406,8 @@ impl ComputeEngine {
         let sms = cx.cfg.sms.max(1) as u64;
         self.last_occupancy = (per_sm, nblocks.div_ceil(per_sm as u64 * sms));
         let banks = Self::read_banks(cx, r)?;
-        let mut code = self.take_code(r.code);
+        let space = cx.space;
+        let mut code = self.take_code(&space, r.code);
         let budget = cx.cfg.watchdog_cycles.saturating_mul(sms);
         let nregs = r.regs.max(1) as usize;
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
@@ -446,7 +449,7 @@ impl ComputeEngine {
         let cfg = g.cx.cfg;
         let cost = cfg.launch_overhead_cycles + instrs.div_ceil(sms) + nblocks;
         let start = g.cx.now.max(self.free_at);
-        self.put_code(r.code, code);
+        self.put_code(&space, r.code, code);
         self.warp_instructions += instrs;
         self.thread_instructions += thread_instrs;
         self.grids += 1;

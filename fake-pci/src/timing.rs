@@ -508,7 +508,7 @@ impl TimingEngine {
             space: cx.space,
             r: r.clone(),
             banks,
-            code: engine.take_code(r.code),
+            code: engine.take_code(&cx.space, r.code),
             threads,
             nregs: r.regs.max(1) as usize,
             nblocks,
@@ -1035,7 +1035,7 @@ impl TimingEngine {
         engine.thread_instructions += g.stats.thread_instructions;
         engine.last_occupancy =
             (g.stats.blocks_per_sm, g.nblocks.div_ceil(g.stats.blocks_per_sm as u64 * env.cfg.sms.max(1) as u64));
-        engine.put_code(g.r.code, core::mem::take(&mut g.code));
+        engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
         self.record(g.stats);
         self.done.push_back(Done { chid: g.chid, at: end, result: Ok(()) });
     }
@@ -1055,7 +1055,7 @@ impl TimingEngine {
         let Some(mut g) = self.grids[gi].take() else { return };
         g.stats.end_cycle = t;
         g.stats.failed = true;
-        engine.put_code(g.r.code, core::mem::take(&mut g.code));
+        engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
         self.record(g.stats);
         self.done.push_back(Done { chid: g.chid, at: t, result: Err(e) });
     }
@@ -1105,7 +1105,7 @@ impl TimingEngine {
             if self.grids[gi].as_ref().is_some_and(|g| g.chid == chid) {
                 self.remove_blocks(gi, t);
                 if let Some(mut g) = self.grids[gi].take() {
-                    engine.put_code(g.r.code, core::mem::take(&mut g.code));
+                    engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
                 }
             }
         }

@@ -352,6 +352,10 @@ impl<P: Platform> Gpu<P> {
         if let Some(e) = self.channel_error(ch.chid) {
             return Err(e);
         }
+        // A fault on any stream of the context is the context's sticky error (CUDA).
+        if let Some(e) = inner.streams.values().find_map(|st| self.channel_error(st.ch.chid)) {
+            return Err(e);
+        }
         f(self, &mut inner)
     }
 
