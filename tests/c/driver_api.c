@@ -516,9 +516,9 @@ static void error_paths(const char *ptx) {
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 2048, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuFuncGetAttribute(&n, (CUfunction_attribute)99, f), CUDA_ERROR_INVALID_VALUE);
-    /* unsupported: streams */
-    CUstream s;
-    EXPECT(cuStreamCreate(&s, 0), CUDA_ERROR_NOT_SUPPORTED);
+    /* unsupported: IPC events */
+    CUevent ev;
+    EXPECT(cuEventCreate(&ev, CU_EVENT_INTERPROCESS), CUDA_ERROR_NOT_SUPPORTED);
     CHECK(cuModuleUnload(m));
     EXPECT(cuModuleGetFunction(&f, m, "vecadd"), CUDA_ERROR_INVALID_HANDLE);
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_HANDLE);

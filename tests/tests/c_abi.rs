@@ -225,3 +225,17 @@ fn stats_json_trace_and_timeline() {
         let _ = std::fs::remove_file(f);
     }
 }
+
+#[test]
+fn streams_and_events_program_in_c() {
+    let exe = build("streams", "direct");
+    let out = Command::new(&exe)
+        .arg(root().join("kernels"))
+        .env("LD_LIBRARY_PATH", release_dir())
+        .output()
+        .expect("test program runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "streams failed ({}):\n{stderr}", out.status);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"));
+    let _ = std::fs::remove_file(exe);
+}

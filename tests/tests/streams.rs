@@ -248,7 +248,7 @@ fn stress_thread(dev: &Device, seed: u64, ops: usize) -> Vec<u32> {
     const N: u32 = 2048;
     let ctx = dev.create_context().unwrap();
     let k = kernels(&ctx);
-    let streams: Vec<Stream> = (0..4).map(|i| ctx.create_stream(i % 2 == 1, -(i as i32 % 3)).unwrap()).collect();
+    let streams: Vec<Stream> = (0..4).map(|i| ctx.create_stream(i % 2 == 1, -(i % 3)).unwrap()).collect();
     let bufs: Vec<_> = (0..4).map(|_| ctx.alloc::<u32>(N as usize).unwrap()).collect();
     let pinned: Vec<_> = (0..4).map(|_| ctx.alloc_host::<u32>(N as usize).unwrap()).collect();
     let events: Vec<_> = (0..4).map(|_| ctx.create_event(true).unwrap()).collect();

@@ -24,7 +24,7 @@ pub mod unsupported;
 
 use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
 use fake_pci::config::Mode;
-use runtime_core::{FuncAttributes, FuncHandle, ImageKind, ModuleHandle};
+use runtime_core::{EventHandle, FuncAttributes, FuncHandle, ImageKind, ModuleHandle, StreamHandle};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_float, c_int, c_uint, c_void};
@@ -75,6 +75,10 @@ struct State {
     modules: HashMap<usize, (usize, ModuleHandle)>,
     funcs: HashMap<usize, Func>,
     host: HashMap<usize, HostAlloc>,
+    /// Streams: (context, runtime stream, flags, CUDA priority).
+    streams: HashMap<usize, (usize, StreamHandle, c_uint, c_int)>,
+    /// Events: (context, runtime event).
+    events: HashMap<usize, (usize, EventHandle)>,
     stats: Stats,
     profile: profile::Profile,
 }
@@ -96,6 +100,8 @@ impl State {
         self.modules.retain(|_, m| m.0 != id);
         self.funcs.retain(|_, f| f.ctx != id);
         self.host.retain(|_, a| a.ctx != id);
+        self.streams.retain(|_, s| s.0 != id);
+        self.events.retain(|_, e| e.0 != id);
         self.gpu().ctx_destroy(h)
     }
 }
@@ -179,6 +185,8 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             modules: HashMap::new(),
             funcs: HashMap::new(),
             host: HashMap::new(),
+            streams: HashMap::new(),
+            events: HashMap::new(),
             stats: Stats::default(),
             profile,
         };
@@ -632,66 +640,109 @@ fn count_copy(bytes: usize) {
     }
 }
 
-/// Only the legacy default stream (NULL) exists; other streams are not supported yet.
-fn default_stream(stream: Handle) -> Result<()> {
-    if stream.is_null() { Ok(()) } else { Err(CuError::InvalidHandle) }
+/// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: both name the legacy default stream here.
+const STREAM_LEGACY: usize = 0x1;
+const STREAM_PER_THREAD: usize = 0x2;
+
+/// The context and runtime stream of a `CUstream`: NULL (and the two special handles) is
+/// the current context's default stream; a stream handle brings its own context.
+fn stream(s: Handle) -> Result<(Arc<UserGpu>, usize, CtxHandle, StreamHandle)> {
+    if matches!(key(s), 0 | STREAM_LEGACY | STREAM_PER_THREAD) {
+        let (gpu, ctx, h) = current()?;
+        return Ok((gpu, ctx, h, StreamHandle::DEFAULT));
+    }
+    let st = state()?;
+    let &(ctx, sh, _, _) = st.streams.get(&key(s)).ok_or(CuError::InvalidHandle)?;
+    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
+    Ok((st.gpu(), ctx, h, sh))
 }
 
-/// One copy on `stream` of the current context; every copy entry point comes here.
-fn copy(stream: Handle, bytes: usize, op: impl FnOnce(&UserGpu, CtxHandle) -> Result<()>) -> Result<()> {
-    let (gpu, _, h) = current()?;
-    default_stream(stream)?;
-    op(&gpu, h)?;
-    count_copy(bytes);
-    Ok(())
+/// The device pointer of `[p, p + bytes)` if it lies in pinned host memory of context `ctx`.
+fn pinned(ctx: usize, p: usize, bytes: usize) -> Result<Option<u64>> {
+    let st = state()?;
+    Ok(st.host.iter().find_map(|(&base, a)| {
+        let inside = a.ctx == ctx && p >= base && p.checked_add(bytes).is_some_and(|e| e <= base + a.bytes);
+        inside.then(|| a.dptr + (p - base) as u64)
+    }))
 }
 
-fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
-    guard(|| copy(stream, bytes, |gpu, h| gpu.memcpy_htod(h, dst, raw::bytes(src.cast(), bytes)?)))
+fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, h, sh) = stream(s)?;
+        if asynchronous && let Some(p) = pinned(ctx, src.addr(), bytes)? {
+            gpu.memcpy_async(h, sh, dst, p, bytes as u64)?;
+        } else {
+            // Pageable memory: the copy is synchronous, after the stream's earlier work.
+            gpu.stream_synchronize(h, sh)?;
+            gpu.memcpy_htod(h, dst, raw::bytes(src.cast(), bytes)?)?;
+        }
+        count_copy(bytes);
+        Ok(())
+    })
 }
 
-fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    guard(|| copy(stream, bytes, |gpu, h| gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)))
+fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, h, sh) = stream(s)?;
+        if asynchronous && let Some(p) = pinned(ctx, dst.addr(), bytes)? {
+            gpu.memcpy_async(h, sh, p, src, bytes as u64)?;
+        } else {
+            gpu.stream_synchronize(h, sh)?;
+            gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)?;
+        }
+        count_copy(bytes);
+        Ok(())
+    })
 }
 
-fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    guard(|| copy(stream, bytes, |gpu, h| gpu.memcpy_dtod(h, dst, src, bytes as u64)))
+fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, sh) = stream(s)?;
+        if asynchronous {
+            gpu.memcpy_async(h, sh, dst, src, bytes as u64)?;
+        } else {
+            gpu.memcpy_dtod(h, dst, src, bytes as u64)?;
+        }
+        count_copy(bytes);
+        Ok(())
+    })
 }
 
 /// cuMemcpyHtoD_v2: returns once the source may be reused.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {
-    htod(dst, src, bytes, std::ptr::null_mut())
+    htod(dst, src, bytes, std::ptr::null_mut(), false)
 }
 
 /// cuMemcpyDtoH_v2: waits for earlier work of the context (a launch included).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) -> CUresult {
-    dtoh(dst, src, bytes, std::ptr::null_mut())
+    dtoh(dst, src, bytes, std::ptr::null_mut(), false)
 }
 
 /// cuMemcpyDtoD_v2.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
-    dtod(dst, src, bytes, std::ptr::null_mut())
+    dtod(dst, src, bytes, std::ptr::null_mut(), false)
 }
 
-/// cuMemcpyHtoDAsync_v2 on the default stream (completes before returning).
+/// cuMemcpyHtoDAsync_v2: from pinned host memory (cuMemAllocHost/cuMemHostAlloc) it
+/// returns before the copy runs; from pageable memory it is synchronous, as in CUDA.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
-    htod(dst, src, bytes, stream)
+    htod(dst, src, bytes, stream, true)
 }
 
-/// cuMemcpyDtoHAsync_v2 on the default stream (completes before returning).
+/// cuMemcpyDtoHAsync_v2: asynchronous into pinned host memory, else synchronous.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    dtoh(dst, src, bytes, stream)
+    dtoh(dst, src, bytes, stream, true)
 }
 
-/// cuMemcpyDtoDAsync_v2 on the default stream.
+/// cuMemcpyDtoDAsync_v2: asynchronous on the stream.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    dtod(dst, src, bytes, stream)
+    dtod(dst, src, bytes, stream, true)
 }
 
 fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
@@ -717,22 +768,29 @@ pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUres
     guard(|| memset(dst, MemsetValue::U32(v), n))
 }
 
-/// cuMemsetD8Async on the default stream.
+fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, sh) = stream(s)?;
+        gpu.memset_on(h, sh, dst, v, n as u64).map(drop)
+    })
+}
+
+/// cuMemsetD8Async.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, stream: Handle) -> CUresult {
-    guard(|| default_stream(stream).and_then(|()| memset(dst, MemsetValue::U8(v), n)))
+    memset_async(dst, MemsetValue::U8(v), n, stream)
 }
 
-/// cuMemsetD16Async on the default stream.
+/// cuMemsetD16Async.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, stream: Handle) -> CUresult {
-    guard(|| default_stream(stream).and_then(|()| memset(dst, MemsetValue::U16(v), n)))
+    memset_async(dst, MemsetValue::U16(v), n, stream)
 }
 
-/// cuMemsetD32Async on the default stream.
+/// cuMemsetD32Async.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) -> CUresult {
-    guard(|| default_stream(stream).and_then(|()| memset(dst, MemsetValue::U32(v), n)))
+    memset_async(dst, MemsetValue::U32(v), n, stream)
 }
 
 /// CU_MEMHOSTALLOC_PORTABLE | DEVICEMAP | WRITECOMBINED.
@@ -1040,7 +1098,11 @@ pub extern "C" fn cuLaunchKernel(
 ) -> CUresult {
     guard(|| {
         let (gpu, h, fh) = func(f)?;
-        default_stream(stream)?;
+        let sh = match self::stream(stream)? {
+            (_, _, sh_ctx, sh) if sh_ctx == h => sh,
+            // A stream of another context than the function's.
+            _ => return Err(CuError::InvalidHandle),
+        };
         let (grid, block) = ([gx, gy, gz], [bx, by, bz]);
         if !params.is_null() && !extra.is_null() {
             return Err(CuError::InvalidValue);
@@ -1065,10 +1127,10 @@ pub extern "C" fn cuLaunchKernel(
             if size != a.param_bytes as usize {
                 return Err(CuError::InvalidValue);
             }
-            return launched(gpu.launch(h, fh, grid, block, shared, raw::bytes(buf, size)?));
+            return launched(gpu.launch_on(h, sh, fh, grid, block, shared, raw::bytes(buf, size)?));
         }
         if a.params.is_empty() {
-            return launched(gpu.launch(h, fh, grid, block, shared, &[]));
+            return launched(gpu.launch_on(h, sh, fh, grid, block, shared, &[]));
         }
         if params.is_null() {
             return Err(CuError::InvalidValue);
@@ -1077,7 +1139,7 @@ pub extern "C" fn cuLaunchKernel(
         for (i, &(_, size)) in a.params.iter().enumerate() {
             args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
         }
-        launched(gpu.launch_with_args(h, fh, grid, block, shared, &args))
+        launched(gpu.launch_with_args_on(h, sh, fh, grid, block, shared, &args))
     })
 }
 
@@ -1228,38 +1290,225 @@ pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
 }
 
 // ---------------------------------------------------------------------------------------
-// Streams and events: not supported yet (every call returns CUDA_ERROR_NOT_SUPPORTED).
+// Streams and events
 
-macro_rules! not_supported {
-    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        #[doc = concat!("`", stringify!($name), "`: not supported yet (CUDA_ERROR_NOT_SUPPORTED).")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $name($(_: $ty),*) -> CUresult {
-            CuError::NotSupported.code() as CUresult
-        }
-    )*};
+/// CU_STREAM_NON_BLOCKING.
+const STREAM_NON_BLOCKING: c_uint = 0x1;
+
+fn stream_create(ph: *mut Handle, flags: c_uint, priority: c_int) -> Result<()> {
+    let (gpu, ctx, h) = current()?;
+    if ph.is_null() || flags & !STREAM_NON_BLOCKING != 0 {
+        return Err(CuError::InvalidValue);
+    }
+    let priority = priority.clamp(runtime_core::stream::STREAM_PRIORITY_GREATEST, 0);
+    let sh = gpu.stream_create(h, flags & STREAM_NON_BLOCKING != 0, priority)?;
+    let mut st = state()?;
+    let id = st.id();
+    st.streams.insert(id, (ctx, sh, flags, priority));
+    drop(st);
+    raw::put(ph, handle(id))
 }
 
-not_supported! {
-    cuStreamCreate(s: *mut Handle, flags: c_uint);
-    cuStreamDestroy_v2(s: Handle);
-    cuStreamQuery(s: Handle);
-    cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint);
-    cuEventCreate(e: *mut Handle, flags: c_uint);
-    cuEventDestroy_v2(e: Handle);
-    cuEventRecord(e: Handle, s: Handle);
-    cuEventSynchronize(e: Handle);
-    cuEventQuery(e: Handle);
-    cuEventElapsedTime(ms: *mut c_float, a: Handle, b: Handle);
-}
-
-/// cuStreamSynchronize: the default stream (NULL) is the context's work; other streams do
-/// not exist yet.
+/// cuStreamCreate: a new channel of the current context (flags 0 or CU_STREAM_NON_BLOCKING).
 #[unsafe(no_mangle)]
-pub extern "C" fn cuStreamSynchronize(stream: Handle) -> CUresult {
+pub extern "C" fn cuStreamCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
+    guard(|| stream_create(ph, flags, 0))
+}
+
+/// cuStreamCreateWithPriority: priorities from -3 (most urgent) to 0, clamped; PFIFO's
+/// priority policy serves more urgent channels first.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamCreateWithPriority(ph: *mut Handle, flags: c_uint, priority: c_int) -> CUresult {
+    guard(|| stream_create(ph, flags, priority))
+}
+
+/// cuCtxGetStreamPriorityRange: (least, greatest) = (0, -3).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int) -> CUresult {
     guard(|| {
-        let (gpu, _, h) = current()?;
-        default_stream(stream)?;
-        gpu.ctx_synchronize(h)
+        current()?;
+        if !least.is_null() {
+            raw::put(least, 0)?;
+        }
+        if !greatest.is_null() {
+            raw::put(greatest, runtime_core::stream::STREAM_PRIORITY_GREATEST)?;
+        }
+        Ok(())
+    })
+}
+
+fn stream_info(s: Handle) -> Result<(usize, StreamHandle, c_uint, c_int)> {
+    if matches!(key(s), 0 | STREAM_LEGACY | STREAM_PER_THREAD) {
+        let (_, ctx, _) = current()?;
+        return Ok((ctx, StreamHandle::DEFAULT, 0, 0));
+    }
+    state()?.streams.get(&key(s)).copied().ok_or(CuError::InvalidHandle)
+}
+
+/// cuStreamGetPriority.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamGetPriority(s: Handle, priority: *mut c_int) -> CUresult {
+    guard(|| raw::put(priority, stream_info(s)?.3))
+}
+
+/// cuStreamGetFlags.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamGetFlags(s: Handle, flags: *mut c_uint) -> CUresult {
+    guard(|| raw::put(flags, stream_info(s)?.2))
+}
+
+/// cuStreamGetCtx: the stream's context.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamGetCtx(s: Handle, pctx: *mut Handle) -> CUresult {
+    guard(|| raw::put(pctx, handle(stream_info(s)?.0)))
+}
+
+/// cuStreamDestroy_v2: the stream's queued work completes first.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, sh) = stream(s)?;
+        if sh == StreamHandle::DEFAULT {
+            return Err(CuError::InvalidHandle);
+        }
+        state()?.streams.remove(&key(s));
+        gpu.stream_destroy(h, sh)
+    })
+}
+
+/// cuStreamSynchronize.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, sh) = stream(s)?;
+        gpu.stream_synchronize(h, sh)
+    })
+}
+
+/// cuStreamQuery: CUDA_SUCCESS when done, CUDA_ERROR_NOT_READY while work is queued.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamQuery(s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, sh) = stream(s)?;
+        if gpu.stream_query(h, sh)? { Ok(()) } else { Err(CuError::NotReady) }
+    })
+}
+
+fn event(e: Handle) -> Result<(Arc<UserGpu>, CtxHandle, EventHandle)> {
+    let st = state()?;
+    let &(ctx, eh) = st.events.get(&key(e)).ok_or(CuError::InvalidHandle)?;
+    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
+    Ok((st.gpu(), h, eh))
+}
+
+/// CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING.
+const EVENT_FLAGS: c_uint = 0x3;
+const EVENT_DISABLE_TIMING: c_uint = 0x2;
+const EVENT_INTERPROCESS: c_uint = 0x4;
+
+/// cuEventCreate: CU_EVENT_DEFAULT, BLOCKING_SYNC (waits sleep anyway) and DISABLE_TIMING;
+/// CU_EVENT_INTERPROCESS is CUDA_ERROR_NOT_SUPPORTED (no IPC).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, h) = current()?;
+        if flags & EVENT_INTERPROCESS != 0 {
+            return Err(CuError::NotSupported);
+        }
+        if ph.is_null() || flags & !EVENT_FLAGS != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let eh = gpu.event_create(h, flags & EVENT_DISABLE_TIMING == 0)?;
+        let mut st = state()?;
+        let id = st.id();
+        st.events.insert(id, (ctx, eh));
+        drop(st);
+        raw::put(ph, handle(id))
+    })
+}
+
+/// cuEventDestroy_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        state()?.events.remove(&key(e));
+        gpu.event_destroy(h, eh)
+    })
+}
+
+/// cuEventRecord: a semaphore release with the GPU timestamp, queued on the stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventRecord(e: Handle, s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        let (_, _, sh_ctx, sh) = stream(s)?;
+        if sh_ctx != h {
+            return Err(CuError::InvalidHandle);
+        }
+        gpu.event_record(h, eh, sh)
+    })
+}
+
+/// cuEventRecordWithFlags: flags must be 0 (CU_EVENT_RECORD_DEFAULT).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint) -> CUresult {
+    if flags != 0 {
+        return CuError::InvalidValue.code() as CUresult;
+    }
+    cuEventRecord(e, s)
+}
+
+/// cuEventQuery: CUDA_SUCCESS once recorded work is done, CUDA_ERROR_NOT_READY before.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventQuery(e: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        if gpu.event_query(h, eh)? { Ok(()) } else { Err(CuError::NotReady) }
+    })
+}
+
+/// cuEventSynchronize.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        gpu.event_synchronize(h, eh)
+    })
+}
+
+/// cuEventElapsedTime: simulated milliseconds between two completed records.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventElapsedTime(ms: *mut c_float, start: Handle, end: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, a) = event(start)?;
+        let (_, h2, b) = event(end)?;
+        if h != h2 {
+            return Err(CuError::InvalidHandle);
+        }
+        raw::put(ms, gpu.event_elapsed_ms(h, a, b)?)
+    })
+}
+
+/// cuEventElapsedTime_v2 (the same).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventElapsedTime_v2(ms: *mut c_float, start: Handle, end: Handle) -> CUresult {
+    cuEventElapsedTime(ms, start, end)
+}
+
+/// cuStreamWaitEvent: the GPU waits (a semaphore acquire); flags must be 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUresult {
+    guard(|| {
+        if flags != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let (gpu, h, eh) = event(e)?;
+        let (_, _, sh_ctx, sh) = stream(s)?;
+        if sh_ctx != h {
+            // Waiting on an event of another context is not supported.
+            return Err(CuError::NotSupported);
+        }
+        gpu.stream_wait_event(h, sh, eh)
     })
 }

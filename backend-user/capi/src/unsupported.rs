@@ -30,7 +30,7 @@ unsupported! {
     cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3
     cuCtxDetach cuCtxDisablePeerAccess cuCtxEnablePeerAccess cuCtxFromGreenCtx cuCtxGetApiVersion
     cuCtxGetCacheConfig cuCtxGetDevResource cuCtxGetDevice_v2 cuCtxGetExecAffinity cuCtxGetFlags cuCtxGetId
-    cuCtxGetLimit cuCtxGetSharedMemConfig cuCtxGetStreamPriorityRange cuCtxRecordEvent cuCtxResetPersistingL2Cache
+    cuCtxGetLimit cuCtxGetSharedMemConfig cuCtxRecordEvent cuCtxResetPersistingL2Cache
     cuCtxSetCacheConfig cuCtxSetFlags cuCtxSetLimit cuCtxSetSharedMemConfig cuCtxSynchronize_v2 cuCtxWaitEvent
     cuDestroyExternalMemory cuDestroyExternalSemaphore cuDevResourceGenerateDesc cuDevSmResourceSplitByCount
     cuDeviceGetByPCIBusId cuDeviceGetDefaultMemPool cuDeviceGetDevResource cuDeviceGetExecAffinitySupport
@@ -38,7 +38,7 @@ unsupported! {
     cuDeviceGetP2PAtomicCapabilities cuDeviceGetP2PAttribute cuDeviceGetPCIBusId cuDeviceGetProperties
     cuDeviceGetTexture1DLinearMaxWidth cuDeviceGetUuid cuDeviceGetUuid_v2 cuDeviceGraphMemTrim
     cuDevicePrimaryCtxSetFlags_v2 cuDeviceRegisterAsyncNotification cuDeviceSetGraphMemAttribute cuDeviceSetMemPool
-    cuDeviceUnregisterAsyncNotification cuEventElapsedTime_v2 cuEventRecordWithFlags cuExternalMemoryGetMappedBuffer
+    cuDeviceUnregisterAsyncNotification cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray cuFlushGPUDirectRDMAWrites cuFuncGetModule cuFuncGetName
     cuFuncGetParamInfo cuFuncIsLoaded cuFuncLoad cuFuncSetAttribute cuFuncSetCacheConfig cuFuncSetSharedMemConfig
     cuGetExportTable cuGetProcAddress cuGetProcAddress_v2 cuGraphAddBatchMemOpNode cuGraphAddChildGraphNode
@@ -101,9 +101,9 @@ unsupported! {
     cuParamSetTexRef cuPointerGetAttribute cuPointerGetAttributes cuPointerSetAttribute cuProfilerInitialize
     cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback cuStreamAttachMemAsync
     cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2
-    cuStreamCopyAttributes cuStreamCreateWithPriority cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
-    cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx cuStreamGetCtx_v2 cuStreamGetDevice
-    cuStreamGetFlags cuStreamGetGreenCtx cuStreamGetId cuStreamGetPriority cuStreamIsCapturing cuStreamSetAttribute
+    cuStreamCopyAttributes cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
+    cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx_v2 cuStreamGetDevice
+    cuStreamGetGreenCtx cuStreamGetId cuStreamIsCapturing cuStreamSetAttribute
     cuStreamUpdateCaptureDependencies cuStreamUpdateCaptureDependencies_v2 cuStreamWaitValue32
     cuStreamWaitValue32_v2 cuStreamWaitValue64 cuStreamWaitValue64_v2 cuStreamWriteValue32 cuStreamWriteValue32_v2
     cuStreamWriteValue64 cuStreamWriteValue64_v2 cuSurfObjectCreate cuSurfObjectDestroy cuSurfObjectGetResourceDesc

@@ -12,13 +12,10 @@ use cudarc::nvrtc::Ptx;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).unwrap_or_else(|| "kernels/vecadd.ptx".into());
     let ctx = CudaContext::new(0)?;
-    // cudarc tracks buffer use with CUDA events; rgdev's C ABI has no events yet (they
-    // return CUDA_ERROR_NOT_SUPPORTED), and a single stream does not need them.
-    // SAFETY: only the default stream is used, so no cross-stream ordering is lost.
-    unsafe { ctx.disable_event_tracking() };
+    // A stream of its own; cudarc tracks buffer use across streams with CUDA events.
     let (major, minor) = ctx.compute_capability()?;
     println!("device: {} (compute capability {major}.{minor})", ctx.name()?);
-    let stream = ctx.default_stream();
+    let stream = ctx.new_stream()?;
     let module = ctx.load_module(Ptx::from_src(std::fs::read_to_string(&path)?))?;
     let f = module.load_function("vecadd")?;
 
