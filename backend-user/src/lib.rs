@@ -400,6 +400,12 @@ impl Stream {
         self.ctx.gpu.memset_on(self.ctx.h, self.s, dst, MemsetValue::U32(value), count).map(drop)
     }
 
+    /// Submit raw pushbuffer words on this stream (tests and tools: the words are not
+    /// checked, so a malformed one becomes a channel error of this context).
+    pub fn submit_raw(&self, words: &[u32]) -> Result<()> {
+        self.ctx.gpu.debug_submit_raw_on(self.ctx.h, self.s, words).map(drop)
+    }
+
     /// Record `e` here.
     pub fn record(&self, e: &Event) -> Result<()> {
         self.ctx.gpu.event_record(self.ctx.h, e.e, self.s)

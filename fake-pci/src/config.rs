@@ -39,6 +39,15 @@ pub enum CopyPath {
     VramFill,
 }
 
+/// How PFIFO picks the next channel when the current one's time slice ends or it blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelPolicy {
+    /// The next runnable channel in runlist order.
+    RoundRobin,
+    /// The runnable channel of highest priority (RAMFC_SCHED); round robin among equals.
+    Priority,
+}
+
 /// A parameter's value, as the key/value interface moves it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
@@ -129,6 +138,22 @@ impl Param for Mode {
     }
 }
 
+impl Param for ChannelPolicy {
+    fn to_value(&self) -> Value {
+        Value::Str(match self {
+            ChannelPolicy::RoundRobin => "round-robin".to_string(),
+            ChannelPolicy::Priority => "priority".to_string(),
+        })
+    }
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Str(s) if s == "round-robin" => Some(ChannelPolicy::RoundRobin),
+            Value::Str(s) if s == "priority" => Some(ChannelPolicy::Priority),
+            _ => None,
+        }
+    }
+}
+
 impl Param for Policy {
     fn to_value(&self) -> Value {
         Value::Str(match self {
@@ -192,6 +217,7 @@ fn type_hint(ty: &str) -> &'static str {
         "u64" => "expected a non-negative integer",
         "Mode" => "expected \"functional\" or \"timing\"",
         "Policy" => "expected \"lrr\" or \"gto\"",
+        "ChannelPolicy" => "expected \"round-robin\" or \"priority\"",
         _ => "expected a string",
     }
 }
@@ -297,6 +323,10 @@ params! {
     method_cycles: u64,
     /// Cycles to fetch one GPFIFO entry and its segment header.
     gpfifo_fetch_cycles: u64,
+    /// PFIFO's channel scheduling: "round-robin" or "priority" (RAMFC_SCHED priorities).
+    channel_policy: ChannelPolicy,
+    /// A channel's time slice on PFIFO, cycles (RAMFC_SCHED may set its own).
+    timeslice_cycles: u64,
     /// Kernel launch overhead: cycles from LAUNCH until the first block is dispatched.
     launch_overhead_cycles: u64,
     /// Dispatcher: cost of one block of up to `dispatch_free_warps` warps, millicycles.
@@ -399,6 +429,8 @@ impl DeviceConfig {
             copy_bytes_per_cycle: 256,
             method_cycles: 1,
             gpfifo_fetch_cycles: 20,
+            channel_policy: ChannelPolicy::Priority,
+            timeslice_cycles: 1024,
             launch_overhead_cycles: 1500,
             dispatch_block_mcycles: 1000,
             dispatch_free_warps: 32,
@@ -551,6 +583,9 @@ impl DeviceConfig {
                 return bad(key, "issue intervals must be at least 1");
             }
         }
+        if self.timeslice_cycles == 0 {
+            return bad("timeslice_cycles", "must be at least 1");
+        }
         if self.dispatch_block_mcycles == 0 {
             return bad("dispatch_block_mcycles", "must be at least 1");
         }
@@ -561,6 +596,7 @@ impl DeviceConfig {
             ("pcie_latency_cycles", self.pcie_latency_cycles, 1 << 32),
             ("method_cycles", self.method_cycles, 1 << 32),
             ("gpfifo_fetch_cycles", self.gpfifo_fetch_cycles, 1 << 32),
+            ("timeslice_cycles", self.timeslice_cycles, 1 << 32),
             ("dispatch_block_mcycles", self.dispatch_block_mcycles, 1 << 40),
             ("dispatch_warp_mcycles", self.dispatch_warp_mcycles, 1 << 40),
             ("dispatch_extra_mcycles", self.dispatch_extra_mcycles, 1 << 40),

@@ -172,6 +172,10 @@ pub struct FakeGpu {
     launches: u64,
     copy_log: alloc::collections::VecDeque<copy::CopyStats>,
     copy_seq: u64,
+    /// The channel holding PFIFO, and the end of its time slice.
+    current: Option<(u32, u64)>,
+    /// Cycle at which the PBDMA finishes its last method or fetch.
+    pbdma_free: u64,
     bar1: Option<AddressSpace>,
     now: u64,
     fault_queue: heapless::Deque<FaultRecord, QUEUE>,
@@ -200,6 +204,8 @@ impl FakeGpu {
             launches: 0,
             copy_log: alloc::collections::VecDeque::new(),
             copy_seq: 0,
+            current: None,
+            pbdma_free: 0,
             bar1: None,
             now: 0,
             fault_queue: heapless::Deque::new(),
@@ -911,24 +917,53 @@ impl FakeGpu {
         self.refresh_acquires();
     }
 
+    /// The channel PFIFO serves next, and when. The channel holding PFIFO keeps it while it
+    /// will be ready within its time slice; otherwise (its slice ended, it blocked, or it
+    /// waits beyond the slice) the next is chosen among the channels ready earliest: by
+    /// priority then round robin after the current one (`priority` policy), or round robin
+    /// alone.
     fn next_channel(&self) -> Option<(u64, u32)> {
         if !self.enable().pfifo() {
             return None;
         }
-        let mut best: Option<(u64, u32)> = None;
-        for &chid in &self.runlist {
-            if let Some(ch) = self.channels[chid as usize].as_ref()
-                && ch.state == ChanState::Active
-                && ch.has_work
-                && best.is_none_or(|(t, _)| ch.ready_at < t)
-            {
-                best = Some((ch.ready_at, chid));
+        let ready = |chid: u32| {
+            self.channels[chid as usize]
+                .as_ref()
+                .filter(|ch| ch.state == ChanState::Active && ch.has_work)
+                .map(|ch| (ch.ready_at, ch.priority))
+        };
+        if let Some((cur, slice_end)) = self.current
+            && let Some((at, _)) = ready(cur)
+            && at.max(self.now) < slice_end
+        {
+            return Some((at, cur));
+        }
+        let earliest = self.runlist.iter().filter_map(|&c| ready(c)).map(|(at, _)| at).min()?;
+        // Every channel ready by the time the PBDMA is free competes.
+        let t = earliest.max(self.now).max(self.pbdma_free);
+        let n = self.runlist.len();
+        let start = self.current.and_then(|(cur, _)| self.runlist.iter().position(|&c| c == cur)).map_or(0, |p| p + 1);
+        let mut best: Option<(u8, u32, u64)> = None;
+        for k in 0..n {
+            let chid = self.runlist[(start + k) % n];
+            let Some((at, prio)) = ready(chid) else { continue };
+            if at > t {
+                continue;
+            }
+            let prio = if self.cfg.channel_policy == config::ChannelPolicy::Priority { prio } else { 0 };
+            if best.is_none_or(|(p, _, _)| prio > p) {
+                best = Some((prio, chid, at));
             }
         }
-        best
+        best.map(|(_, chid, at)| (at.max(self.pbdma_free), chid))
     }
 
     fn run_channel(&mut self, chid: u32) {
+        if self.current.is_none_or(|(c, _)| c != chid) {
+            let slice = self.channels[chid as usize].as_ref().map_or(0, |c| c.timeslice);
+            let slice = if slice == 0 { self.cfg.timeslice_cycles } else { slice };
+            self.current = Some((chid, self.now.saturating_add(slice)));
+        }
         let Some(mut ch) = self.channels[chid as usize].take() else { return };
         let mut units = Units {
             mem: &mut self.mem,
@@ -947,7 +982,10 @@ impl FakeGpu {
         let nonstall = units.nonstall;
         let wrote = matches!(r, Ok(Step::Busy(_)));
         match r {
-            Ok(Step::Busy(c)) => ch.ready_at = self.now + c.max(1),
+            Ok(Step::Busy(c)) => {
+                ch.ready_at = self.now + c.max(1);
+                self.pbdma_free = ch.ready_at;
+            }
             Ok(Step::StallUntil(t)) => ch.ready_at = t.max(self.now + 1),
             Ok(Step::WaitGrids) => ch.state = ChanState::WaitGrids,
             Ok(Step::Acquiring) | Ok(Step::Idle) => {}

@@ -135,6 +135,10 @@ pub struct Channel {
     pub has_work: bool,
     /// Grids of this channel in flight on the timing model.
     pub grids_in_flight: u32,
+    /// Scheduling priority (RAMFC_SCHED; higher first under the priority policy).
+    pub priority: u8,
+    /// Time slice in cycles (0: the device's default).
+    pub timeslice: u64,
 }
 
 impl Channel {
@@ -162,7 +166,10 @@ impl Channel {
             fault: Fault { va: 0, reason, write: false },
         })?;
         let gp_get = mem.read_u32(Target::Vram, userd + USERD_GP_GET as u64).unwrap_or(0);
+        let sched = RamfcSched::from(r(RAMFC_SCHED)?);
         Ok(Self {
+            priority: sched.priority(),
+            timeslice: sched.timeslice() as u64 * 256,
             userd,
             gp_base,
             gp_ring,
@@ -497,6 +504,8 @@ impl Channel {
             engine_busy_until: 0,
             has_work: false,
             grids_in_flight: 0,
+            priority: 0,
+            timeslice: 0,
         }
     }
 }

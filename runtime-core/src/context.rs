@@ -602,6 +602,21 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |_, c| Ok(c.live()?.chid))
     }
 
+    /// Test entry point: submit raw pushbuffer words (at most 8000, not checked) on stream
+    /// `s`, followed by a fence; returns the fence of the stream's channel.
+    pub fn debug_submit_raw_on(&self, h: CtxHandle, s: crate::stream::StreamHandle, words: &[u32]) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| {
+            let ch = c.ordered(gpu, s.0)?;
+            let mut cmd = fifo::Pushbuf::<8192>::new();
+            for &w in words {
+                cmd.raw(w).map_err(|_| CuError::InvalidValue)?;
+            }
+            let f = ch.fence(&mut cmd)?;
+            ch.submit(gpu, cmd.words())?;
+            Ok(f)
+        })
+    }
+
     /// Test entry point: submit raw pushbuffer words (possibly malformed) followed by a
     /// fence, and return the fence. The words are not checked.
     pub fn debug_submit_raw(&self, h: CtxHandle, words: &[u32]) -> Result<Fence> {

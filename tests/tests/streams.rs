@@ -356,3 +356,38 @@ fn contexts_whose_kernels_share_an_address_run_their_own_code() {
     assert!(data.to_vec().unwrap().iter().all(|&v| v == 6));
     assert_eq!(flag.to_vec().unwrap(), vec![1]);
 }
+
+/// Run 4 segments of 4000 host NOPs on a normal and an urgent stream (the normal one
+/// queued first); returns ms from the normal stream's finish to the urgent one's.
+fn nop_race(policy: fake_pci::config::ChannelPolicy) -> f32 {
+    let cfg = backend_user::DeviceConfig { channel_policy: policy, ..Default::default() };
+    let dev = Device::open_with(backend_user::DeviceOptions { config: cfg, ..Default::default() }).unwrap();
+    let ctx = dev.create_context().unwrap();
+    let (normal, urgent) = (ctx.create_stream(true, 0).unwrap(), ctx.create_stream(true, -3).unwrap());
+    let mut pb = fifo::Pushbuf::<8192>::new();
+    pb.nonincr(0, hw::class::host::NOP, &[0; 4000]).unwrap();
+    let (en, eu) = (ctx.create_event(true).unwrap(), ctx.create_event(true).unwrap());
+    for s in [&normal, &urgent] {
+        for _ in 0..4 {
+            s.submit_raw(pb.words()).unwrap();
+        }
+    }
+    normal.record(&en).unwrap();
+    urgent.record(&eu).unwrap();
+    ctx.synchronize().unwrap();
+    eu.elapsed_ms_since(&en).unwrap()
+}
+
+#[test]
+fn pfifo_serves_urgent_channels_first_and_slices_time_between_equals() {
+    use fake_pci::config::ChannelPolicy;
+    let cfg = backend_user::DeviceConfig::default();
+    let ms = |cycles: u64| cfg.cycles_to_ns(cycles) as f32 / 1e6;
+    // Priority: the urgent stream takes PFIFO at the end of the first slice and keeps it,
+    // finishing about 16000 method cycles before the normal one.
+    let d = nop_race(ChannelPolicy::Priority);
+    assert!(d < -ms(14_000), "urgent finished {d} ms after normal");
+    // Round robin: the two alternate slices and finish within about a slice of each other.
+    let d = nop_race(ChannelPolicy::RoundRobin);
+    assert!(d.abs() < ms(3 * cfg.timeslice_cycles), "{d} ms apart");
+}
