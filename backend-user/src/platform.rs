@@ -42,7 +42,11 @@ pub enum ClockMode {
 /// The simulated device and what the platform keeps beside it.
 pub struct SimDevice {
     gpu: Mutex<FakeGpu>,
+    /// The device thread sleeps on this until a doorbell.
     wake: Condvar,
+    /// Waiting host threads sleep on this until the device releases a semaphore, raises an
+    /// interrupt or goes idle.
+    event: Condvar,
     idle: AtomicBool,
     stop: AtomicBool,
 }
@@ -116,6 +120,7 @@ impl UserPlatform {
         let dev = Arc::new(SimDevice {
             gpu: Mutex::new(gpu),
             wake: Condvar::new(),
+            event: Condvar::new(),
             idle: AtomicBool::new(true),
             stop: AtomicBool::new(false),
         });
@@ -162,10 +167,19 @@ impl UserPlatform {
     }
 }
 
+/// Cycles one quantum of the device thread runs between chances for the host to act.
+const THREAD_QUANTUM: u64 = 1 << 16;
+
 fn device_thread(d: &SimDevice) {
     let mut g = d.gpu.lock();
     while !d.stop.load(Ordering::Acquire) {
-        match g.run(YIELD_QUANTUM) {
+        let before = (g.stats().semaphores, g.stats().copies, g.irq_asserted());
+        let state = g.run(THREAD_QUANTUM);
+        if (g.stats().semaphores, g.stats().copies, g.irq_asserted()) != before || state == RunState::Idle {
+            // A fence or event may have landed: wake the waiters.
+            d.event.notify_all();
+        }
+        match state {
             RunState::Idle => {
                 d.idle.store(true, Ordering::Release);
                 d.wake.wait(&mut g);
@@ -211,9 +225,14 @@ impl Platform for UserPlatform {
                 if busy { Activity::Progress } else { Activity::Idle }
             }
             ClockMode::Threaded => {
-                std::thread::yield_now();
-                let g = self.dev.gpu.lock();
-                let busy = !self.dev.idle.load(Ordering::Acquire);
+                // Sleep until the device thread reports a semaphore release, an interrupt
+                // or idleness (or 2 ms pass): waits do not burn the host CPU.
+                let mut g = self.dev.gpu.lock();
+                let mut busy = !self.dev.idle.load(Ordering::Acquire);
+                if busy {
+                    self.dev.event.wait_for(&mut g, std::time::Duration::from_millis(2));
+                    busy = !self.dev.idle.load(Ordering::Acquire);
+                }
                 if let Some(p) = self.progress.lock().as_mut() {
                     p.update(&g, busy);
                 }

@@ -391,3 +391,32 @@ fn pfifo_serves_urgent_channels_first_and_slices_time_between_equals() {
     let d = nop_race(ChannelPolicy::RoundRobin);
     assert!(d.abs() < ms(3 * cfg.timeslice_cycles), "{d} ms apart");
 }
+
+/// CPU time of the calling thread (Linux: utime + stime from /proc/thread-self/stat).
+fn thread_cpu() -> std::time::Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    // Fields after the command name (which is in parentheses): utime and stime are 14 and 15.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<u64> = rest.split_whitespace().map(|x| x.parse().unwrap_or(0)).collect();
+    let ticks = f[11] + f[12];
+    std::time::Duration::from_millis(ticks * 10)
+}
+
+#[test]
+fn waits_sleep_on_the_threaded_clock() {
+    let opts = backend_user::DeviceOptions { clock: backend_user::ClockMode::Threaded, ..Default::default() };
+    let dev = Device::open_with(opts).unwrap();
+    let ctx = dev.create_context().unwrap();
+    let k = kernels(&ctx);
+    let out = ctx.alloc::<f32>(1 << 20).unwrap();
+    let s = ctx.create_stream(false, 0).unwrap();
+    let ev = ctx.create_event(true).unwrap();
+    s.launch(&k.spin, [dev.info().sms * 8, 1, 1], [256, 1, 1], 0, &[out.arg(), Arg::U32(60)]).unwrap();
+    s.record(&ev).unwrap();
+    let (t0, c0) = (std::time::Instant::now(), thread_cpu());
+    ev.synchronize().unwrap();
+    let (wall, cpu) = (t0.elapsed(), thread_cpu() - c0);
+    assert!(wall > std::time::Duration::from_millis(100), "the kernel should take a while: {wall:?}");
+    assert!(cpu.as_secs_f64() < 0.25 * wall.as_secs_f64(), "the waiting thread used {cpu:?} of {wall:?}");
+    assert!(ev.query().unwrap());
+}
