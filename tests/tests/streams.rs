@@ -411,12 +411,12 @@ fn waits_sleep_on_the_threaded_clock() {
     let out = ctx.alloc::<f32>(1 << 20).unwrap();
     let s = ctx.create_stream(false, 0).unwrap();
     let ev = ctx.create_event(true).unwrap();
+    let (t0, c0) = (std::time::Instant::now(), thread_cpu());
     s.launch(&k.spin, [dev.info().sms * 8, 1, 1], [256, 1, 1], 0, &[out.arg(), Arg::U32(60)]).unwrap();
     s.record(&ev).unwrap();
-    let (t0, c0) = (std::time::Instant::now(), thread_cpu());
     ev.synchronize().unwrap();
     let (wall, cpu) = (t0.elapsed(), thread_cpu() - c0);
-    assert!(wall > std::time::Duration::from_millis(100), "the kernel should take a while: {wall:?}");
+    assert!(wall > std::time::Duration::from_millis(80), "the kernel should take a while: {wall:?}");
     assert!(cpu.as_secs_f64() < 0.25 * wall.as_secs_f64(), "the waiting thread used {cpu:?} of {wall:?}");
     assert!(ev.query().unwrap());
 }
