@@ -168,7 +168,7 @@ impl Profile {
         }
         for c in &self.copies {
             ev.push(json!({
-                "name": format!("copy {} B ({})", c.bytes, path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
+                "name": format!("{} {}", size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
                 "ts": us(c.start_cycle), "dur": us(c.end_cycle - c.start_cycle),
                 "args": {"channel": c.chid, "bytes": c.bytes},
             }));
@@ -182,6 +182,14 @@ impl Profile {
 
 /// The copy engine's track in the trace.
 const COPY_TID: u32 = 100_000;
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
+    }
+}
 
 fn path_name(p: CopyPath) -> &'static str {
     match p {

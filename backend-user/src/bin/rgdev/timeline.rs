@@ -14,6 +14,8 @@ const SM_ROW: f64 = 7.0;
 
 struct Bar {
     name: String,
+    /// What picks the colour (a copy's channel), when not the name.
+    key: Option<String>,
     ts: f64,
     dur: f64,
 }
@@ -39,7 +41,8 @@ fn tracks(trace: &Value) -> Result<Tracks, String> {
             }
             "X" if pid == 1 => {
                 let (Some(ts), Some(dur)) = (num(e, "ts"), num(e, "dur")) else { continue };
-                bars.entry(tid).or_default().push(Bar { name, ts, dur });
+                let key = e.pointer("/args/channel").and_then(Value::as_u64).map(|c| format!("channel {c}"));
+                bars.entry(tid).or_default().push(Bar { name, ts, dur, key });
             }
             "C" if pid == 2 => {
                 let (Some(ts), Some(w)) = (num(e, "ts"), e.pointer("/args/warps").and_then(Value::as_f64)) else {
@@ -117,7 +120,7 @@ pub fn render(trace: &Value) -> Result<String, String> {
                 r#"<rect x="{bx:.1}" y="{:.1}" width="{bw:.1}" height="{:.1}" fill="{}"><title>{} ({:.3} us)</title></rect>"#,
                 y + 3.0,
                 ROW - 6.0,
-                color(&b.name),
+                color(b.key.as_deref().unwrap_or(&b.name)),
                 esc(&b.name),
                 b.dur
             );
@@ -144,19 +147,42 @@ pub fn render(trace: &Value) -> Result<String, String> {
         if i % 8 == 0 {
             let _ = writeln!(w, r#"<text x="8" y="{:.1}" font-size="8">{}</text>"#, y + 6.0, esc(name));
         }
-        for (k, &(ts, warps)) in steps.iter().enumerate() {
-            let end = steps.get(k + 1).map_or(t1, |s| s.0);
-            if warps <= 0.0 || end <= ts {
-                continue;
+        // Average resident warps per pixel column, in 8 shades; equal neighbours merge.
+        let cols = plot.ceil() as usize;
+        let mut shade = vec![0u32; cols];
+        let mut k = 0;
+        for (px, s) in shade.iter_mut().enumerate() {
+            let (a, b) = (t0 + span * px as f64 / plot, t0 + span * (px + 1) as f64 / plot);
+            while k + 1 < steps.len() && steps[k + 1].0 <= a {
+                k += 1;
             }
-            let _ = writeln!(
-                w,
-                r#"<rect x="{:.1}" y="{y:.1}" width="{:.2}" height="{:.1}" fill="rgb(30,80,160)" fill-opacity="{:.2}"/>"#,
-                x(ts),
-                ((end - ts) / span * plot).max(0.3),
-                SM_ROW - 1.0,
-                (warps / max_warps).min(1.0)
-            );
+            let mut acc = 0.0;
+            let mut j = k;
+            while j < steps.len() && steps[j].0 < b {
+                let from = steps[j].0.max(a);
+                let to = steps.get(j + 1).map_or(t1, |n| n.0).min(b);
+                if to > from && steps[j].0 <= b {
+                    acc += steps[j].1 * (to - from);
+                }
+                j += 1;
+            }
+            let avg = acc / (b - a);
+            *s = ((avg / max_warps).min(1.0) * 8.0).round() as u32;
+        }
+        let mut px = 0;
+        while px < cols {
+            let level = shade[px];
+            let run = shade[px..].iter().take_while(|&&v| v == level).count();
+            if level > 0 {
+                let _ = writeln!(
+                    w,
+                    r#"<rect x="{:.1}" y="{y:.1}" width="{run}" height="{:.1}" fill="rgb(30,80,160)" fill-opacity="{:.3}"/>"#,
+                    LABEL + px as f64,
+                    SM_ROW - 1.0,
+                    level as f64 / 8.0
+                );
+            }
+            px += run;
         }
     }
     let axis = height - 30.0;
