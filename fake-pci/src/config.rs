@@ -122,53 +122,26 @@ impl Param for String {
     }
 }
 
-impl Param for Mode {
-    fn to_value(&self) -> Value {
-        Value::Str(match self {
-            Mode::Functional => "functional".to_string(),
-            Mode::Timing => "timing".to_string(),
-        })
-    }
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Str(s) if s == "functional" => Some(Mode::Functional),
-            Value::Str(s) if s == "timing" => Some(Mode::Timing),
-            _ => None,
+/// A parameter that is one of a few words.
+macro_rules! word_param {
+    ($ty:ident { $($variant:ident => $word:literal),* $(,)? }) => {
+        impl Param for $ty {
+            fn to_value(&self) -> Value {
+                Value::Str(match self { $($ty::$variant => $word.to_string()),* })
+            }
+            fn from_value(v: &Value) -> Option<Self> {
+                match v {
+                    $(Value::Str(s) if s == $word => Some($ty::$variant),)*
+                    _ => None,
+                }
+            }
         }
-    }
+    };
 }
 
-impl Param for ChannelPolicy {
-    fn to_value(&self) -> Value {
-        Value::Str(match self {
-            ChannelPolicy::RoundRobin => "round-robin".to_string(),
-            ChannelPolicy::Priority => "priority".to_string(),
-        })
-    }
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Str(s) if s == "round-robin" => Some(ChannelPolicy::RoundRobin),
-            Value::Str(s) if s == "priority" => Some(ChannelPolicy::Priority),
-            _ => None,
-        }
-    }
-}
-
-impl Param for Policy {
-    fn to_value(&self) -> Value {
-        Value::Str(match self {
-            Policy::Lrr => "lrr".to_string(),
-            Policy::Gto => "gto".to_string(),
-        })
-    }
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Str(s) if s == "lrr" => Some(Policy::Lrr),
-            Value::Str(s) if s == "gto" => Some(Policy::Gto),
-            _ => None,
-        }
-    }
-}
+word_param!(Mode { Functional => "functional", Timing => "timing" });
+word_param!(ChannelPolicy { RoundRobin => "round-robin", Priority => "priority" });
+word_param!(Policy { Lrr => "lrr", Gto => "gto" });
 
 macro_rules! params {
     ($( $(#[doc = $doc:literal])* $field:ident : $ty:ty ),* $(,)?) => {

@@ -2,14 +2,7 @@
 #include <cuda.h>
 #include <stdio.h>
 
-#define CHECK(x)                                                                                                      \
-    do {                                                                                                               \
-        CUresult r_ = (x);                                                                                             \
-        if (r_ != CUDA_SUCCESS) {                                                                                      \
-            fprintf(stderr, "%s failed: %d\n", #x, (int)r_);                                                           \
-            return 1;                                                                                                  \
-        }                                                                                                              \
-    } while (0)
+#include "check.h"
 
 int main(void) {
     CUdevice dev;

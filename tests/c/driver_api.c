@@ -11,57 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+#include "check.h"
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        CUresult r_ = (call);                                                                \
-        if (r_ != CUDA_SUCCESS) {                                                            \
-            const char *n_ = "?";                                                            \
-            cuGetErrorName(r_, &n_);                                                         \
-            fprintf(stderr, "%s:%d: %s = %d (%s)\n", __FILE__, __LINE__, #call, r_, n_);     \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-#define EXPECT(call, code)                                                                   \
-    do {                                                                                     \
-        CUresult r_ = (call);                                                                \
-        if (r_ != (code)) {                                                                  \
-            fprintf(stderr, "%s:%d: %s = %d, expected %s (%d)\n", __FILE__, __LINE__, #call, \
-                    r_, #code, (int)(code));                                                 \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
-
-#define TRUE(cond)                                                                           \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);              \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
-
-static char *read_file(const char *dir, const char *name) {
-    char path[4096];
-    if (dir)
-        snprintf(path, sizeof path, "%s/%s", dir, name);
-    else
-        snprintf(path, sizeof path, "%s", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc(n + 1);
-    if (fread(buf, 1, n, f) != (size_t)n) exit(1);
-    buf[n] = 0; /* cuModuleLoadData takes PTX as a NUL-terminated string */
-    fclose(f);
-    return buf;
-}
 
 static const char *kernels;
 

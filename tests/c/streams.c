@@ -9,52 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        CUresult r_ = (call);                                                                \
-        if (r_ != CUDA_SUCCESS) {                                                            \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);              \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-#define EXPECT(call, code)                                                                   \
-    do {                                                                                     \
-        CUresult r_ = (call);                                                                \
-        if (r_ != (code)) {                                                                  \
-            fprintf(stderr, "%s:%d: %s = %d, expected %d\n", __FILE__, __LINE__, #call, r_,  \
-                    (int)(code));                                                            \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
-
-#define TRUE(cond)                                                                           \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);              \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
-
-static char *read_ptx(const char *dir) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/vecadd.ptx", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc(n + 1);
-    if (fread(buf, 1, n, f) != (size_t)n) exit(1);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-}
+#include "check.h"
 
 int main(int argc, char **argv) {
     if (argc != 2) {
@@ -66,7 +21,7 @@ int main(int argc, char **argv) {
     CHECK(cuInit(0));
     CHECK(cuDeviceGet(&dev, 0));
     CHECK(cuCtxCreate(&ctx, 0, dev));
-    char *ptx = read_ptx(argv[1]);
+    char *ptx = read_file(argv[1], "vecadd.ptx");
     CUmodule mod;
     CUfunction vecadd;
     CHECK(cuModuleLoadData(&mod, ptx));
