@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
+static int failures __attribute__((unused));
 
 #define CHECK(call)                                                                          \
     do {                                                                                     \
@@ -39,7 +39,7 @@ static int failures;
     } while (0)
 
 /* The whole of DIR/NAME (or NAME when DIR is NULL), NUL-terminated; exits if unreadable. */
-static char *read_file(const char *dir, const char *name) {
+__attribute__((unused)) static char *read_file(const char *dir, const char *name) {
     char path[4096];
     if (dir)
         snprintf(path, sizeof path, "%s/%s", dir, name);
