@@ -61,6 +61,8 @@ pub(crate) struct Stream {
 pub(crate) struct Events {
     pages: Vec<(DmaBuffer, u64)>,
     free: Vec<u32>,
+    /// Slots of earlier records, reusable once their release has landed: (slot, seq).
+    retired: Vec<(u32, u32)>,
     list: BTreeMap<u64, Event>,
     next: u64,
     held: Vec<Held>,
@@ -97,6 +99,33 @@ impl Events {
     /// Whether the event's last record has been released (an event never recorded is).
     fn done(&self, e: &Event) -> bool {
         e.recorded.is_none_or(|(_, _, seq)| self.payload(e.slot).wrapping_sub(seq) as i32 >= 0)
+    }
+
+    /// A zeroed slot: a free one, a retired one whose release has landed, or one of a new
+    /// page mapped into `vm`.
+    fn alloc<P: Platform>(&mut self, gpu: &Gpu<P>, vm: &mut VaSpace) -> Result<u32> {
+        let mut k = 0;
+        while k < self.retired.len() {
+            let (slot, seq) = self.retired[k];
+            if self.payload(slot).wrapping_sub(seq) as i32 >= 0 {
+                self.free.push(slot);
+                self.retired.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        if self.free.is_empty() {
+            let (buf, va) = map_dma(gpu, vm, &mut self.held, PAGE_SIZE as usize)?;
+            gpu.tlb_flush(vm.pd)?;
+            let first = self.pages.len() as u32 * SLOTS_PER_PAGE;
+            self.pages.push((buf, va));
+            self.free.extend((first..first + SLOTS_PER_PAGE).rev());
+        }
+        let slot = self.free.pop().ok_or(CuError::OutOfMemory)?;
+        let (buf, off, _) = self.slot(slot);
+        buf.mem.store_u32(off, 0, Ordering::Release).map_err(|_| CuError::Unknown)?;
+        buf.mem.store_u64(off + 8, 0, Ordering::Release).map_err(|_| CuError::Unknown)?;
+        Ok(slot)
     }
 
     pub(crate) fn release<P: Platform>(&mut self, gpu: &Gpu<P>, vm: &mut VaSpace) {
@@ -184,17 +213,7 @@ impl<P: Platform> Gpu<P> {
     pub fn event_create(&self, h: CtxHandle, timing: bool) -> Result<EventHandle> {
         self.with_ctx(h, |gpu, c| {
             let Inner { events: ev, vm, .. } = c;
-            if ev.free.is_empty() {
-                let (buf, va) = map_dma(gpu, vm, &mut ev.held, PAGE_SIZE as usize)?;
-                gpu.tlb_flush(vm.pd)?;
-                let first = ev.pages.len() as u32 * SLOTS_PER_PAGE;
-                ev.pages.push((buf, va));
-                ev.free.extend((first..first + SLOTS_PER_PAGE).rev());
-            }
-            let slot = ev.free.pop().ok_or(CuError::OutOfMemory)?;
-            let (buf, off, _) = ev.slot(slot);
-            buf.mem.store_u32(off, 0, Ordering::Release).map_err(|_| CuError::Unknown)?;
-            buf.mem.store_u64(off + 8, 0, Ordering::Release).map_err(|_| CuError::Unknown)?;
+            let slot = ev.alloc(gpu, vm)?;
             ev.next += 1;
             ev.list.insert(ev.next, Event { slot, timing, seq: 0, recorded: None });
             Ok(EventHandle(ev.next))
@@ -220,9 +239,17 @@ impl<P: Platform> Gpu<P> {
     /// Record event `e` on stream `s` (cuEventRecord).
     pub fn event_record(&self, h: CtxHandle, e: EventHandle, s: StreamHandle) -> Result<()> {
         self.with_ctx(h, |gpu, c| {
-            let (slot, timing, seq) = {
+            // Each record releases into a slot of its own, so records on different streams
+            // that complete out of order never move a slot backwards; the previous record's
+            // slot is reused once its release has landed.
+            let (old, timing, seq) = {
                 let ev = c.events.list.get(&e.0).ok_or(CuError::InvalidHandle)?;
-                (ev.slot, ev.timing, ev.seq.wrapping_add(1))
+                (ev.recorded.map(|(_, _, q)| (ev.slot, q)), ev.timing, ev.seq.wrapping_add(1))
+            };
+            let Inner { events, vm, .. } = &mut *c;
+            let slot = match old {
+                Some(_) => events.alloc(gpu, vm)?,
+                None => c.events.list[&e.0].slot,
             };
             let (_, _, va) = c.events.slot(slot);
             let ch = c.ordered(gpu, s.0)?;
@@ -234,7 +261,11 @@ impl<P: Platform> Gpu<P> {
             ch.fence(&mut cmd)?;
             ch.submit(gpu, cmd.words())?;
             let chid = ch.chid;
+            if let Some(r) = old {
+                c.events.retired.push(r);
+            }
             let ev = c.events.list.get_mut(&e.0).ok_or(CuError::InvalidHandle)?;
+            ev.slot = slot;
             ev.seq = seq;
             ev.recorded = Some((s.0, chid, seq));
             Ok(())

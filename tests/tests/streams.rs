@@ -420,3 +420,30 @@ fn waits_sleep_on_the_threaded_clock() {
     assert!(cpu.as_secs_f64() < 0.25 * wall.as_secs_f64(), "the waiting thread used {cpu:?} of {wall:?}");
     assert!(ev.query().unwrap());
 }
+
+#[test]
+fn an_event_rerecorded_on_a_faster_stream_follows_its_last_record() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let k = kernels(&ctx);
+    let out = ctx.alloc::<f32>(1 << 20).unwrap();
+    let (slow, fast, waiter) =
+        (ctx.create_stream(true, 0).unwrap(), ctx.create_stream(true, 0).unwrap(), ctx.create_stream(true, 0).unwrap());
+    let ev = ctx.create_event(true).unwrap();
+    slow.launch(&k.spin, [80, 1, 1], [256, 1, 1], 0, &[out.arg(), Arg::U32(1500)]).unwrap();
+    slow.record(&ev).unwrap();
+    // Re-recorded: from now on the event is this record, which completes first.
+    fast.record(&ev).unwrap();
+    let flag = ctx.alloc::<u32>(1).unwrap();
+    waiter.wait_event(&ev).unwrap();
+    waiter.fill_u32(flag.device_ptr(), 7, 1).unwrap();
+    ctx.synchronize().unwrap();
+    assert_eq!(flag.to_vec().unwrap(), vec![7]);
+    // The waiter waited for the newer record only: its fill ended before the slow kernel.
+    let kern = dev.take_kernel_stats().pop().unwrap();
+    let fill = dev.take_copy_stats().into_iter().find(|c| c.chid == waiter.channel().unwrap()).unwrap();
+    assert!(fill.end_cycle < kern.end_cycle, "{fill:?} {kern:?}");
+    // The older record landing later does not undo the newer one.
+    assert!(ev.query().unwrap());
+    ev.synchronize().unwrap();
+}
