@@ -63,6 +63,11 @@ pub(crate) struct Events {
     free: Vec<u32>,
     /// Slots of earlier records, reusable once their release has landed: (slot, seq).
     retired: Vec<(u32, u32)>,
+    /// The last sequence number released by any record of the context. Numbers only grow
+    /// (wrapping), and a slot is reused only after its release landed, so every slot's
+    /// payload only grows too: an acquire still pending on an older record of a reused
+    /// slot is satisfied by the newer one.
+    counter: u32,
     list: BTreeMap<u64, Event>,
     next: u64,
     held: Vec<Held>,
@@ -71,8 +76,6 @@ pub(crate) struct Events {
 struct Event {
     slot: u32,
     timing: bool,
-    /// Sequence numbers released so far (the slot's payload counts them).
-    seq: u32,
     /// The last record: (stream, channel, sequence number).
     recorded: Option<(u64, u32, u32)>,
 }
@@ -101,8 +104,8 @@ impl Events {
         e.recorded.is_none_or(|(_, _, seq)| self.payload(e.slot).wrapping_sub(seq) as i32 >= 0)
     }
 
-    /// A zeroed slot: a free one, a retired one whose release has landed, or one of a new
-    /// page mapped into `vm`.
+    /// A slot: a free one, a retired one whose release has landed, or one of a new page
+    /// mapped into `vm` (zeroed).
     fn alloc<P: Platform>(&mut self, gpu: &Gpu<P>, vm: &mut VaSpace) -> Result<u32> {
         let mut k = 0;
         while k < self.retired.len() {
@@ -121,11 +124,7 @@ impl Events {
             self.pages.push((buf, va));
             self.free.extend((first..first + SLOTS_PER_PAGE).rev());
         }
-        let slot = self.free.pop().ok_or(CuError::OutOfMemory)?;
-        let (buf, off, _) = self.slot(slot);
-        buf.mem.store_u32(off, 0, Ordering::Release).map_err(|_| CuError::Unknown)?;
-        buf.mem.store_u64(off + 8, 0, Ordering::Release).map_err(|_| CuError::Unknown)?;
-        Ok(slot)
+        self.free.pop().ok_or(CuError::OutOfMemory)
     }
 
     pub(crate) fn release<P: Platform>(&mut self, gpu: &Gpu<P>, vm: &mut VaSpace) {
@@ -215,7 +214,7 @@ impl<P: Platform> Gpu<P> {
             let Inner { events: ev, vm, .. } = c;
             let slot = ev.alloc(gpu, vm)?;
             ev.next += 1;
-            ev.list.insert(ev.next, Event { slot, timing, seq: 0, recorded: None });
+            ev.list.insert(ev.next, Event { slot, timing, recorded: None });
             Ok(EventHandle(ev.next))
         })
     }
@@ -242,10 +241,11 @@ impl<P: Platform> Gpu<P> {
             // Each record releases into a slot of its own, so records on different streams
             // that complete out of order never move a slot backwards; the previous record's
             // slot is reused once its release has landed.
-            let (old, timing, seq) = {
+            let (old, timing) = {
                 let ev = c.events.list.get(&e.0).ok_or(CuError::InvalidHandle)?;
-                (ev.recorded.map(|(_, _, q)| (ev.slot, q)), ev.timing, ev.seq.wrapping_add(1))
+                (ev.recorded.map(|(_, _, q)| (ev.slot, q)), ev.timing)
             };
+            let seq = c.events.counter.wrapping_add(1);
             let Inner { events, vm, .. } = &mut *c;
             let slot = match old {
                 Some(_) => events.alloc(gpu, vm)?,
@@ -261,12 +261,12 @@ impl<P: Platform> Gpu<P> {
             ch.fence(&mut cmd)?;
             ch.submit(gpu, cmd.words())?;
             let chid = ch.chid;
+            c.events.counter = seq;
             if let Some(r) = old {
                 c.events.retired.push(r);
             }
             let ev = c.events.list.get_mut(&e.0).ok_or(CuError::InvalidHandle)?;
             ev.slot = slot;
-            ev.seq = seq;
             ev.recorded = Some((s.0, chid, seq));
             Ok(())
         })
