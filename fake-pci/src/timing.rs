@@ -1243,10 +1243,8 @@ impl MemSys<'_> {
             (0..32).filter(|&l| p.on >> l & 1 == 1 && p.addr[l] / sb == sct && p.space[l] != Space::Local).count()
                 as u64
         };
-        let raw_count = sectors.len();
         sectors.sort_unstable();
         sectors.dedup();
-        let _ = raw_count;
         let per_cycle = cfg.l1_sectors_per_cycle.max(1) as u64;
         busy = busy.max((sectors.len() as u64).div_ceil(per_cycle));
         let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram_mbps);
