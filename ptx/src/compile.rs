@@ -270,7 +270,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
     for f in m.funcs.iter().filter(|f| !f.entry) {
         let Some(body) = &f.body else { continue };
         let named = names_in(body);
-        let mut kplaces = places.clone();
+        let mut kplaces = BTreeMap::new();
         let fr = &frames[&f.name];
         for (p, &(off, _)) in f.params.iter().zip(&fr.params).chain(f.rets.iter().zip(&fr.rets)) {
             kplaces.insert(p.name.clone(), Place::Local(off));
@@ -282,8 +282,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
             shared_top = end;
             kplaces.insert(v.name.clone(), Place::Shared(off));
         }
-        let mut kc = Kc::new(&mut prog, &kplaces, shared_top, false, &[]);
-        kc.frames = frames.clone();
+        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, false, &[]);
         kc.func = true;
         kc.reg_base = reg_base;
         kc.local_top = local_top;
@@ -305,7 +304,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         // Module-scope shared variables belong to the kernels that name them.
         let named = names_in(body);
         let (mut shared_top, mut dynamic_shared, mut dyn_names) = (0u32, false, Vec::new());
-        let mut kplaces = places.clone();
+        let mut kplaces = BTreeMap::new();
         for v in module_shared.iter().filter(|v| named.contains(&v.name)) {
             let (size, align) = var_size(v)?;
             if v.count == Some(0) {
@@ -317,17 +316,18 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
                 kplaces.insert(v.name.clone(), Place::Shared(off));
             }
         }
-        let mut kc = Kc::new(&mut prog, &kplaces, shared_top, dynamic_shared, &dyn_names);
-        kc.frames = frames.clone();
+        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, dynamic_shared, &dyn_names);
         kc.reg_base = reg_base;
         kc.local_top = local_top;
         let (k, fixups) = kc.kernel(f, body)?;
         call_fixups.extend(fixups);
         prog.kernels.push(k);
     }
+    let defined: alloc::collections::BTreeSet<&str> =
+        m.funcs.iter().filter(|f| f.body.is_some()).map(|f| f.name.as_str()).collect();
     for (at, callee, pos) in call_fixups {
         let fr = frames.get(&callee).ok_or_else(|| pos.err(format!("call to unknown function `{callee}`")))?;
-        if m.funcs.iter().all(|f| f.name != callee || f.body.is_none()) {
+        if !defined.contains(callee.as_str()) {
             return Err(pos.err(format!(
                 "`{callee}` is declared but not defined in this module (no linking of separate modules)"
             )));
@@ -365,31 +365,34 @@ fn check_recursion(m: &ast::Module) -> Result<()> {
         out
     };
     let graph: BTreeMap<&str, Vec<String>> = m.funcs.iter().map(|f| (f.name.as_str(), callees(f))).collect();
-    fn visit<'a>(
-        n: &'a str,
-        g: &'a BTreeMap<&'a str, Vec<String>>,
-        path: &mut Vec<&'a str>,
-        done: &mut alloc::collections::BTreeSet<&'a str>,
-    ) -> core::result::Result<(), String> {
-        if path.contains(&n) {
-            return Err(n.into());
-        }
-        if !done.insert(n) {
-            return Ok(());
-        }
-        path.push(n);
-        for c in g.get(n).into_iter().flatten() {
-            if let Some((k, _)) = g.get_key_value(c.as_str()) {
-                visit(k, g, path, done)?;
-            }
-        }
-        path.pop();
-        Ok(())
-    }
+    // Depth-first search with an explicit stack (a call chain of any depth costs no host
+    // stack): a callee already on the current path closes a cycle.
+    let mut on_path = alloc::collections::BTreeSet::new();
     let mut done = alloc::collections::BTreeSet::new();
     for f in &m.funcs {
-        if let Err(n) = visit(&f.name, &graph, &mut Vec::new(), &mut done) {
-            return Err(f.pos.err(format!("recursive call of `{n}`: recursion is not supported")));
+        let root = f.name.as_str();
+        if done.contains(root) {
+            continue;
+        }
+        let mut stack: Vec<(&str, usize)> = alloc::vec![(root, 0)];
+        on_path.insert(root);
+        while let Some((n, next)) = stack.last_mut() {
+            let callees = graph.get(*n).map_or(&[][..], |v| v.as_slice());
+            let Some(c) = callees.get(*next) else {
+                on_path.remove(*n);
+                done.insert(*n);
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            let Some((&k, _)) = graph.get_key_value(c.as_str()) else { continue };
+            if on_path.contains(k) {
+                return Err(f.pos.err(format!("recursive call of `{k}`: recursion is not supported")));
+            }
+            if !done.contains(k) {
+                on_path.insert(k);
+                stack.push((k, 0));
+            }
         }
     }
     Ok(())
@@ -487,6 +490,9 @@ enum Src {
 
 struct Kc<'a> {
     prog: &'a mut Program,
+    /// Module-scope symbols (shared by every function: borrowed, never copied).
+    module: &'a BTreeMap<String, Place>,
+    /// This function's own symbols (parameters, shared, locals), looked up first.
     places: BTreeMap<String, Place>,
     regs: BTreeMap<String, (u8, String)>,
     labels: BTreeMap<String, u32>,
@@ -501,7 +507,7 @@ struct Kc<'a> {
     guard: Option<(bool, u8)>,
     start: u32,
     pos: Pos,
-    frames: BTreeMap<String, Frame>,
+    frames: &'a BTreeMap<String, Frame>,
     func: bool,
     reg_base: u32,
     /// Call sites of the body: (statement index, callee, argument names, return names).
@@ -515,7 +521,9 @@ struct Kc<'a> {
 impl<'a> Kc<'a> {
     fn new(
         prog: &'a mut Program,
-        places: &BTreeMap<String, Place>,
+        module: &'a BTreeMap<String, Place>,
+        places: BTreeMap<String, Place>,
+        frames: &'a BTreeMap<String, Frame>,
         shared_top: u32,
         dynamic_shared: bool,
         dyn_shared: &[(String, u32)],
@@ -523,7 +531,8 @@ impl<'a> Kc<'a> {
         let start = prog.code.len() as u32;
         Self {
             prog,
-            places: places.clone(),
+            module,
+            places,
             regs: BTreeMap::new(),
             labels: BTreeMap::new(),
             fixups: Vec::new(),
@@ -537,7 +546,7 @@ impl<'a> Kc<'a> {
             guard: None,
             start,
             pos: Pos::default(),
-            frames: BTreeMap::new(),
+            frames,
             func: false,
             reg_base: 0,
             calls: Vec::new(),
@@ -761,9 +770,14 @@ impl<'a> Kc<'a> {
         })
     }
 
+    /// Where symbol `name` lives: the function's own symbols first, then the module's.
+    fn place(&self, name: &str) -> Option<&Place> {
+        self.places.get(name).or_else(|| self.module.get(name))
+    }
+
     /// The address of a symbol in its own space, and whether it needs a relocation.
     fn symbol(&self, name: &str) -> Result<(Place, u64, bool)> {
-        let p = *self.places.get(name).ok_or_else(|| self.err(format!("unknown symbol `{name}`")))?;
+        let p = *self.place(name).ok_or_else(|| self.err(format!("unknown symbol `{name}`")))?;
         Ok(match p {
             Place::Global(o) => (p, o as u64, true),
             Place::Const(o) | Place::Shared(o) | Place::Local(o) | Place::Param(o) => (p, o as u64, false),
@@ -1209,7 +1223,7 @@ impl<'a> Kc<'a> {
         let bank = if space == Space::ConstBank { 1 } else { 0 };
         let (reg, addr, reloc) = match &**base {
             Operand::Name(n) if self.regs.contains_key(n) => (self.reg(n)?, *off as u64, false),
-            Operand::Name(n) if space == Space::Const && !self.places.contains_key(n) => {
+            Operand::Name(n) if space == Space::Const && self.place(n).is_none() => {
                 // A call site's parameter or return value: the callee's frame.
                 let slot = self.call_slot(n, i.op == "st")?;
                 space = Space::Local;

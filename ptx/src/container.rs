@@ -1,8 +1,12 @@
 //! The rgdev module container: a compiled [`Program`] as bytes, so modules can be
 //! compiled ahead of time (`rgdev ptxas -o`) and loaded without the PTX.
 //!
-//! Layout (little-endian): magic `RGDEVMOD`, format version u32, total length u32 (so a
-//! loader handed only a pointer, as cuModuleLoadData is, knows the size), then sections, each a u32
+//! Layout: a 24-byte text header, magic `RGDEVMOD`, then the format version and the total
+//! length as 8 lowercase hex digits each. A loader handed only a pointer, as
+//! cuModuleLoadData is, reads the header one byte at a time: it holds no NUL, so a
+//! NUL-terminated string that merely starts like a container stops matching at or before
+//! its terminator, and nothing past the string is ever read. Then, little-endian,
+//! sections, each a u32
 //! count followed by its items (segments are a u32 size then the initialized prefix):
 //! kernels (name, pc, regs, shared, local, dynamic-shared
 //! flag, max threads (0 = none), spill store and load bytes, parameter (offset, size)
@@ -20,22 +24,56 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Bytes of the fixed header: magic, version, total length.
-pub const HEADER_LEN: usize = 16;
+pub const HEADER_LEN: usize = 24;
 
 /// Whether `bytes` start like a container.
 pub fn is_container(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC)
 }
 
+fn hex8(v: u32) -> [u8; 8] {
+    let mut out = [0u8; 8];
+    for (k, b) in out.iter_mut().enumerate() {
+        *b = b"0123456789abcdef"[(v >> (28 - 4 * k)) as usize & 0xF];
+    }
+    out
+}
+
+fn parse_hex8(b: &[u8]) -> Option<u32> {
+    if b.len() != 8 {
+        return None;
+    }
+    b.iter().try_fold(0u32, |v, &c| {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => return None,
+        };
+        Some(v << 4 | d as u32)
+    })
+}
+
+/// Whether byte `i` of a header of this version may be `b` (none of them is NUL): the
+/// magic, this version's digits, then hex digits. A loader with only a pointer reads
+/// while this holds and treats the image as NUL-terminated text as soon as it does not.
+pub fn header_byte_ok(i: usize, b: u8) -> bool {
+    match i {
+        0..8 => MAGIC[i] == b,
+        8..16 => hex8(VERSION)[i - 8] == b,
+        16..HEADER_LEN => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
+        _ => false,
+    }
+}
+
 /// The total length a container header declares (`None` unless `header` is a container
 /// header of this version). Read [`HEADER_LEN`] bytes, then the rest.
 pub fn encoded_len(header: &[u8]) -> Option<usize> {
-    if !is_container(header) || header.get(8..12)? != VERSION.to_le_bytes() {
+    if !is_container(header) || parse_hex8(header.get(8..16)?)? != VERSION {
         return None;
     }
-    let n = u32::from_le_bytes(header.get(12..16)?.try_into().ok()?) as usize;
+    let n = parse_hex8(header.get(16..24)?)? as usize;
     (n >= HEADER_LEN).then_some(n)
 }
 
@@ -54,8 +92,8 @@ impl Program {
     /// Serialize.
     pub fn to_container(&self) -> Vec<u8> {
         let mut w = W(MAGIC.to_vec());
-        w.u32(VERSION);
-        w.u32(0); // total length, patched below
+        w.0.extend_from_slice(&hex8(VERSION));
+        w.0.extend_from_slice(&hex8(0)); // total length, patched below
         w.u32(self.kernels.len() as u32);
         for k in &self.kernels {
             w.bytes(k.name.as_bytes());
@@ -102,14 +140,14 @@ impl Program {
         }
         // A container over 4 GiB records 0, which no decoder accepts.
         let total = u32::try_from(w.0.len()).unwrap_or(0);
-        w.0[12..16].copy_from_slice(&total.to_le_bytes());
+        w.0[16..24].copy_from_slice(&hex8(total));
         w.0
     }
 
     /// Deserialize; `None` for anything that is not a well-formed container of this version.
     pub fn from_container(b: &[u8]) -> Option<Program> {
         let mut r = R { b, i: 0 };
-        if r.take(8)? != MAGIC || r.u32()? != VERSION || r.u32()? as usize != b.len() {
+        if encoded_len(r.take(HEADER_LEN)?)? != b.len() {
             return None;
         }
         let mut kernels = Vec::new();
@@ -226,22 +264,25 @@ mod tests {
         let bytes = p.to_container();
         assert!(is_container(&bytes));
         assert_eq!(Program::from_container(&bytes).as_ref(), Some(&p));
-        for cut in [0, 7, 8, 12, bytes.len() / 2, bytes.len() - 1] {
+        for cut in [0, 7, 8, 12, 16, 23, 24, bytes.len() / 2, bytes.len() - 1] {
             assert_eq!(Program::from_container(&bytes[..cut]), None, "truncated at {cut}");
         }
         let mut extra = bytes.clone();
         extra.push(0);
         assert_eq!(Program::from_container(&extra), None);
         let mut bad = bytes.clone();
-        bad[16] = 0xFF; // kernel count far beyond the input
+        bad[HEADER_LEN] = 0xFF; // kernel count far beyond the input
         assert_eq!(Program::from_container(&bad), None);
         // The header gives the size to a loader that only has a pointer.
         assert_eq!(encoded_len(&bytes[..HEADER_LEN]), Some(bytes.len()));
         assert_eq!(encoded_len(&bytes[..8]), None);
         let mut old = bytes.clone();
-        old[8] = 3;
+        old[15] = b'4';
         assert_eq!(encoded_len(&old), None);
         assert_eq!(Program::from_container(&old), None);
+        // No header byte is NUL, and each is checked as it comes.
+        assert!(bytes[..HEADER_LEN].iter().enumerate().all(|(i, &b)| b != 0 && header_byte_ok(i, b)));
+        assert!(!header_byte_ok(8, 0) && !header_byte_ok(16, b'g') && !header_byte_ok(HEADER_LEN, b'0'));
         // Metadata that would index past the parameter buffer or a segment is rejected.
         let mut q = p.clone();
         q.kernels[0].params[0].offset = 4090;

@@ -17,6 +17,41 @@ pub fn parse(src: &str) -> Result<Module> {
     p.module()
 }
 
+/// Deepest operand nesting accepted (PTX itself needs 2: `{!p, q}` or `(a, b)`).
+const MAX_OPERAND_NESTING: u32 = 4;
+
+/// The module's functions in declaration order, indexed by name: a definition replaces
+/// the earlier declaration (and takes its place at the end), a declaration after a
+/// definition is dropped. Linear in the number of functions.
+#[derive(Default)]
+struct FuncTable {
+    list: Vec<Option<Func>>,
+    /// The live body-less declaration of a name, if any.
+    declared: alloc::collections::BTreeMap<String, usize>,
+    /// Names with a definition.
+    defined: alloc::collections::BTreeSet<String>,
+}
+
+impl FuncTable {
+    fn add(&mut self, f: Func) {
+        if let Some(i) = self.declared.remove(&f.name) {
+            self.list[i] = None;
+        }
+        if f.body.is_some() {
+            self.defined.insert(f.name.clone());
+        } else if self.defined.contains(&f.name) {
+            return;
+        } else {
+            self.declared.insert(f.name.clone(), self.list.len());
+        }
+        self.list.push(Some(f));
+    }
+
+    fn finish(self) -> Vec<Func> {
+        self.list.into_iter().flatten().collect()
+    }
+}
+
 struct Parser {
     toks: Vec<Token>,
     i: usize,
@@ -92,6 +127,7 @@ impl Parser {
 
     fn module(&mut self) -> Result<Module> {
         let mut m = Module::default();
+        let mut funcs = FuncTable::default();
         while let Some(t) = self.peek().cloned() {
             let pos = self.pos();
             let Tok::Ident(d) = t else { return Err(self.expected("a directive")) };
@@ -135,16 +171,17 @@ impl Parser {
                     self.bump();
                     self.punct(';')?;
                 }
-                _ => self.top_decl(&mut m)?,
+                _ => self.top_decl(&mut m, &mut funcs)?,
             }
         }
+        m.funcs = funcs.finish();
         if m.version == (0, 0) {
             return Err(Pos { line: 1, col: 1 }.err("missing `.version` directive"));
         }
         Ok(m)
     }
 
-    fn top_decl(&mut self, m: &mut Module) -> Result<()> {
+    fn top_decl(&mut self, m: &mut Module, funcs: &mut FuncTable) -> Result<()> {
         let mut external = false;
         loop {
             match self.peek() {
@@ -161,12 +198,7 @@ impl Parser {
             Some(Tok::Ident(s)) if s == ".entry" || s == ".func" => {
                 let entry = s == ".entry";
                 self.i += 1;
-                let f = self.func(entry, pos)?;
-                // A definition replaces an earlier declaration.
-                m.funcs.retain(|g| !(g.name == f.name && g.body.is_none()));
-                if f.body.is_some() || !m.funcs.iter().any(|g| g.name == f.name) {
-                    m.funcs.push(f);
-                }
+                funcs.add(self.func(entry, pos)?);
                 Ok(())
             }
             Some(Tok::Ident(s)) if s == ".global" || s == ".const" || s == ".shared" => {
@@ -229,17 +261,27 @@ impl Parser {
         Ok(Var { space, name, ty, vec, align, count, init, external: false, pos })
     }
 
+    /// The elements of a braced initializer whose `{` has been read, nested lists
+    /// flattened. Iterative: nesting depth costs no stack.
     fn init_list(&mut self, out: &mut Vec<Init>) -> Result<()> {
+        let mut depth = 1usize;
         loop {
             if self.eat_punct('{') {
-                self.init_list(out)?;
-            } else {
-                out.push(self.init_value()?);
+                depth += 1;
+                continue;
             }
-            if self.eat_punct('}') {
-                return Ok(());
+            out.push(self.init_value()?);
+            // After an element: close lists, then a comma (or the end of the outermost).
+            loop {
+                if !self.eat_punct('}') {
+                    self.punct(',')?;
+                    break;
+                }
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(());
+                }
             }
-            self.punct(',')?;
         }
     }
 
@@ -317,19 +359,24 @@ impl Parser {
         Ok(Func { name, entry, params, rets, body: Some(body), max_threads, pos })
     }
 
-    /// Statements up to the closing `}` (nested scopes flattened).
+    /// Statements up to the closing `}` (nested scopes flattened; iterative, so nesting
+    /// depth costs no stack).
     fn block(&mut self, out: &mut Vec<Stmt>) -> Result<()> {
+        let mut depth = 0usize;
         loop {
             let pos = self.pos();
             match self.peek().cloned() {
                 None => return Err(self.expected("`}`")),
                 Some(Tok::Punct('}')) => {
                     self.i += 1;
-                    return Ok(());
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                    depth -= 1;
                 }
                 Some(Tok::Punct('{')) => {
                     self.i += 1;
-                    self.block(out)?;
+                    depth += 1;
                 }
                 Some(Tok::Ident(d)) if d == ".reg" => {
                     self.i += 1;
@@ -409,7 +456,7 @@ impl Parser {
         let mut args = Vec::new();
         if !self.eat_punct(';') {
             loop {
-                args.push(self.operand()?);
+                args.push(self.operand(0)?);
                 if self.eat_punct(';') {
                     break;
                 }
@@ -425,7 +472,12 @@ impl Parser {
         Ok(Instr { pos, guard, op, mods, args })
     }
 
-    fn operand(&mut self) -> Result<Operand> {
+    /// One operand. PTX nests operands at most two deep (`{a, b}` vectors, `(a, b)` call
+    /// lists, `!p`); deeper nesting is refused rather than recursed into.
+    fn operand(&mut self, depth: u32) -> Result<Operand> {
+        if depth > MAX_OPERAND_NESTING {
+            return Err(self.pos().err("operand nested too deeply"));
+        }
         match self.peek().cloned() {
             Some(Tok::Punct('[')) => {
                 self.i += 1;
@@ -454,7 +506,7 @@ impl Parser {
                 self.i += 1;
                 let mut v = Vec::new();
                 loop {
-                    v.push(self.operand()?);
+                    v.push(self.operand(depth + 1)?);
                     if self.eat_punct('}') {
                         return Ok(Operand::Vector(v));
                     }
@@ -468,7 +520,7 @@ impl Parser {
                     return Ok(Operand::List(v));
                 }
                 loop {
-                    v.push(self.operand()?);
+                    v.push(self.operand(depth + 1)?);
                     if self.eat_punct(')') {
                         return Ok(Operand::List(v));
                     }
@@ -477,7 +529,7 @@ impl Parser {
             }
             Some(Tok::Punct('!')) => {
                 self.i += 1;
-                Ok(Operand::Not(Box::new(self.operand()?)))
+                Ok(Operand::Not(Box::new(self.operand(depth + 1)?)))
             }
             Some(Tok::Punct('-')) => {
                 self.i += 1;
@@ -583,5 +635,68 @@ mod tests {
         assert!(matches!(&instrs[3].args[2], Operand::Not(_)));
         assert_eq!(instrs[4].args.len(), 4);
         assert_eq!(instrs[4].args[3], Operand::Int(5u64.wrapping_neg()));
+    }
+}
+
+#[cfg(test)]
+mod nesting {
+    use crate::compile_ptx;
+    use alloc::format;
+    use alloc::string::String;
+
+    const HEAD: &str = ".version 6.0\n.target sm_70\n.address_size 64\n";
+
+    /// Nesting costs no host stack: scopes and initializer lists are flattened iteratively,
+    /// operands are bounded, and the call graph is searched with an explicit stack.
+    #[test]
+    fn deep_nesting_is_an_answer_not_a_crash() {
+        const N: usize = 1_000_000;
+        // A million nested scopes around a valid body compile.
+        let ok = format!("{HEAD}.visible .entry k() {{\n{}ret;\n{}}}\n", "{".repeat(N), "}".repeat(N));
+        assert_eq!(compile_ptx(&ok).unwrap().kernels.len(), 1);
+        // ...and an error inside them is reported with its position.
+        let bad = format!("{HEAD}.visible .entry k() {{\n{}\nfrob.u32 %r1;\n{}}}\n", "{".repeat(N), "}".repeat(N));
+        let e = compile_ptx(&bad).unwrap_err();
+        assert_eq!(e.line, 6, "{e}");
+        // Unbalanced scopes end in an error, not a crash.
+        let open = format!("{HEAD}.visible .entry k() {{\n{}", "{".repeat(N));
+        assert!(format!("{}", compile_ptx(&open).unwrap_err()).contains("expected `}`"));
+        // A million nested initializer braces: the elements are flattened.
+        let init = format!("{HEAD}.global .align 4 .u32 t[2] = {}1, 2{};\n", "{".repeat(N), "}".repeat(N));
+        let p = compile_ptx(&init).unwrap();
+        assert_eq!(&p.global_init[..8], &[1, 0, 0, 0, 2, 0, 0, 0]);
+        let init = format!("{HEAD}.global .align 4 .u32 t[2] = {}1, 2;\n", "{".repeat(N));
+        assert!(compile_ptx(&init).is_err());
+        // Operands nest at most a few levels.
+        let deep =
+            format!("{HEAD}.visible .entry k() {{\n.reg .pred %p;\nnot.pred %p, {}%p;\nret;\n}}\n", "!".repeat(N));
+        assert!(format!("{}", compile_ptx(&deep).unwrap_err()).contains("nested too deeply"));
+        let deep =
+            format!("{HEAD}.visible .entry k() {{\nst.v2.u32 [%rd1], {}1{};\nret;\n}}\n", "{".repeat(N), "}".repeat(N));
+        assert!(format!("{}", compile_ptx(&deep).unwrap_err()).contains("nested too deeply"));
+    }
+
+    /// A 50,000-deep chain of `.func` calls is searched for recursion without recursing,
+    /// and a cycle at its far end is still found.
+    #[test]
+    fn deep_call_chains_are_searched_iteratively() {
+        const N: usize = 50_000;
+        let chain = |last_calls: &str| {
+            let mut s = String::from(HEAD);
+            for k in 0..N {
+                let callee = if k + 1 < N { format!("f{}", k + 1) } else { String::from(last_calls) };
+                s += &format!(".func f{k}() {{\n");
+                if !callee.is_empty() {
+                    s += &format!("call {callee}, ();\n");
+                }
+                s += "ret;\n}\n";
+            }
+            s + ".visible .entry k() {\ncall f0, ();\nret;\n}\n"
+        };
+        let e = compile_ptx(&chain("f0")).unwrap_err();
+        assert!(format!("{e}").contains("recursive call"), "{e}");
+        // Without the cycle it is a (deep) program; it may be refused for its size, but
+        // the answer is an error or a program, never a crash.
+        let _ = compile_ptx(&chain(""));
     }
 }

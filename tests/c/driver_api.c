@@ -4,12 +4,15 @@
  *     driver_api KERNELS_DIR VECADD_CONTAINER
  * where VECADD_CONTAINER is kernels/vecadd.ptx compiled by `rgdev ptxas -o`.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <cuda.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -523,6 +526,21 @@ int main(int argc, char **argv) {
     container[9] ^= 0xff; /* another format version: rejected cleanly */
     EXPECT(cuModuleLoadData(&mc, container), CUDA_ERROR_INVALID_IMAGE);
     free(container);
+    /* Strings that start like a container, ending just before an unmapped page: the
+       loader reads up to their NUL and no further (a read past it is SIGSEGV here). */
+    long page = sysconf(_SC_PAGESIZE);
+    char *two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (two == MAP_FAILED || mprotect(two + page, page, PROT_NONE) != 0) {
+        fprintf(stderr, "guard page: mmap/mprotect failed\n");
+        return 1;
+    }
+    const char *prefixes[] = {"RGDEVMOD", "RGDEVMOD0000", "RGDEVMOD00000005", "RGDEVMOD000000050000001", "RGDE"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        size_t n = strlen(prefixes[i]) + 1;
+        memcpy(two + page - n, prefixes[i], n);
+        EXPECT(cuModuleLoadData(&mc, two + page - n), CUDA_ERROR_INVALID_IMAGE);
+    }
+    munmap(two, 2 * page);
     CHECK(cuCtxDestroy(ctx));
     threads(ptx);
     primary();

@@ -65,28 +65,27 @@ pub fn bytes_mut<'a>(p: *mut u8, n: usize) -> Result<&'a mut [u8]> {
 }
 
 /// The bytes of a module image handed over by pointer only (cuModuleLoadData): an rgdev
-/// container sized by its header, or NUL-terminated text. Reads stop at the first byte
-/// that decides: a NUL, or the end of a container's declared length.
+/// container sized by its header, or NUL-terminated text. The header is read one byte at a
+/// time while it still matches a container header of this version; no header byte is NUL,
+/// so a string that only starts like one stops matching at or before its terminator and
+/// nothing past it is read.
 pub fn image<'a>(p: *const u8) -> Result<&'a [u8]> {
     if p.is_null() {
         return Err(CuError::InvalidValue);
     }
-    let magic = ptx::container::MAGIC;
-    for (i, &m) in magic.iter().enumerate() {
-        // SAFETY: bytes 0..i matched the magic, which has no NUL, so the image is not
-        // over yet: byte i exists (text is NUL-terminated by contract).
-        if unsafe { p.add(i).read() } != m {
-            // Not a container: NUL-terminated text (PTX, or bytes the loader rejects).
+    for i in 0..ptx::container::HEADER_LEN {
+        // SAFETY: bytes 0..i matched a header, which holds no NUL, so the image is not over
+        // yet: byte i exists (text is NUL-terminated by contract, a container is whole).
+        if !ptx::container::header_byte_ok(i, unsafe { p.add(i).read() }) {
+            // Not a container of this version: NUL-terminated text (PTX, or bytes the
+            // loader rejects).
             // SAFETY: NUL-terminated by contract, live for the call.
             return Ok(unsafe { CStr::from_ptr(p.cast()) }.to_bytes());
         }
     }
-    // A container: its fixed header holds the total length.
+    // A container: its header holds the total length.
     let head = bytes(p, ptx::container::HEADER_LEN)?;
-    match ptx::container::encoded_len(head) {
-        Some(len) => bytes(p, len),
-        None => Ok(head), // another version, or garbage: the loader rejects it
-    }
+    bytes(p, ptx::container::encoded_len(head).ok_or(CuError::InvalidImage)?)
 }
 
 unsafe extern "C" {
