@@ -16,7 +16,6 @@ extern crate alloc;
 use core::alloc::{GlobalAlloc, Layout};
 use core::fmt::{self, Write};
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicU64, Ordering};
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
 use linked_list_allocator::Heap;
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
@@ -67,7 +66,6 @@ const QUANTUM: u64 = 1 << 22;
 /// The kernel platform with the simulated GPU attached.
 pub struct KmodPlatform {
     gpu: spin::Mutex<FakeGpu>,
-    ticks: AtomicU64,
 }
 
 impl KmodPlatform {
@@ -75,7 +73,7 @@ impl KmodPlatform {
     pub fn new(cfg: DeviceConfig) -> Self {
         let mut gpu = FakeGpu::new(cfg);
         gpu.assign_bars(BAR0_BUS, BAR1_BUS);
-        Self { gpu: spin::Mutex::new(gpu), ticks: AtomicU64::new(0) }
+        Self { gpu: spin::Mutex::new(gpu) }
     }
 
     /// Device cycles so far.
@@ -117,12 +115,6 @@ impl Platform for KmodPlatform {
             RunState::Idle => Activity::Idle,
             RunState::Busy => Activity::Progress,
         }
-    }
-
-    /// There is no calibrated host clock in the freestanding image: time advances by one
-    /// microsecond per query, which bounds register polls by iteration count.
-    fn time_ns(&self) -> u64 {
-        self.ticks.fetch_add(1000, Ordering::Relaxed)
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {

@@ -62,7 +62,6 @@ impl SimDevice {
 pub struct UserPlatform {
     dev: Arc<SimDevice>,
     mode: ClockMode,
-    start: Instant,
     log_level: Option<Level>,
     thread: Mutex<Option<JoinHandle<()>>>,
     progress: Mutex<Option<Progress>>,
@@ -139,14 +138,7 @@ impl UserPlatform {
             _ => Some(Level::Warn),
         };
         let progress = std::env::var(PROGRESS_ENV).is_ok_and(|v| v == "1");
-        let p = Self {
-            dev,
-            mode,
-            start: Instant::now(),
-            log_level,
-            thread: Mutex::new(thread),
-            progress: Mutex::new(None),
-        };
+        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Mutex::new(None) };
         p.set_progress(progress);
         p
     }
@@ -239,10 +231,6 @@ impl Platform for UserPlatform {
                 if busy { Activity::Progress } else { Activity::Idle }
             }
         }
-    }
-
-    fn time_ns(&self) -> u64 {
-        self.start.elapsed().as_nanos() as u64
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {

@@ -408,7 +408,10 @@ impl ComputeEngine {
         let banks = Self::read_banks(cx, r)?;
         let space = cx.space;
         let mut code = self.take_code(&space, r.code);
-        let budget = cx.cfg.watchdog_cycles.saturating_mul(sms);
+        let budget = match cx.cfg.watchdog_cycles {
+            0 => u64::MAX, // no watchdog
+            w => w.saturating_mul(sms),
+        };
         let nregs = r.regs.max(1) as usize;
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
         let mut span = vec![0u8; 4096];

@@ -311,7 +311,8 @@ params! {
     /// Dispatcher: fixed extra cost of a larger block, millicycles.
     dispatch_extra_mcycles: u64,
     /// Watchdog: a grid that runs longer than this many cycles is stopped
-    /// (CUDA_ERROR_LAUNCH_TIMEOUT).
+    /// (CUDA_ERROR_LAUNCH_TIMEOUT, sticky); 0: no watchdog (a hung kernel hangs, as on a
+    /// GPU without one).
     watchdog_cycles: u64,
 }
 

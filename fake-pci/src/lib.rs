@@ -477,6 +477,8 @@ impl FakeGpu {
             o if o == NV_PGRAPH_SM_BLOCKS.offset() => self.cfg.max_blocks_per_sm,
             o if o == NV_PGRAPH_SM_REGS.offset() => self.cfg.regs_per_sm,
             o if o == NV_PGRAPH_SM_SHARED.offset() => self.cfg.shared_per_sm,
+            o if o == NV_PGRAPH_WATCHDOG_LO.offset() => self.cfg.watchdog_cycles as u32,
+            o if o == NV_PGRAPH_WATCHDOG_HI.offset() => (self.cfg.watchdog_cycles >> 32) as u32,
             o if o == NV_PGRAPH_UNITS.offset() => {
                 PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
             }

@@ -864,7 +864,7 @@ impl TimingEngine {
         let Some((bi, wi)) = self.sms[s].slots[slot].as_ref().map(|sl| (sl.block, sl.warp)) else { return };
         let Some(gi) = self.sms[s].blocks[bi].as_ref().map(|b| b.grid) else { return };
         let Some(start) = self.grids[gi].as_ref().map(|g| g.stats.start_cycle) else { return };
-        if t > start.saturating_add(cfg.watchdog_cycles) {
+        if cfg.watchdog_cycles != 0 && t > start.saturating_add(cfg.watchdog_cycles) {
             let pc = self.sms[s].blocks[bi].as_ref().and_then(|b| b.warps[wi].stack.last()).map_or(0, |f| f.pc);
             self.fail(engine, gi, t, GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
             return;

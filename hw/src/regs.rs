@@ -274,6 +274,11 @@ registers! {
     NV_PGRAPH_SM_REGS @ 0x409610 : Ro, reset 0, mask 0 => u32;
     /// Shared memory bytes per SM (model).
     NV_PGRAPH_SM_SHARED @ 0x409614 : Ro, reset 0, mask 0 => u32;
+    /// Watchdog, low word: a grid running longer than this many cycles is stopped with
+    /// TrapReason::Watchdog; 0 in both words: no watchdog (model).
+    NV_PGRAPH_WATCHDOG_LO @ 0x409618 : Ro, reset 0, mask 0 => u32;
+    /// Watchdog, high word (model).
+    NV_PGRAPH_WATCHDOG_HI @ 0x40961C : Ro, reset 0, mask 0 => u32;
 }
 
 /// NV_PMC_BOOT_0 layout. nouveau: chipset = (boot0 >> 20) & 0x1ff.

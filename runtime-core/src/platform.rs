@@ -9,7 +9,10 @@
 //! - DMA-able memory: [`Platform::dma_alloc`] / [`Platform::dma_free`].
 //! - Bus access: PCI configuration space and 32-bit MMIO at bus addresses.
 //! - COPY_FROM_USER / COPY_TO_USER: [`Platform::copy_from_user`] / [`Platform::copy_to_user`].
-//! - Time: [`Platform::time_ns`], host time for timeouts (device time is PTIMER).
+//!
+//! There is deliberately no host clock: the runtime knows only device time (PTIMER), so
+//! no result or error can depend on how fast the host simulates (the device's watchdog
+//! counts simulated cycles).
 
 use crate::error::Result;
 use alloc::sync::Arc;
@@ -69,9 +72,6 @@ pub trait Platform: Send + Sync + 'static {
 
     /// YIELD: let the device (and other threads) run while the runtime waits.
     fn yield_now(&self) -> Activity;
-
-    /// Host monotonic nanoseconds (timeouts only).
-    fn time_ns(&self) -> u64;
 
     /// Allocate `len` bytes (rounded up to 4 KiB) of zeroed DMA-able memory.
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer>;

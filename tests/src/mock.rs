@@ -196,9 +196,6 @@ impl Platform for ExpectPlatform {
             RunState::Busy => Activity::Progress,
         }
     }
-    fn time_ns(&self) -> u64 {
-        0
-    }
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
         let (mem, bus) = self.gpu.lock().dma_alloc(len).map_err(|_| CuError::OutOfMemory)?;
         Ok(DmaBuffer { mem, bus })

@@ -71,6 +71,9 @@ fn init_sequence() -> Vec<Tx> {
         Tx::read(NV_PGRAPH_SM_BLOCKS, 0, cfg().max_blocks_per_sm),
         Tx::read(NV_PGRAPH_SM_REGS, 0, cfg().regs_per_sm),
         Tx::read(NV_PGRAPH_SM_SHARED, 0, cfg().shared_per_sm),
+        // The watchdog, for CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT.
+        Tx::read(NV_PGRAPH_WATCHDOG_LO, 0, cfg().watchdog_cycles as u32),
+        Tx::read(NV_PGRAPH_WATCHDOG_HI, 0, (cfg().watchdog_cycles >> 32) as u32),
         // Interrupts.
         Tx::write(NV_PFIFO_INTR_0, 0, u32::MAX),
         Tx::write(NV_PFIFO_INTR_EN_0, 0, 0x3000_0101u32),
