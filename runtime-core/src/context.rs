@@ -157,6 +157,16 @@ impl<P: Platform> Context<P> {
         }
         inner.destroyed = true;
         let mut result = Ok(());
+        // Drain every channel before anything is unmapped: queued work (an event record on
+        // the default stream, a copy on another stream) still writes into this context's
+        // memory. A faulted channel is stopped and has nothing left to drain.
+        let chans = inner.streams.values_mut().map(|st| &mut st.ch).chain(inner.ch.as_mut());
+        for ch in chans {
+            if gpu.channel_error(ch.chid).is_none() {
+                let last = ch.last_fence();
+                result = result.and(ch.wait(gpu, last));
+            }
+        }
         for (_, st) in core::mem::take(&mut inner.streams) {
             if let Err(e) = crate::channel::teardown(gpu, &mut inner.vm, st.ch) {
                 result = result.and(Err(e));

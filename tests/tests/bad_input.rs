@@ -293,3 +293,29 @@ fn impossible_device_configurations_are_refused() {
         assert_eq!(r.err(), Some(CuError::InvalidValue));
     }
 }
+
+/// Regression (7b5e8b4 unmapped event slots before the default stream drained: the
+/// pending record faulted and destroy returned CUDA_ERROR_ILLEGAL_ADDRESS): destroying a
+/// context with an event record still queued behind other work succeeds, cleanly.
+#[test]
+fn destroying_a_context_with_a_pending_event_record_succeeds() {
+    use runtime_core::StreamHandle;
+    let dev = Device::open().unwrap();
+    let gpu = dev.gpu();
+    for streams in [0, 1] {
+        let h = gpu.ctx_create().unwrap();
+        let p = gpu.mem_alloc(h, 64 << 20).unwrap();
+        let mut on = vec![StreamHandle::DEFAULT];
+        on.extend((0..streams).map(|_| gpu.stream_create(h, true, 0).unwrap()));
+        for &stream in &on {
+            let e = gpu.event_create(h, true).unwrap();
+            gpu.memset_on(h, stream, p, MemsetValue::U32(7), 16 << 20).unwrap(); // still running...
+            gpu.event_record(h, e, stream).unwrap(); // ...when this is queued
+        }
+        let faults = dev.sim().lock().stats().faults;
+        assert_eq!(gpu.ctx_destroy(h), Ok(()), "with {streams} other streams");
+        assert_eq!(dev.sim().lock().stats().faults, faults, "no MMU fault while tearing down");
+    }
+    let (free, total) = gpu.mem_info();
+    assert!(free > total - (8 << 20), "everything freed: {free} of {total}");
+}

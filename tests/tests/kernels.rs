@@ -429,3 +429,91 @@ fn a_block_that_does_not_fit_an_sm_of_the_preset_is_out_of_resources() {
     assert_eq!(vf.launch([1, 1, 1], [32, 1, 1], 48 << 10, &a).err(), None);
     assert_eq!(vf.launch([1, 1, 1], [32, 1, 1], (48 << 10) + 4, &a).err(), Some(CuError::InvalidValue));
 }
+
+/// A host that simulates slowly: each YIELD runs the device for only `STEP` cycles, then
+/// sleeps. Everything else is the user-space platform's.
+struct SlowHost(backend_user::UserPlatform);
+
+impl SlowHost {
+    const STEP: u64 = 10_000;
+    const SLEEP: std::time::Duration = std::time::Duration::from_millis(20);
+}
+
+impl runtime_core::platform::Platform for SlowHost {
+    type RawMutex = parking_lot::RawMutex;
+    fn log(&self, level: runtime_core::platform::Level, args: std::fmt::Arguments<'_>) {
+        self.0.log(level, args)
+    }
+    fn yield_now(&self) -> runtime_core::platform::Activity {
+        use runtime_core::platform::Activity;
+        let busy = self.0.device().lock().run(Self::STEP) == fake_pci::RunState::Busy;
+        std::thread::sleep(Self::SLEEP);
+        if busy { Activity::Progress } else { Activity::Idle }
+    }
+    fn dma_alloc(&self, len: usize) -> runtime_core::Result<runtime_core::platform::DmaBuffer> {
+        self.0.dma_alloc(len)
+    }
+    fn dma_free(&self, buf: &runtime_core::platform::DmaBuffer) {
+        self.0.dma_free(buf)
+    }
+    fn cfg_read32(&self, off: u16) -> u32 {
+        self.0.cfg_read32(off)
+    }
+    fn cfg_write32(&self, off: u16, value: u32) {
+        self.0.cfg_write32(off, value)
+    }
+    fn mmio_read32(&self, addr: u64) -> u32 {
+        self.0.mmio_read32(addr)
+    }
+    fn mmio_write32(&self, addr: u64, value: u32) {
+        self.0.mmio_write32(addr, value)
+    }
+}
+
+/// One warp iterating `acc = acc * 3 + 1` `n` times (a long kernel that is cheap to simulate).
+const CHAIN: &str = ".entry chain(.param .u64 out, .param .u32 n)
+{
+ .reg .b32 %r<4>;
+ .reg .b64 %rd<2>;
+ .reg .pred %p;
+ ld.param.u64 %rd1, [out];
+ ld.param.u32 %r1, [n];
+ mov.u32 %r2, 0;
+ mov.u32 %r3, 1;
+L:
+ mad.lo.u32 %r3, %r3, 3, 1;
+ add.u32 %r2, %r2, 1;
+ setp.lt.u32 %p, %r2, %r1;
+ @%p bra L;
+ st.global.u32 [%rd1], %r3;
+ ret;
+}
+";
+
+/// Regression (7b5e8b4 gave up after 10 s of host time with CUDA_ERROR_LAUNCH_TIMEOUT
+/// while the kernel was healthy): a wait lasts as long as the simulation takes.
+#[test]
+fn a_kernel_that_takes_the_host_longer_than_ten_seconds_completes() {
+    use backend_user::{ClockMode, DeviceConfig, UserPlatform};
+    use runtime_core::{Gpu, MemsetValue};
+    let gpu = Gpu::probe(SlowHost(UserPlatform::new(DeviceConfig::default(), ClockMode::Stepped))).unwrap();
+    let h = gpu.ctx_create().unwrap();
+    let m = gpu.module_load_ptx(h, &format!("{HDR}{CHAIN}")).unwrap();
+    let f = gpu.module_get_function(h, m, "chain").unwrap();
+    let out = gpu.mem_alloc(h, 4).unwrap();
+    gpu.memset(h, out, MemsetValue::U32(0), 1).unwrap();
+    let n: u32 = 300_000;
+    let mut params = out.to_le_bytes().to_vec();
+    params.extend_from_slice(&n.to_le_bytes());
+    let t0 = std::time::Instant::now();
+    let c0 = gpu.ptimer_ns();
+    gpu.launch(h, f, [1, 1, 1], [1, 1, 1], 0, &params).unwrap();
+    let mut got = [0u8; 4];
+    gpu.memcpy_dtoh(h, &mut got, out).unwrap();
+    let host = t0.elapsed();
+    let expect = (0..n).fold(1u32, |a, _| a.wrapping_mul(3).wrapping_add(1));
+    assert_eq!(u32::from_le_bytes(got), expect);
+    let sim_ns = gpu.ptimer_ns() - c0;
+    eprintln!("chain: {:.1} s of host time, {} us simulated", host.as_secs_f64(), sim_ns / 1000);
+    assert!(host.as_secs() >= 10, "the kernel must keep the host waiting over 10 s ({host:?})");
+}

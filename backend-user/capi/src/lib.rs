@@ -94,15 +94,32 @@ impl State {
         self.dev.gpu().clone()
     }
 
-    fn destroy_ctx(&mut self, id: usize) -> Result<()> {
+    /// Take context `id` and everything naming it out of the tables; the caller destroys
+    /// it with [`Doomed::destroy`] after dropping the lock, so that waiting for the
+    /// context's work (a hung kernel waits for the watchdog) blocks no other thread.
+    fn take_ctx(&mut self, id: usize) -> Result<Doomed> {
         let h = self.ctxs.remove(&id).ok_or(CuError::InvalidContext)?;
         self.profile.collect(&self.dev);
         self.modules.retain(|_, m| m.0 != id);
         self.funcs.retain(|_, f| f.ctx != id);
-        self.host.retain(|_, a| a.ctx != id);
+        let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == id).map(|(_, a)| a).collect();
         self.streams.retain(|_, s| s.0 != id);
         self.events.retain(|_, e| e.0 != id);
-        self.gpu().ctx_destroy(h)
+        Ok(Doomed { gpu: self.gpu(), h, _host: host })
+    }
+}
+
+/// A context out of the tables, to be destroyed without the library lock.
+struct Doomed {
+    gpu: Arc<UserGpu>,
+    h: CtxHandle,
+    /// Its pinned host memory stays alive until the context's work has drained.
+    _host: Vec<HostAlloc>,
+}
+
+impl Doomed {
+    fn destroy(self) -> Result<()> {
+        self.gpu.ctx_destroy(self.h)
     }
 }
 
@@ -430,10 +447,10 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
             // The primary context belongs to cuDevicePrimaryCtxRelease/Reset.
             return Err(CuError::InvalidContext);
         }
-        st.destroy_ctx(id)?;
+        let doomed = st.take_ctx(id)?;
         drop(st);
         STACK.with(|s| s.borrow_mut().retain(|&c| c != id));
-        Ok(())
+        doomed.destroy()
     })
 }
 
@@ -520,20 +537,31 @@ pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> 
         if pctx.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let mut st = state()?;
-        let id = match st.primary {
-            Some((id, n)) => {
+        let retain = |st: &mut State| {
+            st.primary.map(|(id, n)| {
                 st.primary = Some((id, n + 1));
                 id
-            }
-            None => {
-                let h = st.gpu().ctx_create()?;
-                let id = st.id();
-                st.ctxs.insert(id, h);
-                st.primary = Some((id, 1));
-                id
-            }
+            })
         };
+        let gpu = {
+            let mut st = state()?;
+            if let Some(id) = retain(&mut st) {
+                return raw::put(pctx, handle(id));
+            }
+            st.gpu()
+        };
+        // Create it without the library lock (creating waits for the device); another
+        // thread may have created it meanwhile, and then that one is the primary.
+        let h = gpu.ctx_create()?;
+        let mut st = state()?;
+        if let Some(id) = retain(&mut st) {
+            drop(st);
+            let _ = gpu.ctx_destroy(h);
+            return raw::put(pctx, handle(id));
+        }
+        let id = st.id();
+        st.ctxs.insert(id, h);
+        st.primary = Some((id, 1));
         raw::put(pctx, handle(id))
     })
 }
@@ -548,7 +576,9 @@ pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
             None => Err(CuError::InvalidContext),
             Some((id, 1)) => {
                 st.primary = None;
-                st.destroy_ctx(id)
+                let doomed = st.take_ctx(id)?;
+                drop(st);
+                doomed.destroy()
             }
             Some((id, n)) => {
                 st.primary = Some((id, n - 1));
@@ -570,10 +600,10 @@ pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     guard(|| {
         check_device(dev)?;
         let mut st = state()?;
-        if let Some((id, _)) = st.primary.take() {
-            st.destroy_ctx(id)?;
-        }
-        Ok(())
+        let Some((id, _)) = st.primary.take() else { return Ok(()) };
+        let doomed = st.take_ctx(id)?;
+        drop(st);
+        doomed.destroy()
     })
 }
 
