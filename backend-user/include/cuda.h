@@ -30,6 +30,7 @@ extern "C" {
 #define cuMemAlloc cuMemAlloc_v2
 #define cuMemFree cuMemFree_v2
 #define cuMemGetInfo cuMemGetInfo_v2
+#define cuMemGetAddressRange cuMemGetAddressRange_v2
 #define cuMemAllocHost cuMemAllocHost_v2
 #define cuMemHostGetDevicePointer cuMemHostGetDevicePointer_v2
 #define cuMemcpyHtoD cuMemcpyHtoD_v2
@@ -213,6 +214,7 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *acti
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
 CUresult cuMemAllocHost_v2(void **pp, size_t bytesize);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
 CUresult cuMemFreeHost(void *p);
@@ -260,8 +262,9 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfu
                                           CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize,
                                           int blockSizeLimit);
 
-/* Streams and events (only the default stream, NULL, exists yet; the rest return
-   CUDA_ERROR_NOT_SUPPORTED) */
+/* Streams and events. Each stream is a channel of its context; NULL, CU_STREAM_LEGACY
+   and CU_STREAM_PER_THREAD name the legacy default stream. Interprocess events and
+   waiting on another context's event return CUDA_ERROR_NOT_SUPPORTED. */
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags);
 CUresult cuStreamDestroy_v2(CUstream hStream);
 CUresult cuStreamSynchronize(CUstream hStream);

@@ -316,6 +316,9 @@ params! {
     watchdog_cycles: u64,
 }
 
+/// The most host memory a board's model may need ([`DeviceConfig::host_bytes`]).
+pub const HOST_BYTES_LIMIT: u64 = 4 << 30;
+
 /// The names of the built-in presets.
 pub const PRESETS: &[(&str, &str)] = &[
     ("gv100", "Volta-class part (Tesla V100 SXM2): 80 SMs at 1530 MHz, 6 MiB L2, 900 GB/s HBM2; compute 7.0"),
@@ -514,8 +517,11 @@ impl DeviceConfig {
         if self.max_blocks_per_sm == 0 || self.max_blocks_per_sm > 1024 {
             return bad("max_blocks_per_sm", "must be from 1 to 1024");
         }
-        if self.regs_per_sm < 256 {
-            return bad("regs_per_sm", "must be at least 256");
+        if !(256..=1 << 24).contains(&self.regs_per_sm) {
+            return bad("regs_per_sm", "must be from 256 to 16777216");
+        }
+        if self.shared_per_sm > 1 << 24 {
+            return bad("shared_per_sm", "must be at most 16 MiB");
         }
         if !(1..=64).contains(&self.schedulers_per_sm) {
             return bad("schedulers_per_sm", "must be from 1 to 64");
@@ -534,6 +540,12 @@ impl DeviceConfig {
             if size % (self.sector_bytes * ways) != 0 {
                 return bad(key, "must be a multiple of sector_bytes * ways (0: no cache)");
             }
+        }
+        if self.l1_bytes > 16 << 20 {
+            return bad("l1_bytes", "must be at most 16 MiB (an SM's L1)");
+        }
+        if self.l2_bytes > 1 << 30 {
+            return bad("l2_bytes", "must be at most 1 GiB");
         }
         if self.l2_banks == 0 || self.l2_banks > 1024 {
             return bad("l2_banks", "must be from 1 to 1024");
@@ -580,7 +592,32 @@ impl DeviceConfig {
                 return bad(key, "is beyond what the model supports (see `rgdev preset show`)");
             }
         }
+        // Sizes that pass one by one can still multiply into more host memory than a
+        // simulator should take: refuse the board, naming what costs the most.
+        let parts = self.host_bytes();
+        let total = parts.iter().fold(0u64, |t, &(_, b)| t.saturating_add(b));
+        if total > HOST_BYTES_LIMIT {
+            let (key, _) = parts.iter().copied().max_by_key(|&(_, b)| b).unwrap_or(("sms", 0));
+            return bad(key, "makes the model need more than 4 GiB of host memory (see `rgdev preset show`)");
+        }
         Ok(())
+    }
+
+    /// The host memory the model allocates for this board at most, by the parameter it
+    /// grows with: cache state (a tag, an LRU stamp and a dirty flag, 17 bytes a sector),
+    /// the sparse-VRAM chunk table (16 bytes per 64 KiB), and what the SMs hold at once
+    /// (every resident register as a 64-bit value, shared memory). VRAM itself is only
+    /// backed where written, and kernels' local memory is sized per launch.
+    pub fn host_bytes(&self) -> [(&'static str, u64); 5] {
+        let sector = self.sector_bytes.max(1) as u64;
+        let sms = self.sms as u64;
+        [
+            ("l1_bytes", sms * (self.l1_bytes as u64 / sector) * 17),
+            ("l2_bytes", self.l2_bytes as u64 / sector * 17),
+            ("vram_size", self.vram_size.div_ceil(64 << 10) * 16),
+            ("regs_per_sm", sms * self.regs_per_sm as u64 * 8),
+            ("shared_per_sm", sms * self.shared_per_sm as u64),
+        ]
     }
 
     /// Simulated nanoseconds after `cycles` cycles.
@@ -652,6 +689,34 @@ mod tests {
         assert!(c.validate().is_err());
         c.set("mode", &Value::Str("functional".into())).unwrap();
         assert_eq!(c.mode, Mode::Functional);
+    }
+
+    /// Regression (7b5e8b4 accepted `l1_bytes = 4294963200`, then aborted the process
+    /// allocating 2.3 GB of tags per SM in cuInit).
+    #[test]
+    fn sizes_that_would_exhaust_the_host_are_refused_by_name() {
+        let key = |c: &DeviceConfig| match c.validate() {
+            Err(ConfigError::BadValue { key, .. }) => key,
+            r => panic!("accepted: {r:?}"),
+        };
+        let mut c = DeviceConfig::default();
+        c.set("l1_bytes", &Value::Int(4_294_963_200)).unwrap();
+        assert_eq!(key(&c), "l1_bytes");
+        // Each within its own bound, together too much: the largest share is named.
+        let mut c = DeviceConfig::default();
+        c.set("sms", &Value::Int(255)).unwrap();
+        c.set("regs_per_sm", &Value::Int(1 << 24)).unwrap();
+        assert_eq!(key(&c), "regs_per_sm");
+        let mut c = DeviceConfig::default();
+        c.set("sms", &Value::Int(255)).unwrap();
+        c.set("l1_bytes", &Value::Int(16 << 20)).unwrap();
+        c.set("shared_per_sm", &Value::Int(16 << 20)).unwrap();
+        assert_eq!(key(&c), "shared_per_sm");
+        for (name, _) in PRESETS {
+            let p = DeviceConfig::preset(name).unwrap();
+            let total: u64 = p.host_bytes().iter().map(|&(_, b)| b).sum();
+            assert!(total < 512 << 20, "{name}: {total} bytes");
+        }
     }
 
     #[test]

@@ -204,6 +204,9 @@ enum Place {
     Param(u32),
 }
 
+/// Bytes of the constant bank that holds a module's `.const` data (ptxas's limit too).
+pub const CONST_BANK_BYTES: u32 = 64 * 1024;
+
 /// Compile a parsed module.
 pub fn compile(m: &ast::Module) -> Result<Program> {
     let mut prog = Program {
@@ -229,6 +232,12 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
                     (&mut prog.const_size, &mut prog.const_init)
                 };
                 let (off, end) = place(*top, size, align, v.pos)?;
+                if !global && end > CONST_BANK_BYTES {
+                    return Err(v.pos.err(format!(
+                        "`.const` data would take {end} bytes with `{}`: a module has one 64 KiB constant bank",
+                        v.name
+                    )));
+                }
                 *top = end;
                 if !v.init.is_empty() {
                     image.resize(off as usize, 0);
@@ -1880,6 +1889,10 @@ mod tests {
         let many: String = (0..5).map(|k| format!(".global .b8 g{k}[268435456];\n")).collect();
         let e = compile_ptx(&format!("{hdr}{many}")).unwrap_err();
         assert!(e.msg.contains("state space larger"), "{e}");
+        // The constant bank holds 64 KiB, as ptxas enforces; exactly that much fits.
+        assert!(compile_ptx(&format!("{hdr}.const .b8 c[65536];\n")).is_ok());
+        let e = compile_ptx(&format!("{hdr}.const .b8 a[65532];\n.const .align 8 .b8 b[8];\n")).unwrap_err();
+        assert!(e.msg.contains("64 KiB constant bank") && e.line == 5, "{e}");
         assert!(
             compile_ptx(&format!("{hdr}.entry k() .maxntid 4294967295, 4294967295, 4294967295\n{{\n ret;\n}}\n"))
                 .is_ok()

@@ -76,10 +76,20 @@ enum Backing {
     Host(DmaBuffer),
 }
 
+/// Who an allocation belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// The program (cuMemAlloc, cuMemHostAlloc): cuMemFree and cuMemGetAddressRange see it.
+    User,
+    /// The runtime (module segments, parameter buffers): freed only by whatever created it.
+    Runtime,
+}
+
 struct Alloc {
     size: u64,
     bytes: u64,
     backing: Backing,
+    owner: Owner,
 }
 
 struct Staging {
@@ -197,8 +207,8 @@ impl Inner {
         self.ch.as_mut().ok_or(CuError::InvalidContext)
     }
 
-    /// Allocate and map `bytes` of VRAM; returns the device pointer.
-    pub(crate) fn alloc_vram<P: Platform>(&mut self, gpu: &Gpu<P>, bytes: u64) -> Result<u64> {
+    /// Allocate and map `bytes` of VRAM for `owner`; returns the device pointer.
+    pub(crate) fn alloc_vram<P: Platform>(&mut self, gpu: &Gpu<P>, bytes: u64, owner: Owner) -> Result<u64> {
         let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
         let phys = gpu.vram_alloc(rounded, PAGE_SIZE)?;
         let va = match self.vm.alloc_va(rounded) {
@@ -214,7 +224,7 @@ impl Inner {
             gpu.vram_free(phys, rounded);
             return Err(e);
         }
-        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Vram(phys) });
+        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Vram(phys), owner });
         Ok(va)
     }
 
@@ -374,7 +384,7 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| c.alloc_vram(gpu, bytes))
+        self.with_ctx(h, |gpu, c| c.alloc_vram(gpu, bytes, Owner::User))
     }
 
     /// Free device memory (cuMemFree). Work queued before it completes first.
@@ -409,7 +419,7 @@ impl<P: Platform> Gpu<P> {
                 return Err(e);
             }
             let mem = buf.mem.clone();
-            c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf) });
+            c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner: Owner::User });
             Ok((va, mem))
         })
     }
@@ -423,7 +433,7 @@ impl<P: Platform> Gpu<P> {
     fn free_alloc(&self, h: CtxHandle, ptr: u64, host: bool) -> Result<()> {
         self.with_ctx(h, |gpu, c| {
             match c.allocs.get(&ptr) {
-                Some(a) if matches!(a.backing, Backing::Host(_)) == host => {}
+                Some(a) if a.owner == Owner::User && matches!(a.backing, Backing::Host(_)) == host => {}
                 _ => return Err(CuError::InvalidValue),
             }
             c.sync_all(gpu)?;
@@ -431,11 +441,30 @@ impl<P: Platform> Gpu<P> {
         })
     }
 
-    /// The allocation containing `ptr`: (base, size).
+    /// The program's allocation containing `ptr`: (base, size) (cuMemGetAddressRange;
+    /// memory the runtime holds for itself is not the program's).
     pub fn mem_range(&self, h: CtxHandle, ptr: u64) -> Result<(u64, u64)> {
         self.with_ctx(h, |_, c| {
             let (&base, a) = c.allocs.range(..=ptr).next_back().ok_or(CuError::NotFound)?;
-            if ptr < base + a.size { Ok((base, a.size)) } else { Err(CuError::NotFound) }
+            if ptr < base + a.size && a.owner == Owner::User { Ok((base, a.size)) } else { Err(CuError::NotFound) }
+        })
+    }
+
+    /// Allocate `bytes` of VRAM that the runtime owns (module segments): copies reach it,
+    /// cuMemFree does not.
+    pub(crate) fn runtime_alloc(&self, h: CtxHandle, bytes: u64) -> Result<u64> {
+        self.with_ctx(h, |gpu, c| c.alloc_vram(gpu, bytes, Owner::Runtime))
+    }
+
+    /// Free runtime-owned allocations after the context's queued work: every one of them
+    /// is freed even if one fails (the first error is returned).
+    pub(crate) fn runtime_free(&self, h: CtxHandle, ptrs: &[u64]) -> Result<()> {
+        self.with_ctx(h, |gpu, c| {
+            let mut r = c.sync_all(gpu);
+            for &p in ptrs {
+                r = r.and(c.free_now(gpu, p));
+            }
+            r
         })
     }
 

@@ -168,9 +168,7 @@ impl<P: Platform> Gpu<P> {
                 Ok(ModuleHandle(id))
             }),
             Err(e) => {
-                for a in allocs {
-                    let _ = self.mem_free(h, a);
-                }
+                let _ = self.runtime_free(h, &allocs);
                 Err(e)
             }
         }
@@ -184,7 +182,7 @@ impl<P: Platform> Gpu<P> {
         allocs: &mut Vec<u64>,
     ) -> Result<(u64, u64, Option<(u64, u32)>, u64)> {
         let mut alloc = |bytes: u64| -> Result<u64> {
-            let p = self.mem_alloc(h, bytes.max(16))?;
+            let p = self.runtime_alloc(h, bytes.max(16))?;
             allocs.push(p);
             Ok(p)
         };
@@ -225,10 +223,7 @@ impl<P: Platform> Gpu<P> {
     /// Unload a module and free its memory (cuModuleUnload).
     pub fn module_unload(&self, h: CtxHandle, m: ModuleHandle) -> Result<()> {
         let loaded = self.with_ctx(h, |_, c| c.modules.remove(&m.0).ok_or(CuError::InvalidHandle))?;
-        for a in loaded.allocs {
-            self.mem_free(h, a)?;
-        }
-        Ok(())
+        self.runtime_free(h, &loaded.allocs)
     }
 
     /// A kernel by name (cuModuleGetFunction).

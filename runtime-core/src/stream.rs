@@ -150,7 +150,7 @@ impl<P: Platform> Gpu<P> {
     pub fn stream_create(&self, h: CtxHandle, non_blocking: bool, priority: i32) -> Result<StreamHandle> {
         self.with_ctx(h, |gpu, c| {
             let level = (-priority.clamp(STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST)) as u8;
-            let params = c.alloc_vram(gpu, crate::module::PARAM_BYTES as u64)?;
+            let params = c.alloc_vram(gpu, crate::module::PARAM_BYTES as u64, crate::context::Owner::Runtime)?;
             let ch = match c.new_channel(gpu, STREAM_GPFIFO, STREAM_PUSHBUFFER, level) {
                 Ok(ch) => ch,
                 Err(e) => {

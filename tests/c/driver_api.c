@@ -470,6 +470,47 @@ static void error_paths(const char *ptx) {
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 2048, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuFuncGetAttribute(&n, (CUfunction_attribute)99, f), CUDA_ERROR_INVALID_VALUE);
+    /* Memory the runtime holds for a module is not the program's to free or look up
+       (7b5e8b4 freed a module's global and the next launch faulted). */
+    {
+        static const char *gptx = ".version 6.4\n.target sm_70\n.address_size 64\n"
+                                  ".visible .global .align 4 .u32 g = 41;\n"
+                                  ".visible .entry bump(.param .u64 out)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n"
+                                  " ld.param.u64 %rd1, [out];\n ld.global.u32 %r1, [g];\n add.u32 %r2, %r1, 1;\n"
+                                  " st.global.u32 [%rd1], %r2;\n ret;\n}\n";
+        CUmodule gm;
+        CUfunction bump;
+        CUdeviceptr gp, out, base;
+        size_t gsize, size;
+        unsigned got = 0;
+        CHECK(cuModuleLoadData(&gm, gptx));
+        CHECK(cuModuleGetGlobal(&gp, &gsize, gm, "g"));
+        TRUE(gsize == 4);
+        EXPECT(cuMemFree(gp), CUDA_ERROR_INVALID_VALUE);
+        EXPECT(cuMemGetAddressRange(&base, &size, gp), CUDA_ERROR_NOT_FOUND);
+        CHECK(cuMemAlloc(&out, 100));
+        CHECK(cuMemGetAddressRange(&base, &size, out + 99));
+        TRUE(base == out && size == 100);
+        EXPECT(cuMemGetAddressRange(&base, &size, out + 100), CUDA_ERROR_NOT_FOUND);
+        CHECK(cuModuleGetFunction(&bump, gm, "bump"));
+        void *bp[] = {&out};
+        CHECK(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, NULL, bp, NULL));
+        CHECK(cuMemcpyDtoH(&got, out, 4));
+        TRUE(got == 42);
+        CHECK(cuMemFree(out));
+        CHECK(cuModuleUnload(gm));
+    }
+    /* A load whose JIT log cannot be written fails and keeps nothing (7b5e8b4 leaked the
+       module, 12 KiB of VRAM a call). */
+    {
+        size_t free0, free1, total;
+        CHECK(cuMemGetInfo(&free0, &total));
+        void *huge[] = {log, (void *)(uintptr_t)SIZE_MAX, info, (void *)(uintptr_t)sizeof info};
+        for (int i = 0; i < 100; i++)
+            EXPECT(cuModuleLoadDataEx(&m, ptx, 4, opts, huge), CUDA_ERROR_INVALID_VALUE);
+        CHECK(cuMemGetInfo(&free1, &total));
+        TRUE(free1 == free0);
+    }
     /* unsupported: IPC events */
     CUevent ev;
     EXPECT(cuEventCreate(&ev, CU_EVENT_INTERPROCESS), CUDA_ERROR_NOT_SUPPORTED);

@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+/// Kernel launches tests/c/driver_api.c makes (statistics and traces count them).
+const DRIVER_API_LAUNCHES: usize = 12;
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -137,7 +139,7 @@ fn rgdev_run_runs_an_unmodified_program_and_reports_stats() {
     assert!(out.status.success(), "{stderr}");
     let line = stderr.lines().find(|l| l.contains("kernel launches")).expect("statistics at exit");
     let launches: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    assert_eq!(launches, 11, "{line}");
+    assert_eq!(launches, DRIVER_API_LAUNCHES as u64, "{line}");
     assert!(line.contains("ns simulated time"));
     // A failing program's status comes back.
     let st = Command::new(release_dir().join("rgdev")).args(["run", "--", "false"]).status().unwrap();
@@ -200,7 +202,7 @@ fn stats_json_trace_and_timeline() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stats: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let kernels = stats["kernels"].as_array().unwrap();
-    assert_eq!(kernels.len(), 11, "one object per kernel launch");
+    assert_eq!(kernels.len(), DRIVER_API_LAUNCHES, "one object per kernel launch");
     for k in kernels {
         assert!(k["name"].as_str().is_some_and(|n| !n.is_empty() && !n.starts_with("kernel@")), "{k}");
         assert!(k["cycles"].as_u64().unwrap() > 0 && k["warp_instructions"].as_u64().unwrap() > 0, "{k}");
@@ -209,7 +211,7 @@ fn stats_json_trace_and_timeline() {
     assert!(!stats["copies"].as_array().unwrap().is_empty());
     let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     let events = t["traceEvents"].as_array().unwrap();
-    assert_eq!(events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "kernel").count(), 11);
+    assert_eq!(events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "kernel").count(), DRIVER_API_LAUNCHES);
     assert!(events.iter().any(|e| e["ph"] == "X" && e["cat"] == "copy"));
     assert!(events.iter().any(|e| e["ph"] == "C"), "per-SM occupancy counters");
     let st = Command::new(release_dir().join("rgdev")).arg("timeline").arg(&trace).arg("-o").arg(&svg).status();

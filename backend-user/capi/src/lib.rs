@@ -663,6 +663,24 @@ pub extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresu
     })
 }
 
+/// cuMemGetAddressRange_v2: the base and size of the program's allocation containing
+/// `dptr` (either output may be NULL); CUDA_ERROR_NOT_FOUND for an address outside every
+/// allocation the program made (memory the runtime holds for modules included).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        let (base, size) = gpu.mem_range(h, dptr)?;
+        if !pbase.is_null() {
+            raw::put(pbase, base)?;
+        }
+        if !psize.is_null() {
+            raw::put(psize, size as usize)?;
+        }
+        Ok(())
+    })
+}
+
 fn count_copy(bytes: usize) {
     if let Ok(mut st) = state() {
         st.stats.copies += 1;
@@ -972,42 +990,53 @@ pub extern "C" fn cuModuleLoadDataEx(
         let find = |o: c_int| opts.iter().position(|x| x.0 == o);
         let (mut err, mut info) = (String::new(), String::new());
         let r = load(raw::image(image.cast())?, &mut err, &mut info);
-        for (buf_opt, size_opt, text) in [
-            (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES, &err),
-            (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES, &info),
-        ] {
-            let (Some(b), Some(s)) = (find(buf_opt), find(size_opt)) else { continue };
-            let cap = opts[s].1.addr();
-            if cap == 0 || opts[b].1.is_null() {
-                continue;
+        let logs = (|| {
+            for (buf_opt, size_opt, text) in [
+                (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES, &err),
+                (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES, &info),
+            ] {
+                let (Some(b), Some(s)) = (find(buf_opt), find(size_opt)) else { continue };
+                let cap = opts[s].1.addr();
+                if cap == 0 || opts[b].1.is_null() {
+                    continue;
+                }
+                let out = raw::bytes_mut(opts[b].1.cast(), cap)?;
+                let k = text.len().min(cap - 1);
+                out[..k].copy_from_slice(&text.as_bytes()[..k]);
+                out[k] = 0;
+                raw::put(values.wrapping_add(s), std::ptr::without_provenance_mut(k))?;
             }
-            let out = raw::bytes_mut(opts[b].1.cast(), cap)?;
-            let k = text.len().min(cap - 1);
-            out[..k].copy_from_slice(&text.as_bytes()[..k]);
-            out[k] = 0;
-            raw::put(values.wrapping_add(s), std::ptr::without_provenance_mut(k))?;
+            Ok(())
+        })();
+        let id = r?;
+        if let Err(e) = logs.and_then(|()| raw::put(module, handle(id))) {
+            // The caller never gets the handle: the module must not outlive this call.
+            let _ = unload(id);
+            return Err(e);
         }
-        raw::put(module, handle(r?))
+        Ok(())
     })
 }
 
 /// cuModuleUnload: its functions become invalid handles.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuModuleUnload(module: Handle) -> CUresult {
-    guard(|| {
-        let mut st = state()?;
-        let id = key(module);
-        let (ctx, m) = st.modules.remove(&id).ok_or(CuError::InvalidHandle)?;
-        st.funcs.retain(|_, f| f.module != id);
-        {
-            let s = &mut *st;
-            s.profile.collect(&s.dev);
-        }
-        let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
-        let gpu = st.gpu();
-        drop(st);
-        gpu.module_unload(h, m)
-    })
+    guard(|| unload(key(module)))
+}
+
+/// Unload module `id`: its functions become invalid handles.
+fn unload(id: usize) -> Result<()> {
+    let mut st = state()?;
+    let (ctx, m) = st.modules.remove(&id).ok_or(CuError::InvalidHandle)?;
+    st.funcs.retain(|_, f| f.module != id);
+    {
+        let s = &mut *st;
+        s.profile.collect(&s.dev);
+    }
+    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
+    let gpu = st.gpu();
+    drop(st);
+    gpu.module_unload(h, m)
 }
 
 fn module(id: usize) -> Result<(Arc<UserGpu>, usize, CtxHandle, ModuleHandle)> {

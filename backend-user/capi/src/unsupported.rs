@@ -79,7 +79,7 @@ unsupported! {
     cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback cuMemAddressFree
     cuMemAddressReserve cuMemAdvise cuMemAdvise_v2 cuMemAllocAsync cuMemAllocFromPoolAsync cuMemAllocManaged
     cuMemAllocPitch_v2 cuMemBatchDecompressAsync cuMemCreate cuMemDiscardAndPrefetchBatchAsync
-    cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync cuMemGetAccess cuMemGetAddressRange_v2
+    cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync cuMemGetAccess
     cuMemGetAllocationGranularity cuMemGetAllocationPropertiesFromHandle cuMemGetDefaultMemPool
     cuMemGetHandleForAddressRange cuMemGetMemPool cuMemHostGetFlags cuMemHostRegister_v2 cuMemHostUnregister
     cuMemImportFromShareableHandle cuMemMap cuMemMapArrayAsync cuMemPoolCreate cuMemPoolDestroy
