@@ -9,7 +9,10 @@ use runtime_core::{CuError, Gpu};
 #[global_allocator]
 static HEAP: KernelHeap = KernelHeap::empty();
 
-const ARENA_BYTES: usize = 96 << 20;
+const ARENA_BYTES: usize = 128 << 20;
+/// Heap the board's VRAM may take: the board advertises exactly this much, and the rest of
+/// the heap is the model's (caches, resident blocks, DMA rings and staging buffers).
+const VRAM_BACKING: u64 = 64 << 20;
 static mut ARENA: [MaybeUninit<u8>; ARENA_BYTES] = [MaybeUninit::uninit(); ARENA_BYTES];
 
 /// The image's only interface to its host: console output and exit.
@@ -207,8 +210,8 @@ extern "C" fn kmain() -> ! {
 }
 
 fn run() -> Result<(), CuError> {
-    let cfg = DeviceConfig { vram_size: 512 << 20, ..DeviceConfig::default() };
-    let gpu = Gpu::probe(KmodPlatform::new(cfg))?;
+    let cfg = DeviceConfig { vram_size: VRAM_BACKING, ..DeviceConfig::default() };
+    let gpu = Gpu::probe(KmodPlatform::new(cfg, VRAM_BACKING))?;
     let info = gpu.info();
     defmt::info!(
         "probe: {=u16:04x}:{=u16:04x} BOOT_0 {=u32:#010x}, {=u64} MiB VRAM, {=u32} SMs",
@@ -243,10 +246,61 @@ fn run() -> Result<(), CuError> {
     }
     gpu.mem_free(ctx, ptr)?;
     let kernel_ok = vecadd(&gpu, ctx)?;
+    let exhausted = exhaust_vram(&gpu, ctx)?;
     gpu.ctx_destroy(ctx)?;
     let (free, total) = gpu.mem_info();
     defmt::info!("context destroyed: {=u64} of {=u64} MiB VRAM free", free >> 20, total >> 20);
-    if same && kernel_ok { Ok(()) } else { Err(CuError::Unknown) }
+    drop(gpu);
+    let over = overcommitted_board()?;
+    if same && kernel_ok && exhausted && over { Ok(()) } else { Err(CuError::Unknown) }
+}
+
+/// Allocate and fill 8 MiB pieces until VRAM runs out: CUDA_ERROR_OUT_OF_MEMORY, then
+/// everything is freed and allocation works again.
+fn exhaust_vram(gpu: &Gpu<KmodPlatform>, ctx: runtime_core::CtxHandle) -> Result<bool, CuError> {
+    const PIECE: u64 = 8 << 20;
+    let mut held = alloc::vec::Vec::new();
+    let e = loop {
+        match gpu.mem_alloc(ctx, PIECE) {
+            Ok(p) => {
+                held.push(p);
+                gpu.memset(ctx, p, runtime_core::MemsetValue::U32(0xA5A5_A5A5), PIECE / 4)?;
+            }
+            Err(e) => break e,
+        }
+    };
+    gpu.ctx_synchronize(ctx)?;
+    defmt::info!("VRAM exhausted after {=usize} x 8 MiB written: CUresult {=u32}", held.len(), e.code());
+    for p in held {
+        gpu.mem_free(ctx, p)?;
+    }
+    let again = gpu.mem_alloc(ctx, PIECE)?;
+    gpu.mem_free(ctx, again)?;
+    Ok(e == CuError::OutOfMemory)
+}
+
+/// A board that advertises more VRAM (512 MiB) than the heap may back: a 128 MiB
+/// allocation succeeds, and filling it past the backing budget is CUDA_ERROR_OUT_OF_MEMORY
+/// for the context (7b5e8b4 panicked in the allocator at the ninth 8 MiB memset).
+fn overcommitted_board() -> Result<bool, CuError> {
+    let cfg = DeviceConfig { vram_size: 512 << 20, ..DeviceConfig::default() };
+    let gpu = Gpu::probe(KmodPlatform::new(cfg, VRAM_BACKING))?;
+    let ctx = gpu.ctx_create()?;
+    let big = 128u64 << 20;
+    let p = gpu.mem_alloc(ctx, big)?;
+    let mut r = Ok(());
+    for k in 0..big / (8 << 20) {
+        r = gpu
+            .memset(ctx, p + k * (8 << 20), runtime_core::MemsetValue::U32(1), 2 << 20)
+            .and_then(|_| gpu.ctx_synchronize(ctx));
+        if r.is_err() {
+            break;
+        }
+    }
+    let e = r.err().map_or(0, |e| e.code());
+    defmt::info!("overcommitted board: filling 128 MiB of VRAM ends in CUresult {=u32}", e);
+    gpu.ctx_destroy(ctx)?;
+    Ok(e == CuError::OutOfMemory.code())
 }
 
 /// Vector add from clang-compiled PTX, JIT-compiled in the kernel-side image and run on the

@@ -69,9 +69,12 @@ pub struct KmodPlatform {
 }
 
 impl KmodPlatform {
-    /// Build the board and assign its BARs (the firmware's job).
-    pub fn new(cfg: DeviceConfig) -> Self {
+    /// Build the board and assign its BARs (the firmware's job). At most `backing` bytes of
+    /// its VRAM are backed by the heap: writes beyond fault with NoBacking and the runtime
+    /// reports CUDA_ERROR_OUT_OF_MEMORY, so the heap itself never runs dry behind VRAM.
+    pub fn new(cfg: DeviceConfig, backing: u64) -> Self {
         let mut gpu = FakeGpu::new(cfg);
+        gpu.set_vram_backing_limit(backing);
         gpu.assign_bars(BAR0_BUS, BAR1_BUS);
         Self { gpu: spin::Mutex::new(gpu) }
     }

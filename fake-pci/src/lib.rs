@@ -282,6 +282,12 @@ impl FakeGpu {
         self.timing.log_dropped
     }
 
+    /// Back at most `bytes` of VRAM with host memory: a write needing more faults with
+    /// FaultReason::NoBacking (the platform's budget, e.g. a kernel-side heap).
+    pub fn set_vram_backing_limit(&mut self, bytes: u64) {
+        self.mem.vram.set_backing_limit(bytes);
+    }
+
     /// Host memory spent on touched VRAM.
     pub fn vram_resident_bytes(&self) -> u64 {
         self.mem.vram.resident_bytes()
@@ -309,7 +315,8 @@ impl FakeGpu {
     /// Allocate `len` bytes (rounded up to 4 KiB) of zeroed DMA-able memory and register it
     /// at a free bus address: the platform's `dma_alloc`.
     pub fn dma_alloc(&mut self, len: usize) -> Result<(Arc<SharedMem>, u64), sysmem::Unmapped> {
-        let mem = Arc::new(SharedMem::new(len.max(1).div_ceil(4096) * 4096));
+        let len = len.max(1).checked_next_multiple_of(4096).ok_or(sysmem::Unmapped)?;
+        let mem = Arc::new(SharedMem::try_new(len).ok_or(sysmem::Unmapped)?);
         let bus = self.mem.sys.map_anywhere(mem.clone())?;
         Ok((mem, bus))
     }

@@ -38,7 +38,10 @@ impl Memory {
     /// Write physical memory.
     pub fn write(&mut self, target: Target, pa: u64, data: &[u8]) -> Result<(), FaultReason> {
         match target {
-            Target::Vram => self.vram.write(pa, data).map_err(|_| FaultReason::BusError),
+            Target::Vram => self.vram.write(pa, data).map_err(|e| match e {
+                crate::vram::VramError::OutOfRange => FaultReason::BusError,
+                crate::vram::VramError::NoBacking => FaultReason::NoBacking,
+            }),
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master => {
                 self.sys.write(pa, data).map_err(|_| FaultReason::BusError)
             }

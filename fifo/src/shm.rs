@@ -34,6 +34,15 @@ impl SharedMem {
         Self { words: words.into_boxed_slice(), len }
     }
 
+    /// `len` zeroed bytes, or `None` when the allocator cannot provide them (a kernel-side
+    /// heap that is full), instead of aborting.
+    pub fn try_new(len: usize) -> Option<Self> {
+        let mut words: Vec<AtomicU64> = Vec::new();
+        words.try_reserve_exact(len.div_ceil(8)).ok()?;
+        words.extend((0..len.div_ceil(8)).map(|_| AtomicU64::new(0)));
+        Some(Self { words: words.into_boxed_slice(), len })
+    }
+
     /// Size in bytes.
     pub fn len(&self) -> usize {
         self.len

@@ -491,8 +491,9 @@ pub enum FaultReason {
     BusError = 11,
     /// Model: the entry's target/aperture field holds the reserved encoding.
     InvalidTarget = 12,
-    /// Reserved.
-    Reserved13 = 13,
+    /// Model: the simulator could not back the VRAM page with host memory (its backing
+    /// budget or the host heap is exhausted); the runtime reports CUDA_ERROR_OUT_OF_MEMORY.
+    NoBacking = 13,
     /// Reserved.
     Reserved14 = 14,
     /// Reserved.

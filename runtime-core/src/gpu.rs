@@ -528,7 +528,12 @@ impl<P: Platform> Gpu<P> {
                     if info.write() { "write" } else { "read" }
                 );
                 if let Some(c) = chid {
-                    self.set_channel_error(c, CuError::IllegalAddress);
+                    // The simulator's host memory ran out behind this access: out of memory.
+                    let e = match info.reason_or_err() {
+                        Ok(FaultReason::NoBacking) => CuError::OutOfMemory,
+                        _ => CuError::IllegalAddress,
+                    };
+                    self.set_channel_error(c, e);
                 }
                 self.wr(NV_PFIFO_MMU_FAULT_UNITS, 0, 1 << u);
             }

@@ -319,3 +319,25 @@ fn destroying_a_context_with_a_pending_event_record_succeeds() {
     let (free, total) = gpu.mem_info();
     assert!(free > total - (8 << 20), "everything freed: {free} of {total}");
 }
+
+/// When the simulator cannot back VRAM with host memory (the platform's budget, or the
+/// heap of a kernel-side build), the access is CUDA_ERROR_OUT_OF_MEMORY for the context
+/// that made it (sticky), and other contexts carry on.
+#[test]
+fn host_memory_behind_vram_running_out_is_out_of_memory() {
+    let dev = Device::open().unwrap();
+    let other = dev.create_context().unwrap();
+    let mut keep = other.alloc::<u32>(1024).unwrap();
+    keep.copy_from(&[3; 1024]).unwrap();
+    let ctx = dev.create_context().unwrap();
+    let mut big = ctx.alloc::<u32>(4 << 20).unwrap(); // 16 MiB
+    {
+        let mut g = dev.sim().lock();
+        let resident = g.vram_resident_bytes();
+        g.set_vram_backing_limit(resident + (1 << 20));
+    }
+    big.fill(0xC0FF_EE00).unwrap(); // asynchronous, as cuMemsetD32 is
+    assert_eq!(ctx.synchronize(), Err(CuError::OutOfMemory));
+    assert_eq!(big.to_vec().map(drop), Err(CuError::OutOfMemory), "sticky");
+    assert_eq!(keep.to_vec().unwrap(), vec![3; 1024]);
+}

@@ -42,10 +42,15 @@ fn kernel_image_does_a_copy_round_trip_and_reports_through_defmt() {
     println!("{text}");
     assert_eq!(out.status.code(), Some(0), "image failed; its log:\n{text}");
     let sms = fake_pci::DeviceConfig::default().sms;
-    assert!(text.contains(&format!("info probe: 10de:06c0 BOOT_0 0x0c0000a1, 512 MiB VRAM, {sms} SMs")), "{text}");
+    assert!(text.contains(&format!("info probe: 10de:06c0 BOOT_0 0x0c0000a1, 64 MiB VRAM, {sms} SMs")), "{text}");
     assert!(text.contains("info copy round trip: 3145728 bytes identical"), "{text}");
     assert!(text.contains("info kernel vecadd: 65536 elements correct"), "{text}");
+    // VRAM and the heap are consistent: exhausting either is CUDA_ERROR_OUT_OF_MEMORY (2).
+    assert!(text.contains("x 8 MiB written: CUresult 2"), "{text}");
+    assert!(text.contains("info overcommitted board: filling 128 MiB of VRAM ends in CUresult 2"), "{text}");
     assert!(text.contains("info context destroyed"), "{text}");
     assert!(text.contains("exit 0"), "{text}");
-    assert!(!text.contains("error"), "{text}");
+    // The one error reported is the overcommitted board's fault, naming its reason.
+    let errors: Vec<&String> = log.iter().filter(|l| l.contains("error")).collect();
+    assert!(errors.len() == 1 && errors[0].contains("NoBacking"), "{text}");
 }
