@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn the_kernel_platform_drives_the_runtime() {
         let cfg = DeviceConfig { vram_size: 64 << 20, ..DeviceConfig::default() };
-        let gpu = runtime_core::Gpu::probe(KmodPlatform::new(cfg)).unwrap();
+        let gpu = runtime_core::Gpu::probe(KmodPlatform::new(cfg, 64 << 20)).unwrap();
         let ctx = gpu.ctx_create().unwrap();
         let p = gpu.mem_alloc(ctx, 8192).unwrap();
         let data: alloc::vec::Vec<u8> = (0..8192u32).map(|i| (i * 7) as u8).collect();
