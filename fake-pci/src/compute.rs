@@ -201,7 +201,8 @@ pub struct ComputeEngine {
     /// Decoded programs by (page directory, code address): an address space's programs
     /// are its own, whatever their virtual address.
     icache: BTreeMap<(u64, u64), Vec<Option<D>>>,
-    free_at: u64,
+    /// Functional mode: grids in launch order; the front one runs.
+    queue: alloc::collections::VecDeque<FuncGrid>,
     /// Warp instructions executed.
     pub warp_instructions: u64,
     /// Thread instructions executed.
@@ -212,7 +213,7 @@ pub struct ComputeEngine {
     pub last_occupancy: (u32, u64),
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Frame {
     pub(crate) pc: u32,
     pub(crate) mask: u32,
@@ -230,6 +231,75 @@ pub(crate) struct Warp {
     pub(crate) base: u32,
     /// Return addresses of the calls in progress.
     pub(crate) calls: Vec<u32>,
+    /// Spin detection.
+    pub(crate) spin: SpinProbe,
+    /// Functional mode: the memory epoch at which the warp was found spinning; it waits
+    /// for memory to change while the others run.
+    pub(crate) parked: Option<u64>,
+}
+
+/// Backward branches with memory unchanged before the first snapshot of a warp's state.
+const SPIN_QUIET: u32 = 8;
+/// Most backward branches between snapshots of a loop that makes progress.
+const SPIN_BACKOFF_MAX: u32 = 1 << 12;
+
+/// Detects a warp spinning in place: after a backward branch its whole state (registers,
+/// reconvergence stack, calls, exited lanes) equals the state after an earlier one, at the
+/// same instruction, and nothing anywhere wrote memory in between (the [`Memory::epoch`]
+/// stood still). Such a warp repeats the same iteration forever, changing nothing, until
+/// something writes memory. Loops that make progress are checked ever less often (the
+/// interval doubles up to [`SPIN_BACKOFF_MAX`]), so they pay almost nothing. Reads of
+/// `%clock` or `%globaltimer` change registers, so clock-timed waits are not spins.
+#[derive(Default)]
+pub(crate) struct SpinProbe {
+    epoch: u64,
+    quiet: u32,
+    next: u32,
+    backoff: u32,
+    snap: Option<Snapshot>,
+}
+
+#[derive(Default)]
+struct Snapshot {
+    pc: u32,
+    regs: Vec<u64>,
+    stack: Vec<Frame>,
+    calls: Vec<u32>,
+    exited: u32,
+}
+
+impl SpinProbe {
+    /// After a backward branch, at `pc` (the warp's next instruction) and memory epoch
+    /// `epoch`: whether the warp is spinning.
+    fn check(&mut self, pc: u32, stack: &[Frame], calls: &[u32], exited: u32, regs: &[u64], epoch: u64) -> bool {
+        if epoch != self.epoch {
+            (self.epoch, self.quiet, self.next, self.backoff) = (epoch, 0, SPIN_QUIET, SPIN_QUIET);
+            self.snap = None;
+            return false;
+        }
+        self.quiet = self.quiet.saturating_add(1);
+        if let Some(s) = &self.snap {
+            if s.pc != pc {
+                return false;
+            }
+            if s.exited == exited && s.stack == stack && s.calls == calls && s.regs == regs {
+                return true;
+            }
+            // A loop making progress without writing: look again later, less often.
+            self.backoff = (self.backoff.max(1) * 2).min(SPIN_BACKOFF_MAX);
+            self.next = self.quiet.saturating_add(self.backoff);
+            self.snap = None;
+            return false;
+        }
+        if self.quiet >= self.next {
+            let mut s = Snapshot { pc, exited, ..Snapshot::default() };
+            s.regs.extend_from_slice(regs);
+            s.stack.extend_from_slice(stack);
+            s.calls.extend_from_slice(calls);
+            self.snap = Some(s);
+        }
+        false
+    }
 }
 
 /// Everything one launch needs, borrowed from the device.
@@ -295,6 +365,9 @@ pub(crate) enum Flow {
     Barrier,
     /// The warp has ended.
     Done,
+    /// The warp took a backward branch into a state it was in before, with memory
+    /// unchanged: it is spinning (see [`SpinProbe`]). It may go on.
+    Spin,
 }
 
 /// Per-block storage of the functional mode, reused by every block of a grid (registers
@@ -350,11 +423,6 @@ impl ComputeEngine {
         self.icache.clear();
     }
 
-    /// Cycle at which the engine becomes idle.
-    pub fn free_at(&self) -> u64 {
-        self.free_at
-    }
-
     /// Check a launch's shape against the engine's and the SM's limits; returns the
     /// threads per block, the blocks, and the blocks an SM holds at once.
     pub(crate) fn check_launch(cfg: &DeviceConfig, r: &ComputeRegs) -> Result<(u32, u64, u32), GridError> {
@@ -400,64 +468,273 @@ impl ComputeEngine {
         self.icache.insert((space.pd, code), decoded);
     }
 
-    /// Functional mode: run a grid now; returns the cycle at which it completes.
-    pub fn launch(&mut self, cx: &mut LaunchCtx<'_>, r: &ComputeRegs) -> Result<u64, GridError> {
+    /// Functional mode: queue a grid launched by channel `chid` at cycle `cx.now`. Grids
+    /// run one after another, in the order they were launched.
+    pub(crate) fn submit(
+        &mut self,
+        cx: &mut LaunchCtx<'_>,
+        chid: u32,
+        r: &ComputeRegs,
+        seq: u64,
+    ) -> Result<(), GridError> {
         let (threads, nblocks, per_sm) = Self::check_launch(cx.cfg, r)?;
-        let sms = cx.cfg.sms.max(1) as u64;
-        self.last_occupancy = (per_sm, nblocks.div_ceil(per_sm as u64 * sms));
         let banks = Self::read_banks(cx, r)?;
-        let space = cx.space;
-        let mut code = self.take_code(&space, r.code);
-        let budget = match cx.cfg.watchdog_cycles {
-            0 => u64::MAX, // no watchdog
-            w => w.saturating_mul(sms),
-        };
         let nregs = r.regs.max(1) as usize;
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
-        let mut span = vec![0u8; 4096];
-        let mut bufs = BlockBufs {
+        let code = self.take_code(&cx.space, r.code);
+        let bufs = BlockBufs {
             regs: vec![0u64; nwarps * nregs * 32],
             shared: vec![0u8; r.shared as usize],
             local: vec![0u8; r.local_size as usize * nwarps * 32],
             warps: Vec::new(),
         };
-        let mut g = Exec {
-            cx,
-            r,
-            code: &mut code,
-            banks: &banks,
+        self.queue.push_back(FuncGrid {
+            chid,
+            seq,
+            space: cx.space,
+            r: r.clone(),
+            banks,
+            code,
+            span: vec![0u8; 4096],
+            threads,
+            nblocks,
+            per_sm,
             nregs,
-            instrs: 0,
+            bufs,
+            block: 0,
+            pass: None,
+            work: 0,
+            idle: 0,
+            thread_instrs: 0,
+            start: cx.now,
+        });
+        Ok(())
+    }
+
+    /// Whether functional-mode grids are queued or running.
+    pub fn busy(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Functional mode: (blocks finished, blocks in all) of the grids queued and running.
+    pub fn progress(&self) -> (u64, u64) {
+        self.queue.iter().fold((0, 0), |(d, n), g| (d + g.block, n + g.nblocks))
+    }
+
+    /// Functional mode: the cycle the running grid has reached (its next event).
+    pub fn next_event(&self, cfg: &DeviceConfig) -> Option<u64> {
+        self.queue.front().map(|g| g.cycle(cfg))
+    }
+
+    /// Functional mode: run the front grid until it reaches cycle `horizon`, ends or
+    /// fails; returns it, with the cycle it ended at, when it has ended. The next grid
+    /// starts then.
+    pub(crate) fn advance(
+        &mut self,
+        mem: &mut Memory,
+        tlb: &mut Tlb,
+        cfg: &DeviceConfig,
+        horizon: u64,
+    ) -> Option<(FuncGrid, u64, Result<(), GridError>)> {
+        let g = self.queue.front_mut()?;
+        let now = g.cycle(cfg);
+        let sms = cfg.sms.max(1) as u64;
+        let limit = g.work.saturating_add(horizon.saturating_sub(now).max(1).saturating_mul(sms));
+        let (at, r) = match g.run(mem, tlb, cfg, limit) {
+            Ok(false) => return None,
+            Ok(true) => (g.end(cfg), Ok(())),
+            Err(e) => (g.cycle(cfg), Err(e)),
+        };
+        let mut g = self.queue.pop_front()?;
+        if let Some(next) = self.queue.front_mut() {
+            next.start = next.start.max(at);
+        }
+        self.grids += 1;
+        self.warp_instructions += g.instructions();
+        self.thread_instructions += g.thread_instrs;
+        self.last_occupancy = (g.per_sm, g.nblocks.div_ceil(g.per_sm as u64 * sms));
+        let code = core::mem::take(&mut g.code);
+        self.put_code(&g.space, g.r.code, code);
+        Some((g, at, r))
+    }
+
+    /// Drop the functional-mode grids of a channel that went away.
+    pub fn cancel(&mut self, chid: u32, now: u64) {
+        let front = self.queue.front().map(|g| g.chid);
+        self.queue.retain(|g| g.chid != chid);
+        if front == Some(chid)
+            && let Some(next) = self.queue.front_mut()
+        {
+            next.start = next.start.max(now);
+        }
+    }
+}
+
+/// A grid of the functional mode. Its blocks run one after another, a block's warps in
+/// turn, each until it waits at a barrier, ends or spins (a spinning warp lets the others
+/// run). It runs in slices of instructions and can stop after any instruction, so the
+/// device stays responsive and the watchdog counts what it executes. Time: the launch
+/// overhead, the instructions spread over the SMs, and a cycle a block (as before slices).
+pub(crate) struct FuncGrid {
+    pub(crate) chid: u32,
+    pub(crate) seq: u64,
+    space: AddressSpace,
+    pub(crate) r: ComputeRegs,
+    banks: Vec<Vec<u8>>,
+    code: Vec<Option<D>>,
+    span: Vec<u8>,
+    threads: u32,
+    pub(crate) nblocks: u64,
+    pub(crate) per_sm: u32,
+    nregs: usize,
+    bufs: BlockBufs,
+    /// Linear index of the block running (or next to run).
+    block: u64,
+    /// Within the running block: whose turn it is, and whether this pass moved a warp.
+    pass: Option<(usize, bool)>,
+    /// Instructions executed plus those a spinning block was charged (time, watchdog).
+    work: u64,
+    /// Of `work`, charged to spinning rather than executed.
+    idle: u64,
+    pub(crate) thread_instrs: u64,
+    /// Cycle the grid started running (its launch, or the end of the grid before it).
+    pub(crate) start: u64,
+}
+
+impl FuncGrid {
+    /// The cycle the grid has reached.
+    pub(crate) fn cycle(&self, cfg: &DeviceConfig) -> u64 {
+        let sms = cfg.sms.max(1) as u64;
+        self.start.saturating_add(cfg.launch_overhead_cycles).saturating_add(self.work / sms).saturating_add(self.block)
+    }
+
+    /// The cycle a finished grid ends.
+    fn end(&self, cfg: &DeviceConfig) -> u64 {
+        let sms = cfg.sms.max(1) as u64;
+        self.start.saturating_add(cfg.launch_overhead_cycles).saturating_add(self.work.div_ceil(sms)) + self.nblocks
+    }
+
+    /// Warp instructions executed.
+    pub(crate) fn instructions(&self) -> u64 {
+        self.work - self.idle
+    }
+
+    /// Run until `work` reaches `limit`; true once the grid has finished.
+    fn run(&mut self, mem: &mut Memory, tlb: &mut Tlb, cfg: &DeviceConfig, limit: u64) -> Result<bool, GridError> {
+        let sms = cfg.sms.max(1) as u64;
+        let budget = match cfg.watchdog_cycles {
+            0 => u64::MAX, // no watchdog
+            w => w.saturating_mul(sms),
+        };
+        let FuncGrid {
+            space,
+            r,
+            banks,
+            code,
+            span,
+            threads,
+            nblocks,
+            nregs,
+            bufs,
+            block,
+            pass,
+            work,
+            idle,
+            thread_instrs,
+            start,
+            ..
+        } = self;
+        let mut cx = LaunchCtx { mem, tlb, space: *space, cfg, now_ns: cfg.cycles_to_ns(*start), now: *start };
+        let mut x = Exec {
+            cx: &mut cx,
+            r,
+            code,
+            banks,
+            nregs: *nregs,
+            instrs: *work,
             thread_instrs: 0,
             budget,
-            span: &mut span,
+            span,
             smid: 0,
             probe: None,
         };
-        // Blocks go to the SMs round-robin; the functional mode runs them one after another.
-        let res = (|| {
-            let mut i = 0u64;
-            for bz in 0..r.grid[2] {
-                for by in 0..r.grid[1] {
-                    for bx in 0..r.grid[0] {
-                        g.smid = (i % sms) as u32;
-                        g.block(&mut bufs, [bx, by, bz], threads)?;
-                        i += 1;
+        let nwarps = threads.div_ceil(WARP_SIZE) as usize;
+        let (nregs, local_size) = (*nregs, r.local_size as usize);
+        let result = 'grid: loop {
+            if *block >= *nblocks {
+                break Ok(true);
+            }
+            let (mut w, mut progressed) = match *pass {
+                Some(p) => p,
+                None => {
+                    bufs.shared.fill(0);
+                    bufs.local.fill(0);
+                    init_warps(&mut bufs.warps, *threads, r.start / INSTR_BYTES as u32);
+                    (0, false)
+                }
+            };
+            let i = *block;
+            let (gx, gy) = (r.grid[0] as u64, r.grid[1] as u64);
+            let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
+            x.smid = (i % sms) as u32;
+            // One pass over the warps; it can stop after any instruction and go on later.
+            while w < nwarps {
+                let epoch = x.cx.mem.epoch;
+                let warp = &mut bufs.warps[w];
+                if warp.done || warp.at_barrier || warp.parked == Some(epoch) {
+                    w += 1;
+                    continue;
+                }
+                warp.parked = None;
+                progressed = true;
+                let wr = &mut bufs.regs[w * nregs * 32..(w + 1) * nregs * 32];
+                let wl = &mut bufs.local[w * local_size * 32..(w + 1) * local_size * 32];
+                loop {
+                    if x.instrs >= limit {
+                        *pass = Some((w, progressed));
+                        break 'grid Ok(false);
+                    }
+                    match x.step(warp, w as u32, nwarps as u32, ctaid, wr, &mut bufs.shared, wl) {
+                        Ok(Flow::Next) => {}
+                        Ok(Flow::Spin) => {
+                            warp.parked = Some(x.cx.mem.epoch);
+                            break;
+                        }
+                        Ok(Flow::Barrier | Flow::Done) => break,
+                        Err(e) => break 'grid Err(e),
                     }
                 }
+                w += 1;
             }
-            Ok(())
-        })();
-        let (instrs, thread_instrs) = (g.instrs, g.thread_instrs);
-        let cfg = g.cx.cfg;
-        let cost = cfg.launch_overhead_cycles + instrs.div_ceil(sms) + nblocks;
-        let start = g.cx.now.max(self.free_at);
-        self.put_code(&space, r.code, code);
-        self.warp_instructions += instrs;
-        self.thread_instructions += thread_instrs;
-        self.grids += 1;
-        self.free_at = start + cost;
-        res.map(|()| self.free_at)
+            let warps = &mut bufs.warps;
+            if warps.iter().all(|w| w.done) {
+                *block += 1;
+                *pass = None;
+                continue;
+            }
+            if warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
+                for w in warps.iter_mut() {
+                    w.at_barrier = false;
+                }
+            } else if !progressed {
+                // Every live warp spins, or waits at a barrier for one that does: nothing
+                // changes until memory does (the host, another engine). The rest of the
+                // slice is spent spinning; the watchdog counts it.
+                let to = limit.min(budget.saturating_add(1)).max(x.instrs);
+                *idle += to - x.instrs;
+                x.instrs = to;
+                *pass = Some((0, false));
+                if x.instrs > budget {
+                    let pc = warps.iter().find(|w| w.parked.is_some()).and_then(|w| w.stack.last()).map_or(0, |f| f.pc);
+                    break Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
+                }
+                break Ok(false);
+            }
+            *pass = Some((0, false));
+        };
+        *work = x.instrs;
+        *thread_instrs += x.thread_instrs;
+        result
     }
 }
 
@@ -482,6 +759,8 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         lanes: 0,
         base: 0,
         calls: Vec::new(),
+        spin: SpinProbe::default(),
+        parked: None,
     });
     for (w, warp) in warps.iter_mut().enumerate() {
         let base = w as u32 * 32;
@@ -490,6 +769,8 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         warp.stack.clear();
         warp.stack.push(Frame { pc, mask: lanes, rpc: u32::MAX });
         warp.calls.clear();
+        warp.spin = SpinProbe::default();
+        warp.parked = None;
         (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
     }
 }
@@ -510,39 +791,6 @@ impl Exec<'_, '_> {
         }
         self.code[i] = Some(d);
         Ok(d)
-    }
-
-    fn block(&mut self, bufs: &mut BlockBufs, ctaid: [u32; 3], threads: u32) -> Result<(), GridError> {
-        bufs.shared.fill(0);
-        bufs.local.fill(0);
-        init_warps(&mut bufs.warps, threads, self.r.start / INSTR_BYTES as u32);
-        let nwarps = bufs.warps.len();
-        let (nregs, local_size) = (self.nregs, self.r.local_size as usize);
-        // Run the warps round-robin, each until it ends or waits at a barrier, releasing
-        // the barrier when every live warp has reached it.
-        loop {
-            let mut progressed = false;
-            for w in 0..nwarps {
-                if bufs.warps[w].done || bufs.warps[w].at_barrier {
-                    continue;
-                }
-                progressed = true;
-                let wr = &mut bufs.regs[w * nregs * 32..(w + 1) * nregs * 32];
-                let wl = &mut bufs.local[w * local_size * 32..(w + 1) * local_size * 32];
-                let warp = &mut bufs.warps[w];
-                while self.step(warp, w as u32, nwarps as u32, ctaid, wr, &mut bufs.shared, wl)? == Flow::Next {}
-            }
-            if bufs.warps.iter().all(|w| w.done) {
-                return Ok(());
-            }
-            if bufs.warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
-                for w in bufs.warps.iter_mut() {
-                    w.at_barrier = false;
-                }
-            } else if !progressed {
-                return Ok(());
-            }
-        }
     }
 
     /// The instruction a warp issues next (after popping finished reconvergence frames);
@@ -627,6 +875,13 @@ impl Exec<'_, '_> {
                         set_pc!(rpc);
                         w.stack.push(Frame { pc: next, mask: not_taken, rpc });
                         w.stack.push(Frame { pc: target, mask: on, rpc });
+                    }
+                    if target <= pc && self.cx.cfg.watchdog_cycles != 0 {
+                        let Warp { spin, stack, calls, exited, .. } = w;
+                        let at = stack.last().map_or(u32::MAX, |f| f.pc);
+                        if spin.check(at, stack, calls, *exited, regs, self.cx.mem.epoch) {
+                            return Ok(Flow::Spin);
+                        }
                     }
                     return Ok(Flow::Next);
                 }
@@ -1087,6 +1342,7 @@ impl Exec<'_, '_> {
                             let dst =
                                 w.get_mut(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
                             dst.copy_from_slice(buf);
+                            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
                         }
                     }
                 }
@@ -1113,16 +1369,25 @@ impl Exec<'_, '_> {
                     let c = if d.c == RZ { 0 } else { regs[d.c as usize * 32 + l] };
                     let new = atom(aop, d.ty, o, b, c);
                     let nb = new.to_le_bytes();
+                    let changed = nb[..size] != old[..size];
                     match space {
+                        // An atomic that leaves the value as it was (a failed compare-and-swap,
+                        // an add of 0) writes nothing, so a spin on it is seen as one; the page
+                        // must still take writes.
+                        Space::Global if !changed => {
+                            self.cx.tlb.translate(self.cx.mem, &self.cx.space, addr, true).map_err(GridError::Fault)?;
+                        }
                         Space::Global => self
                             .cx
                             .tlb
                             .write_va(self.cx.mem, &self.cx.space, addr, &nb[..size])
                             .map_err(GridError::Fault)?,
+                        _ if !changed => {}
                         _ => {
                             if let Some(w) = window {
                                 w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
                             }
+                            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
                         }
                     }
                     if d.dst != RZ {

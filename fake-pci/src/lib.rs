@@ -194,7 +194,12 @@ impl FakeGpu {
         Self {
             pci: pci::PciConfig::new(BAR0_SIZE as u64, cfg.bar1_size),
             regs: RegFile::new(),
-            mem: Memory { vram: vram::Vram::new(cfg.vram_size), sys: sysmem::SysMem::default(), bus_master: false },
+            mem: Memory {
+                vram: vram::Vram::new(cfg.vram_size),
+                sys: sysmem::SysMem::default(),
+                bus_master: false,
+                epoch: 0,
+            },
             tlb: Tlb::default(),
             channels,
             runlist: Vec::new(),
@@ -274,7 +279,8 @@ impl FakeGpu {
 
     /// Progress of the grids in flight on the timing model: (blocks done, blocks in all).
     pub fn grid_progress(&self) -> (u64, u64) {
-        self.timing.progress()
+        let (t, f) = (self.timing.progress(), self.compute.progress());
+        (t.0 + f.0, t.1 + f.1)
     }
 
     /// Kernel records dropped because nobody took them.
@@ -479,7 +485,7 @@ impl FakeGpu {
             o if o == NV_PTIMER_TIME_1.offset() => (self.time_ns() >> 32) as u32,
             o if o == NV_PFB_VRAM_SIZE.offset() => encode_vram_size(self.cfg.vram_size),
             o if o == NV_PCOPY0_STATUS.offset() => self.copy.busy() as u32,
-            o if o == NV_PGRAPH_STATUS.offset() => (self.compute.free_at() > self.now || self.timing.busy()) as u32,
+            o if o == NV_PGRAPH_STATUS.offset() => (self.compute.busy() || self.timing.busy()) as u32,
             o if o == NV_PGRAPH_SM_THREADS.offset() => self.cfg.max_threads_per_sm,
             o if o == NV_PGRAPH_SM_BLOCKS.offset() => self.cfg.max_blocks_per_sm,
             o if o == NV_PGRAPH_SM_REGS.offset() => self.cfg.regs_per_sm,
@@ -740,6 +746,7 @@ impl FakeGpu {
         {
             self.copy.cancel(chid);
             self.timing.cancel(&mut self.compute, chid, self.now);
+            self.compute.cancel(chid, self.now);
         }
     }
 
@@ -796,12 +803,14 @@ impl FakeGpu {
 
     /// Advance the device by `cycles` cycles.
     pub fn step(&mut self, cycles: u64) {
+        self.mem.epoch = self.mem.epoch.wrapping_add(1); // the host may have written DMA memory
         let end = self.now.saturating_add(cycles);
         self.advance(end, false);
     }
 
     /// Run until idle or until `max_cycles` have passed.
     pub fn run(&mut self, max_cycles: u64) -> RunState {
+        self.mem.epoch = self.mem.epoch.wrapping_add(1); // the host may have written DMA memory
         let end = self.now.saturating_add(max_cycles);
         if self.advance(end, true) { RunState::Idle } else { RunState::Busy }
     }
@@ -851,7 +860,7 @@ impl FakeGpu {
     /// Events run in time order; at equal times channels and the copy engine go before the
     /// compute engine's cycles. The compute engine runs in bulk up to the next other event.
     fn advance(&mut self, end: u64, stop_when_idle: bool) -> bool {
-        if !self.enable().pfifo() && !self.copy.busy() && !self.timing.busy() {
+        if !self.enable().pfifo() && !self.copy.busy() && !self.timing.busy() && !self.compute.busy() {
             if !stop_when_idle {
                 self.now = self.now.max(end);
             }
@@ -867,7 +876,13 @@ impl FakeGpu {
                 (None, Some((r, _))) => Some(r),
                 (None, None) => None,
             };
-            if let Some(c) = self.timing.next_event()
+            // The compute engine: the timing model's SMs, or the functional mode's grids.
+            let func = self.compute.next_event(&self.cfg);
+            let compute = match (self.timing.next_event(self.mem.epoch), func) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let Some(c) = compute
                 && other.is_none_or(|o| c < o)
             {
                 if c > end {
@@ -880,8 +895,14 @@ impl FakeGpu {
                     continue;
                 }
                 let horizon = other.unwrap_or(u64::MAX).min(end.saturating_add(1));
+                if func == Some(c) {
+                    if let Some((g, at, r)) = self.compute.advance(&mut self.mem, &mut self.tlb, &self.cfg, horizon) {
+                        self.functional_done(g, at, r);
+                    }
+                    continue;
+                }
                 let mut env = timing::Env { mem: &mut self.mem, tlb: &mut self.tlb, cfg: &self.cfg };
-                let last = self.timing.advance(&mut self.compute, &mut env, horizon);
+                let last = self.timing.advance(&mut self.compute, &mut env, self.now, horizon);
                 self.now = self.now.max(last);
                 continue;
             }
@@ -905,6 +926,29 @@ impl FakeGpu {
                 self.run_channel(chid);
             }
         }
+    }
+
+    /// A functional-mode grid ended at cycle `at`: record its statistics; its channel hears
+    /// of it at that cycle.
+    fn functional_done(&mut self, g: compute::FuncGrid, at: u64, r: Result<(), compute::GridError>) {
+        self.timing.record(timing::KernelStats {
+            seq: g.seq,
+            chid: g.chid,
+            code: g.r.code,
+            entry: g.r.start,
+            grid: g.r.grid,
+            block: g.r.block,
+            start_cycle: g.start,
+            end_cycle: at,
+            warp_instructions: g.instructions(),
+            thread_instructions: g.thread_instrs,
+            max_warps_per_sm: self.cfg.max_threads_per_sm / 32,
+            sms: self.cfg.sms,
+            blocks_per_sm: g.per_sm,
+            failed: r.is_err(),
+            ..timing::KernelStats::default()
+        });
+        self.timing.complete(timing::Done { chid: g.chid, at, result: r });
     }
 
     /// A grid of the timing model ended: its channel may go on, or takes the error.

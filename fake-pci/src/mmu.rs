@@ -20,6 +20,11 @@ pub struct Memory {
     pub sys: SysMem,
     /// Bus mastering enabled in PCI config space (system memory accesses fail without it).
     pub bus_master: bool,
+    /// Write epoch: advances with every write through [`Memory::write`], every store to
+    /// shared or local memory, and every time the host enters the device (it may have
+    /// written DMA memory behind the device's back). A warp whose loop repeats its state
+    /// exactly while the epoch stands still is spinning: it cannot change anything.
+    pub epoch: u64,
 }
 
 impl Memory {
@@ -37,6 +42,7 @@ impl Memory {
 
     /// Write physical memory.
     pub fn write(&mut self, target: Target, pa: u64, data: &[u8]) -> Result<(), FaultReason> {
+        self.epoch = self.epoch.wrapping_add(1);
         match target {
             Target::Vram => self.vram.write(pa, data).map_err(|e| match e {
                 crate::vram::VramError::OutOfRange => FaultReason::BusError,
@@ -304,7 +310,7 @@ mod tests {
     use hw::mmu::PdeAperture;
 
     fn setup() -> (Memory, AddressSpace) {
-        let mut mem = Memory { vram: Vram::new(64 << 20), sys: SysMem::default(), bus_master: true };
+        let mut mem = Memory { vram: Vram::new(64 << 20), sys: SysMem::default(), bus_master: true, epoch: 0 };
         let space = AddressSpace { inst: 0, pd: 0x10000, pd_target: Target::Vram, limit: (1 << 40) - 1 };
         // PDE 1 (VA 128 MiB..256 MiB): small table at 0x100000.
         let pde = Pde::new().with_small_aperture(PdeAperture::Vram).with_small_addr(0x100);

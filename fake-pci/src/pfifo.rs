@@ -9,7 +9,7 @@ use crate::config::DeviceConfig;
 use crate::config::Mode;
 use crate::copy::{CopyEngine, CopyJob, CopyRegs};
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
-use crate::timing::{KernelStats, TimingEngine};
+use crate::timing::TimingEngine;
 use alloc::vec::Vec;
 use fifo::{Method, MethodStream, Ring};
 use hw::class::{self, MemOp, MemOpB, SemOp, SemaphoreD, host};
@@ -358,7 +358,7 @@ impl Channel {
                 u.compute.invalidate();
                 done
             }
-            Action::Launch if u.cfg.mode == Mode::Timing => {
+            Action::Launch => {
                 // Work on one channel runs in order (CUDA stream semantics).
                 if self.grids_in_flight > 0 {
                     return Ok(Step::WaitGrids);
@@ -370,44 +370,13 @@ impl Channel {
                     LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
                 let seq = *u.launches;
                 *u.launches += 1;
-                match u.timing.submit(u.compute, &mut cx, self.chid, &self.compute, seq) {
+                let r = match u.cfg.mode {
+                    Mode::Timing => u.timing.submit(u.compute, &mut cx, self.chid, &self.compute, seq),
+                    Mode::Functional => u.compute.submit(&mut cx, self.chid, &self.compute, seq),
+                };
+                match r {
                     Ok(()) => {
                         self.grids_in_flight += 1;
-                        done
-                    }
-                    Err(GridError::Fault(f)) => Err(fault(f)),
-                    Err(GridError::Trap(t)) => Err(ChanError::Trap(t)),
-                }
-            }
-            Action::Launch => {
-                let mut cx =
-                    LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
-                let (w0, t0) = (u.compute.warp_instructions, u.compute.thread_instructions);
-                let start = u.now.max(u.compute.free_at());
-                let r = u.compute.launch(&mut cx, &self.compute);
-                let seq = *u.launches;
-                *u.launches += 1;
-                let c = &self.compute;
-                u.timing.record(KernelStats {
-                    seq,
-                    chid: self.chid,
-                    code: c.code,
-                    entry: c.start,
-                    grid: c.grid,
-                    block: c.block,
-                    start_cycle: start,
-                    end_cycle: u.compute.free_at(),
-                    warp_instructions: u.compute.warp_instructions - w0,
-                    thread_instructions: u.compute.thread_instructions - t0,
-                    max_warps_per_sm: u.cfg.max_threads_per_sm / 32,
-                    sms: u.cfg.sms,
-                    blocks_per_sm: u.compute.last_occupancy.0,
-                    failed: r.is_err(),
-                    ..KernelStats::default()
-                });
-                match r {
-                    Ok(end) => {
-                        self.engine_busy_until = self.engine_busy_until.max(end);
                         done
                     }
                     Err(GridError::Fault(f)) => Err(fault(f)),

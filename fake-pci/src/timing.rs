@@ -276,6 +276,9 @@ struct Slot {
     /// When the next instruction's operands are ready, its pipe and why it waits (cleared
     /// when the warp issues or leaves a barrier).
     cache: Option<(u64, Class, StallKind)>,
+    /// The memory epoch at which the warp was found spinning (it goes on issuing: a
+    /// spinning warp takes issue slots and bandwidth like any other).
+    spin: Option<u64>,
 }
 
 /// A block resident on an SM.
@@ -377,6 +380,11 @@ pub struct TimingEngine {
     pub log_dropped: u64,
     /// Per-SM occupancy changes, when enabled.
     pub samples: Samples,
+    /// (memory epoch, watchdog deadline): every resident warp was found spinning or waiting
+    /// at a barrier at that epoch, with no block left to place. Until memory changes nothing
+    /// can, so the SMs are not stepped and time moves to the first grid's watchdog
+    /// deadline (see [`Self::next_event`]).
+    frozen: Option<(u64, u64)>,
 }
 
 /// A change of an SM's resident warps (recorded while occupancy tracing is on).
@@ -433,6 +441,7 @@ impl Default for TimingEngine {
             log: VecDeque::new(),
             log_dropped: 0,
             samples: Samples::default(),
+            frozen: None,
         }
     }
 }
@@ -484,6 +493,7 @@ impl TimingEngine {
     ) -> Result<(), GridError> {
         let cfg = cx.cfg;
         self.build(cfg);
+        self.frozen = None;
         let (threads, nblocks, per_sm) = ComputeEngine::check_launch(cfg, r)?;
         let banks = ComputeEngine::read_banks(cx, r)?;
         // L1s are not coherent: a kernel starts with them invalidated, as on real parts.
@@ -527,9 +537,17 @@ impl TimingEngine {
         Ok(())
     }
 
-    /// The next cycle at which the engine has something to do.
-    pub fn next_event(&self) -> Option<u64> {
+    /// The next cycle at which the engine has something to do, with memory at `epoch`.
+    /// While every resident warp spins (see `frozen`) and memory stays at the epoch it was
+    /// found at, that is the first grid's watchdog deadline: the spinning in between
+    /// would change nothing, so it is not simulated.
+    pub fn next_event(&self, epoch: u64) -> Option<u64> {
         let mut t = self.done.iter().map(|d| d.at).min().unwrap_or(u64::MAX);
+        if let Some((e, deadline)) = self.frozen
+            && e == epoch
+        {
+            return Some(t.min(deadline));
+        }
         for g in self.grids.iter().flatten() {
             if g.next_block < g.nblocks && !g.blocked {
                 t = t.min(g.dispatch_mc.div_ceil(1000));
@@ -541,6 +559,11 @@ impl TimingEngine {
         (t != u64::MAX).then_some(t)
     }
 
+    /// Report a grid's end at its cycle (the functional mode's grids end here too).
+    pub fn complete(&mut self, d: Done) {
+        self.done.push_back(d);
+    }
+
     /// Take a completion due at or before `now`.
     pub fn pop_done(&mut self, now: u64) -> Option<Done> {
         let i = self.done.iter().position(|d| d.at <= now)?;
@@ -548,16 +571,56 @@ impl TimingEngine {
     }
 
     /// Process the engine's cycles before `horizon`, stopping early at a due completion.
-    pub fn advance(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, horizon: u64) -> u64 {
+    /// Process the engine's cycles from the device's cycle `now` up to `horizon`, stopping
+    /// early at a due completion; returns the last cycle processed.
+    pub fn advance(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, now: u64, horizon: u64) -> u64 {
+        if self.frozen.is_some_and(|(e, deadline)| e != env.mem.epoch || now >= deadline) {
+            self.thaw(now); // memory changed while the SMs were not stepped
+        }
         let mut last = 0;
         loop {
             let due = self.done.iter().map(|d| d.at).min().unwrap_or(u64::MAX);
-            let Some(t) = self.next_event() else { return last };
+            let Some(t) = self.next_event(env.mem.epoch) else { return last };
             if t >= horizon || t >= due {
                 return last;
             }
+            if self.frozen.is_some() {
+                self.thaw(t); // the watchdog's time has come
+                continue;
+            }
             last = t;
             self.cycle(engine, env, t);
+        }
+    }
+
+    /// Step the SMs again from cycle `t`: what they skipped while frozen changed nothing.
+    fn thaw(&mut self, t: u64) {
+        self.frozen = None;
+        for sm in &mut self.sms {
+            if sm.wake != u64::MAX {
+                sm.wake = sm.wake.max(t);
+            }
+        }
+    }
+
+    /// After warp `slot` of SM `s` was found spinning: freeze when every resident warp of
+    /// the device spins at this epoch or waits at a barrier and no dispatcher can place a
+    /// block (nothing left can write memory). Never without a watchdog: a hung kernel then
+    /// hangs, as on a GPU without one.
+    fn try_freeze(&mut self, env: &Env<'_>) {
+        if env.cfg.watchdog_cycles == 0 {
+            return;
+        }
+        let e = env.mem.epoch;
+        if self.grids.iter().flatten().any(|g| g.next_block < g.nblocks && !g.blocked) {
+            return;
+        }
+        let quiet = |sl: &Slot| sl.at_barrier || sl.spin == Some(e);
+        if self.sms.iter().all(|sm| sm.slots.iter().flatten().all(quiet))
+            && let Some(start) = self.grids.iter().flatten().map(|g| g.stats.start_cycle).min()
+        {
+            // The watchdog stops a grid at its first issue after start + watchdog_cycles.
+            self.frozen = Some((e, start.saturating_add(env.cfg.watchdog_cycles).saturating_add(1)));
         }
     }
 
@@ -647,6 +710,7 @@ impl TimingEngine {
                 pending: heapless::Vec::new(),
                 at_barrier: false,
                 cache: None,
+                spin: None,
             };
             let si = match sm.slots.iter().position(|x| x.is_none()) {
                 Some(si) => si,
@@ -940,6 +1004,10 @@ impl TimingEngine {
                 self.maybe_release(s, bi, t, cfg);
             }
             Flow::Done => self.retire_warp(engine, env, s, slot, t),
+            Flow::Spin => {
+                sl.spin = Some(env.mem.epoch);
+                self.try_freeze(env);
+            }
         }
     }
 
