@@ -25,6 +25,27 @@ use hw::inst::*;
 use hw::mmu::PAGE_SIZE;
 use hw::regs::Target;
 
+/// A semaphore release to wait for without holding the context's lock: the 32-bit payload
+/// at `off` in DMA memory reaching `target` (compared wrapping: fewer than 2^31 releases
+/// are ever outstanding), written by channel `chid`. The memory stays alive with it.
+pub(crate) struct Release {
+    pub(crate) chid: u32,
+    pub(crate) mem: alloc::sync::Arc<fifo::SharedMem>,
+    pub(crate) off: usize,
+    pub(crate) target: u32,
+}
+
+impl Release {
+    fn landed(&self) -> bool {
+        self.mem.load_u32(self.off, Ordering::Acquire).is_ok_and(|v| v.wrapping_sub(self.target) as i32 >= 0)
+    }
+
+    /// Wait until the release lands, or the channel's error (see [`Gpu::wait_for`]).
+    pub(crate) fn wait<P: Platform>(&self, gpu: &Gpu<P>) -> Result<()> {
+        gpu.wait_for(self.chid, || self.landed())
+    }
+}
+
 /// A fence: the sequence number a channel releases when everything before it is done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Fence(pub u64);
@@ -248,6 +269,14 @@ impl Channel {
     /// The device timestamp (ns) of the most recent fence release.
     pub fn fence_timestamp(&self) -> u64 {
         self.fence.mem.load_u64(8, Ordering::Acquire).unwrap_or(0)
+    }
+
+    /// What waiting for fence `f` needs, to wait without the context's lock.
+    pub(crate) fn release_of(&self, f: Fence) -> Result<Release> {
+        if f.0 >= self.next_seq {
+            return Err(CuError::InvalidValue);
+        }
+        Ok(Release { chid: self.chid, mem: self.fence.mem.clone(), off: 0, target: f.0 as u32 })
     }
 
     /// Wait until fence `f` has been released.

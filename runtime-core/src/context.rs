@@ -7,7 +7,8 @@
 use crate::channel::{Channel, Cmd, Fence, map_dma, release};
 use crate::error::{CuError, Result};
 use crate::gpu::{CtxHandle, Gpu};
-use crate::platform::{DmaBuffer, Platform};
+use crate::platform::{DmaBuffer, Level, Platform};
+use crate::rlog;
 use crate::vm::VaSpace;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -159,6 +160,9 @@ impl<P: Platform> Context<P> {
         }
     }
 
+    /// Destroy the context: drain its channels, then free everything it holds. Succeeds
+    /// once it has started (CUDA's cuCtxDestroy is how a program leaves a context whose
+    /// work failed): errors of the context's own work are logged, not returned.
     pub(crate) fn destroy(&self, gpu: &Gpu<P>) -> Result<()> {
         let mut g = self.inner.lock();
         let inner = &mut *g;
@@ -166,36 +170,32 @@ impl<P: Platform> Context<P> {
             return Err(CuError::InvalidContext);
         }
         inner.destroyed = true;
-        let mut result = Ok(());
         // Drain every channel before anything is unmapped: queued work (an event record on
         // the default stream, a copy on another stream) still writes into this context's
         // memory. A faulted channel is stopped and has nothing left to drain.
         let chans = inner.streams.values_mut().map(|st| &mut st.ch).chain(inner.ch.as_mut());
         for ch in chans {
-            if gpu.channel_error(ch.chid).is_none() {
-                let last = ch.last_fence();
-                result = result.and(ch.wait(gpu, last));
+            if gpu.channel_error(ch.chid).is_none()
+                && let Err(e) = ch.wait(gpu, ch.last_fence())
+            {
+                rlog!(&gpu.platform, Level::Warn, "context destroy: channel {} ended with {e:?}", ch.chid);
             }
         }
-        for (_, st) in core::mem::take(&mut inner.streams) {
-            if let Err(e) = crate::channel::teardown(gpu, &mut inner.vm, st.ch) {
-                result = result.and(Err(e));
-            }
-        }
+        let mut chans: Vec<Channel> = core::mem::take(&mut inner.streams).into_values().map(|st| st.ch).collect();
         inner.events.release(gpu, &mut inner.vm);
-        if let Some(ch) = inner.ch.take() {
-            if let Err(e) = crate::channel::teardown(gpu, &mut inner.vm, ch) {
-                result = result.and(Err(e));
-            }
-            for (_, a) in core::mem::take(&mut inner.allocs) {
-                match a.backing {
-                    Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
-                    Backing::Host(buf) => gpu.platform.dma_free(&buf),
-                }
+        chans.extend(inner.ch.take());
+        for ch in chans {
+            // Drained or stopped: the teardown's own wait has nothing left to wait for.
+            let _ = crate::channel::teardown(gpu, &mut inner.vm, ch);
+        }
+        for (_, a) in core::mem::take(&mut inner.allocs) {
+            match a.backing {
+                Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
+                Backing::Host(buf) => gpu.platform.dma_free(&buf),
             }
         }
         inner.vm.destroy(gpu);
-        result
+        Ok(())
     }
 }
 
@@ -606,8 +606,18 @@ impl<P: Platform> Gpu<P> {
     }
 
     /// Wait for all work queued on the context (cuCtxSynchronize).
+    /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn ctx_synchronize(&self, h: CtxHandle) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.sync_all(gpu))
+        let waits = self.with_ctx(h, |_, c| {
+            let mut w = Vec::new();
+            for st in c.streams.values() {
+                w.push(st.ch.release_of(st.ch.last_fence())?);
+            }
+            let ch = c.live()?;
+            w.push(ch.release_of(ch.last_fence())?);
+            Ok(w)
+        })?;
+        waits.iter().try_for_each(|w| w.wait(self))
     }
 
     /// Queue a fence on the context's channel.
@@ -623,7 +633,7 @@ impl<P: Platform> Gpu<P> {
 
     /// Wait for fence `f` of the context.
     pub fn fence_wait(&self, h: CtxHandle, f: Fence) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.live()?.wait(gpu, f))
+        self.with_ctx(h, |_, c| c.live()?.release_of(f))?.wait(self)
     }
 
     /// Whether fence `f` has been released (without waiting).

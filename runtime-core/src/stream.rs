@@ -176,12 +176,13 @@ impl<P: Platform> Gpu<P> {
     }
 
     /// Wait for the work queued on stream `s` (cuStreamSynchronize).
+    /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn stream_synchronize(&self, h: CtxHandle, s: StreamHandle) -> Result<()> {
-        self.with_ctx(h, |gpu, c| {
+        self.with_ctx(h, |_, c| {
             let ch = c.chan(s.0)?;
-            let last = ch.last_fence();
-            ch.wait(gpu, last)
-        })
+            ch.release_of(ch.last_fence())
+        })?
+        .wait(self)
     }
 
     /// Whether stream `s` has finished its queued work (cuStreamQuery).
@@ -289,13 +290,15 @@ impl<P: Platform> Gpu<P> {
     }
 
     /// Wait for event `e`'s last record (cuEventSynchronize).
+    /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn event_synchronize(&self, h: CtxHandle, e: EventHandle) -> Result<()> {
-        self.with_ctx(h, |gpu, c| {
+        let w = self.with_ctx(h, |_, c| {
             let ev = c.events.list.get(&e.0).ok_or(CuError::InvalidHandle)?;
-            let Some((_, chid, _)) = ev.recorded else { return Ok(()) };
-            let events = &c.events;
-            gpu.wait_for(chid, || events.done(ev))
-        })
+            let Some((_, chid, seq)) = ev.recorded else { return Ok(None) };
+            let (buf, off, _) = c.events.slot(ev.slot);
+            Ok(Some(crate::channel::Release { chid, mem: buf.mem.clone(), off, target: seq }))
+        })?;
+        w.map_or(Ok(()), |w| w.wait(self))
     }
 
     /// Milliseconds of GPU time between two completed records (cuEventElapsedTime):

@@ -7,6 +7,7 @@ use std::process::Command;
 
 /// Kernel launches tests/c/driver_api.c makes (statistics and traces count them).
 const DRIVER_API_LAUNCHES: usize = 12;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -240,4 +241,24 @@ fn streams_and_events_program_in_c() {
     assert!(out.status.success(), "streams failed ({}):\n{stderr}", out.status);
     assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"));
     let _ = std::fs::remove_file(exe);
+}
+
+/// Regression (7b5e8b4 held the library's lock while cuCtxDestroy waited, so one context's
+/// hung kernel froze every thread): another thread's calls go on while a context whose
+/// kernel runs until the watchdog is destroyed.
+#[test]
+fn destroying_a_context_with_a_hung_kernel_blocks_no_other_thread() {
+    let exe = build("hung_destroy", "direct");
+    let preset = std::env::temp_dir().join(format!("rgdev-c-{}-hung.toml", std::process::id()));
+    std::fs::write(&preset, "base = \"gv100\"\nwatchdog_cycles = 20000000\n").unwrap();
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", release_dir())
+        .env("RGDEV_PRESET", &preset)
+        .output()
+        .expect("test program runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "hung_destroy failed ({}):\n{stderr}", out.status);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"), "{stderr}");
+    let _ = std::fs::remove_file(exe);
+    let _ = std::fs::remove_file(preset);
 }

@@ -447,3 +447,55 @@ fn an_event_rerecorded_on_a_faster_stream_follows_its_last_record() {
     assert!(ev.query().unwrap());
     ev.synchronize().unwrap();
 }
+
+/// One warp iterating `acc = acc * 3 + 1` `n` times: a long kernel.
+const CHAIN: &str = ".entry chain(.param .u64 out, .param .u32 n)
+{
+ .reg .b32 %r<4>;
+ .reg .b64 %rd<2>;
+ .reg .pred %p;
+ ld.param.u64 %rd1, [out];
+ ld.param.u32 %r1, [n];
+ mov.u32 %r2, 0;
+ mov.u32 %r3, 1;
+L:
+ mad.lo.u32 %r3, %r3, 3, 1;
+ add.u32 %r2, %r2, 1;
+ setp.lt.u32 %p, %r2, %r1;
+ @%p bra L;
+ st.global.u32 [%rd1], %r3;
+ ret;
+}
+";
+
+/// A thread waiting for a stream does not hold the context: another thread's work on
+/// another stream of the same context is queued, runs and is waited for meanwhile (only
+/// the legacy default stream orders streams, and these are non-blocking).
+#[test]
+fn a_thread_waiting_for_a_stream_blocks_no_other_thread_of_the_context() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let opts = backend_user::DeviceOptions { clock: backend_user::ClockMode::Threaded, ..Default::default() };
+    let dev = Device::open_with(opts).unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(&format!("{HDR}{CHAIN}")).unwrap();
+    let f = m.function("chain").unwrap();
+    let (slow, fast) = (ctx.create_stream(true, 0).unwrap(), ctx.create_stream(true, 0).unwrap());
+    let out = ctx.alloc::<u32>(1).unwrap();
+    let buf = ctx.alloc::<u32>(4096).unwrap();
+    let n = 2_000_000u32;
+    slow.launch(&f, [1, 1, 1], [1, 1, 1], 0, &[out.arg(), Arg::I32(n as i32)]).unwrap();
+    let waiting_done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            slow.synchronize().unwrap();
+            waiting_done.store(true, Ordering::Release);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        fast.fill_u32(buf.device_ptr(), 0x5EED, 4096).unwrap();
+        fast.synchronize().unwrap();
+        assert!(!waiting_done.load(Ordering::Acquire), "the fast stream finished while the other thread waited");
+    });
+    assert_eq!(buf.to_vec().unwrap(), vec![0x5EED; 4096]);
+    let expect = (0..n).fold(1u32, |a, _| a.wrapping_mul(3).wrapping_add(1));
+    assert_eq!(out.to_vec().unwrap(), [expect]);
+}
