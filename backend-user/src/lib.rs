@@ -24,7 +24,9 @@ pub use fake_pci::DeviceConfig;
 pub use fake_pci::copy::CopyStats;
 pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
 pub use platform::{ClockMode, SimDevice, UserPlatform};
-pub use runtime_core::{ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, MemsetValue, Result};
+pub use runtime_core::{
+    CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, MemsetValue, Result,
+};
 
 use bytemuck::Pod;
 use runtime_core::Gpu;
@@ -44,6 +46,8 @@ pub struct DeviceOptions {
     /// Record up to this many MMIO accesses from power-on (the probe included); read them
     /// with `sim().lock().trace_take()` or `trace_write`.
     pub trace: Option<usize>,
+    /// Sanitizers to run on every launch (`Context::check_reports` gives the findings).
+    pub checks: CheckMode,
 }
 
 /// A GPU: the simulated board plus the runtime driving it.
@@ -75,7 +79,9 @@ impl Device {
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start(limit);
         }
-        Ok(Self { gpu: Arc::new(Gpu::probe(p)?) })
+        let gpu = Gpu::probe(p)?;
+        gpu.set_checks(opts.checks);
+        Ok(Self { gpu: Arc::new(gpu) })
     }
 
     /// What the probe found.
@@ -177,6 +183,13 @@ impl Context {
     /// Wait for all work of the context.
     pub fn synchronize(&self) -> Result<()> {
         self.inner.gpu.ctx_synchronize(self.inner.h)
+    }
+
+    /// The sanitizers' findings since the last call (a device opened with
+    /// `DeviceOptions::checks`), and how many did not fit the report buffer. Read after
+    /// synchronizing.
+    pub fn check_reports(&self) -> Result<(Vec<CheckReport>, u32)> {
+        self.inner.gpu.check_reports(self.inner.h)
     }
 
     /// Queue a fence.

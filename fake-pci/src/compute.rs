@@ -13,11 +13,13 @@
 //! Timing is functional for now: a grid costs a launch overhead plus its warp instructions
 //! spread over the SMs (the cycle-level model comes later).
 
+use crate::check::{BlockCheck, GridCheck, Who};
 use crate::config::DeviceConfig;
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
+use hw::check::{AccessKind, CheckKind, CheckMode};
 use hw::class::compute::*;
 use hw::isa::*;
 use hw::regs::TrapReason;
@@ -53,6 +55,10 @@ pub struct ComputeRegs {
     pub(crate) local_size: u32,
     pub(crate) report_addr: u64,
     pub(crate) report_seq: u32,
+    /// Sanitizer (model): checks, allocation table and report buffer of the next launches.
+    pub(crate) check_mode: u32,
+    pub(crate) check_table: u64,
+    pub(crate) check_report: u64,
 }
 
 /// What a compute method asks of the channel.
@@ -119,6 +125,11 @@ impl ComputeRegs {
             REPORT_ADDRESS_LOW => self.report_addr = lo(self.report_addr),
             REPORT_SEQUENCE => self.report_seq = data,
             REPORT_OPERATION => return Action::Report(self.report_addr, self.report_seq),
+            CHECK_MODE => self.check_mode = data,
+            CHECK_TABLE_ADDRESS_HIGH => self.check_table = hi(self.check_table),
+            CHECK_TABLE_ADDRESS_LOW => self.check_table = lo(self.check_table),
+            CHECK_REPORT_ADDRESS_HIGH => self.check_report = hi(self.check_report),
+            CHECK_REPORT_ADDRESS_LOW => self.check_report = lo(self.check_report),
             BARRIER_COUNT | BEGIN_GRID | END_GRID | L1_CONFIG | LOCAL_ADDRESS_HIGH | LOCAL_ADDRESS_LOW
             | LOCAL_SIZE_PER_WARP => {}
             _ => return Action::Unknown,
@@ -335,6 +346,9 @@ pub(crate) struct Exec<'a, 'b> {
     pub(crate) smid: u32,
     /// Where the timing model wants the addresses of a memory instruction.
     pub(crate) probe: Option<&'b mut MemProbe>,
+    /// The sanitizer's state of the grid and of the block running (checked launches).
+    pub(crate) check: Option<&'b mut GridCheck>,
+    pub(crate) bcheck: Option<&'b mut BlockCheck>,
 }
 
 /// The addresses a memory instruction touched, for the timing model.
@@ -482,6 +496,9 @@ impl ComputeEngine {
         let nregs = r.regs.max(1) as usize;
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
         let code = self.take_code(&cx.space, r.code);
+        let mode = CheckMode::from(r.check_mode);
+        let check = GridCheck::new(r, cx.mem, cx.tlb, &cx.space);
+        let bcheck = BlockCheck::new(mode, r.shared as usize);
         let bufs = BlockBufs {
             regs: vec![0u64; nwarps * nregs * 32],
             shared: vec![0u8; r.shared as usize],
@@ -501,6 +518,8 @@ impl ComputeEngine {
             per_sm,
             nregs,
             bufs,
+            check,
+            bcheck,
             block: 0,
             pass: None,
             work: 0,
@@ -588,6 +607,9 @@ pub(crate) struct FuncGrid {
     pub(crate) per_sm: u32,
     nregs: usize,
     bufs: BlockBufs,
+    /// The sanitizer's state of the grid and of the block running.
+    check: Option<GridCheck>,
+    bcheck: Option<BlockCheck>,
     /// Linear index of the block running (or next to run).
     block: u64,
     /// Within the running block: whose turn it is, and whether this pass moved a warp.
@@ -636,6 +658,8 @@ impl FuncGrid {
             nblocks,
             nregs,
             bufs,
+            check,
+            bcheck,
             block,
             pass,
             work,
@@ -657,6 +681,8 @@ impl FuncGrid {
             span,
             smid: 0,
             probe: None,
+            check: check.as_mut(),
+            bcheck: bcheck.as_mut(),
         };
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
         let (nregs, local_size) = (*nregs, r.local_size as usize);
@@ -670,6 +696,9 @@ impl FuncGrid {
                     bufs.shared.fill(0);
                     bufs.local.fill(0);
                     init_warps(&mut bufs.warps, *threads, r.start / INSTR_BYTES as u32);
+                    if let Some(b) = x.bcheck.as_deref_mut() {
+                        b.reset();
+                    }
                     (0, false)
                 }
             };
@@ -715,6 +744,9 @@ impl FuncGrid {
             if warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
                 for w in warps.iter_mut() {
                     w.at_barrier = false;
+                }
+                if let Some(b) = x.bcheck.as_deref_mut() {
+                    b.interval += 1;
                 }
             } else if !progressed {
                 // Every live warp spins, or waits at a barrier for one that does: nothing
@@ -897,6 +929,23 @@ impl Exec<'_, '_> {
                 }
                 Op::Bar => {
                     set_pc!(next);
+                    let live = w.lanes & !w.exited;
+                    if on != 0
+                        && on != live
+                        && let Some(chk) = self.check.as_deref_mut()
+                        && chk.mode().synccheck()
+                    {
+                        let who = Who { ctaid, block: linear(ctaid, r.grid), thread: w.base + on.trailing_zeros() };
+                        let mut rec = crate::check::record(
+                            CheckKind::DivergentBarrier,
+                            Space::Generic,
+                            AccessKind::Read,
+                            pc,
+                            &who,
+                        );
+                        (rec.addr, rec.other) = (on as u64, live as u64);
+                        chk.report(self.cx.mem, self.cx.tlb, &self.cx.space, rec);
+                    }
                     if on != 0 {
                         w.at_barrier = true;
                         return Ok(Flow::Barrier);
@@ -1166,7 +1215,7 @@ impl Exec<'_, '_> {
                         if to { a.wrapping_sub(window) } else { a.wrapping_add(window) }
                     })
                 }
-                Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, regs, shared, local)?,
+                Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, regs, shared, local, w.base, ctaid)?,
                 Op::Shfl => {
                     let mode = d.m & 3;
                     let src: Vec<u64> = (0..32).map(|l| slot(0, d.a, l, regs)).collect();
@@ -1219,6 +1268,8 @@ impl Exec<'_, '_> {
         regs: &mut [u64],
         shared: &mut [u8],
         local: &mut [u8],
+        tid_base: u32,
+        ctaid: [u32; 3],
     ) -> Result<(), GridError> {
         let trap = |reason| GridError::Trap(Trap { reason, pc });
         let space = Space::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
@@ -1230,7 +1281,8 @@ impl Exec<'_, '_> {
             p.on = on;
             p.bytes = (size * n) as u32;
         }
-        if matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {
+        // A checked launch takes every lane through the checks below.
+        if self.check.is_none() && matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {
             return Ok(());
         }
         if d.op == Op::Ld && matches!(space, Space::Const | Space::ConstBank) && d.a == RZ {
@@ -1253,6 +1305,7 @@ impl Exec<'_, '_> {
             }
             return Ok(());
         }
+        let mut out_of_bounds = false;
         for l in 0..32usize {
             if on >> l & 1 == 0 {
                 continue;
@@ -1283,6 +1336,14 @@ impl Exec<'_, '_> {
                 p.space[l] = space;
             }
             let bytes = size * n;
+            if self.check.is_some() {
+                let who = Who { ctaid, block: linear(ctaid, self.r.grid), thread: tid_base + l as u32 };
+                let lens = (shared.len() as u64, local_size as u64);
+                if !self.checked(d, pc, space, addr, bytes as u64, lens, &who) {
+                    out_of_bounds = true;
+                    continue; // memcheck: this lane's access is not made; the grid stops below
+                }
+            }
             // A view of the lane's memory for shared/local/constant spaces.
             let window: Option<&mut [u8]> = match space {
                 Space::Shared => Some(&mut shared[..]),
@@ -1396,8 +1457,73 @@ impl Exec<'_, '_> {
                 }
             }
         }
+        if out_of_bounds {
+            return Err(trap(TrapReason::OutOfRange));
+        }
         Ok(())
     }
+
+    /// The sanitizer's checks of one lane's access (`lens`: the block's shared bytes and
+    /// the thread's local bytes); false when memcheck refuses it.
+    #[allow(clippy::too_many_arguments)]
+    fn checked(&mut self, d: D, pc: u32, space: Space, addr: u64, bytes: u64, lens: (u64, u64), who: &Who) -> bool {
+        let Some(chk) = self.check.as_deref_mut() else { return true };
+        let mode = chk.mode();
+        let access = match d.op {
+            Op::Ld => AccessKind::Read,
+            Op::St => AccessKind::Write,
+            _ => AccessKind::Atomic,
+        };
+        let cx = &mut *self.cx;
+        let rec = |kind| {
+            let mut r = crate::check::record(kind, space, access, pc, who);
+            (r.addr, r.size) = (addr, bytes as u32);
+            r
+        };
+        if mode.memcheck() {
+            let window = |len: u64| addr.checked_add(bytes).is_none_or(|end| end > len).then_some((0, len));
+            let bad = match space {
+                Space::Global => chk.outside(addr, bytes),
+                Space::Shared => window(lens.0),
+                Space::Local => window(lens.1),
+                _ => None,
+            };
+            if let Some((base, size)) = bad {
+                let mut r = rec(CheckKind::OutOfBounds);
+                (r.other, r.other_pc) = (base, size.min(u32::MAX as u64) as u32);
+                chk.report(cx.mem, cx.tlb, &cx.space, r);
+                return false;
+            }
+        }
+        if mode.initcheck()
+            && space == Space::Global
+            && access != AccessKind::Write
+            && let Ok((hw::regs::Target::Vram, pa)) = cx.tlb.translate(cx.mem, &cx.space, addr, false)
+            && cx.mem.shadow.as_ref().is_some_and(|s| !s.written(pa, bytes))
+        {
+            chk.report(cx.mem, cx.tlb, &cx.space, rec(CheckKind::Uninitialized));
+        }
+        if mode.racecheck() && access != AccessKind::Atomic {
+            let write = access == AccessKind::Write;
+            let int = self.bcheck.as_ref().map_or(0, |b| b.interval);
+            let found = match space {
+                Space::Global => chk.global_race(addr, bytes, write, pc, who, int),
+                Space::Shared => self.bcheck.as_deref_mut().and_then(|b| b.shared_race(addr, bytes, write, pc, who)),
+                _ => None,
+            };
+            if let Some((hazard, t, block, other_pc)) = found {
+                let mut r = rec(CheckKind::Race);
+                (r.hazard, r.other, r.other_pc) = (hazard, (block as u64) << 32 | (t - 1) as u64, other_pc);
+                chk.report(cx.mem, cx.tlb, &cx.space, r);
+            }
+        }
+        true
+    }
+}
+
+/// A block's linear index in a grid of `grid` blocks.
+pub(crate) fn linear(ctaid: [u32; 3], grid: [u32; 3]) -> u32 {
+    ctaid[0] + grid[0] * (ctaid[1] + grid[1] * ctaid[2])
 }
 
 impl Exec<'_, '_> {

@@ -21,6 +21,7 @@
 
 extern crate alloc;
 
+pub mod check;
 pub mod compute;
 pub mod config;
 pub mod copy;
@@ -199,6 +200,7 @@ impl FakeGpu {
                 sys: sysmem::SysMem::default(),
                 bus_master: false,
                 epoch: 0,
+                shadow: None,
             },
             tlb: Tlb::default(),
             channels,
@@ -538,6 +540,16 @@ impl FakeGpu {
                 return WriteEffect { kick: true };
             }
             "NV_PFIFO_CHAN_STATE" => return WriteEffect { kick: true },
+            "NV_PFB_CHECK_SHADOW" => {
+                self.mem.shadow = (new & 1 == 1).then(|| self.mem.shadow.take().unwrap_or_default());
+            }
+            "NV_PFB_CHECK_CLEAR_SIZE" => {
+                let at = self.regs.get(NV_PFB_CHECK_CLEAR_LO, 0) as u64
+                    | (self.regs.get(NV_PFB_CHECK_CLEAR_HI, 0) as u64) << 32;
+                if let Some(s) = self.mem.shadow.as_mut() {
+                    s.clear(at, new as u64);
+                }
+            }
             "NV_PFIFO_MMU_FAULT_UNITS" => self.next_faults(),
             "NV_PPBDMA_INTR_0" => self.next_pbdma(),
             "NV_PGRAPH_INTR" => self.next_trap(),

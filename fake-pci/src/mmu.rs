@@ -25,6 +25,8 @@ pub struct Memory {
     /// written DMA memory behind the device's back). A warp whose loop repeats its state
     /// exactly while the epoch stands still is spinning: it cannot change anything.
     pub epoch: u64,
+    /// Initcheck's record of the VRAM bytes written (NV_PFB_CHECK_SHADOW on).
+    pub shadow: Option<crate::check::Shadow>,
 }
 
 impl Memory {
@@ -43,6 +45,11 @@ impl Memory {
     /// Write physical memory.
     pub fn write(&mut self, target: Target, pa: u64, data: &[u8]) -> Result<(), FaultReason> {
         self.epoch = self.epoch.wrapping_add(1);
+        if target == Target::Vram
+            && let Some(s) = self.shadow.as_mut()
+        {
+            s.mark(pa, data.len() as u64);
+        }
         match target {
             Target::Vram => self.vram.write(pa, data).map_err(|e| match e {
                 crate::vram::VramError::OutOfRange => FaultReason::BusError,
@@ -310,7 +317,8 @@ mod tests {
     use hw::mmu::PdeAperture;
 
     fn setup() -> (Memory, AddressSpace) {
-        let mut mem = Memory { vram: Vram::new(64 << 20), sys: SysMem::default(), bus_master: true, epoch: 0 };
+        let mut mem =
+            Memory { vram: Vram::new(64 << 20), sys: SysMem::default(), bus_master: true, epoch: 0, shadow: None };
         let space = AddressSpace { inst: 0, pd: 0x10000, pd_target: Target::Vram, limit: (1 << 40) - 1 };
         // PDE 1 (VA 128 MiB..256 MiB): small table at 0x100000.
         let pde = Pde::new().with_small_aperture(PdeAperture::Vram).with_small_addr(0x100);

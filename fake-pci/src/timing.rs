@@ -294,6 +294,8 @@ struct Block {
     arrived: u32,
     cost: SmLimits,
     uid: u64,
+    /// Racecheck's state of the block (checked launches).
+    check: Option<crate::check::BlockCheck>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -349,6 +351,8 @@ struct GridRun {
     blocked: bool,
     last_sm: usize,
     stats: KernelStats,
+    /// The sanitizer's state of the grid (checked launches).
+    check: Option<crate::check::GridCheck>,
 }
 
 /// A grid that has finished (or failed), reported to its channel at `at`.
@@ -529,6 +533,7 @@ impl TimingEngine {
             blocked: false,
             last_sm: self.sms.len() - 1,
             stats,
+            check: crate::check::GridCheck::new(r, cx.mem, cx.tlb, &cx.space),
         };
         match self.grids.iter().position(|g| g.is_none()) {
             Some(i) => self.grids[i] = Some(g),
@@ -687,6 +692,7 @@ impl TimingEngine {
             arrived: 0,
             cost: c,
             uid: self.next_uid,
+            check: crate::check::BlockCheck::new(hw::check::CheckMode::from(g.r.check_mode), g.r.shared as usize),
         };
         self.next_uid += 1;
         let sm = &mut self.sms[s];
@@ -898,7 +904,7 @@ impl TimingEngine {
         let warp = &mut block.warps[sl.warp];
         let d = {
             let mut cx = LaunchCtx { mem: env.mem, tlb: env.tlb, space: g.space, cfg: env.cfg, now_ns: 0, now: t };
-            let mut x = exec(&mut cx, g, span, s as u32, None);
+            let mut x = exec(&mut cx, g, span, s as u32, None, None);
             match x.peek(warp) {
                 Ok(Some(d)) => d,
                 // Ended, or a fetch error that the issue reports.
@@ -944,7 +950,7 @@ impl TimingEngine {
         let mut cx = LaunchCtx { mem: env.mem, tlb: env.tlb, space: g.space, cfg, now_ns: cfg.cycles_to_ns(t), now: t };
         probe.on = 0;
         let res = {
-            let mut x = exec(&mut cx, g, span, s as u32, Some(probe));
+            let mut x = exec(&mut cx, g, span, s as u32, Some(probe), block.check.as_mut());
             let r = x.peek(warp).and_then(|d| {
                 x.step(warp, wi as u32, nwarps as u32, block.ctaid, wr, &mut block.shared, wl).map(|f| (d, f))
             });
@@ -1019,6 +1025,9 @@ impl TimingEngine {
             return;
         }
         block.arrived = 0;
+        if let Some(c) = block.check.as_mut() {
+            c.interval += 1;
+        }
         let resume = t + cfg.barrier_latency.max(1) as u64;
         for (w, &si) in block.slots.iter().enumerate() {
             block.warps[w].at_barrier = false;
@@ -1198,6 +1207,7 @@ fn exec<'a, 'b>(
     span: &'b mut Vec<u8>,
     smid: u32,
     probe: Option<&'b mut MemProbe>,
+    bcheck: Option<&'b mut crate::check::BlockCheck>,
 ) -> Exec<'a, 'b> {
     Exec {
         cx,
@@ -1211,6 +1221,8 @@ fn exec<'a, 'b>(
         span,
         smid,
         probe,
+        check: g.check.as_mut(),
+        bcheck,
     }
 }
 

@@ -268,6 +268,16 @@ pub mod compute {
     pub const CB_DATA: u32 = 0x2390;
     /// Constant bank slots.
     pub const CB_SLOTS: usize = 16;
+    /// Model (sanitizer): the checks of the next launches ([`crate::check::CheckMode`]).
+    pub const CHECK_MODE: u32 = 0x3F00;
+    /// Model (sanitizer): allocation table address bits 39:32.
+    pub const CHECK_TABLE_ADDRESS_HIGH: u32 = 0x3F04;
+    /// Model (sanitizer): allocation table address bits 31:0.
+    pub const CHECK_TABLE_ADDRESS_LOW: u32 = 0x3F08;
+    /// Model (sanitizer): report buffer address bits 39:32.
+    pub const CHECK_REPORT_ADDRESS_HIGH: u32 = 0x3F0C;
+    /// Model (sanitizer): report buffer address bits 31:0.
+    pub const CHECK_REPORT_ADDRESS_LOW: u32 = 0x3F10;
 }
 
 /// LAUNCH_DMA data transfer type.

@@ -250,6 +250,14 @@ registers! {
     NV_PFB_TLB_FLUSH_PDB @ 0x100CB8 : Rw, reset 0, mask 0xFFFF_FFF3 => TlbFlushPdb;
     /// TLB flush trigger (bit 31) and type.
     NV_PFB_TLB_FLUSH_TRIGGER @ 0x100CBC : Wo, reset 0, mask 0x8000_0005 => TlbFlushTrigger;
+    /// Model (initcheck): bit 0 on: the device tracks which VRAM bytes were written.
+    NV_PFB_CHECK_SHADOW @ 0x100F00 : Rw, reset 0, mask 0x1 => u32;
+    /// Model (initcheck): physical address bits 31:0 of a range to mark never written.
+    NV_PFB_CHECK_CLEAR_LO @ 0x100F04 : Rw, reset 0, mask 0xFFFF_FFFF => u32;
+    /// Model (initcheck): physical address bits 63:32 of that range.
+    NV_PFB_CHECK_CLEAR_HI @ 0x100F08 : Rw, reset 0, mask 0xFFFF_FFFF => u32;
+    /// Model (initcheck): writing a byte count marks [CLEAR, CLEAR + count) never written.
+    NV_PFB_CHECK_CLEAR_SIZE @ 0x100F0C : Wo, reset 0, mask 0xFFFF_FFFF => u32;
     /// Copy engine 0 status: bit 0 busy (model).
     NV_PCOPY0_STATUS @ 0x104000 : Ro, reset 0, mask 0 => u32;
     /// PGRAPH interrupt status (write 1 to clear): bit 0 trap (model).

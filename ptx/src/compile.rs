@@ -112,6 +112,9 @@ pub struct Program {
     pub const_init: Vec<u8>,
     /// Relocations to apply to [`Program::code`].
     pub relocs: Vec<Reloc>,
+    /// The PTX line each instruction of [`Program::code`] came from (0: none), for
+    /// diagnostics such as the sanitizers' reports.
+    pub lines: Vec<u32>,
 }
 
 fn scalar_size(ty: &str) -> Option<u32> {
@@ -218,6 +221,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         const_size: 0,
         const_init: Vec::new(),
         relocs: Vec::new(),
+        lines: Vec::new(),
     };
     let mut places: BTreeMap<String, Place> = BTreeMap::new();
     let mut module_shared: Vec<&ast::Var> = Vec::new();
@@ -732,6 +736,7 @@ impl<'a> Kc<'a> {
             i.w0.set_guard_neg(neg);
         }
         self.prog.code.push(i);
+        self.prog.lines.push(self.pos.line);
         self.here() - 1
     }
 

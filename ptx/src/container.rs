@@ -12,7 +12,8 @@
 //! flag, max threads (0 = none), spill store and load bytes, parameter (offset, size)
 //! list), symbols (name, space,
 //! offset, size), relocations (instruction, segment), the `.global` segment, the
-//! `.const` segment, and the code (16 bytes an instruction). Strings are a u32 length and UTF-8.
+//! `.const` segment, the code (16 bytes an instruction) and each instruction's PTX line (a
+//! u32 each, as many as instructions). Strings are a u32 length and UTF-8.
 //! Decoding checks every length against the input and fails cleanly on garbage.
 
 use crate::ast::StateSpace;
@@ -24,7 +25,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Bytes of the fixed header: magic, version, total length.
 pub const HEADER_LEN: usize = 24;
 
@@ -138,6 +139,9 @@ impl Program {
         for i in &self.code {
             w.0.extend_from_slice(&i.to_bytes());
         }
+        for k in 0..self.code.len() {
+            w.u32(self.lines.get(k).copied().unwrap_or(0));
+        }
         // A container over 4 GiB records 0, which no decoder accepts.
         let total = u32::try_from(w.0.len()).unwrap_or(0);
         w.0[16..24].copy_from_slice(&hex8(total));
@@ -205,6 +209,10 @@ impl Program {
             let b: &[u8; 16] = r.take(16)?.try_into().ok()?;
             code.push(Instr::from_bytes(b));
         }
+        let mut lines = Vec::with_capacity(code.len());
+        for _ in 0..code.len() {
+            lines.push(r.u32()?);
+        }
         let bad_kernel = |k: &Kernel| {
             k.pc as usize >= code.len()
                 || k.regs > 255
@@ -222,7 +230,7 @@ impl Program {
         {
             return None;
         }
-        Some(Program { code, kernels, symbols, global_size, global_init, const_size, const_init, relocs })
+        Some(Program { code, kernels, symbols, global_size, global_init, const_size, const_init, relocs, lines })
     }
 }
 
@@ -277,7 +285,7 @@ mod tests {
         assert_eq!(encoded_len(&bytes[..HEADER_LEN]), Some(bytes.len()));
         assert_eq!(encoded_len(&bytes[..8]), None);
         let mut old = bytes.clone();
-        old[15] = b'4';
+        old[15] = b'5';
         assert_eq!(encoded_len(&old), None);
         assert_eq!(Program::from_container(&old), None);
         // No header byte is NUL, and each is checked as it comes.

@@ -110,6 +110,8 @@ pub(crate) struct Inner {
     pub(crate) streams: BTreeMap<u64, crate::stream::Stream>,
     pub(crate) next_stream: u64,
     pub(crate) events: crate::stream::Events,
+    /// The sanitizers' table and report buffer (checked contexts).
+    pub(crate) check: Option<crate::check::CheckArea>,
     destroyed: bool,
 }
 
@@ -131,11 +133,19 @@ impl<P: Platform> Context<P> {
                 let (buf, va) = map_dma(gpu, &mut vm, &mut held, cfg.staging_bytes as usize)?;
                 staging.push(Staging { buf, va, fence: Fence(0) });
             }
+            let mode = gpu.checks();
+            let check = if u32::from(mode) != 0 {
+                let area = crate::check::CheckArea::new(gpu, &mut vm, &mut held, mode)?;
+                gpu.tlb_flush(vm.pd)?;
+                Some(area)
+            } else {
+                None
+            };
             let ch = Channel::new(gpu, &mut vm, cfg.gpfifo_entries, cfg.pushbuffer_bytes, cfg.first_fence, 0)?;
-            Ok((staging, ch))
+            Ok((staging, check, ch))
         })();
         match built {
-            Ok((staging, mut ch)) => {
+            Ok((staging, check, mut ch)) => {
                 ch.held.splice(0..0, held);
                 Ok(Self {
                     inner: Mutex::new(Inner {
@@ -148,6 +158,7 @@ impl<P: Platform> Context<P> {
                         streams: BTreeMap::new(),
                         next_stream: 1,
                         events: crate::stream::Events::default(),
+                        check,
                         destroyed: false,
                     }),
                 })
@@ -199,6 +210,27 @@ impl<P: Platform> Context<P> {
     }
 }
 
+impl<P: Platform> Context<P> {
+    /// The sanitizers' findings since the last call (see [`Gpu::check_reports`]).
+    pub(crate) fn check_reports(&self) -> Result<(Vec<crate::check::CheckReport>, u32)> {
+        let inner = self.inner.lock();
+        if inner.destroyed {
+            return Err(CuError::InvalidContext);
+        }
+        let Some(area) = &inner.check else { return Ok((Vec::new(), 0)) };
+        let (records, dropped) = area.take();
+        let reports = records
+            .into_iter()
+            .map(|record| {
+                let (kernel, line, other_line) =
+                    inner.modules.values().find_map(|m| m.describe(&record)).unwrap_or_default();
+                crate::check::CheckReport { record, kernel, line, other_line }
+            })
+            .collect();
+        Ok((reports, dropped))
+    }
+}
+
 impl Inner {
     pub(crate) fn live(&mut self) -> Result<&mut Channel> {
         if self.destroyed {
@@ -225,12 +257,27 @@ impl Inner {
             return Err(e);
         }
         self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Vram(phys), owner });
+        if self.check.as_ref().is_some_and(|c| c.mode.initcheck()) {
+            // Fresh memory holds nothing written yet, whatever the last owner wrote.
+            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_LO, 0, phys as u32);
+            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_HI, 0, (phys >> 32) as u32);
+            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_SIZE, 0, rounded as u32);
+        }
+        self.table_changed();
         Ok(va)
+    }
+
+    /// Rewrite the sanitizers' allocation table (checked contexts).
+    fn table_changed(&self) {
+        if let Some(c) = &self.check {
+            c.write_table(self.allocs.iter().map(|(&base, a)| (base, a.size)));
+        }
     }
 
     /// Unmap and free the allocation at `ptr` (the caller has waited for the work using it).
     pub(crate) fn free_now<P: Platform>(&mut self, gpu: &Gpu<P>, ptr: u64) -> Result<()> {
         let a = self.allocs.remove(&ptr).ok_or(CuError::InvalidValue)?;
+        self.table_changed();
         self.vm.unmap(gpu, ptr, a.bytes)?;
         gpu.tlb_flush(self.vm.pd)?;
         self.vm.free_va(ptr, a.bytes);
@@ -420,6 +467,7 @@ impl<P: Platform> Gpu<P> {
             }
             let mem = buf.mem.clone();
             c.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner: Owner::User });
+            c.table_changed();
             Ok((va, mem))
         })
     }

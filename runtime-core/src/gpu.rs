@@ -111,6 +111,8 @@ pub struct Gpu<P: Platform> {
     contexts: Mutex<P::RawMutex, Vec<Slot<P>>>,
     userd_vram: u64,
     userd_bar1: u64,
+    /// The checks of contexts created from now on ([`Gpu::set_checks`]).
+    pub(crate) checks: AtomicU32,
 }
 
 impl<P: Platform> Gpu<P> {
@@ -214,6 +216,7 @@ impl<P: Platform> Gpu<P> {
             contexts: Mutex::new(Vec::new()),
             userd_vram: 0,
             userd_bar1: 0,
+            checks: AtomicU32::new(0),
         };
         gpu.init()?;
         Ok(gpu)

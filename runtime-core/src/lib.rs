@@ -19,6 +19,7 @@
 extern crate alloc;
 
 pub mod channel;
+pub mod check;
 pub mod context;
 pub mod error;
 pub mod gpu;
@@ -29,6 +30,7 @@ pub mod stream;
 pub mod vm;
 
 pub use channel::Fence;
+pub use check::{CheckMode, CheckReport};
 pub use context::{ContextConfig, MemsetValue, VA_BASE};
 pub use error::{CuError, Result};
 pub use gpu::{Chipset, CtxHandle, DeviceInfo, Gpu};

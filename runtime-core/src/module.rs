@@ -133,6 +133,20 @@ pub(crate) struct Loaded {
     allocs: Vec<u64>,
 }
 
+impl Loaded {
+    /// For a sanitizer record of a launch of this module: the kernel's name and the PTX
+    /// lines of the access and of a race's other access.
+    pub(crate) fn describe(&self, r: &hw::check::CheckRecord) -> Option<(String, u32, u32)> {
+        if r.code != self.code {
+            return None;
+        }
+        let k = self.prog.kernels.iter().find(|k| k.pc == r.entry)?;
+        let line = |pc: u32| self.prog.lines.get(pc as usize).copied().unwrap_or(0);
+        let other = if r.kind == hw::check::CheckKind::Race { line(r.other_pc) } else { 0 };
+        Some((k.name.clone(), line(r.pc), other))
+    }
+}
+
 impl<P: Platform> Gpu<P> {
     /// Compile PTX and load it into a context (cuModuleLoadData with PTX). The error of a
     /// bad module is CUDA_ERROR_INVALID_PTX, and the compiler's message is logged.
@@ -481,6 +495,7 @@ impl<P: Platform> Gpu<P> {
                 words.push(0);
             }
             let (code, mut cb0, constant, pc) = (l.code, l.cb0, l.constant, k.pc);
+            let check = c.check.as_ref().map(|a| (u32::from(a.mode), a.table_va, a.report_va));
             let local = k.local_bytes;
             let regs = k.regs;
             if stream.0 != 0 {
@@ -510,6 +525,9 @@ impl<P: Platform> Gpu<P> {
                 pb.incr(s, REGISTER_COUNT, &[regs])?;
                 pb.incr(s, BARRIER_COUNT, &[1])?;
                 pb.incr(s, PROGRAM_START, &[pc * 16])?;
+                if let Some((mode, table, report)) = check {
+                    pb.incr(s, CHECK_MODE, &[mode, hi(table), table as u32, hi(report), report as u32])?;
+                }
                 pb.incr(s, BEGIN_GRID, &[0])?;
                 pb.incr(s, LAUNCH, &[0])?;
                 pb.incr(s, END_GRID, &[0])

@@ -262,3 +262,37 @@ fn destroying_a_context_with_a_hung_kernel_blocks_no_other_thread() {
     let _ = std::fs::remove_file(exe);
     let _ = std::fs::remove_file(preset);
 }
+
+/// `rgdev run --check all`: compute-sanitizer's report shape on stderr for the seeded bugs
+/// of tests/c/sanitize.c, ending with the error summary; an unknown tool is refused.
+#[test]
+fn rgdev_run_check_reports_seeded_bugs() {
+    let exe = build("sanitize", "direct");
+    let out = Command::new(release_dir().join("rgdev"))
+        .args(["run", "--check", "all", "--"])
+        .arg(&exe)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("rgdev runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"), "{stderr}");
+    for want in [
+        "========= RGDEV-SANITIZER (memcheck, racecheck, initcheck, synccheck)",
+        "hazard on __shared__ memory at 0x",
+        "=========     at step (PTX line ",
+        "========= Invalid __global__ write of size 4 bytes",
+        "=========     at fill (PTX line 16, pc 7) by thread 100 in block (0,0,0)",
+        "is 0 bytes after the 400-byte allocation at 0x",
+        "========= ERROR SUMMARY: ",
+    ] {
+        assert!(stderr.contains(want), "missing `{want}` in:\n{stderr}");
+    }
+    let n: u64 =
+        stderr.split("ERROR SUMMARY: ").nth(1).and_then(|s| s.split_whitespace().next()?.parse().ok()).unwrap();
+    assert!(n >= 2, "{stderr}");
+    let bad = Command::new(release_dir().join("rgdev")).args(["run", "--check", "leakcheck", "--", "true"]).output();
+    let bad = bad.unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("unknown tool `leakcheck`"));
+    let _ = std::fs::remove_file(exe);
+}

@@ -6,14 +6,41 @@
 //! add/sub/mul/div/fma/sqrt with IEEE round-to-nearest.
 #![allow(clippy::needless_range_loop)] // index loops mirror the CPU references
 
-use backend_user::{Arg, Context, Device, Module};
+use backend_user::{Arg, CheckMode, Context, Device, DeviceOptions, Module};
 use tests::Rng;
 
-fn setup(ptx: &str) -> (Device, Context, Module) {
-    let dev = Device::open().unwrap();
+/// The suite runs with every sanitizer on: each kernel must compute its reference results
+/// and give no finding (memcheck, racecheck, initcheck, synccheck). Dropping this checks.
+struct Checked {
+    dev: Device,
+    ctx: Context,
+}
+
+impl std::ops::Deref for Checked {
+    type Target = Device;
+    fn deref(&self) -> &Device {
+        &self.dev
+    }
+}
+
+impl Drop for Checked {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let _ = self.ctx.synchronize(); // a test may end in a sticky error it expects
+        let (reports, dropped) = self.ctx.check_reports().unwrap();
+        let text: Vec<String> = reports.iter().map(|r| r.to_string()).collect();
+        assert!(reports.is_empty() && dropped == 0, "sanitizer findings:\n{}", text.join("\n"));
+    }
+}
+
+fn setup(ptx: &str) -> (Checked, Context, Module) {
+    let all = CheckMode::new().with_memcheck(true).with_racecheck(true).with_initcheck(true).with_synccheck(true);
+    let dev = Device::open_with(DeviceOptions { checks: all, ..Default::default() }).unwrap();
     let ctx = dev.create_context().unwrap();
     let m = ctx.load_ptx(ptx).unwrap();
-    (dev, ctx, m)
+    (Checked { dev, ctx: ctx.clone() }, ctx, m)
 }
 
 #[test]
@@ -281,6 +308,14 @@ fn constant_data_written_through_the_module_global_and_dynamic_shared_memory() {
     // Too little dynamic shared memory for the block: the kernel traps, the error is sticky.
     m.function("reverse_block").unwrap().launch([1, 1, 1], [bs, 1, 1], 16, &[din.arg(), dout.arg()]).unwrap();
     assert_eq!(ctx.synchronize(), Err(backend_user::CuError::IllegalAddress));
+    // memcheck names it: shared accesses past the 16 bytes, in reverse_block.
+    let (r, _) = ctx.check_reports().unwrap();
+    assert!(!r.is_empty());
+    for x in &r {
+        let k = (x.record.kind, x.record.space, x.kernel.as_str());
+        assert_eq!(k, (runtime_core::check::CheckKind::OutOfBounds, 2, "reverse_block"), "{x}");
+        assert!(x.record.addr + x.record.size as u64 > 16, "{x}");
+    }
 }
 
 fn gcd(mut a: i32, mut b: i32) -> i32 {

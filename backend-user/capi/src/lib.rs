@@ -20,6 +20,7 @@
 
 mod profile;
 mod raw;
+mod sanitize;
 pub mod unsupported;
 
 use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
@@ -119,6 +120,10 @@ struct Doomed {
 
 impl Doomed {
     fn destroy(self) -> Result<()> {
+        if sanitize::on() {
+            let _ = self.gpu.ctx_synchronize(self.h);
+            sanitize::flush(&self.gpu, self.h);
+        }
         self.gpu.ctx_destroy(self.h)
     }
 }
@@ -190,7 +195,11 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             eprintln!("rgdev: {e}");
             CuError::InvalidValue
         })?;
-        let dev = Device::open_with(DeviceOptions { config: config.clone(), ..Default::default() })?;
+        let checks = sanitize::mode_from_env().map_err(|name| {
+            eprintln!("rgdev: RGDEV_CHECK: unknown check `{name}` (memcheck, racecheck, initcheck, synccheck, all)");
+            CuError::InvalidValue
+        })?;
+        let dev = Device::open_with(DeviceOptions { config: config.clone(), checks, ..Default::default() })?;
         let profile = profile::Profile::from_env(&dev);
         let write_at_exit = profile.wanted();
         let st = State {
@@ -208,6 +217,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             profile,
         };
         if STATE.set(Mutex::new(st)).is_ok() {
+            sanitize::start(checks);
             if std::env::var_os("RGDEV_STATS").is_some() {
                 raw::at_exit(print_stats);
             }
@@ -525,7 +535,9 @@ pub extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
 pub extern "C" fn cuCtxSynchronize() -> CUresult {
     guard(|| {
         let (gpu, _, h) = current()?;
-        gpu.ctx_synchronize(h)
+        let r = gpu.ctx_synchronize(h);
+        sanitize::flush(&gpu, h);
+        r
     })
 }
 
@@ -735,7 +747,9 @@ fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, asynchronou
         if asynchronous && let Some(p) = pinned(ctx, dst.addr(), bytes)? {
             gpu.memcpy_async(h, sh, p, src, bytes as u64)?;
         } else {
-            gpu.stream_synchronize(h, sh)?;
+            let r = gpu.stream_synchronize(h, sh);
+            sanitize::flush(&gpu, h);
+            r?;
             gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)?;
         }
         count_copy(bytes);
@@ -1440,7 +1454,9 @@ pub extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
 pub extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
     guard(|| {
         let (gpu, _, h, sh) = stream(s)?;
-        gpu.stream_synchronize(h, sh)
+        let r = gpu.stream_synchronize(h, sh);
+        sanitize::flush(&gpu, h);
+        r
     })
 }
 
@@ -1532,7 +1548,9 @@ pub extern "C" fn cuEventQuery(e: Handle) -> CUresult {
 pub extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
     guard(|| {
         let (gpu, h, eh) = event(e)?;
-        gpu.event_synchronize(h, eh)
+        let r = gpu.event_synchronize(h, eh);
+        sanitize::flush(&gpu, h);
+        r
     })
 }
 

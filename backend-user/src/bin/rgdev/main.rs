@@ -3,7 +3,8 @@
 //! ```text
 //! rgdev info [--preset P]         PCI identity, BOOT_0, VRAM, BARs, engines, the preset
 //! rgdev demo [--preset P] [--trace FILE]   copies, memsets, fences and kernels, checked
-//! rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] -- PROGRAM ARGS...
+//! rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] -- PROGRAM ARGS...
+//!                                  TOOL: memcheck, racecheck, initcheck, synccheck (comma list) or all
 //!                                 run a CUDA Driver API program on the simulated GPU
 //! rgdev ptxas FILE.ptx [-o OUT]   compile PTX to an rgdev module; print resources per kernel
 //! rgdev preset list | show NAME|FILE.toml   the built-in presets; a preset as an editable file
@@ -22,7 +23,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: rgdev info [--preset P] [--trace FILE]\n       rgdev demo [--preset P] [--threaded] [--trace FILE]\n       \
          rgdev ptxas FILE.ptx [-o OUT]\n       \
-         rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] -- PROGRAM ARGS...\n       \
+         rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] -- PROGRAM ARGS...\n       \
          rgdev preset list | show NAME|FILE.toml\n       rgdev timeline TRACE.json -o OUT.svg"
     );
     ExitCode::from(2)
@@ -126,6 +127,17 @@ fn run(args: &[String]) -> ExitCode {
         match it.next().map(String::as_str) {
             Some("--") => break it.cloned().collect(),
             Some("--stats") => env.push(("RGDEV_STATS", "1".into())),
+            Some("--check") => {
+                let Some(v) = it.next() else { return usage() };
+                let known = ["memcheck", "racecheck", "initcheck", "synccheck", "all"];
+                if let Some(bad) = v.split(',').find(|t| !known.contains(&t.trim())) {
+                    eprintln!(
+                        "rgdev run: --check: unknown tool `{bad}` (memcheck, racecheck, initcheck, synccheck, all)"
+                    );
+                    return ExitCode::FAILURE;
+                }
+                env.push(("RGDEV_CHECK", v.clone()));
+            }
             Some(flag @ ("--preset" | "--stats-json" | "--trace")) => {
                 let Some(v) = it.next() else { return usage() };
                 if flag == "--preset"
@@ -227,7 +239,7 @@ fn main() -> ExitCode {
             _ => return usage(),
         }
     }
-    let opts = DeviceOptions { config, clock, trace: trace.as_ref().map(|_| 1 << 24) };
+    let opts = DeviceOptions { config, clock, trace: trace.as_ref().map(|_| 1 << 24), ..DeviceOptions::default() };
     let dev = match Device::open_with(opts) {
         Ok(d) => d,
         Err(e) => {
