@@ -1,7 +1,5 @@
-//! Arbitrary bytes as a module container: decode or reject, never panic.
+//! Arbitrary bytes as a module container: decoded (and round-tripped) or refused.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let _ = ptx::Program::from_container(data);
-});
+fuzz_target!(|data: &[u8]| tests::fuzz::container(data));

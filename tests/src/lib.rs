@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod board;
+pub mod fuzz;
 pub mod mock;
 
 /// xorshift64*: deterministic test data without a dependency.

@@ -296,3 +296,41 @@ fn rgdev_run_check_reports_seeded_bugs() {
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("unknown tool `leakcheck`"));
     let _ = std::fs::remove_file(exe);
 }
+
+/// Ctrl-C (SIGINT) while the program waits for a kernel: `rgdev run` still gets the
+/// statistics (printed and written), and returns 128 + 2 as a shell would.
+#[test]
+fn an_interrupted_program_still_writes_its_statistics() {
+    use std::io::{BufRead, BufReader};
+    let exe = build("interrupt", "direct");
+    let json = std::env::temp_dir().join(format!("rgdev-c-{}-interrupt.json", std::process::id()));
+    let mut child = Command::new(release_dir().join("rgdev"))
+        .args(["run", "--stats", "--stats-json"])
+        .arg(&json)
+        .arg("--")
+        .arg(&exe)
+        .env_remove("LD_LIBRARY_PATH")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rgdev runs");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "launched\n");
+    // Interrupt the program itself, as the terminal does with the whole process group.
+    let pgrep = Command::new("pgrep").arg("-f").arg(exe.file_name().unwrap()).output().unwrap();
+    let pids = String::from_utf8_lossy(&pgrep.stdout).to_string();
+    let pid = pids.lines().find(|p| p.trim().parse::<u32>().is_ok_and(|p| p != child.id())).expect("the program runs");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(Command::new("kill").args(["-INT", pid.trim()]).status().unwrap().success());
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("rgdev: 1 kernel launches"), "{stderr}");
+    let stats: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(stats["copies"].is_array(), "{stats}");
+    let _ = std::fs::remove_file(json);
+    let _ = std::fs::remove_file(exe);
+}

@@ -218,6 +218,10 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         };
         if STATE.set(Mutex::new(st)).is_ok() {
             sanitize::start(checks);
+            if std::env::var_os("RGDEV_STATS").is_some() || write_at_exit || u32::from(checks) != 0 {
+                // Ctrl-C still writes what is due at exit.
+                raw::exit_on_interrupt();
+            }
             if std::env::var_os("RGDEV_STATS").is_some() {
                 raw::at_exit(print_stats);
             }

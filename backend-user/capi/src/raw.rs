@@ -91,6 +91,53 @@ pub fn image<'a>(p: *const u8) -> Result<&'a [u8]> {
 unsafe extern "C" {
     /// C library `atexit`.
     fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+    /// C library `signal` (glibc: BSD semantics, the handler stays installed).
+    fn signal(sig: std::ffi::c_int, handler: usize) -> usize;
+    fn pipe(fds: *mut std::ffi::c_int) -> std::ffi::c_int;
+    fn write(fd: std::ffi::c_int, buf: *const std::ffi::c_void, n: usize) -> isize;
+    fn read(fd: std::ffi::c_int, buf: *mut std::ffi::c_void, n: usize) -> isize;
+}
+
+/// The write end of the self-pipe the signal handler writes to.
+static INTERRUPT_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn on_signal(sig: std::ffi::c_int) {
+    let fd = INTERRUPT_FD.load(std::sync::atomic::Ordering::Relaxed);
+    let b = sig as u8;
+    if fd >= 0 {
+        // SAFETY: write(2) is async-signal-safe; `b` lives for the call.
+        let _ = unsafe { write(fd, (&raw const b).cast(), 1) };
+    }
+}
+
+/// On SIGINT or SIGTERM, leave through `exit(128 + signal)` so that the `atexit` handlers
+/// (statistics, traces, the sanitizers' summary) still run: the handler only writes the
+/// signal number to a pipe (async-signal-safe), and a thread reading it exits.
+pub fn exit_on_interrupt() {
+    let mut fds = [-1; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+    if unsafe { pipe(fds.as_mut_ptr()) } != 0 {
+        return;
+    }
+    INTERRUPT_FD.store(fds[1], std::sync::atomic::Ordering::Relaxed);
+    let rd = fds[0];
+    let watcher = std::thread::Builder::new().name("rgdev-signal".into()).spawn(move || {
+        loop {
+            let mut b = 0u8;
+            // SAFETY: reads one byte into `b`, which lives for the call.
+            match unsafe { read(rd, (&raw mut b).cast(), 1) } {
+                1 => std::process::exit(128 + b as i32),
+                0 => return,
+                _ => continue, // EINTR
+            }
+        }
+    });
+    if watcher.is_ok() {
+        for sig in [2, 15] {
+            // SAFETY: installs a handler that only calls write(2).
+            unsafe { signal(sig, on_signal as extern "C" fn(std::ffi::c_int) as usize) };
+        }
+    }
 }
 
 /// Run `f` when the program exits (C `atexit`), for `RGDEV_STATS`.
@@ -98,4 +145,52 @@ pub fn at_exit(f: extern "C" fn()) {
     // SAFETY: `f` is a plain function that lives as long as the library; atexit only stores
     // it. A failure to register (table full) just means no statistics are printed.
     let _ = unsafe { atexit(f) };
+}
+
+/// The pointer module under Miri (`cargo +nightly miri test -p rgdev-cuda --lib raw`):
+/// inputs live in allocations of exactly their size, so a read one byte past the end is
+/// reported as undefined behaviour.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_and_inputs_through_pointers() {
+        let mut v = 0u64;
+        put(&mut v, 7).unwrap();
+        assert_eq!(get(&v), Ok(7));
+        // Unaligned, inside a packed buffer.
+        let mut b = [0u8; 9];
+        let p = b[1..].as_mut_ptr().cast::<u64>();
+        put(p, 0x0102_0304_0506_0708).unwrap();
+        assert_eq!(get(p.cast_const()), Ok(0x0102_0304_0506_0708));
+        assert_eq!(put(std::ptr::null_mut::<u32>(), 1), Err(CuError::InvalidValue));
+        assert_eq!(get(std::ptr::null::<u32>()), Err(CuError::InvalidValue));
+        assert_eq!(bytes(std::ptr::null(), 0), Ok(&[][..]));
+        assert_eq!(bytes(std::ptr::null(), 1), Err(CuError::InvalidValue));
+        let s = c"vecadd";
+        assert_eq!(str(s.as_ptr()), Ok("vecadd"));
+    }
+
+    /// A string that starts like a container, in an allocation that ends at its NUL.
+    fn exact(s: &[u8]) -> Box<[u8]> {
+        let mut v = s.to_vec();
+        v.push(0);
+        v.into_boxed_slice()
+    }
+
+    #[test]
+    fn images_are_read_up_to_their_nul_or_their_declared_length() {
+        for s in [&b"RGDEVMOD"[..], b"RGDEVMOD0000", b"RGDEVMOD00000006", b"RGDEVMOD0000000600000", b"RGD", b""] {
+            let b = exact(s);
+            assert_eq!(image(b.as_ptr()), Ok(s), "{:?}", String::from_utf8_lossy(s));
+        }
+        let ptx = exact(b".version 6.4\n.target sm_70\n");
+        assert_eq!(image(ptx.as_ptr()).map(<[u8]>::len), Ok(ptx.len() - 1));
+        // A whole container, exactly as long as its header says.
+        let src = include_str!("../../../kernels/vecadd.ptx");
+        let c = ptx::compile_ptx(src).unwrap().to_container().into_boxed_slice();
+        assert_eq!(image(c.as_ptr()), Ok(&c[..]));
+        assert_eq!(image(std::ptr::null()), Err(CuError::InvalidValue));
+    }
 }

@@ -17,6 +17,7 @@ use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result, p
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+mod signals;
 mod timeline;
 
 fn usage() -> ExitCode {
@@ -177,14 +178,21 @@ fn run(args: &[String]) -> ExitCode {
     cmd.args(prog_args).env("LD_LIBRARY_PATH", path);
 
     cmd.envs(env);
-    match cmd.status() {
-        Ok(st) => match st.code() {
-            Some(c) => ExitCode::from(c.clamp(0, 255) as u8),
-            None => {
-                eprintln!("rgdev run: {prog}: {st}");
-                ExitCode::FAILURE
+    let status = cmd.spawn().and_then(|mut child| {
+        signals::ignore_interrupts(); // the program gets them, writes its statistics, exits
+        child.wait()
+    });
+    match status {
+        Ok(st) => {
+            use std::os::unix::process::ExitStatusExt;
+            match (st.code(), st.signal()) {
+                (Some(c), _) => ExitCode::from(c.clamp(0, 255) as u8),
+                (None, sig) => {
+                    eprintln!("rgdev run: {prog}: {st}");
+                    ExitCode::from(128 + sig.unwrap_or(0).clamp(0, 127) as u8) // the shell's convention
+                }
             }
-        },
+        }
         Err(e) => {
             eprintln!("rgdev run: {prog}: {e}");
             ExitCode::FAILURE
