@@ -60,4 +60,23 @@ __attribute__((unused)) static char *read_file(const char *dir, const char *name
     return buf;
 }
 
+/* One warp counting and storing forever (until the watchdog): entry `count(out)`. */
+__attribute__((unused)) static const char *COUNT_PTX =
+    ".version 6.4\n.target sm_70\n.address_size 64\n"
+    ".visible .entry count(.param .u64 out)\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, 0;\nL:\n add.u32 %r1, %r1, 1;\n"
+    " st.global.u32 [%rd1], %r1;\n bra.uni L;\n}\n";
+
+/* Load COUNT_PTX in the current context and launch one warp of it on the legacy stream. */
+__attribute__((unused)) static void launch_count(void) {
+    CUmodule m;
+    CUfunction f;
+    CUdeviceptr out;
+    CHECK(cuModuleLoadData(&m, COUNT_PTX));
+    CHECK(cuModuleGetFunction(&f, m, "count"));
+    CHECK(cuMemAlloc(&out, 4));
+    void *params[] = {&out};
+    CHECK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+}
+
 #endif

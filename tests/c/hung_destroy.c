@@ -12,10 +12,6 @@
 
 #include "check.h"
 
-static const char *COUNT = ".version 6.4\n.target sm_70\n.address_size 64\n"
-                           ".visible .entry count(.param .u64 out)\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n"
-                           " ld.param.u64 %rd1, [out];\n mov.u32 %r1, 0;\nL:\n add.u32 %r1, %r1, 1;\n"
-                           " st.global.u32 [%rd1], %r1;\n bra.uni L;\n}\n";
 
 static atomic_int destroying, destroyed;
 static CUresult destroy_result;
@@ -23,15 +19,8 @@ static CUresult destroy_result;
 static void *hung(void *arg) {
     (void)arg;
     CUcontext ctx;
-    CUmodule m;
-    CUfunction f;
-    CUdeviceptr out;
     CHECK(cuCtxCreate(&ctx, 0, 0));
-    CHECK(cuModuleLoadData(&m, COUNT));
-    CHECK(cuModuleGetFunction(&f, m, "count"));
-    CHECK(cuMemAlloc(&out, 4));
-    void *params[] = {&out};
-    CHECK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
+    launch_count();
     atomic_store(&destroying, 1);
     destroy_result = cuCtxDestroy(ctx); /* waits until the watchdog stops the kernel */
     atomic_store(&destroyed, 1);

@@ -2,6 +2,27 @@
 //! mock bus with an expectation list of register accesses (embedded-hal-mock style).
 #![deny(missing_docs)]
 
+/// One warp iterating `acc = acc * 3 + 1` `n` times, then storing `acc`: a kernel that
+/// runs long and is cheap to simulate (entry `chain(out, n)`; prepend a PTX header).
+pub const CHAIN_PTX: &str = ".entry chain(.param .u64 out, .param .u32 n)
+{
+ .reg .b32 %r<4>;
+ .reg .b64 %rd<2>;
+ .reg .pred %p;
+ ld.param.u64 %rd1, [out];
+ ld.param.u32 %r1, [n];
+ mov.u32 %r2, 0;
+ mov.u32 %r3, 1;
+L:
+ mad.lo.u32 %r3, %r3, 3, 1;
+ add.u32 %r2, %r2, 1;
+ setp.lt.u32 %p, %r2, %r1;
+ @%p bra L;
+ st.global.u32 [%rd1], %r3;
+ ret;
+}
+";
+
 pub mod board;
 pub mod fuzz;
 pub mod mock;

@@ -470,26 +470,6 @@ impl runtime_core::platform::Platform for SlowHost {
     }
 }
 
-/// One warp iterating `acc = acc * 3 + 1` `n` times (a long kernel that is cheap to simulate).
-const CHAIN: &str = ".entry chain(.param .u64 out, .param .u32 n)
-{
- .reg .b32 %r<4>;
- .reg .b64 %rd<2>;
- .reg .pred %p;
- ld.param.u64 %rd1, [out];
- ld.param.u32 %r1, [n];
- mov.u32 %r2, 0;
- mov.u32 %r3, 1;
-L:
- mad.lo.u32 %r3, %r3, 3, 1;
- add.u32 %r2, %r2, 1;
- setp.lt.u32 %p, %r2, %r1;
- @%p bra L;
- st.global.u32 [%rd1], %r3;
- ret;
-}
-";
-
 /// Regression (7b5e8b4 gave up after 10 s of host time with CUDA_ERROR_LAUNCH_TIMEOUT
 /// while the kernel was healthy): a wait lasts as long as the simulation takes.
 #[test]
@@ -498,7 +478,7 @@ fn a_kernel_that_takes_the_host_longer_than_ten_seconds_completes() {
     use runtime_core::{Gpu, MemsetValue};
     let gpu = Gpu::probe(SlowHost(UserPlatform::new(DeviceConfig::default(), ClockMode::Stepped))).unwrap();
     let h = gpu.ctx_create().unwrap();
-    let m = gpu.module_load_ptx(h, &format!("{HDR}{CHAIN}")).unwrap();
+    let m = gpu.module_load_ptx(h, &format!("{HDR}{}", tests::CHAIN_PTX)).unwrap();
     let f = gpu.module_get_function(h, m, "chain").unwrap();
     let out = gpu.mem_alloc(h, 4).unwrap();
     gpu.memset(h, out, MemsetValue::U32(0), 1).unwrap();

@@ -448,26 +448,6 @@ fn an_event_rerecorded_on_a_faster_stream_follows_its_last_record() {
     ev.synchronize().unwrap();
 }
 
-/// One warp iterating `acc = acc * 3 + 1` `n` times: a long kernel.
-const CHAIN: &str = ".entry chain(.param .u64 out, .param .u32 n)
-{
- .reg .b32 %r<4>;
- .reg .b64 %rd<2>;
- .reg .pred %p;
- ld.param.u64 %rd1, [out];
- ld.param.u32 %r1, [n];
- mov.u32 %r2, 0;
- mov.u32 %r3, 1;
-L:
- mad.lo.u32 %r3, %r3, 3, 1;
- add.u32 %r2, %r2, 1;
- setp.lt.u32 %p, %r2, %r1;
- @%p bra L;
- st.global.u32 [%rd1], %r3;
- ret;
-}
-";
-
 /// A thread waiting for a stream does not hold the context: another thread's work on
 /// another stream of the same context is queued, runs and is waited for meanwhile (only
 /// the legacy default stream orders streams, and these are non-blocking).
@@ -477,7 +457,7 @@ fn a_thread_waiting_for_a_stream_blocks_no_other_thread_of_the_context() {
     let opts = backend_user::DeviceOptions { clock: backend_user::ClockMode::Threaded, ..Default::default() };
     let dev = Device::open_with(opts).unwrap();
     let ctx = dev.create_context().unwrap();
-    let m = ctx.load_ptx(&format!("{HDR}{CHAIN}")).unwrap();
+    let m = ctx.load_ptx(&format!("{HDR}{}", tests::CHAIN_PTX)).unwrap();
     let f = m.function("chain").unwrap();
     let (slow, fast) = (ctx.create_stream(true, 0).unwrap(), ctx.create_stream(true, 0).unwrap());
     let out = ctx.alloc::<u32>(1).unwrap();
