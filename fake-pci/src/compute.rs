@@ -500,9 +500,9 @@ impl ComputeEngine {
         let check = GridCheck::new(r, cx.mem, cx.tlb, &cx.space);
         let bcheck = BlockCheck::new(mode, r.shared as usize);
         let bufs = BlockBufs {
-            regs: vec![0u64; nwarps * nregs * 32],
-            shared: vec![0u8; r.shared as usize],
-            local: vec![0u8; r.local_size as usize * nwarps * 32],
+            regs: try_zeroed(nwarps * nregs * 32)?,
+            shared: try_zeroed(r.shared as usize)?,
+            local: try_zeroed(r.local_size as usize * nwarps * 32)?,
             warps: Vec::new(),
         };
         self.queue.push_back(FuncGrid {
@@ -768,6 +768,15 @@ impl FuncGrid {
         *thread_instrs += x.thread_instrs;
         result
     }
+}
+
+/// `n` zeroed elements, or the grid's NoResources trap when the host cannot provide them
+/// (a kernel-side heap that is full): never an abort.
+pub(crate) fn try_zeroed<T: Clone + Default>(n: usize) -> Result<Vec<T>, GridError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| GridError::Trap(Trap { reason: TrapReason::NoResources, pc: 0 }))?;
+    v.resize(n, T::default());
+    Ok(v)
 }
 
 /// The SM limits of the occupancy rule, from the configuration.
@@ -2013,6 +2022,13 @@ fn atom(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_storage_the_host_cannot_provide_is_a_trap_not_an_abort() {
+        let e = try_zeroed::<u64>(usize::MAX).unwrap_err();
+        assert_eq!(e, GridError::Trap(Trap { reason: TrapReason::NoResources, pc: 0 }));
+        assert_eq!(try_zeroed::<u8>(3).unwrap(), [0, 0, 0]);
+    }
 
     #[test]
     fn integer_semantics() {

@@ -636,11 +636,19 @@ impl TimingEngine {
                 if g.blocked || g.next_block >= g.nblocks || g.dispatch_mc > t * 1000 {
                     break;
                 }
-                if !self.place(gi, env.cfg, t) {
-                    if let Some(g) = self.grids[gi].as_mut() {
-                        g.blocked = true;
+                match self.place(gi, env.cfg, t) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        if let Some(g) = self.grids[gi].as_mut() {
+                            g.blocked = true;
+                        }
+                        break;
                     }
-                    break;
+                    // The host could not back the block: the grid stops (out of memory).
+                    Err(e) => {
+                        self.fail(engine, gi, t, e);
+                        break;
+                    }
                 }
             }
         }
@@ -652,7 +660,7 @@ impl TimingEngine {
     }
 
     /// Place the next block of grid `gi` on an SM with room; false if none has room.
-    fn place(&mut self, gi: usize, cfg: &DeviceConfig, t: u64) -> bool {
+    fn place(&mut self, gi: usize, cfg: &DeviceConfig, t: u64) -> Result<bool, GridError> {
         let g = self.grids[gi].as_mut().expect("grid");
         let n = self.sms.len();
         let c = g.cost;
@@ -666,7 +674,7 @@ impl TimingEngine {
                 best = Some(s);
             }
         }
-        let Some(s) = best else { return false };
+        let Some(s) = best else { return Ok(false) };
         g.last_sm = s;
         let i = g.next_block;
         g.next_block += 1;
@@ -683,9 +691,9 @@ impl TimingEngine {
         let block = Block {
             grid: gi,
             ctaid,
-            regs: vec![0u64; nwarps * g.nregs * 32],
-            shared: vec![0u8; g.r.shared as usize],
-            local: vec![0u8; g.r.local_size as usize * nwarps * 32],
+            regs: crate::compute::try_zeroed(nwarps * g.nregs * 32)?,
+            shared: crate::compute::try_zeroed(g.r.shared as usize)?,
+            local: crate::compute::try_zeroed(g.r.local_size as usize * nwarps * 32)?,
             warps: warps_v,
             slots: Vec::with_capacity(nwarps),
             live: nwarps as u32,
@@ -734,7 +742,7 @@ impl TimingEngine {
         sm.blocks[bi] = Some(Block { slots, ..block });
         Self::occupancy(sm, s, &mut self.grids, &mut self.samples, t, nwarps as i32);
         sm.wake = sm.wake.min(t + 1);
-        true
+        Ok(true)
     }
 
     /// Account resident warp-cycles up to `t`, then change the resident count by `delta`.

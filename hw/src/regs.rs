@@ -702,13 +702,18 @@ pub enum TrapReason {
     Watchdog = 5,
     /// A launch with invalid parameters (block too large, no code).
     BadLaunch = 6,
+    /// The simulator could not get host memory for a block (its registers, shared or
+    /// local memory): CUDA_ERROR_OUT_OF_MEMORY.
+    NoResources = 7,
 }
 
 impl TrapReason {
     /// Decode NV_PGRAPH_TRAP_INFO.
     pub fn from_u32(v: u32) -> Option<Self> {
         use TrapReason::*;
-        [IllegalInstruction, Trap, OutOfRange, Misaligned, Watchdog, BadLaunch].into_iter().find(|r| *r as u32 == v)
+        [IllegalInstruction, Trap, OutOfRange, Misaligned, Watchdog, BadLaunch, NoResources]
+            .into_iter()
+            .find(|r| *r as u32 == v)
     }
 }
 

@@ -4,7 +4,7 @@
 //! memsets use the copy engine's remap unit with a constant component, as NVIDIA's driver
 //! does. Every operation checks the context's sticky error first (CUDA semantics).
 
-use crate::channel::{Channel, Cmd, Fence, map_dma, release};
+use crate::channel::{Channel, Cmd, Fence, Release, map_dma, release};
 use crate::error::{CuError, Result};
 use crate::gpu::{CtxHandle, Gpu};
 use crate::platform::{DmaBuffer, Level, Platform};
@@ -96,13 +96,11 @@ struct Alloc {
 struct Staging {
     buf: DmaBuffer,
     va: u64,
-    fence: Fence,
 }
 
 pub(crate) struct Inner {
     pub(crate) vm: VaSpace,
     pub(crate) ch: Option<Channel>,
-    staging: Vec<Staging>,
     allocs: BTreeMap<u64, Alloc>,
     pub(crate) modules: BTreeMap<u64, crate::module::Loaded>,
     pub(crate) next_module: u64,
@@ -118,6 +116,9 @@ pub(crate) struct Inner {
 /// A context (see the module documentation).
 pub struct Context<P: Platform> {
     inner: Mutex<P::RawMutex, Inner>,
+    /// The two staging buffers of blocking host copies: a copy holds them (not `inner`)
+    /// while it waits.
+    staging: Mutex<P::RawMutex, Vec<Staging>>,
 }
 
 impl<P: Platform> Context<P> {
@@ -131,7 +132,7 @@ impl<P: Platform> Context<P> {
             let mut staging = Vec::new();
             for _ in 0..2 {
                 let (buf, va) = map_dma(gpu, &mut vm, &mut held, cfg.staging_bytes as usize)?;
-                staging.push(Staging { buf, va, fence: Fence(0) });
+                staging.push(Staging { buf, va });
             }
             let mode = gpu.checks();
             let check = if u32::from(mode) != 0 {
@@ -148,10 +149,10 @@ impl<P: Platform> Context<P> {
             Ok((staging, check, mut ch)) => {
                 ch.held.splice(0..0, held);
                 Ok(Self {
+                    staging: Mutex::new(staging),
                     inner: Mutex::new(Inner {
                         vm,
                         ch: Some(ch),
-                        staging,
                         allocs: BTreeMap::new(),
                         modules: BTreeMap::new(),
                         next_module: 1,
@@ -331,15 +332,16 @@ impl Inner {
         Ok(ch)
     }
 
-    /// Wait for the work of every stream of the context.
-    pub(crate) fn sync_all<P: Platform>(&mut self, gpu: &Gpu<P>) -> Result<()> {
-        for st in self.streams.values_mut() {
-            let last = st.ch.last_fence();
-            st.ch.wait(gpu, last)?;
+    /// What waiting for the work of every stream of the context needs (to wait without
+    /// the context's lock).
+    pub(crate) fn releases(&mut self) -> Result<Vec<Release>> {
+        let mut w = Vec::new();
+        for st in self.streams.values() {
+            w.push(st.ch.release_of(st.ch.last_fence())?);
         }
         let ch = self.live()?;
-        let last = ch.last_fence();
-        ch.wait(gpu, last)
+        w.push(ch.release_of(ch.last_fence())?);
+        Ok(w)
     }
 
     /// A new channel in the context's address space (a stream).
@@ -478,15 +480,15 @@ impl<P: Platform> Gpu<P> {
         self.free_alloc(h, ptr, true)
     }
 
+    /// Free a user allocation after the context's queued work, waiting without the lock.
     fn free_alloc(&self, h: CtxHandle, ptr: u64, host: bool) -> Result<()> {
-        self.with_ctx(h, |gpu, c| {
-            match c.allocs.get(&ptr) {
-                Some(a) if a.owner == Owner::User && matches!(a.backing, Backing::Host(_)) == host => {}
-                _ => return Err(CuError::InvalidValue),
-            }
-            c.sync_all(gpu)?;
-            c.free_now(gpu, ptr)
-        })
+        let ours = |c: &Inner| match c.allocs.get(&ptr) {
+            Some(a) if a.owner == Owner::User && matches!(a.backing, Backing::Host(_)) == host => Ok(()),
+            _ => Err(CuError::InvalidValue),
+        };
+        let waits = self.with_ctx(h, |_, c| ours(c).and_then(|()| c.releases()))?;
+        waits.iter().try_for_each(|w| w.wait(self))?;
+        self.with_ctx(h, |gpu, c| ours(c).and_then(|()| c.free_now(gpu, ptr)))
     }
 
     /// The program's allocation containing `ptr`: (base, size) (cuMemGetAddressRange;
@@ -507,96 +509,102 @@ impl<P: Platform> Gpu<P> {
     /// Free runtime-owned allocations after the context's queued work: every one of them
     /// is freed even if one fails (the first error is returned).
     pub(crate) fn runtime_free(&self, h: CtxHandle, ptrs: &[u64]) -> Result<()> {
-        self.with_ctx(h, |gpu, c| {
-            let mut r = c.sync_all(gpu);
+        let waits = self.with_ctx(h, |_, c| c.releases())?;
+        let waited = waits.iter().try_for_each(|w| w.wait(self));
+        let freed = self.with_ctx(h, |gpu, c| {
+            // Every one is freed, whatever happens to the others; the first error is kept.
+            let mut first = Ok(());
             for &p in ptrs {
-                r = r.and(c.free_now(gpu, p));
+                let r = c.free_now(gpu, p);
+                if first.is_ok() {
+                    first = r;
+                }
             }
-            r
+            first
+        });
+        waited.and(freed)
+    }
+
+    /// Queue a copy of `len` bytes from `src` to `dst` on the context's legacy stream (an L2
+    /// write-back first when `flush`); returns what to wait for.
+    fn queue_copy(&self, h: CtxHandle, src: u64, dst: u64, len: u64, flush: bool) -> Result<Release> {
+        self.with_ctx(h, |gpu, c| {
+            let ch = c.live()?;
+            let mut cmd = Cmd::new();
+            if flush {
+                // Kernels leave dirty lines in the L2: write them back before reading VRAM.
+                l2_flush(&mut cmd)?;
+            }
+            copy_cmd(&mut cmd, src, dst, len)?;
+            let f = ch.fence(&mut cmd)?;
+            ch.submit(gpu, cmd.words())?;
+            ch.release_of(f)
         })
     }
 
     /// Copy host memory to the device (cuMemcpyHtoD); returns when `src` may be reused.
+    /// The copy holds the context's staging buffers (host copies of a context take turns,
+    /// as on CUDA's legacy stream), never the context's lock while it waits.
     pub fn memcpy_htod(&self, h: CtxHandle, dst: u64, src: &[u8]) -> Result<()> {
+        let ctx = self.ctx(h)?;
+        let bufs = ctx.staging.lock();
         self.with_ctx(h, |gpu, c| {
-            if src.is_empty() {
-                return Ok(());
+            c.check(dst, src.len() as u64).or(if src.is_empty() { Ok(()) } else { Err(CuError::InvalidValue) })?;
+            c.ordered(gpu, 0).map(drop)
+        })?;
+        let chunk = bufs[0].buf.len();
+        let mut pending: [Option<Release>; 2] = [None, None];
+        for (i, part) in src.chunks(chunk).enumerate() {
+            let s = &bufs[i % 2];
+            if let Some(w) = pending[i % 2].take() {
+                w.wait(self)?; // the buffer's previous part has been copied out of it
             }
-            c.check(dst, src.len() as u64)?;
-            let chunk = c.staging[0].buf.len();
-            c.ordered(gpu, 0)?;
-            let Inner { ch, staging, .. } = c;
-            let ch = ch.as_mut().ok_or(CuError::InvalidContext)?;
-            let mut last = Fence(0);
-            for (i, part) in src.chunks(chunk).enumerate() {
-                let s = &mut staging[i % 2];
-                ch.wait(gpu, s.fence)?;
-                gpu.platform.copy_from_user(&s.buf.mem, 0, part)?;
-                let mut cmd = Cmd::new();
-                copy_cmd(&mut cmd, s.va, dst + (i * chunk) as u64, part.len() as u64)?;
-                s.fence = ch.fence(&mut cmd)?;
-                ch.submit(gpu, cmd.words())?;
-                last = s.fence;
-            }
-            ch.wait(gpu, last)
-        })
+            self.platform.copy_from_user(&s.buf.mem, 0, part)?;
+            pending[i % 2] = Some(self.queue_copy(h, s.va, dst + (i * chunk) as u64, part.len() as u64, false)?);
+        }
+        pending.iter().flatten().try_for_each(|w| w.wait(self))
     }
 
-    /// Copy device memory to the host (cuMemcpyDtoH); waits for earlier work on the context.
+    /// Copy device memory to the host (cuMemcpyDtoH); waits for earlier work on the context,
+    /// holding the staging buffers but not the context's lock.
     pub fn memcpy_dtoh(&self, h: CtxHandle, dst: &mut [u8], src: u64) -> Result<()> {
+        let ctx = self.ctx(h)?;
+        let bufs = ctx.staging.lock();
         self.with_ctx(h, |gpu, c| {
-            if dst.is_empty() {
-                return Ok(());
+            c.check(src, dst.len() as u64).or(if dst.is_empty() { Ok(()) } else { Err(CuError::InvalidValue) })?;
+            c.ordered(gpu, 0).map(drop)
+        })?;
+        let chunk = bufs[0].buf.len();
+        // Queue part i into staging buffer i % 2, then drain part i - 1.
+        let mut pending: Option<(usize, &mut [u8], Release)> = None;
+        for (i, part) in dst.chunks_mut(chunk).enumerate() {
+            let w = self.queue_copy(h, src + (i * chunk) as u64, bufs[i % 2].va, part.len() as u64, i == 0)?;
+            if let Some((j, out, w)) = pending.replace((i, part, w)) {
+                w.wait(self)?;
+                self.platform.copy_to_user(out, &bufs[j % 2].buf.mem, 0)?;
             }
-            c.check(src, dst.len() as u64)?;
-            let chunk = c.staging[0].buf.len();
-            c.ordered(gpu, 0)?;
-            let Inner { ch, staging, .. } = c;
-            let ch = ch.as_mut().ok_or(CuError::InvalidContext)?;
-            let parts: Vec<&mut [u8]> = dst.chunks_mut(chunk).collect();
-            let n = parts.len();
-            let mut parts = parts.into_iter();
-            let mut pending: Option<(usize, &mut [u8])> = None;
-            for i in 0..=n {
-                // Queue part i into staging buffer i % 2, then drain part i - 1.
-                let next = if i < n { parts.next() } else { None };
-                if let Some(part) = next {
-                    let s = &mut staging[i % 2];
-                    let mut cmd = Cmd::new();
-                    if i == 0 {
-                        // Kernels leave dirty lines in the L2: write them back before reading VRAM.
-                        l2_flush(&mut cmd)?;
-                    }
-                    copy_cmd(&mut cmd, src + (i * chunk) as u64, s.va, part.len() as u64)?;
-                    s.fence = ch.fence(&mut cmd)?;
-                    ch.submit(gpu, cmd.words())?;
-                    if let Some((j, out)) = pending.replace((i, part)) {
-                        let s = &staging[j % 2];
-                        ch.wait(gpu, s.fence)?;
-                        gpu.platform.copy_to_user(out, &s.buf.mem, 0)?;
-                    }
-                } else if let Some((j, out)) = pending.take() {
-                    let s = &staging[j % 2];
-                    ch.wait(gpu, s.fence)?;
-                    gpu.platform.copy_to_user(out, &s.buf.mem, 0)?;
-                }
-            }
-            Ok(())
-        })
+        }
+        if let Some((j, out, w)) = pending {
+            w.wait(self)?;
+            self.platform.copy_to_user(out, &bufs[j % 2].buf.mem, 0)?;
+        }
+        Ok(())
     }
 
-    /// Copy between device allocations (cuMemcpyDtoD); returns when the copy is done.
+    /// Copy between device allocations (cuMemcpyDtoD); returns when the copy is done,
+    /// waiting without the context's lock.
     pub fn memcpy_dtod(&self, h: CtxHandle, dst: u64, src: u64, bytes: u64) -> Result<()> {
-        self.with_ctx(h, |gpu, c| {
+        let w = self.with_ctx(h, |gpu, c| {
             if bytes == 0 {
-                return Ok(());
+                return Ok(None);
             }
             c.check(src, bytes)?;
             c.check(dst, bytes)?;
             let ch = c.ordered(gpu, 0)?;
             let last = copy_range(gpu, ch, dst, src, bytes)?;
-            ch.wait(gpu, last)
-        })
+            ch.release_of(last).map(Some)
+        })?;
+        w.map_or(Ok(()), |w| w.wait(self))
     }
 
     /// Set `count` elements at `dst` to `value` (cuMemsetD8/D16/D32). Asynchronous: it is
@@ -656,15 +664,7 @@ impl<P: Platform> Gpu<P> {
     /// Wait for all work queued on the context (cuCtxSynchronize).
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn ctx_synchronize(&self, h: CtxHandle) -> Result<()> {
-        let waits = self.with_ctx(h, |_, c| {
-            let mut w = Vec::new();
-            for st in c.streams.values() {
-                w.push(st.ch.release_of(st.ch.last_fence())?);
-            }
-            let ch = c.live()?;
-            w.push(ch.release_of(ch.last_fence())?);
-            Ok(w)
-        })?;
+        let waits = self.with_ctx(h, |_, c| c.releases())?;
         waits.iter().try_for_each(|w| w.wait(self))
     }
 

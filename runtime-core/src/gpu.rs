@@ -500,6 +500,7 @@ impl<P: Platform> Gpu<P> {
                     Some(TrapReason::Misaligned) => CuError::MisalignedAddress,
                     Some(TrapReason::Watchdog) => CuError::LaunchTimeout,
                     Some(TrapReason::Trap) => CuError::Assert,
+                    Some(TrapReason::NoResources) => CuError::OutOfMemory,
                     Some(TrapReason::BadLaunch) | None => CuError::LaunchFailed,
                 };
                 if chid < NUM_CHANNELS {

@@ -165,14 +165,21 @@ impl<P: Platform> Gpu<P> {
         })
     }
 
-    /// Destroy a stream (cuStreamDestroy): its queued work completes first.
+    /// Destroy a stream (cuStreamDestroy): its queued work completes first (waited for
+    /// without the context's lock).
     pub fn stream_destroy(&self, h: CtxHandle, s: StreamHandle) -> Result<()> {
+        let w = self.with_ctx(h, |_, c| {
+            let st = c.streams.get(&s.0).ok_or(CuError::InvalidHandle)?;
+            st.ch.release_of(st.ch.last_fence())
+        })?;
+        let waited = w.wait(self);
         self.with_ctx(h, |gpu, c| {
             let st = c.streams.remove(&s.0).ok_or(CuError::InvalidHandle)?;
             let r = c.teardown_channel(gpu, st.ch);
             c.free_now(gpu, st.params)?;
             r
         })
+        .and(waited)
     }
 
     /// Wait for the work queued on stream `s` (cuStreamSynchronize).

@@ -479,3 +479,37 @@ fn a_thread_waiting_for_a_stream_blocks_no_other_thread_of_the_context() {
     let expect = (0..n).fold(1u32, |a, _| a.wrapping_mul(3).wrapping_add(1));
     assert_eq!(out.to_vec().unwrap(), [expect]);
 }
+
+/// A blocking copy waiting behind a long kernel on the legacy stream holds the context's
+/// staging buffers, not the context: another thread's work on a non-blocking stream, and
+/// its allocations, go on meanwhile.
+#[test]
+fn a_thread_in_a_blocking_copy_blocks_no_other_thread_of_the_context() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let opts = backend_user::DeviceOptions { clock: backend_user::ClockMode::Threaded, ..Default::default() };
+    let dev = Device::open_with(opts).unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(&format!("{HDR}{}", tests::CHAIN_PTX)).unwrap();
+    let f = m.function("chain").unwrap();
+    let fast = ctx.create_stream(true, 0).unwrap();
+    let out = ctx.alloc::<u32>(1).unwrap();
+    let buf = ctx.alloc::<u32>(4096).unwrap();
+    let n = 2_000_000u32;
+    f.launch([1, 1, 1], [1, 1, 1], 0, &[out.arg(), Arg::I32(n as i32)]).unwrap(); // legacy stream
+    let copied = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let v = out.to_vec().unwrap(); // waits for the kernel
+            copied.store(true, Ordering::Release);
+            v
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let extra = ctx.alloc::<u32>(16).unwrap();
+        fast.fill_u32(buf.device_ptr(), 0xFA57, 4096).unwrap();
+        fast.fill_u32(extra.device_ptr(), 1, 16).unwrap();
+        fast.synchronize().unwrap();
+        assert!(!copied.load(Ordering::Acquire), "the other stream's work finished while the copy waited");
+        drop(extra); // cuMemFree waits for all the context's work, the kernel too
+    });
+    assert_eq!(out.to_vec().unwrap(), [(0..n).fold(1u32, |a, _| a.wrapping_mul(3).wrapping_add(1))]);
+}
