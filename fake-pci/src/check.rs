@@ -2,8 +2,10 @@
 //! asks for it, the executor hands every access to this unit before making it. The unit
 //! sees exactly what the SMs do, so its findings are exact, not sampled:
 //!
-//! - memcheck: a global access must lie inside one allocation of the channel's table; a
-//!   shared or local one inside the block's shared memory or the thread's local memory.
+//! - memcheck: a global access must lie inside one allocation of the channel's table, and
+//!   through a pointer derived from an allocation (provenance per register lane, see
+//!   `Exec::track_pointers`) inside that one; a shared or local access inside the block's
+//!   shared memory or the thread's local memory.
 //!   A violation is reported for every lane that makes it, and the grid stops
 //!   (CUDA_ERROR_ILLEGAL_ADDRESS), as a real fault would.
 //! - racecheck: per shared byte and per global 4-byte word, the last write and the last
@@ -62,22 +64,31 @@ fn conflicts(t: u32, block: u32, int: u32, who: &Who, now_int: u32) -> bool {
     block != who.block || ((t - 1) / 32 != who.thread / 32 && int == now_int)
 }
 
-/// Racecheck's state of one block: its shared bytes and its barrier interval.
+/// The checks' state of one block: racecheck's shared bytes and barrier interval, and
+/// memcheck's pointer provenance (per register lane, the allocation its value points into
+/// as a pointer derived from one: 1 + its index in the table, 0 for none).
 pub(crate) struct BlockCheck {
     cells: Vec<Cell>,
     /// Barriers released so far.
     pub(crate) interval: u32,
+    pub(crate) prov: Vec<u32>,
 }
 
 impl BlockCheck {
-    /// For a block with `shared` bytes of shared memory (`None` unless racecheck is on).
-    pub(crate) fn new(mode: CheckMode, shared: usize) -> Option<Self> {
-        mode.racecheck().then(|| Self { cells: vec![Cell::default(); shared], interval: 0 })
+    /// For a block with `shared` bytes of shared memory and `regs` register lanes (`None`
+    /// unless racecheck or memcheck is on).
+    pub(crate) fn new(mode: CheckMode, shared: usize, regs: usize) -> Option<Self> {
+        (mode.racecheck() || mode.memcheck()).then(|| Self {
+            cells: if mode.racecheck() { vec![Cell::default(); shared] } else { Vec::new() },
+            interval: 0,
+            prov: if mode.memcheck() { vec![0; regs] } else { Vec::new() },
+        })
     }
 
     /// Forget everything (a new block in the same storage).
     pub(crate) fn reset(&mut self) {
         self.cells.fill(Cell::default());
+        self.prov.fill(0);
         self.interval = 0;
     }
 }
@@ -164,6 +175,24 @@ impl GridCheck {
             let _ = tlb.write_va(mem, space, self.report + at(i), &r.to_bytes());
         }
         let _ = tlb.write_va(mem, space, self.report, &self.written.to_le_bytes());
+    }
+
+    /// The allocation containing `addr`, as 1 + its index (0: none).
+    pub(crate) fn alloc_of(&self, addr: u64) -> u32 {
+        let i = self.allocs.partition_point(|&(b, _)| b <= addr);
+        match i.checked_sub(1) {
+            Some(k) if addr < self.allocs[k].1 => k as u32 + 1,
+            _ => 0,
+        }
+    }
+
+    /// memcheck for a global access through a pointer derived from allocation `prov`
+    /// (1 + index): `None` when `[addr, addr + size)` lies inside it, else that allocation
+    /// (base, size), even when the bytes belong to another allocation.
+    pub(crate) fn outside_of(&self, prov: u32, addr: u64, size: u64) -> Option<(u64, u64)> {
+        let &(b, e) = self.allocs.get(prov.checked_sub(1)? as usize)?;
+        let inside = addr >= b && addr.checked_add(size).is_some_and(|end| end <= e);
+        (!inside).then_some((b, e - b))
     }
 
     /// memcheck for a global access: `None` when `[addr, addr + size)` lies inside one

@@ -498,7 +498,7 @@ impl ComputeEngine {
         let code = self.take_code(&cx.space, r.code);
         let mode = CheckMode::from(r.check_mode);
         let check = GridCheck::new(r, cx.mem, cx.tlb, &cx.space);
-        let bcheck = BlockCheck::new(mode, r.shared as usize);
+        let bcheck = BlockCheck::new(mode, r.shared as usize, nwarps * nregs * 32);
         let bufs = BlockBufs {
             regs: try_zeroed(nwarps * nregs * 32)?,
             shared: try_zeroed(r.shared as usize)?,
@@ -1264,7 +1264,46 @@ impl Exec<'_, '_> {
                 Op::Trap => {}
                 Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled above"),
             }
+            if self.bcheck.as_ref().is_some_and(|b| !b.prov.is_empty()) {
+                self.track_pointers(&d, on, warpid, regs);
+            }
             return Ok(Flow::Next);
+        }
+    }
+
+    /// memcheck's pointer provenance after instruction `d` wrote its destination in lanes
+    /// `on`: a 64-bit load of a value inside an allocation (a kernel parameter, a pointer
+    /// read from memory) makes it a pointer into that allocation; `mov`, `cvta`, 64-bit
+    /// `add`/`sub` and `mad`'s addend carry a pointer's allocation on; any other result is
+    /// no pointer.
+    fn track_pointers(&mut self, d: &D, on: u32, warp: u32, regs: &[u64]) {
+        let (Some(b), Some(chk)) = (self.bcheck.as_deref_mut(), self.check.as_deref()) else { return };
+        if d.dst == RZ {
+            return;
+        }
+        let nregs = self.nregs;
+        let base = warp as usize * nregs * 32;
+        let wide = matches!(d.ty, Ty::U64 | Ty::S64);
+        let imm = |k: usize| matches!((k, d.imm_slot), (0, Imm::A) | (1, Imm::B) | (2, Imm::C));
+        let n = if d.op == Op::Ld { MemMods::vec(d.m) as usize } else { 1 };
+        for l in (0..32).filter(|l| on >> l & 1 == 1) {
+            let of = |k: usize, r: u8| {
+                if imm(k) || r == RZ || r as usize >= nregs { 0 } else { b.prov[base + r as usize * 32 + l] }
+            };
+            let p = match d.op {
+                Op::Mov | Op::Cvta => of(0, d.a),
+                Op::Add if wide => Some(of(0, d.a)).filter(|&p| p != 0).unwrap_or_else(|| of(1, d.b)),
+                Op::Sub if wide => of(0, d.a),
+                Op::Mad => of(2, d.c),
+                Op::Ld if wide && n == 1 => chk.alloc_of(regs[d.dst as usize * 32 + l]),
+                _ => 0,
+            };
+            for k in 0..n {
+                let r = d.dst as usize + k;
+                if r < nregs {
+                    b.prov[base + r * 32 + l] = p;
+                }
+            }
         }
     }
 
@@ -1491,7 +1530,17 @@ impl Exec<'_, '_> {
         };
         if mode.memcheck() {
             let window = |len: u64| addr.checked_add(bytes).is_none_or(|end| end > len).then_some((0, len));
+            // The allocation the base pointer came from, if it is known to come from one.
+            let prov = (d.a != RZ)
+                .then(|| {
+                    let (warp, lane) = ((who.thread / 32) as usize, (who.thread % 32) as usize);
+                    let at = warp * self.nregs * 32 + d.a as usize * 32 + lane;
+                    self.bcheck.as_ref().and_then(|b| b.prov.get(at).copied())
+                })
+                .flatten()
+                .unwrap_or(0);
             let bad = match space {
+                Space::Global if prov != 0 => chk.outside_of(prov, addr, bytes),
                 Space::Global => chk.outside(addr, bytes),
                 Space::Shared => window(lens.0),
                 Space::Local => window(lens.1),

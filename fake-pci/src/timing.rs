@@ -700,7 +700,11 @@ impl TimingEngine {
             arrived: 0,
             cost: c,
             uid: self.next_uid,
-            check: crate::check::BlockCheck::new(hw::check::CheckMode::from(g.r.check_mode), g.r.shared as usize),
+            check: crate::check::BlockCheck::new(
+                hw::check::CheckMode::from(g.r.check_mode),
+                g.r.shared as usize,
+                nwarps * g.nregs * 32,
+            ),
         };
         self.next_uid += 1;
         let sm = &mut self.sms[s];

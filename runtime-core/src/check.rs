@@ -120,6 +120,12 @@ impl fmt::Display for CheckReport {
                 let (base, size) = (r.other, r.other_pc as u64);
                 match r.space {
                     1 if size == 0 => write!(f, "=========     Address {:#x} is outside every allocation", r.addr),
+                    1 if r.addr < base => write!(
+                        f,
+                        "=========     Address {:#x} is {} bytes before the {size}-byte allocation at {base:#x}",
+                        r.addr,
+                        base - r.addr
+                    ),
                     1 if r.addr >= base + size => write!(
                         f,
                         "=========     Address {:#x} is {} bytes after the {size}-byte allocation at {base:#x}",

@@ -290,3 +290,52 @@ SKIP:
         assert!(x.to_string().contains("active lanes 0x0000ffff of the warp's 0xffffffff"), "{x}");
     }
 }
+
+/// A pointer into one allocation moved, by an offset, into another one: the bytes belong
+/// to an allocation, so only the pointer's provenance shows the bug (unchecked it silently
+/// overwrites the other buffer). memcheck reports it against the allocation the pointer
+/// came from.
+#[test]
+fn memcheck_finds_an_access_outside_the_allocation_the_pointer_came_from() {
+    let src = format!(
+        "{HDR}.visible .entry stray(.param .u64 a, .param .u64 off)
+{{
+ .reg .b32 %r<2>;
+ .reg .b64 %rd<5>;
+ ld.param.u64 %rd1, [a];
+ ld.param.u64 %rd2, [off];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd3, %r1, 4;
+ add.s64 %rd4, %rd1, %rd2;
+ add.s64 %rd4, %rd4, %rd3;
+ st.global.u32 [%rd4], %r1; // the store
+ ret;
+}}
+"
+    );
+    for mode in [Mode::Timing, Mode::Functional] {
+        let run = |checks: CheckMode| {
+            let (d, ctx) = open(mode, checks);
+            let (a, mut b) = (ctx.alloc::<u32>(1024).unwrap(), ctx.alloc::<u32>(1024).unwrap());
+            b.copy_from(&[7; 1024]).unwrap();
+            let off = b.device_ptr().wrapping_sub(a.device_ptr());
+            let m = ctx.load_ptx(&src).unwrap();
+            m.function("stray").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[a.arg(), Arg::U64(off)]).unwrap();
+            let r = ctx.synchronize();
+            (d, ctx, a, b, r)
+        };
+        let (_d, _ctx, _a, b, r) = run(CheckMode::new());
+        assert_eq!(r, Ok(()));
+        assert_eq!(&b.to_vec().unwrap()[..3], [0, 1, 2], "{mode:?}: unchecked, b is silently overwritten");
+        let (_d, ctx, a, _b, r) = run(CheckMode::new().with_memcheck(true));
+        assert_eq!(r, Err(CuError::IllegalAddress), "{mode:?}");
+        let reports = reports(&ctx);
+        assert_eq!(reports.len(), 1, "{mode:?}");
+        let x = &reports[0];
+        assert_eq!(
+            (x.record.kind, x.record.count, x.line),
+            (CheckKind::OutOfBounds, 32, line_of(&src, "// the store"))
+        );
+        assert_eq!((x.record.other, x.record.other_pc), (a.device_ptr(), 4096), "against the pointer's allocation");
+    }
+}
