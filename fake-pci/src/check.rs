@@ -201,10 +201,7 @@ impl GridCheck {
         let i = self.allocs.partition_point(|&(b, _)| b <= addr);
         let below = i.checked_sub(1).map(|k| self.allocs[k]);
         match below {
-            Some((b, e)) if addr.checked_add(size).is_some_and(|end| end <= e) => {
-                let _ = b;
-                None
-            }
+            Some((_, e)) if addr.checked_add(size).is_some_and(|end| end <= e) => None,
             Some((b, e)) => Some((b, e - b)),
             None => Some((0, 0)),
         }
