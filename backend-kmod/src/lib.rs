@@ -59,8 +59,7 @@ unsafe impl GlobalAlloc for KernelHeap {
     }
 }
 
-const BAR0_BUS: u64 = 0xFD00_0000;
-const BAR1_BUS: u64 = 0x80_0000_0000;
+use hw::pci::{BAR0_BUS, BAR1_BUS};
 const QUANTUM: u64 = 1 << 22;
 
 /// The kernel platform with the simulated GPU attached.

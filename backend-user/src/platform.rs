@@ -22,10 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-/// Bus address the platform assigns to BAR0.
-pub const BAR0_BUS: u64 = 0xFD00_0000;
-/// Bus address the platform assigns to BAR1 (64-bit, above 4 GiB).
-pub const BAR1_BUS: u64 = 0x80_0000_0000;
+pub use hw::pci::{BAR0_BUS, BAR1_BUS};
 /// Cycles one YIELD may run the device in stepped mode.
 pub const YIELD_QUANTUM: u64 = 1 << 22;
 

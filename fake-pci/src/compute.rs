@@ -21,9 +21,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 use hw::check::{AccessKind, CheckKind, CheckMode};
 use hw::class::compute::*;
+use hw::class::{CbBind, DimXy, addr40};
 use hw::isa::*;
 use hw::regs::TrapReason;
-use modular_bitfield::Specifier;
 
 /// Size of the shared and local windows in the generic address space.
 pub const WINDOW_SIZE: u64 = 1 << 24;
@@ -81,21 +81,23 @@ pub enum Action {
 impl ComputeRegs {
     /// Latch a compute method.
     pub fn set(&mut self, method: u32, data: u32) -> Action {
-        let hi = |v: u64| (v & 0xFFFF_FFFF) | ((data as u64 & 0xFF) << 32);
-        let lo = |v: u64| (v & !0xFFFF_FFFF) | data as u64;
+        let hi = |v: u64| addr40::with_hi(v, data);
+        let lo = |v: u64| addr40::with_lo(v, data);
         match method {
             SHARED_WINDOW => self.shared_window = data as u64,
             GRID_DIM_XY => {
-                self.grid[0] = data & 0xFFFF;
-                self.grid[1] = data >> 16;
+                let d = DimXy::from(data);
+                self.grid[0] = d.x() as u32;
+                self.grid[1] = d.y() as u32;
             }
             GRID_DIM_Z => self.grid[2] = data,
             SHARED_SIZE => self.shared = data,
             THREADS_PER_BLOCK => self.threads = data,
             REGISTER_COUNT => self.regs = data,
             BLOCK_DIM_XY => {
-                self.block[0] = data & 0xFFFF;
-                self.block[1] = data >> 16;
+                let d = DimXy::from(data);
+                self.block[0] = d.x() as u32;
+                self.block[1] = d.y() as u32;
             }
             BLOCK_DIM_Z => self.block[2] = data,
             PROGRAM_START => self.start = data,
@@ -107,11 +109,12 @@ impl ComputeRegs {
             CB_ADDRESS_HIGH => self.cb_addr = hi(self.cb_addr),
             CB_ADDRESS_LOW => self.cb_addr = lo(self.cb_addr),
             CB_BIND => {
-                let slot = ((data >> 8) & 0x1F) as usize;
+                let b = CbBind::from(data);
+                let slot = b.slot() as usize;
                 if slot >= CB_SLOTS {
                     return Action::Unknown;
                 }
-                self.cbs[slot] = (data & 1 == 1).then_some((self.cb_addr, self.cb_size));
+                self.cbs[slot] = b.valid().then_some((self.cb_addr, self.cb_size));
             }
             CB_OFFSET => self.cb_offset = data,
             CB_DATA => {
@@ -1164,11 +1167,8 @@ impl Exec<'_, '_> {
                     put(d.dst, on, &out, regs);
                 }
                 Op::Cvt => {
-                    let src =
-                        Ty::from_bytes(((d.m >> 4) & 0xF) as u8).map_err(|_| trap(TrapReason::IllegalInstruction))?;
-                    let round = Round::from_bits(d.m & 7).ok_or(trap(TrapReason::IllegalInstruction))?;
-                    let sat = d.m >> 3 & 1 == 1;
-                    let integral = d.m >> 8 & 1 == 1;
+                    let CvtMods { round, sat, src, integral } =
+                        CvtMods::decode(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
                     lanes!(|l| cvt(ty, src, round, sat, integral, slot(0, d.a, l, regs)))
                 }
                 Op::Bfe => lanes!(|l| {
@@ -1213,8 +1213,8 @@ impl Exec<'_, '_> {
                     (if d.m & 1 == 1 { (v >> n) as u32 } else { ((v << n) >> 32) as u32 }) as u64
                 }),
                 Op::Cvta => {
-                    let to = d.m >> 3 & 1 == 1;
-                    let window = match d.m & 7 {
+                    let CvtaMods { space, to } = CvtaMods::decode(d.m);
+                    let window = match space {
                         x if x == Space::Shared as u16 => r.shared_window,
                         x if x == Space::Local as u16 => r.local_window,
                         _ => 0,

@@ -45,8 +45,8 @@ impl CopyRegs {
     /// Latch a copy method. Returns false for a method the class does not have.
     pub fn set(&mut self, method: u32, data: u32) -> bool {
         use hw::class::copy::*;
-        let hi = |v: u64| (v & 0xFFFF_FFFF) | ((data as u64 & 0xFF) << 32);
-        let lo = |v: u64| (v & !0xFFFF_FFFF) | data as u64;
+        let hi = |v: u64| hw::class::addr40::with_hi(v, data);
+        let lo = |v: u64| hw::class::addr40::with_lo(v, data);
         match method {
             SET_SEMAPHORE_A => self.sem_addr = hi(self.sem_addr),
             SET_SEMAPHORE_B => self.sem_addr = lo(self.sem_addr),

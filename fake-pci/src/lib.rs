@@ -481,20 +481,20 @@ impl FakeGpu {
         let Some(&slot) = self.regs.index.get(&off) else { return BAD_READ };
         let stored = self.regs.values[slot];
         match off {
-            o if o == NV_PMC_INTR_0.offset() => self.pmc_intr().into(),
-            o if o == NV_PFIFO_INTR_0.offset() => self.pfifo_intr(),
-            o if o == NV_PTIMER_TIME_0.offset() => self.time_ns() as u32,
-            o if o == NV_PTIMER_TIME_1.offset() => (self.time_ns() >> 32) as u32,
-            o if o == NV_PFB_VRAM_SIZE.offset() => encode_vram_size(self.cfg.vram_size),
-            o if o == NV_PCOPY0_STATUS.offset() => self.copy.busy() as u32,
-            o if o == NV_PGRAPH_STATUS.offset() => (self.compute.busy() || self.timing.busy()) as u32,
-            o if o == NV_PGRAPH_SM_THREADS.offset() => self.cfg.max_threads_per_sm,
-            o if o == NV_PGRAPH_SM_BLOCKS.offset() => self.cfg.max_blocks_per_sm,
-            o if o == NV_PGRAPH_SM_REGS.offset() => self.cfg.regs_per_sm,
-            o if o == NV_PGRAPH_SM_SHARED.offset() => self.cfg.shared_per_sm,
-            o if o == NV_PGRAPH_WATCHDOG_LO.offset() => self.cfg.watchdog_cycles as u32,
-            o if o == NV_PGRAPH_WATCHDOG_HI.offset() => (self.cfg.watchdog_cycles >> 32) as u32,
-            o if o == NV_PGRAPH_UNITS.offset() => {
+            offset::NV_PMC_INTR_0 => self.pmc_intr().into(),
+            offset::NV_PFIFO_INTR_0 => self.pfifo_intr(),
+            offset::NV_PTIMER_TIME_0 => self.time_ns() as u32,
+            offset::NV_PTIMER_TIME_1 => (self.time_ns() >> 32) as u32,
+            offset::NV_PFB_VRAM_SIZE => encode_vram_size(self.cfg.vram_size),
+            offset::NV_PCOPY0_STATUS => self.copy.busy() as u32,
+            offset::NV_PGRAPH_STATUS => (self.compute.busy() || self.timing.busy()) as u32,
+            offset::NV_PGRAPH_SM_THREADS => self.cfg.max_threads_per_sm,
+            offset::NV_PGRAPH_SM_BLOCKS => self.cfg.max_blocks_per_sm,
+            offset::NV_PGRAPH_SM_REGS => self.cfg.regs_per_sm,
+            offset::NV_PGRAPH_SM_SHARED => self.cfg.shared_per_sm,
+            offset::NV_PGRAPH_WATCHDOG_LO => self.cfg.watchdog_cycles as u32,
+            offset::NV_PGRAPH_WATCHDOG_HI => (self.cfg.watchdog_cycles >> 32) as u32,
+            offset::NV_PGRAPH_UNITS => {
                 PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
             }
             _ => stored,
@@ -525,35 +525,36 @@ impl FakeGpu {
         let old = self.regs.values[slot];
         let new = desc.apply_write(old, value);
         self.regs.values[slot] = new;
-        match desc.name {
-            "NV_PMC_ENABLE" => self.enable_changed(PmcEnable::from(old), PmcEnable::from(new)),
-            "NV_PBUS_BAR1_BLOCK" => self.bar1_changed(),
-            "NV_PFIFO_RUNLIST_SUBMIT" => {
+        // Side effects by the declaration's offset (element 0 for arrays; `i` is the element).
+        let i = desc.index_of(off).unwrap_or(0);
+        match desc.offset {
+            offset::NV_PMC_ENABLE => self.enable_changed(PmcEnable::from(old), PmcEnable::from(new)),
+            offset::NV_PBUS_BAR1_BLOCK => self.bar1_changed(),
+            offset::NV_PFIFO_RUNLIST_SUBMIT => {
                 self.runlist_submit(new & 0xFFFF);
                 return WriteEffect { kick: true };
             }
-            "NV_PFIFO_CHAN_INST" => {
-                let chid = (off - NV_PFIFO_CHAN_INST.offset()) / NV_PFIFO_CHAN_INST.desc.stride;
+            offset::NV_PFIFO_CHAN_INST => {
                 if old != new {
-                    self.unbind(chid);
+                    self.unbind(i);
                 }
                 return WriteEffect { kick: true };
             }
-            "NV_PFIFO_CHAN_STATE" => return WriteEffect { kick: true },
-            "NV_PFB_CHECK_SHADOW" => {
+            offset::NV_PFIFO_CHAN_STATE => return WriteEffect { kick: true },
+            offset::NV_PFB_CHECK_SHADOW => {
                 self.mem.shadow = (new & 1 == 1).then(|| self.mem.shadow.take().unwrap_or_default());
             }
-            "NV_PFB_CHECK_CLEAR_SIZE" => {
+            offset::NV_PFB_CHECK_CLEAR_SIZE => {
                 let at = self.regs.get(NV_PFB_CHECK_CLEAR_LO, 0) as u64
                     | (self.regs.get(NV_PFB_CHECK_CLEAR_HI, 0) as u64) << 32;
                 if let Some(s) = self.mem.shadow.as_mut() {
                     s.clear(at, new as u64);
                 }
             }
-            "NV_PFIFO_MMU_FAULT_UNITS" => self.next_faults(),
-            "NV_PPBDMA_INTR_0" => self.next_pbdma(),
-            "NV_PGRAPH_INTR" => self.next_trap(),
-            "NV_PFB_TLB_FLUSH_TRIGGER" => {
+            offset::NV_PFIFO_MMU_FAULT_UNITS => self.next_faults(),
+            offset::NV_PPBDMA_INTR_0 => self.next_pbdma(),
+            offset::NV_PGRAPH_INTR => self.next_trap(),
+            offset::NV_PFB_TLB_FLUSH_TRIGGER => {
                 let t = TlbFlushTrigger::from(new);
                 if t.trigger() {
                     let pdb = TlbFlushPdb::from(self.regs.get(NV_PFB_TLB_FLUSH_PDB, 0));
@@ -769,8 +770,8 @@ impl FakeGpu {
         let mut list = Vec::new();
         let mut err = false;
         for i in 0..count as u64 {
-            match self.mem.read_u32(target, addr + i * 8) {
-                Ok(chid) if chid < NUM_CHANNELS && !list.contains(&chid) => list.push(chid),
+            match self.mem.read_u32(target, addr + i * RunlistEntry::BYTES).map(RunlistEntry::decode) {
+                Ok(RunlistEntry { chid }) if chid < NUM_CHANNELS && !list.contains(&chid) => list.push(chid),
                 _ => err = true,
             }
         }

@@ -12,7 +12,7 @@ use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
 use crate::timing::TimingEngine;
 use alloc::vec::Vec;
 use fifo::{Method, MethodStream, Ring};
-use hw::class::{self, MemOp, MemOpB, SemOp, SemaphoreD, host};
+use hw::class::{self, MemOp, MemOpB, SemOp, SemaphoreD, SetObject, addr40, host};
 use hw::cmd::GpEntry;
 use hw::inst::*;
 use hw::regs::{PbdmaIntr, Target, fault_unit};
@@ -293,7 +293,7 @@ impl Channel {
             };
         }
         match m.method {
-            host::SET_OBJECT => match m.data & 0xFFFF {
+            host::SET_OBJECT => match SetObject::from(m.data).class_id() as u32 {
                 c @ (class::FERMI_DMA_COPY_A | class::FERMI_COMPUTE_A | class::FERMI_MEMORY_TO_MEMORY_FORMAT_A) => {
                     self.subch[m.subchannel as usize & 7] = c;
                     done
@@ -302,11 +302,11 @@ impl Channel {
             },
             host::NOP | host::FB_FLUSH => done,
             host::SEMAPHOREA => {
-                self.sem_addr = (self.sem_addr & 0xFFFF_FFFF) | ((m.data as u64 & 0xFF) << 32);
+                self.sem_addr = addr40::with_hi(self.sem_addr, m.data);
                 done
             }
             host::SEMAPHOREB => {
-                self.sem_addr = (self.sem_addr & !0xFFFF_FFFF) | (m.data & !3) as u64;
+                self.sem_addr = addr40::with_lo(self.sem_addr, m.data & !3);
                 done
             }
             host::SEMAPHOREC => {

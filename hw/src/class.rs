@@ -56,6 +56,43 @@ pub mod host {
     pub const ENGINE_BASE: u32 = 0x0100;
 }
 
+/// SET_OBJECT data: the class to bind to the subchannel (bits 15:0); bits 20:16 name the
+/// engine on later chips and are ignored here.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SetObject {
+    /// Class number ([`FERMI_COMPUTE_A`], ...).
+    pub class_id: B16,
+    #[skip]
+    __: B16,
+}
+
+/// 40-bit addresses split over an `*_UPPER`/`*_HIGH` method (bits 39:32 in data bits 7:0)
+/// and a `*_LOWER`/`*_LOW` method (bits 31:0). The one place the split is written.
+pub mod addr40 {
+    /// Bits 39:32 for the high method.
+    pub const fn hi(a: u64) -> u32 {
+        (a >> 32) as u32 & 0xFF
+    }
+    /// Bits 31:0 for the low method.
+    pub const fn lo(a: u64) -> u32 {
+        a as u32
+    }
+    /// `[hi, lo]`: the data of a high/low method pair sent in that order.
+    pub const fn split(a: u64) -> [u32; 2] {
+        [hi(a), lo(a)]
+    }
+    /// `a` with bits 39:32 replaced by a high method's data.
+    pub const fn with_hi(a: u64, data: u32) -> u64 {
+        (a & 0xFFFF_FFFF) | ((data as u64 & 0xFF) << 32)
+    }
+    /// `a` with bits 31:0 replaced by a low method's data.
+    pub const fn with_lo(a: u64, data: u32) -> u64 {
+        (a & !0xFFFF_FFFF) | data as u64
+    }
+}
+
 /// Semaphore operation (SEMAPHORED bits 3:0, one-hot).
 #[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
 #[bits = 4]
@@ -164,6 +201,34 @@ pub struct MemOpB {
     pub operation: MemOp,
     #[skip]
     __: B28,
+}
+
+/// GRID_DIM_XY and BLOCK_DIM_XY data: x in bits 15:0, y in bits 31:16 (z has its own
+/// method).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DimXy {
+    /// x extent.
+    pub x: B16,
+    /// y extent.
+    pub y: B16,
+}
+
+/// CB_BIND data: bind (valid) or unbind the constant buffer at CB_ADDRESS/CB_SIZE to slot
+/// `slot` (bits 12:8; slots at or above [`compute::CB_SLOTS`] are illegal).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CbBind {
+    /// Bind (else unbind).
+    pub valid: bool,
+    #[skip]
+    __: B7,
+    /// Constant buffer slot.
+    pub slot: B5,
+    #[skip]
+    __: B19,
 }
 
 /// Copy engine (90B5) methods.
@@ -448,5 +513,16 @@ mod tests {
             .with_component_size_minus_one(3)
             .with_dst_components_minus_one(0);
         assert_eq!(u32::from(r), 4 | (6 << 4) | (3 << 16));
+    }
+
+    #[test]
+    fn launch_word_layouts() {
+        assert_eq!(u32::from(DimXy::new().with_x(7).with_y(3)), 3 << 16 | 7);
+        assert_eq!(u32::from(CbBind::new().with_valid(true).with_slot(1)), 1 << 8 | 1);
+        assert_eq!(SetObject::from(0x0003_90C0).class_id() as u32, FERMI_COMPUTE_A);
+        let a = 0xAB_1234_5678u64;
+        assert_eq!(addr40::split(a), [0xAB, 0x1234_5678]);
+        assert_eq!(addr40::with_lo(addr40::with_hi(0, addr40::hi(a)), addr40::lo(a)), a);
+        assert_eq!(addr40::with_hi(a, 0x1FF), 0xFF_1234_5678);
     }
 }

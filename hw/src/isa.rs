@@ -354,13 +354,33 @@ impl Round {
     }
 }
 
-/// `CVT` modifiers: rounding (2:0), saturate (3), source type (7:4). `ftz` is implied by
+/// `CVT` modifiers: rounding (2:0), saturate (3), source type (7:4), integral rounding
+/// (8: `cvt.rni`-style round to an integer value within a float type). `ftz` is implied by
 /// the model's treatment of subnormals (kept, not flushed).
-pub struct CvtMods;
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CvtMods {
+    /// Rounding mode.
+    pub round: Round,
+    /// Clamp to the destination's range (floats: to [0, 1]).
+    pub sat: bool,
+    /// Source type.
+    pub src: Ty,
+    /// Float to float rounding to an integral value (`.rni`, `.rzi`, ...).
+    pub integral: bool,
+}
 impl CvtMods {
     /// Encode.
-    pub fn encode(round: Round, sat: bool, src: Ty) -> u16 {
-        round as u16 | (sat as u16) << 3 | (src as u16) << 4
+    pub fn encode(self) -> u16 {
+        self.round as u16 | (self.sat as u16) << 3 | (self.src as u16) << 4 | (self.integral as u16) << 8
+    }
+    /// Decode; `None` for a reserved rounding or type encoding.
+    pub fn decode(m: u16) -> Option<Self> {
+        Some(Self {
+            round: Round::from_bits(m)?,
+            sat: m >> 3 & 1 == 1,
+            src: Ty::from_bytes(((m >> 4) & 0xF) as u8).ok()?,
+            integral: m >> 8 & 1 == 1,
+        })
     }
 }
 
@@ -476,7 +496,23 @@ pub enum VoteMode {
 }
 
 /// `CVTA` modifiers: space (2:0), direction bit 3 (1 = generic to space).
-pub struct CvtaMods;
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CvtaMods {
+    /// The state space (2:0), raw: the device decides which spaces have windows.
+    pub space: u16,
+    /// Generic to space (else space to generic).
+    pub to: bool,
+}
+impl CvtaMods {
+    /// Encode.
+    pub fn encode(self) -> u16 {
+        (self.space & 7) | (self.to as u16) << 3
+    }
+    /// Decode.
+    pub fn decode(m: u16) -> Self {
+        Self { space: m & 7, to: m >> 3 & 1 == 1 }
+    }
+}
 
 /// The immediate of a `BRA`: target and reconvergence point, as instruction indices.
 #[bitfield(bits = 64)]

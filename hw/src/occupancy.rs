@@ -5,8 +5,7 @@
 //! As on Volta-class SMs, threads are allocated in whole warps, and registers per warp in
 //! units of [`REG_ALLOC_UNIT`].
 
-/// Threads per warp.
-pub const WARP_SIZE: u32 = 32;
+pub use crate::isa::WARP_SIZE;
 /// Register allocation granularity per warp.
 pub const REG_ALLOC_UNIT: u32 = 256;
 

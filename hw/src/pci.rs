@@ -5,6 +5,12 @@
 
 use modular_bitfield::prelude::*;
 
+/// Bus address every rgdev platform (user space, kernel image, test boards) assigns to
+/// BAR0, as firmware would.
+pub const BAR0_BUS: u64 = 0xFD00_0000;
+/// Bus address every rgdev platform assigns to BAR1 (64-bit, above 4 GiB).
+pub const BAR1_BUS: u64 = 0x80_0000_0000;
+
 /// NVIDIA's PCI vendor id.
 pub const VENDOR_NVIDIA: u16 = 0x10DE;
 /// Device id of the modelled board (GF100, GeForce GTX 480).

@@ -106,6 +106,13 @@ impl<T: From<u32>> Reg<T> {
     }
 }
 
+impl<T: Into<u32>> Reg<T> {
+    /// Encode a value for a write to this register.
+    pub fn encode(&self, value: T) -> u32 {
+        value.into()
+    }
+}
+
 /// Find the declaration naming `offset` and the element index within it.
 pub fn lookup(offset: u32) -> Option<(&'static RegDesc, u32)> {
     // Arrays interleave (fault records), so a binary search over start offsets narrows the
@@ -132,6 +139,15 @@ macro_rules! registers {
         )*
         /// Every register declaration, sorted by offset.
         pub static TABLE: &[RegDesc] = &[$($name.desc),*];
+
+        /// The BAR0 offset of each register's element 0 as a plain constant, so the device
+        /// can `match` an offset against the table (a misspelt name does not compile).
+        pub mod offset {
+            $(
+                #[doc = concat!("Offset of [`", stringify!($name), "`](super::", stringify!($name), ").")]
+                pub const $name: u32 = $off;
+            )*
+        }
     };
     (@count $c:literal) => { $c };
     (@count) => { 1 };
@@ -566,7 +582,9 @@ pub struct PfifoChanState {
 impl PfifoChanState {
     /// The value nouveau's gf100 code writes to enable a channel (runnable, plus bits 20:16
     /// whose meaning is undocumented; the model keeps them and ignores them).
-    pub const NOUVEAU_ENABLE: u32 = 0x001F_0001;
+    pub const fn nouveau_enable() -> Self {
+        Self::from_bytes(0x001F_0001u32.to_le_bytes())
+    }
 }
 
 /// NV_PFIFO_PREEMPT layout.
@@ -732,6 +750,29 @@ pub struct PgraphUnits {
     __: B8,
 }
 
+/// One runlist entry as NV_PFIFO_RUNLIST_BASE points to them: two words, the channel id
+/// then a word that nouveau's gf100 code sets to 4 (undocumented; the model ignores it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunlistEntry {
+    /// Channel id (below [`NUM_CHANNELS`] for a valid entry).
+    pub chid: u32,
+}
+
+impl RunlistEntry {
+    /// Bytes per entry.
+    pub const BYTES: u64 = 8;
+    /// The second word as nouveau writes it.
+    pub const WORD1: u32 = 0x4;
+    /// The two words of the entry.
+    pub const fn encode(self) -> [u32; 2] {
+        [self.chid, Self::WORD1]
+    }
+    /// Decode from the entry's first word.
+    pub const fn decode(word0: u32) -> Self {
+        Self { chid: word0 }
+    }
+}
+
 /// Encode a VRAM size in the NV_PFB_VRAM_SIZE format.
 pub const fn encode_vram_size(bytes: u64) -> u32 {
     (bytes as u32 & 0xFFFF_FF00) | ((bytes >> 32) as u32 & 0xFF)
@@ -805,6 +846,13 @@ mod tests {
         assert_eq!(u32::from(TlbFlushPdb::new().with_pd(0x123)), 0x1230);
         let info = PfifoFaultInfo::new().with_reason(FaultReason::ReadOnly).with_write(true);
         assert_eq!(u32::from(info), 0x86);
+    }
+
+    #[test]
+    fn offsets_name_the_table() {
+        assert_eq!(offset::NV_PFIFO_RUNLIST_SUBMIT, NV_PFIFO_RUNLIST_SUBMIT.offset());
+        assert_eq!(offset::NV_PFIFO_CHAN_STATE, NV_PFIFO_CHAN_STATE.offset_at(0));
+        assert_eq!(RunlistEntry::decode(RunlistEntry { chid: 9 }.encode()[0]).chid, 9);
     }
 
     #[test]

@@ -1017,7 +1017,7 @@ impl<'a> Kc<'a> {
                 };
                 // `.rni` etc. round a float to an integral float value.
                 let integral = i.mods.iter().any(|m| matches!(m.as_str(), "rni" | "rzi" | "rmi" | "rpi"));
-                let m = CvtMods::encode(round, i.has("sat"), tys[1]) | (integral as u16) << 8;
+                let m = CvtMods { round, sat: i.has("sat"), src: tys[1], integral }.encode();
                 let d = self.dst(self.arg(i, 0)?)?;
                 let a = self.src(self.arg(i, 1)?, tys[1])?;
                 self.emit(Op::Cvt, tys[0], d, [Some(a), None, None], m).map(|_| ())
@@ -1038,7 +1038,8 @@ impl<'a> Kc<'a> {
                 if space == Space::Global {
                     return self.emit(Op::Mov, Ty::U64, d, [Some(a), None, None], 0).map(|_| ());
                 }
-                self.emit(Op::Cvta, Ty::U64, d, [Some(a), None, None], space as u16 | (to as u16) << 3).map(|_| ())
+                self.emit(Op::Cvta, Ty::U64, d, [Some(a), None, None], CvtaMods { space: space as u16, to }.encode())
+                    .map(|_| ())
             }
             "bra" | "brx" => {
                 if op == "brx" {

@@ -224,16 +224,16 @@ impl<P: Platform> Gpu<P> {
 
     fn init(&mut self) -> Result<()> {
         // Interrupts: PFIFO stall interrupts and the non-stall line.
-        self.wr(NV_PFIFO_INTR_0, 0, u32::MAX);
+        self.wr(NV_PFIFO_INTR_0, 0, PfifoIntr::from(u32::MAX));
         let pfifo =
             PfifoIntr::new().with_bind_error(true).with_sched_error(true).with_mmu_fault(true).with_pbdma_intr(true);
-        self.wr(NV_PFIFO_INTR_EN_0, 0, pfifo.into());
-        self.wr(NV_PPBDMA_INTR_0, 0, u32::MAX);
-        self.wr(NV_PPBDMA_INTR_EN_0, 0, u32::MAX);
-        self.wr(NV_PGRAPH_INTR, 0, u32::MAX);
-        self.wr(NV_PGRAPH_INTR_EN, 0, PgraphIntr::new().with_trap(true).into());
-        self.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).with_pgraph(true).into());
-        self.wr(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true).with_pcopy0(true).into());
+        self.wr(NV_PFIFO_INTR_EN_0, 0, pfifo);
+        self.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(u32::MAX));
+        self.wr(NV_PPBDMA_INTR_EN_0, 0, PbdmaIntr::from(u32::MAX));
+        self.wr(NV_PGRAPH_INTR, 0, PgraphIntr::from(u32::MAX));
+        self.wr(NV_PGRAPH_INTR_EN, 0, PgraphIntr::new().with_trap(true));
+        self.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).with_pgraph(true));
+        self.wr(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true).with_pcopy0(true));
 
         // BAR1: an instance block and page tables of its own.
         let bar1_size = self.info.bar1.1;
@@ -242,7 +242,7 @@ impl<P: Platform> Gpu<P> {
         let mut space = VaSpace::new(self, 0, bar1_size)?;
         self.write_inst_vm(inst, space.pd, bar1_size - 1)?;
         let b = PbusBar1Block::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_use_vm(true);
-        self.wr(NV_PBUS_BAR1_BLOCK, 0, b.into());
+        self.wr(NV_PBUS_BAR1_BLOCK, 0, b);
 
         // USERD for every channel, reached through BAR1 (each channel zeroes its own page
         // when it is created).
@@ -252,7 +252,7 @@ impl<P: Platform> Gpu<P> {
         space.map(self, self.userd_bar1, self.userd_vram, userd_bytes, Target::Vram)?;
         self.tlb_flush(space.pd)?;
         let base = PfifoUserdBase::new().with_bar1_page((self.userd_bar1 >> 12) as u32).with_valid(true);
-        self.wr(NV_PFIFO_USERD_BASE, 0, base.into());
+        self.wr(NV_PFIFO_USERD_BASE, 0, base);
 
         // Two runlist buffers, written alternately.
         let rl_bytes = NUM_CHANNELS as u64 * 8;
@@ -309,9 +309,9 @@ impl<P: Platform> Gpu<P> {
         self.platform.mmio_read32(self.bar0 + r.offset_at(i) as u64)
     }
 
-    /// Write element `i` of a BAR0 register.
-    pub fn wr<T>(&self, r: Reg<T>, i: u32, v: u32) {
-        self.platform.mmio_write32(self.bar0 + r.offset_at(i) as u64, v)
+    /// Write element `i` of a BAR0 register with a value of its layout.
+    pub fn wr<T: Into<u32>>(&self, r: Reg<T>, i: u32, v: T) {
+        self.platform.mmio_write32(self.bar0 + r.offset_at(i) as u64, r.encode(v))
     }
 
     /// Poll until `(reg & mask) == value`.
@@ -368,7 +368,7 @@ impl<P: Platform> Gpu<P> {
             _ => {
                 let base = addr >> PRAMIN_BASE_SHIFT << PRAMIN_BASE_SHIFT;
                 let w = PbusBar0Window::new().with_base((base >> PRAMIN_BASE_SHIFT) as u32).with_target(Target::Vram);
-                self.wr(NV_PBUS_BAR0_WINDOW, 0, w.into());
+                self.wr(NV_PBUS_BAR0_WINDOW, 0, w);
                 *win = Some(base);
                 Ok((addr - base) as u32)
             }
@@ -394,12 +394,8 @@ impl<P: Platform> Gpu<P> {
         let space: u32 = PfbFlushStatus::new().with_space(0xFF).into();
         let done: u32 = PfbFlushStatus::new().with_done(true).into();
         self.wait_reg(NV_PFB_FLUSH_STATUS, 0, space, space)?;
-        self.wr(
-            NV_PFB_TLB_FLUSH_PDB,
-            0,
-            TlbFlushPdb::new().with_pd((pd >> 12) as u32).with_target(Target::Vram).into(),
-        );
-        self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, TlbFlushTrigger::new().with_page_all(true).with_trigger(true).into());
+        self.wr(NV_PFB_TLB_FLUSH_PDB, 0, TlbFlushPdb::new().with_pd((pd >> 12) as u32).with_target(Target::Vram));
+        self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, TlbFlushTrigger::new().with_page_all(true).with_trigger(true));
         self.wait_reg(NV_PFB_FLUSH_STATUS, 0, done, done)
     }
 
@@ -431,8 +427,8 @@ impl<P: Platform> Gpu<P> {
         self.chan_err[chid as usize].store(0, Ordering::Release);
         self.chan_inst[chid as usize].store(inst, Ordering::Release);
         let e = PfifoChanInst::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_valid(true);
-        self.wr(NV_PFIFO_CHAN_INST, chid, e.into());
-        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::NOUVEAU_ENABLE);
+        self.wr(NV_PFIFO_CHAN_INST, chid, e);
+        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::nouveau_enable());
         let mut st = self.state.lock();
         st.active.push(chid);
         self.runlist_update(&mut st)
@@ -444,10 +440,10 @@ impl<P: Platform> Gpu<P> {
         st.active.retain(|&c| c != chid);
         let r = self.runlist_update(&mut st);
         drop(st);
-        self.wr(NV_PFIFO_PREEMPT, 0, chid);
+        self.wr(NV_PFIFO_PREEMPT, 0, PfifoPreempt::new().with_chid(chid as u8));
         let p = self.wait_reg(NV_PFIFO_PREEMPT, 0, PfifoPreempt::new().with_pending(true).into(), 0);
-        self.wr(NV_PFIFO_CHAN_STATE, chid, 0);
-        self.wr(NV_PFIFO_CHAN_INST, chid, 0);
+        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::new());
+        self.wr(NV_PFIFO_CHAN_INST, chid, PfifoChanInst::new());
         self.chan_inst[chid as usize].store(0, Ordering::Release);
         r.and(p)
     }
@@ -455,10 +451,10 @@ impl<P: Platform> Gpu<P> {
     fn runlist_update(&self, st: &mut GpuState) -> Result<()> {
         st.flip ^= 1;
         let buf = st.runlist[st.flip];
-        let words: Vec<u32> = st.active.iter().flat_map(|&c| [c, 0x4]).collect();
+        let words: Vec<u32> = st.active.iter().flat_map(|&chid| RunlistEntry { chid }.encode()).collect();
         self.pramin_write(buf, words)?;
         let base = PfifoRunlistBase::new().with_addr((buf >> 12) as u32).with_target(Target::Vram);
-        self.wr(NV_PFIFO_RUNLIST_BASE, 0, base.into());
+        self.wr(NV_PFIFO_RUNLIST_BASE, 0, base);
         self.wr(NV_PFIFO_RUNLIST_SUBMIT, 0, st.active.len() as u32);
         self.wait_reg(NV_PFIFO_RUNLIST_STATUS, 0, PfifoRunlistStatus::new().with_pending(true).into(), 0)
     }
@@ -480,7 +476,7 @@ impl<P: Platform> Gpu<P> {
         let _g = self.irq.lock();
         let nonstall = self.rd(NV_PMC_INTR_1, 0);
         if nonstall != 0 {
-            self.wr(NV_PMC_INTR_1, 0, nonstall);
+            self.wr(NV_PMC_INTR_1, 0, PmcIntr::from(nonstall));
         }
         let pmc = PmcIntr::from(self.rd(NV_PMC_INTR_0, 0));
         if pmc.pgraph() {
@@ -506,7 +502,7 @@ impl<P: Platform> Gpu<P> {
                 if chid < NUM_CHANNELS {
                     self.set_channel_error(chid, e);
                 }
-                self.wr(NV_PGRAPH_INTR, 0, st);
+                self.wr(NV_PGRAPH_INTR, 0, PgraphIntr::from(st));
             }
         }
         if !pmc.pfifo() {
@@ -561,13 +557,13 @@ impl<P: Platform> Gpu<P> {
                 if chid < NUM_CHANNELS {
                     self.set_channel_error(chid, CuError::LaunchFailed);
                 }
-                self.wr(NV_PPBDMA_INTR_0, 0, st);
+                self.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(st));
             }
         }
         let latched = u32::from(intr) & !u32::from(PfifoIntr::new().with_mmu_fault(true).with_pbdma_intr(true));
         if latched != 0 {
             rlog!(&self.platform, Level::Warn, "PFIFO: intr {latched:#010x}");
-            self.wr(NV_PFIFO_INTR_0, 0, latched);
+            self.wr(NV_PFIFO_INTR_0, 0, PfifoIntr::from(latched));
         }
     }
 

@@ -16,7 +16,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use fifo::Pushbuf;
-use hw::class::{compute::*, subch};
+use hw::class::{CbBind, DimXy, addr40, compute::*, subch};
 use ptx::Program;
 
 /// Generic-address window of shared memory.
@@ -29,6 +29,12 @@ pub const PARAM_BYTES: u32 = 4096;
 pub const MAX_SHARED: u32 = 48 * 1024;
 /// Most threads per block, and per block dimension.
 pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+/// GRID_DIM_XY/BLOCK_DIM_XY data for a shape already checked against [`MAX_GRID`] and the
+/// block limits (each extent fits 16 bits).
+fn dim_xy(d: [u32; 3]) -> u32 {
+    DimXy::new().with_x(d[0] as u16).with_y(d[1] as u16).into()
+}
+
 /// Most blocks per grid dimension (the 16-bit fields of GRID_DIM_XY).
 pub const MAX_GRID: [u32; 3] = [65535, 65535, 65535];
 /// Registers available to one block.
@@ -504,29 +510,32 @@ impl<P: Platform> Gpu<P> {
             let ch = c.ordered(gpu, stream.0)?;
             let mut pb = Pushbuf::<2048>::new();
             let s = subch::COMPUTE;
-            let hi = |a: u64| (a >> 32) as u32;
             let r = (|| {
-                pb.incr(s, CODE_ADDRESS_HIGH, &[hi(code), code as u32])?;
+                pb.incr(s, CODE_ADDRESS_HIGH, &addr40::split(code))?;
                 pb.incr(s, SHARED_WINDOW, &[SHARED_WINDOW_ADDR])?;
                 pb.incr(s, LOCAL_WINDOW, &[LOCAL_WINDOW_ADDR])?;
                 pb.incr(s, LOCAL_SIZE, &[local])?;
                 pb.incr(s, SHARED_SIZE, &[total_shared])?;
-                pb.incr(s, CB_SIZE, &[PARAM_BYTES, hi(cb0), cb0 as u32])?;
-                pb.incr(s, CB_BIND, &[1])?;
+                pb.incr(s, CB_SIZE, &[PARAM_BYTES, addr40::hi(cb0), addr40::lo(cb0)])?;
+                pb.incr(s, CB_BIND, &[CbBind::new().with_valid(true).with_slot(0).into()])?;
                 pb.incr(s, CB_OFFSET, &[0])?;
                 pb.nonincr(s, CB_DATA, &words)?;
                 if let Some((cva, csize)) = constant {
-                    pb.incr(s, CB_SIZE, &[csize, hi(cva), cva as u32])?;
-                    pb.incr(s, CB_BIND, &[1 << 8 | 1])?;
+                    pb.incr(s, CB_SIZE, &[csize, addr40::hi(cva), addr40::lo(cva)])?;
+                    pb.incr(s, CB_BIND, &[CbBind::new().with_valid(true).with_slot(1).into()])?;
                 }
-                pb.incr(s, GRID_DIM_XY, &[grid[0] | grid[1] << 16, grid[2]])?;
-                pb.incr(s, BLOCK_DIM_XY, &[block[0] | block[1] << 16, block[2]])?;
+                pb.incr(s, GRID_DIM_XY, &[dim_xy(grid), grid[2]])?;
+                pb.incr(s, BLOCK_DIM_XY, &[dim_xy(block), block[2]])?;
                 pb.incr(s, THREADS_PER_BLOCK, &[threads as u32])?;
                 pb.incr(s, REGISTER_COUNT, &[regs])?;
                 pb.incr(s, BARRIER_COUNT, &[1])?;
                 pb.incr(s, PROGRAM_START, &[pc * 16])?;
                 if let Some((mode, table, report)) = check {
-                    pb.incr(s, CHECK_MODE, &[mode, hi(table), table as u32, hi(report), report as u32])?;
+                    pb.incr(
+                        s,
+                        CHECK_MODE,
+                        &[mode, addr40::hi(table), addr40::lo(table), addr40::hi(report), addr40::lo(report)],
+                    )?;
                 }
                 pb.incr(s, BEGIN_GRID, &[0])?;
                 pb.incr(s, LAUNCH, &[0])?;

@@ -12,10 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-/// BAR0 bus address.
-pub const BAR0: u64 = 0xFD00_0000;
-/// BAR1 bus address.
-pub const BAR1: u64 = 0xE000_0000;
+pub use hw::pci::{BAR0_BUS as BAR0, BAR1_BUS as BAR1};
 
 /// The board.
 pub struct Board {
@@ -70,21 +67,17 @@ impl Board {
         gpu.assign_bars(BAR0, BAR1);
         gpu.cfg_write32(hw::pci::COMMAND_STATUS, 0x6);
         let mut b = Self { gpu, vram_next: 1 << 20, pts: HashMap::new(), active: Vec::new(), runlist: 0 };
-        b.wr(
-            NV_PMC_ENABLE,
-            0,
-            PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_ptimer(true).with_pgraph(true).into(),
-        );
-        b.wr(NV_PFIFO_INTR_EN_0, 0, u32::MAX);
-        b.wr(NV_PPBDMA_INTR_EN_0, 0, u32::MAX);
-        b.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).into());
+        b.wr(NV_PMC_ENABLE, 0, PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_ptimer(true).with_pgraph(true));
+        b.wr(NV_PFIFO_INTR_EN_0, 0, PfifoIntr::from(u32::MAX));
+        b.wr(NV_PPBDMA_INTR_EN_0, 0, PbdmaIntr::from(u32::MAX));
+        b.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true));
         b.runlist = b.vram(4096);
         b
     }
 
     /// Write element `i` of a register.
-    pub fn wr<T>(&mut self, r: Reg<T>, i: u32, v: u32) {
-        self.gpu.mmio_write32(BAR0 + r.offset_at(i) as u64, v);
+    pub fn wr<T: Into<u32>>(&mut self, r: Reg<T>, i: u32, v: T) {
+        self.gpu.mmio_write32(BAR0 + r.offset_at(i) as u64, r.encode(v));
     }
 
     /// Read element `i` of a register.
@@ -94,13 +87,13 @@ impl Board {
 
     /// Write a word of VRAM through the PRAMIN window.
     pub fn vram_w32(&mut self, addr: u64, v: u32) {
-        self.wr(NV_PBUS_BAR0_WINDOW, 0, (addr >> 16) as u32);
+        self.wr(NV_PBUS_BAR0_WINDOW, 0, PbusBar0Window::new().with_base((addr >> 16) as u32));
         self.gpu.mmio_write32(BAR0 + NV_PRAMIN as u64 + (addr & 0xFFFF), v);
     }
 
     /// Read a word of VRAM through the PRAMIN window.
     pub fn vram_r32(&mut self, addr: u64) -> u32 {
-        self.wr(NV_PBUS_BAR0_WINDOW, 0, (addr >> 16) as u32);
+        self.wr(NV_PBUS_BAR0_WINDOW, 0, PbusBar0Window::new().with_base((addr >> 16) as u32));
         self.gpu.mmio_read32(BAR0 + NV_PRAMIN as u64 + (addr & 0xFFFF))
     }
 
@@ -155,8 +148,8 @@ impl Board {
 
     /// Flush the TLB for a space.
     pub fn flush(&mut self, s: Space) {
-        self.wr(NV_PFB_TLB_FLUSH_PDB, 0, TlbFlushPdb::new().with_pd((s.pd >> 12) as u32).into());
-        self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, 0x8000_0001);
+        self.wr(NV_PFB_TLB_FLUSH_PDB, 0, TlbFlushPdb::new().with_pd((s.pd >> 12) as u32));
+        self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, TlbFlushTrigger::new().with_page_all(true).with_trigger(true));
     }
 
     /// A channel `chid` in space `s`: instance block, RAMFC, USERD, a 512-entry GPFIFO at
@@ -178,8 +171,8 @@ impl Board {
         self.vram_w32(inst + INST_PD_LO as u64, s.pd as u32);
         self.vram_w32(inst + INST_VA_LIMIT_LO as u64, u32::MAX);
         self.vram_w32(inst + INST_VA_LIMIT_HI as u64, 0xFF);
-        self.wr(NV_PFIFO_CHAN_INST, chid, PfifoChanInst::new().with_inst((inst >> 12) as u32).with_valid(true).into());
-        self.wr(NV_PFIFO_CHAN_STATE, chid, 1);
+        self.wr(NV_PFIFO_CHAN_INST, chid, PfifoChanInst::new().with_inst((inst >> 12) as u32).with_valid(true));
+        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::new().with_runnable(true));
         self.active.push(chid);
         self.submit_runlist();
         Chan { chid, inst, userd, gp, pb, pb_va, gp_put: 0, pb_put: 0 }
@@ -189,10 +182,11 @@ impl Board {
     pub fn submit_runlist(&mut self) {
         let (rl, active) = (self.runlist, self.active.clone());
         for (i, &c) in active.iter().enumerate() {
-            self.vram_w32(rl + 8 * i as u64, c);
-            self.vram_w32(rl + 8 * i as u64 + 4, 4);
+            let [w0, w1] = RunlistEntry { chid: c }.encode();
+            self.vram_w32(rl + RunlistEntry::BYTES * i as u64, w0);
+            self.vram_w32(rl + RunlistEntry::BYTES * i as u64 + 4, w1);
         }
-        self.wr(NV_PFIFO_RUNLIST_BASE, 0, (rl >> 12) as u32);
+        self.wr(NV_PFIFO_RUNLIST_BASE, 0, PfifoRunlistBase::new().with_addr((rl >> 12) as u32));
         self.wr(NV_PFIFO_RUNLIST_SUBMIT, 0, active.len() as u32);
     }
 

@@ -15,10 +15,7 @@ use runtime_core::{CuError, Result};
 use std::collections::VecDeque;
 use std::fmt;
 
-/// Bus address of BAR0 in the mock.
-pub const BAR0: u64 = 0xFD00_0000;
-/// Bus address of BAR1 in the mock.
-pub const BAR1: u64 = 0x80_0000_0000;
+pub use hw::pci::{BAR0_BUS as BAR0, BAR1_BUS as BAR1};
 
 /// Address space of an access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -122,7 +122,7 @@ fn copy_engine_semaphores_on_completion_with_timestamp_and_interrupt() {
     let ts = a.mem.load_u64(0x8018, Ordering::Acquire).unwrap();
     assert!(ts > 0 && ts <= b.gpu.time_ns(), "timestamp {ts} vs now {}", b.gpu.time_ns());
     assert!(PmcIntr::from(b.rd(NV_PMC_INTR_1, 0)).pcopy0(), "non-blocking interrupt raised");
-    b.wr(NV_PMC_INTR_1, 0, u32::MAX);
+    b.wr(NV_PMC_INTR_1, 0, PmcIntr::from(u32::MAX));
     assert_eq!(b.rd(NV_PMC_INTR_1, 0), 0, "write 1 to clear");
 }
 
@@ -130,7 +130,7 @@ fn copy_engine_semaphores_on_completion_with_timestamp_and_interrupt() {
 fn host_releases_of_4_and_16_bytes_and_the_non_stall_interrupt() {
     let (mut b, s, a, _, _) = setup();
     let mut ch = b.channel(0, s);
-    b.wr(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true).into());
+    b.wr(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true));
     let mut pb = Pb::new();
     release(&mut pb, VA_SYS_A + 0x100, 0x1234_5678, true, true);
     b.gpu.step(10_000); // make the timestamp non-trivial
@@ -277,10 +277,10 @@ fn pbdma_errors_name_channel_method_and_data_and_queue_while_pending() {
     let first = (b.rd(NV_PPBDMA_CHANNEL, 0), PbdmaMethod::from(b.rd(NV_PPBDMA_METHOD0, 0)), b.rd(NV_PPBDMA_DATA0, 0));
     assert!(PbdmaIntr::from(b.rd(NV_PPBDMA_INTR_0, 0)).method());
     assert_eq!((first.0, first.1.subchannel(), (first.1.method() as u32) << 2, first.2), (5, 2, 0x300, 0xDEAD));
-    b.wr(NV_PPBDMA_INTR_0, 0, u32::MAX);
+    b.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(u32::MAX));
     let second = (b.rd(NV_PPBDMA_CHANNEL, 0), PbdmaMethod::from(b.rd(NV_PPBDMA_METHOD0, 0)), b.rd(NV_PPBDMA_DATA0, 0));
     assert_eq!((second.0, second.1.subchannel(), (second.1.method() as u32) << 2, second.2), (6, 3, 0x900, 0xBEEF));
-    b.wr(NV_PPBDMA_INTR_0, 0, u32::MAX);
+    b.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(u32::MAX));
     assert_eq!(b.rd(NV_PPBDMA_INTR_0, 0), 0);
     assert!(!PfifoIntr::from(b.rd(NV_PFIFO_INTR_0, 0)).pbdma_intr());
     assert!(b.gpu.channel_stopped(5) && b.gpu.channel_stopped(6));
@@ -297,15 +297,15 @@ fn malformed_gpfifo_entries_and_ramfc_signatures_are_pbdma_errors() {
     b.push_entry(&mut c, sub.into());
     b.gpu.run_until_idle();
     assert!(PbdmaIntr::from(b.rd(NV_PPBDMA_INTR_0, 0)).gpentry());
-    b.wr(NV_PPBDMA_INTR_0, 0, u32::MAX);
+    b.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(u32::MAX));
     // A channel whose RAMFC lacks the signature never runs.
     let inst = b.vram(4096);
-    b.wr(NV_PFIFO_CHAN_INST, 9, PfifoChanInst::new().with_inst((inst >> 12) as u32).with_valid(true).into());
-    b.wr(NV_PFIFO_CHAN_STATE, 9, 1);
+    b.wr(NV_PFIFO_CHAN_INST, 9, PfifoChanInst::new().with_inst((inst >> 12) as u32).with_valid(true));
+    b.wr(NV_PFIFO_CHAN_STATE, 9, PfifoChanState::new().with_runnable(true));
     b.wr(NV_PFIFO_RUNLIST_SUBMIT, 0, 0); // empty, then ...
     let rl = b.vram(4096);
     b.vram_w32(rl, 9);
-    b.wr(NV_PFIFO_RUNLIST_BASE, 0, (rl >> 12) as u32);
+    b.wr(NV_PFIFO_RUNLIST_BASE, 0, PfifoRunlistBase::new().with_addr((rl >> 12) as u32));
     b.wr(NV_PFIFO_RUNLIST_SUBMIT, 0, 1);
     b.gpu.run_until_idle();
     assert!(PbdmaIntr::from(b.rd(NV_PPBDMA_INTR_0, 0)).signature());
@@ -346,7 +346,7 @@ fn translations_stay_stale_until_the_tlb_is_flushed() {
 fn the_trace_records_every_access_as_text() {
     let mut b = Board::new();
     b.gpu.trace_start(100);
-    b.wr(NV_PMC_ENABLE, 0, 0x100);
+    b.wr(NV_PMC_ENABLE, 0, PmcEnable::new().with_pfifo(true));
     let _ = b.rd(NV_PFIFO_CHAN_INST, 3);
     b.vram_w32(0x12340, 0xABCD);
     let _ = b.gpu.cfg_read32(0);
@@ -365,7 +365,7 @@ fn the_trace_records_every_access_as_text() {
 fn the_trace_streams_to_any_writer() {
     let mut b = Board::new();
     b.gpu.trace_start(10);
-    b.wr(NV_PMC_ENABLE, 0, 0x100);
+    b.wr(NV_PMC_ENABLE, 0, PmcEnable::new().with_pfifo(true));
     let mut out = Vec::new();
     assert_eq!(b.gpu.trace_write(&mut out).unwrap(), 1);
     assert_eq!(String::from_utf8(out).unwrap(), format!("W 4 0 0x{:x} 0x00000100 NV_PMC_ENABLE\n", BAR0 + 0x200));
