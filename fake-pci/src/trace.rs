@@ -68,3 +68,45 @@ impl fmt::Display for TraceRecord {
         }
     }
 }
+
+impl crate::FakeGpu {
+    /// Record every access from now on, keeping at most `limit` records.
+    pub fn trace_start(&mut self, limit: usize) {
+        self.trace = Some((Vec::new(), limit));
+    }
+
+    /// Stop tracing and return the records.
+    pub fn trace_take(&mut self) -> Vec<TraceRecord> {
+        self.trace.take().map(|(v, _)| v).unwrap_or_default()
+    }
+
+    /// Stop tracing and write the records as text lines to `w` (the `std` feature).
+    /// Returns how many were written.
+    #[cfg(feature = "std")]
+    pub fn trace_write(&mut self, w: &mut impl std::io::Write) -> std::io::Result<usize> {
+        let recs = self.trace_take();
+        for r in &recs {
+            writeln!(w, "{r}")?;
+        }
+        w.flush()?;
+        Ok(recs.len())
+    }
+
+    pub(crate) fn record(&mut self, kind: AccessKind, addr: u64, value: u32, window: Window) {
+        if let Some((v, limit)) = self.trace.as_mut()
+            && v.len() < *limit
+        {
+            v.push(TraceRecord { kind, cycle: self.now, addr, value, window });
+        }
+    }
+
+    pub(crate) fn ignore(&mut self, addr: u64, value: u32, window: Window) {
+        self.stats.ignored_writes += 1;
+        self.ignored.write(TraceRecord { kind: AccessKind::Write, cycle: self.now, addr, value, window });
+    }
+
+    /// The most recent ignored accesses (oldest first).
+    pub fn ignored_accesses(&self) -> impl Iterator<Item = &TraceRecord> {
+        self.ignored.oldest_ordered()
+    }
+}

@@ -19,6 +19,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::sync::atomic::{Ordering, fence};
 use fifo::{Pushbuf, Ring};
+use hw::class::addr40;
 use hw::class::{self, SemOp, SemaphoreD, host, subch};
 use hw::cmd::GpEntry;
 use hw::inst::*;
@@ -239,7 +240,7 @@ impl Channel {
         let seq = self.next_seq;
         let d = SemaphoreD::new().with_operation(SemOp::Release);
         let a = self.fence_va;
-        cmd.incr(0, host::SEMAPHOREA, &[(a >> 32) as u32, a as u32, seq as u32, d.into()])
+        cmd.incr(0, host::SEMAPHOREA, &[addr40::hi(a), addr40::lo(a), seq as u32, d.into()])
             .and_then(|_| cmd.method(0, host::NON_STALL_INTERRUPT, 0))
             .map_err(|_| CuError::Unknown)?;
         self.next_seq += 1;

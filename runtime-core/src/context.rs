@@ -12,6 +12,7 @@ use crate::rlog;
 use crate::vm::VaSpace;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use hw::class::addr40;
 use hw::class::{CopySemaphore, LaunchDma, Layout, RemapComponents, RemapSrc, TransferType, copy, subch};
 use hw::mmu::{PAGE_SIZE, VA_BITS};
 use hw::regs::Target;
@@ -406,7 +407,7 @@ pub(crate) fn copy_range<P: Platform>(gpu: &Gpu<P>, ch: &mut Channel, dst: u64, 
 }
 
 fn copy_cmd(cmd: &mut Cmd, src: u64, dst: u64, len: u64) -> Result<()> {
-    let words = [(src >> 32) as u32, src as u32, (dst >> 32) as u32, dst as u32];
+    let words = [addr40::hi(src), addr40::lo(src), addr40::hi(dst), addr40::lo(dst)];
     cmd.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &words)
         .and_then(|_| cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[len as u32]))
         .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch(true, false)]))
@@ -649,7 +650,7 @@ impl<P: Platform> Gpu<P> {
                 let mut cmd = Cmd::new();
                 cmd.incr(subch::COPY0, copy::SET_REMAP_CONST_A, &[value.bits()])
                     .and_then(|_| cmd.incr(subch::COPY0, copy::SET_REMAP_COMPONENTS, &[remap.into()]))
-                    .and_then(|_| cmd.incr(subch::COPY0, copy::OFFSET_OUT_UPPER, &[(d >> 32) as u32, d as u32]))
+                    .and_then(|_| cmd.incr(subch::COPY0, copy::OFFSET_OUT_UPPER, &[addr40::hi(d), addr40::lo(d)]))
                     .and_then(|_| cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[n as u32]))
                     .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch(true, true)]))
                     .map_err(|_| CuError::Unknown)?;

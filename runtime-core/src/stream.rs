@@ -24,6 +24,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 use fifo::Pushbuf;
+use hw::class::addr40;
 use hw::class::{SemOp, SemaphoreD, host};
 use hw::mmu::PAGE_SIZE;
 
@@ -138,7 +139,7 @@ impl Events {
 /// Append a semaphore acquire (the value at `va` reaches `payload`, wrapping) to `cmd`.
 pub(crate) fn acquire<const N: usize>(cmd: &mut Pushbuf<N>, va: u64, payload: u32) -> Result<()> {
     let d = SemaphoreD::new().with_operation(SemOp::AcqGeq);
-    cmd.incr(0, host::SEMAPHOREA, &[(va >> 32) as u32, va as u32, payload, d.into()])
+    cmd.incr(0, host::SEMAPHOREA, &[addr40::hi(va), addr40::lo(va), payload, d.into()])
         .map(|_| ())
         .map_err(|_| CuError::Unknown)
 }
@@ -263,7 +264,7 @@ impl<P: Platform> Gpu<P> {
             let ch = c.ordered(gpu, s.0)?;
             let mut cmd = Pushbuf::<64>::new();
             let d = SemaphoreD::new().with_operation(SemOp::Release).with_release_size_4byte(!timing);
-            cmd.incr(0, host::SEMAPHOREA, &[(va >> 32) as u32, va as u32, seq, d.into()])
+            cmd.incr(0, host::SEMAPHOREA, &[addr40::hi(va), addr40::lo(va), seq, d.into()])
                 .and_then(|_| cmd.method(0, host::NON_STALL_INTERRUPT, 0))
                 .map_err(|_| CuError::Unknown)?;
             ch.fence(&mut cmd)?;

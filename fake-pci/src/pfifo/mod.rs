@@ -4,6 +4,8 @@
 //! class. Errors are values ([`ChanError`]); the GPU records them in the fault and PBDMA
 //! registers and stops the channel.
 
+mod scheduler;
+
 use crate::compute::{Action, ComputeEngine, ComputeRegs, GridError, LaunchCtx, Trap};
 use crate::config::DeviceConfig;
 use crate::config::Mode;

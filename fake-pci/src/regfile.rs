@@ -1,0 +1,155 @@
+//! The BAR0 register file: storage for every element of every register that
+//! [`hw::regs::TABLE`] declares, the PRAMIN window and the configuration-space mirror, and
+//! the side effects of reads and writes, dispatched on the register's offset
+//! ([`hw::regs::offset`]).
+
+use crate::trace::Window;
+use crate::{FakeGpu, WriteEffect};
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use hw::regs::{self, *};
+
+/// The register file: storage for every element of every declared register.
+pub(crate) struct RegFile {
+    pub(crate) index: BTreeMap<u32, usize>,
+    pub(crate) descs: Vec<&'static RegDesc>,
+    pub(crate) values: Vec<u32>,
+}
+
+impl RegFile {
+    pub(crate) fn new() -> Self {
+        let mut rf = Self { index: BTreeMap::new(), descs: Vec::new(), values: Vec::new() };
+        for d in regs::TABLE {
+            for i in 0..d.count {
+                rf.index.insert(d.offset + i * d.stride, rf.values.len());
+                rf.descs.push(d);
+                rf.values.push(d.reset);
+            }
+        }
+        rf
+    }
+    pub(crate) fn get<T>(&self, r: Reg<T>, i: u32) -> u32 {
+        self.index.get(&r.offset_at(i)).map_or(0, |&s| self.values[s])
+    }
+    pub(crate) fn set<T>(&mut self, r: Reg<T>, i: u32, v: u32) {
+        if let Some(&s) = self.index.get(&r.offset_at(i)) {
+            self.values[s] = v;
+        }
+    }
+    pub(crate) fn reset_range(&mut self, range: core::ops::Range<u32>) {
+        for &s in self.index.range(range).map(|(_, s)| s) {
+            self.values[s] = self.descs[s].reset;
+        }
+    }
+}
+
+impl FakeGpu {
+    pub(crate) fn pramin_addr(&self, off: u32) -> (Target, u64) {
+        let w = PbusBar0Window::from(self.regs.get(NV_PBUS_BAR0_WINDOW, 0));
+        let t = w.target_or_err().unwrap_or(Target::Invalid);
+        (t, ((w.base() as u64) << 16) + (off - NV_PRAMIN) as u64)
+    }
+
+    pub(crate) fn bar0_read(&mut self, off: u32) -> u32 {
+        if !off.is_multiple_of(4) {
+            return BAD_READ;
+        }
+        if (NV_PRAMIN..NV_PRAMIN + NV_PRAMIN_SIZE).contains(&off) {
+            let (t, a) = self.pramin_addr(off);
+            return self.mem.read_u32(t, a).unwrap_or(BAD_READ);
+        }
+        if (NV_PCFG_MIRROR..NV_PCFG_MIRROR + NV_PCFG_MIRROR_SIZE).contains(&off) {
+            return self.pci.read((off - NV_PCFG_MIRROR) as u16);
+        }
+        if !self.unit_enabled(off) {
+            return BAD_READ;
+        }
+        let Some(&slot) = self.regs.index.get(&off) else { return BAD_READ };
+        let stored = self.regs.values[slot];
+        match off {
+            offset::NV_PMC_INTR_0 => self.pmc_intr().into(),
+            offset::NV_PFIFO_INTR_0 => self.pfifo_intr(),
+            offset::NV_PTIMER_TIME_0 => self.time_ns() as u32,
+            offset::NV_PTIMER_TIME_1 => (self.time_ns() >> 32) as u32,
+            offset::NV_PFB_VRAM_SIZE => encode_vram_size(self.cfg.vram_size),
+            offset::NV_PCOPY0_STATUS => self.copy.busy() as u32,
+            offset::NV_PGRAPH_STATUS => (self.compute.busy() || self.timing.busy()) as u32,
+            offset::NV_PGRAPH_SM_THREADS => self.cfg.max_threads_per_sm,
+            offset::NV_PGRAPH_SM_BLOCKS => self.cfg.max_blocks_per_sm,
+            offset::NV_PGRAPH_SM_REGS => self.cfg.regs_per_sm,
+            offset::NV_PGRAPH_SM_SHARED => self.cfg.shared_per_sm,
+            offset::NV_PGRAPH_WATCHDOG_LO => self.cfg.watchdog_cycles as u32,
+            offset::NV_PGRAPH_WATCHDOG_HI => (self.cfg.watchdog_cycles >> 32) as u32,
+            offset::NV_PGRAPH_UNITS => {
+                PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
+            }
+            _ => stored,
+        }
+    }
+
+    pub(crate) fn bar0_write(&mut self, off: u32, value: u32) -> WriteEffect {
+        let none = WriteEffect::default();
+        if !off.is_multiple_of(4) {
+            self.ignore(off as u64, value, Window::Bar0(off));
+            return none;
+        }
+        if (NV_PRAMIN..NV_PRAMIN + NV_PRAMIN_SIZE).contains(&off) {
+            let (t, a) = self.pramin_addr(off);
+            if self.mem.write_u32(t, a, value).is_err() {
+                self.ignore(off as u64, value, Window::Bar0(off));
+            }
+            return none;
+        }
+        let slot = match self.regs.index.get(&off) {
+            Some(&s) if self.unit_enabled(off) && self.regs.descs[s].access != Access::Ro => s,
+            _ => {
+                self.ignore(off as u64, value, Window::Bar0(off));
+                return none;
+            }
+        };
+        let desc = self.regs.descs[slot];
+        let old = self.regs.values[slot];
+        let new = desc.apply_write(old, value);
+        self.regs.values[slot] = new;
+        // Side effects by the declaration's offset (element 0 for arrays; `i` is the element).
+        let i = desc.index_of(off).unwrap_or(0);
+        match desc.offset {
+            offset::NV_PMC_ENABLE => self.enable_changed(PmcEnable::from(old), PmcEnable::from(new)),
+            offset::NV_PBUS_BAR1_BLOCK => self.bar1_changed(),
+            offset::NV_PFIFO_RUNLIST_SUBMIT => {
+                self.runlist_submit(new & 0xFFFF);
+                return WriteEffect { kick: true };
+            }
+            offset::NV_PFIFO_CHAN_INST => {
+                if old != new {
+                    self.unbind(i);
+                }
+                return WriteEffect { kick: true };
+            }
+            offset::NV_PFIFO_CHAN_STATE => return WriteEffect { kick: true },
+            offset::NV_PFB_CHECK_SHADOW => {
+                self.mem.shadow = (new & 1 == 1).then(|| self.mem.shadow.take().unwrap_or_default());
+            }
+            offset::NV_PFB_CHECK_CLEAR_SIZE => {
+                let at = self.regs.get(NV_PFB_CHECK_CLEAR_LO, 0) as u64
+                    | (self.regs.get(NV_PFB_CHECK_CLEAR_HI, 0) as u64) << 32;
+                if let Some(s) = self.mem.shadow.as_mut() {
+                    s.clear(at, new as u64);
+                }
+            }
+            offset::NV_PFIFO_MMU_FAULT_UNITS => self.next_faults(),
+            offset::NV_PPBDMA_INTR_0 => self.next_pbdma(),
+            offset::NV_PGRAPH_INTR => self.next_trap(),
+            offset::NV_PFB_TLB_FLUSH_TRIGGER => {
+                let t = TlbFlushTrigger::from(new);
+                if t.trigger() {
+                    let pdb = TlbFlushPdb::from(self.regs.get(NV_PFB_TLB_FLUSH_PDB, 0));
+                    self.tlb.flush_pd((pdb.pd() as u64) << 12);
+                }
+                self.regs.values[slot] = 0; // self-clearing trigger
+            }
+            _ => {}
+        }
+        none
+    }
+}
