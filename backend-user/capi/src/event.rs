@@ -1,0 +1,124 @@
+//! Events: creation, recording, queries, synchronization, elapsed time and stream waits.
+
+use super::*;
+
+pub(crate) fn event(e: Handle) -> Result<(Arc<UserGpu>, CtxHandle, EventHandle)> {
+    let st = state()?;
+    let &(ctx, eh) = st.events.get(&key(e)).ok_or(CuError::InvalidHandle)?;
+    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
+    Ok((st.gpu(), h, eh))
+}
+
+/// CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING.
+pub(crate) const EVENT_FLAGS: c_uint = 0x3;
+pub(crate) const EVENT_DISABLE_TIMING: c_uint = 0x2;
+pub(crate) const EVENT_INTERPROCESS: c_uint = 0x4;
+
+/// cuEventCreate: CU_EVENT_DEFAULT, BLOCKING_SYNC (waits sleep anyway) and DISABLE_TIMING;
+/// CU_EVENT_INTERPROCESS is CUDA_ERROR_NOT_SUPPORTED (no IPC).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, h) = current()?;
+        if flags & EVENT_INTERPROCESS != 0 {
+            return Err(CuError::NotSupported);
+        }
+        if ph.is_null() || flags & !EVENT_FLAGS != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let eh = gpu.event_create(h, flags & EVENT_DISABLE_TIMING == 0)?;
+        let mut st = state()?;
+        let id = st.id();
+        st.events.insert(id, (ctx, eh));
+        drop(st);
+        raw::put(ph, handle(id))
+    })
+}
+
+/// cuEventDestroy_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        state()?.events.remove(&key(e));
+        gpu.event_destroy(h, eh)
+    })
+}
+
+/// cuEventRecord: a semaphore release with the GPU timestamp, queued on the stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventRecord(e: Handle, s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        let (_, _, sh_ctx, sh) = stream_of(s)?;
+        if sh_ctx != h {
+            return Err(CuError::InvalidHandle);
+        }
+        gpu.event_record(h, eh, sh)
+    })
+}
+
+/// cuEventRecordWithFlags: flags must be 0 (CU_EVENT_RECORD_DEFAULT).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint) -> CUresult {
+    if flags != 0 {
+        return CuError::InvalidValue.code() as CUresult;
+    }
+    cuEventRecord(e, s)
+}
+
+/// cuEventQuery: CUDA_SUCCESS once recorded work is done, CUDA_ERROR_NOT_READY before.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventQuery(e: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        if gpu.event_query(h, eh)? { Ok(()) } else { Err(CuError::NotReady) }
+    })
+}
+
+/// cuEventSynchronize.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, eh) = event(e)?;
+        let r = gpu.event_synchronize(h, eh);
+        sanitize::flush(&gpu, h);
+        r
+    })
+}
+
+/// cuEventElapsedTime: simulated milliseconds between two completed records.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventElapsedTime(ms: *mut c_float, start: Handle, end: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, h, a) = event(start)?;
+        let (_, h2, b) = event(end)?;
+        if h != h2 {
+            return Err(CuError::InvalidHandle);
+        }
+        raw::put(ms, gpu.event_elapsed_ms(h, a, b)?)
+    })
+}
+
+/// cuEventElapsedTime_v2 (the same).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuEventElapsedTime_v2(ms: *mut c_float, start: Handle, end: Handle) -> CUresult {
+    cuEventElapsedTime(ms, start, end)
+}
+
+/// cuStreamWaitEvent: the GPU waits (a semaphore acquire); flags must be 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUresult {
+    guard(|| {
+        if flags != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let (gpu, h, eh) = event(e)?;
+        let (_, _, sh_ctx, sh) = stream_of(s)?;
+        if sh_ctx != h {
+            // Waiting on an event of another context is not supported.
+            return Err(CuError::NotSupported);
+        }
+        gpu.stream_wait_event(h, sh, eh)
+    })
+}

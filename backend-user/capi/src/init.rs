@@ -1,0 +1,126 @@
+//! Initialization, versions and error strings: cuInit, cuDriverGetVersion, cuGetErrorString,
+//! cuGetErrorName.
+
+use super::*;
+
+/// cuInit: flags must be 0. Builds the simulated board once (`RGDEV_STATS=1` prints
+/// statistics at exit).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
+    guard(|| {
+        if flags != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        if STATE.get().is_some() {
+            return Ok(());
+        }
+        let config = backend_user::preset::from_env().map_err(|e| {
+            eprintln!("rgdev: {e}");
+            CuError::InvalidValue
+        })?;
+        let checks = sanitize::mode_from_env().map_err(|name| {
+            eprintln!("rgdev: RGDEV_CHECK: unknown check `{name}` (memcheck, racecheck, initcheck, synccheck, all)");
+            CuError::InvalidValue
+        })?;
+        let dev = Device::open_with(DeviceOptions { config: config.clone(), checks, ..Default::default() })?;
+        let profile = profile::Profile::from_env(&dev);
+        let write_at_exit = profile.wanted();
+        let st = State {
+            dev,
+            config,
+            next: 0x1000,
+            ctxs: HashMap::new(),
+            primary: None,
+            modules: HashMap::new(),
+            funcs: HashMap::new(),
+            host: HashMap::new(),
+            streams: HashMap::new(),
+            events: HashMap::new(),
+            stats: Stats::default(),
+            profile,
+        };
+        if STATE.set(Mutex::new(st)).is_ok() {
+            sanitize::start(checks);
+            if std::env::var_os("RGDEV_STATS").is_some() || write_at_exit || u32::from(checks) != 0 {
+                // Ctrl-C still writes what is due at exit.
+                raw::exit_on_interrupt();
+            }
+            if std::env::var_os("RGDEV_STATS").is_some() {
+                raw::at_exit(print_stats);
+            }
+            if write_at_exit {
+                raw::at_exit(write_profile);
+            }
+        }
+        Ok(())
+    })
+}
+
+extern "C" fn write_profile() {
+    if let Ok(mut st) = state() {
+        let st = &mut *st;
+        st.profile.write(&st.dev, &st.config);
+    }
+}
+
+extern "C" fn print_stats() {
+    if let Ok(st) = state() {
+        let s = st.stats;
+        eprintln!(
+            "rgdev: {} kernel launches, {} copies ({} bytes), {} ns simulated time",
+            s.launches,
+            s.copies,
+            s.copy_bytes,
+            st.dev.time_ns()
+        );
+    }
+}
+
+/// cuDriverGetVersion (works before cuInit).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CUresult {
+    guard(|| raw::put(version, DRIVER_VERSION))
+}
+
+pub(crate) fn error_strings() -> &'static HashMap<CUresult, (CString, CString)> {
+    static T: OnceLock<HashMap<CUresult, (CString, CString)>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut m = HashMap::new();
+        m.insert(0, (c"no error".to_owned(), c"CUDA_SUCCESS".to_owned()));
+        for code in 1..1000 {
+            if let Some(e) = CuError::from_code(code) {
+                let s = |t: &str| CString::new(t).unwrap_or_default();
+                m.insert(code as CUresult, (s(e.description()), s(e.name())));
+            }
+        }
+        m
+    })
+}
+
+/// Store error `code`'s string (`pick` chooses description or name) through `pstr`; an
+/// unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
+pub(crate) fn error_text(
+    code: CUresult,
+    pstr: *mut *const c_char,
+    pick: fn(&(CString, CString)) -> &CString,
+) -> CUresult {
+    guard(|| match error_strings().get(&code) {
+        Some(t) => raw::put(pstr, pick(t).as_ptr()),
+        None => {
+            raw::put(pstr, std::ptr::null())?;
+            Err(CuError::InvalidValue)
+        }
+    })
+}
+
+/// cuGetErrorString: CUDA's text; an unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuGetErrorString(error: CUresult, pstr: *mut *const c_char) -> CUresult {
+    error_text(error, pstr, |t| &t.0)
+}
+
+/// cuGetErrorName: `CUDA_ERROR_...`; an unknown code gets CUDA_ERROR_INVALID_VALUE and NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuGetErrorName(error: CUresult, pstr: *mut *const c_char) -> CUresult {
+    error_text(error, pstr, |t| &t.1)
+}

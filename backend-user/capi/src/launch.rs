@@ -1,0 +1,181 @@
+//! Launches: function attributes, cuLaunchKernel, and the legacy launch API
+//! (cuFuncSetBlockShape, cuParamSet*, cuLaunchGrid).
+
+use super::*;
+
+pub(crate) fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {
+    let st = state()?;
+    let x = st.funcs.get(&key(f)).ok_or(CuError::InvalidHandle)?;
+    let h = *st.ctxs.get(&x.ctx).ok_or(CuError::InvalidContext)?;
+    Ok((st.gpu(), h, x.f))
+}
+
+pub(crate) fn attrs(f: Handle) -> Result<FuncAttributes> {
+    let (gpu, h, f) = func(f)?;
+    gpu.func_attributes(h, f)
+}
+
+/// cuFuncGetAttribute (`CUfunction_attribute` 0–8).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -> CUresult {
+    guard(|| {
+        let a = attrs(f)?;
+        let max_shared = func(f)?.0.max_shared_per_block();
+        let v = match attrib {
+            0 => a.max_threads,                             // MAX_THREADS_PER_BLOCK
+            1 => a.shared_bytes,                            // SHARED_SIZE_BYTES
+            2 => 0,                                         // CONST_SIZE_BYTES (module-level .const)
+            3 => a.local_bytes,                             // LOCAL_SIZE_BYTES
+            4 => a.regs,                                    // NUM_REGS
+            5 | 6 => 70,                                    // PTX_VERSION, BINARY_VERSION
+            7 => 0,                                         // CACHE_MODE_CA
+            8 => max_shared.saturating_sub(a.shared_bytes), // MAX_DYNAMIC_SHARED_SIZE_BYTES
+            _ => return Err(CuError::InvalidValue),
+        };
+        raw::put(pi, v as c_int)
+    })
+}
+
+pub(crate) fn launched(r: Result<runtime_core::Fence>) -> Result<()> {
+    r?;
+    if let Ok(mut st) = state() {
+        st.stats.launches += 1;
+    }
+    Ok(())
+}
+
+pub(crate) const LAUNCH_PARAM_END: usize = 0;
+pub(crate) const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+pub(crate) const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+
+/// cuLaunchKernel on the default stream: arguments from `kernelParams` (one pointer per
+/// parameter, sizes from the PTX signature) or `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER and
+/// _SIZE, ended by CU_LAUNCH_PARAM_END), not both.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunchKernel(
+    f: Handle,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    stream: Handle,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        let sh = match stream_of(stream)? {
+            (_, _, sh_ctx, sh) if sh_ctx == h => sh,
+            // A stream of another context than the function's.
+            _ => return Err(CuError::InvalidHandle),
+        };
+        let (grid, block) = ([gx, gy, gz], [bx, by, bz]);
+        if !params.is_null() && !extra.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let a = gpu.func_attributes(h, fh)?;
+        if !extra.is_null() {
+            let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+            for i in (0..).step_by(2) {
+                if i > 64 {
+                    return Err(CuError::InvalidValue);
+                }
+                match raw::get(extra.wrapping_add(i))?.addr() {
+                    LAUNCH_PARAM_END => break,
+                    LAUNCH_PARAM_BUFFER_POINTER => buf = raw::get(extra.wrapping_add(i + 1))?.cast(),
+                    LAUNCH_PARAM_BUFFER_SIZE => {
+                        size = Some(raw::get(raw::get(extra.wrapping_add(i + 1))?.cast::<usize>())?)
+                    }
+                    _ => return Err(CuError::InvalidValue),
+                }
+            }
+            let size = size.ok_or(CuError::InvalidValue)?;
+            if size != a.param_bytes as usize {
+                return Err(CuError::InvalidValue);
+            }
+            return launched(gpu.launch_on(h, sh, fh, grid, block, shared, raw::bytes(buf, size)?));
+        }
+        if a.params.is_empty() {
+            return launched(gpu.launch_on(h, sh, fh, grid, block, shared, &[]));
+        }
+        if params.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let mut args = Vec::with_capacity(a.params.len());
+        for (i, &(_, size)) in a.params.iter().enumerate() {
+            args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
+        }
+        launched(gpu.launch_with_args_on(h, sh, fh, grid, block, shared, &args))
+    })
+}
+
+/// cuFuncSetBlockShape (legacy launch API).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuFuncSetBlockShape(f: Handle, x: c_int, y: c_int, z: c_int) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        let d = |v: c_int| u32::try_from(v).map_err(|_| CuError::InvalidValue);
+        gpu.func_set_block_shape(h, fh, [d(x)?, d(y)?, d(z)?])
+    })
+}
+
+/// cuFuncSetSharedSize (legacy): dynamic shared memory bytes.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuFuncSetSharedSize(f: Handle, bytes: c_uint) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        gpu.func_set_shared_size(h, fh, bytes)
+    })
+}
+
+/// cuParamSetSize (legacy).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSetSize(f: Handle, bytes: c_uint) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        gpu.param_set_size(h, fh, bytes)
+    })
+}
+
+/// cuParamSeti (legacy): 4 bytes at `offset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSeti(f: Handle, offset: c_int, v: c_uint) -> CUresult {
+    guard(|| param_set(f, offset, &v.to_le_bytes()))
+}
+
+/// cuParamSetf (legacy): a float at `offset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSetf(f: Handle, offset: c_int, v: c_float) -> CUresult {
+    guard(|| param_set(f, offset, &v.to_le_bytes()))
+}
+
+/// cuParamSetv (legacy): `bytes` raw bytes at `offset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuParamSetv(f: Handle, offset: c_int, p: *mut c_void, bytes: c_uint) -> CUresult {
+    guard(|| param_set(f, offset, raw::bytes(p.cast(), bytes as usize)?))
+}
+
+pub(crate) fn param_set(f: Handle, offset: c_int, bytes: &[u8]) -> Result<()> {
+    let (gpu, h, fh) = func(f)?;
+    let off = u32::try_from(offset).map_err(|_| CuError::InvalidValue)?;
+    gpu.param_set(h, fh, off, bytes)
+}
+
+/// cuLaunchGrid (legacy): a `w`×`h` grid of the shape set with cuFuncSetBlockShape.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunchGrid(f: Handle, w: c_int, hgt: c_int) -> CUresult {
+    guard(|| {
+        let (gpu, h, fh) = func(f)?;
+        let d = |v: c_int| u32::try_from(v).map_err(|_| CuError::InvalidValue);
+        launched(gpu.launch_grid(h, fh, [d(w)?, d(hgt)?]))
+    })
+}
+
+/// cuLaunch (legacy): a 1×1 grid.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunch(f: Handle) -> CUresult {
+    cuLaunchGrid(f, 1, 1)
+}

@@ -1,0 +1,262 @@
+//! Memory: device allocations, copies and memsets (blocking and on streams), pinned host
+//! memory.
+
+use super::*;
+
+/// cuMemAlloc_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        if dptr.is_null() || bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let p = gpu.mem_alloc(h, bytes as u64)?;
+        raw::put(dptr, p)
+    })
+}
+
+/// cuMemFree_v2 (freeing 0 is a no-op, as in CUDA).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        if dptr == 0 {
+            return Ok(());
+        }
+        gpu.mem_free(h, dptr)
+    })
+}
+
+/// cuMemGetInfo_v2: free and total VRAM.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    guard(|| {
+        let (gpu, _, _) = current()?;
+        let (f, t) = gpu.mem_info();
+        raw::put(free, f as usize)?;
+        raw::put(total, t as usize)
+    })
+}
+
+/// cuMemGetAddressRange_v2: the base and size of the program's allocation containing
+/// `dptr` (either output may be NULL); CUDA_ERROR_NOT_FOUND for an address outside every
+/// allocation the program made (memory the runtime holds for modules included).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
+    guard(|| {
+        let (gpu, _, h) = current()?;
+        let (base, size) = gpu.mem_range(h, dptr)?;
+        if !pbase.is_null() {
+            raw::put(pbase, base)?;
+        }
+        if !psize.is_null() {
+            raw::put(psize, size as usize)?;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) fn count_copy(bytes: usize) {
+    if let Ok(mut st) = state() {
+        st.stats.copies += 1;
+        st.stats.copy_bytes += bytes as u64;
+    }
+}
+
+/// The device pointer of `[p, p + bytes)` if it lies in pinned host memory of context `ctx`.
+pub(crate) fn pinned(ctx: usize, p: usize, bytes: usize) -> Result<Option<u64>> {
+    let st = state()?;
+    Ok(st.host.iter().find_map(|(&base, a)| {
+        let inside = a.ctx == ctx && p >= base && p.checked_add(bytes).is_some_and(|e| e <= base + a.bytes);
+        inside.then(|| a.dptr + (p - base) as u64)
+    }))
+}
+
+pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, h, sh) = stream_of(s)?;
+        if asynchronous && let Some(p) = pinned(ctx, src.addr(), bytes)? {
+            gpu.memcpy_async(h, sh, dst, p, bytes as u64)?;
+        } else {
+            // Pageable memory: the copy is synchronous, after the stream's earlier work.
+            gpu.stream_synchronize(h, sh)?;
+            gpu.memcpy_htod(h, dst, raw::bytes(src.cast(), bytes)?)?;
+        }
+        count_copy(bytes);
+        Ok(())
+    })
+}
+
+pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, h, sh) = stream_of(s)?;
+        if asynchronous && let Some(p) = pinned(ctx, dst.addr(), bytes)? {
+            gpu.memcpy_async(h, sh, p, src, bytes as u64)?;
+        } else {
+            let r = gpu.stream_synchronize(h, sh);
+            sanitize::flush(&gpu, h);
+            r?;
+            gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)?;
+        }
+        count_copy(bytes);
+        Ok(())
+    })
+}
+
+pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, sh) = stream_of(s)?;
+        if asynchronous {
+            gpu.memcpy_async(h, sh, dst, src, bytes as u64)?;
+        } else {
+            gpu.memcpy_dtod(h, dst, src, bytes as u64)?;
+        }
+        count_copy(bytes);
+        Ok(())
+    })
+}
+
+/// cuMemcpyHtoD_v2: returns once the source may be reused.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {
+    htod(dst, src, bytes, std::ptr::null_mut(), false)
+}
+
+/// cuMemcpyDtoH_v2: waits for earlier work of the context (a launch included).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) -> CUresult {
+    dtoh(dst, src, bytes, std::ptr::null_mut(), false)
+}
+
+/// cuMemcpyDtoD_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
+    dtod(dst, src, bytes, std::ptr::null_mut(), false)
+}
+
+/// cuMemcpyHtoDAsync_v2: from pinned host memory (cuMemAllocHost/cuMemHostAlloc) it
+/// returns before the copy runs; from pageable memory it is synchronous, as in CUDA.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
+    htod(dst, src, bytes, stream, true)
+}
+
+/// cuMemcpyDtoHAsync_v2: asynchronous into pinned host memory, else synchronous.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    dtoh(dst, src, bytes, stream, true)
+}
+
+/// cuMemcpyDtoDAsync_v2: asynchronous on the stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    dtod(dst, src, bytes, stream, true)
+}
+
+pub(crate) fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
+    let (gpu, _, h) = current()?;
+    gpu.memset(h, dst, v, n as u64).map(|_| ())
+}
+
+/// cuMemsetD8_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult {
+    guard(|| memset(dst, MemsetValue::U8(v), n))
+}
+
+/// cuMemsetD16_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult {
+    guard(|| memset(dst, MemsetValue::U16(v), n))
+}
+
+/// cuMemsetD32_v2.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUresult {
+    guard(|| memset(dst, MemsetValue::U32(v), n))
+}
+
+pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, _, h, sh) = stream_of(s)?;
+        gpu.memset_on(h, sh, dst, v, n as u64).map(drop)
+    })
+}
+
+/// cuMemsetD8Async.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, stream: Handle) -> CUresult {
+    memset_async(dst, MemsetValue::U8(v), n, stream)
+}
+
+/// cuMemsetD16Async.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, stream: Handle) -> CUresult {
+    memset_async(dst, MemsetValue::U16(v), n, stream)
+}
+
+/// cuMemsetD32Async.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) -> CUresult {
+    memset_async(dst, MemsetValue::U32(v), n, stream)
+}
+
+/// CU_MEMHOSTALLOC_PORTABLE | DEVICEMAP | WRITECOMBINED.
+pub(crate) const HOSTALLOC_FLAGS: c_uint = 0x7;
+
+pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> Result<()> {
+    let (gpu, ctx, h) = current()?;
+    if pp.is_null() || bytes == 0 || flags & !HOSTALLOC_FLAGS != 0 {
+        return Err(CuError::InvalidValue);
+    }
+    let (dptr, mem) = gpu.mem_alloc_host(h, bytes as u64)?;
+    let p = mem.as_mut_ptr();
+    state()?.host.insert(p.addr(), HostAlloc { ctx, dptr, bytes, _mem: mem });
+    raw::put(pp, p.cast())
+}
+
+/// cuMemAllocHost_v2: pinned host memory, mapped into the current context's page tables.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
+    guard(|| host_alloc(pp, bytes, 0))
+}
+
+/// cuMemHostAlloc: as cuMemAllocHost; every allocation is device-mapped.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> CUresult {
+    guard(|| host_alloc(pp, bytes, flags))
+}
+
+/// cuMemFreeHost.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    guard(|| {
+        let mut st = state()?;
+        let a = st.host.remove(&p.addr()).ok_or(CuError::InvalidValue)?;
+        let h = *st.ctxs.get(&a.ctx).ok_or(CuError::InvalidContext)?;
+        let gpu = st.gpu();
+        drop(st);
+        gpu.mem_free_host(h, a.dptr)
+    })
+}
+
+/// cuMemHostGetDevicePointer_v2: the device address of any byte of a pinned allocation.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemHostGetDevicePointer_v2(dptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) -> CUresult {
+    guard(|| {
+        let (_, ctx, _) = current()?;
+        if flags != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let st = state()?;
+        let a = p.addr();
+        let d = st
+            .host
+            .iter()
+            .find(|(base, h)| h.ctx == ctx && a >= **base && a - **base < h.bytes)
+            .map(|(base, h)| h.dptr + (a - base) as u64)
+            .ok_or(CuError::InvalidValue)?;
+        raw::put(dptr, d)
+    })
+}

@@ -1,0 +1,79 @@
+//! Occupancy: how many blocks of a function fit on an SM, and the block size that maximizes it
+//! (`hw::occupancy`, the rule the device's dispatcher applies).
+
+use super::*;
+
+/// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
+/// device configuration's per-SM limits, by the rule the device's dispatcher applies
+/// (`hw::occupancy`).
+pub(crate) fn blocks_per_sm(gpu: &UserGpu, a: &FuncAttributes, block: u32, dyn_shared: usize) -> u32 {
+    if block == 0 || block > a.max_threads {
+        return 0;
+    }
+    let shared = a.shared_bytes as u64 + dyn_shared as u64;
+    if shared > gpu.max_shared_per_block() as u64 {
+        return 0;
+    }
+    hw::occupancy::blocks_per_sm(&gpu.info().sm, block, a.regs, shared as u32)
+}
+
+/// cuOccupancyMaxActiveBlocksPerMultiprocessor.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    num_blocks: *mut c_int,
+    f: Handle,
+    block: c_int,
+    dyn_shared: usize,
+) -> CUresult {
+    guard(|| {
+        let a = attrs(f)?;
+        let block = u32::try_from(block).map_err(|_| CuError::InvalidValue)?;
+        let n = blocks_per_sm(&state()?.gpu(), &a, block, dyn_shared);
+        raw::put(num_blocks, n as c_int)
+    })
+}
+
+/// `size_t (*)(int blockSize)`: dynamic shared memory for a block size.
+pub type BlockToShared = Option<extern "C" fn(c_int) -> usize>;
+
+/// cuOccupancyMaxPotentialBlockSize: the block size (a multiple of 32, at most
+/// `limit` when non-zero) with the most resident threads per SM, the largest on a tie;
+/// `min_grid` is the grid that fills every SM at that occupancy.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
+    min_grid: *mut c_int,
+    block_size: *mut c_int,
+    f: Handle,
+    b2s: BlockToShared,
+    dyn_shared: usize,
+    limit: c_int,
+) -> CUresult {
+    guard(|| {
+        let a = attrs(f)?;
+        if min_grid.is_null() || block_size.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let st = state()?;
+        let (gpu, sms) = (st.gpu(), st.dev.info().sms);
+        drop(st);
+        let mut max = a.max_threads;
+        if limit > 0 {
+            max = max.min(limit as u32);
+        }
+        let mut best = (0u32, 0u32); // (threads resident, block size)
+        let mut b = max / 32 * 32;
+        while b >= 32 {
+            let smem = b2s.map_or(dyn_shared, |g| g(b as c_int));
+            let n = blocks_per_sm(&gpu, &a, b, smem);
+            if n * b > best.0 {
+                best = (n * b, b);
+            }
+            b -= 32;
+        }
+        if best.1 == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        raw::put(block_size, best.1 as c_int)?;
+        raw::put(min_grid, (best.0 / best.1 * sms) as c_int)
+    })
+}
