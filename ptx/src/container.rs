@@ -17,7 +17,7 @@
 //! Decoding checks every length against the input and fails cleanly on garbage.
 
 use crate::ast::StateSpace;
-use crate::compile::{Kernel, Param, Program, Reloc, Segment, Symbol};
+use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
 use alloc::string::String;
 use alloc::vec::Vec;
 use hw::isa::Instr;

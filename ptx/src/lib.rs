@@ -16,8 +16,10 @@ pub mod container;
 pub mod error;
 pub mod lexer;
 pub mod parse;
+pub mod program;
 pub mod spill;
 
-pub use compile::{Kernel, Program, compile, compile_ptx};
+pub use compile::{compile, compile_ptx};
 pub use error::{PtxError, Result};
 pub use parse::parse;
+pub use program::{Kernel, Program};

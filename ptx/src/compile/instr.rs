@@ -1,0 +1,458 @@
+//! Instruction selection, the instructions: each PTX instruction of the supported subset
+//! becomes device instructions (arithmetic, conversions, comparisons, warp-level operations).
+
+use super::*;
+
+impl<'a> Kc<'a> {
+    pub(crate) fn instr(&mut self, i: &ast::Instr) -> Result<()> {
+        let op = i.op.as_str();
+        match op {
+            "mov" => self.mov(i),
+            "ld" | "ldu" => self.ld(i),
+            "st" => self.st(i),
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
+                if i.has("cc") {
+                    return Err(self.err(format!("`{op}.cc` (carry chains) is not supported")));
+                }
+                let ty = self.ty(i)?;
+                let isa = match op {
+                    "add" => Op::Add,
+                    "sub" => Op::Sub,
+                    "mul" => Op::Mul,
+                    "div" => Op::Div,
+                    "rem" => Op::Rem,
+                    "min" => Op::Min,
+                    "max" => Op::Max,
+                    "and" => Op::And,
+                    "or" => Op::Or,
+                    "xor" => Op::Xor,
+                    "shl" => Op::Shl,
+                    _ => Op::Shr,
+                };
+                let m = self.mul_mode(i) as u16 | self.round(i) << 2;
+                let d = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, ty)?;
+                let bty = if matches!(op, "shl" | "shr") { Ty::U32 } else { ty };
+                let b = self.src(self.arg(i, 2)?, bty)?;
+                self.emit(isa, ty, d, [Some(a), Some(b), None], m).map(|_| ())
+            }
+            "mad" | "fma" => {
+                if i.has("cc") {
+                    return Err(self.err("`mad.cc` (carry chains) is not supported"));
+                }
+                let ty = self.ty(i)?;
+                let m = self.mul_mode(i) as u16 | self.round(i) << 2;
+                let d = self.dst(self.arg(i, 0)?)?;
+                let wide = self.mul_mode(i) == MulMode::Wide;
+                let a = self.src(self.arg(i, 1)?, ty)?;
+                let b = self.src(self.arg(i, 2)?, ty)?;
+                let cty = if wide { wider(ty) } else { ty };
+                let c = self.src(self.arg(i, 3)?, cty)?;
+                self.emit(Op::Mad, ty, d, [Some(a), Some(b), Some(c)], m).map(|_| ())
+            }
+            "neg" | "abs" | "not" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "ex2"
+            | "lg2" => {
+                let ty = self.ty(i)?;
+                let isa = match op {
+                    "neg" => Op::Neg,
+                    "abs" => Op::Abs,
+                    "not" => Op::Not,
+                    "popc" => Op::Popc,
+                    "clz" => Op::Clz,
+                    "brev" => Op::Brev,
+                    "sqrt" => Op::Sqrt,
+                    "rcp" => Op::Rcp,
+                    "rsqrt" => Op::Rsqrt,
+                    "sin" => Op::Sin,
+                    "cos" => Op::Cos,
+                    "ex2" => Op::Ex2,
+                    _ => Op::Lg2,
+                };
+                let d = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, ty)?;
+                self.emit(isa, ty, d, [Some(a), None, None], self.round(i) << 2).map(|_| ())
+            }
+            "setp" => self.setp(i),
+            "selp" | "slct" => {
+                let tys = self.types(i);
+                let ty = *tys.first().ok_or_else(|| self.err("`selp` needs a type"))?;
+                let d = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, ty)?;
+                let b = self.src(self.arg(i, 2)?, ty)?;
+                if op == "selp" {
+                    let c = self.src(self.arg(i, 3)?, Ty::Pred)?;
+                    self.emit(Op::Selp, ty, d, [Some(a), Some(b), Some(c)], 0).map(|_| ())
+                } else {
+                    let cty = *tys.get(1).unwrap_or(&Ty::S32);
+                    let c = self.src(self.arg(i, 3)?, cty)?;
+                    self.emit(Op::Slct, ty, d, [Some(a), Some(b), Some(c)], cty as u16).map(|_| ())
+                }
+            }
+            "cvt" => {
+                let tys = self.types(i);
+                if tys.len() != 2 {
+                    return Err(self.err("`cvt` needs a destination and a source type"));
+                }
+                if i.mods.iter().any(|m| m == "f16" || m == "bf16") {
+                    return Err(self.err("`cvt` with half-precision types is not supported"));
+                }
+                let round = match i
+                    .mods
+                    .iter()
+                    .find(|m| matches!(m.as_str(), "rn" | "rz" | "rm" | "rp" | "rni" | "rzi" | "rmi" | "rpi"))
+                    .map(|s| s.as_str())
+                {
+                    Some("rn" | "rni") => Round::Rn,
+                    Some("rz" | "rzi") => Round::Rz,
+                    Some("rm" | "rmi") => Round::Rm,
+                    Some("rp" | "rpi") => Round::Rp,
+                    _ => Round::Default,
+                };
+                // `.rni` etc. round a float to an integral float value.
+                let integral = i.mods.iter().any(|m| matches!(m.as_str(), "rni" | "rzi" | "rmi" | "rpi"));
+                let m = CvtMods { round, sat: i.has("sat"), src: tys[1], integral }.encode();
+                let d = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, tys[1])?;
+                self.emit(Op::Cvt, tys[0], d, [Some(a), None, None], m).map(|_| ())
+            }
+            "cvta" => {
+                let to = i.has("to");
+                let space = if i.has("global") {
+                    Space::Global
+                } else if i.has("shared") {
+                    Space::Shared
+                } else if i.has("local") {
+                    Space::Local
+                } else {
+                    return Err(self.err(format!("`cvta.{}` is not supported", i.mods.join("."))));
+                };
+                let d = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, Ty::U64)?;
+                if space == Space::Global {
+                    return self.emit(Op::Mov, Ty::U64, d, [Some(a), None, None], 0).map(|_| ());
+                }
+                self.emit(Op::Cvta, Ty::U64, d, [Some(a), None, None], CvtaMods { space: space as u16, to }.encode())
+                    .map(|_| ())
+            }
+            "bra" | "brx" => {
+                if op == "brx" {
+                    return Err(self.err("`brx.idx` (indirect branches) is not supported"));
+                }
+                let Operand::Name(l) = self.arg(i, 0)? else { return Err(self.err("`bra` needs a label")) };
+                self.branch(l.clone())
+            }
+            "ret" | "exit" => self.branch("\u{0}exit".into()),
+            "bar" | "barrier" => {
+                if i.has("arrive") || i.has("red") {
+                    return Err(self.err(format!("`{op}.{}` is not supported", i.mods.join("."))));
+                }
+                let id = match i.args.first() {
+                    Some(Operand::Int(v)) => *v,
+                    None => 0,
+                    _ => return Err(self.err("`bar.sync` with a register barrier id is not supported")),
+                };
+                if i.args.len() > 1 {
+                    return Err(self.err("`bar.sync` with a thread count is not supported"));
+                }
+                let mut b = Instr::new(Op::Bar, Ty::U32);
+                b.imm = id;
+                self.push(b);
+                Ok(())
+            }
+            "membar" | "fence" => {
+                self.push(Instr::new(Op::Membar, Ty::U32));
+                Ok(())
+            }
+            "atom" | "red" => self.atom(i),
+            "shfl" => self.shfl(i),
+            "vote" => self.vote(i),
+            "activemask" => {
+                let d = self.dst(self.arg(i, 0)?)?;
+                let mut s = Instr::new(Op::S2r, Ty::U32);
+                s.w0.set_dst(d);
+                s.imm = Sreg::ActiveMask as u64;
+                self.push(s);
+                Ok(())
+            }
+            "bfe" | "prmt" | "shf" => {
+                let ty = self.ty(i)?;
+                let isa = match op {
+                    "bfe" => Op::Bfe,
+                    "prmt" => Op::Prmt,
+                    _ => Op::Shf,
+                };
+                if op == "prmt"
+                    && i.mods.iter().any(|m| matches!(m.as_str(), "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16"))
+                {
+                    return Err(self.err("`prmt` modes are not supported"));
+                }
+                let m = if op == "shf" { i.has("r") as u16 | (i.has("clamp") as u16) << 1 } else { 0 };
+                let d = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, ty)?;
+                let b = self.src(self.arg(i, 2)?, Ty::U32)?;
+                let c = self.src(self.arg(i, 3)?, Ty::U32)?;
+                self.emit(isa, ty, d, [Some(a), Some(b), Some(c)], m).map(|_| ())
+            }
+            "trap" => {
+                self.push(Instr::new(Op::Trap, Ty::U32));
+                Ok(())
+            }
+            "call" => {
+                if self.guard.is_some() {
+                    return Err(self.err("predicated `call` is not supported"));
+                }
+                let callee = self
+                    .calls
+                    .iter()
+                    .find(|c| c.0 == self.stmt)
+                    .map(|c| c.1.clone())
+                    .ok_or_else(|| self.err("bad `call`"))?;
+                if !self.frames.contains_key(&callee) {
+                    return Err(self.err(format!("call to unknown function `{callee}`")));
+                }
+                let at = self.push(Instr::new(Op::Call, Ty::U32));
+                self.call_fixups.push((at, callee, self.pos));
+                Ok(())
+            }
+            _ => Err(self.err(format!(
+                "unsupported instruction `{}{}{}`",
+                op,
+                if i.mods.is_empty() { "" } else { "." },
+                i.mods.join(".")
+            ))),
+        }
+    }
+
+    pub(crate) fn mul_mode(&self, i: &ast::Instr) -> MulMode {
+        if i.has("wide") {
+            MulMode::Wide
+        } else if i.has("hi") {
+            MulMode::Hi
+        } else {
+            MulMode::Lo
+        }
+    }
+
+    pub(crate) fn round(&self, i: &ast::Instr) -> u16 {
+        let r = if i.has("rz") {
+            Round::Rz
+        } else if i.has("rm") {
+            Round::Rm
+        } else if i.has("rp") {
+            Round::Rp
+        } else if i.has("rn") {
+            Round::Rn
+        } else {
+            Round::Default
+        };
+        r as u16
+    }
+
+    pub(crate) fn mov(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        let w = ty.bytes() * 8;
+        match (self.arg(i, 0)?, self.arg(i, 1)?) {
+            (Operand::Vector(parts), src) => {
+                // Unpack: part k = bits [k*w/n, (k+1)*w/n) of the source.
+                let s = self.src(src, ty)?;
+                let pw = w / parts.len() as u32;
+                let pty = uty(pw);
+                for (k, p) in parts.iter().enumerate() {
+                    let d = self.dst(p)?;
+                    if d == RZ {
+                        continue;
+                    }
+                    let sh = self.scratch()?;
+                    self.emit(Op::Shr, Ty::U64, sh, [Some(s), Some(Src::Imm(k as u64 * pw as u64, false)), None], 0)?;
+                    self.emit(Op::Mov, pty, d, [Some(Src::Reg(sh)), None, None], 0)?;
+                }
+                Ok(())
+            }
+            (d, Operand::Vector(parts)) => {
+                let d = self.dst(d)?;
+                let pw = w / parts.len() as u32;
+                let acc = self.scratch()?;
+                self.mov_imm(acc, 0, false);
+                for (k, p) in parts.iter().enumerate() {
+                    let s = self.src(p, uty(pw))?;
+                    let t = self.scratch()?;
+                    let mask = if pw == 64 { u64::MAX } else { (1u64 << pw) - 1 };
+                    self.emit(Op::And, Ty::U64, t, [Some(s), Some(Src::Imm(mask, false)), None], 0)?;
+                    self.emit(
+                        Op::Shl,
+                        Ty::U64,
+                        t,
+                        [Some(Src::Reg(t)), Some(Src::Imm(k as u64 * pw as u64, false)), None],
+                        0,
+                    )?;
+                    self.emit(Op::Or, Ty::U64, acc, [Some(Src::Reg(acc)), Some(Src::Reg(t)), None], 0)?;
+                }
+                self.emit(Op::Mov, ty, d, [Some(Src::Reg(acc)), None, None], 0).map(|_| ())
+            }
+            (d, s) => {
+                let d = self.dst(d)?;
+                if let Operand::Name(n) = s
+                    && let Some(sr) = Self::sreg(n)
+                {
+                    let mut x = Instr::new(Op::S2r, ty);
+                    x.w0.set_dst(d);
+                    x.imm = sr as u64;
+                    self.push(x);
+                    return Ok(());
+                }
+                let s = self.src(s, ty)?;
+                self.emit(Op::Mov, ty, d, [Some(s), None, None], 0).map(|_| ())
+            }
+        }
+    }
+
+    pub(crate) fn setp(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        let cmp = match i.mods.first().map(|s| s.as_str()) {
+            Some("eq") => Cmp::Eq,
+            Some("ne") => Cmp::Ne,
+            Some("lt" | "lo") => Cmp::Lt,
+            Some("le" | "ls") => Cmp::Le,
+            Some("gt" | "hi") => Cmp::Gt,
+            Some("ge" | "hs") => Cmp::Ge,
+            Some("equ") => Cmp::Equ,
+            Some("neu") => Cmp::Neu,
+            Some("ltu") => Cmp::Ltu,
+            Some("leu") => Cmp::Leu,
+            Some("gtu") => Cmp::Gtu,
+            Some("geu") => Cmp::Geu,
+            Some("num") => Cmp::Num,
+            Some("nan") => Cmp::Nan,
+            _ => return Err(self.err("`setp` needs a comparison")),
+        };
+        let combine = if i.has("and") {
+            Some(Op::And)
+        } else if i.has("or") {
+            Some(Op::Or)
+        } else if i.has("xor") {
+            Some(Op::Xor)
+        } else {
+            None
+        };
+        let nsrc = if combine.is_some() { 3 } else { 2 };
+        let two = i.args.len() == nsrc + 2;
+        let (p, q) = (self.dst(self.arg(i, 0)?)?, if two { Some(self.dst(self.arg(i, 1)?)?) } else { None });
+        let first = if two { 2 } else { 1 };
+        let a = self.src(self.arg(i, first)?, ty)?;
+        let b = self.src(self.arg(i, first + 1)?, ty)?;
+        let c = match combine {
+            Some(_) => Some(self.src(self.arg(i, first + 2)?, Ty::Pred)?),
+            None => None,
+        };
+        let t = if combine.is_some() || q.is_some() { self.scratch()? } else { p };
+        self.emit(Op::Setp, ty, t, [Some(a), Some(b), None], cmp as u16)?;
+        if let Some(q) = q {
+            let nt = self.scratch()?;
+            self.emit(Op::Xor, Ty::Pred, nt, [Some(Src::Reg(t)), Some(Src::Imm(1, false)), None], 0)?;
+            match (combine, c) {
+                (Some(op), Some(c)) => {
+                    self.emit(op, Ty::Pred, q, [Some(Src::Reg(nt)), Some(c), None], 0)?;
+                }
+                _ => {
+                    self.emit(Op::Mov, Ty::Pred, q, [Some(Src::Reg(nt)), None, None], 0)?;
+                }
+            }
+        }
+        match (combine, c) {
+            (Some(op), Some(c)) => self.emit(op, Ty::Pred, p, [Some(Src::Reg(t)), Some(c), None], 0).map(|_| ()),
+            _ if t != p => self.emit(Op::Mov, Ty::Pred, p, [Some(Src::Reg(t)), None, None], 0).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn shfl(&mut self, i: &ast::Instr) -> Result<()> {
+        let mode = if i.has("up") {
+            ShflMode::Up
+        } else if i.has("down") {
+            ShflMode::Down
+        } else if i.has("bfly") {
+            ShflMode::Bfly
+        } else if i.has("idx") {
+            ShflMode::Idx
+        } else {
+            return Err(self.err("`shfl` needs a mode"));
+        };
+        let sync = i.has("sync");
+        let n = i.args.len();
+        let with_pred = n == if sync { 6 } else { 5 };
+        if with_pred {
+            return Err(self.err("`shfl` with a predicate output is not supported"));
+        }
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, Ty::U32)?;
+        let b = self.src(self.arg(i, 2)?, Ty::U32)?;
+        let c = self.src(self.arg(i, 3)?, Ty::U32)?;
+        let a = self.in_reg(a)?;
+        self.emit(Op::Shfl, Ty::U32, d, [Some(Src::Reg(a)), Some(b), Some(c)], mode as u16).map(|_| ())
+    }
+
+    pub(crate) fn vote(&mut self, i: &ast::Instr) -> Result<()> {
+        let mode = if i.has("all") {
+            VoteMode::All
+        } else if i.has("any") {
+            VoteMode::Any
+        } else if i.has("uni") {
+            VoteMode::Uni
+        } else if i.has("ballot") {
+            VoteMode::Ballot
+        } else {
+            return Err(self.err("`vote` needs a mode"));
+        };
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, Ty::Pred)?;
+        let ty = if mode == VoteMode::Ballot { Ty::U32 } else { Ty::Pred };
+        self.emit(Op::Vote, ty, d, [Some(a), None, None], mode as u16).map(|_| ())
+    }
+
+    pub(crate) fn atom(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        let red = i.op == "red";
+        let aop = [
+            ("add", AtomOp::Add),
+            ("min", AtomOp::Min),
+            ("max", AtomOp::Max),
+            ("inc", AtomOp::Inc),
+            ("dec", AtomOp::Dec),
+            ("and", AtomOp::And),
+            ("or", AtomOp::Or),
+            ("xor", AtomOp::Xor),
+            ("exch", AtomOp::Exch),
+            ("cas", AtomOp::Cas),
+        ]
+        .iter()
+        .find(|(n, _)| i.has(n))
+        .map(|&(_, o)| o)
+        .ok_or_else(|| self.err(format!("`{}.{}`: unsupported atomic operation", i.op, i.mods.join("."))))?;
+        let base = if red { 0 } else { 1 };
+        let d = if red { RZ } else { self.dst(self.arg(i, 0)?)? };
+        let (space, _, reg, addr, reloc) = self.address(i, self.arg(i, base)?)?;
+        if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+            return Err(self.err("atomics are supported on global, shared and generic addresses"));
+        }
+        let b = self.src(self.arg(i, base + 1)?, ty)?;
+        let b = self.in_reg(b)?;
+        let c = if aop == AtomOp::Cas {
+            let cs = self.src(self.arg(i, base + 2)?, ty)?;
+            self.in_reg(cs)?
+        } else {
+            RZ
+        };
+        let mut x = Instr::new(Op::Atom, ty);
+        x.w0.set_dst(d);
+        x.w0.set_a(reg);
+        x.w0.set_b(b);
+        x.w0.set_c(c);
+        x.w0.set_m(AtomMods::encode(space, aop));
+        x.imm = addr;
+        let at = self.push(x);
+        if reloc {
+            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,97 @@
+//! Data layout: PTX types to sizes and device types, variables' sizes and alignments,
+//! placing them in a state space, and their initializers as bytes.
+
+use super::*;
+
+pub(crate) fn scalar_size(ty: &str) -> Option<u32> {
+    Some(match ty {
+        "b8" | "u8" | "s8" | "pred" => 1,
+        "b16" | "u16" | "s16" | "f16" => 2,
+        "b32" | "u32" | "s32" | "f32" => 4,
+        "b64" | "u64" | "s64" | "f64" => 8,
+        _ => return None,
+    })
+}
+
+pub(crate) fn isa_ty(ty: &str) -> Option<Ty> {
+    Some(match ty {
+        "u8" | "b8" => Ty::U8,
+        "s8" => Ty::S8,
+        "u16" | "b16" => Ty::U16,
+        "s16" => Ty::S16,
+        "u32" | "b32" => Ty::U32,
+        "s32" => Ty::S32,
+        "u64" | "b64" => Ty::U64,
+        "s64" => Ty::S64,
+        "f32" => Ty::F32,
+        "f64" => Ty::F64,
+        "pred" => Ty::Pred,
+        _ => return None,
+    })
+}
+
+/// Largest variable the compiler accepts.
+pub(crate) const MAX_VAR: u64 = 1 << 28;
+/// Largest state space (segment, shared, local or parameter layout).
+pub(crate) const MAX_SPACE: u64 = 1 << 30;
+
+pub(crate) fn var_size(v: &ast::Var) -> Result<(u32, u32)> {
+    let elem = scalar_size(&v.ty).ok_or_else(|| v.pos.err(format!("unsupported type `.{}`", v.ty)))? * v.vec;
+    let n = v.count.unwrap_or(1);
+    let size = (elem as u64)
+        .checked_mul(n)
+        .filter(|&s| s <= MAX_VAR)
+        .ok_or_else(|| v.pos.err(format!("`{}` is larger than {} MiB", v.name, MAX_VAR >> 20)))?;
+    if v.align != 0 && (!v.align.is_power_of_two() || v.align > 1 << 16) {
+        return Err(v.pos.err(format!("bad alignment {} of `{}`", v.align, v.name)));
+    }
+    Ok((size as u32, v.align.max(elem).max(1)))
+}
+
+/// Place `size` bytes aligned to `align` after `top` in a state space: (offset, new top).
+pub(crate) fn place(top: u32, size: u32, align: u32, pos: Pos) -> Result<(u32, u32)> {
+    let off = (top as u64).div_ceil(align.max(1) as u64) * align.max(1) as u64;
+    let end = off + size as u64;
+    if end > MAX_SPACE {
+        return Err(pos.err(format!("a state space larger than {} MiB", MAX_SPACE >> 20)));
+    }
+    Ok((off as u32, end as u32))
+}
+
+pub(crate) fn init_bytes(v: &ast::Var, size: u32) -> Result<Vec<u8>> {
+    let elem = scalar_size(&v.ty).unwrap_or(1) as usize;
+    let mut out = vec![0u8; size as usize];
+    for (i, init) in v.init.iter().enumerate() {
+        let at = i * elem;
+        if at + elem > out.len() {
+            return Err(v.pos.err(format!("too many initializers for `{}`", v.name)));
+        }
+        let bits: u64 = match *init {
+            Init::Int(x) => x,
+            Init::Float(f) if v.ty == "f32" => (f as f32).to_bits() as u64,
+            Init::Float(f) => f.to_bits(),
+            Init::F32(b) if v.ty == "f64" => (f32::from_bits(b) as f64).to_bits(),
+            Init::F32(b) => b as u64,
+            Init::F64(b) if v.ty == "f32" => (f64::from_bits(b) as f32).to_bits() as u64,
+            Init::F64(b) => b,
+            Init::Sym(ref s) => {
+                return Err(v.pos.err(format!("initializing `{}` with the address of `{s}` is not supported", v.name)));
+            }
+        };
+        out[at..at + elem].copy_from_slice(&bits.to_le_bytes()[..elem]);
+    }
+    Ok(out)
+}
+
+/// Where a symbol lives and its address there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Place {
+    Global(u32),
+    Const(u32),
+    Shared(u32),
+    Local(u32),
+    Param(u32),
+}
+
+/// Bytes of the constant bank that holds a module's `.const` data (ptxas's limit too).
+pub const CONST_BANK_BYTES: u32 = 64 * 1024;

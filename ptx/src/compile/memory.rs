@@ -1,0 +1,162 @@
+//! Instruction selection, memory: addresses in each state space (parameters in constant bank
+//! 0, module constants in bank 1, shared and local windows, globals by relocation), loads,
+//! stores and the argument slots of calls.
+
+use super::*;
+
+impl<'a> Kc<'a> {
+    /// State space, bank and the address (base register, offset, relocation) of `[..]`.
+    pub(crate) fn address(&mut self, i: &ast::Instr, op: &Operand) -> Result<(Space, u32, u8, u64, bool)> {
+        let Operand::Addr(base, off) = op else { return Err(self.err(format!("`{}` needs an address `[...]`", i.op))) };
+        let mut space = if i.has("global") {
+            Space::Global
+        } else if i.has("shared") {
+            Space::Shared
+        } else if i.has("local") {
+            Space::Local
+        } else if i.has("const") {
+            Space::ConstBank
+        } else if i.has("param") {
+            Space::Const
+        } else {
+            Space::Generic
+        };
+        let bank = if space == Space::ConstBank { 1 } else { 0 };
+        let (reg, addr, reloc) = match &**base {
+            Operand::Name(n) if self.regs.contains_key(n) => (self.reg(n)?, *off as u64, false),
+            Operand::Name(n) if space == Space::Const && self.place(n).is_none() => {
+                // A call site's parameter or return value: the callee's frame.
+                let slot = self.call_slot(n, i.op == "st")?;
+                space = Space::Local;
+                (RZ, (slot as u64).wrapping_add(*off as u64), false)
+            }
+            Operand::Name(n) => {
+                let (place, a, reloc) = self.symbol(n)?;
+                if matches!(place, Place::Local(_)) && space == Space::Const {
+                    space = Space::Local; // a function's own parameter or return value
+                }
+                // A bare symbol names its own space even under a generic access.
+                if space == Space::Generic {
+                    space = match place {
+                        Place::Global(_) => Space::Global,
+                        Place::Shared(_) => Space::Shared,
+                        Place::Local(_) => Space::Local,
+                        Place::Const(_) => Space::ConstBank,
+                        Place::Param(_) => Space::Const,
+                    };
+                }
+                (RZ, a.wrapping_add(*off as u64), reloc)
+            }
+            Operand::Int(v) => (RZ, v.wrapping_add(*off as u64), false),
+            _ => return Err(self.err("bad address")),
+        };
+        let bank = if space == Space::ConstBank { 1 } else { bank };
+        Ok((space, bank, reg, addr, reloc))
+    }
+
+    /// Frame offset of call-site parameter `name`: stores go to the next call that passes
+    /// it, loads of a return value come from the last call that returned it.
+    pub(crate) fn call_slot(&self, name: &str, store: bool) -> Result<u32> {
+        let here = self.stmt;
+        let found = if store {
+            self.calls
+                .iter()
+                .filter(|c| c.0 >= here)
+                .find_map(|c| c.2.iter().position(|a| a == name).map(|k| (c.1.clone(), k, false)))
+        } else {
+            self.calls
+                .iter()
+                .rev()
+                .filter(|c| c.0 <= here)
+                .find_map(|c| c.3.iter().position(|a| a == name).map(|k| (c.1.clone(), k, true)))
+        };
+        let (callee, k, ret) = found.ok_or_else(|| self.err(format!("unknown symbol `{name}`")))?;
+        let fr = self.frames.get(&callee).ok_or_else(|| self.err(format!("call to unknown function `{callee}`")))?;
+        let slot = if ret { fr.rets.get(k) } else { fr.params.get(k) };
+        slot.map(|s| s.0).ok_or_else(|| self.err(format!("too many arguments in the call of `{callee}`")))
+    }
+
+    pub(crate) fn vec_of(&self, i: &ast::Instr) -> u32 {
+        if i.has("v4") {
+            4
+        } else if i.has("v2") {
+            2
+        } else {
+            1
+        }
+    }
+
+    pub(crate) fn ld(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        let n = self.vec_of(i);
+        let (space, bank, reg, addr, reloc) = self.address(i, self.arg(i, 1)?)?;
+        let mut x = Instr::new(Op::Ld, ty);
+        x.w0.set_a(reg);
+        x.w0.set_m(MemMods::encode(space, n, bank));
+        x.imm = addr;
+        let dsts: Vec<u8> = match self.arg(i, 0)? {
+            Operand::Vector(v) => v.iter().map(|o| self.dst(o)).collect::<Result<_>>()?,
+            o => vec![self.dst(o)?],
+        };
+        if dsts.len() as u32 != n {
+            return Err(self.err("vector width and operand count differ"));
+        }
+        let sv = self.scratch_vec;
+        x.w0.set_dst(if n == 1 { dsts[0] } else { sv });
+        let at = self.push(x);
+        if reloc {
+            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
+        }
+        if n > 1 {
+            for (k, d) in dsts.into_iter().enumerate() {
+                if d != RZ {
+                    self.emit(Op::Mov, Ty::U64, d, [Some(Src::Reg(sv + k as u8)), None, None], 0)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn st(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        let n = self.vec_of(i);
+        let (space, bank, reg, addr, reloc) = self.address(i, self.arg(i, 0)?)?;
+        if matches!(space, Space::Const | Space::ConstBank) {
+            return Err(self.err("stores to the constant or parameter space are not supported"));
+        }
+        let vals: Vec<&Operand> = match self.arg(i, 1)? {
+            Operand::Vector(v) => v.iter().collect(),
+            o => vec![o],
+        };
+        if vals.len() as u32 != n {
+            return Err(self.err("vector width and operand count differ"));
+        }
+        let b = if n == 1 {
+            match self.src(vals[0], ty)? {
+                Src::Reg(r) => r,
+                Src::Imm(v, rel) => {
+                    let r = self.scratch()?;
+                    self.mov_imm(r, v, rel);
+                    r
+                }
+            }
+        } else {
+            let sv = self.scratch_vec;
+            for (k, v) in vals.into_iter().enumerate() {
+                let s = self.src(v, ty)?;
+                self.emit(Op::Mov, Ty::U64, sv + k as u8, [Some(s), None, None], 0)?;
+            }
+            sv
+        };
+        let mut x = Instr::new(Op::St, ty);
+        x.w0.set_a(reg);
+        x.w0.set_b(b);
+        x.w0.set_m(MemMods::encode(space, n, bank));
+        x.imm = addr;
+        let at = self.push(x);
+        if reloc {
+            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
+        }
+        Ok(())
+    }
+}

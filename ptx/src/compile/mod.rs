@@ -1,0 +1,516 @@
+//! PTX to the device ISA, one module per compiler phase:
+//!
+//! 1. [`layout`]: module variables placed in their state spaces: kernel parameters in
+//!    constant bank 0 (at the offsets of [`Kernel::params`]), module `.const` variables in
+//!    bank 1, `.global` variables in a data segment the runtime places in VRAM
+//!    (instructions that need its address carry a [`Reloc`]), `.shared` variables at static
+//!    offsets of the block's shared memory with `extern .shared` arrays after them, `.local`
+//!    variables in a per-thread frame.
+//! 2. [`calls`]: static frames for `.func`s, call fixups, no recursion.
+//! 3. [`copies`]: copy propagation.
+//! 4. Instruction selection: [`select`] (operands, emitting), [`instr`] (the instructions),
+//!    [`memory`] (addresses, loads, stores).
+//! 5. [`flow`]: every `ret`/`exit` becomes a branch to the function's single exit block;
+//!    each conditional branch carries its reconvergence point, the immediate post-dominator
+//!    of its basic block.
+//! 6. [`regalloc`]: live intervals and a linear scan onto device registers, spilling to
+//!    local memory (`crate::spill`). A few registers above a kernel's own are scratch for
+//!    immediates, special registers and vector accesses.
+//!
+//! This module runs the phases over a parsed module ([`compile`]). Anything outside the
+//! supported subset is an error naming the construct.
+
+use crate::ast::{self, Func, Init, Operand, StateSpace, Stmt};
+use crate::error::{Pos, PtxError, Result};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::*;
+
+mod calls;
+mod copies;
+mod flow;
+mod instr;
+mod layout;
+mod memory;
+mod regalloc;
+mod select;
+
+pub use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
+use calls::*;
+use copies::*;
+use flow::cfg;
+pub use layout::CONST_BANK_BYTES;
+use layout::*;
+use regalloc::{uty, wider};
+
+/// Scratch registers after a kernel's own: 4 for vector accesses, then 10 for
+/// immediates, special registers and expansions.
+const SCRATCH_REGS: u32 = 14;
+/// Registers PTX values may occupy (the rest of the 255 are scratch).
+pub const MAX_REGS: u32 = 255 - SCRATCH_REGS;
+
+/// Compile a parsed module.
+pub fn compile(m: &ast::Module) -> Result<Program> {
+    let mut prog = Program {
+        code: Vec::new(),
+        kernels: Vec::new(),
+        symbols: Vec::new(),
+        global_size: 0,
+        global_init: Vec::new(),
+        const_size: 0,
+        const_init: Vec::new(),
+        relocs: Vec::new(),
+        lines: Vec::new(),
+    };
+    let mut places: BTreeMap<String, Place> = BTreeMap::new();
+    let mut module_shared: Vec<&ast::Var> = Vec::new();
+    for v in &m.vars {
+        let (size, align) = var_size(v)?;
+        match v.space {
+            StateSpace::Global | StateSpace::Const => {
+                let global = v.space == StateSpace::Global;
+                let (top, image) = if global {
+                    (&mut prog.global_size, &mut prog.global_init)
+                } else {
+                    (&mut prog.const_size, &mut prog.const_init)
+                };
+                let (off, end) = place(*top, size, align, v.pos)?;
+                if !global && end > CONST_BANK_BYTES {
+                    return Err(v.pos.err(format!(
+                        "`.const` data would take {end} bytes with `{}`: a module has one 64 KiB constant bank",
+                        v.name
+                    )));
+                }
+                *top = end;
+                if !v.init.is_empty() {
+                    image.resize(off as usize, 0);
+                    image.extend(init_bytes(v, size)?);
+                }
+                prog.symbols.push(Symbol { name: v.name.clone(), space: v.space, offset: off, size });
+                let p = if global { Place::Global(off) } else { Place::Const(off) };
+                places.insert(v.name.clone(), p);
+            }
+            StateSpace::Shared => {
+                let _ = (size, align);
+                module_shared.push(v);
+            }
+            _ => return Err(v.pos.err(format!("`{}` cannot be declared at module scope", v.name))),
+        }
+    }
+    // Non-inlined functions: a static frame each (parameters, return values, locals) in
+    // per-thread local memory, and a register range of their own.
+    check_recursion(m)?;
+    let mut frames: BTreeMap<String, Frame> = BTreeMap::new();
+    let mut local_top = 0u32;
+    for f in m.funcs.iter().filter(|f| !f.entry) {
+        let mut fr = Frame { base: 0, params: Vec::new(), rets: Vec::new(), pc: 0 };
+        let mut top = local_top;
+        for (list, out) in [(&f.params, &mut fr.params), (&f.rets, &mut fr.rets)] {
+            for p in list.iter() {
+                let (size, align) = var_size(p)?;
+                let (off, end) = place(top, size, align.max(4), p.pos)?;
+                top = end;
+                out.push((off, size));
+            }
+        }
+        fr.base = local_top;
+        local_top = place(top, 0, 8, f.pos)?.1;
+        frames.insert(f.name.clone(), fr);
+    }
+    let mut reg_base = 0u32;
+    let mut call_fixups: Vec<CallFixup> = Vec::new();
+    for f in m.funcs.iter().filter(|f| !f.entry) {
+        let Some(body) = &f.body else { continue };
+        let named = names_in(body);
+        let mut kplaces = BTreeMap::new();
+        let fr = &frames[&f.name];
+        for (p, &(off, _)) in f.params.iter().zip(&fr.params).chain(f.rets.iter().zip(&fr.rets)) {
+            kplaces.insert(p.name.clone(), Place::Local(off));
+        }
+        let mut shared_top = 0u32;
+        for v in module_shared.iter().filter(|v| named.contains(&v.name) && v.count != Some(0)) {
+            let (size, align) = var_size(v)?;
+            let (off, end) = place(shared_top, size, align, v.pos)?;
+            shared_top = end;
+            kplaces.insert(v.name.clone(), Place::Shared(off));
+        }
+        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, false, &[]);
+        kc.func = true;
+        kc.reg_base = reg_base;
+        kc.local_top = local_top;
+        let (info, fixups) = kc.function(f, body)?;
+        if let Some(fr) = frames.get_mut(&f.name) {
+            fr.pc = info.pc;
+        }
+        reg_base += info.regs;
+        local_top = local_top.max(info.local_bytes);
+        call_fixups.extend(fixups);
+    }
+    for f in &m.funcs {
+        if !f.entry {
+            continue;
+        }
+        let Some(body) = &f.body else {
+            return Err(f.pos.err(format!("kernel `{}` has no body", f.name)));
+        };
+        // Module-scope shared variables belong to the kernels that name them.
+        let named = names_in(body);
+        let (mut shared_top, mut dynamic_shared, mut dyn_names) = (0u32, false, Vec::new());
+        let mut kplaces = BTreeMap::new();
+        for v in module_shared.iter().filter(|v| named.contains(&v.name)) {
+            let (size, align) = var_size(v)?;
+            if v.count == Some(0) {
+                dynamic_shared = true;
+                dyn_names.push((v.name.clone(), align));
+            } else {
+                let (off, end) = place(shared_top, size, align, v.pos)?;
+                shared_top = end;
+                kplaces.insert(v.name.clone(), Place::Shared(off));
+            }
+        }
+        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, dynamic_shared, &dyn_names);
+        kc.reg_base = reg_base;
+        kc.local_top = local_top;
+        let (k, fixups) = kc.kernel(f, body)?;
+        call_fixups.extend(fixups);
+        prog.kernels.push(k);
+    }
+    let defined: alloc::collections::BTreeSet<&str> =
+        m.funcs.iter().filter(|f| f.body.is_some()).map(|f| f.name.as_str()).collect();
+    for (at, callee, pos) in call_fixups {
+        let fr = frames.get(&callee).ok_or_else(|| pos.err(format!("call to unknown function `{callee}`")))?;
+        if !defined.contains(callee.as_str()) {
+            return Err(pos.err(format!(
+                "`{callee}` is declared but not defined in this module (no linking of separate modules)"
+            )));
+        }
+        prog.code[at as usize].imm = fr.pc as u64;
+    }
+    Ok(prog)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Src {
+    Reg(u8),
+    Imm(u64, bool),
+}
+
+struct Kc<'a> {
+    prog: &'a mut Program,
+    /// Module-scope symbols (shared by every function: borrowed, never copied).
+    module: &'a BTreeMap<String, Place>,
+    /// This function's own symbols (parameters, shared, locals), looked up first.
+    places: BTreeMap<String, Place>,
+    regs: BTreeMap<String, (u8, String)>,
+    labels: BTreeMap<String, u32>,
+    fixups: Vec<(u32, String, Pos)>,
+    shared_top: u32,
+    local_top: u32,
+    dynamic_shared: bool,
+    dyn_shared: Vec<(String, u32)>,
+    scratch: u8,
+    scratch_vec: u8,
+    scratch_end: u8,
+    guard: Option<(bool, u8)>,
+    start: u32,
+    pos: Pos,
+    frames: &'a BTreeMap<String, Frame>,
+    func: bool,
+    reg_base: u32,
+    /// Call sites of the body: (statement index, callee, argument names, return names).
+    calls: Vec<(usize, String, Vec<String>, Vec<String>)>,
+    stmt: usize,
+    call_fixups: Vec<CallFixup>,
+    /// Registers that are copies of another (see [`copies`]).
+    alias: BTreeMap<String, String>,
+}
+
+impl<'a> Kc<'a> {
+    fn new(
+        prog: &'a mut Program,
+        module: &'a BTreeMap<String, Place>,
+        places: BTreeMap<String, Place>,
+        frames: &'a BTreeMap<String, Frame>,
+        shared_top: u32,
+        dynamic_shared: bool,
+        dyn_shared: &[(String, u32)],
+    ) -> Self {
+        let start = prog.code.len() as u32;
+        Self {
+            prog,
+            module,
+            places,
+            regs: BTreeMap::new(),
+            labels: BTreeMap::new(),
+            fixups: Vec::new(),
+            shared_top,
+            local_top: 0,
+            dynamic_shared,
+            dyn_shared: dyn_shared.to_vec(),
+            scratch: 0,
+            scratch_vec: 0,
+            scratch_end: 0,
+            guard: None,
+            start,
+            pos: Pos::default(),
+            frames,
+            func: false,
+            reg_base: 0,
+            calls: Vec::new(),
+            stmt: 0,
+            call_fixups: Vec::new(),
+            alias: BTreeMap::new(),
+        }
+    }
+
+    fn function(self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
+        self.kernel(f, body)
+    }
+
+    fn kernel(mut self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
+        // Kernel parameters live in constant bank 0 (a function's are already in its frame).
+        let mut params = Vec::new();
+        let mut top = 0u32;
+        if !self.func {
+            for p in &f.params {
+                let (size, align) = var_size(p)?;
+                let (off, end) = place(top, size, align, p.pos)?;
+                top = end;
+                params.push(Param { offset: off, size });
+                self.places.insert(p.name.clone(), Place::Param(off));
+            }
+        }
+        // Call sites.
+        for (k, s) in body.iter().enumerate() {
+            if let Stmt::Instr(i) = s
+                && i.op == "call"
+            {
+                let list = |o: Option<&Operand>| -> Vec<String> {
+                    match o {
+                        Some(Operand::List(v)) => v
+                            .iter()
+                            .filter_map(|x| if let Operand::Name(n) = x { Some(n.clone()) } else { None })
+                            .collect(),
+                        _ => Vec::new(),
+                    }
+                };
+                let (rets, name_at) = if matches!(i.args.first(), Some(Operand::List(_))) {
+                    (list(i.args.first()), 1)
+                } else {
+                    (Vec::new(), 0)
+                };
+                let Some(Operand::Name(callee)) = i.args.get(name_at) else {
+                    return Err(i.pos.err("`call` needs a function name (indirect calls are not supported)"));
+                };
+                self.calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
+            }
+        }
+        // Registers: one number each, unless there are too many: then registers with
+        // disjoint lifetimes share numbers and the excess is spilled (see `spill`).
+        let declared: usize = body.iter().map(|s| if let Stmt::Reg(_, n) = s { n.len() } else { 0 }).sum();
+        let fitted =
+            if declared > MAX_REGS as usize { Some(crate::spill::fit(body, MAX_REGS as usize)?) } else { None };
+        let body: &[Stmt] = match &fitted {
+            Some(ft) => &ft.body,
+            None => body,
+        };
+        let mut nregs = 0u32;
+        if let Some(ft) = &fitted {
+            for (name, &c) in &ft.colors {
+                self.regs.insert(name.clone(), (c, String::new()));
+            }
+            nregs = ft.used;
+        }
+        for s in body {
+            match s {
+                Stmt::Reg(ty, names) if fitted.is_none() => {
+                    for n in names {
+                        self.regs.insert(n.clone(), (nregs as u8, ty.clone()));
+                        nregs += 1;
+                    }
+                }
+                Stmt::Var(v) => {
+                    let (size, align) = var_size(v)?;
+                    match v.space {
+                        StateSpace::Shared if v.count == Some(0) => {
+                            self.dynamic_shared = true;
+                            self.dyn_shared.push((v.name.clone(), align));
+                        }
+                        StateSpace::Shared => {
+                            let (off, end) = place(self.shared_top, size, align, v.pos)?;
+                            self.shared_top = end;
+                            self.places.insert(v.name.clone(), Place::Shared(off));
+                        }
+                        StateSpace::Local => {
+                            let (off, end) = place(self.local_top, size, align, v.pos)?;
+                            self.local_top = end;
+                            self.places.insert(v.name.clone(), Place::Local(off));
+                        }
+                        StateSpace::Param => {} // a call site's parameter: resolved at its call
+                        _ => return Err(v.pos.err(format!("`{}` cannot be declared in a function", v.name))),
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Copy propagation lengthens live ranges, so it only runs on uncolored registers.
+        if fitted.is_none() {
+            self.alias = copies(body, &self.regs);
+        }
+        self.scratch_vec = nregs as u8;
+        self.scratch_end = (nregs + SCRATCH_REGS) as u8;
+        // Dynamic shared memory starts after all static shared memory.
+        let mut dyn_base = self.shared_top;
+        for &(_, a) in &self.dyn_shared {
+            dyn_base = place(dyn_base, 0, a.max(16), f.pos)?.0;
+        }
+        for (name, _) in core::mem::take(&mut self.dyn_shared) {
+            self.places.insert(name, Place::Shared(dyn_base));
+        }
+        // Code.
+        for (k, s) in body.iter().enumerate() {
+            self.stmt = k;
+            match s {
+                Stmt::Label(l, pos) if self.labels.insert(l.clone(), self.here()).is_some() => {
+                    return Err(pos.err(format!("label `{l}` defined twice")));
+                }
+                Stmt::Instr(i) if is_alias_copy(i, &self.alias) => {}
+                Stmt::Instr(i) => {
+                    self.pos = i.pos;
+                    self.scratch = self.scratch_vec + 4;
+                    self.guard = match &i.guard {
+                        Some((neg, r)) => Some((*neg, self.reg(r)?)),
+                        None => None,
+                    };
+                    self.instr(i)?;
+                }
+                _ => {}
+            }
+        }
+        let exit = self.here();
+        self.labels.insert("\u{0}exit".into(), exit);
+        self.guard = None;
+        self.push(Instr::new(if self.func { Op::Ret } else { Op::Exit }, Ty::U32));
+        self.resolve(exit)?;
+        let used = self.allocate(nregs);
+        let top_reg = self.reg_base + used + SCRATCH_REGS;
+        if top_reg > 255 {
+            return Err(f.pos.err(format!(
+                "`{}` needs {top_reg} registers with the functions it may call: more than 255 (spilling is not supported yet)",
+                f.name
+            )));
+        }
+        let fixups = core::mem::take(&mut self.call_fixups);
+        let k = Kernel {
+            name: f.name.clone(),
+            pc: self.start,
+            params,
+            param_bytes: top,
+            regs: if self.func { used + SCRATCH_REGS } else { top_reg },
+            shared_bytes: self.shared_top,
+            local_bytes: self.local_top,
+            dynamic_shared: self.dynamic_shared,
+            max_threads: f.max_threads,
+            spill: fitted.as_ref().map_or((0, 0), |ft| (ft.spill_stores, ft.spill_loads)),
+        };
+        Ok((k, fixups))
+    }
+}
+
+/// Parse and compile PTX text.
+pub fn compile_ptx(src: &str) -> Result<Program> {
+    let m = crate::parse(src)?;
+    compile(&m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiles_vecadd_and_reduce() {
+        let p = compile_ptx(include_str!("../../../kernels/vecadd.ptx")).unwrap();
+        let k = p.kernel("vecadd").unwrap();
+        assert_eq!(
+            k.params,
+            [
+                Param { offset: 0, size: 8 },
+                Param { offset: 8, size: 8 },
+                Param { offset: 16, size: 8 },
+                Param { offset: 24, size: 4 }
+            ]
+        );
+        assert_eq!(k.param_bytes, 28);
+        assert_eq!(p.code.last().unwrap().w0.op(), Op::Exit);
+        // `@%p1 bra LBB0_2` skips the body; both paths meet at LBB0_2 (the `ret`, now an
+        // unconditional branch to the exit block).
+        let bra = p.code.iter().find(|i| i.w0.op() == Op::Bra).unwrap();
+        let t = BranchTarget::from(bra.imm);
+        let n = p.code.len() as u32;
+        assert_eq!((t.target(), t.reconverge()), (n - 2, n - 2));
+        assert_eq!(BranchTarget::from(p.code[n as usize - 2].imm).target(), n - 1);
+        let r = compile_ptx(include_str!("../../../kernels/reduce.ptx")).unwrap();
+        let k = r.kernel("reduce").unwrap();
+        assert_eq!(k.shared_bytes, 1024);
+        assert!(r.code.iter().any(|i| i.w0.op() == Op::Bar));
+        assert!(r.code.iter().any(|i| i.w0.op() == Op::Atom));
+    }
+
+    #[test]
+    fn unsupported_ptx_is_an_error_naming_it() {
+        let hdr = ".version 6.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n .reg .b32 %r<3>;\n";
+        let e = compile_ptx(&format!("{hdr} mul24.lo.s32 %r1, %r1, %r1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("unsupported instruction `mul24.lo.s32`"), "{e}");
+        assert_eq!(e.line, 7);
+        let e = compile_ptx(&format!("{hdr} add.u32 %r1, %r9, 1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("unknown register `%r9`"));
+        let e = compile_ptx(&format!("{hdr} bra L;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("unknown label `L`"));
+        let e = compile_ptx(&format!("{hdr} add.f16 %r1, %r1, %r1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("half-precision"));
+    }
+
+    #[test]
+    fn oversized_or_malformed_layouts_are_errors_not_crashes() {
+        // Found by cargo-fuzz: the product of array dimensions overflowed.
+        let crash = "//\n// \n\t.shared . amE5len[1024][1024][1024][124][1024][1024][1024];\n";
+        assert!(compile_ptx(&format!(".version 6.0\n{crash}")).is_err());
+        let hdr = ".version 6.0\n.target sm_70\n.address_size 64\n";
+        let e = compile_ptx(&format!("{hdr}.global .b8 huge[4000000000];\n")).unwrap_err();
+        assert!(e.msg.contains("larger than"), "{e}");
+        let e =
+            compile_ptx(&format!("{hdr}.shared .align 3 .b8 x[4];\n.entry k()\n{{\n mov.u64 %rd1, x;\n ret;\n}}\n"))
+                .unwrap_err();
+        assert!(e.msg.contains("alignment"), "{e}");
+        let many: String = (0..5).map(|k| format!(".global .b8 g{k}[268435456];\n")).collect();
+        let e = compile_ptx(&format!("{hdr}{many}")).unwrap_err();
+        assert!(e.msg.contains("state space larger"), "{e}");
+        // The constant bank holds 64 KiB, as ptxas enforces; exactly that much fits.
+        assert!(compile_ptx(&format!("{hdr}.const .b8 c[65536];\n")).is_ok());
+        let e = compile_ptx(&format!("{hdr}.const .b8 a[65532];\n.const .align 8 .b8 b[8];\n")).unwrap_err();
+        assert!(e.msg.contains("64 KiB constant bank") && e.line == 5, "{e}");
+        assert!(
+            compile_ptx(&format!("{hdr}.entry k() .maxntid 4294967295, 4294967295, 4294967295\n{{\n ret;\n}}\n"))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn module_data_and_relocations() {
+        let src = ".version 6.0\n.target sm_70\n.address_size 64\n.global .align 4 .u32 g[2] = {7, 9};\n\
+                   .const .align 4 .f32 c[2] = {1.5, 0f40000000};\n.entry k(.param .u64 p)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n\
+                   ld.global.u32 %r1, [g+4];\n ld.const.u32 %r2, [c+4];\n mov.u64 %rd1, g;\n ret;\n}\n";
+        let p = compile_ptx(src).unwrap();
+        assert_eq!(p.global_init, [7, 0, 0, 0, 9, 0, 0, 0]);
+        assert_eq!((p.global_size, p.const_size), (8, 8));
+        assert_eq!(p.const_init[..4], 1.5f32.to_le_bytes());
+        assert_eq!(p.const_init[4..8], 2.0f32.to_le_bytes());
+        assert_eq!(p.relocs.len(), 2);
+        let bytes = p.code_bytes(0x1000);
+        let ld = Instr::from_bytes(bytes[p.relocs[0].at as usize * 16..][..16].try_into().unwrap());
+        assert_eq!(ld.imm, 0x1004);
+    }
+}

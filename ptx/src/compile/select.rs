@@ -1,0 +1,206 @@
+//! Instruction selection, the plumbing: operands (registers, immediates, special registers,
+//! symbols), destinations, and emitting one device instruction with its immediate slot.
+
+use super::*;
+
+impl<'a> Kc<'a> {
+    pub(crate) fn err(&self, msg: impl Into<String>) -> PtxError {
+        self.pos.err(msg)
+    }
+
+    pub(crate) fn here(&self) -> u32 {
+        self.prog.code.len() as u32
+    }
+
+    pub(crate) fn push(&mut self, mut i: Instr) -> u32 {
+        if let Some((neg, g)) = self.guard {
+            i.w0.set_guard(g);
+            i.w0.set_guard_neg(neg);
+        }
+        self.prog.code.push(i);
+        self.prog.lines.push(self.pos.line);
+        self.here() - 1
+    }
+
+    pub(crate) fn reg(&self, name: &str) -> Result<u8> {
+        let name = self.alias.get(name).map_or(name, |a| a.as_str());
+        self.regs.get(name).map(|r| r.0).ok_or_else(|| self.err(format!("unknown register `{name}`")))
+    }
+
+    pub(crate) fn scratch(&mut self) -> Result<u8> {
+        if self.scratch >= self.scratch_end {
+            return Err(self.err("instruction too complex (out of scratch registers)"));
+        }
+        self.scratch += 1;
+        Ok(self.scratch - 1)
+    }
+
+    pub(crate) fn sreg(name: &str) -> Option<Sreg> {
+        use Sreg::*;
+        Some(match name {
+            "%tid.x" => TidX,
+            "%tid.y" => TidY,
+            "%tid.z" => TidZ,
+            "%ntid.x" => NtidX,
+            "%ntid.y" => NtidY,
+            "%ntid.z" => NtidZ,
+            "%ctaid.x" => CtaidX,
+            "%ctaid.y" => CtaidY,
+            "%ctaid.z" => CtaidZ,
+            "%nctaid.x" => NctaidX,
+            "%nctaid.y" => NctaidY,
+            "%nctaid.z" => NctaidZ,
+            "%laneid" => LaneId,
+            "%warpid" => WarpId,
+            "%nwarpid" => NwarpId,
+            "%smid" => SmId,
+            "%clock" => Clock,
+            "%clock64" => Clock64,
+            "%globaltimer" => GlobalTimer,
+            "%lanemask_lt" => LanemaskLt,
+            "%lanemask_le" => LanemaskLe,
+            "%lanemask_gt" => LanemaskGt,
+            "%lanemask_ge" => LanemaskGe,
+            "%lanemask_eq" => LanemaskEq,
+            _ => return None,
+        })
+    }
+
+    /// Where symbol `name` lives: the function's own symbols first, then the module's.
+    pub(crate) fn place(&self, name: &str) -> Option<&Place> {
+        self.places.get(name).or_else(|| self.module.get(name))
+    }
+
+    /// The address of a symbol in its own space, and whether it needs a relocation.
+    pub(crate) fn symbol(&self, name: &str) -> Result<(Place, u64, bool)> {
+        let p = *self.place(name).ok_or_else(|| self.err(format!("unknown symbol `{name}`")))?;
+        Ok(match p {
+            Place::Global(o) => (p, o as u64, true),
+            Place::Const(o) | Place::Shared(o) | Place::Local(o) | Place::Param(o) => (p, o as u64, false),
+        })
+    }
+
+    pub(crate) fn src(&mut self, op: &Operand, ty: Ty) -> Result<Src> {
+        Ok(match op {
+            Operand::Name(n) if self.regs.contains_key(n) => Src::Reg(self.reg(n)?),
+            Operand::Name(n) => {
+                if let Some(s) = Self::sreg(n) {
+                    let r = self.scratch()?;
+                    let mut i = Instr::new(Op::S2r, Ty::U32);
+                    i.w0.set_dst(r);
+                    i.imm = s as u64;
+                    self.push(i);
+                    Src::Reg(r)
+                } else if n.starts_with('%') {
+                    return Err(self.err(format!("unknown register `{n}`")));
+                } else {
+                    let (_, addr, reloc) = self.symbol(n)?;
+                    Src::Imm(addr, reloc)
+                }
+            }
+            Operand::Int(v) => Src::Imm(*v, false),
+            Operand::Float(f) => Src::Imm(
+                match ty {
+                    Ty::F32 => (*f as f32).to_bits() as u64,
+                    Ty::F64 => f.to_bits(),
+                    _ => *f as i64 as u64,
+                },
+                false,
+            ),
+            Operand::F32(b) => {
+                Src::Imm(if ty == Ty::F64 { (f32::from_bits(*b) as f64).to_bits() } else { *b as u64 }, false)
+            }
+            Operand::F64(b) => {
+                Src::Imm(if ty == Ty::F32 { (f64::from_bits(*b) as f32).to_bits() as u64 } else { *b }, false)
+            }
+            Operand::Not(inner) => {
+                let s = self.src(inner, Ty::Pred)?;
+                let r = self.scratch()?;
+                self.emit(Op::Xor, Ty::Pred, r, [Some(s), Some(Src::Imm(1, false)), None], 0)?;
+                Src::Reg(r)
+            }
+            _ => return Err(self.err("unsupported operand")),
+        })
+    }
+
+    pub(crate) fn dst(&self, op: &Operand) -> Result<u8> {
+        match op {
+            Operand::Name(n) if n == "_" => Ok(RZ),
+            Operand::Name(n) => self.reg(n),
+            _ => Err(self.err("expected a destination register")),
+        }
+    }
+
+    /// Emit `op` with up to three sources; one immediate rides in the instruction, others
+    /// are first moved to scratch registers.
+    pub(crate) fn emit(&mut self, op: Op, ty: Ty, dst: u8, srcs: [Option<Src>; 3], m: u16) -> Result<u32> {
+        let mut regs = [RZ; 3];
+        let mut imm: Option<(usize, u64, bool)> = None;
+        for (k, s) in srcs.iter().enumerate() {
+            match *s {
+                None => {}
+                Some(Src::Reg(r)) => regs[k] = r,
+                Some(Src::Imm(v, rel)) if imm.is_none() => imm = Some((k, v, rel)),
+                Some(Src::Imm(v, rel)) => {
+                    let r = self.scratch()?;
+                    self.mov_imm(r, v, rel);
+                    regs[k] = r;
+                }
+            }
+        }
+        let mut i = Instr::new(op, ty);
+        i.w0.set_dst(dst);
+        i.w0.set_a(regs[0]);
+        i.w0.set_b(regs[1]);
+        i.w0.set_c(regs[2]);
+        i.w0.set_m(m);
+        let mut reloc = false;
+        if let Some((k, v, rel)) = imm {
+            i.w0.set_imm([Imm::A, Imm::B, Imm::C][k]);
+            i.imm = v;
+            reloc = rel;
+        }
+        let at = self.push(i);
+        if reloc {
+            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
+        }
+        Ok(at)
+    }
+
+    pub(crate) fn mov_imm(&mut self, dst: u8, v: u64, reloc: bool) {
+        let mut i = Instr::new(Op::Mov, Ty::U64);
+        i.w0.set_dst(dst);
+        i.w0.set_imm(Imm::A);
+        i.imm = v;
+        let at = self.push(i);
+        if reloc {
+            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
+        }
+    }
+
+    pub(crate) fn types(&self, i: &ast::Instr) -> Vec<Ty> {
+        i.mods.iter().filter_map(|m| isa_ty(m)).collect()
+    }
+
+    pub(crate) fn ty(&self, i: &ast::Instr) -> Result<Ty> {
+        if i.mods.iter().any(|m| m == "f16" || m == "f16x2" || m == "bf16") {
+            return Err(self.err(format!("`{}.{}`: half-precision types are not supported", i.op, i.mods.join("."))));
+        }
+        self.types(i).last().copied().ok_or_else(|| self.err(format!("`{}` needs a type", i.op)))
+    }
+
+    pub(crate) fn arg<'b>(&self, i: &'b ast::Instr, k: usize) -> Result<&'b Operand> {
+        i.args.get(k).ok_or_else(|| self.err(format!("`{}` needs at least {} operands", i.op, k + 1)))
+    }
+
+    pub(crate) fn in_reg(&mut self, s: Src) -> Result<u8> {
+        Ok(match s {
+            Src::Reg(r) => r,
+            Src::Imm(v, rel) => {
+                let r = self.scratch()?;
+                self.mov_imm(r, v, rel);
+                r
+            }
+        })
+    }
+}

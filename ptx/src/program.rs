@@ -1,0 +1,119 @@
+//! A compiled module: device code, kernels with their launch facts, module-scope symbols
+//! and the relocations the runtime applies when it places the data segment. What the
+//! compiler produces and the container stores.
+
+use crate::ast::StateSpace;
+use alloc::string::String;
+use alloc::vec::Vec;
+use hw::isa::*;
+
+/// Which segment a relocated immediate points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Segment {
+    /// The `.global` data segment.
+    Global,
+}
+
+/// Add the base address of a segment to the immediate of instruction `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reloc {
+    /// Instruction index.
+    pub at: u32,
+    /// The segment.
+    pub segment: Segment,
+}
+
+/// A kernel parameter's place in constant bank 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Byte offset.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// What the runtime needs to launch a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// Name.
+    pub name: String,
+    /// First instruction (index into [`Program::code`]).
+    pub pc: u32,
+    /// Parameters in declaration order.
+    pub params: Vec<Param>,
+    /// Bytes of constant bank 0 the parameters occupy.
+    pub param_bytes: u32,
+    /// Registers per thread.
+    pub regs: u32,
+    /// Static shared memory per block.
+    pub shared_bytes: u32,
+    /// Local memory per thread.
+    pub local_bytes: u32,
+    /// Whether the kernel uses `extern .shared` memory sized at launch.
+    pub dynamic_shared: bool,
+    /// `.maxntid`/`.reqntid`, if given.
+    pub max_threads: Option<u32>,
+    /// Bytes of spill stores and loads the register allocator inserted (static counts).
+    pub spill: (u32, u32),
+}
+
+/// A module-scope variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// Name.
+    pub name: String,
+    /// `.global` or `.const`.
+    pub space: StateSpace,
+    /// Offset in its segment.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// A compiled module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// All code.
+    pub code: Vec<Instr>,
+    /// Entry points.
+    pub kernels: Vec<Kernel>,
+    /// `.global` and `.const` variables.
+    pub symbols: Vec<Symbol>,
+    /// Size of the `.global` segment.
+    pub global_size: u32,
+    /// Initial bytes of the `.global` segment (up to its last initialized variable; the
+    /// rest of the segment starts zeroed).
+    pub global_init: Vec<u8>,
+    /// Size of the `.const` segment (constant bank 1).
+    pub const_size: u32,
+    /// Initial bytes of the `.const` segment.
+    pub const_init: Vec<u8>,
+    /// Relocations to apply to [`Program::code`].
+    pub relocs: Vec<Reloc>,
+    /// The PTX line each instruction of [`Program::code`] came from (0: none), for
+    /// diagnostics such as the sanitizers' reports.
+    pub lines: Vec<u32>,
+}
+
+impl Program {
+    /// The kernel named `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+    /// The symbol named `name`.
+    pub fn symbol(&self, name: &str) -> Option<&Symbol> {
+        self.symbols.iter().find(|s| s.name == name)
+    }
+    /// The code as bytes, with the `.global` segment at `global_base`.
+    pub fn code_bytes(&self, global_base: u64) -> Vec<u8> {
+        let mut code = self.code.clone();
+        for r in &self.relocs {
+            if let Some(i) = code.get_mut(r.at as usize) {
+                match r.segment {
+                    Segment::Global => i.imm = i.imm.wrapping_add(global_base),
+                }
+            }
+        }
+        code.iter().flat_map(|i| i.to_bytes()).collect()
+    }
+}
