@@ -3,7 +3,7 @@
 //! a status (0 success, 1 failure, 101 panic).
 //!
 //! It is a static ELF with no libc and no dynamic loader. Its only contact with the world
-//! outside is [`sys`]: a console (raw defmt frames on file descriptor 1) and an exit —
+//! outside is the `sys` module: a console (raw defmt frames on file descriptor 1) and an exit —
 //! two Linux system calls, so the image runs directly on an x86-64 Linux host the way a
 //! unikernel runs on its tender. Everything else (heap, locks, logging, driver, device)
 //! is the kernel-side code under test.

@@ -1,6 +1,6 @@
 //! The BAR0 register table (GF100 layout, datasheet names).
 //!
-//! Each register is declared once with [`registers!`]: offset, optional array shape,
+//! Each register is declared once with `registers!`: offset, optional array shape,
 //! access kind, reset value, writable (or write-1-to-clear) mask and the value layout.
 //! [`TABLE`] lists every declaration sorted by offset; the device builds its register
 //! file from it, the driver reads and writes through the typed [`Reg`] constants, and
@@ -84,7 +84,7 @@ impl<T> Clone for Reg<T> {
 impl<T> Copy for Reg<T> {}
 
 impl<T> Reg<T> {
-    /// Used by [`registers!`].
+    /// Used by the `registers!` macro.
     pub const fn new(desc: RegDesc) -> Self {
         Self { desc, _value: PhantomData }
     }

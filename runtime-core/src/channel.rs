@@ -9,7 +9,7 @@
 //! Fences: each channel releases increasing u64 sequence numbers into a 16-byte semaphore
 //! slot. The semaphore payload is 32 bits, so the runtime rebuilds the u64 from the last
 //! completed value and the wrapping difference — valid while fewer than 2^31 fences are
-//! outstanding, which [`Channel::submit`] enforces. Fence values are never 4096-wrapping ids.
+//! outstanding, which `Channel::submit` enforces. Fence values are never 4096-wrapping ids.
 
 use crate::error::{CuError, Result};
 use crate::gpu::Gpu;

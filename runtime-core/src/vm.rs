@@ -1,7 +1,7 @@
 //! GPU virtual address spaces: a Fermi page directory and small page tables in VRAM,
 //! written through PRAMIN; a VA allocator with O(log n) allocation and reuse. Page tables
 //! are allocated on first use and zeroed; unmapping writes invalid PTEs. The caller
-//! flushes the TLB after a batch of changes ([`crate::gpu::Gpu::tlb_flush`]).
+//! flushes the TLB after a batch of changes (`Gpu::tlb_flush`).
 
 use crate::error::{CuError, Result};
 use crate::gpu::Gpu;

@@ -1,19 +1,19 @@
 //! PTX to the device ISA, one module per compiler phase:
 //!
-//! 1. [`layout`]: module variables placed in their state spaces: kernel parameters in
+//! 1. `layout`: module variables placed in their state spaces: kernel parameters in
 //!    constant bank 0 (at the offsets of [`Kernel::params`]), module `.const` variables in
 //!    bank 1, `.global` variables in a data segment the runtime places in VRAM
 //!    (instructions that need its address carry a [`Reloc`]), `.shared` variables at static
 //!    offsets of the block's shared memory with `extern .shared` arrays after them, `.local`
 //!    variables in a per-thread frame.
-//! 2. [`calls`]: static frames for `.func`s, call fixups, no recursion.
-//! 3. [`copies`]: copy propagation.
-//! 4. Instruction selection: [`select`] (operands, emitting), [`instr`] (the instructions),
-//!    [`memory`] (addresses, loads, stores).
-//! 5. [`flow`]: every `ret`/`exit` becomes a branch to the function's single exit block;
+//! 2. `calls`: static frames for `.func`s, call fixups, no recursion.
+//! 3. `copies`: copy propagation.
+//! 4. Instruction selection: `select` (operands, emitting), `instr` (the instructions),
+//!    `memory` (addresses, loads, stores).
+//! 5. `flow`: every `ret`/`exit` becomes a branch to the function's single exit block;
 //!    each conditional branch carries its reconvergence point, the immediate post-dominator
 //!    of its basic block.
-//! 6. [`regalloc`]: live intervals and a linear scan onto device registers, spilling to
+//! 6. `regalloc`: live intervals and a linear scan onto device registers, spilling to
 //!    local memory (`crate::spill`). A few registers above a kernel's own are scratch for
 //!    immediates, special registers and vector accesses.
 //!
@@ -224,7 +224,7 @@ struct Kc<'a> {
     calls: Vec<(usize, String, Vec<String>, Vec<String>)>,
     stmt: usize,
     call_fixups: Vec<CallFixup>,
-    /// Registers that are copies of another (see [`copies`]).
+    /// Registers that are copies of another (see `copies`).
     alias: BTreeMap<String, String>,
 }
 

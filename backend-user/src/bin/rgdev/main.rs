@@ -118,7 +118,7 @@ fn ptxas(args: &[String]) -> ExitCode {
 }
 
 /// Run a dynamically linked CUDA program against rgdev's libcuda.so.1, which is found
-/// beside this executable (cargo puts both in target/<profile>) and put first on the
+/// beside this executable (cargo puts both in `target/<profile>`) and put first on the
 /// loader's path. `--stats` makes the library print launches, copies and simulated time at
 /// exit (RGDEV_STATS).
 fn run(args: &[String]) -> ExitCode {
