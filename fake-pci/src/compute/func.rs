@@ -1,0 +1,201 @@
+//! Functional mode's grid table: grids as jobs that run in instruction slices up to the next
+//! device event, block by block, warps in order, with the cost formula that gives their
+//! cycles.
+
+use super::*;
+
+/// Per-block storage of the functional mode, reused by every block of a grid (registers
+/// start undefined in PTX; shared and local memory are cleared).
+pub(crate) struct BlockBufs {
+    pub(crate) regs: Vec<u64>,
+    pub(crate) shared: Vec<u8>,
+    pub(crate) local: Vec<u8>,
+    pub(crate) warps: Vec<Warp>,
+}
+
+/// A grid of the functional mode. Its blocks run one after another, a block's warps in
+/// turn, each until it waits at a barrier, ends or spins (a spinning warp lets the others
+/// run). It runs in slices of instructions and can stop after any instruction, so the
+/// device stays responsive and the watchdog counts what it executes. Time: the launch
+/// overhead, the instructions spread over the SMs, and a cycle a block (as before slices).
+pub(crate) struct FuncGrid {
+    pub(crate) chid: u32,
+    pub(crate) seq: u64,
+    pub(crate) space: AddressSpace,
+    pub(crate) r: ComputeRegs,
+    pub(crate) banks: Vec<Vec<u8>>,
+    pub(crate) code: Vec<Option<D>>,
+    pub(crate) span: Vec<u8>,
+    pub(crate) threads: u32,
+    pub(crate) nblocks: u64,
+    pub(crate) per_sm: u32,
+    pub(crate) nregs: usize,
+    pub(crate) bufs: BlockBufs,
+    /// The sanitizer's state of the grid and of the block running.
+    pub(crate) check: Option<GridCheck>,
+    pub(crate) bcheck: Option<BlockCheck>,
+    /// Linear index of the block running (or next to run).
+    pub(crate) block: u64,
+    /// Within the running block: whose turn it is, and whether this pass moved a warp.
+    pub(crate) pass: Option<(usize, bool)>,
+    /// Instructions executed plus those a spinning block was charged (time, watchdog).
+    pub(crate) work: u64,
+    /// Of `work`, charged to spinning rather than executed.
+    pub(crate) idle: u64,
+    pub(crate) thread_instrs: u64,
+    /// Cycle the grid started running (its launch, or the end of the grid before it).
+    pub(crate) start: u64,
+}
+
+impl FuncGrid {
+    /// The cycle the grid has reached.
+    pub(crate) fn cycle(&self, cfg: &DeviceConfig) -> u64 {
+        let sms = cfg.sms.max(1) as u64;
+        self.start.saturating_add(cfg.launch_overhead_cycles).saturating_add(self.work / sms).saturating_add(self.block)
+    }
+
+    /// The cycle a finished grid ends.
+    pub(crate) fn end(&self, cfg: &DeviceConfig) -> u64 {
+        let sms = cfg.sms.max(1) as u64;
+        self.start.saturating_add(cfg.launch_overhead_cycles).saturating_add(self.work.div_ceil(sms)) + self.nblocks
+    }
+
+    /// Warp instructions executed.
+    pub(crate) fn instructions(&self) -> u64 {
+        self.work - self.idle
+    }
+
+    /// Run until `work` reaches `limit`; true once the grid has finished.
+    pub(crate) fn run(
+        &mut self,
+        mem: &mut Memory,
+        tlb: &mut Tlb,
+        cfg: &DeviceConfig,
+        limit: u64,
+    ) -> Result<bool, GridError> {
+        let sms = cfg.sms.max(1) as u64;
+        let budget = match cfg.watchdog_cycles {
+            0 => u64::MAX, // no watchdog
+            w => w.saturating_mul(sms),
+        };
+        let FuncGrid {
+            space,
+            r,
+            banks,
+            code,
+            span,
+            threads,
+            nblocks,
+            nregs,
+            bufs,
+            check,
+            bcheck,
+            block,
+            pass,
+            work,
+            idle,
+            thread_instrs,
+            start,
+            ..
+        } = self;
+        let mut cx = LaunchCtx { mem, tlb, space: *space, cfg, now_ns: cfg.cycles_to_ns(*start), now: *start };
+        let mut x = Exec {
+            cx: &mut cx,
+            r,
+            code,
+            banks,
+            nregs: *nregs,
+            instrs: *work,
+            thread_instrs: 0,
+            budget,
+            span,
+            smid: 0,
+            probe: None,
+            check: check.as_mut(),
+            bcheck: bcheck.as_mut(),
+        };
+        let nwarps = threads.div_ceil(WARP_SIZE) as usize;
+        let (nregs, local_size) = (*nregs, r.local_size as usize);
+        let result = 'grid: loop {
+            if *block >= *nblocks {
+                break Ok(true);
+            }
+            let (mut w, mut progressed) = match *pass {
+                Some(p) => p,
+                None => {
+                    bufs.shared.fill(0);
+                    bufs.local.fill(0);
+                    init_warps(&mut bufs.warps, *threads, r.start / INSTR_BYTES as u32);
+                    if let Some(b) = x.bcheck.as_deref_mut() {
+                        b.reset();
+                    }
+                    (0, false)
+                }
+            };
+            let i = *block;
+            let (gx, gy) = (r.grid[0] as u64, r.grid[1] as u64);
+            let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
+            x.smid = (i % sms) as u32;
+            // One pass over the warps; it can stop after any instruction and go on later.
+            while w < nwarps {
+                let epoch = x.cx.mem.epoch;
+                let warp = &mut bufs.warps[w];
+                if warp.done || warp.at_barrier || warp.parked == Some(epoch) {
+                    w += 1;
+                    continue;
+                }
+                warp.parked = None;
+                progressed = true;
+                let wr = &mut bufs.regs[w * nregs * 32..(w + 1) * nregs * 32];
+                let wl = &mut bufs.local[w * local_size * 32..(w + 1) * local_size * 32];
+                loop {
+                    if x.instrs >= limit {
+                        *pass = Some((w, progressed));
+                        break 'grid Ok(false);
+                    }
+                    match x.step(warp, w as u32, nwarps as u32, ctaid, wr, &mut bufs.shared, wl) {
+                        Ok(Flow::Next) => {}
+                        Ok(Flow::Spin) => {
+                            warp.parked = Some(x.cx.mem.epoch);
+                            break;
+                        }
+                        Ok(Flow::Barrier | Flow::Done) => break,
+                        Err(e) => break 'grid Err(e),
+                    }
+                }
+                w += 1;
+            }
+            let warps = &mut bufs.warps;
+            if warps.iter().all(|w| w.done) {
+                *block += 1;
+                *pass = None;
+                continue;
+            }
+            if warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
+                for w in warps.iter_mut() {
+                    w.at_barrier = false;
+                }
+                if let Some(b) = x.bcheck.as_deref_mut() {
+                    b.interval += 1;
+                }
+            } else if !progressed {
+                // Every live warp spins, or waits at a barrier for one that does: nothing
+                // changes until memory does (the host, another engine). The rest of the
+                // slice is spent spinning; the watchdog counts it.
+                let to = limit.min(budget.saturating_add(1)).max(x.instrs);
+                *idle += to - x.instrs;
+                x.instrs = to;
+                *pass = Some((0, false));
+                if x.instrs > budget {
+                    let pc = warps.iter().find(|w| w.parked.is_some()).and_then(|w| w.stack.last()).map_or(0, |f| f.pc);
+                    break Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
+                }
+                break Ok(false);
+            }
+            *pass = Some((0, false));
+        };
+        *work = x.instrs;
+        *thread_instrs += x.thread_instrs;
+        result
+    }
+}

@@ -1,0 +1,432 @@
+//! The load/store unit: addresses in each state space, global accesses through the MMU with
+//! coalescing into sectors, shared/local/constant windows, atomics, and the sanitizer's
+//! checks and pointer provenance.
+
+use super::*;
+
+/// A block's linear index in a grid of `grid` blocks.
+pub(crate) fn linear(ctaid: [u32; 3], grid: [u32; 3]) -> u32 {
+    ctaid[0] + grid[0] * (ctaid[1] + grid[1] * ctaid[2])
+}
+
+impl Exec<'_, '_> {
+    /// A global load or store whose active lanes all fall in one page: translate once and
+    /// move the whole span with one memory access (what a coalescing memory pipeline does),
+    /// applying the lanes in lane order. Returns false when the access does not qualify.
+    fn coalesced(
+        &mut self,
+        d: D,
+        space: Space,
+        n: usize,
+        size: usize,
+        on: u32,
+        regs: &mut [u64],
+    ) -> Result<bool, GridError> {
+        let bytes = size * n;
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for l in 0..32usize {
+            if on >> l & 1 == 1 {
+                let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+                let addr = base.wrapping_add(d.imm);
+                if addr % size as u64 != 0 {
+                    return Ok(false); // the per-lane path reports the misalignment
+                }
+                lo = lo.min(addr);
+                hi = hi.max(addr);
+                if let Some(p) = self.probe.as_deref_mut() {
+                    p.addr[l] = addr;
+                    p.space[l] = Space::Global;
+                }
+            }
+        }
+        let global = match space {
+            Space::Global => true,
+            Space::Generic => {
+                // [lo, hi] must miss both windows entirely.
+                let outside = |w: u64| w == 0 || hi < w || lo >= w.saturating_add(WINDOW_SIZE);
+                outside(self.r.shared_window) && outside(self.r.local_window)
+            }
+            _ => false,
+        };
+        let Some(end) = hi.checked_add(bytes as u64) else { return Ok(false) };
+        if !global || lo >> 12 != (end - 1) >> 12 {
+            return Ok(false);
+        }
+        let span = (end - lo) as usize;
+        let write = d.op == Op::St;
+        let (target, pa) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, lo, write).map_err(GridError::Fault)?;
+        let fault = |reason| GridError::Fault(Fault { va: lo, reason, write });
+        let mut staging = core::mem::take(&mut *self.span);
+        let buf = &mut staging[..span];
+        if (!write || span > bytes)
+            && let Err(e) = self.cx.mem.read(target, pa, buf)
+        {
+            *self.span = staging;
+            return Err(fault(e));
+        }
+        for l in 0..32usize {
+            if on >> l & 1 == 0 {
+                continue;
+            }
+            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+            let at = (base.wrapping_add(d.imm) - lo) as usize;
+            for k in 0..n {
+                let e = &mut buf[at + k * size..at + (k + 1) * size];
+                if write {
+                    let src = d.b as usize + k;
+                    let v = if d.b == RZ || src >= 255 { 0 } else { regs[src * 32 + l] };
+                    store_le(e, size, v);
+                } else {
+                    let dst = d.dst as usize + k;
+                    if d.dst == RZ || dst >= 255 {
+                        continue;
+                    }
+                    regs[dst * 32 + l] = extend(d.ty, load_le(e, size));
+                }
+            }
+        }
+        let r = if write { self.cx.mem.write(target, pa, buf).map_err(fault) } else { Ok(()) };
+        *self.span = staging;
+        r.map(|()| true)
+    }
+}
+
+/// A little-endian element of 1, 2, 4 or 8 bytes (fixed-width reads: no memmove).
+#[inline(always)]
+pub(crate) fn load_le(b: &[u8], size: usize) -> u64 {
+    match size {
+        1 => b[0] as u64,
+        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
+        4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+    }
+}
+
+/// Store the low `size` bytes of `v` little-endian.
+#[inline(always)]
+pub(crate) fn store_le(b: &mut [u8], size: usize, v: u64) {
+    match size {
+        1 => b[0] = v as u8,
+        2 => b[..2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => b[..4].copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => b[..8].copy_from_slice(&v.to_le_bytes()),
+    }
+}
+
+impl Exec<'_, '_> {
+    /// memcheck's pointer provenance after instruction `d` wrote its destination in lanes
+    /// `on`: a 64-bit load of a value inside an allocation (a kernel parameter, a pointer
+    /// read from memory) makes it a pointer into that allocation; `mov`, `cvta`, 64-bit
+    /// `add`/`sub` and `mad`'s addend carry a pointer's allocation on; any other result is
+    /// no pointer.
+    pub(crate) fn track_pointers(&mut self, d: &D, on: u32, warp: u32, regs: &[u64]) {
+        let (Some(b), Some(chk)) = (self.bcheck.as_deref_mut(), self.check.as_deref()) else { return };
+        if d.dst == RZ {
+            return;
+        }
+        let nregs = self.nregs;
+        let base = warp as usize * nregs * 32;
+        let wide = matches!(d.ty, Ty::U64 | Ty::S64);
+        let imm = |k: usize| matches!((k, d.imm_slot), (0, Imm::A) | (1, Imm::B) | (2, Imm::C));
+        let n = if d.op == Op::Ld { MemMods::vec(d.m) as usize } else { 1 };
+        for l in (0..32).filter(|l| on >> l & 1 == 1) {
+            let of = |k: usize, r: u8| {
+                if imm(k) || r == RZ || r as usize >= nregs { 0 } else { b.prov[base + r as usize * 32 + l] }
+            };
+            let p = match d.op {
+                Op::Mov | Op::Cvta => of(0, d.a),
+                Op::Add if wide => Some(of(0, d.a)).filter(|&p| p != 0).unwrap_or_else(|| of(1, d.b)),
+                Op::Sub if wide => of(0, d.a),
+                Op::Mad => of(2, d.c),
+                Op::Ld if wide && n == 1 => chk.alloc_of(regs[d.dst as usize * 32 + l]),
+                _ => 0,
+            };
+            for k in 0..n {
+                let r = d.dst as usize + k;
+                if r < nregs {
+                    b.prov[base + r * 32 + l] = p;
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn memory(
+        &mut self,
+        d: D,
+        pc: u32,
+        on: u32,
+        regs: &mut [u64],
+        shared: &mut [u8],
+        local: &mut [u8],
+        tid_base: u32,
+        ctaid: [u32; 3],
+    ) -> Result<(), GridError> {
+        let trap = |reason| GridError::Trap(Trap { reason, pc });
+        let space = Space::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
+        let (n, bank) =
+            if d.op == Op::Atom { (1, 0) } else { (MemMods::vec(d.m) as usize, MemMods::bank(d.m) as usize) };
+        let size = d.ty.bytes() as usize;
+        let local_size = self.r.local_size as usize;
+        if let Some(p) = self.probe.as_deref_mut() {
+            p.on = on;
+            p.bytes = (size * n) as u32;
+        }
+        // A checked launch takes every lane through the checks below.
+        if self.check.is_none() && matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {
+            return Ok(());
+        }
+        if d.op == Op::Ld && matches!(space, Space::Const | Space::ConstBank) && d.a == RZ {
+            // A uniform constant load (a kernel parameter): read once, broadcast.
+            if let Some(p) = self.probe.as_deref_mut() {
+                p.addr = [d.imm; 32];
+                p.space = [space; 32];
+            }
+            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+            for k in 0..n {
+                let at = d.imm as usize + k * size;
+                let v = match b.get(at..at + size) {
+                    Some(e) => extend(d.ty, load_le(e, size)),
+                    None => 0,
+                };
+                let dst = d.dst as usize + k;
+                if d.dst != RZ && dst < 255 {
+                    put(dst as u8, on, &[v; 32], regs);
+                }
+            }
+            return Ok(());
+        }
+        let mut out_of_bounds = false;
+        for l in 0..32usize {
+            if on >> l & 1 == 0 {
+                continue;
+            }
+            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+            let addr = base.wrapping_add(d.imm);
+            if addr % (size * n.min(4)) as u64 != 0 && addr % size as u64 != 0 {
+                return Err(trap(TrapReason::Misaligned));
+            }
+            if addr % size as u64 != 0 {
+                return Err(trap(TrapReason::Misaligned));
+            }
+            // Resolve the space of a generic address.
+            let (space, addr) = match space {
+                Space::Generic
+                    if addr.wrapping_sub(self.r.shared_window) < WINDOW_SIZE && self.r.shared_window != 0 =>
+                {
+                    (Space::Shared, addr - self.r.shared_window)
+                }
+                Space::Generic if addr.wrapping_sub(self.r.local_window) < WINDOW_SIZE && self.r.local_window != 0 => {
+                    (Space::Local, addr - self.r.local_window)
+                }
+                Space::Generic => (Space::Global, addr),
+                s => (s, addr),
+            };
+            if let Some(p) = self.probe.as_deref_mut() {
+                p.addr[l] = addr;
+                p.space[l] = space;
+            }
+            let bytes = size * n;
+            if self.check.is_some() {
+                let who = Who { ctaid, block: linear(ctaid, self.r.grid), thread: tid_base + l as u32 };
+                let lens = (shared.len() as u64, local_size as u64);
+                if !self.checked(d, pc, space, addr, bytes as u64, lens, &who) {
+                    out_of_bounds = true;
+                    continue; // memcheck: this lane's access is not made; the grid stops below
+                }
+            }
+            // A view of the lane's memory for shared/local/constant spaces.
+            let window: Option<&mut [u8]> = match space {
+                Space::Shared => Some(&mut shared[..]),
+                Space::Local => Some(&mut local[l * local_size..(l + 1) * local_size]),
+                _ => None,
+            };
+            match d.op {
+                Op::Ld => {
+                    let mut buf = [0u8; 32];
+                    let buf = &mut buf[..bytes];
+                    match space {
+                        Space::Global => {
+                            self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?
+                        }
+                        Space::Const | Space::ConstBank => {
+                            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+                            match b.get(addr as usize..addr as usize + bytes) {
+                                Some(src) => buf.copy_from_slice(src),
+                                // Beyond the bound size reads as zero.
+                                None => {
+                                    for (k, x) in buf.iter_mut().enumerate() {
+                                        *x = b.get(addr as usize + k).copied().unwrap_or(0);
+                                    }
+                                }
+                            }
+                        }
+                        _ => {
+                            let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
+                            let src =
+                                w.get(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            buf.copy_from_slice(src);
+                        }
+                    }
+                    for k in 0..n {
+                        let dst = d.dst as usize + k;
+                        if d.dst == RZ || dst >= 255 {
+                            continue;
+                        }
+                        regs[dst * 32 + l] = extend(d.ty, load_le(&buf[k * size..], size));
+                    }
+                }
+                Op::St => {
+                    let mut buf = [0u8; 32];
+                    for k in 0..n {
+                        let src = d.b as usize + k;
+                        let v = if d.b == RZ || src >= 255 { 0 } else { regs[src * 32 + l] };
+                        store_le(&mut buf[k * size..], size, v);
+                    }
+                    let buf = &buf[..bytes];
+                    match space {
+                        Space::Global => {
+                            self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?
+                        }
+                        Space::Const | Space::ConstBank => return Err(trap(TrapReason::IllegalInstruction)),
+                        _ => {
+                            let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
+                            let dst =
+                                w.get_mut(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            dst.copy_from_slice(buf);
+                            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+                        }
+                    }
+                }
+                _ => {
+                    // Atomics: read, modify, write, one lane at a time in lane order.
+                    let aop = AtomMods::op(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let mut old = [0u8; 8];
+                    match space {
+                        Space::Global => self
+                            .cx
+                            .tlb
+                            .read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size])
+                            .map_err(GridError::Fault)?,
+                        Space::Shared => {
+                            let w = window.as_deref().ok_or(trap(TrapReason::IllegalInstruction))?;
+                            old[..size].copy_from_slice(
+                                w.get(addr as usize..addr as usize + size).ok_or(trap(TrapReason::OutOfRange))?,
+                            );
+                        }
+                        _ => return Err(trap(TrapReason::IllegalInstruction)),
+                    }
+                    let o = u64::from_le_bytes(old);
+                    let b = if d.b == RZ { 0 } else { regs[d.b as usize * 32 + l] };
+                    let c = if d.c == RZ { 0 } else { regs[d.c as usize * 32 + l] };
+                    let new = atom(aop, d.ty, o, b, c);
+                    let nb = new.to_le_bytes();
+                    let changed = nb[..size] != old[..size];
+                    match space {
+                        // An atomic that leaves the value as it was (a failed compare-and-swap,
+                        // an add of 0) writes nothing, so a spin on it is seen as one; the page
+                        // must still take writes.
+                        Space::Global if !changed => {
+                            self.cx.tlb.translate(self.cx.mem, &self.cx.space, addr, true).map_err(GridError::Fault)?;
+                        }
+                        Space::Global => self
+                            .cx
+                            .tlb
+                            .write_va(self.cx.mem, &self.cx.space, addr, &nb[..size])
+                            .map_err(GridError::Fault)?,
+                        _ if !changed => {}
+                        _ => {
+                            if let Some(w) = window {
+                                w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
+                            }
+                            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+                        }
+                    }
+                    if d.dst != RZ {
+                        regs[d.dst as usize * 32 + l] = o;
+                    }
+                }
+            }
+        }
+        if out_of_bounds {
+            return Err(trap(TrapReason::OutOfRange));
+        }
+        Ok(())
+    }
+
+    /// The sanitizer's checks of one lane's access (`lens`: the block's shared bytes and
+    /// the thread's local bytes); false when memcheck refuses it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn checked(
+        &mut self,
+        d: D,
+        pc: u32,
+        space: Space,
+        addr: u64,
+        bytes: u64,
+        lens: (u64, u64),
+        who: &Who,
+    ) -> bool {
+        let Some(chk) = self.check.as_deref_mut() else { return true };
+        let mode = chk.mode();
+        let access = match d.op {
+            Op::Ld => AccessKind::Read,
+            Op::St => AccessKind::Write,
+            _ => AccessKind::Atomic,
+        };
+        let cx = &mut *self.cx;
+        let rec = |kind| {
+            let mut r = crate::check::record(kind, space, access, pc, who);
+            (r.addr, r.size) = (addr, bytes as u32);
+            r
+        };
+        if mode.memcheck() {
+            let window = |len: u64| addr.checked_add(bytes).is_none_or(|end| end > len).then_some((0, len));
+            // The allocation the base pointer came from, if it is known to come from one.
+            let prov = (d.a != RZ)
+                .then(|| {
+                    let (warp, lane) = ((who.thread / 32) as usize, (who.thread % 32) as usize);
+                    let at = warp * self.nregs * 32 + d.a as usize * 32 + lane;
+                    self.bcheck.as_ref().and_then(|b| b.prov.get(at).copied())
+                })
+                .flatten()
+                .unwrap_or(0);
+            let bad = match space {
+                Space::Global if prov != 0 => chk.outside_of(prov, addr, bytes),
+                Space::Global => chk.outside(addr, bytes),
+                Space::Shared => window(lens.0),
+                Space::Local => window(lens.1),
+                _ => None,
+            };
+            if let Some((base, size)) = bad {
+                let mut r = rec(CheckKind::OutOfBounds);
+                (r.other, r.other_pc) = (base, size.min(u32::MAX as u64) as u32);
+                chk.report(cx.mem, cx.tlb, &cx.space, r);
+                return false;
+            }
+        }
+        if mode.initcheck()
+            && space == Space::Global
+            && access != AccessKind::Write
+            && let Ok((hw::regs::Target::Vram, pa)) = cx.tlb.translate(cx.mem, &cx.space, addr, false)
+            && cx.mem.shadow.as_ref().is_some_and(|s| !s.written(pa, bytes))
+        {
+            chk.report(cx.mem, cx.tlb, &cx.space, rec(CheckKind::Uninitialized));
+        }
+        if mode.racecheck() && access != AccessKind::Atomic {
+            let write = access == AccessKind::Write;
+            let int = self.bcheck.as_ref().map_or(0, |b| b.interval);
+            let found = match space {
+                Space::Global => chk.global_race(addr, bytes, write, pc, who, int),
+                Space::Shared => self.bcheck.as_deref_mut().and_then(|b| b.shared_race(addr, bytes, write, pc, who)),
+                _ => None,
+            };
+            if let Some((hazard, t, block, other_pc)) = found {
+                let mut r = rec(CheckKind::Race);
+                (r.hazard, r.other, r.other_pc) = (hazard, (block as u64) << 32 | (t - 1) as u64, other_pc);
+                chk.report(cx.mem, cx.tlb, &cx.space, r);
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,350 @@
+//! The compute engine (class 90C0): launch methods, and a functional SIMT executor of the
+//! rgdev ISA ([`hw::isa`]).
+//!
+//! A launch snapshots the bound constant buffers, then runs every block of the grid: warps
+//! of 32 lanes with active masks and a post-dominator reconvergence stack (branches carry
+//! their reconvergence point), per-block shared memory, barriers, per-thread local memory,
+//! atomics in a fixed lane order (deterministic), shuffles and votes. Instructions are
+//! fetched from memory through the MMU and decoded once into a cache that
+//! INVALIDATE_SHADER_CACHES clears. Program counters are instruction indices from the
+//! program region (CODE_ADDRESS); a grid starts at PROGRAM_START / 16. Bad instructions, out-of-range accesses, `trap` and the
+//! watchdog stop the grid with a [`Trap`]; MMU faults stop it with a [`Fault`].
+//!
+//! Timing is functional for now: a grid costs a launch overhead plus its warp instructions
+//! spread over the SMs (the cycle-level model comes later).
+
+mod alu;
+mod decode;
+mod func;
+mod lsu;
+mod methods;
+mod simt;
+
+use alu::*;
+pub(crate) use decode::*;
+pub(crate) use func::*;
+use lsu::*;
+pub use methods::*;
+pub(crate) use simt::*;
+
+use crate::check::{BlockCheck, GridCheck, Who};
+use crate::config::DeviceConfig;
+use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
+use alloc::collections::BTreeMap;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::check::{AccessKind, CheckKind, CheckMode};
+use hw::class::compute::*;
+use hw::class::{CbBind, DimXy, addr40};
+use hw::isa::*;
+use hw::regs::TrapReason;
+
+/// Size of the shared and local windows in the generic address space.
+pub const WINDOW_SIZE: u64 = 1 << 24;
+/// Most threads in a block.
+pub const MAX_THREADS: u32 = 1024;
+/// Deepest call nesting.
+pub const MAX_CALL_DEPTH: usize = 64;
+/// Local memory per thread (CUDA's limit).
+pub const MAX_LOCAL: u32 = 512 * 1024;
+/// Local memory of one block.
+pub const MAX_LOCAL_PER_BLOCK: u64 = 64 << 20;
+
+/// A stopped grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trap {
+    /// Why.
+    pub reason: TrapReason,
+    /// Instruction index.
+    pub pc: u32,
+}
+
+/// How a grid ended badly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GridError {
+    /// An MMU fault.
+    Fault(Fault),
+    /// A trap.
+    Trap(Trap),
+}
+
+/// The engine: its instruction cache and statistics.
+#[derive(Default)]
+pub struct ComputeEngine {
+    /// Decoded programs by (page directory, code address): an address space's programs
+    /// are its own, whatever their virtual address.
+    icache: BTreeMap<(u64, u64), Vec<Option<D>>>,
+    /// Functional mode: grids in launch order; the front one runs.
+    queue: alloc::collections::VecDeque<FuncGrid>,
+    /// Warp instructions executed.
+    pub warp_instructions: u64,
+    /// Thread instructions executed.
+    pub thread_instructions: u64,
+    /// Grids launched.
+    pub grids: u64,
+    /// Occupancy of the last grid: (blocks resident per SM, waves of blocks).
+    pub last_occupancy: (u32, u64),
+}
+
+/// Everything one launch needs, borrowed from the device.
+pub struct LaunchCtx<'a> {
+    /// Physical memory.
+    pub mem: &'a mut Memory,
+    /// TLB.
+    pub tlb: &'a mut Tlb,
+    /// The channel's address space.
+    pub space: AddressSpace,
+    /// Device configuration.
+    pub cfg: &'a DeviceConfig,
+    /// Device time (ns) for %globaltimer.
+    pub now_ns: u64,
+    /// Device cycle for %clock.
+    pub now: u64,
+}
+
+impl ComputeEngine {
+    /// Forget decoded instructions.
+    pub fn invalidate(&mut self) {
+        self.icache.clear();
+    }
+
+    /// Check a launch's shape against the engine's and the SM's limits; returns the
+    /// threads per block, the blocks, and the blocks an SM holds at once.
+    pub(crate) fn check_launch(cfg: &DeviceConfig, r: &ComputeRegs) -> Result<(u32, u64, u32), GridError> {
+        let bad = GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc: 0 });
+        let threads = r.block[0] as u64 * r.block[1] as u64 * r.block[2] as u64;
+        if threads == 0
+            || threads > MAX_THREADS as u64
+            || r.grid.contains(&0)
+            || r.regs > 255
+            || !r.start.is_multiple_of(16)
+        {
+            return Err(bad);
+        }
+        let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
+        // The dispatcher: how many blocks of this shape an SM holds at once.
+        let per_sm = hw::occupancy::blocks_per_sm(&sm_limits(cfg), threads as u32, r.regs, r.shared);
+        if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
+            return Err(bad); // the block does not fit on an SM, or asks for too much local memory
+        }
+        Ok((threads as u32, nblocks, per_sm))
+    }
+
+    /// The constant banks bound at launch, read through the MMU.
+    pub(crate) fn read_banks(cx: &mut LaunchCtx<'_>, r: &ComputeRegs) -> Result<Vec<Vec<u8>>, GridError> {
+        let mut banks = vec![Vec::new(); CB_SLOTS];
+        for (slot, cb) in r.cbs.iter().enumerate() {
+            if let Some((va, size)) = *cb {
+                let mut buf = vec![0u8; size.min(1 << 16) as usize];
+                cx.tlb.read_va(cx.mem, &cx.space, va, &mut buf).map_err(GridError::Fault)?;
+                banks[slot] = buf;
+            }
+        }
+        Ok(banks)
+    }
+
+    /// Take the decoded program at `code` out of the cache (an empty one if none).
+    pub(crate) fn take_code(&mut self, space: &AddressSpace, code: u64) -> Vec<Option<D>> {
+        self.icache.remove(&(space.pd, code)).unwrap_or_default()
+    }
+
+    /// Return a decoded program to the cache.
+    pub(crate) fn put_code(&mut self, space: &AddressSpace, code: u64, decoded: Vec<Option<D>>) {
+        self.icache.insert((space.pd, code), decoded);
+    }
+
+    /// Functional mode: queue a grid launched by channel `chid` at cycle `cx.now`. Grids
+    /// run one after another, in the order they were launched.
+    pub(crate) fn submit(
+        &mut self,
+        cx: &mut LaunchCtx<'_>,
+        chid: u32,
+        r: &ComputeRegs,
+        seq: u64,
+    ) -> Result<(), GridError> {
+        let (threads, nblocks, per_sm) = Self::check_launch(cx.cfg, r)?;
+        let banks = Self::read_banks(cx, r)?;
+        let nregs = r.regs.max(1) as usize;
+        let nwarps = threads.div_ceil(WARP_SIZE) as usize;
+        let code = self.take_code(&cx.space, r.code);
+        let mode = CheckMode::from(r.check_mode);
+        let check = GridCheck::new(r, cx.mem, cx.tlb, &cx.space);
+        let bcheck = BlockCheck::new(mode, r.shared as usize, nwarps * nregs * 32);
+        let bufs = BlockBufs {
+            regs: try_zeroed(nwarps * nregs * 32)?,
+            shared: try_zeroed(r.shared as usize)?,
+            local: try_zeroed(r.local_size as usize * nwarps * 32)?,
+            warps: Vec::new(),
+        };
+        self.queue.push_back(FuncGrid {
+            chid,
+            seq,
+            space: cx.space,
+            r: r.clone(),
+            banks,
+            code,
+            span: vec![0u8; 4096],
+            threads,
+            nblocks,
+            per_sm,
+            nregs,
+            bufs,
+            check,
+            bcheck,
+            block: 0,
+            pass: None,
+            work: 0,
+            idle: 0,
+            thread_instrs: 0,
+            start: cx.now,
+        });
+        Ok(())
+    }
+
+    /// Whether functional-mode grids are queued or running.
+    pub fn busy(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Functional mode: (blocks finished, blocks in all) of the grids queued and running.
+    pub fn progress(&self) -> (u64, u64) {
+        self.queue.iter().fold((0, 0), |(d, n), g| (d + g.block, n + g.nblocks))
+    }
+
+    /// Functional mode: the cycle the running grid has reached (its next event).
+    pub fn next_event(&self, cfg: &DeviceConfig) -> Option<u64> {
+        self.queue.front().map(|g| g.cycle(cfg))
+    }
+
+    /// Functional mode: run the front grid until it reaches cycle `horizon`, ends or
+    /// fails; returns it, with the cycle it ended at, when it has ended. The next grid
+    /// starts then.
+    pub(crate) fn advance(
+        &mut self,
+        mem: &mut Memory,
+        tlb: &mut Tlb,
+        cfg: &DeviceConfig,
+        horizon: u64,
+    ) -> Option<(FuncGrid, u64, Result<(), GridError>)> {
+        let g = self.queue.front_mut()?;
+        let now = g.cycle(cfg);
+        let sms = cfg.sms.max(1) as u64;
+        let limit = g.work.saturating_add(horizon.saturating_sub(now).max(1).saturating_mul(sms));
+        let (at, r) = match g.run(mem, tlb, cfg, limit) {
+            Ok(false) => return None,
+            Ok(true) => (g.end(cfg), Ok(())),
+            Err(e) => (g.cycle(cfg), Err(e)),
+        };
+        let mut g = self.queue.pop_front()?;
+        if let Some(next) = self.queue.front_mut() {
+            next.start = next.start.max(at);
+        }
+        self.grids += 1;
+        self.warp_instructions += g.instructions();
+        self.thread_instructions += g.thread_instrs;
+        self.last_occupancy = (g.per_sm, g.nblocks.div_ceil(g.per_sm as u64 * sms));
+        let code = core::mem::take(&mut g.code);
+        self.put_code(&g.space, g.r.code, code);
+        Some((g, at, r))
+    }
+
+    /// Drop the functional-mode grids of a channel that went away.
+    pub fn cancel(&mut self, chid: u32, now: u64) {
+        let front = self.queue.front().map(|g| g.chid);
+        self.queue.retain(|g| g.chid != chid);
+        if front == Some(chid)
+            && let Some(next) = self.queue.front_mut()
+        {
+            next.start = next.start.max(now);
+        }
+    }
+}
+
+/// `n` zeroed elements, or the grid's NoResources trap when the host cannot provide them
+/// (a kernel-side heap that is full): never an abort.
+pub(crate) fn try_zeroed<T: Clone + Default>(n: usize) -> Result<Vec<T>, GridError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| GridError::Trap(Trap { reason: TrapReason::NoResources, pc: 0 }))?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
+/// The SM limits of the occupancy rule, from the configuration.
+pub(crate) fn sm_limits(cfg: &DeviceConfig) -> hw::occupancy::SmLimits {
+    hw::occupancy::SmLimits {
+        threads: cfg.max_threads_per_sm,
+        blocks: cfg.max_blocks_per_sm,
+        regs: cfg.regs_per_sm,
+        shared: cfg.shared_per_sm,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_storage_the_host_cannot_provide_is_a_trap_not_an_abort() {
+        let e = try_zeroed::<u64>(usize::MAX).unwrap_err();
+        assert_eq!(e, GridError::Trap(Trap { reason: TrapReason::NoResources, pc: 0 }));
+        assert_eq!(try_zeroed::<u8>(3).unwrap(), [0, 0, 0]);
+    }
+
+    #[test]
+    fn integer_semantics() {
+        assert_eq!(binop(Op::Add, Ty::U32, 0, 0xFFFF_FFFF, 1), Some(0));
+        assert_eq!(binop(Op::Mul, Ty::S32, 2, (-3i32) as u32 as u64, 4), Some((-12i64) as u64));
+        assert_eq!(binop(Op::Mul, Ty::U32, 1, 0x8000_0000, 4), Some(2));
+        assert_eq!(binop(Op::Shr, Ty::S32, 0, 0x8000_0000, 31), Some(0xFFFF_FFFF));
+        assert_eq!(binop(Op::Shl, Ty::U32, 0, 1, 32), Some(0));
+        assert_eq!(binop(Op::Div, Ty::S32, 0, (-7i32) as u32 as u64, 2), Some((-3i32) as u32 as u64));
+        assert_eq!(binop(Op::Rem, Ty::S32, 0, (-7i32) as u32 as u64, 2), Some((-1i32) as u32 as u64));
+        assert_eq!(binop(Op::Min, Ty::S32, 0, (-1i32) as u32 as u64, 1), Some(0xFFFF_FFFF));
+        assert_eq!(unop(Op::Clz, Ty::U32, 1), 31);
+        assert_eq!(unop(Op::Brev, Ty::U32, 1), 0x8000_0000);
+        assert_eq!(unop(Op::Popc, Ty::U64, u64::MAX), 64);
+    }
+
+    #[test]
+    fn reserved_vector_length_is_an_illegal_instruction() {
+        let mut i = Instr::new(Op::Ld, Ty::U64);
+        i.w0.set_m(MemMods::encode(Space::Global, 1, 0) | 3 << 3);
+        assert!(decode(i).is_none());
+        i.w0.set_m(MemMods::encode(Space::Global, 4, 0));
+        assert!(decode(i).is_some());
+    }
+
+    #[test]
+    fn shift_amounts_use_only_their_low_32_bits() {
+        // Found by the random-program test: a shift count with upper bits set.
+        assert_eq!(binop(Op::Shl, Ty::U32, 0, 1, 0x1_0000_0003), Some(8));
+        assert_eq!(binop(Op::Shr, Ty::U64, 0, 16, 0xFFFF_FFFF_0000_0002), Some(4));
+    }
+
+    #[test]
+    fn comparisons_and_conversions() {
+        let nan = f32::NAN.to_bits() as u64;
+        assert!(!setp(Cmp::Lt, Ty::F32, nan, 0));
+        assert!(setp(Cmp::Ltu, Ty::F32, nan, 0));
+        assert!(setp(Cmp::Lt, Ty::S32, (-1i32) as u32 as u64, 0));
+        assert!(!setp(Cmp::Lt, Ty::U32, (-1i32) as u32 as u64, 0));
+        assert_eq!(cvt(Ty::S32, Ty::F32, Round::Rz, false, false, fb32(-2.7)), (-2i32) as u32 as u64);
+        assert_eq!(cvt(Ty::S32, Ty::F32, Round::Rn, false, false, fb32(2.5)), 2);
+        assert_eq!(cvt(Ty::U8, Ty::F32, Round::Rz, false, false, fb32(300.0)), 255);
+        assert_eq!(cvt(Ty::F32, Ty::S32, Round::Rn, false, false, (-3i32) as u32 as u64), fb32(-3.0));
+        assert_eq!(cvt(Ty::S64, Ty::S32, Round::Default, false, false, 0xFFFF_FFFF), u64::MAX);
+        assert_eq!(cvt(Ty::U64, Ty::U32, Round::Default, false, false, 0xFFFF_FFFF), 0xFFFF_FFFF);
+        assert_eq!(cvt(Ty::F64, Ty::F32, Round::Default, false, false, fb32(1.5)), 1.5f64.to_bits());
+        assert_eq!(cvt(Ty::U8, Ty::S32, Round::Default, true, false, (-5i32) as u32 as u64), 0);
+    }
+
+    #[test]
+    fn atomics() {
+        assert_eq!(atom(AtomOp::Inc, Ty::U32, 5, 5, 0), 0);
+        assert_eq!(atom(AtomOp::Dec, Ty::U32, 0, 9, 0), 9);
+        assert_eq!(atom(AtomOp::Cas, Ty::U32, 3, 3, 8), 8);
+        assert_eq!(atom(AtomOp::Cas, Ty::U32, 4, 3, 8), 4);
+        assert_eq!(atom(AtomOp::Max, Ty::S32, (-1i32) as u32 as u64, 2, 0), 2);
+        assert_eq!(atom(AtomOp::Add, Ty::F32, fb32(1.5), fb32(2.0), 0), fb32(3.5));
+    }
+}

@@ -1,0 +1,317 @@
+//! SIMT control: warps with their reconvergence stacks and call stacks, guards, branches,
+//! barriers, calls and exits, and spin detection; data instructions go to the ALU and the
+//! load/store unit.
+
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Frame {
+    pub(crate) pc: u32,
+    pub(crate) mask: u32,
+    pub(crate) rpc: u32,
+}
+
+pub(crate) struct Warp {
+    pub(crate) stack: Vec<Frame>,
+    pub(crate) exited: u32,
+    pub(crate) at_barrier: bool,
+    pub(crate) done: bool,
+    /// Lanes that hold a thread.
+    pub(crate) lanes: u32,
+    /// Thread index of lane 0.
+    pub(crate) base: u32,
+    /// Return addresses of the calls in progress.
+    pub(crate) calls: Vec<u32>,
+    /// Spin detection.
+    pub(crate) spin: SpinProbe,
+    /// Functional mode: the memory epoch at which the warp was found spinning; it waits
+    /// for memory to change while the others run.
+    pub(crate) parked: Option<u64>,
+}
+
+/// Backward branches with memory unchanged before the first snapshot of a warp's state.
+pub(crate) const SPIN_QUIET: u32 = 8;
+/// Most backward branches between snapshots of a loop that makes progress.
+pub(crate) const SPIN_BACKOFF_MAX: u32 = 1 << 12;
+
+/// Detects a warp spinning in place: after a backward branch its whole state (registers,
+/// reconvergence stack, calls, exited lanes) equals the state after an earlier one, at the
+/// same instruction, and nothing anywhere wrote memory in between (the [`Memory::epoch`]
+/// stood still). Such a warp repeats the same iteration forever, changing nothing, until
+/// something writes memory. Loops that make progress are checked ever less often (the
+/// interval doubles up to [`SPIN_BACKOFF_MAX`]), so they pay almost nothing. Reads of
+/// `%clock` or `%globaltimer` change registers, so clock-timed waits are not spins.
+#[derive(Default)]
+pub(crate) struct SpinProbe {
+    epoch: u64,
+    quiet: u32,
+    next: u32,
+    backoff: u32,
+    snap: Option<Snapshot>,
+}
+
+#[derive(Default)]
+pub(crate) struct Snapshot {
+    pc: u32,
+    regs: Vec<u64>,
+    stack: Vec<Frame>,
+    calls: Vec<u32>,
+    exited: u32,
+}
+
+impl SpinProbe {
+    /// After a backward branch, at `pc` (the warp's next instruction) and memory epoch
+    /// `epoch`: whether the warp is spinning.
+    fn check(&mut self, pc: u32, stack: &[Frame], calls: &[u32], exited: u32, regs: &[u64], epoch: u64) -> bool {
+        if epoch != self.epoch {
+            (self.epoch, self.quiet, self.next, self.backoff) = (epoch, 0, SPIN_QUIET, SPIN_QUIET);
+            self.snap = None;
+            return false;
+        }
+        self.quiet = self.quiet.saturating_add(1);
+        if let Some(s) = &self.snap {
+            if s.pc != pc {
+                return false;
+            }
+            if s.exited == exited && s.stack == stack && s.calls == calls && s.regs == regs {
+                return true;
+            }
+            // A loop making progress without writing: look again later, less often.
+            self.backoff = (self.backoff.max(1) * 2).min(SPIN_BACKOFF_MAX);
+            self.next = self.quiet.saturating_add(self.backoff);
+            self.snap = None;
+            return false;
+        }
+        if self.quiet >= self.next {
+            let mut s = Snapshot { pc, exited, ..Snapshot::default() };
+            s.regs.extend_from_slice(regs);
+            s.stack.extend_from_slice(stack);
+            s.calls.extend_from_slice(calls);
+            self.snap = Some(s);
+        }
+        false
+    }
+}
+
+/// The executor: runs instructions of one grid's warps against memory. The functional
+/// mode builds one per grid; the timing model builds one per issue.
+pub(crate) struct Exec<'a, 'b> {
+    pub(crate) cx: &'b mut LaunchCtx<'a>,
+    pub(crate) r: &'b ComputeRegs,
+    pub(crate) code: &'b mut Vec<Option<D>>,
+    pub(crate) banks: &'b [Vec<u8>],
+    pub(crate) nregs: usize,
+    pub(crate) instrs: u64,
+    pub(crate) thread_instrs: u64,
+    pub(crate) budget: u64,
+    /// Staging for coalesced accesses (at least 4 KiB).
+    pub(crate) span: &'b mut Vec<u8>,
+    /// SM the current block runs on.
+    pub(crate) smid: u32,
+    /// Where the timing model wants the addresses of a memory instruction.
+    pub(crate) probe: Option<&'b mut MemProbe>,
+    /// The sanitizer's state of the grid and of the block running (checked launches).
+    pub(crate) check: Option<&'b mut GridCheck>,
+    pub(crate) bcheck: Option<&'b mut BlockCheck>,
+}
+
+/// The addresses a memory instruction touched, for the timing model.
+#[derive(Clone, Debug)]
+pub(crate) struct MemProbe {
+    /// Lanes that accessed memory.
+    pub(crate) on: u32,
+    /// Resolved address per lane (in its space).
+    pub(crate) addr: [u64; 32],
+    /// Resolved space per lane.
+    pub(crate) space: [Space; 32],
+    /// Bytes per lane.
+    pub(crate) bytes: u32,
+}
+
+impl Default for MemProbe {
+    fn default() -> Self {
+        Self { on: 0, addr: [0; 32], space: [Space::Global; 32], bytes: 0 }
+    }
+}
+
+/// What one issued instruction did to its warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// The warp can go on.
+    Next,
+    /// The warp waits at a barrier.
+    Barrier,
+    /// The warp has ended.
+    Done,
+    /// The warp took a backward branch into a state it was in before, with memory
+    /// unchanged: it is spinning (see [`SpinProbe`]). It may go on.
+    Spin,
+}
+
+/// Set up the warps of a block of `threads` threads starting at instruction `pc`.
+pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
+    let nwarps = threads.div_ceil(WARP_SIZE) as usize;
+    warps.resize_with(nwarps, || Warp {
+        stack: Vec::new(),
+        exited: 0,
+        at_barrier: false,
+        done: false,
+        lanes: 0,
+        base: 0,
+        calls: Vec::new(),
+        spin: SpinProbe::default(),
+        parked: None,
+    });
+    for (w, warp) in warps.iter_mut().enumerate() {
+        let base = w as u32 * 32;
+        let n = (threads - base).min(32);
+        let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        warp.stack.clear();
+        warp.stack.push(Frame { pc, mask: lanes, rpc: u32::MAX });
+        warp.calls.clear();
+        warp.spin = SpinProbe::default();
+        warp.parked = None;
+        (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
+    }
+}
+
+impl Exec<'_, '_> {
+    /// Execute one instruction of warp `w`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn step(
+        &mut self,
+        w: &mut Warp,
+        warpid: u32,
+        nwarps: u32,
+        ctaid: [u32; 3],
+        regs: &mut [u64],
+        shared: &mut [u8],
+        local: &mut [u8],
+    ) -> Result<Flow, GridError> {
+        let r = self.r;
+        loop {
+            let Some(top) = w.stack.last().copied() else {
+                w.done = true;
+                return Ok(Flow::Done);
+            };
+            if top.pc == top.rpc || top.mask & !w.exited == 0 {
+                w.stack.pop();
+                continue;
+            }
+            let pc = top.pc;
+            let d = self.fetch(pc)?;
+            if d.top as usize > self.nregs {
+                return Err(GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc }));
+            }
+            self.instrs += 1;
+            if self.instrs > self.budget {
+                return Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
+            }
+            let active = top.mask & !w.exited;
+            let on = if d.guard == ALWAYS {
+                active
+            } else {
+                let g = &regs[d.guard as usize * 32..][..32];
+                let mut m = 0u32;
+                for (l, v) in g.iter().enumerate() {
+                    if active >> l & 1 == 1 && ((v & 1 == 1) ^ d.neg) {
+                        m |= 1 << l;
+                    }
+                }
+                m
+            };
+            self.thread_instrs += on.count_ones() as u64;
+            let trap = |reason| GridError::Trap(Trap { reason, pc });
+            let next = pc + 1;
+            macro_rules! set_pc {
+                ($v:expr) => {
+                    if let Some(t) = w.stack.last_mut() {
+                        t.pc = $v;
+                    }
+                };
+            }
+            match d.op {
+                Op::Bra => {
+                    let bt = BranchTarget::from(d.imm);
+                    let (target, rpc) = (bt.target(), bt.reconverge());
+                    let not_taken = active & !on;
+                    if on == 0 {
+                        set_pc!(next);
+                    } else if not_taken == 0 {
+                        set_pc!(target);
+                    } else {
+                        set_pc!(rpc);
+                        w.stack.push(Frame { pc: next, mask: not_taken, rpc });
+                        w.stack.push(Frame { pc: target, mask: on, rpc });
+                    }
+                    if target <= pc && self.cx.cfg.watchdog_cycles != 0 {
+                        let Warp { spin, stack, calls, exited, .. } = w;
+                        let at = stack.last().map_or(u32::MAX, |f| f.pc);
+                        if spin.check(at, stack, calls, *exited, regs, self.cx.mem.epoch) {
+                            return Ok(Flow::Spin);
+                        }
+                    }
+                    return Ok(Flow::Next);
+                }
+                Op::Exit => {
+                    w.exited |= on;
+                    if w.exited & w.lanes == w.lanes {
+                        w.done = true;
+                        w.stack.clear();
+                        return Ok(Flow::Done);
+                    }
+                    set_pc!(next);
+                    return Ok(Flow::Next);
+                }
+                Op::Bar => {
+                    set_pc!(next);
+                    let live = w.lanes & !w.exited;
+                    if on != 0
+                        && on != live
+                        && let Some(chk) = self.check.as_deref_mut()
+                        && chk.mode().synccheck()
+                    {
+                        let who = Who { ctaid, block: linear(ctaid, r.grid), thread: w.base + on.trailing_zeros() };
+                        let mut rec = crate::check::record(
+                            CheckKind::DivergentBarrier,
+                            Space::Generic,
+                            AccessKind::Read,
+                            pc,
+                            &who,
+                        );
+                        (rec.addr, rec.other) = (on as u64, live as u64);
+                        chk.report(self.cx.mem, self.cx.tlb, &self.cx.space, rec);
+                    }
+                    if on != 0 {
+                        w.at_barrier = true;
+                        return Ok(Flow::Barrier);
+                    }
+                    return Ok(Flow::Next);
+                }
+                Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
+                Op::Call => {
+                    // Calls are made by every active lane (the compiler emits them unguarded).
+                    if on != active || w.calls.len() >= MAX_CALL_DEPTH {
+                        return Err(trap(TrapReason::IllegalInstruction));
+                    }
+                    w.calls.push(next);
+                    set_pc!(d.imm as u32);
+                    return Ok(Flow::Next);
+                }
+                Op::Ret => {
+                    let Some(ret) = w.calls.pop() else { return Err(trap(TrapReason::IllegalInstruction)) };
+                    set_pc!(ret);
+                    return Ok(Flow::Next);
+                }
+                _ => {}
+            }
+            set_pc!(next);
+            if on == 0 {
+                return Ok(Flow::Next);
+            }
+            self.execute(d, pc, on, active, w.base, warpid, nwarps, ctaid, regs, shared, local)?;
+            return Ok(Flow::Next);
+        }
+    }
+}
