@@ -1,0 +1,137 @@
+//! A tag-only set-associative cache (L1, L2): LRU replacement, dirty bits, write-back of
+//! dirty sectors. Data always lives in memory; the tags decide only when things happen.
+
+use super::*;
+
+/// A tag-only set-associative cache with LRU replacement and dirty bits.
+pub(crate) struct Cache {
+    pub(crate) sets: u64,
+    pub(crate) ways: usize,
+    pub(crate) tags: Vec<u64>,
+    pub(crate) stamp: Vec<u64>,
+    pub(crate) dirty: Vec<bool>,
+    pub(crate) clock: u64,
+}
+
+pub(crate) const INVALID: u64 = u64::MAX;
+
+impl Cache {
+    pub(crate) fn new(bytes: u32, sector: u32, ways: u32) -> Self {
+        let lines = (bytes / sector.max(1)) as usize;
+        let ways = (ways.max(1) as usize).min(lines.max(1));
+        let sets = (lines / ways) as u64;
+        let n = sets as usize * ways;
+        Self { sets, ways, tags: vec![INVALID; n], stamp: vec![0; n], dirty: vec![false; n], clock: 0 }
+    }
+
+    /// Look up sector `line`; on a miss with `allocate`, fill it (evicting the LRU way).
+    /// Returns whether it hit and the dirty sector evicted, if any.
+    pub(crate) fn access(&mut self, line: u64, write: bool, allocate: bool) -> (bool, Option<u64>) {
+        if self.sets == 0 {
+            return (false, None);
+        }
+        self.clock += 1;
+        let set = (line % self.sets) as usize * self.ways;
+        let ways = set..set + self.ways;
+        if let Some(i) = ways.clone().find(|&i| self.tags[i] == line) {
+            self.stamp[i] = self.clock;
+            self.dirty[i] |= write;
+            return (true, None);
+        }
+        if !allocate {
+            return (false, None);
+        }
+        let victim = ways.min_by_key(|&i| (self.tags[i] != INVALID, self.stamp[i])).unwrap_or(set);
+        let evicted = (self.tags[victim] != INVALID && self.dirty[victim]).then_some(self.tags[victim]);
+        self.tags[victim] = line;
+        self.stamp[victim] = self.clock;
+        self.dirty[victim] = write;
+        (false, evicted)
+    }
+
+    /// Forget every line (clean lines only: used for the write-through L1).
+    pub(crate) fn invalidate(&mut self) {
+        self.tags.fill(INVALID);
+        self.dirty.fill(false);
+    }
+
+    /// Write back every dirty sector (they stay valid, now clean).
+    pub(crate) fn clean(&mut self, mut f: impl FnMut(u64)) {
+        for (i, d) in self.dirty.iter_mut().enumerate() {
+            if *d {
+                *d = false;
+                f(self.tags[i]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One set of `ways` 32-byte sectors.
+    fn one_set(ways: u32) -> Cache {
+        Cache::new(32 * ways, 32, ways)
+    }
+
+    #[test]
+    fn a_filled_line_hits_until_evicted_lru_first() {
+        let mut c = one_set(2);
+        assert_eq!(c.access(1, false, true), (false, None));
+        assert_eq!(c.access(2, false, true), (false, None));
+        assert_eq!(c.access(1, false, true), (true, None)); // 2 is now least recently used
+        assert_eq!(c.access(3, false, true), (false, None)); // evicts 2
+        assert_eq!(c.access(1, false, true), (true, None));
+        assert_eq!(c.access(2, false, true), (false, None)); // evicts 3
+        assert!(!c.access(3, false, true).0);
+    }
+
+    #[test]
+    fn dirty_lines_are_written_back_when_evicted_clean_ones_are_not() {
+        let mut c = one_set(1);
+        assert_eq!(c.access(7, true, true), (false, None));
+        assert_eq!(c.access(8, false, true), (false, Some(7)));
+        assert_eq!(c.access(9, false, true), (false, None));
+        // A write hit makes a clean line dirty.
+        c.access(9, true, true);
+        assert_eq!(c.access(10, false, true), (false, Some(9)));
+    }
+
+    #[test]
+    fn no_allocate_misses_leave_the_cache_unchanged() {
+        let mut c = one_set(1);
+        c.access(1, false, true);
+        assert_eq!(c.access(2, false, false), (false, None));
+        assert_eq!(c.access(1, false, true), (true, None));
+    }
+
+    #[test]
+    fn clean_writes_back_every_dirty_line_once_and_invalidate_forgets() {
+        let mut c = Cache::new(32 * 8, 32, 2); // 4 sets of 2 ways
+        for line in [0, 1, 2, 5] {
+            c.access(line, line != 2, true);
+        }
+        let mut out = Vec::new();
+        c.clean(|l| out.push(l));
+        out.sort_unstable();
+        assert_eq!(out, [0, 1, 5]);
+        c.clean(|_| panic!("already clean"));
+        assert_eq!(c.access(5, false, true), (true, None));
+        c.invalidate();
+        assert_eq!(c.access(5, false, true), (false, None));
+    }
+
+    #[test]
+    fn lines_map_to_sets_by_index_and_a_zero_size_cache_always_misses() {
+        let mut c = Cache::new(32 * 4, 32, 1); // 4 direct-mapped sets
+        c.access(0, false, true);
+        c.access(1, false, true); // another set: 0 stays
+        assert!(c.access(0, false, true).0);
+        c.access(4, false, true); // same set as 0: evicts it
+        assert!(!c.access(0, false, true).0);
+        let mut z = Cache::new(0, 32, 4);
+        assert_eq!(z.access(0, true, true), (false, None));
+        assert_eq!(z.access(0, true, true), (false, None));
+    }
+}

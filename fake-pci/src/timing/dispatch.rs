@@ -1,0 +1,188 @@
+//! The block dispatchers: one per running grid, competing for the SMs' free threads,
+//! registers, shared memory and block slots; a block goes to the least loaded SM with room
+//! (round robin among equals), one per `dispatch_mcycles`.
+
+use super::*;
+
+/// The SM that gets the next block of cost `c`: the least loaded SM with room (most free
+/// thread slots), the first after `last` in round-robin order on ties, so blocks of
+/// concurrent grids spread over the whole device; `None` when no SM has room.
+pub(crate) fn choose_sm(free: &[SmLimits], c: &SmLimits, last: usize) -> Option<usize> {
+    let n = free.len();
+    let fits = |f: &SmLimits| f.threads >= c.threads && f.regs >= c.regs && f.shared >= c.shared && f.blocks >= 1;
+    let mut best: Option<usize> = None;
+    for s in (1..=n).map(|k| (last + k) % n) {
+        if fits(&free[s]) && best.is_none_or(|b| free[s].threads > free[b].threads) {
+            best = Some(s);
+        }
+    }
+    best
+}
+
+/// When (in millicycles) a dispatcher that last became free at `dispatch_mc` is free again
+/// after placing a block at cycle `t` that takes it `cost_mc`: fractions of a cycle carry
+/// over while it keeps pace; one that waited (for room on an SM) starts again from `t`.
+pub(crate) fn next_dispatch_mc(dispatch_mc: u64, t: u64, cost_mc: u64) -> u64 {
+    let from = if dispatch_mc + 1000 <= t * 1000 { t * 1000 } else { dispatch_mc };
+    from.saturating_add(cost_mc)
+}
+
+impl TimingEngine {
+    /// Place the next block of grid `gi` on an SM with room; false if none has room.
+    pub(crate) fn place(&mut self, gi: usize, cfg: &DeviceConfig, t: u64) -> Result<bool, GridError> {
+        let g = self.grids[gi].as_mut().expect("grid");
+        let c = g.cost;
+        let free: Vec<SmLimits> = self.sms.iter().map(|sm| sm.free).collect();
+        let Some(s) = choose_sm(&free, &c, g.last_sm) else { return Ok(false) };
+        g.last_sm = s;
+        let i = g.next_block;
+        g.next_block += 1;
+        let warps = g.threads.div_ceil(32);
+        // Fractions of a cycle carry over while the dispatcher keeps pace; one that waited
+        // (for room on an SM) starts again from now.
+        g.dispatch_mc = next_dispatch_mc(g.dispatch_mc, t, cfg.dispatch_mcycles(warps));
+        let (gx, gy) = (g.r.grid[0] as u64, g.r.grid[1] as u64);
+        let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
+        let nwarps = warps as usize;
+        let mut warps_v = Vec::new();
+        init_warps(&mut warps_v, g.threads, g.r.start / INSTR_BYTES as u32);
+        let block = Block {
+            grid: gi,
+            ctaid,
+            regs: crate::compute::try_zeroed(nwarps * g.nregs * 32)?,
+            shared: crate::compute::try_zeroed(g.r.shared as usize)?,
+            local: crate::compute::try_zeroed(g.r.local_size as usize * nwarps * 32)?,
+            warps: warps_v,
+            slots: Vec::with_capacity(nwarps),
+            live: nwarps as u32,
+            arrived: 0,
+            cost: c,
+            uid: self.next_uid,
+            check: crate::check::BlockCheck::new(
+                hw::check::CheckMode::from(g.r.check_mode),
+                g.r.shared as usize,
+                nwarps * g.nregs * 32,
+            ),
+        };
+        self.next_uid += 1;
+        let sm = &mut self.sms[s];
+        sm.free.threads -= c.threads;
+        sm.free.regs -= c.regs;
+        sm.free.shared -= c.shared;
+        sm.free.blocks -= 1;
+        let bi = match sm.blocks.iter().position(|b| b.is_none()) {
+            Some(bi) => bi,
+            None => {
+                sm.blocks.push(None);
+                sm.blocks.len() - 1
+            }
+        };
+        let mut slots = Vec::with_capacity(nwarps);
+        for w in 0..nwarps {
+            let slot = Slot {
+                block: bi,
+                warp: w,
+                ready_at: t + 1,
+                pending: heapless::Vec::new(),
+                at_barrier: false,
+                cache: None,
+                spin: None,
+            };
+            let si = match sm.slots.iter().position(|x| x.is_none()) {
+                Some(si) => si,
+                None => {
+                    sm.slots.push(None);
+                    sm.slots.len() - 1
+                }
+            };
+            sm.slots[si] = Some(slot);
+            let k = sm.order.len();
+            sm.order[si % k].push(si);
+            sm.sched[si % k].next_at = 0;
+            slots.push(si);
+        }
+        sm.blocks[bi] = Some(Block { slots, ..block });
+        Self::occupancy(sm, s, &mut self.grids, &mut self.samples, t, nwarps as i32);
+        sm.wake = sm.wake.min(t + 1);
+        Ok(true)
+    }
+
+    /// Account resident warp-cycles up to `t`, then change the resident count by `delta`.
+    pub(crate) fn occupancy(
+        sm: &mut Sm,
+        s: usize,
+        grids: &mut [Option<GridRun>],
+        log: &mut Samples,
+        t: u64,
+        delta: i32,
+    ) {
+        if t > sm.resident_since && sm.resident_warps > 0 {
+            // Charge the resident warps to the grids of the resident blocks.
+            for b in sm.blocks.iter().flatten() {
+                if let Some(g) = grids.get_mut(b.grid).and_then(|g| g.as_mut()) {
+                    g.stats.resident_warp_cycles += t.saturating_sub(sm.resident_since) * b.live as u64;
+                }
+            }
+        }
+        sm.resident_since = t;
+        sm.resident_warps = (sm.resident_warps as i32 + delta).max(0) as u32;
+        if log.on {
+            if log.list.len() < SAMPLES {
+                log.list.push(OccupancySample { cycle: t, sm: s as u32, warps: sm.resident_warps });
+            } else {
+                log.dropped += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sm(threads: u32, blocks: u32) -> SmLimits {
+        SmLimits { threads, blocks, regs: 65536, shared: 96 * 1024 }
+    }
+
+    #[test]
+    fn blocks_go_to_the_least_loaded_sm_round_robin_on_ties() {
+        let cost = block_cost(256, 32, 0);
+        let free = [sm(2048, 32); 4];
+        // All equal: the first after the last one used.
+        assert_eq!(choose_sm(&free, &cost, 0), Some(1));
+        assert_eq!(choose_sm(&free, &cost, 3), Some(0));
+        // The SM with the most free threads wins, wherever it is in the order.
+        let free = [sm(2048, 32), sm(1024, 32), sm(1792, 32), sm(2048, 32)];
+        assert_eq!(choose_sm(&free, &cost, 0), Some(3));
+        assert_eq!(choose_sm(&free, &cost, 3), Some(0));
+    }
+
+    #[test]
+    fn a_block_needs_room_in_every_resource() {
+        let cost = SmLimits { threads: 256, blocks: 1, regs: 8192, shared: 16 * 1024 };
+        let full = [
+            SmLimits { threads: 128, ..sm(0, 32) },        // threads
+            SmLimits { regs: 4096, ..sm(2048, 32) },       // registers
+            SmLimits { shared: 8 * 1024, ..sm(2048, 32) }, // shared memory
+            sm(2048, 0),                                   // block slots
+        ];
+        assert_eq!(choose_sm(&full, &cost, 0), None);
+        let mut some = full;
+        some[2] = sm(256, 1);
+        assert_eq!(choose_sm(&some, &cost, 0), Some(2));
+        assert_eq!(choose_sm(&[], &cost, 0), None);
+    }
+
+    #[test]
+    fn dispatch_pacing_carries_fractions_and_restarts_after_a_wait() {
+        // Keeping pace: 1.5 cycles per block accumulate exactly.
+        let mut mc = next_dispatch_mc(0, 0, 1500);
+        assert_eq!(mc, 1500);
+        mc = next_dispatch_mc(mc, 1, 1500);
+        assert_eq!(mc, 3000);
+        // A dispatcher that waited until cycle 100 starts again from there.
+        assert_eq!(next_dispatch_mc(mc, 100, 1500), 101_500);
+        // Within the same cycle it is not reset.
+        assert_eq!(next_dispatch_mc(100_500, 100, 1500), 102_000);
+    }
+}

@@ -1,0 +1,281 @@
+//! The memory system as one memory instruction sees it: shared-memory bank conflicts, the
+//! constant cache, coalescing into sectors, the SM's L1 (write-through, no allocation on
+//! stores), the banked L2 (write-back, write-allocate, sector-masked writes) and DRAM
+//! channels at the preset's bandwidth.
+
+use super::*;
+
+/// Interleave sectors over `n` units (L2 banks, DRAM channels), hashing high bits in so
+/// that power-of-two strides do not all land on one unit.
+pub(crate) fn channel(sector: u64, n: usize) -> usize {
+    let h = sector ^ (sector >> 7) ^ (sector >> 13);
+    (h % n as u64) as usize
+}
+
+/// The shared memory system (L2 banks, DRAM channels) as one memory instruction sees it.
+pub(crate) struct MemSys<'a> {
+    pub(crate) cfg: &'a DeviceConfig,
+    pub(crate) l2: &'a mut Cache,
+    pub(crate) banks: &'a mut [u64],
+    pub(crate) chans: &'a mut [u64],
+    pub(crate) sectors: &'a mut Vec<u64>,
+    pub(crate) st: &'a mut KernelStats,
+}
+
+impl MemSys<'_> {
+    /// The timing of one memory instruction issued at `t` on SM `s` (block `uid`): when
+    /// its data is back, and how many cycles it holds the SM's LSU.
+    pub(crate) fn access(&mut self, d: &D, p: &MemProbe, t: u64, s: usize, uid: u64, l1: &mut Cache) -> (u64, u64) {
+        let MemSys { cfg, l2, banks, chans, sectors, st } = self;
+        let cfg: &DeviceConfig = cfg;
+        if p.on == 0 {
+            return (t + 1, 1);
+        }
+        let write = d.op == Op::St;
+        let atomic = d.op == Op::Atom;
+        let sb = (cfg.sector_bytes as u64).max(4);
+        let bytes = p.bytes.max(1) as u64;
+        let mut done = t + 1;
+        let mut busy = 1u64;
+        // Shared memory: bank conflicts.
+        let mut words: heapless::Vec<u64, 256> = heapless::Vec::new();
+        let mut consts: heapless::Vec<u64, 32> = heapless::Vec::new();
+        sectors.clear();
+        for l in 0..32 {
+            if p.on >> l & 1 == 0 {
+                continue;
+            }
+            let a = p.addr[l];
+            match p.space[l] {
+                Space::Shared => {
+                    for w in (a / 4)..(a + bytes).div_ceil(4) {
+                        let _ = words.push(w);
+                    }
+                }
+                Space::Const | Space::ConstBank => {
+                    if !consts.contains(&a) {
+                        let _ = consts.push(a);
+                    }
+                }
+                Space::Local => {
+                    // Local memory is interleaved per thread: the same offset of the 32 lanes
+                    // of a warp is contiguous (a synthetic address per block and warp).
+                    let base = (1u64 << 62) | (s as u64) << 52 | (uid & 0xFFFF_FFFF) << 20;
+                    let off = a / 4 * 128 + l as u64 * 4;
+                    for sct in (base + off) / sb..=(base + off + bytes - 1) / sb {
+                        sectors.push(sct);
+                    }
+                }
+                _ => {
+                    for sct in a / sb..=(a + bytes - 1) / sb {
+                        sectors.push(sct);
+                    }
+                }
+            }
+        }
+        if !words.is_empty() {
+            // Lanes reading one word share it (broadcast); distinct words in one bank take a
+            // cycle each.
+            words.sort_unstable();
+            let nb = cfg.shared_banks.clamp(1, 64) as u64;
+            let mut per_bank = [0u64; 64];
+            let mut prev = u64::MAX;
+            for &w in words.iter() {
+                if w != prev {
+                    per_bank[(w % nb) as usize] += 1;
+                    prev = w;
+                }
+            }
+            let degree = per_bank.iter().copied().max().unwrap_or(1).max(1);
+            st.bank_conflict_cycles += degree - 1;
+            done = done.max(t + cfg.shared_latency as u64 + degree - 1);
+            busy = busy.max(degree);
+        }
+        if !consts.is_empty() {
+            done = done.max(t + cfg.const_latency as u64 + consts.len() as u64 - 1);
+        }
+        if sectors.is_empty() {
+            return (done, busy);
+        }
+        // Lanes per sector, for atomics (each lane's update is serialized at the L2).
+        let lanes_in = |sct: u64| -> u64 {
+            (0..32).filter(|&l| p.on >> l & 1 == 1 && p.addr[l] / sb == sct && p.space[l] != Space::Local).count()
+                as u64
+        };
+        sectors.sort_unstable();
+        sectors.dedup();
+        let per_cycle = cfg.l1_sectors_per_cycle.max(1) as u64;
+        busy = busy.max((sectors.len() as u64).div_ceil(per_cycle));
+        let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram_mbps);
+        let l2_half = cfg.l2_latency as u64 / 2;
+        for (i, &sct) in sectors.iter().enumerate() {
+            let at = t + i as u64 / per_cycle;
+            if !write && !atomic {
+                let (hit, _) = l1.access(sct, false, true);
+                if hit {
+                    st.l1_hits += 1;
+                    done = done.max(at + cfg.l1_latency as u64);
+                    continue;
+                }
+                st.l1_misses += 1;
+            } else if write {
+                // Write-through: update a present line, allocate nothing.
+                l1.access(sct, false, false);
+            }
+            let b = channel(sct, banks.len());
+            let ops = if atomic { lanes_in(sct).max(1) } else { 1 };
+            let start = (at + l2_half).max(banks[b]);
+            banks[b] = start + cfg.l2_bank_cycles as u64 * ops;
+            let (hit, evicted) = l2.access(sct, write || atomic, true);
+            if let Some(e) = evicted {
+                let c = channel(e, chans.len());
+                chans[c] = chans[c].max(start * 1000) + sector_mc;
+                st.dram_write_bytes += sb;
+            }
+            let back = cfg.l2_latency as u64 - l2_half;
+            let ready = if hit || write {
+                // A store miss allocates with a byte mask: no DRAM read.
+                if hit {
+                    st.l2_hits += 1;
+                } else {
+                    st.l2_misses += 1;
+                }
+                banks[b] + back
+            } else {
+                st.l2_misses += 1;
+                st.dram_read_bytes += sb;
+                let c = channel(sct, chans.len());
+                chans[c] = chans[c].max(start * 1000) + sector_mc;
+                chans[c].div_ceil(1000) + cfg.dram_latency as u64 + back
+            };
+            if !write {
+                done = done.max(ready);
+            }
+        }
+        (done, busy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw::isa::ALWAYS;
+
+    /// The default preset's memory system, with its L1 for one SM.
+    struct Rig {
+        cfg: DeviceConfig,
+        l1: Cache,
+        l2: Cache,
+        banks: Vec<u64>,
+        chans: Vec<u64>,
+        sectors: Vec<u64>,
+        st: KernelStats,
+    }
+
+    impl Rig {
+        fn new() -> Self {
+            let cfg = DeviceConfig::default();
+            Self {
+                l1: Cache::new(cfg.l1_bytes, cfg.sector_bytes, cfg.l1_ways),
+                l2: Cache::new(cfg.l2_bytes, cfg.sector_bytes, cfg.l2_ways),
+                banks: vec![0; cfg.l2_banks as usize],
+                chans: vec![0; cfg.dram_channels as usize],
+                sectors: Vec::new(),
+                st: KernelStats::default(),
+                cfg,
+            }
+        }
+
+        /// One warp-wide access of 4 bytes per lane at `addr(lane)` in `space`, at cycle `t`.
+        fn access(&mut self, op: Op, space: Space, t: u64, addr: impl Fn(u64) -> u64) -> (u64, u64) {
+            let d = D {
+                op,
+                ty: Ty::U32,
+                guard: ALWAYS,
+                neg: false,
+                dst: 0,
+                a: 0,
+                b: 0,
+                c: 0,
+                imm_slot: Imm::None,
+                m: 0,
+                imm: 0,
+                top: 1,
+            };
+            let p =
+                MemProbe { on: u32::MAX, addr: core::array::from_fn(|l| addr(l as u64)), space: [space; 32], bytes: 4 };
+            let mut m = MemSys {
+                cfg: &self.cfg,
+                l2: &mut self.l2,
+                banks: &mut self.banks,
+                chans: &mut self.chans,
+                sectors: &mut self.sectors,
+                st: &mut self.st,
+            };
+            m.access(&d, &p, t, 0, 0, &mut self.l1)
+        }
+    }
+
+    #[test]
+    fn a_coalesced_load_misses_to_dram_once_then_hits_in_l1() {
+        let mut r = Rig::new();
+        let sb = r.cfg.sector_bytes as u64;
+        let (done, busy) = r.access(Op::Ld, Space::Global, 100, |l| 0x1000 + 4 * l);
+        let sectors = 128 / sb;
+        assert_eq!((r.st.l1_misses, r.st.l2_misses, r.st.dram_read_bytes), (sectors, sectors, 128));
+        assert_eq!(busy, sectors.div_ceil(r.cfg.l1_sectors_per_cycle as u64));
+        assert!(done >= 100 + (r.cfg.l2_latency + r.cfg.dram_latency) as u64, "{done}");
+        let (done, _) = r.access(Op::Ld, Space::Global, 10_000, |l| 0x1000 + 4 * l);
+        assert_eq!(r.st.l1_hits, sectors);
+        assert_eq!(done, 10_000 + r.cfg.l1_latency as u64 + (sectors - 1) / r.cfg.l1_sectors_per_cycle as u64);
+    }
+
+    #[test]
+    fn a_scattered_load_costs_a_sector_per_lane() {
+        let mut r = Rig::new();
+        let (_, busy) = r.access(Op::Ld, Space::Global, 0, |l| l * 4096);
+        assert_eq!(r.st.l1_misses, 32);
+        assert_eq!(busy, 32u64.div_ceil(r.cfg.l1_sectors_per_cycle as u64));
+    }
+
+    #[test]
+    fn a_store_miss_allocates_in_l2_without_reading_dram_and_is_written_back_later() {
+        let mut r = Rig::new();
+        let (done, _) = r.access(Op::St, Space::Global, 50, |l| 4 * l);
+        assert_eq!(done, 51, "stores do not wait for their data");
+        assert_eq!((r.st.dram_read_bytes, r.st.l1_misses), (0, 0));
+        assert_eq!(r.st.l2_misses, 128 / r.cfg.sector_bytes as u64);
+        let mut dirty = 0;
+        r.l2.clean(|_| dirty += 1);
+        assert_eq!(dirty, 128 / r.cfg.sector_bytes as u64);
+        // A load of what was stored misses the write-through L1 but hits the L2.
+        r.access(Op::Ld, Space::Global, 1000, |l| 4 * l);
+        assert_eq!(r.st.l2_hits, 128 / r.cfg.sector_bytes as u64);
+        assert_eq!(r.st.dram_read_bytes, 0);
+    }
+
+    #[test]
+    fn shared_memory_costs_a_cycle_per_conflict_way_and_broadcasts_for_free() {
+        let banks = DeviceConfig::default().shared_banks as u64;
+        let mut r = Rig::new();
+        let (done, _) = r.access(Op::Ld, Space::Shared, 0, |l| 4 * l);
+        assert_eq!((done, r.st.bank_conflict_cycles), (r.cfg.shared_latency as u64, 0));
+        let (done, _) = r.access(Op::Ld, Space::Shared, 0, |_| 64);
+        assert_eq!((done, r.st.bank_conflict_cycles), (r.cfg.shared_latency as u64, 0));
+        // Every lane in bank 0, each on its own word: a 32-way conflict.
+        let (done, busy) = r.access(Op::Ld, Space::Shared, 0, |l| 4 * banks * l);
+        assert_eq!(r.st.bank_conflict_cycles, 31);
+        assert_eq!((done, busy), (r.cfg.shared_latency as u64 + 31, 32));
+    }
+
+    #[test]
+    fn sectors_spread_over_channels_even_at_power_of_two_strides() {
+        for n in [2usize, 8, 64] {
+            let mut used = vec![false; n];
+            for k in 0..256u64 {
+                used[channel(k * 64, n)] = true;
+            }
+            assert!(used.iter().all(|&u| u), "{n} units: {used:?}");
+        }
+    }
+}

@@ -1,0 +1,493 @@
+//! The cycle-level timing model of the compute engine (the `timing` mode).
+//!
+//! Grids are submitted by channels and run on the device clock beside the other engines:
+//!
+//! - **Dispatchers.** Each running grid has its own dispatcher. They compete for one
+//!   central resource pool (every SM's free threads, registers, shared memory and block
+//!   slots), so grids from different channels run at the same time. A dispatcher places a
+//!   block on the least loaded SM that has room (round robin among equals), without an
+//!   ACK/NAK round trip, and
+//!   then spends [`DeviceConfig::dispatch_mcycles`] before the next one. The first block
+//!   goes out `launch_overhead_cycles` after LAUNCH.
+//! - **SMs.** Each SM has `schedulers_per_sm` warp schedulers (warp slot `i` belongs to
+//!   scheduler `i % n`); each issues at most one instruction per cycle, from a warp chosen
+//!   by the policy (loose round robin or greedy-then-oldest) among those that are ready: not
+//!   at a barrier, past their control latency, whose operands are not pending in the
+//!   scoreboard (8 entries per warp, as on real parts), and whose pipe is free (ALU, FP64,
+//!   SFU, integer divide: each with its latency and issue interval; the LSU is shared by
+//!   the SM's schedulers).
+//! - **Memory.** Executed instructions report the addresses they touched. Global and local
+//!   accesses are coalesced into `sector_bytes` sectors; loads look up the SM's L1
+//!   (write-through, no allocation on stores), misses and stores go to the banked L2
+//!   (write-back, write-allocate, sector-masked writes, so a store miss reads no DRAM),
+//!   L2 misses and dirty evictions queue on DRAM channels at the preset's bandwidth.
+//!   Shared memory costs one cycle per bank-conflict way; uniform constant loads hit the
+//!   constant cache. The caches keep tags only: data always lives in memory, which the
+//!   instruction updated when it issued (the functional executor is shared with the
+//!   functional mode), so the model changes when things happen, never what they compute.
+//! - **Kernel end.** When a grid's last block retires, the L2's dirty sectors are written
+//!   back (the driver's end-of-kernel flush); the grid completes when the write-back drains.
+//!   `MEM_OP L2_FLUSH_DIRTY` does the same on request (the runtime sends it before
+//!   device-to-host copies). The L1s are invalidated when a grid starts (they are not
+//!   coherent).
+//!
+//! Simplifications: no instruction cache or fetch stalls, no MSHR limit (a miss to a sector
+//! already requested counts as a hit), tags are updated when a request is issued, the
+//! per-SM L1 is not kept coherent with other SMs' stores (as on real parts, where L1 is not
+//! coherent either), and accesses to system memory mapped into the GPU (pinned host memory)
+//! are timed as VRAM accesses. Idle stretches are skipped: an SM is visited only at cycles where one
+//! of its warps can issue.
+
+mod cache;
+mod dispatch;
+mod memsys;
+mod sm;
+mod stats;
+
+use cache::*;
+use memsys::*;
+use sm::*;
+pub use stats::*;
+
+use crate::compute::{
+    ComputeEngine, ComputeRegs, D, Exec, Flow, GridError, LaunchCtx, MemProbe, Trap, Warp, init_warps,
+};
+use crate::config::{DeviceConfig, Policy};
+use crate::mmu::{AddressSpace, Memory, Tlb};
+use alloc::collections::VecDeque;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::{ALWAYS, INSTR_BYTES, Imm, Op, RZ, Space, Ty};
+use hw::occupancy::{SmLimits, block_cost};
+use hw::regs::TrapReason;
+
+/// A grid in flight.
+pub(crate) struct GridRun {
+    chid: u32,
+    space: AddressSpace,
+    r: ComputeRegs,
+    banks: Vec<Vec<u8>>,
+    code: Vec<Option<D>>,
+    threads: u32,
+    nregs: usize,
+    nblocks: u64,
+    next_block: u64,
+    done_blocks: u64,
+    cost: SmLimits,
+    dispatch_mc: u64,
+    blocked: bool,
+    last_sm: usize,
+    stats: KernelStats,
+    /// The sanitizer's state of the grid (checked launches).
+    check: Option<crate::check::GridCheck>,
+}
+
+/// A grid that has finished (or failed), reported to its channel at `at`.
+#[derive(Clone, Debug)]
+pub struct Done {
+    /// Channel.
+    pub chid: u32,
+    /// Completion cycle.
+    pub at: u64,
+    /// How it ended.
+    pub result: Result<(), GridError>,
+}
+
+/// The timing model's state: SMs, dispatchers, L2 and DRAM.
+pub struct TimingEngine {
+    sms: Vec<Sm>,
+    grids: Vec<Option<GridRun>>,
+    l2: Option<Cache>,
+    l2_bank_free: Vec<u64>,
+    chan_free_mc: Vec<u64>,
+    done: VecDeque<Done>,
+    sectors: Vec<u64>,
+    span: Vec<u8>,
+    probe: MemProbe,
+    next_uid: u64,
+    /// Kernel statistics of finished grids, oldest first (bounded: see [`STATS_LOG`]).
+    pub log: VecDeque<KernelStats>,
+    /// Records dropped from a full log.
+    pub log_dropped: u64,
+    /// Per-SM occupancy changes, when enabled.
+    pub samples: Samples,
+    /// (memory epoch, watchdog deadline): every resident warp was found spinning or waiting
+    /// at a barrier at that epoch, with no block left to place. Until memory changes nothing
+    /// can, so the SMs are not stepped and time moves to the first grid's watchdog
+    /// deadline (see [`Self::next_event`]).
+    frozen: Option<(u64, u64)>,
+}
+
+/// A change of an SM's resident warps (recorded while occupancy tracing is on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OccupancySample {
+    /// Cycle.
+    pub cycle: u64,
+    /// SM.
+    pub sm: u32,
+    /// Resident warps from this cycle on.
+    pub warps: u32,
+}
+
+/// Most occupancy samples kept until taken.
+pub const SAMPLES: usize = 1 << 21;
+
+/// The occupancy trace.
+#[derive(Default)]
+pub struct Samples {
+    /// Recording.
+    pub on: bool,
+    /// Samples, in time order per SM.
+    pub list: Vec<OccupancySample>,
+    /// Samples not recorded because the list was full.
+    pub dropped: u64,
+}
+
+/// Most kernel records kept until taken.
+pub const STATS_LOG: usize = 1 << 16;
+
+/// What an advance needs from the device.
+pub struct Env<'a> {
+    /// Physical memory.
+    pub mem: &'a mut Memory,
+    /// TLB.
+    pub tlb: &'a mut Tlb,
+    /// Configuration.
+    pub cfg: &'a DeviceConfig,
+}
+
+impl Default for TimingEngine {
+    fn default() -> Self {
+        Self {
+            sms: Vec::new(),
+            grids: Vec::new(),
+            l2: None,
+            l2_bank_free: Vec::new(),
+            chan_free_mc: Vec::new(),
+            done: VecDeque::new(),
+            sectors: Vec::new(),
+            span: vec![0u8; 4096],
+            probe: MemProbe::default(),
+            next_uid: 0,
+            log: VecDeque::new(),
+            log_dropped: 0,
+            samples: Samples::default(),
+            frozen: None,
+        }
+    }
+}
+
+impl TimingEngine {
+    fn build(&mut self, cfg: &DeviceConfig) {
+        if !self.sms.is_empty() {
+            return;
+        }
+        let limits = crate::compute::sm_limits(cfg);
+        let n = cfg.schedulers_per_sm.max(1) as usize;
+        self.sms = (0..cfg.sms.max(1))
+            .map(|_| Sm {
+                free: limits,
+                blocks: Vec::new(),
+                slots: Vec::new(),
+                order: vec![Vec::new(); n],
+                sched: vec![Sched::default(); n],
+                lsu_free: 0,
+                l1: Cache::new(cfg.l1_bytes, cfg.sector_bytes, cfg.l1_ways),
+                wake: u64::MAX,
+                resident_warps: 0,
+                resident_since: 0,
+            })
+            .collect();
+        self.l2 = Some(Cache::new(cfg.l2_bytes, cfg.sector_bytes, cfg.l2_ways));
+        self.l2_bank_free = vec![0; cfg.l2_banks.max(1) as usize];
+        self.chan_free_mc = vec![0; cfg.dram_channels.max(1) as usize];
+    }
+
+    /// Progress of the grids in flight: (blocks finished, blocks in all).
+    pub fn progress(&self) -> (u64, u64) {
+        self.grids.iter().flatten().fold((0, 0), |(d, n), g| (d + g.done_blocks, n + g.nblocks))
+    }
+
+    /// Whether grids are in flight or completions are waiting to be reported.
+    pub fn busy(&self) -> bool {
+        self.grids.iter().any(|g| g.is_some()) || !self.done.is_empty()
+    }
+
+    /// Start a grid launched by channel `chid` at cycle `now`.
+    pub fn submit(
+        &mut self,
+        engine: &mut ComputeEngine,
+        cx: &mut LaunchCtx<'_>,
+        chid: u32,
+        r: &ComputeRegs,
+        seq: u64,
+    ) -> Result<(), GridError> {
+        let cfg = cx.cfg;
+        self.build(cfg);
+        self.frozen = None;
+        let (threads, nblocks, per_sm) = ComputeEngine::check_launch(cfg, r)?;
+        let banks = ComputeEngine::read_banks(cx, r)?;
+        // L1s are not coherent: a kernel starts with them invalidated, as on real parts.
+        for sm in &mut self.sms {
+            sm.l1.invalidate();
+        }
+        let stats = KernelStats {
+            seq,
+            chid,
+            code: r.code,
+            entry: r.start,
+            grid: r.grid,
+            block: r.block,
+            start_cycle: cx.now,
+            max_warps_per_sm: cfg.max_threads_per_sm / 32,
+            sms: cfg.sms,
+            blocks_per_sm: per_sm,
+            ..KernelStats::default()
+        };
+        let g = GridRun {
+            chid,
+            space: cx.space,
+            r: r.clone(),
+            banks,
+            code: engine.take_code(&cx.space, r.code),
+            threads,
+            nregs: r.regs.max(1) as usize,
+            nblocks,
+            next_block: 0,
+            done_blocks: 0,
+            cost: block_cost(threads, r.regs, r.shared),
+            dispatch_mc: cx.now.saturating_add(cfg.launch_overhead_cycles).saturating_mul(1000),
+            blocked: false,
+            last_sm: self.sms.len() - 1,
+            stats,
+            check: crate::check::GridCheck::new(r, cx.mem, cx.tlb, &cx.space),
+        };
+        match self.grids.iter().position(|g| g.is_none()) {
+            Some(i) => self.grids[i] = Some(g),
+            None => self.grids.push(Some(g)),
+        }
+        Ok(())
+    }
+
+    /// The next cycle at which the engine has something to do, with memory at `epoch`.
+    /// While every resident warp spins (see `frozen`) and memory stays at the epoch it was
+    /// found at, that is the first grid's watchdog deadline: the spinning in between
+    /// would change nothing, so it is not simulated.
+    pub fn next_event(&self, epoch: u64) -> Option<u64> {
+        let mut t = self.done.iter().map(|d| d.at).min().unwrap_or(u64::MAX);
+        if let Some((e, deadline)) = self.frozen
+            && e == epoch
+        {
+            return Some(t.min(deadline));
+        }
+        for g in self.grids.iter().flatten() {
+            if g.next_block < g.nblocks && !g.blocked {
+                t = t.min(g.dispatch_mc.div_ceil(1000));
+            }
+        }
+        for sm in &self.sms {
+            t = t.min(sm.wake);
+        }
+        (t != u64::MAX).then_some(t)
+    }
+
+    /// Report a grid's end at its cycle (the functional mode's grids end here too).
+    pub fn complete(&mut self, d: Done) {
+        self.done.push_back(d);
+    }
+
+    /// Take a completion due at or before `now`.
+    pub fn pop_done(&mut self, now: u64) -> Option<Done> {
+        let i = self.done.iter().position(|d| d.at <= now)?;
+        self.done.remove(i)
+    }
+
+    /// Process the engine's cycles before `horizon`, stopping early at a due completion.
+    /// Process the engine's cycles from the device's cycle `now` up to `horizon`, stopping
+    /// early at a due completion; returns the last cycle processed.
+    pub fn advance(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, now: u64, horizon: u64) -> u64 {
+        if self.frozen.is_some_and(|(e, deadline)| e != env.mem.epoch || now >= deadline) {
+            self.thaw(now); // memory changed while the SMs were not stepped
+        }
+        let mut last = 0;
+        loop {
+            let due = self.done.iter().map(|d| d.at).min().unwrap_or(u64::MAX);
+            let Some(t) = self.next_event(env.mem.epoch) else { return last };
+            if t >= horizon || t >= due {
+                return last;
+            }
+            if self.frozen.is_some() {
+                self.thaw(t); // the watchdog's time has come
+                continue;
+            }
+            last = t;
+            self.cycle(engine, env, t);
+        }
+    }
+
+    /// Step the SMs again from cycle `t`: what they skipped while frozen changed nothing.
+    fn thaw(&mut self, t: u64) {
+        self.frozen = None;
+        for sm in &mut self.sms {
+            if sm.wake != u64::MAX {
+                sm.wake = sm.wake.max(t);
+            }
+        }
+    }
+
+    /// After warp `slot` of SM `s` was found spinning: freeze when every resident warp of
+    /// the device spins at this epoch or waits at a barrier and no dispatcher can place a
+    /// block (nothing left can write memory). Never without a watchdog: a hung kernel then
+    /// hangs, as on a GPU without one.
+    fn try_freeze(&mut self, env: &Env<'_>) {
+        if env.cfg.watchdog_cycles == 0 {
+            return;
+        }
+        let e = env.mem.epoch;
+        if self.grids.iter().flatten().any(|g| g.next_block < g.nblocks && !g.blocked) {
+            return;
+        }
+        let quiet = |sl: &Slot| sl.at_barrier || sl.spin == Some(e);
+        if self.sms.iter().all(|sm| sm.slots.iter().flatten().all(quiet))
+            && let Some(start) = self.grids.iter().flatten().map(|g| g.stats.start_cycle).min()
+        {
+            // The watchdog stops a grid at its first issue after start + watchdog_cycles.
+            self.frozen = Some((e, start.saturating_add(env.cfg.watchdog_cycles).saturating_add(1)));
+        }
+    }
+
+    fn cycle(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, t: u64) {
+        // Dispatchers, in grid-slot order.
+        for gi in 0..self.grids.len() {
+            while let Some(g) = self.grids[gi].as_ref() {
+                if g.blocked || g.next_block >= g.nblocks || g.dispatch_mc > t * 1000 {
+                    break;
+                }
+                match self.place(gi, env.cfg, t) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        if let Some(g) = self.grids[gi].as_mut() {
+                            g.blocked = true;
+                        }
+                        break;
+                    }
+                    // The host could not back the block: the grid stops (out of memory).
+                    Err(e) => {
+                        self.fail(engine, gi, t, e);
+                        break;
+                    }
+                }
+            }
+        }
+        for s in 0..self.sms.len() {
+            if self.sms[s].wake <= t {
+                self.visit(engine, env, s, t);
+            }
+        }
+    }
+
+    /// Write back the L2's dirty sectors from cycle `t`; returns when the write-back drains.
+    pub fn flush_l2(&mut self, cfg: &DeviceConfig, t: u64, stats: Option<&mut KernelStats>) -> u64 {
+        let Some(l2) = self.l2.as_mut() else { return t };
+        let sector_mc = cfg.transfer_mcycles(cfg.sector_bytes as u64 * self.chan_free_mc.len() as u64, cfg.dram_mbps);
+        let chans = &mut self.chan_free_mc;
+        let mut end = t * 1000;
+        let mut bytes = 0;
+        l2.clean(|line| {
+            let c = channel(line, chans.len());
+            chans[c] = chans[c].max(t * 1000) + sector_mc;
+            end = end.max(chans[c]);
+            bytes += cfg.sector_bytes as u64;
+        });
+        if let Some(st) = stats {
+            st.dram_write_bytes += bytes;
+        }
+        end.div_ceil(1000)
+    }
+
+    fn finish(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, gi: usize, t: u64) {
+        let Some(mut g) = self.grids[gi].take() else { return };
+        let end = self.flush_l2(env.cfg, t, Some(&mut g.stats)).max(t + 1);
+        g.stats.end_cycle = end;
+        engine.grids += 1;
+        engine.warp_instructions += g.stats.warp_instructions;
+        engine.thread_instructions += g.stats.thread_instructions;
+        engine.last_occupancy =
+            (g.stats.blocks_per_sm, g.nblocks.div_ceil(g.stats.blocks_per_sm as u64 * env.cfg.sms.max(1) as u64));
+        engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
+        self.record(g.stats);
+        self.done.push_back(Done { chid: g.chid, at: end, result: Ok(()) });
+    }
+
+    /// Add a kernel record to the log.
+    pub fn record(&mut self, st: KernelStats) {
+        if self.log.len() >= STATS_LOG {
+            self.log.pop_front();
+            self.log_dropped += 1;
+        }
+        self.log.push_back(st);
+    }
+
+    /// Stop grid `gi` with an error: its blocks leave the SMs and the channel hears of it.
+    fn fail(&mut self, engine: &mut ComputeEngine, gi: usize, t: u64, e: GridError) {
+        self.remove_blocks(gi, t);
+        let Some(mut g) = self.grids[gi].take() else { return };
+        g.stats.end_cycle = t;
+        g.stats.failed = true;
+        engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
+        self.record(g.stats);
+        self.done.push_back(Done { chid: g.chid, at: t, result: Err(e) });
+    }
+
+    fn remove_blocks(&mut self, gi: usize, t: u64) {
+        for s in 0..self.sms.len() {
+            let sm = &mut self.sms[s];
+            for bi in 0..sm.blocks.len() {
+                if sm.blocks[bi].as_ref().is_none_or(|b| b.grid != gi) {
+                    continue;
+                }
+                let live = sm.blocks[bi].as_ref().map_or(0, |b| b.live as i32);
+                Self::occupancy(sm, s, &mut self.grids, &mut self.samples, t, -live);
+                let block = sm.blocks[bi].take().expect("block");
+                for &si in &block.slots {
+                    // A slot of a warp that already ended may belong to another block now.
+                    if sm.slots[si].as_ref().is_none_or(|x| x.block != bi) {
+                        continue;
+                    }
+                    sm.slots[si] = None;
+                    for o in sm.order.iter_mut() {
+                        o.retain(|&x| x != si);
+                    }
+                    for sc in sm.sched.iter_mut() {
+                        if sc.last == Some(si) {
+                            sc.last = None;
+                        }
+                    }
+                }
+                sm.free.threads += block.cost.threads;
+                sm.free.regs += block.cost.regs;
+                sm.free.shared += block.cost.shared;
+                sm.free.blocks += 1;
+            }
+            if sm.slots.iter().all(|x| x.is_none()) {
+                sm.wake = u64::MAX;
+            }
+        }
+        for g in self.grids.iter_mut().flatten() {
+            g.blocked = false;
+        }
+    }
+
+    /// Drop the grids of a channel that went away (nothing is reported).
+    pub fn cancel(&mut self, engine: &mut ComputeEngine, chid: u32, t: u64) {
+        for gi in 0..self.grids.len() {
+            if self.grids[gi].as_ref().is_some_and(|g| g.chid == chid) {
+                self.remove_blocks(gi, t);
+                if let Some(mut g) = self.grids[gi].take() {
+                    engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
+                }
+            }
+        }
+        self.done.retain(|d| d.chid != chid);
+    }
+}
