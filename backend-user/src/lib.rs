@@ -17,6 +17,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+/// The README's worked example, compiled and run by `cargo test` as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeWorkedExample;
+
 pub mod platform;
 pub mod preset;
 

@@ -325,7 +325,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("gf100", "Fermi GF100 (GeForce GTX 480): 15 SMs at 1401 MHz, 768 KiB L2, 177.4 GB/s GDDR5; compute 2.0"),
     (
         "dispatch-calibration",
-        "R9 Nano-like dispatcher for the HW.md dispatch microbenchmark: 64 SMs at 1000 MHz, \
+        "R9 Nano-like dispatcher for the docs/hardware.md dispatch microbenchmark: 64 SMs at 1000 MHz, \
          4 cycles per block up to 4 warps, 1.03 cycles per warp beyond",
     ),
 ];
@@ -466,7 +466,7 @@ impl DeviceConfig {
         }
     }
 
-    /// The dispatcher of the HW.md calibration data (MGPUSim's work-group dispatch
+    /// The dispatcher of the docs/hardware.md calibration data (MGPUSim's work-group dispatch
     /// microbenchmark on an R9 Nano): 64 SMs at 1 GHz, 40 warps per SM, and the published
     /// per-block costs. The launch overhead puts the fitted intercept in 2870–2920 cycles.
     fn dispatch_calibration() -> Self {

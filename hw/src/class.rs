@@ -1,7 +1,7 @@
 //! Object classes and their methods: host (FERMI_CHANNEL_GPFIFO, 906F) and copy
 //! (FERMI_DMA_COPY / "90B5", NVIDIA layout). Method numbers are byte offsets.
 //!
-//! Source: open-gpu-doc `classes/host/cl906f.h`, `classes/dma-copy/cl90b5.h`, HW.md.
+//! Source: open-gpu-doc `classes/host/cl906f.h`, `classes/dma-copy/cl90b5.h`, docs/hardware.md.
 
 use modular_bitfield::prelude::*;
 
@@ -265,7 +265,7 @@ pub mod copy {
     pub const SET_REMAP_COMPONENTS: u32 = 0x0708;
 }
 
-/// Compute class (90C0) methods used to launch a grid, in Gdev's order (HW.md).
+/// Compute class (90C0) methods used to launch a grid, in Gdev's order (docs/hardware.md).
 pub mod compute {
     /// Shared memory window base in the generic address space (bits 31:0; high bits 0).
     pub const SHARED_WINDOW: u32 = 0x0214;

@@ -1,7 +1,7 @@
 //! Command formats: GPFIFO entries and pushbuffer method headers (Fermi and later).
 //!
 //! Source: open-gpu-doc `manuals/volta/gv100/dev_ram.ref.txt` (GPFIFO entry, which keeps
-//! the Fermi layout), envytools `hw/fifo/dma-pusher`, HW.md.
+//! the Fermi layout), envytools `hw/fifo/dma-pusher`, docs/hardware.md.
 
 use modular_bitfield::prelude::*;
 

@@ -1,7 +1,7 @@
 //! Channel memory structures: the 4 KiB instance block (RAMFC at offset 0, page directory
 //! pointer and VA limit at 0x200) and the per-channel USERD page.
 //!
-//! Source: nouveau `nvkm/engine/fifo/gf100.c` (context construction), HW.md.
+//! Source: nouveau `nvkm/engine/fifo/gf100.c` (context construction), docs/hardware.md.
 
 use crate::regs::Target;
 use modular_bitfield::prelude::*;

@@ -1,7 +1,7 @@
 //! Fermi MMU formats: 40-bit virtual addresses, a page directory of 8192 entries (one per
 //! 128 MiB), small (4 KiB) and big (128 KiB) page tables, 64-bit PDEs and PTEs.
 //!
-//! Source: envytools `hw/memory/g80-vm` / nouveau `nvkm/subdev/mmu/gf100.c`, HW.md.
+//! Source: envytools `hw/memory/g80-vm` / nouveau `nvkm/subdev/mmu/gf100.c`, docs/hardware.md.
 //! Note that the aperture encodings differ: VRAM is 1 in a PDE but 0 in a PTE.
 
 use crate::regs::Target;

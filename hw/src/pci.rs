@@ -1,7 +1,7 @@
 //! PCI configuration space of the GPU: offsets, the command register, BAR encodings and the
 //! identity the model reports (a GF100 board: vendor 0x10DE, class 0x030200).
 //!
-//! Source: PCI Local Bus Specification 3.0 (type 0 header), HW.md.
+//! Source: PCI Local Bus Specification 3.0 (type 0 header), docs/hardware.md.
 
 use modular_bitfield::prelude::*;
 

@@ -7,7 +7,7 @@
 //! test mocks name registers with [`lookup`].
 //!
 //! Sources: envytools (`rnndb/`), nouveau `nvkm/` (gf100 fifo, mc, bus, fb, timer) and
-//! HW.md. Registers marked "model" are this simulator's own simplification.
+//! docs/hardware.md. Registers marked "model" are this simulator's own simplification.
 
 use core::marker::PhantomData;
 use modular_bitfield::prelude::*;

@@ -1,7 +1,7 @@
 //! # ptx — PTX to the rgdev device ISA
 //!
 //! The "JIT" behind module loading: [`parse()`] turns PTX text (version 6.0 and later, the
-//! subset of `../shared/CLIENTS.md`) into a syntax tree; `compile` turns that into device
+//! subset of `docs/clients.md`) into a syntax tree; `compile` turns that into device
 //! instructions and the metadata the runtime needs. Errors name the line, the column and
 //! what was expected; unsupported PTX is an error naming the feature, never a panic.
 #![no_std]

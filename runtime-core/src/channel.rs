@@ -1,7 +1,7 @@
 //! A GPFIFO channel: the GPFIFO ring and the pushbuffer ring in DMA memory mapped into the
 //! context's address space, the USERD doorbell through BAR1, and u64 fences.
 //!
-//! Submit sequence (HW.md): write the pushbuffer words, write the GPFIFO entry, a release
+//! Submit sequence (docs/hardware.md): write the pushbuffer words, write the GPFIFO entry, a release
 //! barrier, then GP_PUT in USERD. Pushbuffer space is reclaimed per segment once PFIFO's
 //! GP_GET has passed the segment's GPFIFO entry (PFIFO fetches a whole segment before it
 //! advances GP_GET).

@@ -1,6 +1,6 @@
 //! Modules and launches: PTX is compiled ("JIT") by the `ptx` crate at load time, the code,
 //! `.global` data and `.const` data are uploaded to video memory through the copy engine,
-//! and a launch is a sequence of compute-class (90C0) methods in the pushbuffer (HW.md,
+//! and a launch is a sequence of compute-class (90C0) methods in the pushbuffer (docs/hardware.md,
 //! Gdev's order): code address, generic windows, shared and local sizes, the kernel
 //! parameters written into constant buffer 0 with CB_OFFSET/CB_DATA, module constants in
 //! bank 1, grid and block shape, register count, program start, LAUNCH, then a fence.

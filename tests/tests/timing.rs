@@ -1,7 +1,7 @@
 //! The cycle-level timing model: behaviour, not constants. Each test compares two runs
 //! of the model that differ in one respect and checks that the difference shows the way
 //! the hardware's would (bandwidth, issue rate, coalescing, bank conflicts, occupancy,
-//! concurrency), plus determinism and the dispatch calibration of HW.md.
+//! concurrency), plus determinism and the dispatch calibration of docs/hardware.md.
 
 use backend_user::{Arg, Device, DeviceConfig, DeviceOptions};
 use fake_pci::timing::KernelStats;
@@ -321,7 +321,7 @@ fn fit(pts: &[(f64, f64)]) -> (f64, f64) {
     (slope, my - slope * mx)
 }
 
-/// HW.md's dispatch microbenchmark: an empty kernel, grids of 1 to 4096 blocks of 1 to 16
+/// docs/hardware.md's dispatch microbenchmark: an empty kernel, grids of 1 to 4096 blocks of 1 to 16
 /// warps, kernel cycles fitted against the block count under the calibration preset.
 #[test]
 fn dispatch_calibration_matches_the_published_table() {

@@ -319,6 +319,7 @@ impl Exec<'_, '_> {
     }
 }
 
+#[inline]
 pub(crate) fn mask(ty: Ty) -> u64 {
     match ty.bytes() {
         1 if ty == Ty::Pred => 1,
@@ -329,6 +330,7 @@ pub(crate) fn mask(ty: Ty) -> u64 {
     }
 }
 
+#[inline]
 pub(crate) fn sx(ty: Ty, v: u64) -> i64 {
     match ty {
         Ty::S8 => v as u8 as i8 as i64,
@@ -338,16 +340,20 @@ pub(crate) fn sx(ty: Ty, v: u64) -> i64 {
     }
 }
 
+#[inline]
 pub(crate) fn f32v(v: u64) -> f32 {
     f32::from_bits(v as u32)
 }
+#[inline]
 pub(crate) fn f64v(v: u64) -> f64 {
     f64::from_bits(v)
 }
+#[inline]
 pub(crate) fn fb32(f: f32) -> u64 {
     f.to_bits() as u64
 }
 
+#[inline]
 pub(crate) fn round_f64(x: f64, mode: Round) -> f64 {
     match mode {
         Round::Default | Round::Rz => libm::trunc(x),
@@ -415,6 +421,7 @@ pub(crate) fn map3(a: &[u64; 32], b: &[u64; 32], c: &[u64; 32], f: impl Fn(u64, 
     core::array::from_fn(|l| f(a[l], b[l], c[l]))
 }
 
+#[inline]
 pub(crate) fn binop(op: Op, ty: Ty, mode: u16, a: u64, b: u64) -> Option<u64> {
     let m = mask(ty);
     let bits = ty.bytes() * 8;
@@ -524,6 +531,7 @@ pub(crate) fn binop(op: Op, ty: Ty, mode: u16, a: u64, b: u64) -> Option<u64> {
     })
 }
 
+#[inline]
 pub(crate) fn bitop(op: Op, ty: Ty, a: u64, b: u64) -> Option<u64> {
     let m = mask(ty);
     Some(match op {
@@ -534,13 +542,16 @@ pub(crate) fn bitop(op: Op, ty: Ty, a: u64, b: u64) -> Option<u64> {
     })
 }
 
+#[inline]
 pub(crate) fn fminf(x: f32, y: f32) -> f32 {
     libm::fminf(x, y)
 }
+#[inline]
 pub(crate) fn fmaxf(x: f32, y: f32) -> f32 {
     libm::fmaxf(x, y)
 }
 
+#[inline]
 pub(crate) fn unop(op: Op, ty: Ty, a: u64) -> u64 {
     let m = mask(ty);
     let bits = ty.bytes() * 8;
@@ -592,6 +603,7 @@ pub(crate) fn unop(op: Op, ty: Ty, a: u64) -> u64 {
     }
 }
 
+#[inline]
 pub(crate) fn setp(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     use core::cmp::Ordering::*;
     let ord = match ty {
@@ -620,6 +632,7 @@ pub(crate) fn setp(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     }
 }
 
+#[inline]
 pub(crate) fn cvt(dst: Ty, src: Ty, round: Round, sat: bool, integral: bool, a: u64) -> u64 {
     let m = mask(dst);
     let as_f64 = |v: u64| -> f64 {
@@ -692,6 +705,7 @@ pub(crate) fn cvt(dst: Ty, src: Ty, round: Round, sat: bool, integral: bool, a: 
     }
 }
 
+#[inline]
 pub(crate) fn int_to_f32(src: Ty, a: u64) -> f32 {
     match src {
         t if t.signed() => sx(t, a) as f32,
@@ -699,6 +713,7 @@ pub(crate) fn int_to_f32(src: Ty, a: u64) -> f32 {
     }
 }
 
+#[inline]
 pub(crate) fn atom(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
     let m = mask(ty);
     match (op, ty) {

@@ -21,6 +21,7 @@ pub(crate) struct D {
     pub(crate) top: u16,
 }
 
+#[inline]
 pub(crate) fn decode(i: Instr) -> Option<D> {
     let w = i.w0;
     let op = w.op_or_err().ok()?;
@@ -54,6 +55,7 @@ pub(crate) fn decode(i: Instr) -> Option<D> {
 }
 
 impl Exec<'_, '_> {
+    #[inline]
     pub(crate) fn fetch(&mut self, pc: u32) -> Result<D, GridError> {
         let i = pc as usize;
         if let Some(Some(d)) = self.code.get(i) {
@@ -73,6 +75,7 @@ impl Exec<'_, '_> {
 
     /// The instruction a warp issues next (after popping finished reconvergence frames);
     /// `None` when the warp has ended.
+    #[inline]
     pub(crate) fn peek(&mut self, w: &mut Warp) -> Result<Option<D>, GridError> {
         loop {
             let Some(top) = w.stack.last().copied() else { return Ok(None) };

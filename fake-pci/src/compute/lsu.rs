@@ -5,6 +5,7 @@
 use super::*;
 
 /// A block's linear index in a grid of `grid` blocks.
+#[inline]
 pub(crate) fn linear(ctaid: [u32; 3], grid: [u32; 3]) -> u32 {
     ctaid[0] + grid[0] * (ctaid[1] + grid[1] * ctaid[2])
 }
@@ -13,6 +14,7 @@ impl Exec<'_, '_> {
     /// A global load or store whose active lanes all fall in one page: translate once and
     /// move the whole span with one memory access (what a coalescing memory pipeline does),
     /// applying the lanes in lane order. Returns false when the access does not qualify.
+    #[inline]
     fn coalesced(
         &mut self,
         d: D,
@@ -119,6 +121,7 @@ impl Exec<'_, '_> {
     /// read from memory) makes it a pointer into that allocation; `mov`, `cvta`, 64-bit
     /// `add`/`sub` and `mad`'s addend carry a pointer's allocation on; any other result is
     /// no pointer.
+    #[inline]
     pub(crate) fn track_pointers(&mut self, d: &D, on: u32, warp: u32, regs: &[u64]) {
         let (Some(b), Some(chk)) = (self.bcheck.as_deref_mut(), self.check.as_deref()) else { return };
         if d.dst == RZ {
@@ -150,6 +153,7 @@ impl Exec<'_, '_> {
         }
     }
 
+    #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn memory(
         &mut self,
@@ -356,6 +360,7 @@ impl Exec<'_, '_> {
 
     /// The sanitizer's checks of one lane's access (`lens`: the block's shared bytes and
     /// the thread's local bytes); false when memcheck refuses it.
+    #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn checked(
         &mut self,

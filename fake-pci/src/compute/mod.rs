@@ -1,17 +1,21 @@
-//! The compute engine (class 90C0): launch methods, and a functional SIMT executor of the
-//! rgdev ISA ([`hw::isa`]).
+//! The compute engine (class 90C0), one module per unit:
 //!
-//! A launch snapshots the bound constant buffers, then runs every block of the grid: warps
-//! of 32 lanes with active masks and a post-dominator reconvergence stack (branches carry
-//! their reconvergence point), per-block shared memory, barriers, per-thread local memory,
-//! atomics in a fixed lane order (deterministic), shuffles and votes. Instructions are
-//! fetched from memory through the MMU and decoded once into a cache that
-//! INVALIDATE_SHADER_CACHES clears. Program counters are instruction indices from the
-//! program region (CODE_ADDRESS); a grid starts at PROGRAM_START / 16. Bad instructions, out-of-range accesses, `trap` and the
-//! watchdog stop the grid with a [`Trap`]; MMU faults stop it with a [`Fault`].
+//! - `methods`: the class's methods latched into the launch state;
+//! - this module: launch checks, the constant-bank snapshot, and the hand-off of a grid to
+//!   the timing model (`crate::timing`, timing mode) or to functional mode's grid table
+//!   (`func`: grids as jobs run in instruction slices with a cost formula for their cycles);
+//! - `decode`: instructions fetched through the MMU and decoded once into a cache that
+//!   INVALIDATE_SHADER_CACHES clears;
+//! - `simt`: warps of 32 lanes with active masks, a post-dominator reconvergence stack
+//!   (branches carry their reconvergence point), calls, barriers, spin detection;
+//! - `alu`: per-lane arithmetic, conversions, comparisons, shuffles and votes;
+//! - `lsu`: shared, local, constant and global memory (through the MMU, coalesced),
+//!   atomics in a fixed lane order (deterministic), the sanitizer's checks.
 //!
-//! Timing is functional for now: a grid costs a launch overhead plus its warp instructions
-//! spread over the SMs (the cycle-level model comes later).
+//! Program counters are instruction indices from the program region (CODE_ADDRESS); a
+//! grid starts at PROGRAM_START / 16. Bad instructions, out-of-range accesses, `trap` and
+//! the watchdog stop the grid with a [`Trap`]; MMU faults stop it with a [`Fault`]. One
+//! executor serves both modes, so they compute the same results.
 
 mod alu;
 mod decode;
