@@ -1,6 +1,7 @@
 //! MMIO trace: every configuration and BAR access as a record, printable as an
 //! mmiotrace-like text line (`W 4 <cycle> 0x<bus address> 0x<value> <register>`).
 
+use alloc::vec::Vec;
 use core::fmt;
 
 /// Kind of access.

@@ -11,8 +11,8 @@
 //! completed value and the wrapping difference — valid while fewer than 2^31 fences are
 //! outstanding, which `Channel::submit` enforces. Fence values are never 4096-wrapping ids.
 
+use crate::device::Device;
 use crate::error::{CuError, Result};
-use crate::gpu::Gpu;
 use crate::platform::{Activity, DmaBuffer, Platform};
 use crate::vm::VaSpace;
 use alloc::collections::VecDeque;
@@ -42,7 +42,7 @@ impl Release {
     }
 
     /// Wait until the release lands, or the channel's error (see [`Gpu::wait_for`]).
-    pub(crate) fn wait<P: Platform>(&self, gpu: &Gpu<P>) -> Result<()> {
+    pub(crate) fn wait<P: Platform>(&self, gpu: &Device<P>) -> Result<()> {
         gpu.wait_for(self.chid, || self.landed())
     }
 }
@@ -53,7 +53,7 @@ pub struct Fence(pub u64);
 
 /// Stop a channel and free what it holds (the binding goes first, so that the channel is
 /// stopped before its memory is released). Waits for its work unless it has faulted.
-pub(crate) fn teardown<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, mut ch: Channel) -> Result<()> {
+pub(crate) fn teardown<P: Platform>(gpu: &Device<P>, vm: &mut VaSpace, mut ch: Channel) -> Result<()> {
     let mut result = Ok(());
     if gpu.channel_error(ch.chid).is_none() {
         let last = ch.last_fence();
@@ -77,7 +77,7 @@ pub(crate) enum Held {
     Bound(u32),
 }
 
-pub(crate) fn release<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Vec<Held>) {
+pub(crate) fn release<P: Platform>(gpu: &Device<P>, vm: &mut VaSpace, held: &mut Vec<Held>) {
     let mut unmapped = false;
     while let Some(h) = held.pop() {
         match h {
@@ -101,7 +101,7 @@ pub(crate) fn release<P: Platform>(gpu: &Gpu<P>, vm: &mut VaSpace, held: &mut Ve
 
 /// Map DMA memory into `vm` (system-memory PTEs pointing at the bus address).
 pub(crate) fn map_dma<P: Platform>(
-    gpu: &Gpu<P>,
+    gpu: &Device<P>,
     vm: &mut VaSpace,
     held: &mut Vec<Held>,
     bytes: usize,
@@ -146,7 +146,7 @@ impl Channel {
     /// Build a channel in `vm`: instance block and RAMFC, rings, fence slot, binding, and
     /// the copy and compute classes on subchannels COPY0 and COMPUTE.
     pub(crate) fn new<P: Platform>(
-        gpu: &Gpu<P>,
+        gpu: &Device<P>,
         vm: &mut VaSpace,
         entries: u32,
         pb_bytes: u32,
@@ -174,7 +174,7 @@ impl Channel {
     }
 
     fn build<P: Platform>(
-        gpu: &Gpu<P>,
+        gpu: &Device<P>,
         vm: &mut VaSpace,
         held: &mut Vec<Held>,
         entries: u32,
@@ -281,7 +281,7 @@ impl Channel {
     }
 
     /// Wait until fence `f` has been released.
-    pub(crate) fn wait<P: Platform>(&mut self, gpu: &Gpu<P>, f: Fence) -> Result<()> {
+    pub(crate) fn wait<P: Platform>(&mut self, gpu: &Device<P>, f: Fence) -> Result<()> {
         if f.0 >= self.next_seq {
             return Err(CuError::InvalidValue);
         }
@@ -289,7 +289,7 @@ impl Channel {
         gpu.wait_for(chid, || self.completed() >= f.0)
     }
 
-    fn reclaim<P: Platform>(&mut self, gpu: &Gpu<P>) -> Result<()> {
+    fn reclaim<P: Platform>(&mut self, gpu: &Device<P>) -> Result<()> {
         let get = gpu.bar1_read(self.userd_bar1 + USERD_GP_GET as u64);
         if !self.gp_ring.check(get) || self.gp_ring.used(get, self.gp_put) > self.gp_ring.used(self.gp_get, self.gp_put)
         {
@@ -318,7 +318,7 @@ impl Channel {
     }
 
     /// Queue `words` as one pushbuffer segment and ring the doorbell.
-    pub(crate) fn submit<P: Platform>(&mut self, gpu: &Gpu<P>, words: &[u32]) -> Result<()> {
+    pub(crate) fn submit<P: Platform>(&mut self, gpu: &Device<P>, words: &[u32]) -> Result<()> {
         let n = words.len() as u32;
         if n == 0 || n >= self.pb_words || n > GpEntry::MAX_LENGTH {
             return Err(CuError::InvalidValue);

@@ -1,12 +1,12 @@
 //! The sanitizers (memcheck, racecheck, initcheck, synccheck) on the runtime's side: a
-//! context created while checks are on ([`Gpu::set_checks`]) keeps an allocation table
+//! context created while checks are on ([`crate::Gpu::set_checks`]) keeps an allocation table
 //! and a report buffer in its own memory ([`hw::check`]); every launch names both, and the
-//! compute engine checks every access of the grid against them. [`Gpu::check_reports`]
+//! compute engine checks every access of the grid against them. [`crate::Gpu::check_reports`]
 //! reads the findings back with the kernel's name and PTX line.
 
 use crate::channel::{Held, map_dma};
+use crate::device::Device;
 use crate::error::Result;
-use crate::gpu::{CtxHandle, Gpu};
 use crate::platform::{DmaBuffer, Platform};
 use crate::vm::VaSpace;
 use alloc::string::String;
@@ -30,7 +30,7 @@ pub(crate) struct CheckArea {
 
 impl CheckArea {
     pub(crate) fn new<P: Platform>(
-        gpu: &Gpu<P>,
+        gpu: &Device<P>,
         vm: &mut VaSpace,
         held: &mut Vec<Held>,
         mode: CheckMode,
@@ -180,30 +180,5 @@ impl fmt::Display for CheckReport {
                 write!(f, "=========     active lanes {:#010x} of the warp's {:#010x}", r.addr, r.other)
             }
         }
-    }
-}
-
-impl<P: Platform> Gpu<P> {
-    /// Check every launch of contexts created from now on (`rgdev run --check`): the
-    /// checks of `mode`, at a cost in speed and host memory (racecheck keeps the last
-    /// write and read of every shared byte and global word a grid touches).
-    pub fn set_checks(&self, mode: CheckMode) {
-        self.checks.store(mode.into(), Ordering::Release);
-        if mode.initcheck() {
-            self.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, 1);
-        }
-    }
-
-    /// The checks contexts are created with.
-    pub fn checks(&self) -> CheckMode {
-        CheckMode::from(self.checks.load(Ordering::Acquire))
-    }
-
-    /// The findings of context `h`'s checked launches since the last call, and how many
-    /// did not fit the report buffer. Read after synchronizing; a context whose error is
-    /// sticky still gives them.
-    pub fn check_reports(&self, h: CtxHandle) -> Result<(Vec<CheckReport>, u32)> {
-        let ctx = self.ctx(h)?;
-        ctx.check_reports()
     }
 }

@@ -5,6 +5,7 @@
 //! does. Every operation checks the context's sticky error first (CUDA semantics).
 
 use crate::channel::{Channel, Cmd, Fence, Release, map_dma, release};
+use crate::device::Device;
 use crate::error::{CuError, Result};
 use crate::gpu::{CtxHandle, Gpu};
 use crate::platform::{DmaBuffer, Level, Platform};
@@ -123,7 +124,7 @@ pub struct Context<P: Platform> {
 }
 
 impl<P: Platform> Context<P> {
-    pub(crate) fn new(gpu: &Gpu<P>, cfg: &ContextConfig) -> Result<Self> {
+    pub(crate) fn new(gpu: &Device<P>, cfg: &ContextConfig, mode: crate::check::CheckMode) -> Result<Self> {
         if cfg.staging_bytes < PAGE_SIZE as u32 {
             return Err(CuError::InvalidValue);
         }
@@ -135,7 +136,6 @@ impl<P: Platform> Context<P> {
                 let (buf, va) = map_dma(gpu, &mut vm, &mut held, cfg.staging_bytes as usize)?;
                 staging.push(Staging { buf, va });
             }
-            let mode = gpu.checks();
             let check = if u32::from(mode) != 0 {
                 let area = crate::check::CheckArea::new(gpu, &mut vm, &mut held, mode)?;
                 gpu.tlb_flush(vm.pd)?;
@@ -176,7 +176,7 @@ impl<P: Platform> Context<P> {
     /// Destroy the context: drain its channels, then free everything it holds. Succeeds
     /// once it has started (CUDA's cuCtxDestroy is how a program leaves a context whose
     /// work failed): errors of the context's own work are logged, not returned.
-    pub(crate) fn destroy(&self, gpu: &Gpu<P>) -> Result<()> {
+    pub(crate) fn destroy(&self, gpu: &Device<P>) -> Result<()> {
         let mut g = self.inner.lock();
         let inner = &mut *g;
         if inner.destroyed {
@@ -242,7 +242,7 @@ impl Inner {
     }
 
     /// Allocate and map `bytes` of VRAM for `owner`; returns the device pointer.
-    pub(crate) fn alloc_vram<P: Platform>(&mut self, gpu: &Gpu<P>, bytes: u64, owner: Owner) -> Result<u64> {
+    pub(crate) fn alloc_vram<P: Platform>(&mut self, gpu: &Device<P>, bytes: u64, owner: Owner) -> Result<u64> {
         let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
         let phys = gpu.vram_alloc(rounded, PAGE_SIZE)?;
         let va = match self.vm.alloc_va(rounded) {
@@ -277,7 +277,7 @@ impl Inner {
     }
 
     /// Unmap and free the allocation at `ptr` (the caller has waited for the work using it).
-    pub(crate) fn free_now<P: Platform>(&mut self, gpu: &Gpu<P>, ptr: u64) -> Result<()> {
+    pub(crate) fn free_now<P: Platform>(&mut self, gpu: &Device<P>, ptr: u64) -> Result<()> {
         let a = self.allocs.remove(&ptr).ok_or(CuError::InvalidValue)?;
         self.table_changed();
         self.vm.unmap(gpu, ptr, a.bytes)?;
@@ -305,7 +305,7 @@ impl Inner {
     /// synchronization as GPU semaphore acquires (the host does not wait): work on the
     /// default stream waits for the blocking streams' earlier work, and work on a blocking
     /// stream waits for the default stream's.
-    pub(crate) fn ordered<P: Platform>(&mut self, gpu: &Gpu<P>, s: u64) -> Result<&mut Channel> {
+    pub(crate) fn ordered<P: Platform>(&mut self, gpu: &Device<P>, s: u64) -> Result<&mut Channel> {
         let mut deps: Vec<(u64, u32)> = Vec::new();
         if s == 0 {
             for st in self.streams.values_mut().filter(|st| !st.non_blocking) {
@@ -348,7 +348,7 @@ impl Inner {
     /// A new channel in the context's address space (a stream).
     pub(crate) fn new_channel<P: Platform>(
         &mut self,
-        gpu: &Gpu<P>,
+        gpu: &Device<P>,
         entries: u32,
         pb_bytes: u32,
         priority: u8,
@@ -357,7 +357,7 @@ impl Inner {
     }
 
     /// Stop and free a stream's channel.
-    pub(crate) fn teardown_channel<P: Platform>(&mut self, gpu: &Gpu<P>, ch: Channel) -> Result<()> {
+    pub(crate) fn teardown_channel<P: Platform>(&mut self, gpu: &Device<P>, ch: Channel) -> Result<()> {
         crate::channel::teardown(gpu, &mut self.vm, ch)
     }
 
@@ -392,7 +392,13 @@ pub(crate) fn l2_flush(cmd: &mut Cmd) -> Result<()> {
 
 /// Queue copies of `bytes` from `src` to `dst` (device pointers) on `ch`, each launch at
 /// most LAUNCH_MAX bytes; returns the fence after the last.
-pub(crate) fn copy_range<P: Platform>(gpu: &Gpu<P>, ch: &mut Channel, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
+pub(crate) fn copy_range<P: Platform>(
+    gpu: &Device<P>,
+    ch: &mut Channel,
+    dst: u64,
+    src: u64,
+    bytes: u64,
+) -> Result<Fence> {
     let mut off = 0;
     let mut last = ch.last_fence();
     while off < bytes {

@@ -1,92 +1,18 @@
-//! One GPU: probe through PCI configuration space and NV_PMC_BOOT_0, bring-up (unit
-//! enables, interrupts, BAR1 page tables, USERD, runlist), the PRAMIN window, VRAM
-//! allocation, channel binding, interrupt service and the context handle table.
-//!
-//! Register sequences follow nouveau's gf100 code paths (fifo init, bar init, vm flush).
+//! The API object: one probed device ([`Device`], reached through `Deref`), the context
+//! handle table (index and generation, so stale handles are detected) and the checks new
+//! contexts get. The CUDA-shaped operations on contexts, modules, launches, streams and
+//! events are `impl Gpu` blocks in `module.rs`, `stream.rs` and `check.rs`.
 
+use crate::check::{CheckMode, CheckReport};
 use crate::context::{Context, ContextConfig};
+use crate::device::Device;
 use crate::error::{CuError, Result};
-use crate::platform::{Activity, Level, Platform};
-use crate::range::RangeAllocator;
-use crate::rlog;
-use crate::vm::VaSpace;
+use crate::platform::Platform;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use hw::inst::*;
-use hw::mmu;
-use hw::pci;
-use hw::regs::*;
+use core::ops::Deref;
+use core::sync::atomic::{AtomicU32, Ordering};
 use lock_api::Mutex;
-
-/// Chipsets the runtime drives, parsed once from NV_PMC_BOOT_0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Chipset {
-    /// GF100 (Fermi), chipset 0xC0.
-    Gf100,
-}
-
-impl TryFrom<PmcBoot0> for Chipset {
-    type Error = CuError;
-    fn try_from(b: PmcBoot0) -> Result<Self> {
-        match b.chipset() {
-            0xC0 => Ok(Chipset::Gf100),
-            _ => Err(CuError::NotSupported),
-        }
-    }
-}
-
-/// What the probe found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceInfo {
-    /// PCI vendor id.
-    pub vendor: u16,
-    /// PCI device id.
-    pub device: u16,
-    /// PCI subsystem vendor and id.
-    pub subsystem: (u16, u16),
-    /// PCI revision.
-    pub revision: u8,
-    /// PCI class code.
-    pub class: u32,
-    /// NV_PMC_BOOT_0.
-    pub boot0: u32,
-    /// Parsed chipset.
-    pub chipset: Chipset,
-    /// BAR0 bus address and size.
-    pub bar0: (u64, u64),
-    /// BAR1 bus address and size.
-    pub bar1: (u64, u64),
-    /// VRAM bytes.
-    pub vram_size: u64,
-    /// Graphics processing clusters.
-    pub gpcs: u32,
-    /// Streaming multiprocessors.
-    pub sms: u32,
-    /// What one SM holds at once (NV_PGRAPH_SM_*): launches that cannot fit one block on
-    /// an SM fail with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, and the occupancy rule uses it.
-    pub sm: hw::occupancy::SmLimits,
-    /// The device's watchdog in cycles (NV_PGRAPH_WATCHDOG), 0 when it has none: a grid
-    /// that runs longer ends in CUDA_ERROR_LAUNCH_TIMEOUT (CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT).
-    pub watchdog_cycles: u64,
-    /// Engines brought up.
-    pub engines: &'static [&'static str],
-}
-
-/// Memory reserved at the bottom of VRAM (never handed out).
-const VRAM_RESERVED: u64 = 1 << 20;
-/// Reads of a status register before a register wait gives up (the device's status
-/// registers settle within one read; this bounds a device that never settles).
-const POLL_LIMIT: u32 = 1_000_000;
-
-pub(crate) struct GpuState {
-    pub vram: RangeAllocator,
-    chids: u128,
-    active: Vec<u32>,
-    runlist: [u64; 2],
-    flip: usize,
-    bar1: VaSpace,
-}
 
 struct Slot<P: Platform> {
     generation: u32,
@@ -97,512 +23,41 @@ struct Slot<P: Platform> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CtxHandle(pub u64);
 
-/// A probed, initialized GPU.
+/// A probed, initialized GPU and its contexts.
 pub struct Gpu<P: Platform> {
-    pub(crate) platform: P,
-    info: DeviceInfo,
-    bar0: u64,
-    bar1: u64,
-    pramin: Mutex<P::RawMutex, Option<u64>>,
-    pub(crate) state: Mutex<P::RawMutex, GpuState>,
-    irq: Mutex<P::RawMutex, ()>,
-    chan_err: [AtomicU32; NUM_CHANNELS as usize],
-    chan_inst: [AtomicU64; NUM_CHANNELS as usize],
+    dev: Device<P>,
     contexts: Mutex<P::RawMutex, Vec<Slot<P>>>,
-    userd_vram: u64,
-    userd_bar1: u64,
     /// The checks of contexts created from now on ([`Gpu::set_checks`]).
-    pub(crate) checks: AtomicU32,
+    checks: AtomicU32,
+}
+
+impl<P: Platform> Deref for Gpu<P> {
+    type Target = Device<P>;
+    fn deref(&self) -> &Device<P> {
+        &self.dev
+    }
 }
 
 impl<P: Platform> Gpu<P> {
     /// Probe the device behind `platform` and bring it up.
     pub fn probe(platform: P) -> Result<Self> {
-        let id = platform.cfg_read32(pci::VENDOR_DEVICE);
-        let (vendor, device) = (id as u16, (id >> 16) as u16);
-        let rc = platform.cfg_read32(pci::REVISION_CLASS);
-        let class = rc >> 8;
-        if vendor != pci::VENDOR_NVIDIA || (class != pci::CLASS_3D_CONTROLLER && class != pci::CLASS_VGA) {
-            rlog!(
-                &platform,
-                Level::Error,
-                "probe: no NVIDIA display controller ({vendor:04x}:{device:04x} class {class:06x})"
-            );
-            return Err(CuError::NoDevice);
-        }
-        let sub = platform.cfg_read32(pci::SUBSYSTEM);
-        let bar0_size = size_bar(&platform, pci::BAR0, None);
-        let bar1_size = size_bar(&platform, pci::BAR1_LO, Some(pci::BAR1_HI));
-        let mask = !(pci::MemBar::FLAGS_MASK as u64);
-        let bar0 = platform.cfg_read32(pci::BAR0) as u64 & mask;
-        let bar1 = (platform.cfg_read32(pci::BAR1_LO) as u64 & mask) | (platform.cfg_read32(pci::BAR1_HI) as u64) << 32;
-        if bar0 == 0 || bar1 == 0 || bar0_size < BAR0_SIZE as u64 || bar1_size == 0 {
-            rlog!(
-                &platform,
-                Level::Error,
-                "probe: BARs not assigned (bar0 {bar0:#x}/{bar0_size:#x}, bar1 {bar1:#x}/{bar1_size:#x})"
-            );
-            return Err(CuError::NoDevice);
-        }
-        let cmd = platform.cfg_read32(pci::COMMAND_STATUS);
-        let on = pci::Command::new().with_memory_space(true).with_bus_master(true);
-        platform.cfg_write32(pci::COMMAND_STATUS, cmd | u16::from(on) as u32);
-
-        let boot0 = platform.mmio_read32(bar0 + NV_PMC_BOOT_0.offset() as u64);
-        let chipset = Chipset::try_from(NV_PMC_BOOT_0.decode(boot0)).inspect_err(|_| {
-            rlog!(&platform, Level::Error, "probe: unsupported chipset (BOOT_0 {boot0:#010x})");
-        })?;
-        let mut info = DeviceInfo {
-            vendor,
-            device,
-            subsystem: (sub as u16, (sub >> 16) as u16),
-            revision: rc as u8,
-            class,
-            boot0,
-            chipset,
-            bar0: (bar0, bar0_size),
-            bar1: (bar1, bar1_size),
-            vram_size: 0,
-            gpcs: 0,
-            sms: 0,
-            sm: hw::occupancy::SmLimits { threads: 0, blocks: 0, regs: 0, shared: 0 },
-            watchdog_cycles: 0,
-            engines: &["PFIFO", "PCOPY0", "PGRAPH", "PTIMER"],
-        };
-
-        // Power the units, then ask them what they are.
-        let w = |r: u32, v: u32| platform.mmio_write32(bar0 + r as u64, v);
-        let r = |r: u32| platform.mmio_read32(bar0 + r as u64);
-        let en = PmcEnable::from(r(NV_PMC_ENABLE.offset()))
-            .with_pfifo(true)
-            .with_pcopy0(true)
-            .with_pgraph(true)
-            .with_ptimer(true);
-        w(NV_PMC_ENABLE.offset(), en.into());
-        info.vram_size = decode_vram_size(r(NV_PFB_VRAM_SIZE.offset()));
-        let units = PgraphUnits::from(r(NV_PGRAPH_UNITS.offset()));
-        info.gpcs = units.gpcs() as u32;
-        info.sms = units.sms() as u32;
-        info.sm = hw::occupancy::SmLimits {
-            threads: r(NV_PGRAPH_SM_THREADS.offset()),
-            blocks: r(NV_PGRAPH_SM_BLOCKS.offset()),
-            regs: r(NV_PGRAPH_SM_REGS.offset()),
-            shared: r(NV_PGRAPH_SM_SHARED.offset()),
-        };
-        info.watchdog_cycles =
-            r(NV_PGRAPH_WATCHDOG_LO.offset()) as u64 | (r(NV_PGRAPH_WATCHDOG_HI.offset()) as u64) << 32;
-        if info.vram_size <= VRAM_RESERVED {
-            return Err(CuError::NoDevice);
-        }
-
-        let gpu_state = GpuState {
-            vram: RangeAllocator::new(VRAM_RESERVED, info.vram_size - VRAM_RESERVED),
-            chids: 0,
-            active: Vec::new(),
-            runlist: [0; 2],
-            flip: 0,
-            bar1: VaSpace::empty(),
-        };
-        let mut gpu = Gpu {
-            platform,
-            info,
-            bar0,
-            bar1,
-            pramin: Mutex::new(None),
-            state: Mutex::new(gpu_state),
-            irq: Mutex::new(()),
-            chan_err: [const { AtomicU32::new(0) }; NUM_CHANNELS as usize],
-            chan_inst: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
-            contexts: Mutex::new(Vec::new()),
-            userd_vram: 0,
-            userd_bar1: 0,
-            checks: AtomicU32::new(0),
-        };
-        gpu.init()?;
-        Ok(gpu)
+        Ok(Self { dev: Device::probe(platform)?, contexts: Mutex::new(Vec::new()), checks: AtomicU32::new(0) })
     }
 
-    fn init(&mut self) -> Result<()> {
-        // Interrupts: PFIFO stall interrupts and the non-stall line.
-        self.wr(NV_PFIFO_INTR_0, 0, PfifoIntr::from(u32::MAX));
-        let pfifo =
-            PfifoIntr::new().with_bind_error(true).with_sched_error(true).with_mmu_fault(true).with_pbdma_intr(true);
-        self.wr(NV_PFIFO_INTR_EN_0, 0, pfifo);
-        self.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(u32::MAX));
-        self.wr(NV_PPBDMA_INTR_EN_0, 0, PbdmaIntr::from(u32::MAX));
-        self.wr(NV_PGRAPH_INTR, 0, PgraphIntr::from(u32::MAX));
-        self.wr(NV_PGRAPH_INTR_EN, 0, PgraphIntr::new().with_trap(true));
-        self.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).with_pgraph(true));
-        self.wr(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true).with_pcopy0(true));
-
-        // BAR1: an instance block and page tables of its own.
-        let bar1_size = self.info.bar1.1;
-        let inst = self.vram_alloc(INST_SIZE, INST_SIZE)?;
-        self.pramin_zero(inst, INST_SIZE)?;
-        let mut space = VaSpace::new(self, 0, bar1_size)?;
-        self.write_inst_vm(inst, space.pd, bar1_size - 1)?;
-        let b = PbusBar1Block::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_use_vm(true);
-        self.wr(NV_PBUS_BAR1_BLOCK, 0, b);
-
-        // USERD for every channel, reached through BAR1 (each channel zeroes its own page
-        // when it is created).
-        let userd_bytes = NUM_CHANNELS as u64 * USERD_STRIDE as u64;
-        self.userd_vram = self.vram_alloc(userd_bytes, mmu::PAGE_SIZE)?;
-        self.userd_bar1 = space.alloc_va(userd_bytes)?;
-        space.map(self, self.userd_bar1, self.userd_vram, userd_bytes, Target::Vram)?;
-        self.tlb_flush(space.pd)?;
-        let base = PfifoUserdBase::new().with_bar1_page((self.userd_bar1 >> 12) as u32).with_valid(true);
-        self.wr(NV_PFIFO_USERD_BASE, 0, base);
-
-        // Two runlist buffers, written alternately.
-        let rl_bytes = NUM_CHANNELS as u64 * 8;
-        let rl0 = self.vram_alloc(rl_bytes, mmu::PAGE_SIZE)?;
-        let rl1 = self.vram_alloc(rl_bytes, mmu::PAGE_SIZE)?;
-        let mut st = self.state.lock();
-        st.bar1 = space;
-        st.runlist = [rl0, rl1];
-        drop(st);
-        rlog!(
-            &self.platform,
-            Level::Info,
-            "rgdev: {:?} (BOOT_0 {:#010x}), {} MiB VRAM, {} SMs, BAR1 {} MiB",
-            self.info.chipset,
-            self.info.boot0,
-            self.info.vram_size >> 20,
-            self.info.sms,
-            bar1_size >> 20
-        );
-        Ok(())
-    }
-
-    /// What the probe found.
-    pub fn info(&self) -> &DeviceInfo {
-        &self.info
-    }
-
-    /// The platform.
-    pub fn platform(&self) -> &P {
-        &self.platform
-    }
-
-    /// Device time in nanoseconds (PTIMER; read high, low, high).
-    pub fn ptimer_ns(&self) -> u64 {
-        loop {
-            let hi = self.rd(NV_PTIMER_TIME_1, 0);
-            let lo = self.rd(NV_PTIMER_TIME_0, 0);
-            if self.rd(NV_PTIMER_TIME_1, 0) == hi {
-                return (hi as u64) << 32 | lo as u64;
-            }
+    /// Check every launch of contexts created from now on (`rgdev run --check`): the
+    /// checks of `mode`, at a cost in speed and host memory (racecheck keeps the last
+    /// write and read of every shared byte and global word a grid touches).
+    pub fn set_checks(&self, mode: CheckMode) {
+        self.checks.store(mode.into(), Ordering::Release);
+        if mode.initcheck() {
+            self.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, 1);
         }
     }
 
-    /// Free and total VRAM bytes.
-    pub fn mem_info(&self) -> (u64, u64) {
-        let st = self.state.lock();
-        (st.vram.free_bytes(), self.info.vram_size)
+    /// The checks contexts are created with.
+    pub fn checks(&self) -> CheckMode {
+        CheckMode::from(self.checks.load(Ordering::Acquire))
     }
-
-    // ---- registers ------------------------------------------------------------------------
-
-    /// Read element `i` of a BAR0 register.
-    pub fn rd<T>(&self, r: Reg<T>, i: u32) -> u32 {
-        self.platform.mmio_read32(self.bar0 + r.offset_at(i) as u64)
-    }
-
-    /// Write element `i` of a BAR0 register with a value of its layout.
-    pub fn wr<T: Into<u32>>(&self, r: Reg<T>, i: u32, v: T) {
-        self.platform.mmio_write32(self.bar0 + r.offset_at(i) as u64, r.encode(v))
-    }
-
-    /// Poll until `(reg & mask) == value`.
-    pub fn wait_reg<T>(&self, r: Reg<T>, i: u32, mask: u32, value: u32) -> Result<()> {
-        for _ in 0..POLL_LIMIT {
-            if self.rd(r, i) & mask == value {
-                return Ok(());
-            }
-        }
-        rlog!(&self.platform, Level::Error, "timeout waiting for {} & {mask:#x} == {value:#x}", r.desc.name);
-        Err(CuError::Unknown)
-    }
-
-    pub(crate) fn bar1_write(&self, off: u64, v: u32) {
-        self.platform.mmio_write32(self.bar1 + off, v)
-    }
-
-    pub(crate) fn bar1_read(&self, off: u64) -> u32 {
-        self.platform.mmio_read32(self.bar1 + off)
-    }
-
-    // ---- VRAM through the PRAMIN window -------------------------------------------------------
-
-    /// Write 32-bit words to VRAM at `addr` through PRAMIN.
-    pub(crate) fn pramin_write(&self, addr: u64, words: impl IntoIterator<Item = u32>) -> Result<()> {
-        let mut win = self.pramin.lock();
-        let mut a = addr;
-        for w in words {
-            let off = self.pramin_place(&mut win, a)?;
-            self.platform.mmio_write32(self.bar0 + (NV_PRAMIN + off) as u64, w);
-            a += 4;
-        }
-        Ok(())
-    }
-
-    /// Read a 32-bit word of VRAM through PRAMIN (debugging and tests).
-    pub fn pramin_read(&self, addr: u64) -> Result<u32> {
-        let mut win = self.pramin.lock();
-        let off = self.pramin_place(&mut win, addr)?;
-        Ok(self.platform.mmio_read32(self.bar0 + (NV_PRAMIN + off) as u64))
-    }
-
-    /// Zero `len` bytes of VRAM at `addr`.
-    pub(crate) fn pramin_zero(&self, addr: u64, len: u64) -> Result<()> {
-        self.pramin_write(addr, (0..len / 4).map(|_| 0))
-    }
-
-    fn pramin_place(&self, win: &mut Option<u64>, addr: u64) -> Result<u32> {
-        if !addr.is_multiple_of(4) || addr >= self.info.vram_size {
-            return Err(CuError::InvalidValue);
-        }
-        match *win {
-            Some(base) if addr >= base && addr - base < NV_PRAMIN_SIZE as u64 => Ok((addr - base) as u32),
-            _ => {
-                let base = addr >> PRAMIN_BASE_SHIFT << PRAMIN_BASE_SHIFT;
-                let w = PbusBar0Window::new().with_base((base >> PRAMIN_BASE_SHIFT) as u32).with_target(Target::Vram);
-                self.wr(NV_PBUS_BAR0_WINDOW, 0, w);
-                *win = Some(base);
-                Ok((addr - base) as u32)
-            }
-        }
-    }
-
-    pub(crate) fn vram_alloc(&self, size: u64, align: u64) -> Result<u64> {
-        self.state.lock().vram.alloc(size, align).ok_or(CuError::OutOfMemory)
-    }
-
-    pub(crate) fn vram_free(&self, addr: u64, size: u64) {
-        self.state.lock().vram.free(addr, size)
-    }
-
-    /// Point instance block `inst` at page directory `pd` with VA limit `limit`.
-    pub(crate) fn write_inst_vm(&self, inst: u64, pd: u64, limit: u64) -> Result<()> {
-        let lo = InstPdLo::new().with_addr_lo((pd >> 12) as u32).with_target(Target::Vram);
-        self.pramin_write(inst + INST_PD_LO as u64, [lo.into(), (pd >> 32) as u32, limit as u32, (limit >> 32) as u32])
-    }
-
-    /// Invalidate the TLB entries of page directory `pd` (nouveau gf100 vm flush).
-    pub(crate) fn tlb_flush(&self, pd: u64) -> Result<()> {
-        let space: u32 = PfbFlushStatus::new().with_space(0xFF).into();
-        let done: u32 = PfbFlushStatus::new().with_done(true).into();
-        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, space, space)?;
-        self.wr(NV_PFB_TLB_FLUSH_PDB, 0, TlbFlushPdb::new().with_pd((pd >> 12) as u32).with_target(Target::Vram));
-        self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, TlbFlushTrigger::new().with_page_all(true).with_trigger(true));
-        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, done, done)
-    }
-
-    // ---- channels -------------------------------------------------------------------------------
-
-    pub(crate) fn chid_alloc(&self) -> Result<u32> {
-        let mut st = self.state.lock();
-        let free = !st.chids;
-        if free == 0 {
-            return Err(CuError::OutOfMemory);
-        }
-        let chid = free.trailing_zeros();
-        st.chids |= 1 << chid;
-        Ok(chid)
-    }
-
-    pub(crate) fn chid_free(&self, chid: u32) {
-        self.state.lock().chids &= !(1u128 << chid);
-    }
-
-    /// USERD of `chid`: (VRAM address, BAR1 offset).
-    pub(crate) fn userd(&self, chid: u32) -> (u64, u64) {
-        let off = chid as u64 * USERD_STRIDE as u64;
-        (self.userd_vram + off, self.userd_bar1 + off)
-    }
-
-    /// Bind `chid` to instance block `inst` and add it to the runlist.
-    pub(crate) fn channel_bind(&self, chid: u32, inst: u64) -> Result<()> {
-        self.chan_err[chid as usize].store(0, Ordering::Release);
-        self.chan_inst[chid as usize].store(inst, Ordering::Release);
-        let e = PfifoChanInst::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_valid(true);
-        self.wr(NV_PFIFO_CHAN_INST, chid, e);
-        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::nouveau_enable());
-        let mut st = self.state.lock();
-        st.active.push(chid);
-        self.runlist_update(&mut st)
-    }
-
-    /// Preempt `chid`, unbind it and remove it from the runlist.
-    pub(crate) fn channel_unbind(&self, chid: u32) -> Result<()> {
-        let mut st = self.state.lock();
-        st.active.retain(|&c| c != chid);
-        let r = self.runlist_update(&mut st);
-        drop(st);
-        self.wr(NV_PFIFO_PREEMPT, 0, PfifoPreempt::new().with_chid(chid as u8));
-        let p = self.wait_reg(NV_PFIFO_PREEMPT, 0, PfifoPreempt::new().with_pending(true).into(), 0);
-        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::new());
-        self.wr(NV_PFIFO_CHAN_INST, chid, PfifoChanInst::new());
-        self.chan_inst[chid as usize].store(0, Ordering::Release);
-        r.and(p)
-    }
-
-    fn runlist_update(&self, st: &mut GpuState) -> Result<()> {
-        st.flip ^= 1;
-        let buf = st.runlist[st.flip];
-        let words: Vec<u32> = st.active.iter().flat_map(|&chid| RunlistEntry { chid }.encode()).collect();
-        self.pramin_write(buf, words)?;
-        let base = PfifoRunlistBase::new().with_addr((buf >> 12) as u32).with_target(Target::Vram);
-        self.wr(NV_PFIFO_RUNLIST_BASE, 0, base);
-        self.wr(NV_PFIFO_RUNLIST_SUBMIT, 0, st.active.len() as u32);
-        self.wait_reg(NV_PFIFO_RUNLIST_STATUS, 0, PfifoRunlistStatus::new().with_pending(true).into(), 0)
-    }
-
-    /// The sticky error of channel `chid`, if any.
-    pub(crate) fn channel_error(&self, chid: u32) -> Option<CuError> {
-        CuError::from_code(self.chan_err[chid as usize].load(Ordering::Acquire))
-    }
-
-    fn set_channel_error(&self, chid: u32, e: CuError) {
-        let _ = self.chan_err[chid as usize].compare_exchange(0, e.code(), Ordering::AcqRel, Ordering::Acquire);
-    }
-
-    // ---- interrupts -----------------------------------------------------------------------------
-
-    /// The interrupt handler: read the fault and PBDMA records, mark the channels they name
-    /// with their error, acknowledge. Safe to call from a wait loop (polling) or an IRQ.
-    pub fn service_interrupts(&self) {
-        let _g = self.irq.lock();
-        let nonstall = self.rd(NV_PMC_INTR_1, 0);
-        if nonstall != 0 {
-            self.wr(NV_PMC_INTR_1, 0, PmcIntr::from(nonstall));
-        }
-        let pmc = PmcIntr::from(self.rd(NV_PMC_INTR_0, 0));
-        if pmc.pgraph() {
-            for _ in 0..64 {
-                let st = self.rd(NV_PGRAPH_INTR, 0);
-                if st == 0 || st == BAD_READ {
-                    break;
-                }
-                let chid = self.rd(NV_PGRAPH_TRAP_CHANNEL, 0);
-                let info = self.rd(NV_PGRAPH_TRAP_INFO, 0);
-                let pc = self.rd(NV_PGRAPH_TRAP_PC, 0);
-                let reason = TrapReason::from_u32(info);
-                rlog!(&self.platform, Level::Error, "PGRAPH: trap {reason:?} channel {chid} pc {pc}");
-                let e = match reason {
-                    Some(TrapReason::IllegalInstruction) => CuError::IllegalInstruction,
-                    Some(TrapReason::OutOfRange) => CuError::IllegalAddress,
-                    Some(TrapReason::Misaligned) => CuError::MisalignedAddress,
-                    Some(TrapReason::Watchdog) => CuError::LaunchTimeout,
-                    Some(TrapReason::Trap) => CuError::Assert,
-                    Some(TrapReason::NoResources) => CuError::OutOfMemory,
-                    Some(TrapReason::BadLaunch) | None => CuError::LaunchFailed,
-                };
-                if chid < NUM_CHANNELS {
-                    self.set_channel_error(chid, e);
-                }
-                self.wr(NV_PGRAPH_INTR, 0, PgraphIntr::from(st));
-            }
-        }
-        if !pmc.pfifo() {
-            return;
-        }
-        let intr = PfifoIntr::from(self.rd(NV_PFIFO_INTR_0, 0));
-        if intr.mmu_fault() {
-            for _ in 0..64 {
-                let units = self.rd(NV_PFIFO_MMU_FAULT_UNITS, 0);
-                if units == 0 || units == BAD_READ {
-                    break;
-                }
-                let u = units.trailing_zeros();
-                let inst = (self.rd(NV_PFIFO_FAULT_INST, u) as u64) << 12;
-                let va = self.rd(NV_PFIFO_FAULT_VA_LO, u) as u64 | (self.rd(NV_PFIFO_FAULT_VA_HI, u) as u64) << 32;
-                let info = PfifoFaultInfo::from(self.rd(NV_PFIFO_FAULT_INFO, u));
-                let chid = self.chid_of_inst(inst);
-                rlog!(
-                    &self.platform,
-                    Level::Error,
-                    "MMU fault: unit {u:#x} channel {chid:?} va {va:#x} {:?} {}",
-                    info.reason_or_err().ok(),
-                    if info.write() { "write" } else { "read" }
-                );
-                if let Some(c) = chid {
-                    // The simulator's host memory ran out behind this access: out of memory.
-                    let e = match info.reason_or_err() {
-                        Ok(FaultReason::NoBacking) => CuError::OutOfMemory,
-                        _ => CuError::IllegalAddress,
-                    };
-                    self.set_channel_error(c, e);
-                }
-                self.wr(NV_PFIFO_MMU_FAULT_UNITS, 0, 1 << u);
-            }
-        }
-        if intr.pbdma_intr() {
-            for _ in 0..64 {
-                let st = self.rd(NV_PPBDMA_INTR_0, 0);
-                if st == 0 || st == BAD_READ {
-                    break;
-                }
-                let chid = self.rd(NV_PPBDMA_CHANNEL, 0);
-                let m = PbdmaMethod::from(self.rd(NV_PPBDMA_METHOD0, 0));
-                let data = self.rd(NV_PPBDMA_DATA0, 0);
-                rlog!(
-                    &self.platform,
-                    Level::Error,
-                    "PBDMA0: intr {st:#010x} channel {chid} subc {} mthd {:#06x} data {data:#010x}",
-                    m.subchannel(),
-                    (m.method() as u32) << 2
-                );
-                if chid < NUM_CHANNELS {
-                    self.set_channel_error(chid, CuError::LaunchFailed);
-                }
-                self.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(st));
-            }
-        }
-        let latched = u32::from(intr) & !u32::from(PfifoIntr::new().with_mmu_fault(true).with_pbdma_intr(true));
-        if latched != 0 {
-            rlog!(&self.platform, Level::Warn, "PFIFO: intr {latched:#010x}");
-            self.wr(NV_PFIFO_INTR_0, 0, PfifoIntr::from(latched));
-        }
-    }
-
-    fn chid_of_inst(&self, inst: u64) -> Option<u32> {
-        (0..NUM_CHANNELS).find(|&c| inst != 0 && self.chan_inst[c as usize].load(Ordering::Acquire) == inst)
-    }
-
-    /// Wait until `done()` holds, servicing interrupts; fails with the channel's error if
-    /// it faults (the device's watchdog, counted in simulated cycles, is such an error:
-    /// CUDA_ERROR_LAUNCH_TIMEOUT, sticky), or with CUDA_ERROR_LAUNCH_TIMEOUT if the device
-    /// is idle and can no longer get there. Host time never ends a wait: how long the host
-    /// takes to simulate the work changes nothing about its result.
-    pub(crate) fn wait_for(&self, chid: u32, mut done: impl FnMut() -> bool) -> Result<()> {
-        loop {
-            if done() {
-                return Ok(());
-            }
-            self.service_interrupts();
-            if let Some(e) = self.channel_error(chid) {
-                return Err(e);
-            }
-            match self.platform.yield_now() {
-                Activity::Idle => {
-                    if done() {
-                        return Ok(());
-                    }
-                    self.service_interrupts();
-                    if let Some(e) = self.channel_error(chid) {
-                        return Err(e);
-                    }
-                    rlog!(&self.platform, Level::Error, "channel {chid}: device idle but the wait can never complete");
-                    return Err(CuError::LaunchTimeout);
-                }
-                Activity::Progress => {}
-            }
-        }
-    }
-
-    // ---- contexts -------------------------------------------------------------------------------
 
     /// Create a context (address space, channel, copy object) with default settings.
     pub fn ctx_create(&self) -> Result<CtxHandle> {
@@ -611,7 +66,7 @@ impl<P: Platform> Gpu<P> {
 
     /// Create a context with explicit ring sizes and first fence value.
     pub fn ctx_create_with(&self, cfg: &ContextConfig) -> Result<CtxHandle> {
-        let ctx = Arc::new(Context::new(self, cfg)?);
+        let ctx = Arc::new(Context::new(&self.dev, cfg, self.checks())?);
         let mut slots = self.contexts.lock();
         let idx = match slots.iter().position(|s| s.ctx.is_none()) {
             Some(i) => i,
@@ -647,24 +102,16 @@ impl<P: Platform> Gpu<P> {
             }
         }
         .ok_or(CuError::InvalidContext)?;
-        ctx.destroy(self)
+        ctx.destroy(&self.dev)
     }
 }
 
-/// Size a BAR the way the PCI core does: write all-ones, read back, restore.
-fn size_bar<P: Platform>(p: &P, lo: u16, hi: Option<u16>) -> u64 {
-    let save_lo = p.cfg_read32(lo);
-    p.cfg_write32(lo, u32::MAX);
-    let mut mask = (p.cfg_read32(lo) & !pci::MemBar::FLAGS_MASK) as u64;
-    p.cfg_write32(lo, save_lo);
-    match hi {
-        Some(hi) => {
-            let save_hi = p.cfg_read32(hi);
-            p.cfg_write32(hi, u32::MAX);
-            mask |= (p.cfg_read32(hi) as u64) << 32;
-            p.cfg_write32(hi, save_hi);
-        }
-        None => mask |= 0xFFFF_FFFF_0000_0000,
+impl<P: Platform> Gpu<P> {
+    /// The findings of context `h`'s checked launches since the last call, and how many
+    /// did not fit the report buffer. Read after synchronizing; a context whose error is
+    /// sticky still gives them.
+    pub fn check_reports(&self, h: CtxHandle) -> Result<(Vec<CheckReport>, u32)> {
+        let ctx = self.ctx(h)?;
+        ctx.check_reports()
     }
-    if mask == 0 { 0 } else { (!mask).wrapping_add(1) }
 }

@@ -128,7 +128,7 @@ impl Events {
         self.free.pop().ok_or(CuError::OutOfMemory)
     }
 
-    pub(crate) fn release<P: Platform>(&mut self, gpu: &Gpu<P>, vm: &mut VaSpace) {
+    pub(crate) fn release<P: Platform>(&mut self, gpu: &crate::device::Device<P>, vm: &mut VaSpace) {
         release(gpu, vm, &mut self.held);
         self.pages.clear();
         self.free.clear();

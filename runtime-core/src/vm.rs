@@ -3,8 +3,8 @@
 //! are allocated on first use and zeroed; unmapping writes invalid PTEs. The caller
 //! flushes the TLB after a batch of changes (`Gpu::tlb_flush`).
 
+use crate::device::Device;
 use crate::error::{CuError, Result};
-use crate::gpu::Gpu;
 use crate::platform::Platform;
 use crate::range::RangeAllocator;
 use alloc::collections::BTreeMap;
@@ -27,7 +27,7 @@ impl VaSpace {
     }
 
     /// A new space whose allocatable VA is `[base, base + len)`.
-    pub(crate) fn new<P: Platform>(gpu: &Gpu<P>, base: u64, len: u64) -> Result<Self> {
+    pub(crate) fn new<P: Platform>(gpu: &Device<P>, base: u64, len: u64) -> Result<Self> {
         let pd = gpu.vram_alloc(mmu::PD_BYTES, mmu::PAGE_SIZE)?;
         if let Err(e) = gpu.pramin_zero(pd, mmu::PD_BYTES) {
             gpu.vram_free(pd, mmu::PD_BYTES);
@@ -49,7 +49,7 @@ impl VaSpace {
         self.va.free(va, bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE);
     }
 
-    fn page_table<P: Platform>(&mut self, gpu: &Gpu<P>, pde: u64) -> Result<u64> {
+    fn page_table<P: Platform>(&mut self, gpu: &Device<P>, pde: u64) -> Result<u64> {
         if let Some(&pt) = self.pts.get(&pde) {
             return Ok(pt);
         }
@@ -70,7 +70,7 @@ impl VaSpace {
     /// Map `[va, va + bytes)` to consecutive pages at `phys` in `target`.
     pub(crate) fn map<P: Platform>(
         &mut self,
-        gpu: &Gpu<P>,
+        gpu: &Device<P>,
         va: u64,
         phys: u64,
         bytes: u64,
@@ -80,11 +80,17 @@ impl VaSpace {
     }
 
     /// Invalidate the PTEs of `[va, va + bytes)`.
-    pub(crate) fn unmap<P: Platform>(&mut self, gpu: &Gpu<P>, va: u64, bytes: u64) -> Result<()> {
+    pub(crate) fn unmap<P: Platform>(&mut self, gpu: &Device<P>, va: u64, bytes: u64) -> Result<()> {
         self.write_ptes(gpu, va, bytes, |_| 0)
     }
 
-    fn write_ptes<P: Platform>(&mut self, gpu: &Gpu<P>, va: u64, bytes: u64, pte: impl Fn(u64) -> u64) -> Result<()> {
+    fn write_ptes<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        bytes: u64,
+        pte: impl Fn(u64) -> u64,
+    ) -> Result<()> {
         let pages = bytes.div_ceil(mmu::PAGE_SIZE);
         let mut i = 0;
         while i < pages {
@@ -106,7 +112,7 @@ impl VaSpace {
     }
 
     /// Free the page tables and the page directory.
-    pub(crate) fn destroy<P: Platform>(&mut self, gpu: &Gpu<P>) {
+    pub(crate) fn destroy<P: Platform>(&mut self, gpu: &Device<P>) {
         for (_, pt) in core::mem::take(&mut self.pts) {
             gpu.vram_free(pt, mmu::SPT_BYTES);
         }
