@@ -27,8 +27,7 @@ impl Exec<'_, '_> {
         let r = self.r;
         let trap = |reason| GridError::Trap(Trap { reason, pc });
         let slot = |k: usize, reg: u8, lane: usize, regs: &[u64]| -> u64 {
-            let is_imm = matches!((k, d.imm_slot), (0, Imm::A) | (1, Imm::B) | (2, Imm::C));
-            if is_imm {
+            if d.is_imm(k) {
                 d.imm
             } else if reg == RZ {
                 0
@@ -372,12 +371,12 @@ pub(crate) fn extend(ty: Ty, raw: u64) -> u64 {
 /// The 32 lane values of operand `k` (a register row, or the immediate everywhere).
 #[inline(always)]
 pub(crate) fn gather(d: &D, k: usize, regs: &[u64]) -> [u64; 32] {
-    let (reg, is_imm) = match k {
-        0 => (d.a, d.imm_slot == Imm::A),
-        1 => (d.b, d.imm_slot == Imm::B),
-        _ => (d.c, d.imm_slot == Imm::C),
+    let reg = match k {
+        0 => d.a,
+        1 => d.b,
+        _ => d.c,
     };
-    if is_imm {
+    if d.is_imm(k.min(2)) {
         [d.imm; 32]
     } else if reg == RZ {
         [0; 32]

@@ -21,6 +21,14 @@ pub(crate) struct D {
     pub(crate) top: u16,
 }
 
+impl D {
+    /// Whether operand `k` (0 = a, 1 = b, 2 = c) is the immediate.
+    #[inline(always)]
+    pub(crate) fn is_imm(&self, k: usize) -> bool {
+        matches!((k, self.imm_slot), (0, Imm::A) | (1, Imm::B) | (2, Imm::C))
+    }
+}
+
 #[inline]
 pub(crate) fn decode(i: Instr) -> Option<D> {
     let w = i.w0;

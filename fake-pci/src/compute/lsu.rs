@@ -130,11 +130,10 @@ impl Exec<'_, '_> {
         let nregs = self.nregs;
         let base = warp as usize * nregs * 32;
         let wide = matches!(d.ty, Ty::U64 | Ty::S64);
-        let imm = |k: usize| matches!((k, d.imm_slot), (0, Imm::A) | (1, Imm::B) | (2, Imm::C));
         let n = if d.op == Op::Ld { MemMods::vec(d.m) as usize } else { 1 };
         for l in (0..32).filter(|l| on >> l & 1 == 1) {
             let of = |k: usize, r: u8| {
-                if imm(k) || r == RZ || r as usize >= nregs { 0 } else { b.prov[base + r as usize * 32 + l] }
+                if d.is_imm(k) || r == RZ || r as usize >= nregs { 0 } else { b.prov[base + r as usize * 32 + l] }
             };
             let p = match d.op {
                 Op::Mov | Op::Cvta => of(0, d.a),

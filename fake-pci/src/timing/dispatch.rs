@@ -7,12 +7,17 @@ use super::*;
 /// The SM that gets the next block of cost `c`: the least loaded SM with room (most free
 /// thread slots), the first after `last` in round-robin order on ties, so blocks of
 /// concurrent grids spread over the whole device; `None` when no SM has room.
-pub(crate) fn choose_sm(free: &[SmLimits], c: &SmLimits, last: usize) -> Option<usize> {
-    let n = free.len();
+/// `free(s)` is SM `s`'s free resources, for `s` below `n`.
+pub(crate) fn choose_sm<'a>(
+    n: usize,
+    free: impl Fn(usize) -> &'a SmLimits,
+    c: &SmLimits,
+    last: usize,
+) -> Option<usize> {
     let fits = |f: &SmLimits| f.threads >= c.threads && f.regs >= c.regs && f.shared >= c.shared && f.blocks >= 1;
     let mut best: Option<usize> = None;
     for s in (1..=n).map(|k| (last + k) % n) {
-        if fits(&free[s]) && best.is_none_or(|b| free[s].threads > free[b].threads) {
+        if fits(free(s)) && best.is_none_or(|b| free(s).threads > free(b).threads) {
             best = Some(s);
         }
     }
@@ -32,8 +37,8 @@ impl TimingEngine {
     pub(crate) fn place(&mut self, gi: usize, cfg: &DeviceConfig, t: u64) -> Result<bool, GridError> {
         let g = self.grids[gi].as_mut().expect("grid");
         let c = g.cost;
-        let free: Vec<SmLimits> = self.sms.iter().map(|sm| sm.free).collect();
-        let Some(s) = choose_sm(&free, &c, g.last_sm) else { return Ok(false) };
+        let sms = &self.sms;
+        let Some(s) = choose_sm(sms.len(), |s| &sms[s].free, &c, g.last_sm) else { return Ok(false) };
         g.last_sm = s;
         let i = g.next_block;
         g.next_block += 1;
@@ -149,12 +154,12 @@ mod tests {
         let cost = block_cost(256, 32, 0);
         let free = [sm(2048, 32); 4];
         // All equal: the first after the last one used.
-        assert_eq!(choose_sm(&free, &cost, 0), Some(1));
-        assert_eq!(choose_sm(&free, &cost, 3), Some(0));
+        assert_eq!(choose_sm(free.len(), |s| &free[s], &cost, 0), Some(1));
+        assert_eq!(choose_sm(free.len(), |s| &free[s], &cost, 3), Some(0));
         // The SM with the most free threads wins, wherever it is in the order.
         let free = [sm(2048, 32), sm(1024, 32), sm(1792, 32), sm(2048, 32)];
-        assert_eq!(choose_sm(&free, &cost, 0), Some(3));
-        assert_eq!(choose_sm(&free, &cost, 3), Some(0));
+        assert_eq!(choose_sm(free.len(), |s| &free[s], &cost, 0), Some(3));
+        assert_eq!(choose_sm(free.len(), |s| &free[s], &cost, 3), Some(0));
     }
 
     #[test]
@@ -166,11 +171,11 @@ mod tests {
             SmLimits { shared: 8 * 1024, ..sm(2048, 32) }, // shared memory
             sm(2048, 0),                                   // block slots
         ];
-        assert_eq!(choose_sm(&full, &cost, 0), None);
+        assert_eq!(choose_sm(full.len(), |s| &full[s], &cost, 0), None);
         let mut some = full;
         some[2] = sm(256, 1);
-        assert_eq!(choose_sm(&some, &cost, 0), Some(2));
-        assert_eq!(choose_sm(&[], &cost, 0), None);
+        assert_eq!(choose_sm(some.len(), |s| &some[s], &cost, 0), Some(2));
+        assert_eq!(choose_sm(0, |_| unreachable!(), &cost, 0), None);
     }
 
     #[test]
