@@ -4,7 +4,7 @@ use alloc::vec;
 use backend_kmod::{KernelHeap, KmodPlatform};
 use core::mem::MaybeUninit;
 use fake_pci::DeviceConfig;
-use runtime_core::{CuError, Gpu};
+use runtime_core::{CuError, Gpu, LaunchConfig, Params, StreamHandle};
 
 #[global_allocator]
 static HEAP: KernelHeap = KernelHeap::empty();
@@ -264,7 +264,7 @@ fn exhaust_vram(gpu: &Gpu<KmodPlatform>, ctx: runtime_core::CtxHandle) -> Result
         match gpu.mem_alloc(ctx, PIECE) {
             Ok(p) => {
                 held.push(p);
-                gpu.memset(ctx, p, runtime_core::MemsetValue::U32(0xA5A5_A5A5), PIECE / 4)?;
+                gpu.memset(ctx, StreamHandle::DEFAULT, p, runtime_core::MemsetValue::U32(0xA5A5_A5A5), PIECE / 4)?;
             }
             Err(e) => break e,
         }
@@ -291,7 +291,7 @@ fn overcommitted_board() -> Result<bool, CuError> {
     let mut r = Ok(());
     for k in 0..big / (8 << 20) {
         r = gpu
-            .memset(ctx, p + k * (8 << 20), runtime_core::MemsetValue::U32(1), 2 << 20)
+            .memset(ctx, StreamHandle::DEFAULT, p + k * (8 << 20), runtime_core::MemsetValue::U32(1), 2 << 20)
             .and_then(|_| gpu.ctx_synchronize(ctx));
         if r.is_err() {
             break;
@@ -318,7 +318,8 @@ fn vecadd(gpu: &Gpu<KmodPlatform>, ctx: runtime_core::CtxHandle) -> Result<bool,
     let t0 = gpu.ptimer_ns();
     let args = [a.to_le_bytes(), b.to_le_bytes(), c.to_le_bytes()];
     let count = (n as i32).to_le_bytes();
-    gpu.launch_with_args(ctx, f, [(n / 256) as u32, 1, 1], [256, 1, 1], 0, &[&args[0], &args[1], &args[2], &count])?;
+    let cfg = LaunchConfig::new([(n / 256) as u32, 1, 1], [256, 1, 1]);
+    gpu.launch(ctx, f, &cfg, Params::Args(&[&args[0], &args[1], &args[2], &count]))?;
     gpu.ctx_synchronize(ctx)?;
     let dt = gpu.ptimer_ns() - t0;
     let mut out = vec![0u8; n * 4];

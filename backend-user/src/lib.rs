@@ -30,7 +30,8 @@ pub use fake_pci::copy::CopyStats;
 pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
 pub use platform::{ClockMode, SimDevice, UserPlatform};
 pub use runtime_core::{
-    CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, MemsetValue, Result,
+    CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, LaunchConfig,
+    MemsetValue, Params, Result, StreamHandle,
 };
 
 use bytemuck::Pod;
@@ -379,7 +380,8 @@ impl Function {
     pub fn launch(&self, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg<'_>]) -> Result<Fence> {
         let bytes: Vec<Vec<u8>> = args.iter().map(Arg::bytes).collect();
         let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
-        self.ctx.gpu.launch_with_args(self.ctx.h, self.f, grid, block, shared, &slices)
+        let cfg = LaunchConfig::new(grid, block).shared(shared);
+        self.ctx.gpu.launch(self.ctx.h, self.f, &cfg, Params::Args(&slices))
     }
 }
 
@@ -404,24 +406,25 @@ impl Stream {
     pub fn launch(&self, f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg<'_>]) -> Result<()> {
         let bytes: Vec<Vec<u8>> = args.iter().map(Arg::bytes).collect();
         let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
-        self.ctx.gpu.launch_with_args_on(self.ctx.h, self.s, f.f, grid, block, shared, &slices).map(drop)
+        let cfg = LaunchConfig::new(grid, block).shared(shared).on(self.s);
+        self.ctx.gpu.launch(self.ctx.h, f.f, &cfg, Params::Args(&slices)).map(drop)
     }
 
     /// Copy `bytes` bytes between device pointers of the context (device or pinned host
     /// memory) on this stream; returns before the copy runs.
     pub fn copy_async(&self, dst: u64, src: u64, bytes: u64) -> Result<()> {
-        self.ctx.gpu.memcpy_async(self.ctx.h, self.s, dst, src, bytes).map(drop)
+        self.ctx.gpu.memcpy(self.ctx.h, self.s, dst, src, bytes).map(drop)
     }
 
     /// Set `count` 32-bit words at `dst` on this stream (asynchronous).
     pub fn fill_u32(&self, dst: u64, value: u32, count: u64) -> Result<()> {
-        self.ctx.gpu.memset_on(self.ctx.h, self.s, dst, MemsetValue::U32(value), count).map(drop)
+        self.ctx.gpu.memset(self.ctx.h, self.s, dst, MemsetValue::U32(value), count).map(drop)
     }
 
     /// Submit raw pushbuffer words on this stream (tests and tools: the words are not
     /// checked, so a malformed one becomes a channel error of this context).
     pub fn submit_raw(&self, words: &[u32]) -> Result<()> {
-        self.ctx.gpu.debug_submit_raw_on(self.ctx.h, self.s, words).map(drop)
+        self.ctx.gpu.debug_submit_raw(self.ctx.h, self.s, words).map(drop)
     }
 
     /// Record `e` here.
@@ -528,7 +531,8 @@ impl<T: Pod> DeviceBuffer<T> {
             return Err(CuError::InvalidValue);
         }
         let bytes = (other.len * size_of::<T>()) as u64;
-        self.ctx.gpu.memcpy_dtod(self.ctx.h, self.ptr, other.ptr, bytes)
+        let f = self.ctx.gpu.memcpy(self.ctx.h, StreamHandle::DEFAULT, self.ptr, other.ptr, bytes)?;
+        self.ctx.gpu.fence_wait(self.ctx.h, f)
     }
 
     /// The whole buffer as a host vector.
@@ -542,21 +546,21 @@ impl<T: Pod> DeviceBuffer<T> {
 impl DeviceBuffer<u8> {
     /// Set every byte (asynchronous).
     pub fn fill(&mut self, v: u8) -> Result<Fence> {
-        self.ctx.gpu.memset(self.ctx.h, self.ptr, MemsetValue::U8(v), self.len as u64)
+        self.ctx.gpu.memset(self.ctx.h, StreamHandle::DEFAULT, self.ptr, MemsetValue::U8(v), self.len as u64)
     }
 }
 
 impl DeviceBuffer<u16> {
     /// Set every element (asynchronous).
     pub fn fill(&mut self, v: u16) -> Result<Fence> {
-        self.ctx.gpu.memset(self.ctx.h, self.ptr, MemsetValue::U16(v), self.len as u64)
+        self.ctx.gpu.memset(self.ctx.h, StreamHandle::DEFAULT, self.ptr, MemsetValue::U16(v), self.len as u64)
     }
 }
 
 impl DeviceBuffer<u32> {
     /// Set every element (asynchronous).
     pub fn fill(&mut self, v: u32) -> Result<Fence> {
-        self.ctx.gpu.memset(self.ctx.h, self.ptr, MemsetValue::U32(v), self.len as u64)
+        self.ctx.gpu.memset(self.ctx.h, StreamHandle::DEFAULT, self.ptr, MemsetValue::U32(v), self.len as u64)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The sanitizers (memcheck, racecheck, initcheck, synccheck) on the runtime's side: a
-//! context created while checks are on ([`crate::Gpu::set_checks`]) keeps an allocation table
+//! context created while checks are on (`Gpu::set_checks`) keeps an allocation table
 //! and a report buffer in its own memory ([`hw::check`]); every launch names both, and the
-//! compute engine checks every access of the grid against them. [`crate::Gpu::check_reports`]
+//! compute engine checks every access of the grid against them. `Gpu::check_reports`
 //! reads the findings back with the kernel's name and PTX line.
 
 use crate::channel::{Held, map_dma};

@@ -1,7 +1,8 @@
 //! The device layer: probe through PCI configuration space and NV_PMC_BOOT_0, bring-up
-//! (unit enables, interrupts, BAR1 page tables, USERD, runlist), typed register access,
-//! the PRAMIN window, VRAM allocation, TLB flushes, channel binding and the runlist, and
-//! interrupt service. It names only the platform and the memory layer below it.
+//! (unit enables, interrupts, runlist buffers), typed register access, the PRAMIN
+//! window, VRAM allocation, TLB flushes, channel binding and the runlist, and interrupt
+//! service. It names only the platform (and the range allocator it keeps VRAM with); the
+//! memory layer above it (vm.rs) builds BAR1's page tables and maps USERD.
 //!
 //! Register sequences follow nouveau's gf100 code paths (fifo init, bar init, vm flush).
 
@@ -9,7 +10,6 @@ use crate::error::{CuError, Result};
 use crate::platform::{Activity, Level, Platform};
 use crate::range::RangeAllocator;
 use crate::rlog;
-use crate::vm::VaSpace;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use hw::inst::*;
@@ -84,7 +84,6 @@ pub(crate) struct GpuState {
     active: Vec<u32>,
     runlist: [u64; 2],
     flip: usize,
-    bar1: VaSpace,
 }
 
 /// A probed, initialized GPU: the register layer under the runtime.
@@ -103,8 +102,10 @@ pub struct Device<P: Platform> {
 }
 
 impl<P: Platform> Device<P> {
-    /// Probe the device behind `platform` and bring it up.
-    pub fn probe(platform: P) -> Result<Self> {
+    /// Probe the device behind `platform`, power its units and enable its interrupts. BAR1
+    /// and USERD are the memory layer's next step, [`Device::runlist_init`] the last
+    /// (`Gpu::probe` does all three).
+    pub(crate) fn probe(platform: P) -> Result<Self> {
         let id = platform.cfg_read32(pci::VENDOR_DEVICE);
         let (vendor, device) = (id as u16, (id >> 16) as u16);
         let rc = platform.cfg_read32(pci::REVISION_CLASS);
@@ -188,7 +189,6 @@ impl<P: Platform> Device<P> {
             active: Vec::new(),
             runlist: [0; 2],
             flip: 0,
-            bar1: VaSpace::empty(),
         };
         let mut gpu = Device {
             platform,
@@ -219,34 +219,16 @@ impl<P: Platform> Device<P> {
         self.wr(NV_PGRAPH_INTR_EN, 0, PgraphIntr::new().with_trap(true));
         self.wr(NV_PMC_INTR_EN_0, 0, PmcIntr::new().with_pfifo(true).with_pgraph(true));
         self.wr(NV_PMC_INTR_EN_1, 0, PmcIntr::new().with_pfifo(true).with_pcopy0(true));
+        Ok(())
+    }
 
-        // BAR1: an instance block and page tables of its own.
-        let bar1_size = self.info.bar1.1;
-        let inst = self.vram_alloc(INST_SIZE, INST_SIZE)?;
-        self.pramin_zero(inst, INST_SIZE)?;
-        let mut space = VaSpace::new(self, 0, bar1_size)?;
-        self.write_inst_vm(inst, space.pd, bar1_size - 1)?;
-        let b = PbusBar1Block::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_use_vm(true);
-        self.wr(NV_PBUS_BAR1_BLOCK, 0, b);
-
-        // USERD for every channel, reached through BAR1 (each channel zeroes its own page
-        // when it is created).
-        let userd_bytes = NUM_CHANNELS as u64 * USERD_STRIDE as u64;
-        self.userd_vram = self.vram_alloc(userd_bytes, mmu::PAGE_SIZE)?;
-        self.userd_bar1 = space.alloc_va(userd_bytes)?;
-        space.map(self, self.userd_bar1, self.userd_vram, userd_bytes, Target::Vram)?;
-        self.tlb_flush(space.pd)?;
-        let base = PfifoUserdBase::new().with_bar1_page((self.userd_bar1 >> 12) as u32).with_valid(true);
-        self.wr(NV_PFIFO_USERD_BASE, 0, base);
-
-        // Two runlist buffers, written alternately.
+    /// The last step of bring-up, after the memory layer has built BAR1 and mapped USERD
+    /// (vm.rs): the two runlist buffers, written alternately.
+    pub(crate) fn runlist_init(&mut self) -> Result<()> {
         let rl_bytes = NUM_CHANNELS as u64 * 8;
         let rl0 = self.vram_alloc(rl_bytes, mmu::PAGE_SIZE)?;
         let rl1 = self.vram_alloc(rl_bytes, mmu::PAGE_SIZE)?;
-        let mut st = self.state.lock();
-        st.bar1 = space;
-        st.runlist = [rl0, rl1];
-        drop(st);
+        self.state.lock().runlist = [rl0, rl1];
         rlog!(
             &self.platform,
             Level::Info,
@@ -255,7 +237,7 @@ impl<P: Platform> Device<P> {
             self.info.boot0,
             self.info.vram_size >> 20,
             self.info.sms,
-            bar1_size >> 20
+            self.info.bar1.1 >> 20
         );
         Ok(())
     }
@@ -279,6 +261,18 @@ impl<P: Platform> Device<P> {
                 return (hi as u64) << 32 | lo as u64;
             }
         }
+    }
+
+    /// Registers one block may use: CUDA's per-block limit, or less on a device whose SMs
+    /// have fewer.
+    pub fn max_regs_per_block(&self) -> u32 {
+        crate::limits::REGS_PER_BLOCK.min(self.info.sm.regs)
+    }
+
+    /// Shared memory one block may use: CUDA's 48 KiB, or less on a device whose SMs have
+    /// less.
+    pub fn max_shared_per_block(&self) -> u32 {
+        crate::limits::MAX_SHARED.min(self.info.sm.shared)
     }
 
     /// Free and total VRAM bytes.
@@ -399,6 +393,13 @@ impl<P: Platform> Device<P> {
 
     pub(crate) fn chid_free(&self, chid: u32) {
         self.state.lock().chids &= !(1u128 << chid);
+    }
+
+    /// Record where USERD lies (every channel's page, [`USERD_STRIDE`] apart): in VRAM, and
+    /// where BAR1 maps it (the memory layer's BAR1 bring-up).
+    pub(crate) fn set_userd(&mut self, vram: u64, bar1: u64) {
+        self.userd_vram = vram;
+        self.userd_bar1 = bar1;
     }
 
     /// USERD of `chid`: (VRAM address, BAR1 offset).

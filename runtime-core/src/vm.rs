@@ -1,7 +1,10 @@
 //! GPU virtual address spaces: a Fermi page directory and small page tables in VRAM,
 //! written through PRAMIN; a VA allocator with O(log n) allocation and reuse. Page tables
 //! are allocated on first use and zeroed; unmapping writes invalid PTEs. The caller
-//! flushes the TLB after a batch of changes (`Gpu::tlb_flush`).
+//! flushes the TLB after a batch of changes (`Device::tlb_flush`).
+//!
+//! `Bar1` is the device's own address space: BAR1 reaches VRAM through it, and the
+//! runtime maps USERD there (the host reads GP_GET and writes GP_PUT through BAR1).
 
 use crate::device::Device;
 use crate::error::{CuError, Result};
@@ -9,8 +12,11 @@ use crate::platform::Platform;
 use crate::range::RangeAllocator;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use hw::inst::INST_SIZE;
 use hw::mmu::{self, Pde, PdeAperture, Pte};
-use hw::regs::Target;
+use hw::regs::{
+    NUM_CHANNELS, NV_PBUS_BAR1_BLOCK, NV_PFIFO_USERD_BASE, PbusBar1Block, PfifoUserdBase, Target, USERD_STRIDE,
+};
 
 /// One address space.
 pub struct VaSpace {
@@ -21,11 +27,6 @@ pub struct VaSpace {
 }
 
 impl VaSpace {
-    /// A placeholder owning nothing.
-    pub(crate) fn empty() -> Self {
-        Self { pd: 0, pts: BTreeMap::new(), va: RangeAllocator::default() }
-    }
-
     /// A new space whose allocatable VA is `[base, base + len)`.
     pub(crate) fn new<P: Platform>(gpu: &Device<P>, base: u64, len: u64) -> Result<Self> {
         let pd = gpu.vram_alloc(mmu::PD_BYTES, mmu::PAGE_SIZE)?;
@@ -120,5 +121,37 @@ impl VaSpace {
             gpu.vram_free(self.pd, mmu::PD_BYTES);
             self.pd = 0;
         }
+    }
+}
+
+/// BAR1's address space: an instance block and page tables of its own, with USERD mapped
+/// (nouveau's gf100 bar init). It lives as long as the device and never changes after
+/// bring-up.
+pub(crate) struct Bar1 {
+    _space: VaSpace,
+    _inst: u64,
+}
+
+impl Bar1 {
+    /// Build BAR1's address space, point NV_PBUS_BAR1_BLOCK at it, map every channel's
+    /// USERD page and tell PFIFO where they are (NV_PFIFO_USERD_BASE).
+    pub(crate) fn bring_up<P: Platform>(dev: &mut Device<P>) -> Result<Self> {
+        let size = dev.info().bar1.1;
+        let inst = dev.vram_alloc(INST_SIZE, INST_SIZE)?;
+        dev.pramin_zero(inst, INST_SIZE)?;
+        let mut space = VaSpace::new(dev, 0, size)?;
+        dev.write_inst_vm(inst, space.pd, size - 1)?;
+        let b = PbusBar1Block::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_use_vm(true);
+        dev.wr(NV_PBUS_BAR1_BLOCK, 0, b);
+
+        let userd_bytes = NUM_CHANNELS as u64 * USERD_STRIDE as u64;
+        let userd_vram = dev.vram_alloc(userd_bytes, mmu::PAGE_SIZE)?;
+        let userd = space.alloc_va(userd_bytes)?;
+        space.map(dev, userd, userd_vram, userd_bytes, Target::Vram)?;
+        dev.tlb_flush(space.pd)?;
+        dev.wr(NV_PFIFO_USERD_BASE, 0, PfifoUserdBase::new().with_bar1_page((userd >> 12) as u32).with_valid(true));
+        // Each channel zeroes its own USERD page when it is created.
+        dev.set_userd(userd_vram, userd);
+        Ok(Self { _space: space, _inst: inst })
     }
 }

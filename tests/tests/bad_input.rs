@@ -2,7 +2,7 @@
 //! out-of-range copies, exhausted VRAM, malformed pushbuffers, unmapped GPU addresses,
 //! and random register traffic. Faults stay in the faulting context.
 
-use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue};
+use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, StreamHandle};
 use fake_pci::{FakeGpu, Window};
 use fifo::Pushbuf;
 use hw::class::{LaunchDma, Layout, TransferType, copy, subch};
@@ -67,19 +67,27 @@ fn copies_past_the_end_of_an_allocation_and_size_zero() {
     assert_eq!(gpu.memcpy_htod(h, p + n, &[1]), Err(CuError::InvalidValue));
     let mut out = vec![0u8; n as usize + 1];
     assert_eq!(gpu.memcpy_dtoh(h, &mut out, p), Err(CuError::InvalidValue));
-    assert_eq!(gpu.memcpy_dtod(h, q, p, n + 1), Err(CuError::InvalidValue));
-    assert_eq!(gpu.memcpy_dtod(h, q + 8, p, n), Err(CuError::InvalidValue));
-    assert_eq!(gpu.memset(h, p, MemsetValue::U32(0), n / 4 + 1), Err(CuError::InvalidValue));
-    assert_eq!(gpu.memset(h, p + 1, MemsetValue::U16(0), 1), Err(CuError::InvalidValue), "misaligned");
+    assert_eq!(gpu.memcpy(h, StreamHandle::DEFAULT, q, p, n + 1), Err(CuError::InvalidValue));
+    assert_eq!(gpu.memcpy(h, StreamHandle::DEFAULT, q + 8, p, n), Err(CuError::InvalidValue));
+    assert_eq!(gpu.memset(h, StreamHandle::DEFAULT, p, MemsetValue::U32(0), n / 4 + 1), Err(CuError::InvalidValue));
+    assert_eq!(
+        gpu.memset(h, StreamHandle::DEFAULT, p + 1, MemsetValue::U16(0), 1),
+        Err(CuError::InvalidValue),
+        "misaligned"
+    );
     assert_eq!(gpu.memcpy_htod(h, 0, &[1]), Err(CuError::InvalidValue), "null device pointer");
     assert_eq!(gpu.memcpy_htod(h, u64::MAX, &[1]), Err(CuError::InvalidValue));
-    assert_eq!(gpu.memcpy_dtod(h, q, u64::MAX - 2, 8), Err(CuError::InvalidValue), "overflowing range");
+    assert_eq!(
+        gpu.memcpy(h, StreamHandle::DEFAULT, q, u64::MAX - 2, 8),
+        Err(CuError::InvalidValue),
+        "overflowing range"
+    );
     // Size zero: allocation is an error, empty copies and memsets succeed and do nothing.
     assert_eq!(gpu.mem_alloc(h, 0), Err(CuError::InvalidValue));
     assert_eq!(gpu.memcpy_htod(h, p, &[]), Ok(()));
     assert_eq!(gpu.memcpy_dtoh(h, &mut [], p), Ok(()));
-    assert_eq!(gpu.memcpy_dtod(h, q, p, 0), Ok(()));
-    assert!(gpu.memset(h, p, MemsetValue::U8(1), 0).is_ok());
+    assert!(gpu.memcpy(h, StreamHandle::DEFAULT, q, p, 0).is_ok());
+    assert!(gpu.memset(h, StreamHandle::DEFAULT, p, MemsetValue::U8(1), 0).is_ok());
     // Nothing was lost: the allocations still work.
     gpu.memcpy_htod(h, p, &data[..n as usize]).unwrap();
     gpu.memcpy_dtoh(h, &mut out[..n as usize], p).unwrap();
@@ -136,7 +144,7 @@ fn a_malformed_pushbuffer_word_stops_only_its_channel() {
     ];
     for (i, words) in bad_words.iter().enumerate() {
         let bad = dev.create_context().unwrap();
-        let f = gpu.debug_submit_raw(bad.handle(), words).unwrap();
+        let f = gpu.debug_submit_raw(bad.handle(), StreamHandle::DEFAULT, words).unwrap();
         assert_eq!(gpu.fence_wait(bad.handle(), f), Err(CuError::LaunchFailed), "case {i}");
         // Sticky: every later call on the context reports it.
         assert_eq!(gpu.mem_alloc(bad.handle(), 4096), Err(CuError::LaunchFailed));
@@ -168,7 +176,7 @@ fn a_copy_from_an_unmapped_gpu_address_faults_in_its_context_only() {
         .with_src_layout(Layout::Pitch)
         .with_dst_layout(Layout::Pitch);
     pb.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch.into()]).unwrap();
-    let f = gpu.debug_submit_raw(h, pb.words()).unwrap();
+    let f = gpu.debug_submit_raw(h, StreamHandle::DEFAULT, pb.words()).unwrap();
     assert_eq!(gpu.fence_wait(h, f), Err(CuError::IllegalAddress), "the wait returns instead of hanging");
     assert_eq!(gpu.memcpy_htod(h, dst, &[1, 2, 3]), Err(CuError::IllegalAddress), "sticky");
     assert_eq!(dev.sim().lock().stats().faults, 1);
@@ -266,7 +274,7 @@ fn a_raw_launch_asking_for_absurd_local_memory_fails_cleanly() {
     pb.incr(s, BLOCK_DIM_XY, &[64 | 1 << 16, 1]).unwrap();
     pb.incr(s, REGISTER_COUNT, &[16]).unwrap();
     pb.incr(s, LAUNCH, &[0]).unwrap();
-    let f = gpu.debug_submit_raw(ctx.handle(), pb.words()).unwrap();
+    let f = gpu.debug_submit_raw(ctx.handle(), StreamHandle::DEFAULT, pb.words()).unwrap();
     assert_eq!(gpu.fence_wait(ctx.handle(), f), Err(CuError::LaunchFailed));
     assert_eq!(dev.sim().lock().stats().traps, 1);
     // A kernel shaped too large for one SM (more shared memory than an SM has) too.
@@ -276,7 +284,7 @@ fn a_raw_launch_asking_for_absurd_local_memory_fails_cleanly() {
     pb.incr(s, GRID_DIM_XY, &[1 | 1 << 16, 1]).unwrap();
     pb.incr(s, BLOCK_DIM_XY, &[32 | 1 << 16, 1]).unwrap();
     pb.incr(s, LAUNCH, &[0]).unwrap();
-    let f = gpu.debug_submit_raw(ctx.handle(), pb.words()).unwrap();
+    let f = gpu.debug_submit_raw(ctx.handle(), StreamHandle::DEFAULT, pb.words()).unwrap();
     assert_eq!(gpu.fence_wait(ctx.handle(), f), Err(CuError::LaunchFailed));
 }
 
@@ -309,7 +317,7 @@ fn destroying_a_context_with_a_pending_event_record_succeeds() {
         on.extend((0..streams).map(|_| gpu.stream_create(h, true, 0).unwrap()));
         for &stream in &on {
             let e = gpu.event_create(h, true).unwrap();
-            gpu.memset_on(h, stream, p, MemsetValue::U32(7), 16 << 20).unwrap(); // still running...
+            gpu.memset(h, stream, p, MemsetValue::U32(7), 16 << 20).unwrap(); // still running...
             gpu.event_record(h, e, stream).unwrap(); // ...when this is queued
         }
         let faults = dev.sim().lock().stats().faults;

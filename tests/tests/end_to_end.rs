@@ -1,6 +1,6 @@
 //! End-to-end programs against the simulated GPU, every result checked on the CPU.
 
-use backend_user::{ContextConfig, Device, DeviceConfig, DeviceOptions, MemsetValue};
+use backend_user::{ContextConfig, Device, DeviceConfig, DeviceOptions, MemsetValue, StreamHandle};
 use tests::Rng;
 
 fn device() -> Device {
@@ -26,7 +26,7 @@ fn copies_of_1_byte_to_64_mib_at_odd_sizes_and_alignments() {
         let data = rng.bytes(n);
         // Sentinels around the destination range must survive.
         let fill = 0xA5u8;
-        gpu.memset(h, a, MemsetValue::U8(fill), cap).unwrap();
+        gpu.memset(h, StreamHandle::DEFAULT, a, MemsetValue::U8(fill), cap).unwrap();
         gpu.memcpy_htod(h, a + off, &data).unwrap();
         let mut back = vec![0u8; n + 2];
         let lo = off.saturating_sub(1);
@@ -38,7 +38,7 @@ fn copies_of_1_byte_to_64_mib_at_odd_sizes_and_alignments() {
         }
         assert_eq!(back[body + n], fill, "byte after the copy changed");
         // Device to device, to a different alignment.
-        gpu.memcpy_dtod(h, b + off2, a + off, n as u64).unwrap();
+        gpu.memcpy(h, StreamHandle::DEFAULT, b + off2, a + off, n as u64).unwrap();
         let mut back2 = vec![0u8; n];
         gpu.memcpy_dtoh(h, &mut back2, b + off2).unwrap();
         assert_eq!(back2, data, "D2D of {n} bytes from offset {off} to {off2}");
@@ -76,7 +76,7 @@ fn memsets_of_8_16_and_32_bits_match_a_cpu_reference() {
             let at = off as usize + i * size;
             reference[at..at + size].copy_from_slice(&bytes);
         }
-        gpu.memset(h, p + off, v, count).unwrap();
+        gpu.memset(h, StreamHandle::DEFAULT, p + off, v, count).unwrap();
     }
     let mut back = vec![0u8; n];
     gpu.memcpy_dtoh(h, &mut back, p).unwrap();
@@ -95,7 +95,7 @@ fn one_million_small_submissions_wrap_the_rings_many_times() {
     let mut last = None;
     for i in 0..total {
         // Each submission writes one word: slot i % slots gets value i.
-        last = Some(gpu.memset(h, p + (i % slots) * 4, MemsetValue::U32(i as u32), 1).unwrap());
+        last = Some(gpu.memset(h, StreamHandle::DEFAULT, p + (i % slots) * 4, MemsetValue::U32(i as u32), 1).unwrap());
     }
     gpu.fence_wait(h, last.unwrap()).unwrap();
     let mut back = vec![0u32; slots as usize];
@@ -144,7 +144,7 @@ fn fences_carry_device_timestamps_that_advance() {
     let f = ctx.fence().unwrap();
     ctx.wait(f).unwrap();
     let t0 = gpu.fence_timestamp(h).unwrap();
-    let f = gpu.memset(h, p, MemsetValue::U32(1), 2 << 20).unwrap();
+    let f = gpu.memset(h, StreamHandle::DEFAULT, p, MemsetValue::U32(1), 2 << 20).unwrap();
     ctx.wait(f).unwrap();
     let t1 = gpu.fence_timestamp(h).unwrap();
     // 8 MiB written by the copy engine: at least the time the preset's DRAM and engine need.

@@ -1,7 +1,7 @@
 //! Kernels compiled by clang from CUDA (kernels/*.cu -> kernels/*.ptx), JIT-compiled by the
 //! runtime, executed by the compute engine, checked against CPU references.
 
-use backend_user::{Arg, CuError, Device};
+use backend_user::{Arg, CuError, Device, StreamHandle};
 use tests::Rng;
 
 const VECADD: &str = include_str!("../../kernels/vecadd.ptx");
@@ -378,7 +378,9 @@ fn kernels_read_and_write_mapped_host_memory() {
     // Copies reach it too, and the two frees do not mix.
     let mut d = ctx.alloc::<f32>(n).unwrap();
     d.copy_from(&vec![7.0; n]).unwrap();
-    dev.gpu().memcpy_dtod(ctx.handle(), c.device_ptr(), d.device_ptr(), 4 * n as u64).unwrap();
+    let f =
+        dev.gpu().memcpy(ctx.handle(), StreamHandle::DEFAULT, c.device_ptr(), d.device_ptr(), 4 * n as u64).unwrap();
+    dev.gpu().fence_wait(ctx.handle(), f).unwrap();
     assert!(c.to_vec().unwrap().iter().all(|&x| x == 7.0));
     assert_eq!(dev.gpu().mem_free(ctx.handle(), c.device_ptr()), Err(CuError::InvalidValue));
     assert_eq!(dev.gpu().mem_free_host(ctx.handle(), d.device_ptr()), Err(CuError::InvalidValue));
@@ -475,19 +477,19 @@ impl runtime_core::platform::Platform for SlowHost {
 #[test]
 fn a_kernel_that_takes_the_host_longer_than_ten_seconds_completes() {
     use backend_user::{ClockMode, DeviceConfig, UserPlatform};
-    use runtime_core::{Gpu, MemsetValue};
+    use runtime_core::{Gpu, LaunchConfig, MemsetValue, Params};
     let gpu = Gpu::probe(SlowHost(UserPlatform::new(DeviceConfig::default(), ClockMode::Stepped))).unwrap();
     let h = gpu.ctx_create().unwrap();
     let m = gpu.module_load_ptx(h, &format!("{HDR}{}", tests::CHAIN_PTX)).unwrap();
     let f = gpu.module_get_function(h, m, "chain").unwrap();
     let out = gpu.mem_alloc(h, 4).unwrap();
-    gpu.memset(h, out, MemsetValue::U32(0), 1).unwrap();
+    gpu.memset(h, StreamHandle::DEFAULT, out, MemsetValue::U32(0), 1).unwrap();
     let n: u32 = 300_000;
     let mut params = out.to_le_bytes().to_vec();
     params.extend_from_slice(&n.to_le_bytes());
     let t0 = std::time::Instant::now();
     let c0 = gpu.ptimer_ns();
-    gpu.launch(h, f, [1, 1, 1], [1, 1, 1], 0, &params).unwrap();
+    gpu.launch(h, f, &LaunchConfig::new([1, 1, 1], [1, 1, 1]), Params::Buffer(&params)).unwrap();
     let mut got = [0u8; 4];
     gpu.memcpy_dtoh(h, &mut got, out).unwrap();
     let host = t0.elapsed();

@@ -61,7 +61,7 @@ pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int
 /// The value of a device attribute (`CUdevice_attribute` number), from the device
 /// configuration and the runtime's launch limits; `None` for attributes not answered.
 pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
-    use runtime_core::module::{MAX_BLOCK, MAX_GRID};
+    use runtime_core::limits::{MAX_BLOCK, MAX_GRID};
     let gpu = st.gpu();
     let c = &st.config;
     let i = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);

@@ -72,7 +72,7 @@ pub extern "C" fn cuLaunchKernel(
             // A stream of another context than the function's.
             _ => return Err(CuError::InvalidHandle),
         };
-        let (grid, block) = ([gx, gy, gz], [bx, by, bz]);
+        let cfg = LaunchConfig::new([gx, gy, gz], [bx, by, bz]).shared(shared).on(sh);
         if !params.is_null() && !extra.is_null() {
             return Err(CuError::InvalidValue);
         }
@@ -96,10 +96,10 @@ pub extern "C" fn cuLaunchKernel(
             if size != a.param_bytes as usize {
                 return Err(CuError::InvalidValue);
             }
-            return launched(gpu.launch_on(h, sh, fh, grid, block, shared, raw::bytes(buf, size)?));
+            return launched(gpu.launch(h, fh, &cfg, Params::Buffer(raw::bytes(buf, size)?)));
         }
         if a.params.is_empty() {
-            return launched(gpu.launch_on(h, sh, fh, grid, block, shared, &[]));
+            return launched(gpu.launch(h, fh, &cfg, Params::Buffer(&[])));
         }
         if params.is_null() {
             return Err(CuError::InvalidValue);
@@ -108,7 +108,7 @@ pub extern "C" fn cuLaunchKernel(
         for (i, &(_, size)) in a.params.iter().enumerate() {
             args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
         }
-        launched(gpu.launch_with_args_on(h, sh, fh, grid, block, shared, &args))
+        launched(gpu.launch(h, fh, &cfg, Params::Args(&args)))
     })
 }
 

@@ -50,7 +50,9 @@ use state::*;
 
 use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
 use fake_pci::config::Mode;
-use runtime_core::{EventHandle, FuncAttributes, FuncHandle, ImageKind, ModuleHandle, StreamHandle};
+use runtime_core::{
+    EventHandle, FuncAttributes, FuncHandle, ImageKind, LaunchConfig, ModuleHandle, Params, StreamHandle,
+};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_float, c_int, c_uint, c_void};

@@ -77,7 +77,7 @@ pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle
     guard(|| {
         let (gpu, ctx, h, sh) = stream_of(s)?;
         if asynchronous && let Some(p) = pinned(ctx, src.addr(), bytes)? {
-            gpu.memcpy_async(h, sh, dst, p, bytes as u64)?;
+            gpu.memcpy(h, sh, dst, p, bytes as u64)?;
         } else {
             // Pageable memory: the copy is synchronous, after the stream's earlier work.
             gpu.stream_synchronize(h, sh)?;
@@ -92,7 +92,7 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
     guard(|| {
         let (gpu, ctx, h, sh) = stream_of(s)?;
         if asynchronous && let Some(p) = pinned(ctx, dst.addr(), bytes)? {
-            gpu.memcpy_async(h, sh, p, src, bytes as u64)?;
+            gpu.memcpy(h, sh, p, src, bytes as u64)?;
         } else {
             let r = gpu.stream_synchronize(h, sh);
             sanitize::flush(&gpu, h);
@@ -108,9 +108,13 @@ pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, 
     guard(|| {
         let (gpu, _, h, sh) = stream_of(s)?;
         if asynchronous {
-            gpu.memcpy_async(h, sh, dst, src, bytes as u64)?;
+            gpu.memcpy(h, sh, dst, src, bytes as u64)?;
         } else {
-            gpu.memcpy_dtod(h, dst, src, bytes as u64)?;
+            // Synchronous: on the default stream, returning when the copy is done.
+            let f = gpu.memcpy(h, StreamHandle::DEFAULT, dst, src, bytes as u64)?;
+            if bytes > 0 {
+                gpu.fence_wait(h, f)?;
+            }
         }
         count_copy(bytes);
         Ok(())
@@ -156,7 +160,7 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes
 
 pub(crate) fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
     let (gpu, _, h) = current()?;
-    gpu.memset(h, dst, v, n as u64).map(|_| ())
+    gpu.memset(h, StreamHandle::DEFAULT, dst, v, n as u64).map(|_| ())
 }
 
 /// cuMemsetD8_v2.
@@ -180,7 +184,7 @@ pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUres
 pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle) -> CUresult {
     guard(|| {
         let (gpu, _, h, sh) = stream_of(s)?;
-        gpu.memset_on(h, sh, dst, v, n as u64).map(drop)
+        gpu.memset(h, sh, dst, v, n as u64).map(drop)
     })
 }
 

@@ -27,7 +27,7 @@ pub(crate) fn stream_create(ph: *mut Handle, flags: c_uint, priority: c_int) -> 
     if ph.is_null() || flags & !STREAM_NON_BLOCKING != 0 {
         return Err(CuError::InvalidValue);
     }
-    let priority = priority.clamp(runtime_core::stream::STREAM_PRIORITY_GREATEST, 0);
+    let priority = priority.clamp(runtime_core::limits::STREAM_PRIORITY_GREATEST, 0);
     let sh = gpu.stream_create(h, flags & STREAM_NON_BLOCKING != 0, priority)?;
     let mut st = state()?;
     let id = st.id();
@@ -58,7 +58,7 @@ pub extern "C" fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut 
             raw::put(least, 0)?;
         }
         if !greatest.is_null() {
-            raw::put(greatest, runtime_core::stream::STREAM_PRIORITY_GREATEST)?;
+            raw::put(greatest, runtime_core::limits::STREAM_PRIORITY_GREATEST)?;
         }
         Ok(())
     })

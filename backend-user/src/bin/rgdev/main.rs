@@ -13,7 +13,7 @@
 //!
 //! A preset P is a built-in name or a TOML file (`RGDEV_PRESET` does the same).
 
-use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result, preset};
+use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result, StreamHandle, preset};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -352,7 +352,7 @@ fn demo(dev: &Device) -> Result<bool> {
     let gpu = dev.gpu();
     let h = ctx.handle();
     step(dev, "memset D32 0xC0FFEE00 over 4 Mi words", n as u64, || {
-        let f = gpu.memset(h, b.device_ptr(), MemsetValue::U32(0xC0FF_EE00), (n / 4) as u64)?;
+        let f = gpu.memset(h, StreamHandle::DEFAULT, b.device_ptr(), MemsetValue::U32(0xC0FF_EE00), (n / 4) as u64)?;
         ctx.wait(f)
     })?;
     let mut words = vec![0u32; n / 4];

@@ -1,0 +1,108 @@
+//! Memory calls: device and pinned host allocations, copies and memsets. Host copies are
+//! blocking (the host buffer is borrowed for the call); copies between device pointers
+//! and memsets go to a stream and return its fence.
+
+use super::{CtxHandle, Gpu, StreamHandle};
+use crate::channel::Fence;
+use crate::context::memory::{MemsetValue, Owner};
+use crate::error::{CuError, Result};
+use crate::platform::Platform;
+use alloc::sync::Arc;
+
+impl<P: Platform> Gpu<P> {
+    /// Allocate `bytes` of device memory (cuMemAlloc). Returns the device pointer.
+    pub fn mem_alloc(&self, h: CtxHandle, bytes: u64) -> Result<u64> {
+        if bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |gpu, c| c.alloc_vram(gpu, bytes, Owner::User))
+    }
+
+    /// Free device memory (cuMemFree). Work queued before it completes first.
+    pub fn mem_free(&self, h: CtxHandle, ptr: u64) -> Result<()> {
+        self.free_alloc(h, ptr, false)
+    }
+
+    /// Allocate `bytes` of pinned host memory mapped into the context's address space
+    /// (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP): kernels and copies reach it through
+    /// the returned device pointer (system-memory PTEs), the host through the memory.
+    pub fn mem_alloc_host(&self, h: CtxHandle, bytes: u64) -> Result<(u64, Arc<fifo::SharedMem>)> {
+        if bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes))
+    }
+
+    /// Free pinned host memory from [`Gpu::mem_alloc_host`] (cuMemFreeHost), after the
+    /// work queued before it.
+    pub fn mem_free_host(&self, h: CtxHandle, ptr: u64) -> Result<()> {
+        self.free_alloc(h, ptr, true)
+    }
+
+    /// Free a user allocation after the context's queued work, waiting without the lock.
+    fn free_alloc(&self, h: CtxHandle, ptr: u64, host: bool) -> Result<()> {
+        let waits = self.with_ctx(h, |_, c| c.user_alloc(ptr, host).and_then(|()| c.releases()))?;
+        waits.iter().try_for_each(|w| w.wait(self))?;
+        self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))
+    }
+
+    /// The program's allocation containing `ptr`: (base, size) (cuMemGetAddressRange;
+    /// memory the runtime holds for itself is not the program's).
+    pub fn mem_range(&self, h: CtxHandle, ptr: u64) -> Result<(u64, u64)> {
+        self.with_ctx(h, |_, c| c.user_range(ptr))
+    }
+
+    /// Allocate `bytes` of VRAM that the runtime owns (module segments): copies reach it,
+    /// cuMemFree does not.
+    pub(crate) fn runtime_alloc(&self, h: CtxHandle, bytes: u64) -> Result<u64> {
+        self.with_ctx(h, |gpu, c| c.alloc_vram(gpu, bytes, Owner::Runtime))
+    }
+
+    /// Free runtime-owned allocations after the context's queued work: every one of them
+    /// is freed even if one fails (the first error is returned).
+    pub(crate) fn runtime_free(&self, h: CtxHandle, ptrs: &[u64]) -> Result<()> {
+        let waits = self.with_ctx(h, |_, c| c.releases())?;
+        let waited = waits.iter().try_for_each(|w| w.wait(self));
+        let freed = self.with_ctx(h, |gpu, c| {
+            // Every one is freed, whatever happens to the others; the first error is kept.
+            let mut first = Ok(());
+            for &p in ptrs {
+                let r = c.free_now(gpu, p);
+                if first.is_ok() {
+                    first = r;
+                }
+            }
+            first
+        });
+        waited.and(freed)
+    }
+
+    /// Copy host memory to the device (cuMemcpyHtoD), in the default stream's order;
+    /// returns when `src` may be reused. The copy holds the context's staging buffers
+    /// (host copies of a context take turns, as on CUDA's legacy stream), never the
+    /// context's lock while it waits.
+    pub fn memcpy_htod(&self, h: CtxHandle, dst: u64, src: &[u8]) -> Result<()> {
+        self.ctx(h)?.copy_htod(self, dst, src)
+    }
+
+    /// Copy device memory to the host (cuMemcpyDtoH), in the default stream's order;
+    /// waits for earlier work on the context, holding the staging buffers but not the
+    /// context's lock.
+    pub fn memcpy_dtoh(&self, h: CtxHandle, dst: &mut [u8], src: u64) -> Result<()> {
+        self.ctx(h)?.copy_dtoh(self, dst, src)
+    }
+
+    /// Copy `bytes` between two device pointers of the context (device memory or mapped
+    /// pinned host memory on either side) on stream `s` (cuMemcpyDtoD(Async),
+    /// cuMemcpyAsync). Returns at once with the stream's fence; a copy of nothing queues
+    /// nothing and returns the stream's last fence.
+    pub fn memcpy(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| c.copy(gpu, s.0, dst, src, bytes))
+    }
+
+    /// Set `count` elements at `dst` to `value` on stream `s` (cuMemsetD8/D16/D32 and
+    /// their Async forms). Asynchronous: returns the stream's fence.
+    pub fn memset(&self, h: CtxHandle, s: StreamHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| c.memset(gpu, s.0, dst, value, count))
+    }
+}

@@ -1,0 +1,253 @@
+//! Module and launch calls: loading (PTX is compiled by the `ptx` crate at load time, the
+//! segments are uploaded through the copy engine), kernels and their attributes, the
+//! legacy launch state, and one launch entry point taking a stream.
+
+use super::{CtxHandle, Gpu, StreamHandle};
+use crate::channel::Fence;
+use crate::context::memory::MemsetValue;
+use crate::context::module::{ImageKind, LaunchConfig, Loaded, Params, Segments, image_kind};
+use crate::error::{CuError, Result};
+use crate::limits::{MAX_BLOCK, MAX_SHARED, PARAM_BYTES, block_fits};
+use crate::platform::{Level, Platform};
+use crate::rlog;
+use alloc::string::String;
+use alloc::vec::Vec;
+use ptx::Program;
+
+/// A loaded module (per context).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModuleHandle(pub u64);
+
+/// A kernel of a loaded module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncHandle {
+    /// Its module.
+    pub module: ModuleHandle,
+    /// Index of the kernel in the module.
+    pub index: u32,
+}
+
+/// A kernel as the device sees its launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LaunchId {
+    /// Channel of the context.
+    pub chid: u32,
+    /// Program address (CODE_ADDRESS).
+    pub code: u64,
+    /// Entry point (PROGRAM_START), bytes from `code`.
+    pub entry: u32,
+}
+
+/// What `cuFuncGetAttribute` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncAttributes {
+    /// Registers per thread.
+    pub regs: u32,
+    /// Static shared memory bytes.
+    pub shared_bytes: u32,
+    /// Local memory bytes per thread.
+    pub local_bytes: u32,
+    /// Parameter bytes.
+    pub param_bytes: u32,
+    /// Most threads per block a launch may use.
+    pub max_threads: u32,
+    /// Parameters: (offset, size) each.
+    pub params: Vec<(u32, u32)>,
+}
+
+impl<P: Platform> Gpu<P> {
+    /// Compile PTX and load it into a context (cuModuleLoadData with PTX). The error of a
+    /// bad module is CUDA_ERROR_INVALID_PTX, and the compiler's message is logged.
+    pub fn module_load_ptx(&self, h: CtxHandle, src: &str) -> Result<ModuleHandle> {
+        let prog = ptx::compile_ptx(src).map_err(|e| {
+            rlog!(&self.platform, Level::Error, "ptx: {e}");
+            CuError::InvalidPtx
+        })?;
+        self.module_load(h, prog)
+    }
+
+    /// Load a module image of any kind (cuModuleLoadData): PTX text is compiled, an rgdev
+    /// container is loaded as is, an NVIDIA cubin (ELF) or fatbin gets
+    /// CUDA_ERROR_NO_BINARY_FOR_GPU, anything else CUDA_ERROR_INVALID_IMAGE.
+    pub fn module_load_image(&self, h: CtxHandle, image: &[u8]) -> Result<ModuleHandle> {
+        match image_kind(image) {
+            ImageKind::Container => self.module_load(h, Program::from_container(image).ok_or(CuError::InvalidImage)?),
+            ImageKind::Ptx(src) => self.module_load_ptx(h, src),
+            ImageKind::Nvidia => Err(CuError::NoBinaryForGpu),
+            ImageKind::Unknown => Err(CuError::InvalidImage),
+        }
+    }
+
+    /// Load a compiled program into a context.
+    pub fn module_load(&self, h: CtxHandle, prog: Program) -> Result<ModuleHandle> {
+        let mut allocs = Vec::new();
+        match self.module_upload(h, &prog, &mut allocs) {
+            Ok(seg) => self.with_ctx(h, |_, c| Ok(ModuleHandle(c.module_insert(Loaded::new(prog, seg, allocs))))),
+            Err(e) => {
+                let _ = self.runtime_free(h, &allocs);
+                Err(e)
+            }
+        }
+    }
+
+    /// Allocate a program's segments and upload them (through the copy engine, in the
+    /// default stream's order).
+    fn module_upload(&self, h: CtxHandle, prog: &Program, allocs: &mut Vec<u64>) -> Result<Segments> {
+        let mut alloc = |bytes: u64| -> Result<u64> {
+            let p = self.runtime_alloc(h, bytes.max(16))?;
+            allocs.push(p);
+            Ok(p)
+        };
+        let global = alloc(prog.global_size as u64)?;
+        let code_bytes = prog.code_bytes(global);
+        let code = alloc(code_bytes.len() as u64)?;
+        let cb0 = alloc(PARAM_BYTES as u64)?;
+        let constant = if prog.const_size == 0 {
+            None
+        } else {
+            let c = alloc(prog.const_size as u64)?;
+            Some((c, prog.const_size))
+        };
+        // Segments start zeroed, then take their initialized prefix.
+        let zero = |ptr: u64, size: u32| -> Result<()> {
+            if size > 0 {
+                self.memset(h, StreamHandle::DEFAULT, ptr, MemsetValue::U8(0), size as u64)?;
+            }
+            Ok(())
+        };
+        zero(global, prog.global_size)?;
+        self.memcpy_htod(h, global, &prog.global_init)?;
+        self.memcpy_htod(h, code, &code_bytes)?;
+        if let Some((c, size)) = constant {
+            zero(c, size)?;
+            self.memcpy_htod(h, c, &prog.const_init)?;
+        }
+        // The new code may sit where old code was: drop decoded instructions.
+        self.with_ctx(h, |gpu, c| c.invalidate_code(gpu))?;
+        Ok(Segments { code, global, constant, cb0 })
+    }
+
+    /// Unload a module and free its memory (cuModuleUnload).
+    pub fn module_unload(&self, h: CtxHandle, m: ModuleHandle) -> Result<()> {
+        let loaded = self.with_ctx(h, |_, c| c.module_remove(m.0))?;
+        self.runtime_free(h, loaded.allocs())
+    }
+
+    /// A kernel by name (cuModuleGetFunction).
+    pub fn module_get_function(&self, h: CtxHandle, m: ModuleHandle, name: &str) -> Result<FuncHandle> {
+        self.with_ctx(h, |_, c| Ok(FuncHandle { module: m, index: c.module(m.0)?.kernel_index(name)? }))
+    }
+
+    /// A module variable's device address and size (cuModuleGetGlobal). `.const` variables
+    /// are addressable too: they live in the buffer bound as constant bank 1.
+    pub fn module_get_global(&self, h: CtxHandle, m: ModuleHandle, name: &str) -> Result<(u64, u64)> {
+        self.with_ctx(h, |_, c| c.module(m.0)?.global(name))
+    }
+
+    /// Names of the kernels of a module.
+    pub fn module_kernels(&self, h: CtxHandle, m: ModuleHandle) -> Result<Vec<String>> {
+        self.with_ctx(h, |_, c| Ok(c.module(m.0)?.kernel_names()))
+    }
+
+    /// A kernel's resource use and parameter layout (cuFuncGetAttribute).
+    pub fn func_attributes(&self, h: CtxHandle, f: FuncHandle) -> Result<FuncAttributes> {
+        self.with_ctx(h, |gpu, c| {
+            let k = c.module(f.module.0)?.kernel(f.index)?;
+            let by_regs = gpu.max_regs_per_block() / k.regs.max(1) / 32 * 32;
+            Ok(FuncAttributes {
+                regs: k.regs,
+                shared_bytes: k.shared_bytes,
+                local_bytes: k.local_bytes,
+                param_bytes: k.param_bytes,
+                max_threads: k.max_threads.unwrap_or(MAX_BLOCK[0]).min(MAX_BLOCK[0]).min(by_regs),
+                params: k.params.iter().map(|p| (p.offset, p.size)).collect(),
+            })
+        })
+    }
+
+    /// How the device identifies this kernel's launches in its statistics and traces: the
+    /// context's channel, the program address (CODE_ADDRESS) and the entry point
+    /// (PROGRAM_START, bytes).
+    pub fn func_launch_id(&self, h: CtxHandle, f: FuncHandle) -> Result<LaunchId> {
+        self.with_ctx(h, |_, c| {
+            let l = c.module(f.module.0)?;
+            let (code, entry) = (l.code(), l.kernel(f.index)?.pc * 16);
+            Ok(LaunchId { chid: c.live()?.chid, code, entry })
+        })
+    }
+
+    /// cuFuncSetBlockShape.
+    pub fn func_set_block_shape(&self, h: CtxHandle, f: FuncHandle, block: [u32; 3]) -> Result<()> {
+        if !block_fits(block) {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |_, c| {
+            c.module_mut(f.module.0)?.legacy(f.index)?.block = block;
+            Ok(())
+        })
+    }
+
+    /// cuFuncSetSharedSize: dynamic shared memory of later cuLaunchGrid calls.
+    pub fn func_set_shared_size(&self, h: CtxHandle, f: FuncHandle, bytes: u32) -> Result<()> {
+        if bytes > MAX_SHARED {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |_, c| {
+            c.module_mut(f.module.0)?.legacy(f.index)?.shared = bytes;
+            Ok(())
+        })
+    }
+
+    /// cuParamSetSize: the size of the parameter buffer.
+    pub fn param_set_size(&self, h: CtxHandle, f: FuncHandle, bytes: u32) -> Result<()> {
+        if bytes > PARAM_BYTES {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |_, c| {
+            c.module_mut(f.module.0)?.legacy(f.index)?.params.resize(bytes as usize, 0);
+            Ok(())
+        })
+    }
+
+    /// cuParamSeti/cuParamSetf/cuParamSetv: raw bytes at `offset` of the parameter buffer
+    /// (a 64-bit pointer may arrive as two 32-bit halves).
+    pub fn param_set(&self, h: CtxHandle, f: FuncHandle, offset: u32, bytes: &[u8]) -> Result<()> {
+        let end = (offset as usize).checked_add(bytes.len()).ok_or(CuError::InvalidValue)?;
+        if end > PARAM_BYTES as usize {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |_, c| {
+            let l = c.module_mut(f.module.0)?.legacy(f.index)?;
+            if l.params.len() < end {
+                l.params.resize(end, 0);
+            }
+            l.params[offset as usize..end].copy_from_slice(bytes);
+            Ok(())
+        })
+    }
+
+    /// cuLaunchGrid: launch on the default stream with the shape, shared size and
+    /// parameter bytes set before. The parameter buffer must be at least the kernel's
+    /// parameter size; bytes beyond it are ignored, as the driver copies only the declared
+    /// parameters.
+    pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| {
+            let need = c.module(f.module.0)?.kernel(f.index)?.param_bytes as usize;
+            // An unset block shape is all zeros, which the launch rejects.
+            let l = c.module_mut(f.module.0)?.legacy(f.index)?;
+            let (block, shared, mut params) = (l.block, l.shared, l.params.clone());
+            if params.len() < need {
+                return Err(CuError::InvalidValue);
+            }
+            params.truncate(need);
+            let cfg = LaunchConfig::new([grid[0], grid[1], 1], block).shared(shared);
+            c.launch(gpu, (f.module.0, f.index), &cfg, Params::Buffer(&params))
+        })
+    }
+
+    /// Launch `f` as `cfg` says with `params` (cuLaunchKernel). Returns the fence of the
+    /// launch's stream; the kernel runs asynchronously.
+    pub fn launch(&self, h: CtxHandle, f: FuncHandle, cfg: &LaunchConfig, params: Params<'_>) -> Result<Fence> {
+        self.with_ctx(h, |gpu, c| c.launch(gpu, (f.module.0, f.index), cfg, params))
+    }
+}

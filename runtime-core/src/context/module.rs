@@ -1,0 +1,375 @@
+//! A context's modules and launches. A module is a compiled [`Program`] whose code,
+//! `.global` data and `.const` data live in video memory the runtime owns (uploaded by the
+//! API layer through the copy engine). A launch is a sequence of compute-class (90C0)
+//! methods in the pushbuffer (docs/hardware.md, Gdev's order): code address, generic
+//! windows, shared and local sizes, the kernel parameters written into constant buffer 0
+//! with CB_OFFSET/CB_DATA, module constants in bank 1, grid and block shape, register
+//! count, program start, LAUNCH, then a fence. Launches are asynchronous; errors in the
+//! kernel surface at the next synchronization.
+
+use super::Inner;
+use super::stream::StreamHandle;
+use crate::channel::Fence;
+use crate::device::Device;
+use crate::error::{CuError, Result};
+use crate::limits::{MAX_BLOCK, MAX_GRID, MAX_LOCAL, MAX_LOCAL_PER_BLOCK, PARAM_BYTES, block_fits};
+use crate::platform::Platform;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use fifo::Pushbuf;
+use hw::class::{CbBind, DimXy, addr40, compute::*, subch};
+use ptx::{Kernel, Program};
+
+/// Generic-address window of shared memory.
+pub const SHARED_WINDOW_ADDR: u32 = 0x0100_0000;
+/// Generic-address window of local memory.
+pub const LOCAL_WINDOW_ADDR: u32 = 0x0200_0000;
+
+/// GRID_DIM_XY/BLOCK_DIM_XY data for a shape already checked against [`MAX_GRID`] and the
+/// block limits (each extent fits 16 bits).
+fn dim_xy(d: [u32; 3]) -> u32 {
+    DimXy::new().with_x(d[0] as u16).with_y(d[1] as u16).into()
+}
+
+/// What a module image is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageKind<'a> {
+    /// PTX source text.
+    Ptx(&'a str),
+    /// An rgdev module container.
+    Container,
+    /// An NVIDIA cubin (ELF) or fatbin: machine code for other GPUs.
+    Nvidia,
+    /// Not a module.
+    Unknown,
+}
+
+/// Classify a module image by its bytes.
+pub fn image_kind(image: &[u8]) -> ImageKind<'_> {
+    const FATBIN: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
+    const FATBIN_WRAPPER: [u8; 4] = 0x466B_243Bu32.to_le_bytes();
+    if ptx::container::is_container(image) {
+        return ImageKind::Container;
+    }
+    if image.starts_with(b"\x7fELF") || image.starts_with(&FATBIN) || image.starts_with(&FATBIN_WRAPPER) {
+        return ImageKind::Nvidia;
+    }
+    // PTX: text (possibly NUL-terminated, as cuModuleLoadData receives it) with a .version.
+    let text = image.split(|&b| b == 0).next().unwrap_or(&[]);
+    match core::str::from_utf8(text) {
+        Ok(s) if s.contains(".version") => ImageKind::Ptx(s),
+        _ => ImageKind::Unknown,
+    }
+}
+
+/// A kernel's parameters, as cuLaunchKernel takes them.
+#[derive(Clone, Copy, Debug)]
+pub enum Params<'a> {
+    /// The whole parameter buffer laid out as the kernel's parameter list
+    /// (`extra` with CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE).
+    Buffer(&'a [u8]),
+    /// One value per parameter (`kernelParams`): each slice has the size the PTX signature
+    /// gives its parameter and lands at its offset.
+    Args(&'a [&'a [u8]]),
+}
+
+/// Launch state of the legacy API (cuFuncSetBlockShape, cuParamSet*, cuLaunchGrid).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Legacy {
+    pub(crate) block: [u32; 3],
+    pub(crate) shared: u32,
+    pub(crate) params: Vec<u8>,
+}
+
+/// A module loaded into a context: its program and where its segments live.
+pub(crate) struct Loaded {
+    legacy: BTreeMap<u32, Legacy>,
+    prog: Program,
+    code: u64,
+    global: u64,
+    constant: Option<(u64, u32)>,
+    cb0: u64,
+    allocs: Vec<u64>,
+}
+
+/// Where a module's segments were uploaded: code, `.global` data, `.const` data (address
+/// and size) and the default stream's parameter buffer.
+pub(crate) struct Segments {
+    pub(crate) code: u64,
+    pub(crate) global: u64,
+    pub(crate) constant: Option<(u64, u32)>,
+    pub(crate) cb0: u64,
+}
+
+impl Loaded {
+    /// A module of `prog` whose segments are `seg`, holding the runtime allocations `allocs`.
+    pub(crate) fn new(prog: Program, seg: Segments, allocs: Vec<u64>) -> Self {
+        let Segments { code, global, constant, cb0 } = seg;
+        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, allocs }
+    }
+
+    /// The runtime allocations holding the module's segments.
+    pub(crate) fn allocs(&self) -> &[u64] {
+        &self.allocs
+    }
+
+    /// The program's address (CODE_ADDRESS).
+    pub(crate) fn code(&self) -> u64 {
+        self.code
+    }
+
+    /// Kernel `index`.
+    pub(crate) fn kernel(&self, index: u32) -> Result<&Kernel> {
+        self.prog.kernels.get(index as usize).ok_or(CuError::InvalidHandle)
+    }
+
+    /// The index of the kernel called `name`.
+    pub(crate) fn kernel_index(&self, name: &str) -> Result<u32> {
+        self.prog.kernels.iter().position(|k| k.name == name).map(|i| i as u32).ok_or(CuError::NotFound)
+    }
+
+    /// The names of the module's kernels.
+    pub(crate) fn kernel_names(&self) -> Vec<String> {
+        self.prog.kernels.iter().map(|k| k.name.clone()).collect()
+    }
+
+    /// A module variable's device address and size. `.const` variables are addressable
+    /// too: they live in the buffer bound as constant bank 1.
+    pub(crate) fn global(&self, name: &str) -> Result<(u64, u64)> {
+        let s = self.prog.symbol(name).ok_or(CuError::NotFound)?;
+        let base = match s.space {
+            ptx::ast::StateSpace::Global => self.global,
+            _ => self.constant.map(|(c, _)| c).ok_or(CuError::NotFound)?,
+        };
+        Ok((base + s.offset as u64, s.size as u64))
+    }
+
+    /// The legacy launch state of kernel `index`.
+    pub(crate) fn legacy(&mut self, index: u32) -> Result<&mut Legacy> {
+        self.kernel(index)?;
+        Ok(self.legacy.entry(index).or_default())
+    }
+
+    /// For a sanitizer record of a launch of this module: the kernel's name and the PTX
+    /// lines of the access and of a race's other access.
+    pub(crate) fn describe(&self, r: &hw::check::CheckRecord) -> Option<(String, u32, u32)> {
+        if r.code != self.code {
+            return None;
+        }
+        let k = self.prog.kernels.iter().find(|k| k.pc == r.entry)?;
+        let line = |pc: u32| self.prog.lines.get(pc as usize).copied().unwrap_or(0);
+        let other = if r.kind == hw::check::CheckKind::Race { line(r.other_pc) } else { 0 };
+        Some((k.name.clone(), line(r.pc), other))
+    }
+}
+
+/// A kernel parameter buffer as 32-bit CB_DATA words (at least one).
+fn param_words(k: &Kernel, params: Params<'_>) -> Result<Vec<u32>> {
+    let packed;
+    let bytes = match params {
+        Params::Buffer(b) => b,
+        Params::Args(args) => {
+            if args.len() != k.params.len() {
+                return Err(CuError::InvalidValue);
+            }
+            let mut buf = alloc::vec![0u8; k.param_bytes as usize];
+            for (a, p) in args.iter().zip(&k.params) {
+                if a.len() != p.size as usize {
+                    return Err(CuError::InvalidValue);
+                }
+                let range = p.offset as usize..p.offset as usize + p.size as usize;
+                buf.get_mut(range).ok_or(CuError::InvalidImage)?.copy_from_slice(a);
+            }
+            packed = buf;
+            &packed[..]
+        }
+    };
+    if bytes.len() != k.param_bytes as usize {
+        return Err(CuError::InvalidValue);
+    }
+    let mut words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|b| {
+            let mut w = [0u8; 4];
+            w[..b.len()].copy_from_slice(b);
+            u32::from_le_bytes(w)
+        })
+        .collect();
+    if words.is_empty() {
+        words.push(0);
+    }
+    Ok(words)
+}
+
+/// Where and how a launch runs: the grid, the block, dynamic shared memory and the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks per grid dimension.
+    pub grid: [u32; 3],
+    /// Threads per block dimension.
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes.
+    pub shared: u32,
+    /// The stream ([`StreamHandle::DEFAULT`]: the legacy default stream).
+    pub stream: StreamHandle,
+}
+
+impl LaunchConfig {
+    /// A launch of `grid` x `block` with no dynamic shared memory on the default stream.
+    pub fn new(grid: [u32; 3], block: [u32; 3]) -> Self {
+        Self { grid, block, shared: 0, stream: StreamHandle::DEFAULT }
+    }
+
+    /// The same launch with `bytes` of dynamic shared memory.
+    pub fn shared(self, bytes: u32) -> Self {
+        Self { shared: bytes, ..self }
+    }
+
+    /// The same launch on stream `s`.
+    pub fn on(self, s: StreamHandle) -> Self {
+        Self { stream: s, ..self }
+    }
+}
+
+impl Inner {
+    /// Add a loaded module; returns its id.
+    pub(crate) fn module_insert(&mut self, l: Loaded) -> u64 {
+        let id = self.next_module;
+        self.next_module += 1;
+        self.modules.insert(id, l);
+        id
+    }
+
+    /// Take module `id` out of the context.
+    pub(crate) fn module_remove(&mut self, id: u64) -> Result<Loaded> {
+        self.modules.remove(&id).ok_or(CuError::InvalidHandle)
+    }
+
+    /// Module `id`.
+    pub(crate) fn module(&self, id: u64) -> Result<&Loaded> {
+        self.modules.get(&id).ok_or(CuError::InvalidHandle)
+    }
+
+    /// Module `id`, to change its legacy launch state.
+    pub(crate) fn module_mut(&mut self, id: u64) -> Result<&mut Loaded> {
+        self.modules.get_mut(&id).ok_or(CuError::InvalidHandle)
+    }
+
+    /// Drop the decoded instructions the compute engine caches (new code may sit where old
+    /// code was).
+    pub(crate) fn invalidate_code<P: Platform>(&mut self, gpu: &Device<P>) -> Result<()> {
+        let ch = self.live()?;
+        let mut pb = Pushbuf::<16>::new();
+        pb.method(subch::COMPUTE, INVALIDATE_SHADER_CACHES, 0).map_err(|_| CuError::Unknown)?;
+        ch.submit(gpu, pb.words())
+    }
+
+    /// Launch kernel `index` of module `module` as `cfg` says; returns the stream's fence. Each channel has its own parameter buffer, so launches on different
+    /// streams never share one.
+    pub(crate) fn launch<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        (module, index): (u64, u32),
+        cfg: &LaunchConfig,
+        params: Params<'_>,
+    ) -> Result<Fence> {
+        let LaunchConfig { grid, block, shared, stream: StreamHandle(s) } = *cfg;
+        let l = self.module(module)?;
+        let k = l.kernel(index)?;
+        // Per-parameter values are checked before the shape, a whole buffer after it.
+        let early = match params {
+            Params::Args(_) => Some(param_words(k, params)?),
+            Params::Buffer(_) => None,
+        };
+        let threads = block.iter().map(|&d| d as u64).product::<u64>();
+        if grid.contains(&0) || (0..3).any(|i| grid[i] > MAX_GRID[i]) || !block_fits(block) {
+            return Err(CuError::InvalidValue);
+        }
+        if threads > MAX_BLOCK[0] as u64 || k.max_threads.is_some_and(|m| threads > m as u64) {
+            return Err(CuError::InvalidValue);
+        }
+        let dyn_base = if k.dynamic_shared { k.shared_bytes.div_ceil(16) * 16 } else { k.shared_bytes };
+        let total_shared = dyn_base.checked_add(shared).ok_or(CuError::InvalidValue)?;
+        if total_shared > gpu.max_shared_per_block() {
+            return Err(CuError::InvalidValue);
+        }
+        // The block must fit on one SM of this device (its registers, threads, shared
+        // memory), by the rule the device's dispatcher applies.
+        if k.regs as u64 * threads.div_ceil(32) * 32 > gpu.max_regs_per_block() as u64
+            || hw::occupancy::blocks_per_sm(&gpu.info().sm, threads as u32, k.regs, total_shared) == 0
+            || k.local_bytes > MAX_LOCAL
+            || k.local_bytes as u64 * threads > MAX_LOCAL_PER_BLOCK
+        {
+            return Err(CuError::LaunchOutOfResources);
+        }
+        let words = match early {
+            Some(w) => w,
+            None => param_words(k, params)?,
+        };
+        let (code, mut cb0, constant, pc) = (l.code, l.cb0, l.constant, k.pc);
+        let check = self.check.as_ref().map(|a| (u32::from(a.mode), a.table_va, a.report_va));
+        let (local, regs) = (k.local_bytes, k.regs);
+        if s != 0 {
+            cb0 = self.streams.get(&s).ok_or(CuError::InvalidHandle)?.params;
+        }
+        let ch = self.ordered(gpu, s)?;
+        let mut pb = Pushbuf::<2048>::new();
+        let c = subch::COMPUTE;
+        let r = (|| {
+            pb.incr(c, CODE_ADDRESS_HIGH, &addr40::split(code))?;
+            pb.incr(c, SHARED_WINDOW, &[SHARED_WINDOW_ADDR])?;
+            pb.incr(c, LOCAL_WINDOW, &[LOCAL_WINDOW_ADDR])?;
+            pb.incr(c, LOCAL_SIZE, &[local])?;
+            pb.incr(c, SHARED_SIZE, &[total_shared])?;
+            pb.incr(c, CB_SIZE, &[PARAM_BYTES, addr40::hi(cb0), addr40::lo(cb0)])?;
+            pb.incr(c, CB_BIND, &[CbBind::new().with_valid(true).with_slot(0).into()])?;
+            pb.incr(c, CB_OFFSET, &[0])?;
+            pb.nonincr(c, CB_DATA, &words)?;
+            if let Some((cva, csize)) = constant {
+                pb.incr(c, CB_SIZE, &[csize, addr40::hi(cva), addr40::lo(cva)])?;
+                pb.incr(c, CB_BIND, &[CbBind::new().with_valid(true).with_slot(1).into()])?;
+            }
+            pb.incr(c, GRID_DIM_XY, &[dim_xy(grid), grid[2]])?;
+            pb.incr(c, BLOCK_DIM_XY, &[dim_xy(block), block[2]])?;
+            pb.incr(c, THREADS_PER_BLOCK, &[threads as u32])?;
+            pb.incr(c, REGISTER_COUNT, &[regs])?;
+            pb.incr(c, BARRIER_COUNT, &[1])?;
+            pb.incr(c, PROGRAM_START, &[pc * 16])?;
+            if let Some((mode, table, report)) = check {
+                pb.incr(
+                    c,
+                    CHECK_MODE,
+                    &[mode, addr40::hi(table), addr40::lo(table), addr40::hi(report), addr40::lo(report)],
+                )?;
+            }
+            pb.incr(c, BEGIN_GRID, &[0])?;
+            pb.incr(c, LAUNCH, &[0])?;
+            pb.incr(c, END_GRID, &[0])
+        })();
+        r.map_err(|_| CuError::InvalidValue)?;
+        let f = ch.fence(&mut pb)?;
+        ch.submit(gpu, pb.words())?;
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_are_classified_by_their_bytes() {
+        let ptx = ".version 6.0\n.target sm_70\n.address_size 64\n";
+        assert_eq!(image_kind(ptx.as_bytes()), ImageKind::Ptx(ptx));
+        let mut nul = ptx.as_bytes().to_vec();
+        nul.push(0);
+        assert_eq!(image_kind(&nul), ImageKind::Ptx(ptx));
+        assert_eq!(image_kind(b"\x7fELF\x02\x01\x01"), ImageKind::Nvidia);
+        assert_eq!(image_kind(&0xBA55_ED50u32.to_le_bytes()), ImageKind::Nvidia);
+        assert_eq!(image_kind(b"RGDEVMOD\x01\0\0\0"), ImageKind::Container);
+        assert_eq!(image_kind(b"hello"), ImageKind::Unknown);
+        assert_eq!(image_kind(&[]), ImageKind::Unknown);
+        assert_eq!(image_kind(&[0xFF, 0xFE, 0x2E]), ImageKind::Unknown);
+    }
+}

@@ -1,0 +1,301 @@
+//! A context's streams and events.
+//!
+//! A stream is a channel of its context: it shares the context's address space and page
+//! directory, and has its own GPFIFO, pushbuffer, fence slot and kernel-parameter buffer.
+//! Stream 0 is the legacy default stream (the context's first channel). Work on the
+//! default stream waits for the earlier work of every blocking stream, and work on a
+//! blocking stream waits for the default stream's; CU_STREAM_NON_BLOCKING streams do
+//! neither. Those waits are semaphore acquires on the other channels' fence slots,
+//! executed by the GPU: the host never blocks on them.
+//!
+//! An event is a 16-byte semaphore slot in DMA memory mapped into the context. Recording
+//! queues a release of the next sequence number on the stream's channel: the release waits
+//! for the channel's earlier work and writes the payload and, unless the event was created
+//! with CU_EVENT_DISABLE_TIMING (a 4-byte release), the GPU timestamp. `cuStreamWaitEvent`
+//! queues an acquire of that value on another stream: again executed by the GPU.
+
+use super::Inner;
+use super::memory::Owner;
+use crate::channel::{Channel, Held, Release, map_dma, release};
+use crate::device::Device;
+use crate::error::{CuError, Result};
+use crate::limits::{PARAM_BYTES, STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST};
+use crate::platform::{DmaBuffer, Platform};
+use crate::vm::VaSpace;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
+use fifo::Pushbuf;
+use hw::class::addr40;
+use hw::class::{SemOp, SemaphoreD, host};
+use hw::mmu::PAGE_SIZE;
+
+/// A stream of a context; [`StreamHandle::DEFAULT`] is the legacy default stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamHandle(pub u64);
+
+impl StreamHandle {
+    /// The legacy default stream (CUDA's NULL stream).
+    pub const DEFAULT: Self = Self(0);
+}
+
+/// Ring sizes of a stream's channel.
+const STREAM_GPFIFO: u32 = 256;
+const STREAM_PUSHBUFFER: u32 = 64 << 10;
+
+/// A stream other than the legacy default stream.
+pub(crate) struct Stream {
+    pub(crate) ch: Channel,
+    pub(crate) non_blocking: bool,
+    /// This channel's kernel-parameter buffer (device pointer).
+    pub(crate) params: u64,
+}
+
+/// Events: 16-byte slots in DMA pages mapped into the context.
+#[derive(Default)]
+pub(crate) struct Events {
+    pages: Vec<(DmaBuffer, u64)>,
+    free: Vec<u32>,
+    /// Slots of earlier records, reusable once their release has landed: (slot, seq).
+    retired: Vec<(u32, u32)>,
+    /// The last sequence number released by any record of the context. Numbers only grow
+    /// (wrapping), and a slot is reused only after its release landed, so every slot's
+    /// payload only grows too: an acquire still pending on an older record of a reused
+    /// slot is satisfied by the newer one.
+    counter: u32,
+    list: BTreeMap<u64, Event>,
+    next: u64,
+    held: Vec<Held>,
+}
+
+struct Event {
+    slot: u32,
+    timing: bool,
+    /// The last record: (stream, channel, sequence number).
+    recorded: Option<(u64, u32, u32)>,
+}
+
+const SLOTS_PER_PAGE: u32 = (PAGE_SIZE / 16) as u32;
+
+impl Events {
+    fn slot(&self, slot: u32) -> (&DmaBuffer, usize, u64) {
+        let (buf, va) = &self.pages[(slot / SLOTS_PER_PAGE) as usize];
+        let off = (slot % SLOTS_PER_PAGE) as usize * 16;
+        (buf, off, va + off as u64)
+    }
+
+    fn payload(&self, slot: u32) -> u32 {
+        let (buf, off, _) = self.slot(slot);
+        buf.mem.load_u32(off, Ordering::Acquire).unwrap_or(0)
+    }
+
+    fn timestamp(&self, slot: u32) -> u64 {
+        let (buf, off, _) = self.slot(slot);
+        buf.mem.load_u64(off + 8, Ordering::Acquire).unwrap_or(0)
+    }
+
+    /// Whether the event's last record has been released (an event never recorded is).
+    fn done(&self, e: &Event) -> bool {
+        e.recorded.is_none_or(|(_, _, seq)| self.payload(e.slot).wrapping_sub(seq) as i32 >= 0)
+    }
+
+    /// A slot: a free one, a retired one whose release has landed, or one of a new page
+    /// mapped into `vm` (zeroed).
+    fn alloc<P: Platform>(&mut self, gpu: &Device<P>, vm: &mut VaSpace) -> Result<u32> {
+        let mut k = 0;
+        while k < self.retired.len() {
+            let (slot, seq) = self.retired[k];
+            if self.payload(slot).wrapping_sub(seq) as i32 >= 0 {
+                self.free.push(slot);
+                self.retired.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        if self.free.is_empty() {
+            let (buf, va) = map_dma(gpu, vm, &mut self.held, PAGE_SIZE as usize)?;
+            gpu.tlb_flush(vm.pd)?;
+            let first = self.pages.len() as u32 * SLOTS_PER_PAGE;
+            self.pages.push((buf, va));
+            self.free.extend((first..first + SLOTS_PER_PAGE).rev());
+        }
+        self.free.pop().ok_or(CuError::OutOfMemory)
+    }
+
+    /// Unmap and free the slots' pages (the context is being destroyed).
+    pub(crate) fn release<P: Platform>(&mut self, gpu: &Device<P>, vm: &mut VaSpace) {
+        release(gpu, vm, &mut self.held);
+        self.pages.clear();
+        self.free.clear();
+        self.list.clear();
+    }
+}
+
+/// Append a semaphore acquire (the value at `va` reaches `payload`, wrapping) to `cmd`.
+pub(crate) fn acquire<const N: usize>(cmd: &mut Pushbuf<N>, va: u64, payload: u32) -> Result<()> {
+    let d = SemaphoreD::new().with_operation(SemOp::AcqGeq);
+    cmd.incr(0, host::SEMAPHOREA, &[addr40::hi(va), addr40::lo(va), payload, d.into()])
+        .map(|_| ())
+        .map_err(|_| CuError::Unknown)
+}
+
+impl Inner {
+    /// A new stream: a channel of the context with its own parameter buffer, at channel
+    /// priority `-priority` (CUDA's number clamped to its range); returns its id.
+    pub(crate) fn stream_create<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        non_blocking: bool,
+        priority: i32,
+    ) -> Result<u64> {
+        let level = (-priority.clamp(STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST)) as u8;
+        let params = self.alloc_vram(gpu, PARAM_BYTES as u64, Owner::Runtime)?;
+        let ch = match Channel::new(gpu, &mut self.vm, STREAM_GPFIFO, STREAM_PUSHBUFFER, 1, level) {
+            Ok(ch) => ch,
+            Err(e) => {
+                let _ = self.free_now(gpu, params);
+                return Err(e);
+            }
+        };
+        let id = self.next_stream;
+        self.next_stream += 1;
+        self.streams.insert(id, Stream { ch, non_blocking, params });
+        Ok(id)
+    }
+
+    /// What waiting for the work queued on stream `s` so far needs.
+    pub(crate) fn stream_release(&mut self, s: u64) -> Result<Release> {
+        let ch = self.chan(s)?;
+        ch.release_of(ch.last_fence())
+    }
+
+    /// Remove stream `s` (not the default stream): stop its channel, free its parameter
+    /// buffer.
+    pub(crate) fn stream_remove<P: Platform>(&mut self, gpu: &Device<P>, s: u64) -> Result<()> {
+        let st = self.streams.remove(&s).ok_or(CuError::InvalidHandle)?;
+        let r = crate::channel::teardown(gpu, &mut self.vm, st.ch);
+        self.free_now(gpu, st.params)?;
+        r
+    }
+
+    /// Whether stream `s` has finished its queued work.
+    pub(crate) fn stream_idle<P: Platform>(&mut self, gpu: &Device<P>, s: u64) -> Result<bool> {
+        gpu.service_interrupts();
+        let ch = self.chan(s)?;
+        Ok(ch.completed() >= ch.last_fence().0)
+    }
+
+    /// A new event (`timing` false: CU_EVENT_DISABLE_TIMING); returns its id.
+    pub(crate) fn event_create<P: Platform>(&mut self, gpu: &Device<P>, timing: bool) -> Result<u64> {
+        let Inner { events: ev, vm, .. } = self;
+        let slot = ev.alloc(gpu, vm)?;
+        ev.next += 1;
+        ev.list.insert(ev.next, Event { slot, timing, recorded: None });
+        Ok(ev.next)
+    }
+
+    /// Destroy event `e`. A record still pending completes on its own; the slot is reused
+    /// only after it has.
+    pub(crate) fn event_destroy<P: Platform>(&mut self, gpu: &Device<P>, e: u64) -> Result<()> {
+        let ev = self.events.list.remove(&e).ok_or(CuError::InvalidHandle)?;
+        if let Some((s, chid, seq)) = ev.recorded {
+            let events = &self.events;
+            if self.streams.contains_key(&s) || s == 0 {
+                gpu.wait_for(chid, || events.payload(ev.slot).wrapping_sub(seq) as i32 >= 0)?;
+            }
+        }
+        self.events.free.push(ev.slot);
+        Ok(())
+    }
+
+    /// Record event `e` on stream `s`.
+    pub(crate) fn event_record<P: Platform>(&mut self, gpu: &Device<P>, e: u64, s: u64) -> Result<()> {
+        // Each record releases into a slot of its own, so records on different streams
+        // that complete out of order never move a slot backwards; the previous record's
+        // slot is reused once its release has landed.
+        let (old, timing) = {
+            let ev = self.events.list.get(&e).ok_or(CuError::InvalidHandle)?;
+            (ev.recorded.map(|(_, _, q)| (ev.slot, q)), ev.timing)
+        };
+        let seq = self.events.counter.wrapping_add(1);
+        let Inner { events, vm, .. } = &mut *self;
+        let slot = match old {
+            Some(_) => events.alloc(gpu, vm)?,
+            None => self.events.list[&e].slot,
+        };
+        let (_, _, va) = self.events.slot(slot);
+        let ch = self.ordered(gpu, s)?;
+        let mut cmd = Pushbuf::<64>::new();
+        let d = SemaphoreD::new().with_operation(SemOp::Release).with_release_size_4byte(!timing);
+        cmd.incr(0, host::SEMAPHOREA, &[addr40::hi(va), addr40::lo(va), seq, d.into()])
+            .and_then(|_| cmd.method(0, host::NON_STALL_INTERRUPT, 0))
+            .map_err(|_| CuError::Unknown)?;
+        ch.fence(&mut cmd)?;
+        ch.submit(gpu, cmd.words())?;
+        let chid = ch.chid;
+        self.events.counter = seq;
+        if let Some(r) = old {
+            self.events.retired.push(r);
+        }
+        let ev = self.events.list.get_mut(&e).ok_or(CuError::InvalidHandle)?;
+        ev.slot = slot;
+        ev.recorded = Some((s, chid, seq));
+        Ok(())
+    }
+
+    /// Whether event `e`'s last record has completed (an event never recorded has); the
+    /// channel's error if it faulted before.
+    pub(crate) fn event_done<P: Platform>(&mut self, gpu: &Device<P>, e: u64) -> Result<bool> {
+        gpu.service_interrupts();
+        let ev = self.events.list.get(&e).ok_or(CuError::InvalidHandle)?;
+        if let Some((_, chid, _)) = ev.recorded
+            && !self.events.done(ev)
+            && let Some(err) = gpu.channel_error(chid)
+        {
+            return Err(err);
+        }
+        Ok(self.events.done(ev))
+    }
+
+    /// What waiting for event `e`'s last record needs (`None`: never recorded).
+    pub(crate) fn event_release(&self, e: u64) -> Result<Option<Release>> {
+        let ev = self.events.list.get(&e).ok_or(CuError::InvalidHandle)?;
+        let Some((_, chid, seq)) = ev.recorded else { return Ok(None) };
+        let (buf, off, _) = self.events.slot(ev.slot);
+        Ok(Some(Release { chid, mem: buf.mem.clone(), off, target: seq }))
+    }
+
+    /// Milliseconds of GPU time between two completed records: CUDA_ERROR_NOT_READY while
+    /// either is pending, CUDA_ERROR_INVALID_HANDLE for an event never recorded or created
+    /// without timing.
+    pub(crate) fn event_elapsed_ms<P: Platform>(&mut self, gpu: &Device<P>, start: u64, end: u64) -> Result<f32> {
+        gpu.service_interrupts();
+        let ev = &self.events;
+        let a = ev.list.get(&start).ok_or(CuError::InvalidHandle)?;
+        let b = ev.list.get(&end).ok_or(CuError::InvalidHandle)?;
+        if !a.timing || !b.timing || a.recorded.is_none() || b.recorded.is_none() {
+            return Err(CuError::InvalidHandle);
+        }
+        if !ev.done(a) || !ev.done(b) {
+            return Err(CuError::NotReady);
+        }
+        let (ta, tb) = (ev.timestamp(a.slot), ev.timestamp(b.slot));
+        Ok((tb as i64 - ta as i64) as f32 / 1e6)
+    }
+
+    /// Make stream `s` wait for event `e`'s last record: a semaphore acquire the GPU
+    /// executes. An event never recorded is no wait.
+    pub(crate) fn stream_wait_event<P: Platform>(&mut self, gpu: &Device<P>, s: u64, e: u64) -> Result<()> {
+        let ev = self.events.list.get(&e).ok_or(CuError::InvalidHandle)?;
+        let Some((_, _, seq)) = ev.recorded else {
+            self.chan(s)?;
+            return Ok(());
+        };
+        let (_, _, va) = self.events.slot(ev.slot);
+        let ch = self.ordered(gpu, s)?;
+        let mut cmd = Pushbuf::<64>::new();
+        acquire(&mut cmd, va, seq)?;
+        ch.fence(&mut cmd)?;
+        ch.submit(gpu, cmd.words())
+    }
+}
