@@ -3,6 +3,7 @@
 //! the side effects of reads and writes, dispatched on the register's offset
 //! ([`hw::regs::offset`]).
 
+use crate::config::Mode;
 use crate::trace::Window;
 use crate::{FakeGpu, WriteEffect};
 use alloc::collections::BTreeMap;
@@ -83,6 +84,14 @@ impl FakeGpu {
             offset::NV_PGRAPH_UNITS => {
                 PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
             }
+            offset::NV_PGRAPH_SM_ARCH => {
+                PgraphSmArch::new().with_major(self.cfg.cc_major as u8).with_minor(self.cfg.cc_minor as u8).into()
+            }
+            offset::NV_PGRAPH_CLOCK_KHZ => self.cfg.clock_mhz.saturating_mul(1000),
+            offset::NV_PGRAPH_CAPS => PgraphCaps::new().with_concurrent_kernels(self.cfg.mode == Mode::Timing).into(),
+            offset::NV_PFB_MEM_CLOCK_KHZ => self.cfg.mem_clock_mhz.saturating_mul(1000),
+            offset::NV_PFB_BUS_WIDTH => self.cfg.mem_bus_bits,
+            offset::NV_PFB_L2_SIZE => self.cfg.l2_bytes,
             _ => stored,
         }
     }

@@ -262,6 +262,12 @@ registers! {
     /// VRAM size in bytes, NV50 encoding kept by the model: bits 31:8 are size bits 31:8,
     /// bits 7:0 are size bits 39:32.
     NV_PFB_VRAM_SIZE @ 0x10020C : Ro, reset 0, mask 0 => u32;
+    /// Memory clock in kHz (model: what CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE reports).
+    NV_PFB_MEM_CLOCK_KHZ @ 0x100210 : Ro, reset 0, mask 0 => u32;
+    /// DRAM bus width in bits (model).
+    NV_PFB_BUS_WIDTH @ 0x100214 : Ro, reset 0, mask 0 => u32;
+    /// L2 cache bytes (model; a real GF100 gives LTC and slice counts instead).
+    NV_PFB_L2_SIZE @ 0x100218 : Ro, reset 0, mask 0 => u32;
     /// MMU flush status: bits 23:16 queue space, bit 15 flush done.
     NV_PFB_FLUSH_STATUS @ 0x100C80 : Ro, reset 0x00FF_8000, mask 0 => PfbFlushStatus;
     /// TLB flush: page directory address >> 12 in bits 31:4, aperture in 1:0.
@@ -305,6 +311,13 @@ registers! {
     NV_PGRAPH_WATCHDOG_LO @ 0x409618 : Ro, reset 0, mask 0 => u32;
     /// Watchdog, high word (model).
     NV_PGRAPH_WATCHDOG_HI @ 0x40961C : Ro, reset 0, mask 0 => u32;
+    /// The SMs' architecture: the compute capability programs see (model, in the spirit of
+    /// GF100's per-SM SM_ARCH register).
+    NV_PGRAPH_SM_ARCH @ 0x409620 : Ro, reset 0, mask 0 => PgraphSmArch;
+    /// SM clock in kHz (model).
+    NV_PGRAPH_CLOCK_KHZ @ 0x409624 : Ro, reset 0, mask 0 => u32;
+    /// What the engine can do (model).
+    NV_PGRAPH_CAPS @ 0x409628 : Ro, reset 0, mask 0 => PgraphCaps;
 }
 
 #[cfg(test)]

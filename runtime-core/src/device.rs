@@ -68,6 +68,19 @@ pub struct DeviceInfo {
     /// The device's watchdog in cycles (NV_PGRAPH_WATCHDOG), 0 when it has none: a grid
     /// that runs longer ends in CUDA_ERROR_LAUNCH_TIMEOUT (CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT).
     pub watchdog_cycles: u64,
+    /// Compute capability (major, minor) of the SMs (NV_PGRAPH_SM_ARCH).
+    pub compute_capability: (u32, u32),
+    /// SM clock in kHz (NV_PGRAPH_CLOCK_KHZ).
+    pub clock_khz: u32,
+    /// Whether grids of different streams and contexts share the SMs at once
+    /// (NV_PGRAPH_CAPS; CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS).
+    pub concurrent_kernels: bool,
+    /// Memory clock in kHz (NV_PFB_MEM_CLOCK_KHZ).
+    pub mem_clock_khz: u32,
+    /// DRAM bus width in bits (NV_PFB_BUS_WIDTH).
+    pub mem_bus_bits: u32,
+    /// L2 cache bytes (NV_PFB_L2_SIZE).
+    pub l2_bytes: u32,
     /// Engines brought up.
     pub engines: &'static [&'static str],
 }
@@ -155,6 +168,12 @@ impl<P: Platform> Device<P> {
             sms: 0,
             sm: hw::occupancy::SmLimits { threads: 0, blocks: 0, regs: 0, shared: 0 },
             watchdog_cycles: 0,
+            compute_capability: (0, 0),
+            clock_khz: 0,
+            concurrent_kernels: false,
+            mem_clock_khz: 0,
+            mem_bus_bits: 0,
+            l2_bytes: 0,
             engines: &["PFIFO", "PCOPY0", "PGRAPH", "PTIMER"],
         };
 
@@ -179,6 +198,13 @@ impl<P: Platform> Device<P> {
         };
         info.watchdog_cycles =
             r(NV_PGRAPH_WATCHDOG_LO.offset()) as u64 | (r(NV_PGRAPH_WATCHDOG_HI.offset()) as u64) << 32;
+        let arch = PgraphSmArch::from(r(NV_PGRAPH_SM_ARCH.offset()));
+        info.compute_capability = (arch.major() as u32, arch.minor() as u32);
+        info.clock_khz = r(NV_PGRAPH_CLOCK_KHZ.offset());
+        info.concurrent_kernels = PgraphCaps::from(r(NV_PGRAPH_CAPS.offset())).concurrent_kernels();
+        info.mem_clock_khz = r(NV_PFB_MEM_CLOCK_KHZ.offset());
+        info.mem_bus_bits = r(NV_PFB_BUS_WIDTH.offset());
+        info.l2_bytes = r(NV_PFB_L2_SIZE.offset());
         if info.vram_size <= VRAM_RESERVED {
             return Err(CuError::NoDevice);
         }

@@ -74,6 +74,17 @@ fn init_sequence() -> Vec<Tx> {
         // The watchdog, for CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT.
         Tx::read(NV_PGRAPH_WATCHDOG_LO, 0, cfg().watchdog_cycles as u32),
         Tx::read(NV_PGRAPH_WATCHDOG_HI, 0, (cfg().watchdog_cycles >> 32) as u32),
+        // What the device attributes report: compute capability, clocks, memory, L2.
+        Tx::read(
+            NV_PGRAPH_SM_ARCH,
+            0,
+            PgraphSmArch::new().with_major(cfg().cc_major as u8).with_minor(cfg().cc_minor as u8).into(),
+        ),
+        Tx::read(NV_PGRAPH_CLOCK_KHZ, 0, cfg().clock_mhz * 1000),
+        Tx::read(NV_PGRAPH_CAPS, 0, PgraphCaps::new().with_concurrent_kernels(true).into()),
+        Tx::read(NV_PFB_MEM_CLOCK_KHZ, 0, cfg().mem_clock_mhz * 1000),
+        Tx::read(NV_PFB_BUS_WIDTH, 0, cfg().mem_bus_bits),
+        Tx::read(NV_PFB_L2_SIZE, 0, cfg().l2_bytes),
         // Interrupts.
         Tx::write(NV_PFIFO_INTR_0, 0, u32::MAX),
         Tx::write(NV_PFIFO_INTR_EN_0, 0, 0x3000_0101u32),

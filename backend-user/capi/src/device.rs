@@ -52,58 +52,64 @@ pub extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUres
 pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
     guard(|| {
         check_device(dev)?;
-        let st = state()?;
-        raw::put(major, st.config.cc_major as c_int)?;
-        raw::put(minor, st.config.cc_minor as c_int)
+        let (ma, mi) = state()?.dev.info().compute_capability;
+        raw::put(major, ma as c_int)?;
+        raw::put(minor, mi as c_int)
     })
 }
 
-/// The value of a device attribute (`CUdevice_attribute` number), from the device
-/// configuration and the runtime's launch limits; `None` for attributes not answered.
+/// The value of a device attribute (`CUdevice_attribute` number), from what the runtime
+/// read from the device at probe (`DeviceInfo`) and its launch limits; `None` for
+/// attributes not answered.
 pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
+    use crate::enums::device_attr::*;
     use runtime_core::limits::{MAX_BLOCK, MAX_GRID};
     let gpu = st.gpu();
-    let c = &st.config;
+    let info = gpu.info();
     let i = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);
     Some(match attr {
-        1 => i(MAX_BLOCK[0] as u64),                      // MAX_THREADS_PER_BLOCK
-        2..=4 => i(MAX_BLOCK[attr as usize - 2] as u64),  // MAX_BLOCK_DIM_X/Y/Z
-        5..=7 => i(MAX_GRID[attr as usize - 5] as u64),   // MAX_GRID_DIM_X/Y/Z
-        8 => i(gpu.max_shared_per_block() as u64),        // MAX_SHARED_MEMORY_PER_BLOCK
-        9 => 64 * 1024,                                   // TOTAL_CONSTANT_MEMORY
-        10 => 32,                                         // WARP_SIZE
-        11 => c_int::MAX,                                 // MAX_PITCH
-        12 => i(gpu.max_regs_per_block() as u64),         // MAX_REGISTERS_PER_BLOCK
-        13 => i(c.clock_mhz as u64 * 1000),               // CLOCK_RATE (kHz)
-        14 => 512,                                        // TEXTURE_ALIGNMENT
-        15 => 1,                                          // GPU_OVERLAP (a copy engine)
-        16 => i(st.dev.info().sms as u64),                // MULTIPROCESSOR_COUNT
-        17 => (gpu.info().watchdog_cycles != 0) as c_int, // KERNEL_EXEC_TIMEOUT (the device's watchdog)
-        18 => 0,                                          // INTEGRATED
-        19 => 1,                                          // CAN_MAP_HOST_MEMORY
-        20 => 0,                                          // COMPUTE_MODE (default)
-        30 => 512,                                        // SURFACE_ALIGNMENT
-        31 => (c.mode == Mode::Timing) as c_int,          // CONCURRENT_KERNELS (grids share SMs)
-        32 => 0,                                          // ECC_ENABLED
-        33 => 0,                                          // PCI_BUS_ID
-        34 => 0,                                          // PCI_DEVICE_ID
-        35 => 0,                                          // TCC_DRIVER
-        36 => i(c.mem_clock_mhz as u64 * 1000),           // MEMORY_CLOCK_RATE (kHz)
-        37 => i(c.mem_bus_bits as u64),                   // GLOBAL_MEMORY_BUS_WIDTH
-        38 => i(c.l2_bytes as u64),                       // L2_CACHE_SIZE
-        39 => i(gpu.info().sm.threads as u64),            // MAX_THREADS_PER_MULTIPROCESSOR
-        40 => 1,                                          // ASYNC_ENGINE_COUNT
-        41 => 0,                                          // UNIFIED_ADDRESSING (host and device VAs differ)
-        50 => 0,                                          // PCI_DOMAIN_ID
-        75 => i(c.cc_major as u64),                       // COMPUTE_CAPABILITY_MAJOR
-        76 => i(c.cc_minor as u64),                       // COMPUTE_CAPABILITY_MINOR
-        81 => i(gpu.info().sm.shared as u64),             // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
-        82 => i(gpu.info().sm.regs as u64),               // MAX_REGISTERS_PER_MULTIPROCESSOR
-        83 => 0,                                          // MANAGED_MEMORY
-        84 => 0,                                          // MULTI_GPU_BOARD
-        97 => i(gpu.max_shared_per_block() as u64),       // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-        106 => i(gpu.info().sm.blocks as u64),            // MAX_BLOCKS_PER_MULTIPROCESSOR
-        115 => 0,                                         // MEMORY_POOLS_SUPPORTED (no stream-ordered allocator)
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK => i(MAX_BLOCK[0] as u64),
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X..=CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z => {
+            i(MAX_BLOCK[(attr - CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X) as usize] as u64)
+        }
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X..=CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z => {
+            i(MAX_GRID[(attr - CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X) as usize] as u64)
+        }
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK => i(gpu.max_shared_per_block() as u64),
+        CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY => 64 * 1024,
+        CU_DEVICE_ATTRIBUTE_WARP_SIZE => hw::isa::WARP_SIZE as c_int,
+        CU_DEVICE_ATTRIBUTE_MAX_PITCH => c_int::MAX,
+        CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK => i(gpu.max_regs_per_block() as u64),
+        CU_DEVICE_ATTRIBUTE_CLOCK_RATE => i(info.clock_khz as u64), // kHz
+        CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT => 512,
+        CU_DEVICE_ATTRIBUTE_GPU_OVERLAP => 1, // a copy engine
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT => i(info.sms as u64),
+        CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => (info.watchdog_cycles != 0) as c_int, // the device's watchdog
+        CU_DEVICE_ATTRIBUTE_INTEGRATED => 0,
+        CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY => 1,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_MODE => 0, // default
+        CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT => 512,
+        CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS => info.concurrent_kernels as c_int, // grids share SMs
+        CU_DEVICE_ATTRIBUTE_ECC_ENABLED => 0,
+        CU_DEVICE_ATTRIBUTE_PCI_BUS_ID => 0,
+        CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID => 0,
+        CU_DEVICE_ATTRIBUTE_TCC_DRIVER => 0,
+        CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE => i(info.mem_clock_khz as u64), // kHz
+        CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH => i(info.mem_bus_bits as u64),
+        CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE => i(info.l2_bytes as u64),
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR => i(info.sm.threads as u64),
+        CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT => 1,
+        CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING => 0, // host and device VAs differ
+        CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID => 0,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR => i(info.compute_capability.0 as u64),
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => i(info.compute_capability.1 as u64),
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => i(info.sm.shared as u64),
+        CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR => i(info.sm.regs as u64),
+        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY => 0,
+        CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD => 0,
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => i(gpu.max_shared_per_block() as u64),
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR => i(info.sm.blocks as u64),
+        CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 0, // no stream-ordered allocator
         _ => return None,
     })
 }

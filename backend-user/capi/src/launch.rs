@@ -10,26 +10,41 @@ pub(crate) fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {
     Ok((st.gpu(), h, x.f))
 }
 
+/// A launch's function and stream, looked up under one hold of the library lock: (runtime,
+/// context, function, stream). A stream of another context than the function's is
+/// CUDA_ERROR_INVALID_HANDLE.
+fn launch_target(f: Handle, s: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle, StreamHandle)> {
+    let st = state()?;
+    let x = st.funcs.get(&key(f)).ok_or(CuError::InvalidHandle)?;
+    let h = *st.ctxs.get(&x.ctx).ok_or(CuError::InvalidContext)?;
+    let sh = match stream::lookup(&st, s)? {
+        (ctx, sh) if ctx == x.ctx => sh,
+        _ => return Err(CuError::InvalidHandle),
+    };
+    Ok((st.gpu(), h, x.f, sh))
+}
+
 pub(crate) fn attrs(f: Handle) -> Result<FuncAttributes> {
     let (gpu, h, f) = func(f)?;
     gpu.func_attributes(h, f)
 }
 
-/// cuFuncGetAttribute (`CUfunction_attribute` 0–8).
+/// cuFuncGetAttribute (`CUfunction_attribute`); others get CUDA_ERROR_INVALID_VALUE.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -> CUresult {
     guard(|| {
         let a = attrs(f)?;
         let max_shared = func(f)?.0.max_shared_per_block();
+        use crate::enums::func_attr::*;
         let v = match attrib {
-            0 => a.max_threads,                             // MAX_THREADS_PER_BLOCK
-            1 => a.shared_bytes,                            // SHARED_SIZE_BYTES
-            2 => 0,                                         // CONST_SIZE_BYTES (module-level .const)
-            3 => a.local_bytes,                             // LOCAL_SIZE_BYTES
-            4 => a.regs,                                    // NUM_REGS
-            5 | 6 => 70,                                    // PTX_VERSION, BINARY_VERSION
-            7 => 0,                                         // CACHE_MODE_CA
-            8 => max_shared.saturating_sub(a.shared_bytes), // MAX_DYNAMIC_SHARED_SIZE_BYTES
+            CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => a.max_threads,
+            CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => a.shared_bytes,
+            CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES => 0, // module-level .const
+            CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => a.local_bytes,
+            CU_FUNC_ATTRIBUTE_NUM_REGS => a.regs,
+            CU_FUNC_ATTRIBUTE_PTX_VERSION | CU_FUNC_ATTRIBUTE_BINARY_VERSION => 70,
+            CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => max_shared.saturating_sub(a.shared_bytes),
             _ => return Err(CuError::InvalidValue),
         };
         raw::put(pi, v as c_int)
@@ -38,9 +53,7 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
 
 pub(crate) fn launched(r: Result<runtime_core::Fence>) -> Result<()> {
     r?;
-    if let Ok(mut st) = state() {
-        st.stats.launches += 1;
-    }
+    STATS.launches.fetch_add(1, Ordering::Relaxed);
     Ok(())
 }
 
@@ -66,12 +79,7 @@ pub extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> CUresult {
     guard(|| {
-        let (gpu, h, fh) = func(f)?;
-        let sh = match stream_of(stream)? {
-            (_, _, sh_ctx, sh) if sh_ctx == h => sh,
-            // A stream of another context than the function's.
-            _ => return Err(CuError::InvalidHandle),
-        };
+        let (gpu, h, fh, sh) = launch_target(f, stream)?;
         let cfg = LaunchConfig::new([gx, gy, gz], [bx, by, bz]).shared(shared).on(sh);
         if !params.is_null() && !extra.is_null() {
             return Err(CuError::InvalidValue);

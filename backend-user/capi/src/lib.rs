@@ -31,6 +31,7 @@ mod profile; // cuProfilerStart/Stop and the statistics printed at exit
 mod stream; // streams
 pub mod unsupported; // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
 // The library's own plumbing.
+mod enums; // CUDA's enums, declared once and checked against include/cuda.h
 mod raw; // every access through a caller's pointer
 mod sanitize; // RGDEV_CHECK
 mod state; // the process-wide state, handle tables and the entry-point guard
@@ -49,7 +50,6 @@ pub use stream::*;
 use state::*;
 
 use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
-use fake_pci::config::Mode;
 use runtime_core::{
     EventHandle, FuncAttributes, FuncHandle, ImageKind, LaunchConfig, ModuleHandle, Params, StreamHandle,
 };
@@ -57,6 +57,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_float, c_int, c_uint, c_void};
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// `CUresult`: 0 on success, else a CUDA error number.

@@ -58,10 +58,8 @@ pub extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut u
 }
 
 pub(crate) fn count_copy(bytes: usize) {
-    if let Ok(mut st) = state() {
-        st.stats.copies += 1;
-        st.stats.copy_bytes += bytes as u64;
-    }
+    STATS.copies.fetch_add(1, Ordering::Relaxed);
+    STATS.copy_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
 /// The device pointer of `[p, p + bytes)` if it lies in pinned host memory of context `ctx`.

@@ -1,6 +1,7 @@
 //! Modules: loading PTX and cubin-like images (with JIT options), functions and globals.
 
 use super::*;
+use crate::enums::jit_option::*;
 
 /// Load an image into the current context; JIT messages go to `error_log`/`info_log`.
 pub(crate) fn load(image: &[u8], error_log: &mut String, info_log: &mut String) -> Result<usize> {
@@ -54,11 +55,8 @@ pub extern "C" fn cuModuleLoadData(module: *mut Handle, image: *const c_void) ->
     })
 }
 
-/// JIT option numbers (`CUjit_option`) this library acts on; others are accepted and ignored.
-pub(crate) const JIT_INFO_LOG_BUFFER: c_int = 3;
-pub(crate) const JIT_INFO_LOG_BUFFER_SIZE_BYTES: c_int = 4;
-pub(crate) const JIT_ERROR_LOG_BUFFER: c_int = 5;
-pub(crate) const JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
+/// `CU_JIT_NUM_OPTIONS` of CUDA 12: option numbers below it are accepted; this library acts
+/// on the log buffers and ignores the others.
 pub(crate) const JIT_NUM_OPTIONS: c_int = 33;
 
 /// cuModuleLoadDataEx: as cuModuleLoadData, filling the info and error log buffers with
@@ -91,8 +89,8 @@ pub extern "C" fn cuModuleLoadDataEx(
         let r = load(raw::image(image.cast())?, &mut err, &mut info);
         let logs = (|| {
             for (buf_opt, size_opt, text) in [
-                (JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES, &err),
-                (JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES, &info),
+                (CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, &err),
+                (CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, &info),
             ] {
                 let (Some(b), Some(s)) = (find(buf_opt), find(size_opt)) else { continue };
                 let cap = opts[s].1.addr();

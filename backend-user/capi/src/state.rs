@@ -18,16 +18,22 @@ pub(crate) struct HostAlloc {
     pub(crate) _mem: Arc<fifo::SharedMem>,
 }
 
-/// What `rgdev run --stats` reports.
-#[derive(Default, Clone, Copy)]
+/// What `rgdev run --stats` reports: counters outside the library lock, so that counting
+/// a launch or a copy takes no lock.
+#[derive(Default)]
 pub(crate) struct Stats {
-    pub(crate) launches: u64,
-    pub(crate) copies: u64,
-    pub(crate) copy_bytes: u64,
+    pub(crate) launches: AtomicU64,
+    pub(crate) copies: AtomicU64,
+    pub(crate) copy_bytes: AtomicU64,
 }
+
+pub(crate) static STATS: Stats =
+    Stats { launches: AtomicU64::new(0), copies: AtomicU64::new(0), copy_bytes: AtomicU64::new(0) };
 
 pub(crate) struct State {
     pub(crate) dev: Device,
+    /// The board's configuration, for the statistics file only (device attributes come
+    /// from the device through the runtime).
     pub(crate) config: DeviceConfig,
     pub(crate) next: usize,
     pub(crate) ctxs: HashMap<usize, CtxHandle>,
@@ -40,7 +46,6 @@ pub(crate) struct State {
     pub(crate) streams: HashMap<usize, (usize, StreamHandle, c_uint, c_int)>,
     /// Events: (context, runtime event).
     pub(crate) events: HashMap<usize, (usize, EventHandle)>,
-    pub(crate) stats: Stats,
     pub(crate) profile: profile::Profile,
 }
 

@@ -9,14 +9,22 @@ pub(crate) const STREAM_PER_THREAD: usize = 0x2;
 /// The context and runtime stream of a `CUstream`: NULL (and the two special handles) is
 /// the current context's default stream; a stream handle brings its own context.
 pub(crate) fn stream_of(s: Handle) -> Result<(Arc<UserGpu>, usize, CtxHandle, StreamHandle)> {
-    if matches!(key(s), 0 | STREAM_LEGACY | STREAM_PER_THREAD) {
-        let (gpu, ctx, h) = current()?;
-        return Ok((gpu, ctx, h, StreamHandle::DEFAULT));
-    }
     let st = state()?;
-    let &(ctx, sh, _, _) = st.streams.get(&key(s)).ok_or(CuError::InvalidHandle)?;
+    let (ctx, sh) = lookup(&st, s)?;
     let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
     Ok((st.gpu(), ctx, h, sh))
+}
+
+/// Stream handle `s` as (context id, runtime stream), under the caller's hold of the lock:
+/// NULL and the legacy and per-thread handles are the current context's default stream.
+pub(crate) fn lookup(st: &State, s: Handle) -> Result<(usize, StreamHandle)> {
+    if matches!(key(s), 0 | STREAM_LEGACY | STREAM_PER_THREAD) {
+        let ctx = STACK.with(|s| s.borrow().last().copied()).ok_or(CuError::InvalidContext)?;
+        st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
+        return Ok((ctx, StreamHandle::DEFAULT));
+    }
+    let &(ctx, sh, _, _) = st.streams.get(&key(s)).ok_or(CuError::InvalidHandle)?;
+    Ok((ctx, sh))
 }
 
 /// CU_STREAM_NON_BLOCKING.

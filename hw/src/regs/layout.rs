@@ -481,3 +481,28 @@ pub const fn encode_vram_size(bytes: u64) -> u32 {
 pub const fn decode_vram_size(raw: u32) -> u64 {
     (raw & 0xFFFF_FF00) as u64 | (((raw & 0xFF) as u64) << 32)
 }
+
+/// NV_PGRAPH_SM_ARCH layout: compute capability `major.minor`.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PgraphSmArch {
+    /// Minor version.
+    pub minor: B8,
+    /// Major version.
+    pub major: B8,
+    #[skip]
+    __: B16,
+}
+
+/// NV_PGRAPH_CAPS layout.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PgraphCaps {
+    /// Grids of different channels share the SMs at once (the timing model); without it
+    /// grids run one after another.
+    pub concurrent_kernels: bool,
+    #[skip]
+    __: B31,
+}
