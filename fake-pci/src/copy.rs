@@ -3,9 +3,11 @@
 //! transfers, the remap unit used for memsets (constant components of 1–4 bytes), and a
 //! semaphore release and interrupt on completion.
 //!
-//! Timing is a first model: a job occupies the engine for `latency + bytes / throughput`
-//! cycles, jobs run in launch order, and a job's data lands and its semaphore is written
-//! when it completes. Block-linear surfaces are not supported (a launch error).
+//! Timing (`DeviceConfig::copy_cycles`): a job occupies the engine for its fixed latency
+//! plus the slower of the engine's own rate and the path its data takes (PCIe with its
+//! latency for host memory, DRAM read and write for VRAM to VRAM, DRAM write for a fill).
+//! Jobs run in launch order, and a job's data lands and its semaphore is written when it
+//! completes. Block-linear surfaces are not supported (a launch error).
 
 use crate::config::CopyPath;
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
