@@ -177,6 +177,14 @@ impl Inner {
         if end > base + a.size { Err(CuError::InvalidValue) } else { Ok(()) }
     }
 
+    /// The start of a blocking host copy of `len` bytes at device pointer `ptr`: the range
+    /// lies in one allocation (an empty copy may point anywhere), and the default stream
+    /// waits for the blocking streams.
+    fn host_copy_start<P: Platform>(&mut self, gpu: &Device<P>, ptr: u64, len: u64) -> Result<()> {
+        self.check_range(ptr, len).or(if len == 0 { Ok(()) } else { Err(CuError::InvalidValue) })?;
+        self.ordered(gpu, 0).map(drop)
+    }
+
     /// Queue a copy of `len` bytes from `src` to `dst` on the default stream (an L2
     /// write-back first when `flush`); returns what to wait for.
     fn queue_copy<P: Platform>(
@@ -271,14 +279,7 @@ impl<P: Platform> Context<P> {
     /// legacy stream), never the context's lock while it waits.
     pub(crate) fn copy_htod(&self, gpu: &Device<P>, dst: u64, src: &[u8]) -> Result<()> {
         let bufs = self.staging();
-        self.with(gpu, |c| {
-            c.check_range(dst, src.len() as u64).or(if src.is_empty() {
-                Ok(())
-            } else {
-                Err(CuError::InvalidValue)
-            })?;
-            c.ordered(gpu, 0).map(drop)
-        })?;
+        self.with(gpu, |c| c.host_copy_start(gpu, dst, src.len() as u64))?;
         let chunk = bufs[0].buf.len();
         let mut pending: [Option<Release>; 2] = [None, None];
         for (i, part) in src.chunks(chunk).enumerate() {
@@ -297,30 +298,22 @@ impl<P: Platform> Context<P> {
     /// staging buffers but not the context's lock.
     pub(crate) fn copy_dtoh(&self, gpu: &Device<P>, dst: &mut [u8], src: u64) -> Result<()> {
         let bufs = self.staging();
-        self.with(gpu, |c| {
-            c.check_range(src, dst.len() as u64).or(if dst.is_empty() {
-                Ok(())
-            } else {
-                Err(CuError::InvalidValue)
-            })?;
-            c.ordered(gpu, 0).map(drop)
-        })?;
+        self.with(gpu, |c| c.host_copy_start(gpu, src, dst.len() as u64))?;
         let chunk = bufs[0].buf.len();
         // Queue part i into staging buffer i % 2, then drain part i - 1.
+        let drain = |(j, out, w): (usize, &mut [u8], Release)| -> Result<()> {
+            w.wait(gpu)?;
+            gpu.platform.copy_to_user(out, &bufs[j % 2].buf.mem, 0)
+        };
         let mut pending: Option<(usize, &mut [u8], Release)> = None;
         for (i, part) in dst.chunks_mut(chunk).enumerate() {
             let from = src + (i * chunk) as u64;
             let w = self.with(gpu, |c| c.queue_copy(gpu, from, bufs[i % 2].va, part.len() as u64, i == 0))?;
-            if let Some((j, out, w)) = pending.replace((i, part, w)) {
-                w.wait(gpu)?;
-                gpu.platform.copy_to_user(out, &bufs[j % 2].buf.mem, 0)?;
+            if let Some(done) = pending.replace((i, part, w)) {
+                drain(done)?;
             }
         }
-        if let Some((j, out, w)) = pending {
-            w.wait(gpu)?;
-            gpu.platform.copy_to_user(out, &bufs[j % 2].buf.mem, 0)?;
-        }
-        Ok(())
+        pending.map_or(Ok(()), drain)
     }
 }
 
