@@ -15,7 +15,7 @@
 //! 4. [`channel`]: GPFIFO and pushbuffer rings, the doorbell, u64 fences; [`check`]: the
 //!    sanitizers' table and report buffer;
 //! 5. [`context`]: one context's allocations, copies, modules, launches, streams, events;
-//! 6. [`api`]: [`Gpu`], the context handle table and the CUDA-shaped calls.
+//! 6. [`api`]: [`Gpu`], the handle table (contexts and their objects) and the CUDA-shaped calls.
 //!
 //! Errors are [`CuError`], numbered like `CUresult`.
 #![no_std]

@@ -39,6 +39,67 @@ fn invalid_and_destroyed_context_handles() {
     assert!(gpu.mem_alloc(h2, 4096).is_ok());
 }
 
+/// Module, function, stream and event handles come from the runtime's one handle table:
+/// each names its context, and one of another context, of another kind, of a destroyed
+/// context (even after its slot is reused), or a forged one is CUDA_ERROR_INVALID_HANDLE.
+#[test]
+fn object_handles_name_their_context_and_kind() {
+    use runtime_core::{EventHandle, FuncHandle, LaunchConfig, ModuleHandle, Params};
+    let dev = Device::open().unwrap();
+    let gpu = dev.gpu();
+    let ptx = format!(".version 7.0\n.target sm_70\n.address_size 64\n{}", tests::CHAIN_PTX);
+    let (a, b) = (gpu.ctx_create().unwrap(), gpu.ctx_create().unwrap());
+    let m = gpu.module_load_ptx(a, &ptx).unwrap();
+    let f = gpu.module_get_function(a, m, "chain").unwrap();
+    assert_eq!(gpu.module_get_function(a, m, "chain"), Ok(f), "the same kernel, the same handle");
+    let s = gpu.stream_create(a, false, 0).unwrap();
+    let e = gpu.event_create(a, true).unwrap();
+    assert_eq!((m.ctx(), f.ctx(), s.ctx(), e.ctx()), (a, a, a, a));
+    let ids = [m.0, f.0, s.0, e.0];
+    assert!(ids.iter().all(|&x| x != 0) && ids.iter().collect::<std::collections::HashSet<_>>().len() == 4);
+
+    // Of another context: invalid there, whichever context is current.
+    let inv = Some(CuError::InvalidHandle);
+    assert_eq!(gpu.module_get_function(b, m, "chain").err(), inv);
+    assert_eq!(gpu.func_attributes(b, f).err(), inv);
+    assert_eq!(gpu.stream_synchronize(b, s).err(), inv);
+    assert_eq!(gpu.event_query(b, e).err(), inv);
+    assert_eq!(gpu.event_record(b, EventHandle(e.0), StreamHandle::DEFAULT).err(), inv);
+    // Of another kind, or forged (NULL, the context's bits with id 0, an id never made).
+    assert_eq!(gpu.stream_synchronize(a, StreamHandle(m.0)).err(), inv);
+    assert_eq!(gpu.event_query(a, EventHandle(s.0)).err(), inv);
+    assert_eq!(gpu.func_attributes(a, FuncHandle(e.0)).err(), inv);
+    for forged in [0, a.0 << 32, a.0 << 32 | 0xffff_fff0, 0x12345] {
+        assert_eq!(gpu.module_get_function(a, ModuleHandle(forged), "chain").err(), inv, "{forged:#x}");
+    }
+    let cfg = LaunchConfig::new([1, 1, 1], [1, 1, 1]).on(StreamHandle(e.0));
+    let p = gpu.mem_alloc(a, 4).unwrap();
+    let params = (p, 1u32);
+    let bytes: Vec<u8> = params.0.to_le_bytes().into_iter().chain(params.1.to_le_bytes()).collect();
+    assert_eq!(gpu.launch(a, f, &cfg, Params::Buffer(&bytes)).err(), inv, "an event as a stream");
+    gpu.launch(a, f, &cfg.on(s), Params::Buffer(&bytes)).unwrap();
+    gpu.stream_synchronize(a, s).unwrap();
+
+    // Unloading a module invalidates its kernels; destroying objects invalidates them.
+    gpu.module_unload(a, m).unwrap();
+    assert_eq!(gpu.func_attributes(a, f).err(), inv);
+    assert_eq!(gpu.module_unload(a, m).err(), inv);
+    gpu.stream_destroy(a, s).unwrap();
+    assert_eq!(gpu.stream_synchronize(a, s).err(), inv);
+    gpu.event_destroy(a, e).unwrap();
+    assert_eq!(gpu.event_destroy(a, e).err(), inv);
+
+    // A destroyed context's objects are invalid handles, even once its slot is reused.
+    let m2 = gpu.module_load_ptx(b, &ptx).unwrap();
+    gpu.ctx_destroy(b).unwrap();
+    assert_eq!(gpu.module_kernels(b, m2).err(), inv);
+    let c = gpu.ctx_create().unwrap();
+    assert_ne!(c, b);
+    assert_eq!(gpu.module_kernels(c, ModuleHandle(m2.0)).err(), inv);
+    assert_eq!(gpu.module_kernels(m2.ctx(), m2).err(), inv);
+    assert_eq!(gpu.contexts().len(), 2);
+}
+
 #[test]
 fn double_free_and_unknown_pointers() {
     let dev = Device::open().unwrap();

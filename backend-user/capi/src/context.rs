@@ -10,16 +10,9 @@ pub extern "C" fn cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice
         if pctx.is_null() || flags > 0x1f {
             return Err(CuError::InvalidValue);
         }
-        let gpu = state()?.gpu();
-        let h = gpu.ctx_create()?;
-        let id = {
-            let mut st = state()?;
-            let id = st.id();
-            st.ctxs.insert(id, h);
-            id
-        };
-        STACK.with(|s| s.borrow_mut().push(id));
-        raw::put(pctx, handle(id))
+        let h = gpu()?.ctx_create()?;
+        STACK.with(|s| s.borrow_mut().push(h));
+        raw::put(pctx, handle(h.0))
     })
 }
 
@@ -28,29 +21,31 @@ pub extern "C" fn cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
     guard(|| {
-        let id = key(ctx);
+        let h = CtxHandle(key(ctx));
         let mut st = state()?;
-        if st.primary.is_some_and(|p| p.0 == id) {
+        if st.primary.is_some_and(|p| p.0 == h) {
             // The primary context belongs to cuDevicePrimaryCtxRelease/Reset.
             return Err(CuError::InvalidContext);
         }
-        let doomed = st.take_ctx(id)?;
+        let doomed = st.take_ctx(h)?;
         drop(st);
-        STACK.with(|s| s.borrow_mut().retain(|&c| c != id));
+        STACK.with(|s| s.borrow_mut().retain(|&c| c != h));
         doomed.destroy()
     })
 }
 
-pub(crate) fn check_ctx(id: usize) -> Result<()> {
-    if state()?.ctxs.contains_key(&id) { Ok(()) } else { Err(CuError::InvalidContext) }
+/// Context handle `ctx` if it names a live context.
+pub(crate) fn check_ctx(ctx: Handle) -> Result<CtxHandle> {
+    let h = CtxHandle(key(ctx));
+    if gpu()?.ctx_exists(h) { Ok(h) } else { Err(CuError::InvalidContext) }
 }
 
 /// cuCtxPushCurrent_v2.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxPushCurrent_v2(ctx: Handle) -> CUresult {
     guard(|| {
-        check_ctx(key(ctx))?;
-        STACK.with(|s| s.borrow_mut().push(key(ctx)));
+        let h = check_ctx(ctx)?;
+        STACK.with(|s| s.borrow_mut().push(h));
         Ok(())
     })
 }
@@ -60,9 +55,9 @@ pub extern "C" fn cuCtxPushCurrent_v2(ctx: Handle) -> CUresult {
 pub extern "C" fn cuCtxPopCurrent_v2(pctx: *mut Handle) -> CUresult {
     guard(|| {
         initialized()?;
-        let id = STACK.with(|s| s.borrow_mut().pop()).ok_or(CuError::InvalidContext)?;
+        let h = STACK.with(|s| s.borrow_mut().pop()).ok_or(CuError::InvalidContext)?;
         if !pctx.is_null() {
-            raw::put(pctx, handle(id))?;
+            raw::put(pctx, handle(h.0))?;
         }
         Ok(())
     })
@@ -73,8 +68,8 @@ pub extern "C" fn cuCtxPopCurrent_v2(pctx: *mut Handle) -> CUresult {
 pub extern "C" fn cuCtxGetCurrent(pctx: *mut Handle) -> CUresult {
     guard(|| {
         initialized()?;
-        let id = STACK.with(|s| s.borrow().last().copied()).unwrap_or(0);
-        raw::put(pctx, handle(id))
+        let h = STACK.with(|s| s.borrow().last().copied()).map_or(0, |h| h.0);
+        raw::put(pctx, handle(h))
     })
 }
 
@@ -83,16 +78,11 @@ pub extern "C" fn cuCtxGetCurrent(pctx: *mut Handle) -> CUresult {
 pub extern "C" fn cuCtxSetCurrent(ctx: Handle) -> CUresult {
     guard(|| {
         initialized()?;
-        let id = key(ctx);
-        if id != 0 {
-            check_ctx(id)?;
-        }
+        let h = if ctx.is_null() { None } else { Some(check_ctx(ctx)?) };
         STACK.with(|s| {
             let mut s = s.borrow_mut();
             s.pop();
-            if id != 0 {
-                s.push(id);
-            }
+            s.extend(h);
         });
         Ok(())
     })
@@ -111,7 +101,7 @@ pub extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxSynchronize() -> CUresult {
     guard(|| {
-        let (gpu, _, h) = current()?;
+        let (gpu, h) = current()?;
         let r = gpu.ctx_synchronize(h);
         sanitize::flush(&gpu, h);
         r
@@ -127,15 +117,15 @@ pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> 
             return Err(CuError::InvalidValue);
         }
         let retain = |st: &mut State| {
-            st.primary.map(|(id, n)| {
-                st.primary = Some((id, n + 1));
-                id
+            st.primary.map(|(h, n)| {
+                st.primary = Some((h, n + 1));
+                h
             })
         };
         let gpu = {
             let mut st = state()?;
-            if let Some(id) = retain(&mut st) {
-                return raw::put(pctx, handle(id));
+            if let Some(h) = retain(&mut st) {
+                return raw::put(pctx, handle(h.0));
             }
             st.gpu()
         };
@@ -143,15 +133,13 @@ pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> 
         // thread may have created it meanwhile, and then that one is the primary.
         let h = gpu.ctx_create()?;
         let mut st = state()?;
-        if let Some(id) = retain(&mut st) {
+        if let Some(p) = retain(&mut st) {
             drop(st);
             let _ = gpu.ctx_destroy(h);
-            return raw::put(pctx, handle(id));
+            return raw::put(pctx, handle(p.0));
         }
-        let id = st.id();
-        st.ctxs.insert(id, h);
-        st.primary = Some((id, 1));
-        raw::put(pctx, handle(id))
+        st.primary = Some((h, 1));
+        raw::put(pctx, handle(h.0))
     })
 }
 
@@ -163,14 +151,14 @@ pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
         let mut st = state()?;
         match st.primary {
             None => Err(CuError::InvalidContext),
-            Some((id, 1)) => {
+            Some((h, 1)) => {
                 st.primary = None;
-                let doomed = st.take_ctx(id)?;
+                let doomed = st.take_ctx(h)?;
                 drop(st);
                 doomed.destroy()
             }
-            Some((id, n)) => {
-                st.primary = Some((id, n - 1));
+            Some((h, n)) => {
+                st.primary = Some((h, n - 1));
                 Ok(())
             }
         }
@@ -189,8 +177,8 @@ pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     guard(|| {
         check_device(dev)?;
         let mut st = state()?;
-        let Some((id, _)) = st.primary.take() else { return Ok(()) };
-        let doomed = st.take_ctx(id)?;
+        let Some((h, _)) = st.primary.take() else { return Ok(()) };
+        let doomed = st.take_ctx(h)?;
         drop(st);
         doomed.destroy()
     })

@@ -2,11 +2,10 @@
 
 use super::*;
 
+/// The runtime and context of an event handle (the runtime checks it on use).
 pub(crate) fn event(e: Handle) -> Result<(Arc<UserGpu>, CtxHandle, EventHandle)> {
-    let st = state()?;
-    let &(ctx, eh) = st.events.get(&key(e)).ok_or(CuError::InvalidHandle)?;
-    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
-    Ok((st.gpu(), h, eh))
+    let eh = EventHandle(key(e));
+    Ok((gpu()?, eh.ctx(), eh))
 }
 
 /// CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING.
@@ -19,7 +18,7 @@ pub(crate) const EVENT_INTERPROCESS: c_uint = 0x4;
 #[unsafe(no_mangle)]
 pub extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
     guard(|| {
-        let (gpu, ctx, h) = current()?;
+        let (gpu, h) = current()?;
         if flags & EVENT_INTERPROCESS != 0 {
             return Err(CuError::NotSupported);
         }
@@ -27,11 +26,7 @@ pub extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
             return Err(CuError::InvalidValue);
         }
         let eh = gpu.event_create(h, flags & EVENT_DISABLE_TIMING == 0)?;
-        let mut st = state()?;
-        let id = st.id();
-        st.events.insert(id, (ctx, eh));
-        drop(st);
-        raw::put(ph, handle(id))
+        raw::put(ph, handle(eh.0))
     })
 }
 
@@ -40,7 +35,6 @@ pub extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
 pub extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
     guard(|| {
         let (gpu, h, eh) = event(e)?;
-        state()?.events.remove(&key(e));
         gpu.event_destroy(h, eh)
     })
 }
@@ -50,7 +44,7 @@ pub extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
 pub extern "C" fn cuEventRecord(e: Handle, s: Handle) -> CUresult {
     guard(|| {
         let (gpu, h, eh) = event(e)?;
-        let (_, _, sh_ctx, sh) = stream_of(s)?;
+        let (_, sh_ctx, sh) = stream_of(s)?;
         if sh_ctx != h {
             return Err(CuError::InvalidHandle);
         }
@@ -114,10 +108,12 @@ pub extern "C" fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUre
             return Err(CuError::InvalidValue);
         }
         let (gpu, h, eh) = event(e)?;
-        let (_, _, sh_ctx, sh) = stream_of(s)?;
+        let (_, sh_ctx, sh) = stream_of(s)?;
         if sh_ctx != h {
-            // Waiting on an event of another context is not supported.
-            return Err(CuError::NotSupported);
+            // Waiting on an event of another context is not supported; a handle that
+            // names no live context is invalid.
+            gpu.stream_flags(sh_ctx, sh)?;
+            return Err(if gpu.ctx_exists(h) { CuError::NotSupported } else { CuError::InvalidHandle });
         }
         gpu.stream_wait_event(h, sh, eh)
     })

@@ -25,19 +25,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         let dev = Device::open_with(DeviceOptions { config: config.clone(), checks, ..Default::default() })?;
         let profile = profile::Profile::from_env(&dev);
         let write_at_exit = profile.wanted();
-        let st = State {
-            dev,
-            config,
-            next: 0x1000,
-            ctxs: HashMap::new(),
-            primary: None,
-            modules: HashMap::new(),
-            funcs: HashMap::new(),
-            host: HashMap::new(),
-            streams: HashMap::new(),
-            events: HashMap::new(),
-            profile,
-        };
+        let st = State { dev, config, primary: None, host: HashMap::new(), profile };
         if STATE.set(Mutex::new(st)).is_ok() {
             sanitize::start(checks);
             if std::env::var_os("RGDEV_STATS").is_some() || write_at_exit || u32::from(checks) != 0 {

@@ -3,25 +3,22 @@
 
 use super::*;
 
+/// The runtime and context of a function handle (the runtime checks it on use).
 pub(crate) fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {
-    let st = state()?;
-    let x = st.funcs.get(&key(f)).ok_or(CuError::InvalidHandle)?;
-    let h = *st.ctxs.get(&x.ctx).ok_or(CuError::InvalidContext)?;
-    Ok((st.gpu(), h, x.f))
+    let fh = FuncHandle(key(f));
+    Ok((gpu()?, fh.ctx(), fh))
 }
 
-/// A launch's function and stream, looked up under one hold of the library lock: (runtime,
-/// context, function, stream). A stream of another context than the function's is
-/// CUDA_ERROR_INVALID_HANDLE.
+/// A launch's function and stream: (runtime, context, function, stream). A stream of
+/// another context than the function's is CUDA_ERROR_INVALID_HANDLE (the runtime checks
+/// both handles against the function's context).
 fn launch_target(f: Handle, s: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle, StreamHandle)> {
-    let st = state()?;
-    let x = st.funcs.get(&key(f)).ok_or(CuError::InvalidHandle)?;
-    let h = *st.ctxs.get(&x.ctx).ok_or(CuError::InvalidContext)?;
-    let sh = match stream::lookup(&st, s)? {
-        (ctx, sh) if ctx == x.ctx => sh,
-        _ => return Err(CuError::InvalidHandle),
-    };
-    Ok((st.gpu(), h, x.f, sh))
+    let (gpu, h, fh) = func(f)?;
+    let (_, sh_ctx, sh) = stream::stream_of(s)?;
+    if sh_ctx != h {
+        return Err(CuError::InvalidHandle);
+    }
+    Ok((gpu, h, fh, sh))
 }
 
 pub(crate) fn attrs(f: Handle) -> Result<FuncAttributes> {

@@ -5,8 +5,9 @@
 //! rgdev. Symbols carry CUDA's versioned names (`cuMemAlloc_v2`, ...), as NVIDIA's header
 //! maps them.
 //!
-//! Handles are opaque numbers, keys into this library's tables (never dereferenced), so a
-//! stale or forged handle is CUDA_ERROR_INVALID_HANDLE / INVALID_CONTEXT, never a crash.
+//! Handles are runtime-core's handle values (never dereferenced; the runtime keeps the one
+//! handle table), so a stale or forged handle is CUDA_ERROR_INVALID_HANDLE /
+//! INVALID_CONTEXT, never a crash.
 //! Every entry point checks its pointers for NULL, runs inside `catch_unwind` (a Rust panic
 //! becomes CUDA_ERROR_UNKNOWN instead of unwinding into C), and returns CUDA's code.
 //! Pointer access lives in one module, `raw`.
@@ -34,7 +35,7 @@ pub mod unsupported; // exported entry points that return CUDA_ERROR_NOT_SUPPORT
 mod enums; // CUDA's enums, declared once and checked against include/cuda.h
 mod raw; // every access through a caller's pointer
 mod sanitize; // RGDEV_CHECK
-mod state; // the process-wide state, handle tables and the entry-point guard
+mod state; // the process-wide state (primary context, pinned host memory) and the entry-point guard
 
 // The entry points, at the crate root as the linker sees them.
 pub use context::*;

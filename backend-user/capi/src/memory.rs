@@ -7,7 +7,7 @@ use super::*;
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresult {
     guard(|| {
-        let (gpu, _, h) = current()?;
+        let (gpu, h) = current()?;
         if dptr.is_null() || bytes == 0 {
             return Err(CuError::InvalidValue);
         }
@@ -20,7 +20,7 @@ pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresul
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
     guard(|| {
-        let (gpu, _, h) = current()?;
+        let (gpu, h) = current()?;
         if dptr == 0 {
             return Ok(());
         }
@@ -32,7 +32,7 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
     guard(|| {
-        let (gpu, _, _) = current()?;
+        let (gpu, _) = current()?;
         let (f, t) = gpu.mem_info();
         raw::put(free, f as usize)?;
         raw::put(total, t as usize)
@@ -45,7 +45,7 @@ pub extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresu
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
     guard(|| {
-        let (gpu, _, h) = current()?;
+        let (gpu, h) = current()?;
         let (base, size) = gpu.mem_range(h, dptr)?;
         if !pbase.is_null() {
             raw::put(pbase, base)?;
@@ -63,7 +63,7 @@ pub(crate) fn count_copy(bytes: usize) {
 }
 
 /// The device pointer of `[p, p + bytes)` if it lies in pinned host memory of context `ctx`.
-pub(crate) fn pinned(ctx: usize, p: usize, bytes: usize) -> Result<Option<u64>> {
+pub(crate) fn pinned(ctx: CtxHandle, p: usize, bytes: usize) -> Result<Option<u64>> {
     let st = state()?;
     Ok(st.host.iter().find_map(|(&base, a)| {
         let inside = a.ctx == ctx && p >= base && p.checked_add(bytes).is_some_and(|e| e <= base + a.bytes);
@@ -73,8 +73,8 @@ pub(crate) fn pinned(ctx: usize, p: usize, bytes: usize) -> Result<Option<u64>> 
 
 pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
-        let (gpu, ctx, h, sh) = stream_of(s)?;
-        if asynchronous && let Some(p) = pinned(ctx, src.addr(), bytes)? {
+        let (gpu, h, sh) = stream_of(s)?;
+        if asynchronous && let Some(p) = pinned(h, src.addr(), bytes)? {
             gpu.memcpy(h, sh, dst, p, bytes as u64)?;
         } else {
             // Pageable memory: the copy is synchronous, after the stream's earlier work.
@@ -88,8 +88,8 @@ pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle
 
 pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
-        let (gpu, ctx, h, sh) = stream_of(s)?;
-        if asynchronous && let Some(p) = pinned(ctx, dst.addr(), bytes)? {
+        let (gpu, h, sh) = stream_of(s)?;
+        if asynchronous && let Some(p) = pinned(h, dst.addr(), bytes)? {
             gpu.memcpy(h, sh, p, src, bytes as u64)?;
         } else {
             let r = gpu.stream_synchronize(h, sh);
@@ -104,7 +104,7 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
 
 pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
-        let (gpu, _, h, sh) = stream_of(s)?;
+        let (gpu, h, sh) = stream_of(s)?;
         if asynchronous {
             gpu.memcpy(h, sh, dst, src, bytes as u64)?;
         } else {
@@ -157,7 +157,7 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes
 }
 
 pub(crate) fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
-    let (gpu, _, h) = current()?;
+    let (gpu, h) = current()?;
     gpu.memset(h, StreamHandle::DEFAULT, dst, v, n as u64).map(|_| ())
 }
 
@@ -181,7 +181,7 @@ pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUres
 
 pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle) -> CUresult {
     guard(|| {
-        let (gpu, _, h, sh) = stream_of(s)?;
+        let (gpu, h, sh) = stream_of(s)?;
         gpu.memset(h, sh, dst, v, n as u64).map(drop)
     })
 }
@@ -208,13 +208,13 @@ pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream
 pub(crate) const HOSTALLOC_FLAGS: c_uint = 0x7;
 
 pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> Result<()> {
-    let (gpu, ctx, h) = current()?;
+    let (gpu, h) = current()?;
     if pp.is_null() || bytes == 0 || flags & !HOSTALLOC_FLAGS != 0 {
         return Err(CuError::InvalidValue);
     }
     let (dptr, mem) = gpu.mem_alloc_host(h, bytes as u64)?;
     let p = mem.as_mut_ptr();
-    state()?.host.insert(p.addr(), HostAlloc { ctx, dptr, bytes, _mem: mem });
+    state()?.host.insert(p.addr(), HostAlloc { ctx: h, dptr, bytes, _mem: mem });
     raw::put(pp, p.cast())
 }
 
@@ -236,10 +236,9 @@ pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     guard(|| {
         let mut st = state()?;
         let a = st.host.remove(&p.addr()).ok_or(CuError::InvalidValue)?;
-        let h = *st.ctxs.get(&a.ctx).ok_or(CuError::InvalidContext)?;
         let gpu = st.gpu();
         drop(st);
-        gpu.mem_free_host(h, a.dptr)
+        gpu.mem_free_host(a.ctx, a.dptr)
     })
 }
 
@@ -247,7 +246,7 @@ pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemHostGetDevicePointer_v2(dptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) -> CUresult {
     guard(|| {
-        let (_, ctx, _) = current()?;
+        let (_, ctx) = current()?;
         if flags != 0 {
             return Err(CuError::InvalidValue);
         }

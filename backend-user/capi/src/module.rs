@@ -4,8 +4,8 @@ use super::*;
 use crate::enums::jit_option::*;
 
 /// Load an image into the current context; JIT messages go to `error_log`/`info_log`.
-pub(crate) fn load(image: &[u8], error_log: &mut String, info_log: &mut String) -> Result<usize> {
-    let (gpu, ctx, h) = current()?;
+pub(crate) fn load(image: &[u8], error_log: &mut String, info_log: &mut String) -> Result<ModuleHandle> {
+    let (gpu, h) = current()?;
     let m = match runtime_core::image_kind(image) {
         ImageKind::Ptx(src) => {
             let prog = ptx::compile_ptx(src).map_err(|e| {
@@ -22,10 +22,7 @@ pub(crate) fn load(image: &[u8], error_log: &mut String, info_log: &mut String) 
         }
         _ => gpu.module_load_image(h, image).inspect_err(|e| *error_log = format!("rgdev: {}", e.description()))?,
     };
-    let mut st = state()?;
-    let id = st.id();
-    st.modules.insert(id, (ctx, m));
-    Ok(id)
+    Ok(m)
 }
 
 /// cuModuleLoad: a PTX or rgdev container file, whatever its name ends with.
@@ -37,8 +34,8 @@ pub extern "C" fn cuModuleLoad(module: *mut Handle, fname: *const c_char) -> CUr
             return Err(CuError::InvalidValue);
         }
         let bytes = std::fs::read(raw::str(fname)?).map_err(|_| CuError::FileNotFound)?;
-        let id = load(&bytes, &mut String::new(), &mut String::new())?;
-        raw::put(module, handle(id))
+        let m = load(&bytes, &mut String::new(), &mut String::new())?;
+        raw::put(module, handle(m.0))
     })
 }
 
@@ -50,8 +47,8 @@ pub extern "C" fn cuModuleLoadData(module: *mut Handle, image: *const c_void) ->
         if module.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let id = load(raw::image(image.cast())?, &mut String::new(), &mut String::new())?;
-        raw::put(module, handle(id))
+        let m = load(raw::image(image.cast())?, &mut String::new(), &mut String::new())?;
+        raw::put(module, handle(m.0))
     })
 }
 
@@ -105,10 +102,10 @@ pub extern "C" fn cuModuleLoadDataEx(
             }
             Ok(())
         })();
-        let id = r?;
-        if let Err(e) = logs.and_then(|()| raw::put(module, handle(id))) {
+        let m = r?;
+        if let Err(e) = logs.and_then(|()| raw::put(module, handle(m.0))) {
             // The caller never gets the handle: the module must not outlive this call.
-            let _ = unload(id);
+            let _ = unload(m);
             return Err(e);
         }
         Ok(())
@@ -118,54 +115,33 @@ pub extern "C" fn cuModuleLoadDataEx(
 /// cuModuleUnload: its functions become invalid handles.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuModuleUnload(module: Handle) -> CUresult {
-    guard(|| unload(key(module)))
+    guard(|| unload(ModuleHandle(key(module))))
 }
 
-/// Unload module `id`: its functions become invalid handles.
-pub(crate) fn unload(id: usize) -> Result<()> {
-    let mut st = state()?;
-    let (ctx, m) = st.modules.remove(&id).ok_or(CuError::InvalidHandle)?;
-    st.funcs.retain(|_, f| f.module != id);
-    {
+/// Unload module `m`: its functions become invalid handles.
+pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
+    let gpu = {
+        let mut st = state()?;
         let s = &mut *st;
         s.profile.collect(&s.dev);
-    }
-    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
-    let gpu = st.gpu();
-    drop(st);
-    gpu.module_unload(h, m)
-}
-
-pub(crate) fn module(id: usize) -> Result<(Arc<UserGpu>, usize, CtxHandle, ModuleHandle)> {
-    let st = state()?;
-    let &(ctx, m) = st.modules.get(&id).ok_or(CuError::InvalidHandle)?;
-    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
-    Ok((st.gpu(), ctx, h, m))
+        s.gpu()
+    };
+    gpu.module_unload(m.ctx(), m)
 }
 
 /// cuModuleGetFunction: CUDA_ERROR_NOT_FOUND for an unknown name.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *const c_char) -> CUresult {
     guard(|| {
-        let (gpu, ctx, h, m) = self::module(key(module))?;
+        let (gpu, m) = (gpu()?, ModuleHandle(key(module)));
         if pf.is_null() {
             return Err(CuError::InvalidValue);
         }
         let name = raw::str(name)?;
-        let f = gpu.module_get_function(h, m, name)?;
-        let launch_id = gpu.func_launch_id(h, f)?;
-        let mut st = state()?;
-        st.profile.name(launch_id, name);
-        let existing = st.funcs.iter().find(|(_, x)| x.f == f && x.ctx == ctx).map(|(&k, _)| k);
-        let id = match existing {
-            Some(id) => id,
-            None => {
-                let id = st.id();
-                st.funcs.insert(id, Func { ctx, module: key(module), f });
-                id
-            }
-        };
-        raw::put(pf, handle(id))
+        let f = gpu.module_get_function(m.ctx(), m, name)?;
+        let launch_id = gpu.func_launch_id(f.ctx(), f)?;
+        state()?.profile.name(launch_id, name);
+        raw::put(pf, handle(f.0))
     })
 }
 
@@ -178,8 +154,8 @@ pub extern "C" fn cuModuleGetGlobal_v2(
     name: *const c_char,
 ) -> CUresult {
     guard(|| {
-        let (gpu, _, h, m) = self::module(key(module))?;
-        let (p, n) = gpu.module_get_global(h, m, raw::str(name)?)?;
+        let m = ModuleHandle(key(module));
+        let (p, n) = gpu()?.module_get_global(m.ctx(), m, raw::str(name)?)?;
         if !dptr.is_null() {
             raw::put(dptr, p)?;
         }

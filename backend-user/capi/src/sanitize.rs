@@ -70,8 +70,8 @@ pub(crate) fn on() -> bool {
 extern "C" fn summary() {
     if let Ok(st) = crate::state() {
         let gpu = st.gpu();
-        let ctxs: Vec<CtxHandle> = st.ctxs.values().copied().collect();
         drop(st);
+        let ctxs = gpu.contexts();
         for h in ctxs {
             let _ = gpu.ctx_synchronize(h);
             flush(&gpu, h);

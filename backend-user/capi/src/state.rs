@@ -4,14 +4,9 @@
 
 use super::*;
 
-pub(crate) struct Func {
-    pub(crate) ctx: usize,
-    pub(crate) module: usize,
-    pub(crate) f: FuncHandle,
-}
-
+/// Pinned host memory of a context (cuMemAllocHost, cuMemHostAlloc), by its host address.
 pub(crate) struct HostAlloc {
-    pub(crate) ctx: usize,
+    pub(crate) ctx: CtxHandle,
     pub(crate) dptr: u64,
     pub(crate) bytes: usize,
     /// Keeps the memory behind the program's host pointer alive.
@@ -30,52 +25,42 @@ pub(crate) struct Stats {
 pub(crate) static STATS: Stats =
     Stats { launches: AtomicU64::new(0), copies: AtomicU64::new(0), copy_bytes: AtomicU64::new(0) };
 
+/// The library's state. Handles are the runtime's (its one handle table: `CUcontext`,
+/// `CUmodule`, `CUfunction`, `CUstream` and `CUevent` are runtime-core's handle values,
+/// which name their context and are checked on every use); what is kept here is what the
+/// runtime does not know: the primary context's retain count, the program's pinned host
+/// pointers, and the profile.
 pub(crate) struct State {
     pub(crate) dev: Device,
     /// The board's configuration, for the statistics file only (device attributes come
     /// from the device through the runtime).
     pub(crate) config: DeviceConfig,
-    pub(crate) next: usize,
-    pub(crate) ctxs: HashMap<usize, CtxHandle>,
     /// The primary context and its retain count.
-    pub(crate) primary: Option<(usize, u32)>,
-    pub(crate) modules: HashMap<usize, (usize, ModuleHandle)>,
-    pub(crate) funcs: HashMap<usize, Func>,
+    pub(crate) primary: Option<(CtxHandle, u32)>,
     pub(crate) host: HashMap<usize, HostAlloc>,
-    /// Streams: (context, runtime stream, flags, CUDA priority).
-    pub(crate) streams: HashMap<usize, (usize, StreamHandle, c_uint, c_int)>,
-    /// Events: (context, runtime event).
-    pub(crate) events: HashMap<usize, (usize, EventHandle)>,
     pub(crate) profile: profile::Profile,
 }
 
 impl State {
-    pub(crate) fn id(&mut self) -> usize {
-        // Handles are multiples of 16 from 0x1000 up, never reused: a stale handle misses.
-        self.next += 16;
-        self.next
-    }
-
     pub(crate) fn gpu(&self) -> Arc<UserGpu> {
         self.dev.gpu().clone()
     }
 
-    /// Take context `id` and everything naming it out of the tables; the caller destroys
-    /// it with [`Doomed::destroy`] after dropping the lock, so that waiting for the
-    /// context's work (a hung kernel waits for the watchdog) blocks no other thread.
-    pub(crate) fn take_ctx(&mut self, id: usize) -> Result<Doomed> {
-        let h = self.ctxs.remove(&id).ok_or(CuError::InvalidContext)?;
+    /// Take context `h` and its pinned host memory out of the library's state; the caller
+    /// destroys it with [`Doomed::destroy`] after dropping the lock, so that waiting for
+    /// the context's work (a hung kernel waits for the watchdog) blocks no other thread.
+    pub(crate) fn take_ctx(&mut self, h: CtxHandle) -> Result<Doomed> {
+        let gpu = self.gpu();
+        if !gpu.ctx_exists(h) {
+            return Err(CuError::InvalidContext);
+        }
         self.profile.collect(&self.dev);
-        self.modules.retain(|_, m| m.0 != id);
-        self.funcs.retain(|_, f| f.ctx != id);
-        let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == id).map(|(_, a)| a).collect();
-        self.streams.retain(|_, s| s.0 != id);
-        self.events.retain(|_, e| e.0 != id);
-        Ok(Doomed { gpu: self.gpu(), h, _host: host })
+        let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
+        Ok(Doomed { gpu, h, _host: host })
     }
 }
 
-/// A context out of the tables, to be destroyed without the library lock.
+/// A context on its way out, to be destroyed without the library lock.
 pub(crate) struct Doomed {
     pub(crate) gpu: Arc<UserGpu>,
     pub(crate) h: CtxHandle,
@@ -97,7 +82,7 @@ pub(crate) static STATE: OnceLock<Mutex<State>> = OnceLock::new();
 
 thread_local! {
     /// This thread's context stack (the top is current).
-    pub(crate) static STACK: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    pub(crate) static STACK: RefCell<Vec<CtxHandle>> = const { RefCell::new(Vec::new()) };
 }
 
 pub(crate) fn state() -> Result<MutexGuard<'static, State>> {
@@ -109,20 +94,29 @@ pub(crate) fn initialized() -> Result<()> {
     state().map(drop)
 }
 
-pub(crate) fn handle(id: usize) -> Handle {
-    std::ptr::without_provenance_mut(id)
+/// The runtime's device (once initialized), without holding the library lock after.
+pub(crate) fn gpu() -> Result<Arc<UserGpu>> {
+    Ok(state()?.gpu())
 }
 
-pub(crate) fn key(h: Handle) -> usize {
-    h.addr()
+/// A runtime handle value as a C handle.
+pub(crate) fn handle(v: u64) -> Handle {
+    std::ptr::without_provenance_mut(v as usize)
 }
 
-/// The calling thread's current context: (runtime, context id, runtime handle).
-pub(crate) fn current() -> Result<(Arc<UserGpu>, usize, CtxHandle)> {
-    let st = state()?;
-    let id = STACK.with(|s| s.borrow().last().copied()).ok_or(CuError::InvalidContext)?;
-    let h = *st.ctxs.get(&id).ok_or(CuError::InvalidContext)?;
-    Ok((st.gpu(), id, h))
+/// A C handle's runtime handle value.
+pub(crate) fn key(h: Handle) -> u64 {
+    h.addr() as u64
+}
+
+/// The calling thread's current context: (runtime, context).
+pub(crate) fn current() -> Result<(Arc<UserGpu>, CtxHandle)> {
+    let gpu = gpu()?;
+    let h = STACK.with(|s| s.borrow().last().copied()).ok_or(CuError::InvalidContext)?;
+    if !gpu.ctx_exists(h) {
+        return Err(CuError::InvalidContext);
+    }
+    Ok((gpu, h))
 }
 
 pub(crate) fn check_device(dev: CUdevice) -> Result<()> {

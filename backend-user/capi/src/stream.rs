@@ -3,45 +3,31 @@
 use super::*;
 
 /// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: both name the legacy default stream here.
-pub(crate) const STREAM_LEGACY: usize = 0x1;
-pub(crate) const STREAM_PER_THREAD: usize = 0x2;
+pub(crate) const STREAM_LEGACY: u64 = 0x1;
+pub(crate) const STREAM_PER_THREAD: u64 = 0x2;
 
 /// The context and runtime stream of a `CUstream`: NULL (and the two special handles) is
-/// the current context's default stream; a stream handle brings its own context.
-pub(crate) fn stream_of(s: Handle) -> Result<(Arc<UserGpu>, usize, CtxHandle, StreamHandle)> {
-    let st = state()?;
-    let (ctx, sh) = lookup(&st, s)?;
-    let h = *st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
-    Ok((st.gpu(), ctx, h, sh))
-}
-
-/// Stream handle `s` as (context id, runtime stream), under the caller's hold of the lock:
-/// NULL and the legacy and per-thread handles are the current context's default stream.
-pub(crate) fn lookup(st: &State, s: Handle) -> Result<(usize, StreamHandle)> {
+/// the current context's default stream; a stream handle names its own context (the
+/// runtime checks it on use).
+pub(crate) fn stream_of(s: Handle) -> Result<(Arc<UserGpu>, CtxHandle, StreamHandle)> {
     if matches!(key(s), 0 | STREAM_LEGACY | STREAM_PER_THREAD) {
-        let ctx = STACK.with(|s| s.borrow().last().copied()).ok_or(CuError::InvalidContext)?;
-        st.ctxs.get(&ctx).ok_or(CuError::InvalidContext)?;
-        return Ok((ctx, StreamHandle::DEFAULT));
+        let (gpu, h) = current()?;
+        return Ok((gpu, h, StreamHandle::DEFAULT));
     }
-    let &(ctx, sh, _, _) = st.streams.get(&key(s)).ok_or(CuError::InvalidHandle)?;
-    Ok((ctx, sh))
+    let sh = StreamHandle(key(s));
+    Ok((gpu()?, sh.ctx(), sh))
 }
 
 /// CU_STREAM_NON_BLOCKING.
 pub(crate) const STREAM_NON_BLOCKING: c_uint = 0x1;
 
 pub(crate) fn stream_create(ph: *mut Handle, flags: c_uint, priority: c_int) -> Result<()> {
-    let (gpu, ctx, h) = current()?;
+    let (gpu, h) = current()?;
     if ph.is_null() || flags & !STREAM_NON_BLOCKING != 0 {
         return Err(CuError::InvalidValue);
     }
-    let priority = priority.clamp(runtime_core::limits::STREAM_PRIORITY_GREATEST, 0);
     let sh = gpu.stream_create(h, flags & STREAM_NON_BLOCKING != 0, priority)?;
-    let mut st = state()?;
-    let id = st.id();
-    st.streams.insert(id, (ctx, sh, flags, priority));
-    drop(st);
-    raw::put(ph, handle(id))
+    raw::put(ph, handle(sh.0))
 }
 
 /// cuStreamCreate: a new channel of the current context (flags 0 or CU_STREAM_NON_BLOCKING).
@@ -72,41 +58,36 @@ pub extern "C" fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut 
     })
 }
 
-pub(crate) fn stream_info(s: Handle) -> Result<(usize, StreamHandle, c_uint, c_int)> {
-    if matches!(key(s), 0 | STREAM_LEGACY | STREAM_PER_THREAD) {
-        let (_, ctx, _) = current()?;
-        return Ok((ctx, StreamHandle::DEFAULT, 0, 0));
-    }
-    state()?.streams.get(&key(s)).copied().ok_or(CuError::InvalidHandle)
+/// Stream `s`'s context and flags: (context, non-blocking, CUDA priority).
+pub(crate) fn stream_info(s: Handle) -> Result<(CtxHandle, bool, c_int)> {
+    let (gpu, h, sh) = stream_of(s)?;
+    let (non_blocking, priority) = gpu.stream_flags(h, sh)?;
+    Ok((h, non_blocking, priority))
 }
 
 /// cuStreamGetPriority.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamGetPriority(s: Handle, priority: *mut c_int) -> CUresult {
-    guard(|| raw::put(priority, stream_info(s)?.3))
+    guard(|| raw::put(priority, stream_info(s)?.2))
 }
 
 /// cuStreamGetFlags.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamGetFlags(s: Handle, flags: *mut c_uint) -> CUresult {
-    guard(|| raw::put(flags, stream_info(s)?.2))
+    guard(|| raw::put(flags, if stream_info(s)?.1 { STREAM_NON_BLOCKING } else { 0 }))
 }
 
 /// cuStreamGetCtx: the stream's context.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamGetCtx(s: Handle, pctx: *mut Handle) -> CUresult {
-    guard(|| raw::put(pctx, handle(stream_info(s)?.0)))
+    guard(|| raw::put(pctx, handle(stream_info(s)?.0.0)))
 }
 
 /// cuStreamDestroy_v2: the stream's queued work completes first.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
     guard(|| {
-        let (gpu, _, h, sh) = stream_of(s)?;
-        if sh == StreamHandle::DEFAULT {
-            return Err(CuError::InvalidHandle);
-        }
-        state()?.streams.remove(&key(s));
+        let (gpu, h, sh) = stream_of(s)?;
         gpu.stream_destroy(h, sh)
     })
 }
@@ -115,7 +96,7 @@ pub extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
     guard(|| {
-        let (gpu, _, h, sh) = stream_of(s)?;
+        let (gpu, h, sh) = stream_of(s)?;
         let r = gpu.stream_synchronize(h, sh);
         sanitize::flush(&gpu, h);
         r
@@ -126,7 +107,7 @@ pub extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamQuery(s: Handle) -> CUresult {
     guard(|| {
-        let (gpu, _, h, sh) = stream_of(s)?;
+        let (gpu, h, sh) = stream_of(s)?;
         if gpu.stream_query(h, sh)? { Ok(()) } else { Err(CuError::NotReady) }
     })
 }

@@ -2,7 +2,7 @@
 //! blocking (the host buffer is borrowed for the call); copies between device pointers
 //! and memsets go to a stream and return its fence.
 
-use super::{CtxHandle, Gpu, StreamHandle};
+use super::{CtxHandle, Gpu, Object, StreamHandle};
 use crate::channel::Fence;
 use crate::context::memory::{MemsetValue, Owner};
 use crate::error::{CuError, Result};
@@ -97,12 +97,12 @@ impl<P: Platform> Gpu<P> {
     /// cuMemcpyAsync). Returns at once with the stream's fence; a copy of nothing queues
     /// nothing and returns the stream's last fence.
     pub fn memcpy(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
-        self.with_ctx(h, |gpu, c| c.copy(gpu, s.0, dst, src, bytes))
+        self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, bytes))
     }
 
     /// Set `count` elements at `dst` to `value` on stream `s` (cuMemsetD8/D16/D32 and
     /// their Async forms). Asynchronous: returns the stream's fence.
     pub fn memset(&self, h: CtxHandle, s: StreamHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
-        self.with_ctx(h, |gpu, c| c.memset(gpu, s.0, dst, value, count))
+        self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, count))
     }
 }

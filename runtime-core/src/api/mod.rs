@@ -1,7 +1,18 @@
 //! The API layer: [`Gpu`], one probed device (reached through `Deref`) with its contexts
-//! behind handles (index and generation, so stale handles are detected), and the
-//! CUDA-shaped calls on them. Each call looks its context up, runs the context layer's
-//! operation under the context's lock, and waits (when it waits) without that lock.
+//! behind handles, and the CUDA-shaped calls on them. Each call looks its context up, runs
+//! the context layer's operation under the context's lock, and waits (when it waits)
+//! without that lock.
+//!
+//! This is the runtime's one handle table, and its handles are what the C ABI hands out
+//! as `CUcontext`, `CUmodule`, `CUfunction`, `CUstream` and `CUevent`:
+//! - a [`CtxHandle`] is 32 bits: the slot's generation (16 bits) over its index + 1
+//!   (16 bits), so a handle of a destroyed context is detected until its slot has been
+//!   reused 65536 times;
+//! - an object handle ([`ModuleHandle`], [`FuncHandle`], [`StreamHandle`], [`EventHandle`])
+//!   is its context's handle in the high half and the object's id in the context in the
+//!   low half. Ids come from one counter per context and are never reused, so an object
+//!   handle names its context by itself, and a stale one, one of another kind or a forged
+//!   one is CUDA_ERROR_INVALID_HANDLE.
 //!
 //! - [`memory`]: allocations, copies and memsets;
 //! - [`module`]: modules, kernel attributes, launches;
@@ -28,14 +39,61 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use lock_api::Mutex;
 pub use stream::StreamHandle;
 
+/// Most contexts alive at once (a context handle has 16 bits of index; each context
+/// holds a channel, and the device has fewer).
+const MAX_CONTEXTS: usize = 0xffff;
+
 struct Slot<P: Platform> {
-    generation: u32,
+    generation: u16,
     ctx: Option<Arc<Context<P>>>,
 }
 
-/// A handle naming a context (index and generation; stale handles are detected).
+impl<P: Platform> Slot<P> {
+    /// The handle of the context in this slot, slot `idx`.
+    fn handle(&self, idx: usize) -> CtxHandle {
+        CtxHandle(u64::from(self.generation) << 16 | (idx as u64 + 1))
+    }
+}
+
+/// A handle naming a context (generation and index; stale handles are detected).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CtxHandle(pub u64);
+
+use crate::context::ID_BITS;
+
+/// The context an object handle names.
+fn owner(obj: u64) -> CtxHandle {
+    CtxHandle(obj >> ID_BITS)
+}
+
+/// A handle of an object of a context.
+pub(crate) trait Object: Copy {
+    /// The handle's value, unless it is the default stream, which belongs to no context.
+    fn named(self) -> Option<u64>;
+
+    /// The object's id in its context, once [`Gpu::with_objs`] has checked the handle
+    /// (0: the default stream).
+    fn id(self) -> u64 {
+        self.named().map_or(0, local)
+    }
+}
+
+/// The id in its context of an object handle already checked by [`Gpu::with_objs`].
+fn local(obj: u64) -> u64 {
+    obj & ((1 << ID_BITS) - 1)
+}
+
+/// The handle of object `id` of context `h`.
+fn object(h: CtxHandle, id: u64) -> u64 {
+    h.0 << ID_BITS | id
+}
+
+/// The id in context `h` of object handle `obj`, which must name `h` and an id (ids
+/// start at 1): else CUDA_ERROR_INVALID_HANDLE.
+fn id_in(h: CtxHandle, obj: u64) -> Result<u64> {
+    let id = local(obj);
+    if owner(obj) == h && id != 0 { Ok(id) } else { Err(CuError::InvalidHandle) }
+}
 
 /// A probed, initialized GPU and its contexts.
 pub struct Gpu<P: Platform> {
@@ -95,20 +153,25 @@ impl<P: Platform> Gpu<P> {
                 slots.len() - 1
             }
         };
+        if idx >= MAX_CONTEXTS {
+            return Err(CuError::OutOfMemory);
+        }
         let slot = &mut slots[idx];
         slot.generation = slot.generation.wrapping_add(1);
         slot.ctx = Some(ctx);
-        Ok(CtxHandle((slot.generation as u64) << 32 | (idx as u64 + 1)))
+        Ok(slot.handle(idx))
+    }
+
+    /// The slot index context handle `h` names, if its generation is the slot's.
+    fn slot_of(slots: &[Slot<P>], h: CtxHandle) -> Option<usize> {
+        let idx = ((h.0 & 0xffff) as usize).checked_sub(1)?;
+        (h.0 >> 16 == u64::from(slots.get(idx)?.generation)).then_some(idx)
     }
 
     /// The context named by `h`.
     fn ctx(&self, h: CtxHandle) -> Result<Arc<Context<P>>> {
-        let idx = (h.0 as u32 as usize).checked_sub(1).ok_or(CuError::InvalidContext)?;
         let slots = self.contexts.lock();
-        match slots.get(idx) {
-            Some(Slot { generation, ctx: Some(c) }) if *generation as u64 == h.0 >> 32 => Ok(c.clone()),
-            _ => Err(CuError::InvalidContext),
-        }
+        Self::slot_of(&slots, h).and_then(|i| slots[i].ctx.clone()).ok_or(CuError::InvalidContext)
     }
 
     /// Run `f` on context `h`'s state under its lock (see `Context::with`: a destroyed
@@ -117,15 +180,41 @@ impl<P: Platform> Gpu<P> {
         self.ctx(h)?.with(&self.dev, |c| f(&self.dev, c))
     }
 
+    /// Run `f` on context `h` for a call that names objects of it (`objs`: their
+    /// [`Object::named`] values; the default stream names none): an object of another
+    /// context, a forged one (NULL included), or one whose context is gone is
+    /// CUDA_ERROR_INVALID_HANDLE.
+    fn with_objs<T>(
+        &self,
+        h: CtxHandle,
+        objs: &[Option<u64>],
+        f: impl FnOnce(&Device<P>, &mut Inner) -> Result<T>,
+    ) -> Result<T> {
+        let named = objs.iter().any(Option::is_some);
+        for &o in objs.iter().flatten() {
+            id_in(h, o)?;
+        }
+        let ctx = self.ctx(h).map_err(|e| if named { CuError::InvalidHandle } else { e })?;
+        ctx.with(&self.dev, |c| f(&self.dev, c))
+    }
+
+    /// The contexts that exist now.
+    pub fn contexts(&self) -> Vec<CtxHandle> {
+        let slots = self.contexts.lock();
+        let live = slots.iter().enumerate().filter(|(_, s)| s.ctx.is_some());
+        live.map(|(i, s)| s.handle(i)).collect()
+    }
+
+    /// Whether context `h` exists (not destroyed).
+    pub fn ctx_exists(&self, h: CtxHandle) -> bool {
+        self.ctx(h).is_ok()
+    }
+
     /// Destroy a context: wait for its work (unless it faulted), free its memory, unbind its channel.
     pub fn ctx_destroy(&self, h: CtxHandle) -> Result<()> {
         let ctx = {
-            let idx = (h.0 as u32 as usize).checked_sub(1).ok_or(CuError::InvalidContext)?;
             let mut slots = self.contexts.lock();
-            match slots.get_mut(idx) {
-                Some(s) if s.generation as u64 == h.0 >> 32 && s.ctx.is_some() => s.ctx.take(),
-                _ => None,
-            }
+            Self::slot_of(&slots, h).and_then(|i| slots[i].ctx.take())
         }
         .ok_or(CuError::InvalidContext)?;
         ctx.destroy(&self.dev)
@@ -173,6 +262,6 @@ impl<P: Platform> Gpu<P> {
     /// Test entry point: submit raw pushbuffer words (possibly malformed; at most 8000, not
     /// checked) on stream `s`, followed by a fence; returns the stream's fence.
     pub fn debug_submit_raw(&self, h: CtxHandle, s: StreamHandle, words: &[u32]) -> Result<Fence> {
-        self.with_ctx(h, |gpu, c| c.submit_raw(gpu, s.0, words))
+        self.with_objs(h, &[s.named()], |gpu, c| c.submit_raw(gpu, s.local(), words))
     }
 }

@@ -2,7 +2,7 @@
 //! segments are uploaded through the copy engine), kernels and their attributes, the
 //! legacy launch state, and one launch entry point taking a stream.
 
-use super::{CtxHandle, Gpu, StreamHandle};
+use super::{CtxHandle, Gpu, Object, StreamHandle, object};
 use crate::channel::Fence;
 use crate::context::memory::MemsetValue;
 use crate::context::module::{ImageKind, LaunchConfig, Loaded, Params, Segments, image_kind};
@@ -14,17 +14,39 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use ptx::Program;
 
-/// A loaded module (per context).
+/// A loaded module of a context (an object handle: see the API layer's documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModuleHandle(pub u64);
 
-/// A kernel of a loaded module.
+impl Object for ModuleHandle {
+    fn named(self) -> Option<u64> {
+        Some(self.0)
+    }
+}
+
+impl ModuleHandle {
+    /// The module's context.
+    pub fn ctx(self) -> CtxHandle {
+        super::owner(self.0)
+    }
+}
+
+/// A kernel of a loaded module (an object handle; asking a module for the same kernel
+/// again gives the same handle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FuncHandle {
-    /// Its module.
-    pub module: ModuleHandle,
-    /// Index of the kernel in the module.
-    pub index: u32,
+pub struct FuncHandle(pub u64);
+
+impl Object for FuncHandle {
+    fn named(self) -> Option<u64> {
+        Some(self.0)
+    }
+}
+
+impl FuncHandle {
+    /// The kernel's context.
+    pub fn ctx(self) -> CtxHandle {
+        super::owner(self.0)
+    }
 }
 
 /// A kernel as the device sees its launches.
@@ -80,9 +102,13 @@ impl<P: Platform> Gpu<P> {
 
     /// Load a compiled program into a context.
     pub fn module_load(&self, h: CtxHandle, prog: Program) -> Result<ModuleHandle> {
+        let id = self.with_ctx(h, |_, c| c.new_id())?;
         let mut allocs = Vec::new();
         match self.module_upload(h, &prog, &mut allocs) {
-            Ok(seg) => self.with_ctx(h, |_, c| Ok(ModuleHandle(c.module_insert(Loaded::new(prog, seg, allocs))))),
+            Ok(seg) => self.with_ctx(h, |_, c| {
+                c.module_insert(id, Loaded::new(prog, seg, allocs));
+                Ok(ModuleHandle(object(h, id)))
+            }),
             Err(e) => {
                 let _ = self.runtime_free(h, &allocs);
                 Err(e)
@@ -129,30 +155,31 @@ impl<P: Platform> Gpu<P> {
 
     /// Unload a module and free its memory (cuModuleUnload).
     pub fn module_unload(&self, h: CtxHandle, m: ModuleHandle) -> Result<()> {
-        let loaded = self.with_ctx(h, |_, c| c.module_remove(m.0))?;
+        let loaded = self.with_objs(h, &[m.named()], |_, c| c.module_remove(m.id()))?;
         self.runtime_free(h, loaded.allocs())
     }
 
     /// A kernel by name (cuModuleGetFunction).
     pub fn module_get_function(&self, h: CtxHandle, m: ModuleHandle, name: &str) -> Result<FuncHandle> {
-        self.with_ctx(h, |_, c| Ok(FuncHandle { module: m, index: c.module(m.0)?.kernel_index(name)? }))
+        self.with_objs(h, &[m.named()], |_, c| Ok(FuncHandle(object(h, c.func_id(m.id(), name)?))))
     }
 
     /// A module variable's device address and size (cuModuleGetGlobal). `.const` variables
     /// are addressable too: they live in the buffer bound as constant bank 1.
     pub fn module_get_global(&self, h: CtxHandle, m: ModuleHandle, name: &str) -> Result<(u64, u64)> {
-        self.with_ctx(h, |_, c| c.module(m.0)?.global(name))
+        self.with_objs(h, &[m.named()], |_, c| c.module(m.id())?.global(name))
     }
 
     /// Names of the kernels of a module.
     pub fn module_kernels(&self, h: CtxHandle, m: ModuleHandle) -> Result<Vec<String>> {
-        self.with_ctx(h, |_, c| Ok(c.module(m.0)?.kernel_names()))
+        self.with_objs(h, &[m.named()], |_, c| Ok(c.module(m.id())?.kernel_names()))
     }
 
     /// A kernel's resource use and parameter layout (cuFuncGetAttribute).
     pub fn func_attributes(&self, h: CtxHandle, f: FuncHandle) -> Result<FuncAttributes> {
-        self.with_ctx(h, |gpu, c| {
-            let k = c.module(f.module.0)?.kernel(f.index)?;
+        self.with_objs(h, &[f.named()], |gpu, c| {
+            let (m, i) = c.func(f.id())?;
+            let k = c.module(m)?.kernel(i)?;
             let by_regs = gpu.max_regs_per_block() / k.regs.max(1) / 32 * 32;
             Ok(FuncAttributes {
                 regs: k.regs,
@@ -169,9 +196,10 @@ impl<P: Platform> Gpu<P> {
     /// context's channel, the program address (CODE_ADDRESS) and the entry point
     /// (PROGRAM_START, bytes).
     pub fn func_launch_id(&self, h: CtxHandle, f: FuncHandle) -> Result<LaunchId> {
-        self.with_ctx(h, |_, c| {
-            let l = c.module(f.module.0)?;
-            let (code, entry) = (l.code(), l.kernel(f.index)?.pc * 16);
+        self.with_objs(h, &[f.named()], |_, c| {
+            let (m, i) = c.func(f.id())?;
+            let l = c.module(m)?;
+            let (code, entry) = (l.code(), l.kernel(i)?.pc * 16);
             Ok(LaunchId { chid: c.live()?.chid, code, entry })
         })
     }
@@ -181,8 +209,8 @@ impl<P: Platform> Gpu<P> {
         if !block_fits(block) {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |_, c| {
-            c.module_mut(f.module.0)?.legacy(f.index)?.block = block;
+        self.with_objs(h, &[f.named()], |_, c| {
+            c.legacy(f.id())?.block = block;
             Ok(())
         })
     }
@@ -192,8 +220,8 @@ impl<P: Platform> Gpu<P> {
         if bytes > MAX_SHARED {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |_, c| {
-            c.module_mut(f.module.0)?.legacy(f.index)?.shared = bytes;
+        self.with_objs(h, &[f.named()], |_, c| {
+            c.legacy(f.id())?.shared = bytes;
             Ok(())
         })
     }
@@ -203,8 +231,8 @@ impl<P: Platform> Gpu<P> {
         if bytes > PARAM_BYTES {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |_, c| {
-            c.module_mut(f.module.0)?.legacy(f.index)?.params.resize(bytes as usize, 0);
+        self.with_objs(h, &[f.named()], |_, c| {
+            c.legacy(f.id())?.params.resize(bytes as usize, 0);
             Ok(())
         })
     }
@@ -216,8 +244,8 @@ impl<P: Platform> Gpu<P> {
         if end > PARAM_BYTES as usize {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |_, c| {
-            let l = c.module_mut(f.module.0)?.legacy(f.index)?;
+        self.with_objs(h, &[f.named()], |_, c| {
+            let l = c.legacy(f.id())?;
             if l.params.len() < end {
                 l.params.resize(end, 0);
             }
@@ -231,23 +259,24 @@ impl<P: Platform> Gpu<P> {
     /// parameter size; bytes beyond it are ignored, as the driver copies only the declared
     /// parameters.
     pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
-        self.with_ctx(h, |gpu, c| {
-            let need = c.module(f.module.0)?.kernel(f.index)?.param_bytes as usize;
+        self.with_objs(h, &[f.named()], |gpu, c| {
+            let (m, i) = c.func(f.id())?;
+            let need = c.module(m)?.kernel(i)?.param_bytes as usize;
             // An unset block shape is all zeros, which the launch rejects.
-            let l = c.module_mut(f.module.0)?.legacy(f.index)?;
+            let l = c.legacy(f.id())?;
             let (block, shared, mut params) = (l.block, l.shared, l.params.clone());
             if params.len() < need {
                 return Err(CuError::InvalidValue);
             }
             params.truncate(need);
             let cfg = LaunchConfig::new([grid[0], grid[1], 1], block).shared(shared);
-            c.launch(gpu, (f.module.0, f.index), &cfg, Params::Buffer(&params))
+            c.launch(gpu, (m, i), &cfg, Params::Buffer(&params))
         })
     }
 
     /// Launch `f` as `cfg` says with `params` (cuLaunchKernel). Returns the fence of the
     /// launch's stream; the kernel runs asynchronously.
     pub fn launch(&self, h: CtxHandle, f: FuncHandle, cfg: &LaunchConfig, params: Params<'_>) -> Result<Fence> {
-        self.with_ctx(h, |gpu, c| c.launch(gpu, (f.module.0, f.index), cfg, params))
+        self.with_objs(h, &[f.named(), cfg.stream.named()], |gpu, c| c.launch(gpu, c.func(f.id())?, cfg, params))
     }
 }

@@ -1,14 +1,41 @@
 //! Stream and event calls (the context layer's `stream` module describes how streams and
 //! events work on the device). Waits happen without the context's lock.
 
-use super::{CtxHandle, Gpu};
+use super::{CtxHandle, Gpu, Object, object};
 pub use crate::context::stream::StreamHandle;
 use crate::error::{CuError, Result};
 use crate::platform::Platform;
 
-/// An event of a context.
+/// An event of a context (an object handle: see the API layer's documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EventHandle(pub u64);
+
+impl Object for EventHandle {
+    fn named(self) -> Option<u64> {
+        Some(self.0)
+    }
+}
+
+impl EventHandle {
+    /// The event's context.
+    pub fn ctx(self) -> CtxHandle {
+        super::owner(self.0)
+    }
+}
+
+impl Object for StreamHandle {
+    fn named(self) -> Option<u64> {
+        (self != StreamHandle::DEFAULT).then_some(self.0)
+    }
+}
+
+impl StreamHandle {
+    /// The stream's context; the default stream ([`StreamHandle::DEFAULT`]) names none
+    /// (it is every context's).
+    pub fn ctx(self) -> CtxHandle {
+        super::owner(self.0)
+    }
+}
 
 impl<P: Platform> Gpu<P> {
     /// Create a stream (cuStreamCreateWithPriority): a new channel of the context.
@@ -16,67 +43,75 @@ impl<P: Platform> Gpu<P> {
     /// [`crate::limits::STREAM_PRIORITY_GREATEST`]..=0; more urgent streams get a higher
     /// channel priority in PFIFO's scheduler.
     pub fn stream_create(&self, h: CtxHandle, non_blocking: bool, priority: i32) -> Result<StreamHandle> {
-        self.with_ctx(h, |gpu, c| c.stream_create(gpu, non_blocking, priority).map(StreamHandle))
+        self.with_ctx(h, |gpu, c| Ok(StreamHandle(object(h, c.stream_create(gpu, non_blocking, priority)?))))
     }
 
     /// Destroy a stream (cuStreamDestroy): its queued work completes first (waited for
     /// without the context's lock). The default stream is not destroyed.
     pub fn stream_destroy(&self, h: CtxHandle, s: StreamHandle) -> Result<()> {
-        let w = self.with_ctx(h, |_, c| {
-            if s == StreamHandle::DEFAULT { Err(CuError::InvalidHandle) } else { c.stream_release(s.0) }
-        })?;
+        if s == StreamHandle::DEFAULT {
+            return Err(CuError::InvalidHandle);
+        }
+        let w = self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local()))?;
         let waited = w.wait(self);
-        self.with_ctx(h, |gpu, c| c.stream_remove(gpu, s.0)).and(waited)
+        self.with_objs(h, &[s.named()], |gpu, c| c.stream_remove(gpu, s.local())).and(waited)
     }
 
     /// Wait for the work queued on stream `s` (cuStreamSynchronize).
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn stream_synchronize(&self, h: CtxHandle, s: StreamHandle) -> Result<()> {
-        self.with_ctx(h, |_, c| c.stream_release(s.0))?.wait(self)
+        self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local()))?.wait(self)
     }
 
     /// Whether stream `s` has finished its queued work (cuStreamQuery).
     pub fn stream_query(&self, h: CtxHandle, s: StreamHandle) -> Result<bool> {
-        self.with_ctx(h, |gpu, c| c.stream_idle(gpu, s.0))
+        self.with_objs(h, &[s.named()], |gpu, c| c.stream_idle(gpu, s.local()))
     }
 
     /// The channel id of stream `s` (tools and tests).
     pub fn stream_channel(&self, h: CtxHandle, s: StreamHandle) -> Result<u32> {
-        self.with_ctx(h, |_, c| Ok(c.chan(s.0)?.chid))
+        self.with_objs(h, &[s.named()], |_, c| Ok(c.chan(s.local())?.chid))
+    }
+
+    /// Stream `s`'s flags (cuStreamGetFlags, cuStreamGetPriority): whether it is
+    /// non-blocking, and its CUDA priority (clamped as at creation). The default stream
+    /// is (false, 0).
+    pub fn stream_flags(&self, h: CtxHandle, s: StreamHandle) -> Result<(bool, i32)> {
+        self.with_objs(h, &[s.named()], |_, c| c.stream_flags(s.local()))
     }
 
     /// Make stream `s` wait for event `e`'s last record (cuStreamWaitEvent): a semaphore
     /// acquire the GPU executes; the host does not wait. An event never recorded is no wait.
     pub fn stream_wait_event(&self, h: CtxHandle, s: StreamHandle, e: EventHandle) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.stream_wait_event(gpu, s.0, e.0))
+        self.with_objs(h, &[s.named(), e.named()], |gpu, c| c.stream_wait_event(gpu, s.local(), e.id()))
     }
 
     /// Create an event (cuEventCreate); `timing` false is CU_EVENT_DISABLE_TIMING.
     pub fn event_create(&self, h: CtxHandle, timing: bool) -> Result<EventHandle> {
-        self.with_ctx(h, |gpu, c| c.event_create(gpu, timing).map(EventHandle))
+        self.with_ctx(h, |gpu, c| Ok(EventHandle(object(h, c.event_create(gpu, timing)?))))
     }
 
     /// Destroy an event (cuEventDestroy). A record still pending completes on its own; the
     /// slot is reused only after it has.
     pub fn event_destroy(&self, h: CtxHandle, e: EventHandle) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.event_destroy(gpu, e.0))
+        self.with_objs(h, &[e.named()], |gpu, c| c.event_destroy(gpu, e.id()))
     }
 
     /// Record event `e` on stream `s` (cuEventRecord).
     pub fn event_record(&self, h: CtxHandle, e: EventHandle, s: StreamHandle) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.event_record(gpu, e.0, s.0))
+        self.with_objs(h, &[e.named(), s.named()], |gpu, c| c.event_record(gpu, e.id(), s.local()))
     }
 
     /// Whether event `e`'s last record has completed (cuEventQuery; an event never recorded
     /// has).
     pub fn event_query(&self, h: CtxHandle, e: EventHandle) -> Result<bool> {
-        self.with_ctx(h, |gpu, c| c.event_done(gpu, e.0))
+        self.with_objs(h, &[e.named()], |gpu, c| c.event_done(gpu, e.id()))
     }
 
     /// Wait for event `e`'s last record (cuEventSynchronize).
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn event_synchronize(&self, h: CtxHandle, e: EventHandle) -> Result<()> {
-        let w = self.with_ctx(h, |_, c| c.event_release(e.0))?;
+        let w = self.with_objs(h, &[e.named()], |_, c| c.event_release(e.id()))?;
         w.map_or(Ok(()), |w| w.wait(self))
     }
 
@@ -84,6 +119,6 @@ impl<P: Platform> Gpu<P> {
     /// CUDA_ERROR_NOT_READY while either is pending, CUDA_ERROR_INVALID_HANDLE for an event
     /// never recorded or created without timing.
     pub fn event_elapsed_ms(&self, h: CtxHandle, start: EventHandle, end: EventHandle) -> Result<f32> {
-        self.with_ctx(h, |gpu, c| c.event_elapsed_ms(gpu, start.0, end.0))
+        self.with_objs(h, &[start.named(), end.named()], |gpu, c| c.event_elapsed_ms(gpu, start.id(), end.id()))
     }
 }

@@ -30,6 +30,10 @@ use memory::Alloc;
 use module::Loaded;
 use stream::{Events, Stream};
 
+/// Bits of an object id (module, kernel, stream, event) in its context; the API layer
+/// puts the context's handle above them.
+pub const ID_BITS: u32 = 32;
+
 /// Where device pointers start (above 4 GiB, so truncation to 32 bits is caught).
 pub const VA_BASE: u64 = 0x2_0000_0000;
 
@@ -65,11 +69,14 @@ pub(crate) struct Inner {
     pub(crate) ch: Option<Channel>,
     allocs: BTreeMap<u64, Alloc>,
     modules: BTreeMap<u64, Loaded>,
-    next_module: u64,
-    /// Streams other than the legacy default stream (which is `ch`).
+    /// Kernels handed out: id -> (module id, kernel index).
+    funcs: BTreeMap<u64, (u64, u32)>,
+    /// Streams other than the legacy default stream (which is `ch`, id 0).
     streams: BTreeMap<u64, Stream>,
-    next_stream: u64,
     events: Events,
+    /// The next object id: modules, kernels, streams and events share one counter, so an
+    /// id names one object of one kind, and ids are never reused.
+    next_id: u64,
     /// The sanitizers' table and report buffer (checked contexts).
     check: Option<CheckArea>,
     destroyed: bool,
@@ -118,10 +125,10 @@ impl<P: Platform> Context<P> {
                         ch: Some(ch),
                         allocs: BTreeMap::new(),
                         modules: BTreeMap::new(),
-                        next_module: 1,
+                        funcs: BTreeMap::new(),
                         streams: BTreeMap::new(),
-                        next_stream: 1,
                         events: Events::default(),
+                        next_id: 1,
                         check,
                         destroyed: false,
                     }),
@@ -215,6 +222,17 @@ impl Inner {
             return Err(CuError::InvalidContext);
         }
         self.ch.as_mut().ok_or(CuError::InvalidContext)
+    }
+
+    /// A new object id (see `next_id`); CUDA_ERROR_OUT_OF_MEMORY once 2^32 - 1 objects
+    /// have been made in this context.
+    pub(crate) fn new_id(&mut self) -> Result<u64> {
+        let id = self.next_id;
+        if id >> ID_BITS != 0 {
+            return Err(CuError::OutOfMemory);
+        }
+        self.next_id += 1;
+        Ok(id)
     }
 
     /// The channel of stream `s` (0: the legacy default stream).

@@ -233,17 +233,40 @@ impl LaunchConfig {
 }
 
 impl Inner {
-    /// Add a loaded module; returns its id.
-    pub(crate) fn module_insert(&mut self, l: Loaded) -> u64 {
-        let id = self.next_module;
-        self.next_module += 1;
+    /// Add a loaded module as `id` (from [`Inner::new_id`]).
+    pub(crate) fn module_insert(&mut self, id: u64, l: Loaded) {
         self.modules.insert(id, l);
-        id
     }
 
-    /// Take module `id` out of the context.
+    /// Take module `id` out of the context; its kernels' ids become invalid.
     pub(crate) fn module_remove(&mut self, id: u64) -> Result<Loaded> {
-        self.modules.remove(&id).ok_or(CuError::InvalidHandle)
+        let l = self.modules.remove(&id).ok_or(CuError::InvalidHandle)?;
+        self.funcs.retain(|_, f| f.0 != id);
+        Ok(l)
+    }
+
+    /// The id of kernel `name` of module `m`: the same id each time it is asked for.
+    pub(crate) fn func_id(&mut self, m: u64, name: &str) -> Result<u64> {
+        let f = (m, self.module(m)?.kernel_index(name)?);
+        match self.funcs.iter().find(|(_, x)| **x == f) {
+            Some((&id, _)) => Ok(id),
+            None => {
+                let id = self.new_id()?;
+                self.funcs.insert(id, f);
+                Ok(id)
+            }
+        }
+    }
+
+    /// Kernel `id`: (module id, kernel index).
+    pub(crate) fn func(&self, id: u64) -> Result<(u64, u32)> {
+        self.funcs.get(&id).copied().ok_or(CuError::InvalidHandle)
+    }
+
+    /// Kernel `id`'s legacy launch state (cuFuncSetBlockShape, cuParamSet*).
+    pub(crate) fn legacy(&mut self, id: u64) -> Result<&mut Legacy> {
+        let (m, i) = self.func(id)?;
+        self.module_mut(m)?.legacy(i)
     }
 
     /// Module `id`.
@@ -274,7 +297,8 @@ impl Inner {
         cfg: &LaunchConfig,
         params: Params<'_>,
     ) -> Result<Fence> {
-        let LaunchConfig { grid, block, shared, stream: StreamHandle(s) } = *cfg;
+        let LaunchConfig { grid, block, shared, stream } = *cfg;
+        let s = stream.local();
         let l = self.module(module)?;
         let k = l.kernel(index)?;
         // Per-parameter values are checked before the shape, a whole buffer after it.

@@ -37,6 +37,12 @@ pub struct StreamHandle(pub u64);
 impl StreamHandle {
     /// The legacy default stream (CUDA's NULL stream).
     pub const DEFAULT: Self = Self(0);
+
+    /// The stream's id in its context (0: the default stream); the API layer has checked
+    /// that the handle is of the context.
+    pub(crate) fn local(self) -> u64 {
+        self.0 & ((1 << super::ID_BITS) - 1)
+    }
 }
 
 /// Ring sizes of a stream's channel.
@@ -47,6 +53,8 @@ const STREAM_PUSHBUFFER: u32 = 64 << 10;
 pub(crate) struct Stream {
     pub(crate) ch: Channel,
     pub(crate) non_blocking: bool,
+    /// CUDA's priority number it was created with (clamped).
+    pub(crate) priority: i32,
     /// This channel's kernel-parameter buffer (device pointer).
     pub(crate) params: u64,
 }
@@ -64,7 +72,6 @@ pub(crate) struct Events {
     /// slot is satisfied by the newer one.
     counter: u32,
     list: BTreeMap<u64, Event>,
-    next: u64,
     held: Vec<Held>,
 }
 
@@ -148,7 +155,8 @@ impl Inner {
         non_blocking: bool,
         priority: i32,
     ) -> Result<u64> {
-        let level = (-priority.clamp(STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST)) as u8;
+        let priority = priority.clamp(STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST);
+        let level = (-priority) as u8;
         let params = self.alloc_vram(gpu, PARAM_BYTES as u64, Owner::Runtime)?;
         let ch = match Channel::new(gpu, &mut self.vm, STREAM_GPFIFO, STREAM_PUSHBUFFER, 1, level) {
             Ok(ch) => ch,
@@ -157,10 +165,24 @@ impl Inner {
                 return Err(e);
             }
         };
-        let id = self.next_stream;
-        self.next_stream += 1;
-        self.streams.insert(id, Stream { ch, non_blocking, params });
+        let id = match self.new_id() {
+            Ok(id) => id,
+            Err(e) => {
+                let _ = crate::channel::teardown(gpu, &mut self.vm, ch);
+                let _ = self.free_now(gpu, params);
+                return Err(e);
+            }
+        };
+        self.streams.insert(id, Stream { ch, non_blocking, priority, params });
         Ok(id)
+    }
+
+    /// Stream `s`'s flags: (non-blocking, CUDA priority); the default stream is (false, 0).
+    pub(crate) fn stream_flags(&self, s: u64) -> Result<(bool, i32)> {
+        if s == 0 {
+            return Ok((false, 0));
+        }
+        self.streams.get(&s).map(|st| (st.non_blocking, st.priority)).ok_or(CuError::InvalidHandle)
     }
 
     /// What waiting for the work queued on stream `s` so far needs.
@@ -187,11 +209,11 @@ impl Inner {
 
     /// A new event (`timing` false: CU_EVENT_DISABLE_TIMING); returns its id.
     pub(crate) fn event_create<P: Platform>(&mut self, gpu: &Device<P>, timing: bool) -> Result<u64> {
+        let id = self.new_id()?;
         let Inner { events: ev, vm, .. } = self;
         let slot = ev.alloc(gpu, vm)?;
-        ev.next += 1;
-        ev.list.insert(ev.next, Event { slot, timing, recorded: None });
-        Ok(ev.next)
+        ev.list.insert(id, Event { slot, timing, recorded: None });
+        Ok(id)
     }
 
     /// Destroy event `e`. A record still pending completes on its own; the slot is reused
