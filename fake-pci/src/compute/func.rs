@@ -153,7 +153,8 @@ impl FuncGrid {
                         *pass = Some((w, progressed));
                         break 'grid Ok(false);
                     }
-                    match x.step(warp, w as u32, nwarps as u32, ctaid, wr, &mut bufs.shared, wl) {
+                    let mut m = WarpMem { regs: &mut *wr, shared: &mut bufs.shared, local: &mut *wl };
+                    match x.step(warp, (w as u32, nwarps as u32, ctaid), &mut m) {
                         Ok(Flow::Next) => {}
                         Ok(Flow::Spin) => {
                             warp.parked = Some(x.cx.mem.epoch);

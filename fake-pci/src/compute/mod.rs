@@ -8,7 +8,8 @@
 //!   INVALIDATE_SHADER_CACHES clears;
 //! - `simt`: warps of 32 lanes with active masks, a post-dominator reconvergence stack
 //!   (branches carry their reconvergence point), calls, barriers, spin detection;
-//! - `alu`: per-lane arithmetic, conversions, comparisons, shuffles and votes;
+//! - `alu`: data instructions by group on a warp's registers, shuffles and votes;
+//! - `ops`: the per-lane arithmetic, conversions, comparisons and atomics;
 //! - `lsu`: shared, local, constant and global memory (through the MMU, coalesced),
 //!   atomics in a fixed lane order (deterministic), the sanitizer's checks.
 //!
@@ -22,6 +23,7 @@ mod decode;
 mod func;
 mod lsu;
 mod methods;
+mod ops;
 mod simt;
 
 use alu::*;
@@ -29,6 +31,7 @@ pub(crate) use decode::*;
 pub(crate) use func::*;
 use lsu::*;
 pub use methods::*;
+use ops::*;
 pub(crate) use simt::*;
 
 use crate::check::{BlockCheck, GridCheck, Who};

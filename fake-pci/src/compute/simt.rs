@@ -148,6 +148,27 @@ pub(crate) enum Flow {
     Spin,
 }
 
+/// Where a warp is in its grid: what special registers and sanitizer records need.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WarpPos {
+    /// The warp's first thread in its block.
+    pub(crate) base: u32,
+    /// The warp's index in its block, and the block's warps.
+    pub(crate) warpid: u32,
+    pub(crate) nwarps: u32,
+    /// The block's coordinates in the grid.
+    pub(crate) ctaid: [u32; 3],
+}
+
+/// The storage a warp's instructions read and write: its registers (register-major, 32
+/// lanes each), its block's shared memory, and its lanes' local memory (the lanes'
+/// windows one after another).
+pub(crate) struct WarpMem<'m> {
+    pub(crate) regs: &'m mut [u64],
+    pub(crate) shared: &'m mut [u8],
+    pub(crate) local: &'m mut [u8],
+}
+
 /// Set up the warps of a block of `threads` threads starting at instruction `pc`.
 pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
     let nwarps = threads.div_ceil(WARP_SIZE) as usize;
@@ -176,18 +197,13 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
 }
 
 impl Exec<'_, '_> {
-    /// Execute one instruction of warp `w`.
-    #[allow(clippy::too_many_arguments)]
+    /// Execute one instruction of warp `w` (number `warpid` of `nwarps` in block `ctaid`).
     #[inline(always)]
     pub(crate) fn step(
         &mut self,
         w: &mut Warp,
-        warpid: u32,
-        nwarps: u32,
-        ctaid: [u32; 3],
-        regs: &mut [u64],
-        shared: &mut [u8],
-        local: &mut [u8],
+        (warpid, nwarps, ctaid): (u32, u32, [u32; 3]),
+        m: &mut WarpMem,
     ) -> Result<Flow, GridError> {
         let r = self.r;
         loop {
@@ -212,14 +228,14 @@ impl Exec<'_, '_> {
             let on = if d.guard == ALWAYS {
                 active
             } else {
-                let g = &regs[d.guard as usize * 32..][..32];
-                let mut m = 0u32;
+                let g = &m.regs[d.guard as usize * 32..][..32];
+                let mut taken = 0u32;
                 for (l, v) in g.iter().enumerate() {
                     if active >> l & 1 == 1 && ((v & 1 == 1) ^ d.neg) {
-                        m |= 1 << l;
+                        taken |= 1 << l;
                     }
                 }
-                m
+                taken
             };
             self.thread_instrs += on.count_ones() as u64;
             let trap = |reason| GridError::Trap(Trap { reason, pc });
@@ -248,7 +264,7 @@ impl Exec<'_, '_> {
                     if target <= pc && self.cx.cfg.watchdog_cycles != 0 {
                         let Warp { spin, stack, calls, exited, .. } = w;
                         let at = stack.last().map_or(u32::MAX, |f| f.pc);
-                        if spin.check(at, stack, calls, *exited, regs, self.cx.mem.epoch) {
+                        if spin.check(at, stack, calls, *exited, m.regs, self.cx.mem.epoch) {
                             return Ok(Flow::Spin);
                         }
                     }
@@ -310,7 +326,8 @@ impl Exec<'_, '_> {
             if on == 0 {
                 return Ok(Flow::Next);
             }
-            self.execute(d, pc, on, active, w.base, warpid, nwarps, ctaid, regs, shared, local)?;
+            let pos = WarpPos { base: w.base, warpid, nwarps, ctaid };
+            self.execute(d, pc, (on, active), pos, m)?;
             return Ok(Flow::Next);
         }
     }

@@ -50,7 +50,7 @@ use sm::*;
 pub use stats::*;
 
 use crate::compute::{
-    ComputeEngine, ComputeRegs, D, Exec, Flow, GridError, LaunchCtx, MemProbe, Trap, Warp, init_warps,
+    ComputeEngine, ComputeRegs, D, Exec, Flow, GridError, LaunchCtx, MemProbe, Trap, Warp, WarpMem, init_warps,
 };
 use crate::config::{DeviceConfig, Policy};
 use crate::mmu::{AddressSpace, Memory, Tlb};

@@ -370,7 +370,8 @@ impl TimingEngine {
         let res = {
             let mut x = exec(&mut cx, g, span, s as u32, Some(probe), block.check.as_mut());
             let r = x.peek(warp).and_then(|d| {
-                x.step(warp, wi as u32, nwarps as u32, block.ctaid, wr, &mut block.shared, wl).map(|f| (d, f))
+                let mut m = WarpMem { regs: wr, shared: &mut block.shared, local: wl };
+                x.step(warp, (wi as u32, nwarps as u32, block.ctaid), &mut m).map(|f| (d, f))
             });
             let (wi_, ti_) = (x.instrs, x.thread_instrs);
             g.stats.warp_instructions += wi_;
