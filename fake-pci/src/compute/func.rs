@@ -114,13 +114,11 @@ impl FuncGrid {
             check: check.as_mut(),
             bcheck: bcheck.as_mut(),
         };
-        let nwarps = threads.div_ceil(WARP_SIZE) as usize;
-        let (nregs, local_size) = (*nregs, r.local_size as usize);
-        let result = 'grid: loop {
+        let result = loop {
             if *block >= *nblocks {
                 break Ok(true);
             }
-            let (mut w, mut progressed) = match *pass {
+            let mut at = match *pass {
                 Some(p) => p,
                 None => {
                     bufs.shared.fill(0);
@@ -136,36 +134,15 @@ impl FuncGrid {
             let (gx, gy) = (r.grid[0] as u64, r.grid[1] as u64);
             let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
             x.smid = (i % sms) as u32;
-            // One pass over the warps; it can stop after any instruction and go on later.
-            while w < nwarps {
-                let epoch = x.cx.mem.epoch;
-                let warp = &mut bufs.warps[w];
-                if warp.done || warp.at_barrier || warp.parked == Some(epoch) {
-                    w += 1;
-                    continue;
+            match warp_pass(&mut x, bufs, &mut at, ctaid, limit) {
+                Ok(true) => {}
+                Ok(false) => {
+                    *pass = Some(at);
+                    break Ok(false);
                 }
-                warp.parked = None;
-                progressed = true;
-                let wr = &mut bufs.regs[w * nregs * 32..(w + 1) * nregs * 32];
-                let wl = &mut bufs.local[w * local_size * 32..(w + 1) * local_size * 32];
-                loop {
-                    if x.instrs >= limit {
-                        *pass = Some((w, progressed));
-                        break 'grid Ok(false);
-                    }
-                    let mut m = WarpMem { regs: &mut *wr, shared: &mut bufs.shared, local: &mut *wl };
-                    match x.step(warp, (w as u32, nwarps as u32, ctaid), &mut m) {
-                        Ok(Flow::Next) => {}
-                        Ok(Flow::Spin) => {
-                            warp.parked = Some(x.cx.mem.epoch);
-                            break;
-                        }
-                        Ok(Flow::Barrier | Flow::Done) => break,
-                        Err(e) => break 'grid Err(e),
-                    }
-                }
-                w += 1;
+                Err(e) => break Err(e),
             }
+            let progressed = at.1;
             let warps = &mut bufs.warps;
             if warps.iter().all(|w| w.done) {
                 *block += 1;
@@ -199,4 +176,48 @@ impl FuncGrid {
         *thread_instrs += x.thread_instrs;
         result
     }
+}
+
+/// One pass over the warps of block `ctaid` from warp `at.0` on, each until it waits at a
+/// barrier, ends or spins (`at.1`: whether the pass moved a warp). False when the slice
+/// ends (`x.instrs` reaches `limit`) first: `at` is where the pass goes on.
+#[inline(always)]
+fn warp_pass(
+    x: &mut Exec,
+    bufs: &mut BlockBufs,
+    at: &mut (usize, bool),
+    ctaid: [u32; 3],
+    limit: u64,
+) -> Result<bool, GridError> {
+    let (nregs, local_size) = (x.nregs, x.r.local_size as usize);
+    let nwarps = bufs.warps.len();
+    while at.0 < nwarps {
+        let w = at.0;
+        let epoch = x.cx.mem.epoch;
+        let warp = &mut bufs.warps[w];
+        if warp.done || warp.at_barrier || warp.parked == Some(epoch) {
+            at.0 += 1;
+            continue;
+        }
+        warp.parked = None;
+        at.1 = true;
+        let wr = &mut bufs.regs[w * nregs * 32..(w + 1) * nregs * 32];
+        let wl = &mut bufs.local[w * local_size * 32..(w + 1) * local_size * 32];
+        loop {
+            if x.instrs >= limit {
+                return Ok(false);
+            }
+            let mut m = WarpMem { regs: &mut *wr, shared: &mut bufs.shared, local: &mut *wl };
+            match x.step(warp, (w as u32, nwarps as u32, ctaid), &mut m)? {
+                Flow::Next => {}
+                Flow::Spin => {
+                    warp.parked = Some(x.cx.mem.epoch);
+                    break;
+                }
+                Flow::Barrier | Flow::Done => break,
+            }
+        }
+        at.0 += 1;
+    }
+    Ok(true)
 }

@@ -10,24 +10,6 @@ pub(crate) fn linear(ctaid: [u32; 3], grid: [u32; 3]) -> u32 {
     ctaid[0] + grid[0] * (ctaid[1] + grid[1] * ctaid[2])
 }
 
-/// A memory instruction as the load/store unit works it: the instruction (at `pc`), its
-/// state space, vector width, element size and constant bank.
-#[derive(Clone, Copy)]
-struct Access {
-    d: D,
-    pc: u32,
-    space: Space,
-    n: usize,
-    size: usize,
-    bank: usize,
-}
-
-impl Access {
-    fn trap(&self, reason: TrapReason) -> GridError {
-        GridError::Trap(Trap { reason, pc: self.pc })
-    }
-}
-
 impl Exec<'_, '_> {
     /// A global load or store whose active lanes all fall in one page: translate once and
     /// move the whole span with one memory access (what a coalescing memory pipeline does),
@@ -48,7 +30,8 @@ impl Exec<'_, '_> {
             if on >> l & 1 == 1 {
                 let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
                 let addr = base.wrapping_add(d.imm);
-                if addr % size as u64 != 0 {
+                if addr & (size as u64 - 1) != 0 {
+                    // (Element sizes are powers of two: a mask, not a division.)
                     return Ok(false); // the per-lane path reports the misalignment
                 }
                 lo = lo.min(addr);
@@ -170,226 +153,195 @@ impl Exec<'_, '_> {
         }
     }
 
-    /// Execute memory instruction `d` (ld, st, atom at `pc`) in lanes `on` of the warp at
-    /// `pos`: a global access within one page goes through the MMU once (coalesced), a
-    /// uniform constant load is read once, anything else lane by lane in lane order.
     #[inline]
     pub(crate) fn memory(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
-        let space =
-            Space::from_bits(d.m).ok_or(GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc }))?;
+        let (regs, shared, local) = (&mut *m.regs, &mut *m.shared, &mut *m.local);
+        let (tid_base, ctaid) = (pos.base, pos.ctaid);
+        let trap = |reason| GridError::Trap(Trap { reason, pc });
+        let space = Space::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
         let (n, bank) =
             if d.op == Op::Atom { (1, 0) } else { (MemMods::vec(d.m) as usize, MemMods::bank(d.m) as usize) };
-        let a = Access { d, pc, space, n, size: d.ty.bytes() as usize, bank };
+        let size = d.ty.bytes() as usize;
+        let local_size = self.r.local_size as usize;
         if let Some(p) = self.probe.as_deref_mut() {
             p.on = on;
-            p.bytes = (a.size * n) as u32;
+            p.bytes = (size * n) as u32;
         }
         // A checked launch takes every lane through the checks below.
-        if self.check.is_none() && matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, a.size, on, m.regs)? {
+        if self.check.is_none() && matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {
             return Ok(());
         }
         if d.op == Op::Ld && matches!(space, Space::Const | Space::ConstBank) && d.a == RZ {
-            self.uniform_const(&a, on, m.regs);
+            // A uniform constant load (a kernel parameter): read once, broadcast.
+            if let Some(p) = self.probe.as_deref_mut() {
+                p.addr = [d.imm; 32];
+                p.space = [space; 32];
+            }
+            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+            for k in 0..n {
+                let at = d.imm as usize + k * size;
+                let v = match b.get(at..at + size) {
+                    Some(e) => extend(d.ty, load_le(e, size)),
+                    None => 0,
+                };
+                let dst = d.dst as usize + k;
+                if d.dst != RZ && dst < 255 {
+                    put(dst as u8, on, &[v; 32], regs);
+                }
+            }
             return Ok(());
         }
-        let local_size = self.r.local_size as usize;
         let mut out_of_bounds = false;
-        for l in (0..32usize).filter(|l| on >> l & 1 == 1) {
-            let (space, addr) = self.lane_address(&a, l, m.regs)?;
+        for l in 0..32usize {
+            if on >> l & 1 == 0 {
+                continue;
+            }
+            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+            let addr = base.wrapping_add(d.imm);
+            if addr & (size as u64 - 1) != 0 {
+                return Err(trap(TrapReason::Misaligned));
+            }
+            // Resolve the space of a generic address.
+            let (space, addr) = match space {
+                Space::Generic
+                    if addr.wrapping_sub(self.r.shared_window) < WINDOW_SIZE && self.r.shared_window != 0 =>
+                {
+                    (Space::Shared, addr - self.r.shared_window)
+                }
+                Space::Generic if addr.wrapping_sub(self.r.local_window) < WINDOW_SIZE && self.r.local_window != 0 => {
+                    (Space::Local, addr - self.r.local_window)
+                }
+                Space::Generic => (Space::Global, addr),
+                s => (s, addr),
+            };
+            if let Some(p) = self.probe.as_deref_mut() {
+                p.addr[l] = addr;
+                p.space[l] = space;
+            }
+            let bytes = size * n;
             if self.check.is_some() {
-                let who = Who { ctaid: pos.ctaid, block: linear(pos.ctaid, self.r.grid), thread: pos.base + l as u32 };
-                let lens = (m.shared.len() as u64, local_size as u64);
-                if !self.checked(d, pc, space, addr, (a.size * n) as u64, lens, &who) {
+                let who = Who { ctaid, block: linear(ctaid, self.r.grid), thread: tid_base + l as u32 };
+                let lens = (shared.len() as u64, local_size as u64);
+                if !self.checked(d, pc, space, addr, bytes as u64, lens, &who) {
                     out_of_bounds = true;
                     continue; // memcheck: this lane's access is not made; the grid stops below
                 }
             }
-            // The lane's view of shared or local memory.
+            // A view of the lane's memory for shared/local/constant spaces.
             let window: Option<&mut [u8]> = match space {
-                Space::Shared => Some(&mut m.shared[..]),
-                Space::Local => Some(&mut m.local[l * local_size..(l + 1) * local_size]),
+                Space::Shared => Some(&mut shared[..]),
+                Space::Local => Some(&mut local[l * local_size..(l + 1) * local_size]),
                 _ => None,
             };
             match d.op {
-                Op::Ld => self.lane_load(&a, space, addr, window, l, m.regs)?,
-                Op::St => self.lane_store(&a, space, addr, window, l, m.regs)?,
-                _ => self.lane_atomic(&a, space, addr, window, l, m.regs)?,
-            }
-        }
-        if out_of_bounds {
-            return Err(a.trap(TrapReason::OutOfRange));
-        }
-        Ok(())
-    }
-
-    /// A constant load with no base register (a kernel parameter): read once, broadcast.
-    #[inline]
-    fn uniform_const(&mut self, a: &Access, on: u32, regs: &mut [u64]) {
-        let (d, size) = (a.d, a.size);
-        if let Some(p) = self.probe.as_deref_mut() {
-            p.addr = [d.imm; 32];
-            p.space = [a.space; 32];
-        }
-        let b = if a.space == Space::Const { &self.banks[0] } else { &self.banks[a.bank] };
-        for k in 0..a.n {
-            let at = d.imm as usize + k * size;
-            let v = match b.get(at..at + size) {
-                Some(e) => extend(d.ty, load_le(e, size)),
-                None => 0,
-            };
-            let dst = d.dst as usize + k;
-            if d.dst != RZ && dst < 255 {
-                put(dst as u8, on, &[v; 32], regs);
-            }
-        }
-    }
-
-    /// Lane `l`'s address, checked for alignment, and its space (a generic address
-    /// resolved through the shared and local windows).
-    #[inline]
-    fn lane_address(&mut self, a: &Access, l: usize, regs: &[u64]) -> Result<(Space, u64), GridError> {
-        let d = a.d;
-        let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
-        let addr = base.wrapping_add(d.imm);
-        if addr % a.size as u64 != 0 {
-            return Err(a.trap(TrapReason::Misaligned));
-        }
-        let (sw, lw) = (self.r.shared_window, self.r.local_window);
-        let (space, addr) = match a.space {
-            Space::Generic if addr.wrapping_sub(sw) < WINDOW_SIZE && sw != 0 => (Space::Shared, addr - sw),
-            Space::Generic if addr.wrapping_sub(lw) < WINDOW_SIZE && lw != 0 => (Space::Local, addr - lw),
-            Space::Generic => (Space::Global, addr),
-            s => (s, addr),
-        };
-        if let Some(p) = self.probe.as_deref_mut() {
-            p.addr[l] = addr;
-            p.space[l] = space;
-        }
-        Ok((space, addr))
-    }
-
-    /// Lane `l`'s load of `a.n` elements at `addr` in `space` (`window`: the lane's shared
-    /// or local memory); constant memory beyond the bound size reads as zero.
-    #[inline]
-    fn lane_load(
-        &mut self,
-        a: &Access,
-        space: Space,
-        addr: u64,
-        window: Option<&mut [u8]>,
-        l: usize,
-        regs: &mut [u64],
-    ) -> Result<(), GridError> {
-        let (d, size, bytes) = (a.d, a.size, a.size * a.n);
-        let mut buf = [0u8; 32];
-        let buf = &mut buf[..bytes];
-        match space {
-            Space::Global => self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?,
-            Space::Const | Space::ConstBank => {
-                let b = if space == Space::Const { &self.banks[0] } else { &self.banks[a.bank] };
-                match b.get(addr as usize..addr as usize + bytes) {
-                    Some(src) => buf.copy_from_slice(src),
-                    None => {
-                        for (k, x) in buf.iter_mut().enumerate() {
-                            *x = b.get(addr as usize + k).copied().unwrap_or(0);
+                Op::Ld => {
+                    let mut buf = [0u8; 32];
+                    let buf = &mut buf[..bytes];
+                    match space {
+                        Space::Global => {
+                            self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?
+                        }
+                        Space::Const | Space::ConstBank => {
+                            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+                            match b.get(addr as usize..addr as usize + bytes) {
+                                Some(src) => buf.copy_from_slice(src),
+                                // Beyond the bound size reads as zero.
+                                None => {
+                                    for (k, x) in buf.iter_mut().enumerate() {
+                                        *x = b.get(addr as usize + k).copied().unwrap_or(0);
+                                    }
+                                }
+                            }
+                        }
+                        _ => {
+                            let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
+                            let src =
+                                w.get(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            buf.copy_from_slice(src);
+                        }
+                    }
+                    for k in 0..n {
+                        let dst = d.dst as usize + k;
+                        if d.dst == RZ || dst >= 255 {
+                            continue;
+                        }
+                        regs[dst * 32 + l] = extend(d.ty, load_le(&buf[k * size..], size));
+                    }
+                }
+                Op::St => {
+                    let mut buf = [0u8; 32];
+                    for k in 0..n {
+                        let src = d.b as usize + k;
+                        let v = if d.b == RZ || src >= 255 { 0 } else { regs[src * 32 + l] };
+                        store_le(&mut buf[k * size..], size, v);
+                    }
+                    let buf = &buf[..bytes];
+                    match space {
+                        Space::Global => {
+                            self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?
+                        }
+                        Space::Const | Space::ConstBank => return Err(trap(TrapReason::IllegalInstruction)),
+                        _ => {
+                            let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
+                            let dst =
+                                w.get_mut(addr as usize..addr as usize + bytes).ok_or(trap(TrapReason::OutOfRange))?;
+                            dst.copy_from_slice(buf);
+                            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
                         }
                     }
                 }
-            }
-            _ => {
-                let w = window.ok_or(a.trap(TrapReason::IllegalInstruction))?;
-                buf.copy_from_slice(w.get(addr as usize..addr as usize + bytes).ok_or(a.trap(TrapReason::OutOfRange))?);
-            }
-        }
-        for k in 0..a.n {
-            let dst = d.dst as usize + k;
-            if d.dst != RZ && dst < 255 {
-                regs[dst * 32 + l] = extend(d.ty, load_le(&buf[k * size..], size));
-            }
-        }
-        Ok(())
-    }
-
-    /// Lane `l`'s store of `a.n` elements at `addr` in `space`.
-    #[inline]
-    fn lane_store(
-        &mut self,
-        a: &Access,
-        space: Space,
-        addr: u64,
-        window: Option<&mut [u8]>,
-        l: usize,
-        regs: &[u64],
-    ) -> Result<(), GridError> {
-        let (d, size, bytes) = (a.d, a.size, a.size * a.n);
-        let mut buf = [0u8; 32];
-        for k in 0..a.n {
-            let src = d.b as usize + k;
-            let v = if d.b == RZ || src >= 255 { 0 } else { regs[src * 32 + l] };
-            store_le(&mut buf[k * size..], size, v);
-        }
-        let buf = &buf[..bytes];
-        match space {
-            Space::Global => self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault),
-            Space::Const | Space::ConstBank => Err(a.trap(TrapReason::IllegalInstruction)),
-            _ => {
-                let w = window.ok_or(a.trap(TrapReason::IllegalInstruction))?;
-                let dst = w.get_mut(addr as usize..addr as usize + bytes).ok_or(a.trap(TrapReason::OutOfRange))?;
-                dst.copy_from_slice(buf);
-                self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
-                Ok(())
-            }
-        }
-    }
-
-    /// Lane `l`'s atomic at `addr` in global or shared memory: read, modify, write (lanes
-    /// go one at a time in lane order); the old value goes to the destination.
-    #[inline]
-    fn lane_atomic(
-        &mut self,
-        a: &Access,
-        space: Space,
-        addr: u64,
-        window: Option<&mut [u8]>,
-        l: usize,
-        regs: &mut [u64],
-    ) -> Result<(), GridError> {
-        let (d, size) = (a.d, a.size);
-        let aop = AtomMods::op(d.m).ok_or(a.trap(TrapReason::IllegalInstruction))?;
-        let cx = &mut *self.cx;
-        let mut old = [0u8; 8];
-        match space {
-            Space::Global => cx.tlb.read_va(cx.mem, &cx.space, addr, &mut old[..size]).map_err(GridError::Fault)?,
-            Space::Shared => {
-                let w = window.as_deref().ok_or(a.trap(TrapReason::IllegalInstruction))?;
-                let src = w.get(addr as usize..addr as usize + size).ok_or(a.trap(TrapReason::OutOfRange))?;
-                old[..size].copy_from_slice(src);
-            }
-            _ => return Err(a.trap(TrapReason::IllegalInstruction)),
-        }
-        let o = u64::from_le_bytes(old);
-        let b = if d.b == RZ { 0 } else { regs[d.b as usize * 32 + l] };
-        let c = if d.c == RZ { 0 } else { regs[d.c as usize * 32 + l] };
-        let nb = atom(aop, d.ty, o, b, c).to_le_bytes();
-        let changed = nb[..size] != old[..size];
-        match space {
-            // An atomic that leaves the value as it was (a failed compare-and-swap, an add
-            // of 0) writes nothing, so a spin on it is seen as one; the page must still
-            // take writes.
-            Space::Global if !changed => {
-                cx.tlb.translate(cx.mem, &cx.space, addr, true).map_err(GridError::Fault)?;
-            }
-            Space::Global => cx.tlb.write_va(cx.mem, &cx.space, addr, &nb[..size]).map_err(GridError::Fault)?,
-            _ if !changed => {}
-            _ => {
-                if let Some(w) = window {
-                    w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
+                _ => {
+                    // Atomics: read, modify, write, one lane at a time in lane order.
+                    let aop = AtomMods::op(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
+                    let mut old = [0u8; 8];
+                    match space {
+                        Space::Global => self
+                            .cx
+                            .tlb
+                            .read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size])
+                            .map_err(GridError::Fault)?,
+                        Space::Shared => {
+                            let w = window.as_deref().ok_or(trap(TrapReason::IllegalInstruction))?;
+                            old[..size].copy_from_slice(
+                                w.get(addr as usize..addr as usize + size).ok_or(trap(TrapReason::OutOfRange))?,
+                            );
+                        }
+                        _ => return Err(trap(TrapReason::IllegalInstruction)),
+                    }
+                    let o = u64::from_le_bytes(old);
+                    let b = if d.b == RZ { 0 } else { regs[d.b as usize * 32 + l] };
+                    let c = if d.c == RZ { 0 } else { regs[d.c as usize * 32 + l] };
+                    let new = atom(aop, d.ty, o, b, c);
+                    let nb = new.to_le_bytes();
+                    let changed = nb[..size] != old[..size];
+                    match space {
+                        // An atomic that leaves the value as it was (a failed compare-and-swap,
+                        // an add of 0) writes nothing, so a spin on it is seen as one; the page
+                        // must still take writes.
+                        Space::Global if !changed => {
+                            self.cx.tlb.translate(self.cx.mem, &self.cx.space, addr, true).map_err(GridError::Fault)?;
+                        }
+                        Space::Global => self
+                            .cx
+                            .tlb
+                            .write_va(self.cx.mem, &self.cx.space, addr, &nb[..size])
+                            .map_err(GridError::Fault)?,
+                        _ if !changed => {}
+                        _ => {
+                            if let Some(w) = window {
+                                w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
+                            }
+                            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+                        }
+                    }
+                    if d.dst != RZ {
+                        regs[d.dst as usize * 32 + l] = o;
+                    }
                 }
-                cx.mem.epoch = cx.mem.epoch.wrapping_add(1);
             }
         }
-        if d.dst != RZ {
-            regs[d.dst as usize * 32 + l] = o;
+        if out_of_bounds {
+            return Err(trap(TrapReason::OutOfRange));
         }
         Ok(())
     }

@@ -196,6 +196,16 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
     }
 }
 
+impl Warp {
+    /// Set the program counter of the warp's top frame.
+    #[inline(always)]
+    fn goto(&mut self, pc: u32) {
+        if let Some(t) = self.stack.last_mut() {
+            t.pc = pc;
+        }
+    }
+}
+
 impl Exec<'_, '_> {
     /// Execute one instruction of warp `w` (number `warpid` of `nwarps` in block `ctaid`).
     #[inline(always)]
@@ -205,7 +215,6 @@ impl Exec<'_, '_> {
         (warpid, nwarps, ctaid): (u32, u32, [u32; 3]),
         m: &mut WarpMem,
     ) -> Result<Flow, GridError> {
-        let r = self.r;
         loop {
             let Some(top) = w.stack.last().copied() else {
                 w.done = true;
@@ -240,36 +249,8 @@ impl Exec<'_, '_> {
             self.thread_instrs += on.count_ones() as u64;
             let trap = |reason| GridError::Trap(Trap { reason, pc });
             let next = pc + 1;
-            macro_rules! set_pc {
-                ($v:expr) => {
-                    if let Some(t) = w.stack.last_mut() {
-                        t.pc = $v;
-                    }
-                };
-            }
             match d.op {
-                Op::Bra => {
-                    let bt = BranchTarget::from(d.imm);
-                    let (target, rpc) = (bt.target(), bt.reconverge());
-                    let not_taken = active & !on;
-                    if on == 0 {
-                        set_pc!(next);
-                    } else if not_taken == 0 {
-                        set_pc!(target);
-                    } else {
-                        set_pc!(rpc);
-                        w.stack.push(Frame { pc: next, mask: not_taken, rpc });
-                        w.stack.push(Frame { pc: target, mask: on, rpc });
-                    }
-                    if target <= pc && self.cx.cfg.watchdog_cycles != 0 {
-                        let Warp { spin, stack, calls, exited, .. } = w;
-                        let at = stack.last().map_or(u32::MAX, |f| f.pc);
-                        if spin.check(at, stack, calls, *exited, m.regs, self.cx.mem.epoch) {
-                            return Ok(Flow::Spin);
-                        }
-                    }
-                    return Ok(Flow::Next);
-                }
+                Op::Bra => return Ok(self.branch(w, d, pc, (on, active), m.regs)),
                 Op::Exit => {
                     w.exited |= on;
                     if w.exited & w.lanes == w.lanes {
@@ -277,33 +258,12 @@ impl Exec<'_, '_> {
                         w.stack.clear();
                         return Ok(Flow::Done);
                     }
-                    set_pc!(next);
+                    w.goto(next);
                     return Ok(Flow::Next);
                 }
                 Op::Bar => {
-                    set_pc!(next);
-                    let live = w.lanes & !w.exited;
-                    if on != 0
-                        && on != live
-                        && let Some(chk) = self.check.as_deref_mut()
-                        && chk.mode().synccheck()
-                    {
-                        let who = Who { ctaid, block: linear(ctaid, r.grid), thread: w.base + on.trailing_zeros() };
-                        let mut rec = crate::check::record(
-                            CheckKind::DivergentBarrier,
-                            Space::Generic,
-                            AccessKind::Read,
-                            pc,
-                            &who,
-                        );
-                        (rec.addr, rec.other) = (on as u64, live as u64);
-                        chk.report(self.cx.mem, self.cx.tlb, &self.cx.space, rec);
-                    }
-                    if on != 0 {
-                        w.at_barrier = true;
-                        return Ok(Flow::Barrier);
-                    }
-                    return Ok(Flow::Next);
+                    w.goto(next);
+                    return Ok(self.barrier(w, pc, on, ctaid));
                 }
                 Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
                 Op::Call => {
@@ -312,17 +272,17 @@ impl Exec<'_, '_> {
                         return Err(trap(TrapReason::IllegalInstruction));
                     }
                     w.calls.push(next);
-                    set_pc!(d.imm as u32);
+                    w.goto(d.imm as u32);
                     return Ok(Flow::Next);
                 }
                 Op::Ret => {
                     let Some(ret) = w.calls.pop() else { return Err(trap(TrapReason::IllegalInstruction)) };
-                    set_pc!(ret);
+                    w.goto(ret);
                     return Ok(Flow::Next);
                 }
                 _ => {}
             }
-            set_pc!(next);
+            w.goto(next);
             if on == 0 {
                 return Ok(Flow::Next);
             }
@@ -330,5 +290,54 @@ impl Exec<'_, '_> {
             self.execute(d, pc, (on, active), pos, m)?;
             return Ok(Flow::Next);
         }
+    }
+
+    /// Branch `d` (at `pc`) of lanes `on` of `active`: taken by all, by none, or split
+    /// (both paths pushed, to reconverge where the branch says). A backward branch after
+    /// which nothing has changed since the last time is a spin (with a watchdog on).
+    #[inline(always)]
+    fn branch(&mut self, w: &mut Warp, d: D, pc: u32, (on, active): (u32, u32), regs: &[u64]) -> Flow {
+        let bt = BranchTarget::from(d.imm);
+        let (target, rpc, next) = (bt.target(), bt.reconverge(), pc + 1);
+        let not_taken = active & !on;
+        if on == 0 {
+            w.goto(next);
+        } else if not_taken == 0 {
+            w.goto(target);
+        } else {
+            w.goto(rpc);
+            w.stack.push(Frame { pc: next, mask: not_taken, rpc });
+            w.stack.push(Frame { pc: target, mask: on, rpc });
+        }
+        if target <= pc && self.cx.cfg.watchdog_cycles != 0 {
+            let Warp { spin, stack, calls, exited, .. } = w;
+            let at = stack.last().map_or(u32::MAX, |f| f.pc);
+            if spin.check(at, stack, calls, *exited, regs, self.cx.mem.epoch) {
+                return Flow::Spin;
+            }
+        }
+        Flow::Next
+    }
+
+    /// `bar.sync` (at `pc`) reached by lanes `on` of warp `w` of block `ctaid`: the warp
+    /// waits at the barrier (synccheck reports lanes of the warp that do not reach it).
+    #[inline(always)]
+    fn barrier(&mut self, w: &mut Warp, pc: u32, on: u32, ctaid: [u32; 3]) -> Flow {
+        let live = w.lanes & !w.exited;
+        if on != 0
+            && on != live
+            && let Some(chk) = self.check.as_deref_mut()
+            && chk.mode().synccheck()
+        {
+            let who = Who { ctaid, block: linear(ctaid, self.r.grid), thread: w.base + on.trailing_zeros() };
+            let mut rec = crate::check::record(CheckKind::DivergentBarrier, Space::Generic, AccessKind::Read, pc, &who);
+            (rec.addr, rec.other) = (on as u64, live as u64);
+            chk.report(self.cx.mem, self.cx.tlb, &self.cx.space, rec);
+        }
+        if on != 0 {
+            w.at_barrier = true;
+            return Flow::Barrier;
+        }
+        Flow::Next
     }
 }

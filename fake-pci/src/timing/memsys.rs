@@ -37,56 +37,11 @@ impl MemSys<'_> {
         let bytes = p.bytes.max(1) as u64;
         let mut done = t + 1;
         let mut busy = 1u64;
-        // Shared memory: bank conflicts.
         let mut words: heapless::Vec<u64, 256> = heapless::Vec::new();
         let mut consts: heapless::Vec<u64, 32> = heapless::Vec::new();
-        sectors.clear();
-        for l in 0..32 {
-            if p.on >> l & 1 == 0 {
-                continue;
-            }
-            let a = p.addr[l];
-            match p.space[l] {
-                Space::Shared => {
-                    for w in (a / 4)..(a + bytes).div_ceil(4) {
-                        let _ = words.push(w);
-                    }
-                }
-                Space::Const | Space::ConstBank => {
-                    if !consts.contains(&a) {
-                        let _ = consts.push(a);
-                    }
-                }
-                Space::Local => {
-                    // Local memory is interleaved per thread: the same offset of the 32 lanes
-                    // of a warp is contiguous (a synthetic address per block and warp).
-                    let base = (1u64 << 62) | (s as u64) << 52 | (uid & 0xFFFF_FFFF) << 20;
-                    let off = a / 4 * 128 + l as u64 * 4;
-                    for sct in (base + off) / sb..=(base + off + bytes - 1) / sb {
-                        sectors.push(sct);
-                    }
-                }
-                _ => {
-                    for sct in a / sb..=(a + bytes - 1) / sb {
-                        sectors.push(sct);
-                    }
-                }
-            }
-        }
+        lanes(p, (bytes, sb), (s, uid), (&mut words, &mut consts, sectors));
         if !words.is_empty() {
-            // Lanes reading one word share it (broadcast); distinct words in one bank take a
-            // cycle each.
-            words.sort_unstable();
-            let nb = cfg.shared_banks.clamp(1, 64) as u64;
-            let mut per_bank = [0u64; 64];
-            let mut prev = u64::MAX;
-            for &w in words.iter() {
-                if w != prev {
-                    per_bank[(w % nb) as usize] += 1;
-                    prev = w;
-                }
-            }
-            let degree = per_bank.iter().copied().max().unwrap_or(1).max(1);
+            let degree = bank_conflict_degree(&mut words, cfg.shared_banks.clamp(1, 64) as u64);
             st.bank_conflict_cycles += degree - 1;
             done = done.max(t + cfg.shared_latency as u64 + degree - 1);
             busy = busy.max(degree);
@@ -154,6 +109,58 @@ impl MemSys<'_> {
         }
         (done, busy)
     }
+}
+
+/// What the active lanes of an access of `bytes` each touch, by space: shared-memory words
+/// (4 bytes), distinct constant addresses, and global and local sectors of `sb` bytes.
+/// Local memory is interleaved per thread: the same offset of the 32 lanes of a warp is
+/// contiguous (at a synthetic address per SM `s` and block `uid`). The outputs are the
+/// caller's, so that nothing large is returned by value.
+#[inline(always)]
+fn lanes(
+    p: &MemProbe,
+    (bytes, sb): (u64, u64),
+    (s, uid): (usize, u64),
+    (words, consts, sectors): (&mut heapless::Vec<u64, 256>, &mut heapless::Vec<u64, 32>, &mut Vec<u64>),
+) {
+    sectors.clear();
+    for l in (0..32).filter(|l| p.on >> l & 1 == 1) {
+        let a = p.addr[l];
+        match p.space[l] {
+            Space::Shared => {
+                for w in (a / 4)..(a + bytes).div_ceil(4) {
+                    let _ = words.push(w);
+                }
+            }
+            Space::Const | Space::ConstBank => {
+                if !consts.contains(&a) {
+                    let _ = consts.push(a);
+                }
+            }
+            Space::Local => {
+                let base = (1u64 << 62) | (s as u64) << 52 | (uid & 0xFFFF_FFFF) << 20;
+                let off = a / 4 * 128 + l as u64 * 4;
+                sectors.extend((base + off) / sb..=(base + off + bytes - 1) / sb);
+            }
+            _ => sectors.extend(a / sb..=(a + bytes - 1) / sb),
+        }
+    }
+}
+
+/// The cycles shared-memory `words` take over `nb` banks: lanes reading one word share it
+/// (broadcast); distinct words in one bank take a cycle each.
+#[inline(always)]
+fn bank_conflict_degree(words: &mut heapless::Vec<u64, 256>, nb: u64) -> u64 {
+    words.sort_unstable();
+    let mut per_bank = [0u64; 64];
+    let mut prev = u64::MAX;
+    for &w in words.iter() {
+        if w != prev {
+            per_bank[(w % nb) as usize] += 1;
+            prev = w;
+        }
+    }
+    per_bank.iter().copied().max().unwrap_or(1).max(1)
 }
 
 #[cfg(test)]
