@@ -8,8 +8,8 @@
 //! - a [`CtxHandle`] is 32 bits: the slot's generation (16 bits) over its index + 1
 //!   (16 bits), so a handle of a destroyed context is detected until its slot has been
 //!   reused 65536 times;
-//! - an object handle ([`ModuleHandle`], [`FuncHandle`], [`StreamHandle`], [`EventHandle`])
-//!   is its context's handle in the high half and the object's id in the context in the
+//! - an object handle ([`module::ModuleHandle`], [`module::FuncHandle`],
+//!   [`StreamHandle`], [`stream::EventHandle`]) is its context's handle in the high half and the object's id in the context in the
 //!   low half. Ids come from one counter per context and are never reused, so an object
 //!   handle names its context by itself, and a stale one, one of another kind or a forged
 //!   one is CUDA_ERROR_INVALID_HANDLE.
