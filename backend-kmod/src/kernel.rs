@@ -210,7 +210,7 @@ extern "C" fn kmain() -> ! {
 }
 
 fn run() -> Result<(), CuError> {
-    let cfg = DeviceConfig { vram_size: VRAM_BACKING, ..DeviceConfig::default() };
+    let cfg = DeviceConfig::default().with(|c| c.board.vram_size = VRAM_BACKING);
     let gpu = Gpu::probe(KmodPlatform::new(cfg, VRAM_BACKING))?;
     let info = gpu.info();
     defmt::info!(
@@ -283,7 +283,7 @@ fn exhaust_vram(gpu: &Gpu<KmodPlatform>, ctx: runtime_core::CtxHandle) -> Result
 /// allocation succeeds, and filling it past the backing budget is CUDA_ERROR_OUT_OF_MEMORY
 /// for the context (7b5e8b4 panicked in the allocator at the ninth 8 MiB memset).
 fn overcommitted_board() -> Result<bool, CuError> {
-    let cfg = DeviceConfig { vram_size: 512 << 20, ..DeviceConfig::default() };
+    let cfg = DeviceConfig::default().with(|c| c.board.vram_size = 512 << 20);
     let gpu = Gpu::probe(KmodPlatform::new(cfg, VRAM_BACKING))?;
     let ctx = gpu.ctx_create()?;
     let big = 128u64 << 20;

@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn the_kernel_platform_drives_the_runtime() {
-        let cfg = DeviceConfig { vram_size: 64 << 20, ..DeviceConfig::default() };
+        let cfg = DeviceConfig::default().with(|c| c.board.vram_size = 64 << 20);
         let gpu = runtime_core::Gpu::probe(KmodPlatform::new(cfg, 64 << 20)).unwrap();
         let ctx = gpu.ctx_create().unwrap();
         let p = gpu.mem_alloc(ctx, 8192).unwrap();

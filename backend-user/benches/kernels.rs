@@ -36,7 +36,7 @@ fn sim(dev: &Device, ctx: &Context, f: impl Fn()) -> (Duration, u64) {
 fn main() {
     let mut rows = Vec::new();
     for (mode, label) in [(Mode::Functional, "functional"), (Mode::Timing, "timing")] {
-        let config = DeviceConfig { mode, ..DeviceConfig::default() };
+        let config = DeviceConfig::default().with(|c| c.mode = mode);
         let dev = Device::open_with(DeviceOptions { config, ..Default::default() }).unwrap();
         let ctx = dev.create_context().unwrap();
         run(label, &dev, &ctx, &mut rows);

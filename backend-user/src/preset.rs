@@ -1,14 +1,22 @@
 //! Device presets: the built-in ones by name, and TOML files a user can copy and edit.
 //!
-//! A file is a flat table of the parameters in [`DeviceConfig::KEYS`], optionally starting
-//! from a built-in preset named by `base` (default `gv100`):
+//! A file sets parameters of [`DeviceConfig::KEYS`], grouped in tables as the model groups
+//! them (`[l2] bytes = ...` is the key `l2.bytes`), starting from a built-in preset named by
+//! `base` (default `gv100`):
 //!
 //! ```toml
 //! base = "gv100"
-//! sms = 40
-//! dram_mbps = 450000
 //! mode = "functional"
+//!
+//! [board]
+//! sms = 40
+//!
+//! [dram]
+//! mbps = 450000
 //! ```
+//!
+//! Dotted keys (`board.sms = 40`) are the same thing in TOML. The flat keys of earlier
+//! rgdev versions (`sms = 40`, `dram_mbps = 450000`: [`OLD_KEYS`](fake_pci::config::OLD_KEYS)) are still accepted.
 //!
 //! `rgdev preset show NAME` prints a complete file to start from.
 
@@ -51,34 +59,53 @@ pub fn from_toml(text: &str) -> Result<DeviceConfig, String> {
     };
     let mut cfg = DeviceConfig::preset(base).ok_or_else(|| format!("`base`: no preset named `{base}`"))?;
     for (key, v) in &table {
-        if key == "base" {
-            continue;
+        match v {
+            _ if key == "base" => {}
+            toml::Value::Table(group) if DeviceConfig::GROUPS.iter().any(|&(g, _)| g == key) => {
+                for (field, v) in group {
+                    set(&mut cfg, &format!("{key}.{field}"), v)?;
+                }
+            }
+            _ => set(&mut cfg, key, v)?,
         }
-        let v = match v {
-            toml::Value::Integer(i) if *i >= 0 => Value::Int(*i as u64),
-            toml::Value::Integer(_) => return Err(format!("parameter `{key}`: must not be negative")),
-            toml::Value::String(s) => Value::Str(s.clone()),
-            _ => return Err(format!("parameter `{key}`: expected an integer or a string")),
-        };
-        cfg.set(key, &v).map_err(|e| e.to_string())?;
     }
     cfg.validate().map_err(|e| e.to_string())?;
     Ok(cfg)
 }
 
-/// A complete preset file for `cfg`, every parameter with its description.
+/// Set one parameter from a TOML value.
+fn set(cfg: &mut DeviceConfig, key: &str, v: &toml::Value) -> Result<(), String> {
+    let v = match v {
+        toml::Value::Integer(i) if *i >= 0 => Value::Int(*i as u64),
+        toml::Value::Integer(_) => return Err(format!("parameter `{key}`: must not be negative")),
+        toml::Value::String(s) => Value::Str(s.clone()),
+        toml::Value::Table(_) => return Err(format!("unknown parameter group `[{key}]`")),
+        _ => return Err(format!("parameter `{key}`: expected an integer or a string")),
+    };
+    cfg.set(key, &v).map_err(|e| e.to_string())
+}
+
+/// A complete preset file for `cfg`, every parameter with its description, one table per
+/// group.
 pub fn to_toml(cfg: &DeviceConfig) -> String {
     let mut out = format!(
         "# rgdev device preset (load with RGDEV_PRESET=FILE.toml or --preset FILE.toml)\nbase = \"{}\"\n",
         base_of(cfg)
     );
+    let mut group = "";
     for (key, doc) in DeviceConfig::KEYS {
         let value = match cfg.get(key) {
             Some(Value::Int(i)) => i.to_string(),
             Some(Value::Str(s)) => format!("\"{s}\""),
             None => continue,
         };
-        out.push_str(&format!("\n# {}\n{key} = {value}\n", doc.trim()));
+        let (g, field) = key.split_once('.').unwrap_or(("", key));
+        if g != group {
+            group = g;
+            let about = DeviceConfig::GROUPS.iter().find(|&&(n, _)| n == g).map_or("", |&(_, d)| d);
+            out.push_str(&format!("\n# {}\n[{g}]\n", about.trim()));
+        }
+        out.push_str(&format!("\n# {}\n{field} = {value}\n", doc.trim()));
     }
     out
 }
@@ -102,15 +129,20 @@ mod tests {
     #[test]
     fn files_start_from_a_base_and_reject_nonsense() {
         let c = from_toml("base = \"gf100\"\nsms = 4\nmode = \"functional\"\n").unwrap();
-        assert_eq!((c.sms, c.clock_mhz, c.mode), (4, 1401, fake_pci::config::Mode::Functional));
+        assert_eq!((c.board.sms, c.board.clock_mhz, c.mode), (4, 1401, fake_pci::config::Mode::Functional));
         assert!(from_toml("sms = 0").unwrap_err().contains("sms"));
         assert!(from_toml("smz = 3").unwrap_err().contains("unknown parameter `smz`"));
         assert!(from_toml("sms = -3").unwrap_err().contains("negative"));
         assert!(from_toml("sms = \"many\"").unwrap_err().contains("sms"));
         assert!(from_toml("base = \"h100\"").unwrap_err().contains("h100"));
-        assert!(from_toml("sms = [1]").is_err());
+        assert!(from_toml("board.sms = [1]").is_err());
         assert!(from_toml("this is not toml").is_err());
         assert!(load("nope").unwrap_err().contains("gv100"));
+        // Files written for the flat keys of earlier versions load the same.
+        let old = from_toml("base = \"gf100\"\nsms = 4\ndram_mbps = 1000\nshared_per_sm = 4096\n").unwrap();
+        let new = from_toml("base = \"gf100\"\nboard.sms = 4\ndram.mbps = 1000\nshared.bytes = 4096\n").unwrap();
+        assert_eq!(old, new);
+        assert_eq!((new.board.sms, new.dram.mbps, new.shared.bytes), (4, 1000, 4096));
         assert!(load("/nonexistent/p.toml").unwrap_err().contains("/nonexistent/p.toml"));
     }
 }

@@ -67,7 +67,7 @@ impl FakeGpu {
             return Window::Bar0((addr - b0) as u32);
         }
         let b1 = self.pci.bar1();
-        if addr >= b1 && addr - b1 < self.cfg.bar1_size {
+        if addr >= b1 && addr - b1 < self.cfg.board.bar1_size {
             return Window::Bar1(addr - b1);
         }
         Window::Unclaimed

@@ -113,8 +113,8 @@ impl FakeGpu {
             end_cycle: at,
             warp_instructions: g.instructions(),
             thread_instructions: g.thread_instrs,
-            max_warps_per_sm: self.cfg.max_threads_per_sm / 32,
-            sms: self.cfg.sms,
+            max_warps_per_sm: self.cfg.sm.max_threads / 32,
+            sms: self.cfg.board.sms,
             blocks_per_sm: g.per_sm,
             failed: r.is_err(),
             ..timing::KernelStats::default()

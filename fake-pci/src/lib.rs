@@ -135,10 +135,10 @@ impl FakeGpu {
         let mut channels = Vec::new();
         channels.resize_with(NUM_CHANNELS as usize, || None);
         Self {
-            pci: pci::PciConfig::new(BAR0_SIZE as u64, cfg.bar1_size),
+            pci: pci::PciConfig::new(BAR0_SIZE as u64, cfg.board.bar1_size),
             regs: RegFile::new(),
             mem: Memory {
-                vram: vram::Vram::new(cfg.vram_size),
+                vram: vram::Vram::new(cfg.board.vram_size),
                 sys: sysmem::SysMem::default(),
                 bus_master: false,
                 epoch: 0,

@@ -72,26 +72,27 @@ impl FakeGpu {
             offset::NV_PFIFO_INTR_0 => self.pfifo_intr(),
             offset::NV_PTIMER_TIME_0 => self.time_ns() as u32,
             offset::NV_PTIMER_TIME_1 => (self.time_ns() >> 32) as u32,
-            offset::NV_PFB_VRAM_SIZE => encode_vram_size(self.cfg.vram_size),
+            offset::NV_PFB_VRAM_SIZE => encode_vram_size(self.cfg.board.vram_size),
             offset::NV_PCOPY0_STATUS => self.copy.busy() as u32,
             offset::NV_PGRAPH_STATUS => (self.compute.busy() || self.timing.busy()) as u32,
-            offset::NV_PGRAPH_SM_THREADS => self.cfg.max_threads_per_sm,
-            offset::NV_PGRAPH_SM_BLOCKS => self.cfg.max_blocks_per_sm,
-            offset::NV_PGRAPH_SM_REGS => self.cfg.regs_per_sm,
-            offset::NV_PGRAPH_SM_SHARED => self.cfg.shared_per_sm,
+            offset::NV_PGRAPH_SM_THREADS => self.cfg.sm.max_threads,
+            offset::NV_PGRAPH_SM_BLOCKS => self.cfg.sm.max_blocks,
+            offset::NV_PGRAPH_SM_REGS => self.cfg.sm.regs,
+            offset::NV_PGRAPH_SM_SHARED => self.cfg.shared.bytes,
             offset::NV_PGRAPH_WATCHDOG_LO => self.cfg.watchdog_cycles as u32,
             offset::NV_PGRAPH_WATCHDOG_HI => (self.cfg.watchdog_cycles >> 32) as u32,
             offset::NV_PGRAPH_UNITS => {
-                PgraphUnits::new().with_gpcs(self.cfg.gpcs as u8).with_sms(self.cfg.sms as u8).into()
+                PgraphUnits::new().with_gpcs(self.cfg.board.gpcs as u8).with_sms(self.cfg.board.sms as u8).into()
             }
-            offset::NV_PGRAPH_SM_ARCH => {
-                PgraphSmArch::new().with_major(self.cfg.cc_major as u8).with_minor(self.cfg.cc_minor as u8).into()
-            }
-            offset::NV_PGRAPH_CLOCK_KHZ => self.cfg.clock_mhz.saturating_mul(1000),
+            offset::NV_PGRAPH_SM_ARCH => PgraphSmArch::new()
+                .with_major(self.cfg.board.cc_major as u8)
+                .with_minor(self.cfg.board.cc_minor as u8)
+                .into(),
+            offset::NV_PGRAPH_CLOCK_KHZ => self.cfg.board.clock_mhz.saturating_mul(1000),
             offset::NV_PGRAPH_CAPS => PgraphCaps::new().with_concurrent_kernels(self.cfg.mode == Mode::Timing).into(),
-            offset::NV_PFB_MEM_CLOCK_KHZ => self.cfg.mem_clock_mhz.saturating_mul(1000),
-            offset::NV_PFB_BUS_WIDTH => self.cfg.mem_bus_bits,
-            offset::NV_PFB_L2_SIZE => self.cfg.l2_bytes,
+            offset::NV_PFB_MEM_CLOCK_KHZ => self.cfg.dram.clock_mhz.saturating_mul(1000),
+            offset::NV_PFB_BUS_WIDTH => self.cfg.dram.bus_bits,
+            offset::NV_PFB_L2_SIZE => self.cfg.l2.bytes,
             _ => stored,
         }
     }

@@ -58,7 +58,7 @@ impl Board {
     /// A 256 MiB board with BARs assigned, decoding and bus mastering on, units enabled,
     /// interrupts enabled.
     pub fn new() -> Self {
-        Self::with(DeviceConfig { vram_size: 256 << 20, ..DeviceConfig::default() })
+        Self::with(DeviceConfig::default().with(|c| c.board.vram_size = 256 << 20))
     }
 
     /// A board from `cfg`.

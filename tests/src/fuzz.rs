@@ -30,7 +30,7 @@ pub fn preset(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(config) = backend_user::preset::from_toml(text) else { return };
     let host: u64 = config.host_bytes().iter().map(|&(_, b)| b).sum();
-    if host > 64 << 20 || config.vram_size > 1 << 30 {
+    if host > 64 << 20 || config.board.vram_size > 1 << 30 {
         return;
     }
     let Ok(dev) = Device::open_with(DeviceOptions { config, ..Default::default() }) else { return };
@@ -56,8 +56,12 @@ const HEALTHY: u32 = 0x5AFE_DA7A;
 pub fn pushbuf(data: &[u8]) {
     static LIVE: OnceLock<Mutex<Live>> = OnceLock::new();
     let live = LIVE.get_or_init(|| {
-        let config =
-            DeviceConfig { sms: 4, gpcs: 1, watchdog_cycles: 20_000, vram_size: 256 << 20, ..DeviceConfig::default() };
+        let config = DeviceConfig::default().with(|c| {
+            c.board.sms = 4;
+            c.board.gpcs = 1;
+            c.watchdog_cycles = 20_000;
+            c.board.vram_size = 256 << 20
+        });
         let dev = Device::open_with(DeviceOptions { config, ..Default::default() }).unwrap();
         let healthy = dev.create_context().unwrap();
         let mut data = healthy.alloc::<u32>(4096).unwrap();

@@ -11,7 +11,7 @@ use tests::Rng;
 
 fn device_with_vram(bytes: u64) -> Device {
     Device::open_with(DeviceOptions {
-        config: DeviceConfig { vram_size: bytes, ..Default::default() },
+        config: DeviceConfig::default().with(|c| c.board.vram_size = bytes),
         ..Default::default()
     })
     .unwrap()
@@ -352,11 +352,11 @@ fn a_raw_launch_asking_for_absurd_local_memory_fails_cleanly() {
 #[test]
 fn impossible_device_configurations_are_refused() {
     for bad in [
-        DeviceConfig { sms: 0, ..Default::default() },
-        DeviceConfig { sector_bytes: 0, ..Default::default() },
-        DeviceConfig { l2_bytes: 1000, ..Default::default() },
-        DeviceConfig { launch_overhead_cycles: u64::MAX, ..Default::default() },
-        DeviceConfig { dram_mbps: 0, ..Default::default() },
+        DeviceConfig::default().with(|c| c.board.sms = 0),
+        DeviceConfig::default().with(|c| c.sector_bytes = 0),
+        DeviceConfig::default().with(|c| c.l2.bytes = 1000),
+        DeviceConfig::default().with(|c| c.dispatch.launch_overhead_cycles = u64::MAX),
+        DeviceConfig::default().with(|c| c.dram.mbps = 0),
     ] {
         let r = Device::open_with(DeviceOptions { config: bad, ..Default::default() });
         assert_eq!(r.err(), Some(CuError::InvalidValue));

@@ -167,17 +167,17 @@ fn device_attributes_follow_the_preset() {
         assert!(gf100.lines().any(|l| l == line), "{line} not in:\n{gf100}");
     }
     let toml = std::env::temp_dir().join(format!("rgdev-c-{}-preset.toml", std::process::id()));
-    std::fs::write(&toml, "base = \"gv100\"\nsms = 7\nmode = \"functional\"\nl2_bytes = 1048576\n").unwrap();
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n[board]\nsms = 7\n[l2]\nbytes = 1048576\n").unwrap();
     let custom = run(toml.to_str().unwrap());
     for line in ["cc 7.0", "sms 7", "l2_bytes 1048576", "threads_per_sm 2048", "concurrent_kernels 0"] {
         assert!(custom.lines().any(|l| l == line), "{line} not in:\n{custom}");
     }
     // A bad preset is refused before the program starts, naming the problem.
-    std::fs::write(&toml, "sms = 0\n").unwrap();
+    std::fs::write(&toml, "board.sms = 0\n").unwrap();
     let out =
         Command::new(release_dir().join("rgdev")).args(["run", "--preset"]).arg(&toml).arg("--").arg(&exe).output();
     let out = out.unwrap();
-    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("sms"));
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("board.sms"));
     let _ = std::fs::remove_file(toml);
     let _ = std::fs::remove_file(exe);
 }

@@ -204,7 +204,7 @@ fn copies_cost_cycles_in_proportion_to_bytes_and_idle_time_is_skipped() {
     };
     let (small, big) = (cost(64 << 10), cost(256 << 10));
     let cfg = fake_pci::DeviceConfig::default();
-    assert_eq!(big - small, (192 << 10) / cfg.copy_bytes_per_cycle, "extra bytes / throughput");
+    assert_eq!(big - small, (192 << 10) / cfg.copy.bytes_per_cycle, "extra bytes / throughput");
     // step() advances exactly; an idle device's run() does not move the clock.
     let mut b = tests::board::Board::new();
     b.gpu.step(12_345);

@@ -196,7 +196,7 @@ fn threaded_clock_mode_gives_the_same_results() {
 #[test]
 fn many_contexts_are_isolated_and_return_their_memory() {
     let dev = Device::open_with(DeviceOptions {
-        config: DeviceConfig { vram_size: 512 << 20, ..Default::default() },
+        config: DeviceConfig::default().with(|c| c.board.vram_size = 512 << 20),
         ..Default::default()
     })
     .unwrap();

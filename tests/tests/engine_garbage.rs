@@ -103,7 +103,11 @@ fn random_instruction_streams_never_panic_the_functional_engine() {
 }
 
 fn random_programs(mode: fake_pci::config::Mode) {
-    let cfg = DeviceConfig { watchdog_cycles: 20_000, vram_size: 256 << 20, mode, ..DeviceConfig::default() };
+    let cfg = DeviceConfig::default().with(|c| {
+        c.watchdog_cycles = 20_000;
+        c.board.vram_size = 256 << 20;
+        c.mode = mode
+    });
     let dev = Device::open_with(DeviceOptions { config: cfg, ..Default::default() }).unwrap();
     let healthy = dev.create_context().unwrap();
     let mut template = ptx::compile_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();

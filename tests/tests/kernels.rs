@@ -125,7 +125,7 @@ const HDR: &str = ".version 6.4\n.target sm_70\n.address_size 64\n";
 #[test]
 fn a_kernel_that_never_ends_hits_the_watchdog() {
     use backend_user::{DeviceConfig, DeviceOptions};
-    let cfg = DeviceConfig { watchdog_cycles: 100_000, ..DeviceConfig::default() };
+    let cfg = DeviceConfig::default().with(|c| c.watchdog_cycles = 100_000);
     let dev = Device::open_with(DeviceOptions { config: cfg, ..Default::default() }).unwrap();
     let ctx = dev.create_context().unwrap();
     let m = ctx.load_ptx(&format!("{HDR}.entry spin()\n{{\nL:\n bra.uni L;\n}}\n")).unwrap();
@@ -519,7 +519,7 @@ L:
 
 fn open_mode(mode: fake_pci::config::Mode) -> Device {
     use backend_user::{DeviceConfig, DeviceOptions};
-    Device::open_with(DeviceOptions { config: DeviceConfig { mode, ..DeviceConfig::default() }, ..Default::default() })
+    Device::open_with(DeviceOptions { config: DeviceConfig::default().with(|c| c.mode = mode), ..Default::default() })
         .unwrap()
 }
 

@@ -20,7 +20,7 @@ const USERD_VRAM: u64 = BAR1_PD + 0x10000;
 const USERD_BAR1: u64 = 0x1000;
 
 fn cfg() -> DeviceConfig {
-    DeviceConfig { vram_size: VRAM, ..DeviceConfig::default() }
+    DeviceConfig::default().with(|c| c.board.vram_size = VRAM)
 }
 
 fn tlb_flush(pd: u64) -> [Tx; 4] {
@@ -65,12 +65,16 @@ fn init_sequence() -> Vec<Tx> {
             PmcEnable::new().with_pfifo(true).with_pcopy0(true).with_pgraph(true).with_ptimer(true),
         ),
         Tx::read(NV_PFB_VRAM_SIZE, 0, encode_vram_size(VRAM)),
-        Tx::read(NV_PGRAPH_UNITS, 0, PgraphUnits::new().with_gpcs(cfg().gpcs as u8).with_sms(cfg().sms as u8).into()),
+        Tx::read(
+            NV_PGRAPH_UNITS,
+            0,
+            PgraphUnits::new().with_gpcs(cfg().board.gpcs as u8).with_sms(cfg().board.sms as u8).into(),
+        ),
         // What an SM holds: the launch limits and the occupancy rule.
-        Tx::read(NV_PGRAPH_SM_THREADS, 0, cfg().max_threads_per_sm),
-        Tx::read(NV_PGRAPH_SM_BLOCKS, 0, cfg().max_blocks_per_sm),
-        Tx::read(NV_PGRAPH_SM_REGS, 0, cfg().regs_per_sm),
-        Tx::read(NV_PGRAPH_SM_SHARED, 0, cfg().shared_per_sm),
+        Tx::read(NV_PGRAPH_SM_THREADS, 0, cfg().sm.max_threads),
+        Tx::read(NV_PGRAPH_SM_BLOCKS, 0, cfg().sm.max_blocks),
+        Tx::read(NV_PGRAPH_SM_REGS, 0, cfg().sm.regs),
+        Tx::read(NV_PGRAPH_SM_SHARED, 0, cfg().shared.bytes),
         // The watchdog, for CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT.
         Tx::read(NV_PGRAPH_WATCHDOG_LO, 0, cfg().watchdog_cycles as u32),
         Tx::read(NV_PGRAPH_WATCHDOG_HI, 0, (cfg().watchdog_cycles >> 32) as u32),
@@ -78,13 +82,13 @@ fn init_sequence() -> Vec<Tx> {
         Tx::read(
             NV_PGRAPH_SM_ARCH,
             0,
-            PgraphSmArch::new().with_major(cfg().cc_major as u8).with_minor(cfg().cc_minor as u8).into(),
+            PgraphSmArch::new().with_major(cfg().board.cc_major as u8).with_minor(cfg().board.cc_minor as u8).into(),
         ),
-        Tx::read(NV_PGRAPH_CLOCK_KHZ, 0, cfg().clock_mhz * 1000),
+        Tx::read(NV_PGRAPH_CLOCK_KHZ, 0, cfg().board.clock_mhz * 1000),
         Tx::read(NV_PGRAPH_CAPS, 0, PgraphCaps::new().with_concurrent_kernels(true).into()),
-        Tx::read(NV_PFB_MEM_CLOCK_KHZ, 0, cfg().mem_clock_mhz * 1000),
-        Tx::read(NV_PFB_BUS_WIDTH, 0, cfg().mem_bus_bits),
-        Tx::read(NV_PFB_L2_SIZE, 0, cfg().l2_bytes),
+        Tx::read(NV_PFB_MEM_CLOCK_KHZ, 0, cfg().dram.clock_mhz * 1000),
+        Tx::read(NV_PFB_BUS_WIDTH, 0, cfg().dram.bus_bits),
+        Tx::read(NV_PFB_L2_SIZE, 0, cfg().l2.bytes),
         // Interrupts.
         Tx::write(NV_PFIFO_INTR_0, 0, u32::MAX),
         Tx::write(NV_PFIFO_INTR_EN_0, 0, 0x3000_0101u32),
@@ -116,7 +120,7 @@ fn device_init_register_sequence() {
     assert_eq!(gpu.pramin_read(BAR1_INST + INST_PD_LO as u64).unwrap(), BAR1_PD as u32);
     assert_eq!(gpu.pramin_read(BAR1_INST + INST_VA_LIMIT_LO as u64).unwrap(), (256 << 20) - 1);
     let info = gpu.info();
-    assert_eq!((info.vram_size, info.sms, info.bar1), (VRAM, cfg().sms, (BAR1, 256 << 20)));
+    assert_eq!((info.vram_size, info.sms, info.bar1), (VRAM, cfg().board.sms, (BAR1, 256 << 20)));
 }
 
 #[test]

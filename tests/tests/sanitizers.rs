@@ -10,7 +10,7 @@ use runtime_core::check::{AccessKind, CheckKind, Hazard};
 const HDR: &str = ".version 6.4\n.target sm_70\n.address_size 64\n";
 
 fn open(mode: Mode, checks: CheckMode) -> (Device, Context) {
-    let config = DeviceConfig { mode, ..DeviceConfig::default() };
+    let config = DeviceConfig::default().with(|c| c.mode = mode);
     let dev = Device::open_with(DeviceOptions { config, checks, ..Default::default() }).unwrap();
     let ctx = dev.create_context().unwrap();
     (dev, ctx)

@@ -360,7 +360,7 @@ fn contexts_whose_kernels_share_an_address_run_their_own_code() {
 /// Run 4 segments of 4000 host NOPs on a normal and an urgent stream (the normal one
 /// queued first); returns ms from the normal stream's finish to the urgent one's.
 fn nop_race(policy: fake_pci::config::ChannelPolicy) -> f32 {
-    let cfg = backend_user::DeviceConfig { channel_policy: policy, ..Default::default() };
+    let cfg = backend_user::DeviceConfig::default().with(|c| c.pfifo.channel_policy = policy);
     let dev = Device::open_with(backend_user::DeviceOptions { config: cfg, ..Default::default() }).unwrap();
     let ctx = dev.create_context().unwrap();
     let (normal, urgent) = (ctx.create_stream(true, 0).unwrap(), ctx.create_stream(true, -3).unwrap());
@@ -389,7 +389,7 @@ fn pfifo_serves_urgent_channels_first_and_slices_time_between_equals() {
     assert!(d < -ms(14_000), "urgent finished {d} ms after normal");
     // Round robin: the two alternate slices and finish within about a slice of each other.
     let d = nop_race(ChannelPolicy::RoundRobin);
-    assert!(d.abs() < ms(3 * cfg.timeslice_cycles), "{d} ms apart");
+    assert!(d.abs() < ms(3 * cfg.pfifo.timeslice_cycles), "{d} ms apart");
 }
 
 /// CPU time of the calling thread (Linux: utime + stime from /proc/thread-self/stat).

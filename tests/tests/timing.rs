@@ -152,16 +152,16 @@ fn memory_bound_kernels_scale_with_bytes_over_bandwidth() {
     let cfg = DeviceConfig::default();
     let rig = Rig::new(cfg.clone());
     let big = rig.copy(1 << 20, 1, 0);
-    let peak = cfg.dram_mbps as f64 / 1000.0;
+    let peak = cfg.dram.mbps as f64 / 1000.0;
     let bw = dram_gbs(&cfg, &big);
     assert!(bw > 0.6 * peak && bw <= peak, "copy of 8 MiB reached {bw:.0} GB/s of {peak:.0}");
     // Four times the bytes: about four times the time once the launch is paid.
     let small = rig.copy(1 << 18, 1, 0);
-    let o = cfg.launch_overhead_cycles as f64;
+    let o = cfg.dispatch.launch_overhead_cycles as f64;
     let r = (big.cycles() as f64 - o) / (small.cycles() as f64 - o);
     assert!((3.0..=4.4).contains(&r), "4x bytes took {r:.2}x the time");
     // Half the DRAM bandwidth: about twice the time.
-    let half = DeviceConfig { dram_mbps: cfg.dram_mbps / 2, ..cfg.clone() };
+    let half = cfg.clone().with(|c| c.dram.mbps = cfg.dram.mbps / 2);
     let slow = Rig::new(half).copy(1 << 20, 1, 0);
     let r = (slow.cycles() as f64 - o) / (big.cycles() as f64 - o);
     assert!((1.7..=2.2).contains(&r), "half the bandwidth took {r:.2}x the time");
@@ -172,22 +172,22 @@ fn compute_bound_kernels_scale_with_instructions_over_issue_rate() {
     let cfg = DeviceConfig::default();
     let rig = Rig::new(cfg.clone());
     // One wave: 8 blocks of 8 warps on each SM, 16 warps per scheduler.
-    let blocks = cfg.sms * 8;
+    let blocks = cfg.board.sms * 8;
     let (a, b) = (rig.fma(32, blocks), rig.fma(64, blocks));
     // Each iteration is 10 ALU instructions (8 FMAs, the counter, the compare) and a branch;
     // a scheduler accepts an ALU instruction every alu_interval cycles.
-    let per_iter = 10.0 * cfg.alu_interval as f64 * 16.0;
+    let per_iter = 10.0 * cfg.pipe.alu_interval as f64 * 16.0;
     let slope = (b.cycles() - a.cycles()) as f64 / 32.0;
     assert!((slope / per_iter - 1.0).abs() < 0.1, "{slope:.0} cycles per iteration, issue rate says {per_iter}");
     let ipc = (b.warp_instructions - a.warp_instructions) as f64 / (b.cycles() - a.cycles()) as f64;
-    let peak = (cfg.sms * cfg.schedulers_per_sm) as f64 * 11.0 / 20.0;
+    let peak = (cfg.board.sms * cfg.sm.schedulers) as f64 * 11.0 / 20.0;
     assert!((ipc / peak - 1.0).abs() < 0.1, "marginal IPC {ipc:.1}, issue-rate bound {peak:.1}");
     // Twice the issue interval: twice the slope. Half the DRAM bandwidth: no change.
-    let slow_alu = Rig::new(DeviceConfig { alu_interval: cfg.alu_interval * 2, ..cfg.clone() });
+    let slow_alu = Rig::new(cfg.clone().with(|c| c.pipe.alu_interval = cfg.pipe.alu_interval * 2));
     let (c, d) = (slow_alu.fma(32, blocks), slow_alu.fma(64, blocks));
     let r = (d.cycles() - c.cycles()) as f64 / (b.cycles() - a.cycles()) as f64;
     assert!((1.8..=2.2).contains(&r), "twice the ALU interval: {r:.2}x the slope");
-    let slow_mem = Rig::new(DeviceConfig { dram_mbps: cfg.dram_mbps / 2, ..cfg.clone() }).fma(64, blocks);
+    let slow_mem = Rig::new(cfg.clone().with(|c| c.dram.mbps = cfg.dram.mbps / 2)).fma(64, blocks);
     let r = slow_mem.cycles() as f64 / b.cycles() as f64;
     assert!((0.97..=1.05).contains(&r), "half the DRAM bandwidth changed a compute-bound kernel by {r:.3}x");
 }
@@ -225,10 +225,10 @@ fn occupancy_limits_by_shared_memory_and_registers_show_up() {
     let cfg = DeviceConfig::default();
     let rig = Rig::new(cfg.clone());
     let limits = hw::occupancy::SmLimits {
-        threads: cfg.max_threads_per_sm,
-        blocks: cfg.max_blocks_per_sm,
-        regs: cfg.regs_per_sm,
-        shared: cfg.shared_per_sm,
+        threads: cfg.sm.max_threads,
+        blocks: cfg.sm.max_blocks,
+        regs: cfg.sm.regs,
+        shared: cfg.shared.bytes,
     };
     // Shared memory: 40 KiB per block leaves room for 2 blocks of 8 warps instead of 8.
     let full = rig.copy(1 << 20, 1, 0);
@@ -237,7 +237,7 @@ fn occupancy_limits_by_shared_memory_and_registers_show_up() {
     assert!(limited.achieved_occupancy() < 0.5 * full.achieved_occupancy());
     assert!(limited.cycles() as f64 > 1.2 * full.cycles() as f64, "{} vs {}", limited.cycles(), full.cycles());
     // Registers: the same instructions, with 64 values live across a latency-bound loop or not.
-    let blocks = cfg.sms * 8;
+    let blocks = cfg.board.sms * 8;
     let chase = |hold: bool| {
         let ptx = chase_ptx(64, hold);
         let m = rig.ctx.load_ptx(&ptx).unwrap();
@@ -263,7 +263,7 @@ fn kernels_on_two_channels_overlap() {
     let ms: Vec<_> = ctxs.iter().map(|c| c.load_ptx(&fma_ptx()).unwrap()).collect();
     let fs: Vec<_> = ms.iter().map(|m| m.function("fma").unwrap()).collect();
     // Each grid has a block for half the SMs.
-    let blocks = cfg.sms / 2;
+    let blocks = cfg.board.sms / 2;
     let launch = |i: usize| fs[i].launch([blocks, 1, 1], [256, 1, 1], 0, &[out[i].arg(), Arg::U32(32)]).unwrap();
     launch(0);
     ctxs[0].synchronize().unwrap();
@@ -296,7 +296,7 @@ fn the_same_program_twice_gives_identical_cycles_and_statistics() {
 #[test]
 fn functional_mode_computes_the_same_results_without_timing() {
     let timing = Rig::new(DeviceConfig::default());
-    let functional = Rig::new(DeviceConfig { mode: fake_pci::config::Mode::Functional, ..DeviceConfig::default() });
+    let functional = Rig::new(DeviceConfig::default().with(|c| c.mode = fake_pci::config::Mode::Functional));
     let (t, f) = (timing.copy(1 << 16, 5, 0), functional.copy(1 << 16, 5, 0));
     assert_eq!(timing.dst.to_vec().unwrap(), functional.dst.to_vec().unwrap());
     assert_eq!((t.warp_instructions, t.thread_instructions), (f.warp_instructions, f.thread_instructions));
@@ -387,7 +387,7 @@ fn copies_take_the_time_of_their_path() {
 #[test]
 fn both_scheduling_policies_compute_the_same_and_differ_in_time() {
     let run = |policy| {
-        let rig = Rig::new(DeviceConfig { policy, ..DeviceConfig::default() });
+        let rig = Rig::new(DeviceConfig::default().with(|c| c.sm.policy = policy));
         let s = rig.run(&banks_ptx(), "banks", 160, 512, 0, &[rig.dst.arg(), Arg::U32(3), Arg::U32(16)]);
         let c = rig.copy(1 << 18, 7, 0);
         (s.cycles() + c.cycles(), rig.dst.to_vec().unwrap())

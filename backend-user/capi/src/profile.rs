@@ -137,7 +137,7 @@ impl Profile {
             })
             .collect();
         json!({
-            "device": { "preset": cfg.name, "mode": format!("{:?}", cfg.mode).to_lowercase(), "clock_mhz": cfg.clock_mhz, "sms": cfg.sms },
+            "device": { "preset": cfg.name, "mode": format!("{:?}", cfg.mode).to_lowercase(), "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms },
             "kernels": kernels,
             "copies": copies,
         })
@@ -176,7 +176,7 @@ impl Profile {
         for s in &self.occupancy {
             ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": 2, "ts": us(s.cycle), "args": {"warps": s.warps}}));
         }
-        json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "clock_mhz": cfg.clock_mhz, "sms": cfg.sms, "max_warps_per_sm": cfg.max_threads_per_sm / 32}})
+        json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
     }
 }
 

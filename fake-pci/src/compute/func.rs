@@ -50,14 +50,18 @@ pub(crate) struct FuncGrid {
 impl FuncGrid {
     /// The cycle the grid has reached.
     pub(crate) fn cycle(&self, cfg: &DeviceConfig) -> u64 {
-        let sms = cfg.sms.max(1) as u64;
-        self.start.saturating_add(cfg.launch_overhead_cycles).saturating_add(self.work / sms).saturating_add(self.block)
+        let sms = cfg.board.sms.max(1) as u64;
+        self.start
+            .saturating_add(cfg.dispatch.launch_overhead_cycles)
+            .saturating_add(self.work / sms)
+            .saturating_add(self.block)
     }
 
     /// The cycle a finished grid ends.
     pub(crate) fn end(&self, cfg: &DeviceConfig) -> u64 {
-        let sms = cfg.sms.max(1) as u64;
-        self.start.saturating_add(cfg.launch_overhead_cycles).saturating_add(self.work.div_ceil(sms)) + self.nblocks
+        let sms = cfg.board.sms.max(1) as u64;
+        self.start.saturating_add(cfg.dispatch.launch_overhead_cycles).saturating_add(self.work.div_ceil(sms))
+            + self.nblocks
     }
 
     /// Warp instructions executed.
@@ -73,7 +77,7 @@ impl FuncGrid {
         cfg: &DeviceConfig,
         limit: u64,
     ) -> Result<bool, GridError> {
-        let sms = cfg.sms.max(1) as u64;
+        let sms = cfg.board.sms.max(1) as u64;
         let budget = match cfg.watchdog_cycles {
             0 => u64::MAX, // no watchdog
             w => w.saturating_mul(sms),

@@ -235,7 +235,7 @@ impl ComputeEngine {
     ) -> Option<(FuncGrid, u64, Result<(), GridError>)> {
         let g = self.queue.front_mut()?;
         let now = g.cycle(cfg);
-        let sms = cfg.sms.max(1) as u64;
+        let sms = cfg.board.sms.max(1) as u64;
         let limit = g.work.saturating_add(horizon.saturating_sub(now).max(1).saturating_mul(sms));
         let (at, r) = match g.run(mem, tlb, cfg, limit) {
             Ok(false) => return None,
@@ -279,10 +279,10 @@ pub(crate) fn try_zeroed<T: Clone + Default>(n: usize) -> Result<Vec<T>, GridErr
 /// The SM limits of the occupancy rule, from the configuration.
 pub(crate) fn sm_limits(cfg: &DeviceConfig) -> hw::occupancy::SmLimits {
     hw::occupancy::SmLimits {
-        threads: cfg.max_threads_per_sm,
-        blocks: cfg.max_blocks_per_sm,
-        regs: cfg.regs_per_sm,
-        shared: cfg.shared_per_sm,
+        threads: cfg.sm.max_threads,
+        blocks: cfg.sm.max_blocks,
+        regs: cfg.sm.regs,
+        shared: cfg.shared.bytes,
     }
 }
 

@@ -42,62 +42,51 @@ impl DeviceConfig {
         Self {
             name: "gv100".to_string(),
             mode: Mode::Timing,
-            vram_size: 4 << 30,
-            bar1_size: 256 << 20,
-            clock_mhz: 1530,
-            cc_major: 7,
-            cc_minor: 0,
-            gpcs: 6,
-            sms: 80,
-            max_threads_per_sm: 2048,
-            max_blocks_per_sm: 32,
-            regs_per_sm: 65536,
-            shared_per_sm: 96 * 1024,
-            schedulers_per_sm: 4,
-            policy: Policy::Gto,
-            alu_latency: 4,
-            alu_interval: 2,
-            f64_latency: 8,
-            f64_interval: 4,
-            sfu_latency: 18,
-            sfu_interval: 8,
-            div_latency: 60,
-            div_interval: 16,
-            shfl_latency: 22,
-            branch_latency: 6,
-            barrier_latency: 20,
-            shared_banks: 32,
-            shared_latency: 19,
-            const_latency: 8,
             sector_bytes: 32,
-            l1_bytes: 32 * 1024,
-            l1_ways: 4,
-            l1_latency: 28,
-            l1_sectors_per_cycle: 4,
-            l2_bytes: 6 << 20,
-            l2_ways: 16,
-            l2_banks: 64,
-            l2_latency: 193,
-            l2_bank_cycles: 1,
-            dram_channels: 32,
-            dram_latency: 220,
-            dram_mbps: 900_000,
-            mem_clock_mhz: 877,
-            mem_bus_bits: 4096,
-            pcie_mbps: 12_000,
-            pcie_latency_cycles: 1500,
-            copy_latency_cycles: 400,
-            copy_bytes_per_cycle: 256,
-            method_cycles: 1,
-            gpfifo_fetch_cycles: 20,
-            channel_policy: ChannelPolicy::Priority,
-            timeslice_cycles: 1024,
-            launch_overhead_cycles: 1500,
-            dispatch_block_mcycles: 1000,
-            dispatch_free_warps: 32,
-            dispatch_warp_mcycles: 0,
-            dispatch_extra_mcycles: 0,
             watchdog_cycles: 2_000_000_000,
+            board: Board {
+                vram_size: 4 << 30,
+                bar1_size: 256 << 20,
+                clock_mhz: 1530,
+                cc_major: 7,
+                cc_minor: 0,
+                gpcs: 6,
+                sms: 80,
+            },
+            sm: Sm { max_threads: 2048, max_blocks: 32, regs: 65536, schedulers: 4, policy: Policy::Gto },
+            shared: Shared { bytes: 96 * 1024, banks: 32, latency: 19 },
+            pipe: Pipes {
+                alu_latency: 4,
+                alu_interval: 2,
+                f64_latency: 8,
+                f64_interval: 4,
+                sfu_latency: 18,
+                sfu_interval: 8,
+                div_latency: 60,
+                div_interval: 16,
+                shfl_latency: 22,
+                branch_latency: 6,
+                barrier_latency: 20,
+                const_latency: 8,
+            },
+            l1: L1 { bytes: 32 * 1024, ways: 4, latency: 28, sectors_per_cycle: 4 },
+            l2: L2 { bytes: 6 << 20, ways: 16, banks: 64, latency: 193, bank_cycles: 1 },
+            dram: Dram { channels: 32, latency: 220, mbps: 900_000, clock_mhz: 877, bus_bits: 4096 },
+            pcie: Pcie { mbps: 12_000, latency_cycles: 1500 },
+            copy: CopyEngine { latency_cycles: 400, bytes_per_cycle: 256 },
+            pfifo: Pfifo {
+                method_cycles: 1,
+                gpfifo_fetch_cycles: 20,
+                channel_policy: ChannelPolicy::Priority,
+                timeslice_cycles: 1024,
+            },
+            dispatch: Dispatch {
+                launch_overhead_cycles: 1500,
+                block_mcycles: 1000,
+                free_warps: 32,
+                warp_mcycles: 0,
+                extra_mcycles: 0,
+            },
         }
     }
 
@@ -106,73 +95,71 @@ impl DeviceConfig {
     /// 768 KiB L2 in 6 partitions, GDDR5 at 924 MHz on a 384-bit bus (177.4 GB/s), PCIe
     /// 2.0 x16. Fermi's dependent-issue latency is about 18 cycles.
     fn gf100() -> Self {
-        Self {
-            name: "gf100".to_string(),
-            clock_mhz: 1401,
-            cc_major: 2,
-            cc_minor: 0,
-            gpcs: 4,
-            sms: 15,
-            max_threads_per_sm: 1536,
-            max_blocks_per_sm: 8,
-            regs_per_sm: 32768,
-            shared_per_sm: 48 * 1024,
-            schedulers_per_sm: 2,
-            policy: Policy::Lrr,
-            alu_latency: 18,
-            alu_interval: 2,
-            f64_latency: 22,
-            f64_interval: 4,
-            sfu_latency: 40,
-            sfu_interval: 8,
-            div_latency: 120,
-            div_interval: 16,
-            shfl_latency: 30,
-            branch_latency: 10,
-            barrier_latency: 30,
-            shared_latency: 38,
-            const_latency: 12,
-            l1_bytes: 16 * 1024,
-            l1_latency: 45,
-            l1_sectors_per_cycle: 4,
-            l2_bytes: 768 * 1024,
-            l2_ways: 16,
-            l2_banks: 12,
-            l2_latency: 310,
-            dram_channels: 6,
-            dram_latency: 300,
-            dram_mbps: 177_400,
-            mem_clock_mhz: 924,
-            mem_bus_bits: 384,
-            pcie_mbps: 6_000,
-            copy_bytes_per_cycle: 32,
-            ..Self::gv100()
-        }
+        let mut c = Self::gv100();
+        c.name = "gf100".to_string();
+        c.board.clock_mhz = 1401;
+        c.board.cc_major = 2;
+        c.board.cc_minor = 0;
+        c.board.gpcs = 4;
+        c.board.sms = 15;
+        c.sm.max_threads = 1536;
+        c.sm.max_blocks = 8;
+        c.sm.regs = 32768;
+        c.shared.bytes = 48 * 1024;
+        c.sm.schedulers = 2;
+        c.sm.policy = Policy::Lrr;
+        c.pipe.alu_latency = 18;
+        c.pipe.alu_interval = 2;
+        c.pipe.f64_latency = 22;
+        c.pipe.f64_interval = 4;
+        c.pipe.sfu_latency = 40;
+        c.pipe.sfu_interval = 8;
+        c.pipe.div_latency = 120;
+        c.pipe.div_interval = 16;
+        c.pipe.shfl_latency = 30;
+        c.pipe.branch_latency = 10;
+        c.pipe.barrier_latency = 30;
+        c.shared.latency = 38;
+        c.pipe.const_latency = 12;
+        c.l1.bytes = 16 * 1024;
+        c.l1.latency = 45;
+        c.l1.sectors_per_cycle = 4;
+        c.l2.bytes = 768 * 1024;
+        c.l2.ways = 16;
+        c.l2.banks = 12;
+        c.l2.latency = 310;
+        c.dram.channels = 6;
+        c.dram.latency = 300;
+        c.dram.mbps = 177_400;
+        c.dram.clock_mhz = 924;
+        c.dram.bus_bits = 384;
+        c.pcie.mbps = 6_000;
+        c.copy.bytes_per_cycle = 32;
+        c
     }
 
     /// The dispatcher of the docs/hardware.md calibration data (MGPUSim's work-group dispatch
     /// microbenchmark on an R9 Nano): 64 SMs at 1 GHz, 40 warps per SM, and the published
     /// per-block costs. The launch overhead puts the fitted intercept in 2870–2920 cycles.
     fn dispatch_calibration() -> Self {
-        Self {
-            name: "dispatch-calibration".to_string(),
-            clock_mhz: 1000,
-            gpcs: 4,
-            sms: 64,
-            max_threads_per_sm: 40 * 32,
-            max_blocks_per_sm: 40,
-            l2_bytes: 2 << 20,
-            l2_banks: 16,
-            dram_channels: 16,
-            dram_mbps: 512_000,
-            mem_clock_mhz: 500,
-            mem_bus_bits: 4096,
-            launch_overhead_cycles: 2880,
-            dispatch_block_mcycles: 4000,
-            dispatch_free_warps: 4,
-            dispatch_warp_mcycles: 1030,
-            dispatch_extra_mcycles: 20,
-            ..Self::gv100()
-        }
+        let mut c = Self::gv100();
+        c.name = "dispatch-calibration".to_string();
+        c.board.clock_mhz = 1000;
+        c.board.gpcs = 4;
+        c.board.sms = 64;
+        c.sm.max_threads = 40 * 32;
+        c.sm.max_blocks = 40;
+        c.l2.bytes = 2 << 20;
+        c.l2.banks = 16;
+        c.dram.channels = 16;
+        c.dram.mbps = 512_000;
+        c.dram.clock_mhz = 500;
+        c.dram.bus_bits = 4096;
+        c.dispatch.launch_overhead_cycles = 2880;
+        c.dispatch.block_mcycles = 4000;
+        c.dispatch.free_warps = 4;
+        c.dispatch.warp_mcycles = 1030;
+        c.dispatch.extra_mcycles = 20;
+        c
     }
 }

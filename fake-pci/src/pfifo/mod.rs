@@ -268,12 +268,12 @@ impl Channel {
             ChanError::Fault { unit: fault_unit::PFIFO, fault: Fault { va: self.userd, reason, write: true } }
         })?;
         u.stats.gp_entries += 1;
-        Ok(Step::Busy(u.cfg.gpfifo_fetch_cycles + words as u64 / 16))
+        Ok(Step::Busy(u.cfg.pfifo.gpfifo_fetch_cycles + words as u64 / 16))
     }
 
     fn method(&mut self, m: Method, u: &mut Units<'_>) -> Result<Step, ChanError> {
         let illegal = || ChanError::pbdma(PbdmaIntr::new().with_method(true), m);
-        let done = Ok(Step::Busy(u.cfg.method_cycles));
+        let done = Ok(Step::Busy(u.cfg.pfifo.method_cycles));
         if m.method >= host::ENGINE_BASE {
             let class = self.subch[m.subchannel as usize & 7];
             return match class {
@@ -348,7 +348,7 @@ impl Channel {
     }
 
     fn compute_method(&mut self, m: Method, u: &mut Units<'_>) -> Result<Step, ChanError> {
-        let done = Ok(Step::Busy(u.cfg.method_cycles));
+        let done = Ok(Step::Busy(u.cfg.pfifo.method_cycles));
         let fault = ChanError::fault(fault_unit::PGRAPH);
         match self.compute.set(m.method, m.data) {
             Action::None => done,
@@ -424,13 +424,13 @@ impl Channel {
                     u.tlb.write_va_u32(u.mem, &self.space, a, self.sem_payload).map_err(fault)?;
                 }
                 u.stats.semaphores += 1;
-                Ok(Step::Busy(u.cfg.method_cycles))
+                Ok(Step::Busy(u.cfg.pfifo.method_cycles))
             }
             SemOp::Acquire | SemOp::AcqGeq | SemOp::AcqAnd => {
                 let v = u.tlb.read_va_u32(u.mem, &self.space, self.sem_addr).map_err(fault)?;
                 if acquire_met(op, v, self.sem_payload) {
                     self.state = ChanState::Active;
-                    Ok(Step::Busy(u.cfg.method_cycles))
+                    Ok(Step::Busy(u.cfg.pfifo.method_cycles))
                 } else {
                     self.state = ChanState::Acquiring;
                     Ok(Step::Acquiring)

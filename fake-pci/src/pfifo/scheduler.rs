@@ -151,7 +151,7 @@ impl FakeGpu {
             if at > t {
                 continue;
             }
-            let prio = if self.cfg.channel_policy == config::ChannelPolicy::Priority { prio } else { 0 };
+            let prio = if self.cfg.pfifo.channel_policy == config::ChannelPolicy::Priority { prio } else { 0 };
             if best.is_none_or(|(p, _, _)| prio > p) {
                 best = Some((prio, chid, at));
             }
@@ -162,7 +162,7 @@ impl FakeGpu {
     pub(crate) fn run_channel(&mut self, chid: u32) {
         if self.current.is_none_or(|(c, _)| c != chid) {
             let slice = self.channels[chid as usize].as_ref().map_or(0, |c| c.timeslice);
-            let slice = if slice == 0 { self.cfg.timeslice_cycles } else { slice };
+            let slice = if slice == 0 { self.cfg.pfifo.timeslice_cycles } else { slice };
             self.current = Some((chid, self.now.saturating_add(slice)));
         }
         let Some(mut ch) = self.channels[chid as usize].take() else { return };

@@ -41,13 +41,13 @@ impl MemSys<'_> {
         let mut consts: heapless::Vec<u64, 32> = heapless::Vec::new();
         lanes(p, (bytes, sb), (s, uid), (&mut words, &mut consts, sectors));
         if !words.is_empty() {
-            let degree = bank_conflict_degree(&mut words, cfg.shared_banks.clamp(1, 64) as u64);
+            let degree = bank_conflict_degree(&mut words, cfg.shared.banks.clamp(1, 64) as u64);
             st.bank_conflict_cycles += degree - 1;
-            done = done.max(t + cfg.shared_latency as u64 + degree - 1);
+            done = done.max(t + cfg.shared.latency as u64 + degree - 1);
             busy = busy.max(degree);
         }
         if !consts.is_empty() {
-            done = done.max(t + cfg.const_latency as u64 + consts.len() as u64 - 1);
+            done = done.max(t + cfg.pipe.const_latency as u64 + consts.len() as u64 - 1);
         }
         if sectors.is_empty() {
             return (done, busy);
@@ -59,17 +59,17 @@ impl MemSys<'_> {
         };
         sectors.sort_unstable();
         sectors.dedup();
-        let per_cycle = cfg.l1_sectors_per_cycle.max(1) as u64;
+        let per_cycle = cfg.l1.sectors_per_cycle.max(1) as u64;
         busy = busy.max((sectors.len() as u64).div_ceil(per_cycle));
-        let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram_mbps);
-        let l2_half = cfg.l2_latency as u64 / 2;
+        let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram.mbps);
+        let l2_half = cfg.l2.latency as u64 / 2;
         for (i, &sct) in sectors.iter().enumerate() {
             let at = t + i as u64 / per_cycle;
             if !write && !atomic {
                 let (hit, _) = l1.access(sct, false, true);
                 if hit {
                     st.l1_hits += 1;
-                    done = done.max(at + cfg.l1_latency as u64);
+                    done = done.max(at + cfg.l1.latency as u64);
                     continue;
                 }
                 st.l1_misses += 1;
@@ -80,14 +80,14 @@ impl MemSys<'_> {
             let b = channel(sct, banks.len());
             let ops = if atomic { lanes_in(sct).max(1) } else { 1 };
             let start = (at + l2_half).max(banks[b]);
-            banks[b] = start + cfg.l2_bank_cycles as u64 * ops;
+            banks[b] = start + cfg.l2.bank_cycles as u64 * ops;
             let (hit, evicted) = l2.access(sct, write || atomic, true);
             if let Some(e) = evicted {
                 let c = channel(e, chans.len());
                 chans[c] = chans[c].max(start * 1000) + sector_mc;
                 st.dram_write_bytes += sb;
             }
-            let back = cfg.l2_latency as u64 - l2_half;
+            let back = cfg.l2.latency as u64 - l2_half;
             let ready = if hit || write {
                 // A store miss allocates with a byte mask: no DRAM read.
                 if hit {
@@ -101,7 +101,7 @@ impl MemSys<'_> {
                 st.dram_read_bytes += sb;
                 let c = channel(sct, chans.len());
                 chans[c] = chans[c].max(start * 1000) + sector_mc;
-                chans[c].div_ceil(1000) + cfg.dram_latency as u64 + back
+                chans[c].div_ceil(1000) + cfg.dram.latency as u64 + back
             };
             if !write {
                 done = done.max(ready);
@@ -183,10 +183,10 @@ mod tests {
         fn new() -> Self {
             let cfg = DeviceConfig::default();
             Self {
-                l1: Cache::new(cfg.l1_bytes, cfg.sector_bytes, cfg.l1_ways),
-                l2: Cache::new(cfg.l2_bytes, cfg.sector_bytes, cfg.l2_ways),
-                banks: vec![0; cfg.l2_banks as usize],
-                chans: vec![0; cfg.dram_channels as usize],
+                l1: Cache::new(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways),
+                l2: Cache::new(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways),
+                banks: vec![0; cfg.l2.banks as usize],
+                chans: vec![0; cfg.dram.channels as usize],
                 sectors: Vec::new(),
                 st: KernelStats::default(),
                 cfg,
@@ -230,11 +230,11 @@ mod tests {
         let (done, busy) = r.access(Op::Ld, Space::Global, 100, |l| 0x1000 + 4 * l);
         let sectors = 128 / sb;
         assert_eq!((r.st.l1_misses, r.st.l2_misses, r.st.dram_read_bytes), (sectors, sectors, 128));
-        assert_eq!(busy, sectors.div_ceil(r.cfg.l1_sectors_per_cycle as u64));
-        assert!(done >= 100 + (r.cfg.l2_latency + r.cfg.dram_latency) as u64, "{done}");
+        assert_eq!(busy, sectors.div_ceil(r.cfg.l1.sectors_per_cycle as u64));
+        assert!(done >= 100 + (r.cfg.l2.latency + r.cfg.dram.latency) as u64, "{done}");
         let (done, _) = r.access(Op::Ld, Space::Global, 10_000, |l| 0x1000 + 4 * l);
         assert_eq!(r.st.l1_hits, sectors);
-        assert_eq!(done, 10_000 + r.cfg.l1_latency as u64 + (sectors - 1) / r.cfg.l1_sectors_per_cycle as u64);
+        assert_eq!(done, 10_000 + r.cfg.l1.latency as u64 + (sectors - 1) / r.cfg.l1.sectors_per_cycle as u64);
     }
 
     #[test]
@@ -242,7 +242,7 @@ mod tests {
         let mut r = Rig::new();
         let (_, busy) = r.access(Op::Ld, Space::Global, 0, |l| l * 4096);
         assert_eq!(r.st.l1_misses, 32);
-        assert_eq!(busy, 32u64.div_ceil(r.cfg.l1_sectors_per_cycle as u64));
+        assert_eq!(busy, 32u64.div_ceil(r.cfg.l1.sectors_per_cycle as u64));
     }
 
     #[test]
@@ -263,16 +263,16 @@ mod tests {
 
     #[test]
     fn shared_memory_costs_a_cycle_per_conflict_way_and_broadcasts_for_free() {
-        let banks = DeviceConfig::default().shared_banks as u64;
+        let banks = DeviceConfig::default().shared.banks as u64;
         let mut r = Rig::new();
         let (done, _) = r.access(Op::Ld, Space::Shared, 0, |l| 4 * l);
-        assert_eq!((done, r.st.bank_conflict_cycles), (r.cfg.shared_latency as u64, 0));
+        assert_eq!((done, r.st.bank_conflict_cycles), (r.cfg.shared.latency as u64, 0));
         let (done, _) = r.access(Op::Ld, Space::Shared, 0, |_| 64);
-        assert_eq!((done, r.st.bank_conflict_cycles), (r.cfg.shared_latency as u64, 0));
+        assert_eq!((done, r.st.bank_conflict_cycles), (r.cfg.shared.latency as u64, 0));
         // Every lane in bank 0, each on its own word: a 32-way conflict.
         let (done, busy) = r.access(Op::Ld, Space::Shared, 0, |l| 4 * banks * l);
         assert_eq!(r.st.bank_conflict_cycles, 31);
-        assert_eq!((done, busy), (r.cfg.shared_latency as u64 + 31, 32));
+        assert_eq!((done, busy), (r.cfg.shared.latency as u64 + 31, 32));
     }
 
     #[test]

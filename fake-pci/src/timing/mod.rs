@@ -183,8 +183,8 @@ impl TimingEngine {
             return;
         }
         let limits = crate::compute::sm_limits(cfg);
-        let n = cfg.schedulers_per_sm.max(1) as usize;
-        self.sms = (0..cfg.sms.max(1))
+        let n = cfg.sm.schedulers.max(1) as usize;
+        self.sms = (0..cfg.board.sms.max(1))
             .map(|_| Sm {
                 free: limits,
                 blocks: Vec::new(),
@@ -192,15 +192,15 @@ impl TimingEngine {
                 order: vec![Vec::new(); n],
                 sched: vec![Sched::default(); n],
                 lsu_free: 0,
-                l1: Cache::new(cfg.l1_bytes, cfg.sector_bytes, cfg.l1_ways),
+                l1: Cache::new(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways),
                 wake: u64::MAX,
                 resident_warps: 0,
                 resident_since: 0,
             })
             .collect();
-        self.l2 = Some(Cache::new(cfg.l2_bytes, cfg.sector_bytes, cfg.l2_ways));
-        self.l2_bank_free = vec![0; cfg.l2_banks.max(1) as usize];
-        self.chan_free_mc = vec![0; cfg.dram_channels.max(1) as usize];
+        self.l2 = Some(Cache::new(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways));
+        self.l2_bank_free = vec![0; cfg.l2.banks.max(1) as usize];
+        self.chan_free_mc = vec![0; cfg.dram.channels.max(1) as usize];
     }
 
     /// Progress of the grids in flight: (blocks finished, blocks in all).
@@ -239,8 +239,8 @@ impl TimingEngine {
             grid: r.grid,
             block: r.block,
             start_cycle: cx.now,
-            max_warps_per_sm: cfg.max_threads_per_sm / 32,
-            sms: cfg.sms,
+            max_warps_per_sm: cfg.sm.max_threads / 32,
+            sms: cfg.board.sms,
             blocks_per_sm: per_sm,
             ..KernelStats::default()
         };
@@ -256,7 +256,7 @@ impl TimingEngine {
             next_block: 0,
             done_blocks: 0,
             cost: block_cost(threads, r.regs, r.shared),
-            dispatch_mc: cx.now.saturating_add(cfg.launch_overhead_cycles).saturating_mul(1000),
+            dispatch_mc: cx.now.saturating_add(cfg.dispatch.launch_overhead_cycles).saturating_mul(1000),
             blocked: false,
             last_sm: self.sms.len() - 1,
             stats,
@@ -389,7 +389,7 @@ impl TimingEngine {
     /// Write back the L2's dirty sectors from cycle `t`; returns when the write-back drains.
     pub fn flush_l2(&mut self, cfg: &DeviceConfig, t: u64, stats: Option<&mut KernelStats>) -> u64 {
         let Some(l2) = self.l2.as_mut() else { return t };
-        let sector_mc = cfg.transfer_mcycles(cfg.sector_bytes as u64 * self.chan_free_mc.len() as u64, cfg.dram_mbps);
+        let sector_mc = cfg.transfer_mcycles(cfg.sector_bytes as u64 * self.chan_free_mc.len() as u64, cfg.dram.mbps);
         let chans = &mut self.chan_free_mc;
         let mut end = t * 1000;
         let mut bytes = 0;
@@ -413,7 +413,7 @@ impl TimingEngine {
         engine.warp_instructions += g.stats.warp_instructions;
         engine.thread_instructions += g.stats.thread_instructions;
         engine.last_occupancy =
-            (g.stats.blocks_per_sm, g.nblocks.div_ceil(g.stats.blocks_per_sm as u64 * env.cfg.sms.max(1) as u64));
+            (g.stats.blocks_per_sm, g.nblocks.div_ceil(g.stats.blocks_per_sm as u64 * env.cfg.board.sms.max(1) as u64));
         engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
         self.record(g.stats);
         self.done.push_back(Done { chid: g.chid, at: end, result: Ok(()) });

@@ -227,7 +227,7 @@ impl TimingEngine {
         k: usize,
         t: u64,
     ) -> (Option<usize>, u64, Option<(StallKind, usize)>) {
-        let policy = env.cfg.policy;
+        let policy = env.cfg.sm.policy;
         let n = self.sms[s].order[k].len();
         if n == 0 {
             return (None, u64::MAX, None);
@@ -392,16 +392,16 @@ impl TimingEngine {
         if let Some(d) = d {
             let class = classify(&d);
             let (latency, interval) = match class {
-                Class::Alu => (cfg.alu_latency, cfg.alu_interval),
-                Class::F64 => (cfg.f64_latency, cfg.f64_interval),
-                Class::Sfu => (cfg.sfu_latency, cfg.sfu_interval),
-                Class::Div => (cfg.div_latency, cfg.div_interval),
-                Class::Shfl => (cfg.shfl_latency, cfg.alu_interval),
-                Class::Control => (1, cfg.alu_interval),
+                Class::Alu => (cfg.pipe.alu_latency, cfg.pipe.alu_interval),
+                Class::F64 => (cfg.pipe.f64_latency, cfg.pipe.f64_interval),
+                Class::Sfu => (cfg.pipe.sfu_latency, cfg.pipe.sfu_interval),
+                Class::Div => (cfg.pipe.div_latency, cfg.pipe.div_interval),
+                Class::Shfl => (cfg.pipe.shfl_latency, cfg.pipe.alu_interval),
+                Class::Control => (1, cfg.pipe.alu_interval),
                 Class::Mem => (0, 0),
             };
             if class == Class::Control {
-                sl.ready_at = t + cfg.branch_latency.max(1) as u64;
+                sl.ready_at = t + cfg.pipe.branch_latency.max(1) as u64;
             }
             let done = if class == Class::Mem {
                 let l2 = l2.as_mut().expect("l2");
@@ -447,7 +447,7 @@ impl TimingEngine {
         if let Some(c) = block.check.as_mut() {
             c.interval += 1;
         }
-        let resume = t + cfg.barrier_latency.max(1) as u64;
+        let resume = t + cfg.pipe.barrier_latency.max(1) as u64;
         for (w, &si) in block.slots.iter().enumerate() {
             block.warps[w].at_barrier = false;
             if let Some(sl) = sm.slots[si].as_mut()

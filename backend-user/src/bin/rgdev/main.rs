@@ -293,15 +293,15 @@ fn info(dev: &Device) {
     println!("VRAM          {} MiB", i.vram_size >> 20);
     println!("BAR0          {:#x} ({} MiB registers)", i.bar0.0, i.bar0.1 >> 20);
     println!("BAR1          {:#x} ({} MiB VRAM aperture)", i.bar1.0, i.bar1.1 >> 20);
-    println!("units         {} GPCs, {} SMs, SM clock {} MHz", i.gpcs, i.sms, cfg.clock_mhz);
+    println!("units         {} GPCs, {} SMs, SM clock {} MHz", i.gpcs, i.sms, cfg.board.clock_mhz);
     println!(
         "preset        {} ({:?} mode), compute {}.{}, L2 {} KiB, DRAM {} GB/s",
         cfg.name,
         cfg.mode,
-        cfg.cc_major,
-        cfg.cc_minor,
-        cfg.l2_bytes >> 10,
-        cfg.dram_mbps / 1000
+        cfg.board.cc_major,
+        cfg.board.cc_minor,
+        cfg.l2.bytes >> 10,
+        cfg.dram.mbps / 1000
     );
     println!("engines       {}", i.engines.join(", "));
 }
