@@ -43,7 +43,7 @@ pub mod copy;
 pub mod timing;
 // The clock that runs them, and the board's configuration.
 mod clock;
-pub mod config; // parameters (the params! table), validation; config/presets.rs: the presets
+pub mod config; // parameters grouped by unit (the params! table); keys, validation, presets
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;

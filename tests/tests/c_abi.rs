@@ -167,7 +167,8 @@ fn device_attributes_follow_the_preset() {
         assert!(gf100.lines().any(|l| l == line), "{line} not in:\n{gf100}");
     }
     let toml = std::env::temp_dir().join(format!("rgdev-c-{}-preset.toml", std::process::id()));
-    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n[board]\nsms = 7\n[l2]\nbytes = 1048576\n").unwrap();
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n[board]\nsms = 7\n[l2]\nbytes = 1048576\n")
+        .unwrap();
     let custom = run(toml.to_str().unwrap());
     for line in ["cc 7.0", "sms 7", "l2_bytes 1048576", "threads_per_sm 2048", "concurrent_kernels 0"] {
         assert!(custom.lines().any(|l| l == line), "{line} not in:\n{custom}");

@@ -165,7 +165,11 @@ fn write_seed_corpus() {
     }
     write("preset", "huge_l1.toml", b"[l1]\nbytes = 4294963200\n");
     write("preset", "many_registers.toml", b"board.sms = 255\nsm.regs = 16777216\n");
-    write("preset", "small_board.toml", b"base = \"gf100\"\nmode = \"functional\"\n[board]\nsms = 2\nvram_size = 16777216\n");
+    write(
+        "preset",
+        "small_board.toml",
+        b"base = \"gf100\"\nmode = \"functional\"\n[board]\nsms = 2\nvram_size = 16777216\n",
+    );
     // The flat keys of earlier versions.
     write("preset", "flat_keys.toml", b"base = \"gf100\"\nsms = 2\nvram_size = 16777216\nmode = \"functional\"\n");
     write("preset", "unknown_group.toml", b"[bored]\nsms = 2\n");

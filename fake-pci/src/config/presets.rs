@@ -73,7 +73,7 @@ impl DeviceConfig {
             l2: L2 { bytes: 6 << 20, ways: 16, banks: 64, latency: 193, bank_cycles: 1 },
             dram: Dram { channels: 32, latency: 220, mbps: 900_000, clock_mhz: 877, bus_bits: 4096 },
             pcie: Pcie { mbps: 12_000, latency_cycles: 1500 },
-            copy: CopyEngine { latency_cycles: 400, bytes_per_cycle: 256 },
+            copy: CopyCosts { latency_cycles: 400, bytes_per_cycle: 256 },
             pfifo: Pfifo {
                 method_cycles: 1,
                 gpfifo_fetch_cycles: 20,
