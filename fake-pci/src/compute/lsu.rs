@@ -94,6 +94,25 @@ impl Exec<'_, '_> {
     }
 }
 
+/// Why one lane's access failed, before the instruction's pc is known.
+pub(crate) enum LaneError {
+    /// A trap of this reason.
+    Trap(TrapReason),
+    /// An MMU fault.
+    Fault(Fault),
+}
+
+impl LaneError {
+    /// The grid error of this lane error at instruction `pc`.
+    #[inline]
+    fn at(self, pc: u32) -> GridError {
+        match self {
+            LaneError::Trap(reason) => GridError::Trap(Trap { reason, pc }),
+            LaneError::Fault(f) => GridError::Fault(f),
+        }
+    }
+}
+
 /// A little-endian element of 1, 2, 4 or 8 bytes (fixed-width reads: no memmove).
 #[inline(always)]
 pub(crate) fn load_le(b: &[u8], size: usize) -> u64 {
@@ -172,23 +191,7 @@ impl Exec<'_, '_> {
             return Ok(());
         }
         if d.op == Op::Ld && matches!(space, Space::Const | Space::ConstBank) && d.a == RZ {
-            // A uniform constant load (a kernel parameter): read once, broadcast.
-            if let Some(p) = self.probe.as_deref_mut() {
-                p.addr = [d.imm; 32];
-                p.space = [space; 32];
-            }
-            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
-            for k in 0..n {
-                let at = d.imm as usize + k * size;
-                let v = match b.get(at..at + size) {
-                    Some(e) => extend(d.ty, load_le(e, size)),
-                    None => 0,
-                };
-                let dst = d.dst as usize + k;
-                if d.dst != RZ && dst < 255 {
-                    put(dst as u8, on, &[v; 32], regs);
-                }
-            }
+            self.uniform_const(d, space, bank, (n, size), on, regs);
             return Ok(());
         }
         let mut out_of_bounds = false;
@@ -201,19 +204,7 @@ impl Exec<'_, '_> {
             if addr & (size as u64 - 1) != 0 {
                 return Err(trap(TrapReason::Misaligned));
             }
-            // Resolve the space of a generic address.
-            let (space, addr) = match space {
-                Space::Generic
-                    if addr.wrapping_sub(self.r.shared_window) < WINDOW_SIZE && self.r.shared_window != 0 =>
-                {
-                    (Space::Shared, addr - self.r.shared_window)
-                }
-                Space::Generic if addr.wrapping_sub(self.r.local_window) < WINDOW_SIZE && self.r.local_window != 0 => {
-                    (Space::Local, addr - self.r.local_window)
-                }
-                Space::Generic => (Space::Global, addr),
-                s => (s, addr),
-            };
+            let (space, addr) = self.resolve(space, addr);
             if let Some(p) = self.probe.as_deref_mut() {
                 p.addr[l] = addr;
                 p.space[l] = space;
@@ -241,18 +232,7 @@ impl Exec<'_, '_> {
                         Space::Global => {
                             self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, buf).map_err(GridError::Fault)?
                         }
-                        Space::Const | Space::ConstBank => {
-                            let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
-                            match b.get(addr as usize..addr as usize + bytes) {
-                                Some(src) => buf.copy_from_slice(src),
-                                // Beyond the bound size reads as zero.
-                                None => {
-                                    for (k, x) in buf.iter_mut().enumerate() {
-                                        *x = b.get(addr as usize + k).copied().unwrap_or(0);
-                                    }
-                                }
-                            }
-                        }
+                        Space::Const | Space::ConstBank => self.const_read(space, bank, addr, buf),
                         _ => {
                             let w = window.ok_or(trap(TrapReason::IllegalInstruction))?;
                             let src =
@@ -290,58 +270,115 @@ impl Exec<'_, '_> {
                         }
                     }
                 }
-                _ => {
-                    // Atomics: read, modify, write, one lane at a time in lane order.
-                    let aop = AtomMods::op(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
-                    let mut old = [0u8; 8];
-                    match space {
-                        Space::Global => self
-                            .cx
-                            .tlb
-                            .read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size])
-                            .map_err(GridError::Fault)?,
-                        Space::Shared => {
-                            let w = window.as_deref().ok_or(trap(TrapReason::IllegalInstruction))?;
-                            old[..size].copy_from_slice(
-                                w.get(addr as usize..addr as usize + size).ok_or(trap(TrapReason::OutOfRange))?,
-                            );
-                        }
-                        _ => return Err(trap(TrapReason::IllegalInstruction)),
-                    }
-                    let o = u64::from_le_bytes(old);
-                    let b = if d.b == RZ { 0 } else { regs[d.b as usize * 32 + l] };
-                    let c = if d.c == RZ { 0 } else { regs[d.c as usize * 32 + l] };
-                    let new = atom(aop, d.ty, o, b, c);
-                    let nb = new.to_le_bytes();
-                    let changed = nb[..size] != old[..size];
-                    match space {
-                        // An atomic that leaves the value as it was (a failed compare-and-swap,
-                        // an add of 0) writes nothing, so a spin on it is seen as one; the page
-                        // must still take writes.
-                        Space::Global if !changed => {
-                            self.cx.tlb.translate(self.cx.mem, &self.cx.space, addr, true).map_err(GridError::Fault)?;
-                        }
-                        Space::Global => self
-                            .cx
-                            .tlb
-                            .write_va(self.cx.mem, &self.cx.space, addr, &nb[..size])
-                            .map_err(GridError::Fault)?,
-                        _ if !changed => {}
-                        _ => {
-                            if let Some(w) = window {
-                                w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
-                            }
-                            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
-                        }
-                    }
-                    if d.dst != RZ {
-                        regs[d.dst as usize * 32 + l] = o;
-                    }
-                }
+                _ => self.atomic(d, (l, space, addr), window, regs).map_err(|r| r.at(pc))?,
             }
         }
         if out_of_bounds {
             return Err(trap(TrapReason::OutOfRange));
+        }
+        Ok(())
+    }
+
+    /// A uniform constant load (a kernel parameter): read once, broadcast to lanes `on`.
+    #[inline]
+    fn uniform_const(&mut self, d: D, space: Space, bank: usize, (n, size): (usize, usize), on: u32, regs: &mut [u64]) {
+        if let Some(p) = self.probe.as_deref_mut() {
+            p.addr = [d.imm; 32];
+            p.space = [space; 32];
+        }
+        let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+        for k in 0..n {
+            let at = d.imm as usize + k * size;
+            let v = match b.get(at..at + size) {
+                Some(e) => extend(d.ty, load_le(e, size)),
+                None => 0,
+            };
+            let dst = d.dst as usize + k;
+            if d.dst != RZ && dst < 255 {
+                put(dst as u8, on, &[v; 32], regs);
+            }
+        }
+    }
+
+    /// The space and window offset of a generic address (shared window, local window, or
+    /// global); any other space is its own.
+    #[inline(always)]
+    fn resolve(&self, space: Space, addr: u64) -> (Space, u64) {
+        let (sw, lw) = (self.r.shared_window, self.r.local_window);
+        match space {
+            Space::Generic if addr.wrapping_sub(sw) < WINDOW_SIZE && sw != 0 => (Space::Shared, addr - sw),
+            Space::Generic if addr.wrapping_sub(lw) < WINDOW_SIZE && lw != 0 => (Space::Local, addr - lw),
+            Space::Generic => (Space::Global, addr),
+            s => (s, addr),
+        }
+    }
+
+    /// Read `buf.len()` bytes at `addr` of constant bank 0 (`Const`) or `bank`; bytes beyond
+    /// the bound size read as zero.
+    #[inline(always)]
+    fn const_read(&self, space: Space, bank: usize, addr: u64, buf: &mut [u8]) {
+        let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+        match b.get(addr as usize..addr as usize + buf.len()) {
+            Some(src) => buf.copy_from_slice(src),
+            None => {
+                for (k, x) in buf.iter_mut().enumerate() {
+                    *x = b.get(addr as usize + k).copied().unwrap_or(0);
+                }
+            }
+        }
+    }
+
+    /// One lane's atomic at `addr` of `space` (global, or shared through `window`): read,
+    /// modify, write; the old value goes to the destination register.
+    #[inline(never)]
+    fn atomic(
+        &mut self,
+        d: D,
+        (l, space, addr): (usize, Space, u64),
+        window: Option<&mut [u8]>,
+        regs: &mut [u64],
+    ) -> Result<(), LaneError> {
+        let size = d.ty.bytes() as usize;
+        let aop = AtomMods::op(d.m).ok_or(LaneError::Trap(TrapReason::IllegalInstruction))?;
+        let mut old = [0u8; 8];
+        match space {
+            Space::Global => {
+                self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size]).map_err(LaneError::Fault)?
+            }
+            Space::Shared => {
+                let w = window.as_deref().ok_or(LaneError::Trap(TrapReason::IllegalInstruction))?;
+                old[..size].copy_from_slice(
+                    w.get(addr as usize..addr as usize + size).ok_or(LaneError::Trap(TrapReason::OutOfRange))?,
+                );
+            }
+            _ => return Err(LaneError::Trap(TrapReason::IllegalInstruction)),
+        }
+        let o = u64::from_le_bytes(old);
+        let b = if d.b == RZ { 0 } else { regs[d.b as usize * 32 + l] };
+        let c = if d.c == RZ { 0 } else { regs[d.c as usize * 32 + l] };
+        let new = atom(aop, d.ty, o, b, c);
+        let nb = new.to_le_bytes();
+        let changed = nb[..size] != old[..size];
+        match space {
+            // An atomic that leaves the value as it was (a failed compare-and-swap, an add of
+            // 0) writes nothing, so a spin on it is seen as one; the page must still take
+            // writes.
+            Space::Global if !changed => {
+                self.cx.tlb.translate(self.cx.mem, &self.cx.space, addr, true).map_err(LaneError::Fault)?;
+            }
+            Space::Global => {
+                self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, &nb[..size]).map_err(LaneError::Fault)?
+            }
+            _ if !changed => {}
+            _ => {
+                if let Some(w) = window {
+                    w[addr as usize..addr as usize + size].copy_from_slice(&nb[..size]);
+                }
+                self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+            }
+        }
+        if d.dst != RZ {
+            regs[d.dst as usize * 32 + l] = o;
         }
         Ok(())
     }

@@ -21,6 +21,24 @@
 //! Work goes to a stream: [`StreamHandle::DEFAULT`] is the legacy default stream, a value
 //! passed like any other, not a method of its own.
 
+/// Declares a plain object handle type's [`Object`] (its handle is its value) and `ctx()`.
+macro_rules! object_handle {
+    ($ty:ident, $what:literal) => {
+        impl super::Object for $ty {
+            fn named(self) -> Option<u64> {
+                Some(self.0)
+            }
+        }
+
+        impl $ty {
+            #[doc = concat!("The ", $what, "'s context.")]
+            pub fn ctx(self) -> CtxHandle {
+                super::owner(self.0)
+            }
+        }
+    };
+}
+
 pub mod memory;
 pub mod module;
 pub mod stream;
@@ -78,10 +96,9 @@ pub(crate) trait Object: Copy {
     }
 }
 
-/// The id in its context of an object handle already checked by [`Gpu::with_objs`].
-fn local(obj: u64) -> u64 {
-    obj & ((1 << ID_BITS) - 1)
-}
+use crate::context::local_id as local;
+
+
 
 /// The handle of object `id` of context `h`.
 fn object(h: CtxHandle, id: u64) -> u64 {

@@ -18,36 +18,14 @@ use ptx::Program;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModuleHandle(pub u64);
 
-impl Object for ModuleHandle {
-    fn named(self) -> Option<u64> {
-        Some(self.0)
-    }
-}
-
-impl ModuleHandle {
-    /// The module's context.
-    pub fn ctx(self) -> CtxHandle {
-        super::owner(self.0)
-    }
-}
+object_handle!(ModuleHandle, "module");
 
 /// A kernel of a loaded module (an object handle; asking a module for the same kernel
 /// again gives the same handle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncHandle(pub u64);
 
-impl Object for FuncHandle {
-    fn named(self) -> Option<u64> {
-        Some(self.0)
-    }
-}
-
-impl FuncHandle {
-    /// The kernel's context.
-    pub fn ctx(self) -> CtxHandle {
-        super::owner(self.0)
-    }
-}
+object_handle!(FuncHandle, "kernel");
 
 /// A kernel as the device sees its launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

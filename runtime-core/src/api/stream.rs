@@ -10,18 +10,7 @@ use crate::platform::Platform;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EventHandle(pub u64);
 
-impl Object for EventHandle {
-    fn named(self) -> Option<u64> {
-        Some(self.0)
-    }
-}
-
-impl EventHandle {
-    /// The event's context.
-    pub fn ctx(self) -> CtxHandle {
-        super::owner(self.0)
-    }
-}
+object_handle!(EventHandle, "event");
 
 impl Object for StreamHandle {
     fn named(self) -> Option<u64> {

@@ -34,6 +34,11 @@ use stream::{Events, Stream};
 /// puts the context's handle above them.
 pub const ID_BITS: u32 = 32;
 
+/// The id in its context of object handle `obj` (the bits below [`ID_BITS`]).
+pub(crate) fn local_id(obj: u64) -> u64 {
+    obj & ((1 << ID_BITS) - 1)
+}
+
 /// Where device pointers start (above 4 GiB, so truncation to 32 bits is caught).
 pub const VA_BASE: u64 = 0x2_0000_0000;
 

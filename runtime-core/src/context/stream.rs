@@ -41,7 +41,7 @@ impl StreamHandle {
     /// The stream's id in its context (0: the default stream); the API layer has checked
     /// that the handle is of the context.
     pub(crate) fn local(self) -> u64 {
-        self.0 & ((1 << super::ID_BITS) - 1)
+        super::local_id(self.0)
     }
 }
 
