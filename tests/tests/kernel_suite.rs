@@ -364,6 +364,13 @@ fn recursion_and_undefined_functions_are_invalid_ptx() {
     assert!(ptx::compile_ptx(&rec).unwrap_err().msg.contains("recursi"));
     let ext = format!("{hdr}.extern .func g();\n.entry k()\n{{\n call.uni g, ();\n ret;\n}}\n");
     assert!(ptx::compile_ptx(&ext).unwrap_err().msg.contains("not defined"));
+    // Dynamic shared memory starts after each kernel's static shared memory, which a
+    // function's shared code cannot know: refused by name, not laid out wrongly.
+    let dynf = format!(
+        "{hdr}.extern .shared .align 4 .b8 dyn[];\n.func f()\n{{\n .reg .u64 %a;\n mov.u64 %a, dyn;\n ret;\n}}\n\
+         .entry k()\n{{\n call.uni f, ();\n ret;\n}}\n"
+    );
+    assert!(ptx::compile_ptx(&dynf).unwrap_err().msg.contains("dynamic shared memory (`dyn`)"));
 }
 
 /// Distance in units in the last place between two finite f32 values.

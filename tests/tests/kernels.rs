@@ -231,6 +231,28 @@ fn hand_written_nvcc_style_ptx() {
     assert_eq!(u32::from_le_bytes(c), n as u32);
 }
 
+/// Regression (issue 12): a `.func`'s `.shared` arrays were laid out from offset 0 on
+/// their own and left out of the kernel's shared size, so they overlapped the kernel's.
+#[test]
+fn shared_arrays_of_a_kernel_and_its_functions_do_not_overlap() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/func_shared.ptx")).unwrap();
+    let f = m.function("func_shared").unwrap();
+    // kern_arr 128 + func_arr 128 + mod_arr 256 + other_arr 128.
+    assert_eq!(f.attributes().shared_bytes, 640);
+    assert_eq!(m.function("alone").unwrap().attributes().shared_bytes, 64);
+    let n = 32u32;
+    let out = ctx.alloc::<u32>(2 * n as usize).unwrap();
+    f.launch([1, 1, 1], [n, 1, 1], 0, &[out.arg()]).unwrap();
+    let got = out.to_vec().unwrap();
+    for t in 0..n {
+        let u = t ^ 1;
+        let want = [u, (u + 1000) + (u + 3000) + (u + 5000)];
+        assert_eq!(got[2 * t as usize..2 * t as usize + 2], want, "thread {t}");
+    }
+}
+
 #[test]
 fn the_legacy_launch_api_places_parameter_bytes_at_offsets() {
     let dev = Device::open().unwrap();

@@ -15,21 +15,36 @@ pub(crate) struct Frame {
     pub(crate) pc: u32,
 }
 
+/// The functions `f` calls, by name, in the order of its call sites (with repeats).
+pub(crate) fn callees(f: &Func) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in f.body.iter().flatten() {
+        if let Stmt::Instr(i) = s
+            && i.op == "call"
+            && let Some(n) = i.args.iter().find_map(|a| if let Operand::Name(n) = a { Some(n.clone()) } else { None })
+        {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// The functions `f` may call, directly or not (the module has no recursion).
+pub(crate) fn reachable(m: &ast::Module, f: &Func) -> alloc::collections::BTreeSet<String> {
+    let mut seen = alloc::collections::BTreeSet::new();
+    let mut todo = callees(f);
+    while let Some(n) = todo.pop() {
+        if seen.insert(n.clone())
+            && let Some(g) = m.funcs.iter().find(|g| g.name == n)
+        {
+            todo.extend(callees(g));
+        }
+    }
+    seen
+}
+
 /// Frames are static, so a function may not (even indirectly) call itself.
 pub(crate) fn check_recursion(m: &ast::Module) -> Result<()> {
-    let callees = |f: &Func| -> Vec<String> {
-        let mut out = Vec::new();
-        for s in f.body.iter().flatten() {
-            if let Stmt::Instr(i) = s
-                && i.op == "call"
-                && let Some(n) =
-                    i.args.iter().find_map(|a| if let Operand::Name(n) = a { Some(n.clone()) } else { None })
-            {
-                out.push(n);
-            }
-        }
-        out
-    };
     let graph: BTreeMap<&str, Vec<String>> = m.funcs.iter().map(|f| (f.name.as_str(), callees(f))).collect();
     // Depth-first search with an explicit stack (a call chain of any depth costs no host
     // stack): a callee already on the current path closes a cycle.

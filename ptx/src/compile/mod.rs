@@ -4,8 +4,9 @@
 //!    constant bank 0 (at the offsets of [`Kernel::params`]), module `.const` variables in
 //!    bank 1, `.global` variables in a data segment the runtime places in VRAM
 //!    (instructions that need its address carry a [`Reloc`]), `.shared` variables at static
-//!    offsets of the block's shared memory with `extern .shared` arrays after them, `.local`
-//!    variables in a per-thread frame.
+//!    offsets of the block's shared memory with `extern .shared` arrays after them (the
+//!    shared variables of `.func`s first, at the same offsets in every kernel that reaches
+//!    them), `.local` variables in a per-thread frame.
 //! 2. `calls`: static frames for `.func`s, call fixups, no recursion.
 //! 3. `copies`: copy propagation.
 //! 4. Instruction selection: `select` (operands, emitting), `instr` (the instructions),
@@ -122,6 +123,10 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
     }
     let mut reg_base = 0u32;
     let mut call_fixups: Vec<CallFixup> = Vec::new();
+    // The functions' shared region: offsets of module-scope variables functions name, its
+    // top, and where each function's part of it ends.
+    let (mut func_shared, mut func_shared_top) = (BTreeMap::<String, u32>::new(), 0u32);
+    let mut func_shared_end = BTreeMap::<String, u32>::new();
     for f in m.funcs.iter().filter(|f| !f.entry) {
         let Some(body) = &f.body else { continue };
         let named = names_in(body);
@@ -130,14 +135,25 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         for (p, &(off, _)) in f.params.iter().zip(&fr.params).chain(f.rets.iter().zip(&fr.rets)) {
             kplaces.insert(p.name.clone(), Place::Local(off));
         }
-        let mut shared_top = 0u32;
-        for v in module_shared.iter().filter(|v| named.contains(&v.name) && v.count != Some(0)) {
-            let (size, align) = var_size(v)?;
-            let (off, end) = place(shared_top, size, align, v.pos)?;
-            shared_top = end;
-            kplaces.insert(v.name.clone(), Place::Shared(off));
+        // A function's code serves every kernel that calls it, so its shared variables
+        // (module-scope ones it names, and its own) sit at the same offsets in all of them:
+        // one region at the bottom of shared memory, in function order.
+        if let Some(v) = module_shared.iter().find(|v| named.contains(&v.name) && v.count == Some(0)) {
+            return Err(v.pos.err(format!(
+                "dynamic shared memory (`{}`) used in the non-inlined function `{}` is not supported yet",
+                v.name, f.name
+            )));
         }
-        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, false, &[]);
+        for v in module_shared.iter().filter(|v| named.contains(&v.name) && v.count != Some(0)) {
+            if !func_shared.contains_key(&v.name) {
+                let (size, align) = var_size(v)?;
+                let (off, end) = place(func_shared_top, size, align, v.pos)?;
+                func_shared_top = end;
+                func_shared.insert(v.name.clone(), off);
+            }
+            kplaces.insert(v.name.clone(), Place::Shared(func_shared[&v.name]));
+        }
+        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, func_shared_top, false, &[]);
         kc.func = true;
         kc.reg_base = reg_base;
         kc.local_top = local_top;
@@ -145,6 +161,8 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         if let Some(fr) = frames.get_mut(&f.name) {
             fr.pc = info.pc;
         }
+        func_shared_top = info.shared_bytes;
+        func_shared_end.insert(f.name.clone(), func_shared_top);
         reg_base += info.regs;
         local_top = local_top.max(info.local_bytes);
         call_fixups.extend(fixups);
@@ -156,13 +174,19 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         let Some(body) = &f.body else {
             return Err(f.pos.err(format!("kernel `{}` has no body", f.name)));
         };
-        // Module-scope shared variables belong to the kernels that name them.
+        // Module-scope shared variables belong to the kernels that name them, above the
+        // functions' region when the kernel reaches a function that has shared variables.
         let named = names_in(body);
-        let (mut shared_top, mut dynamic_shared, mut dyn_names) = (0u32, false, Vec::new());
+        let reach = reachable(m, f);
+        let base = reach.iter().filter_map(|g| func_shared_end.get(g)).copied().max().unwrap_or(0);
+        let (mut shared_top, mut dynamic_shared, mut dyn_names) = (base, false, Vec::new());
         let mut kplaces = BTreeMap::new();
         for v in module_shared.iter().filter(|v| named.contains(&v.name)) {
             let (size, align) = var_size(v)?;
-            if v.count == Some(0) {
+            if let Some(&off) = func_shared.get(&v.name) {
+                kplaces.insert(v.name.clone(), Place::Shared(off));
+                shared_top = shared_top.max(off + size);
+            } else if v.count == Some(0) {
                 dynamic_shared = true;
                 dyn_names.push((v.name.clone(), align));
             } else {

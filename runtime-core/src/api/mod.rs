@@ -98,8 +98,6 @@ pub(crate) trait Object: Copy {
 
 use crate::context::local_id as local;
 
-
-
 /// The handle of object `id` of context `h`.
 fn object(h: CtxHandle, id: u64) -> u64 {
     h.0 << ID_BITS | id
