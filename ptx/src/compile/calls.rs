@@ -43,6 +43,33 @@ pub(crate) fn reachable(m: &ast::Module, f: &Func) -> alloc::collections::BTreeS
     seen
 }
 
+/// The module's non-entry functions, each after every function it calls (the module has no
+/// recursion): the order that lets a function's registers sit above its callees'.
+pub(crate) fn callees_first(m: &ast::Module) -> Vec<&Func> {
+    let by_name: BTreeMap<&str, &Func> = m.funcs.iter().filter(|f| !f.entry).map(|f| (f.name.as_str(), f)).collect();
+    let mut done = alloc::collections::BTreeSet::new();
+    let mut order = Vec::new();
+    for f in m.funcs.iter().filter(|f| !f.entry) {
+        // Post-order with an explicit stack: (function, its callees, the next one to visit).
+        let mut stack = alloc::vec![(f, callees(f), 0usize)];
+        done.insert(f.name.as_str());
+        while let Some((g, cs, next)) = stack.last_mut() {
+            let Some(c) = cs.get(*next) else {
+                order.push(*g);
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            if let Some(&h) = by_name.get(c.as_str())
+                && done.insert(h.name.as_str())
+            {
+                stack.push((h, callees(h), 0));
+            }
+        }
+    }
+    order
+}
+
 /// Frames are static, so a function may not (even indirectly) call itself.
 pub(crate) fn check_recursion(m: &ast::Module) -> Result<()> {
     let graph: BTreeMap<&str, Vec<String>> = m.funcs.iter().map(|f| (f.name.as_str(), callees(f))).collect();

@@ -15,8 +15,11 @@
 //!    each conditional branch carries its reconvergence point, the immediate post-dominator
 //!    of its basic block.
 //! 6. `regalloc`: live intervals and a linear scan onto device registers, spilling to
-//!    local memory (`crate::spill`). A few registers above a kernel's own are scratch for
-//!    immediates, special registers and vector accesses.
+//!    local memory (`crate::spill`). The lowest registers are scratch for immediates,
+//!    special registers and vector accesses, shared by a kernel and its functions; each
+//!    `.func`'s registers sit above those of the functions it calls (compiled callees
+//!    first), a kernel's above those of the functions it calls, so a kernel pays for its
+//!    deepest call chain.
 //!
 //! This module runs the phases over a parsed module ([`compile`]). Anything outside the
 //! supported subset is an error naming the construct.
@@ -47,8 +50,10 @@ pub use layout::CONST_BANK_BYTES;
 use layout::*;
 use regalloc::{uty, wider};
 
-/// Scratch registers after a kernel's own: 4 for vector accesses, then 10 for
-/// immediates, special registers and expansions.
+/// Scratch registers, the lowest numbers, shared by a kernel and every function it calls
+/// (dead between instructions): 4 for vector accesses, then 10 for immediates, special
+/// registers and expansions. A function's own registers sit above its callees', a
+/// kernel's above every function it calls.
 const SCRATCH_REGS: u32 = 14;
 /// Registers PTX values may occupy (the rest of the 255 are scratch).
 pub const MAX_REGS: u32 = 255 - SCRATCH_REGS;
@@ -121,13 +126,19 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         local_top = place(top, 0, 8, f.pos)?.1;
         frames.insert(f.name.clone(), fr);
     }
-    let mut reg_base = 0u32;
+    // Each function's registers sit above those of every function it calls, and a kernel's
+    // above those of the functions it calls: a kernel pays for its deepest call chain, not
+    // for every function of the module.
+    let mut reg_top = BTreeMap::<String, u32>::new();
+    let above_callees = |f: &Func, reg_top: &BTreeMap<String, u32>| {
+        callees(f).iter().filter_map(|c| reg_top.get(c)).copied().max().unwrap_or(0)
+    };
     let mut call_fixups: Vec<CallFixup> = Vec::new();
     // The functions' shared region: offsets of module-scope variables functions name, its
     // top, and where each function's part of it ends.
     let (mut func_shared, mut func_shared_top) = (BTreeMap::<String, u32>::new(), 0u32);
     let mut func_shared_end = BTreeMap::<String, u32>::new();
-    for f in m.funcs.iter().filter(|f| !f.entry) {
+    for f in callees_first(m) {
         let Some(body) = &f.body else { continue };
         let named = names_in(body);
         let mut kplaces = BTreeMap::new();
@@ -155,6 +166,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         }
         let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, func_shared_top, false, &[]);
         kc.func = true;
+        let reg_base = above_callees(f, &reg_top);
         kc.reg_base = reg_base;
         kc.local_top = local_top;
         let (info, fixups) = kc.function(f, body)?;
@@ -163,7 +175,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         }
         func_shared_top = info.shared_bytes;
         func_shared_end.insert(f.name.clone(), func_shared_top);
-        reg_base += info.regs;
+        reg_top.insert(f.name.clone(), reg_base + info.regs);
         local_top = local_top.max(info.local_bytes);
         call_fixups.extend(fixups);
     }
@@ -196,7 +208,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
             }
         }
         let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, dynamic_shared, &dyn_names);
-        kc.reg_base = reg_base;
+        kc.reg_base = above_callees(f, &reg_top);
         kc.local_top = local_top;
         let (k, fixups) = kc.kernel(f, body)?;
         call_fixups.extend(fixups);
@@ -420,7 +432,7 @@ impl<'a> Kc<'a> {
         self.push(Instr::new(if self.func { Op::Ret } else { Op::Exit }, Ty::U32));
         self.resolve(exit)?;
         let used = self.allocate(nregs);
-        let top_reg = self.reg_base + used + SCRATCH_REGS;
+        let top_reg = SCRATCH_REGS + self.reg_base + used;
         if top_reg > 255 {
             return Err(f.pos.err(format!(
                 "`{}` needs {top_reg} registers with the functions it may call: more than 255 (spilling is not supported yet)",
@@ -433,7 +445,7 @@ impl<'a> Kc<'a> {
             pc: self.start,
             params,
             param_bytes: top,
-            regs: if self.func { used + SCRATCH_REGS } else { top_reg },
+            regs: if self.func { used } else { top_reg },
             shared_bytes: self.shared_top,
             local_bytes: self.local_top,
             dynamic_shared: self.dynamic_shared,

@@ -148,9 +148,10 @@ impl Kc<'_> {
             if r == RZ {
                 RZ
             } else if (r as u32) < nregs {
-                (base + map[r as usize] as u32).min(254) as u8
+                (SCRATCH_REGS + base + map[r as usize] as u32).min(254) as u8
             } else {
-                (base + r as u32 - nregs + used).min(254) as u8
+                // Scratch is dead between instructions, so every function shares it.
+                (r as u32 - nregs).min(254) as u8
             }
         };
         for i in &mut self.prog.code[start..] {
