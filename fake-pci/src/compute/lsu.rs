@@ -94,25 +94,6 @@ impl Exec<'_, '_> {
     }
 }
 
-/// Why one lane's access failed, before the instruction's pc is known.
-pub(crate) enum LaneError {
-    /// A trap of this reason.
-    Trap(TrapReason),
-    /// An MMU fault.
-    Fault(Fault),
-}
-
-impl LaneError {
-    /// The grid error of this lane error at instruction `pc`.
-    #[inline]
-    fn at(self, pc: u32) -> GridError {
-        match self {
-            LaneError::Trap(reason) => GridError::Trap(Trap { reason, pc }),
-            LaneError::Fault(f) => GridError::Fault(f),
-        }
-    }
-}
-
 /// A little-endian element of 1, 2, 4 or 8 bytes (fixed-width reads: no memmove).
 #[inline(always)]
 pub(crate) fn load_le(b: &[u8], size: usize) -> u64 {
@@ -270,7 +251,7 @@ impl Exec<'_, '_> {
                         }
                     }
                 }
-                _ => self.atomic(d, (l, space, addr), window, regs).map_err(|r| r.at(pc))?,
+                _ => self.atomic(d, pc, (l, space, addr), window, regs)?,
             }
         }
         if out_of_bounds {
@@ -286,7 +267,7 @@ impl Exec<'_, '_> {
             p.addr = [d.imm; 32];
             p.space = [space; 32];
         }
-        let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+        let b = self.bank(space, bank);
         for k in 0..n {
             let at = d.imm as usize + k * size;
             let v = match b.get(at..at + size) {
@@ -313,11 +294,17 @@ impl Exec<'_, '_> {
         }
     }
 
+    /// The constant bank a `Const` (bank 0) or `ConstBank` (bank `bank`) access reads.
+    #[inline(always)]
+    fn bank(&self, space: Space, bank: usize) -> &[u8] {
+        if space == Space::Const { &self.banks[0] } else { &self.banks[bank] }
+    }
+
     /// Read `buf.len()` bytes at `addr` of constant bank 0 (`Const`) or `bank`; bytes beyond
     /// the bound size read as zero.
     #[inline(always)]
     fn const_read(&self, space: Space, bank: usize, addr: u64, buf: &mut [u8]) {
-        let b = if space == Space::Const { &self.banks[0] } else { &self.banks[bank] };
+        let b = self.bank(space, bank);
         match b.get(addr as usize..addr as usize + buf.len()) {
             Some(src) => buf.copy_from_slice(src),
             None => {
@@ -334,24 +321,25 @@ impl Exec<'_, '_> {
     fn atomic(
         &mut self,
         d: D,
+        pc: u32,
         (l, space, addr): (usize, Space, u64),
         window: Option<&mut [u8]>,
         regs: &mut [u64],
-    ) -> Result<(), LaneError> {
+    ) -> Result<(), GridError> {
+        let trap = |reason| GridError::Trap(Trap { reason, pc });
         let size = d.ty.bytes() as usize;
-        let aop = AtomMods::op(d.m).ok_or(LaneError::Trap(TrapReason::IllegalInstruction))?;
+        let aop = AtomMods::op(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
         let mut old = [0u8; 8];
         match space {
             Space::Global => {
-                self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size]).map_err(LaneError::Fault)?
+                self.cx.tlb.read_va(self.cx.mem, &self.cx.space, addr, &mut old[..size]).map_err(GridError::Fault)?
             }
             Space::Shared => {
-                let w = window.as_deref().ok_or(LaneError::Trap(TrapReason::IllegalInstruction))?;
-                old[..size].copy_from_slice(
-                    w.get(addr as usize..addr as usize + size).ok_or(LaneError::Trap(TrapReason::OutOfRange))?,
-                );
+                let w = window.as_deref().ok_or(trap(TrapReason::IllegalInstruction))?;
+                old[..size]
+                    .copy_from_slice(w.get(addr as usize..addr as usize + size).ok_or(trap(TrapReason::OutOfRange))?);
             }
-            _ => return Err(LaneError::Trap(TrapReason::IllegalInstruction)),
+            _ => return Err(trap(TrapReason::IllegalInstruction)),
         }
         let o = u64::from_le_bytes(old);
         let b = if d.b == RZ { 0 } else { regs[d.b as usize * 32 + l] };
@@ -364,10 +352,10 @@ impl Exec<'_, '_> {
             // 0) writes nothing, so a spin on it is seen as one; the page must still take
             // writes.
             Space::Global if !changed => {
-                self.cx.tlb.translate(self.cx.mem, &self.cx.space, addr, true).map_err(LaneError::Fault)?;
+                self.cx.tlb.translate(self.cx.mem, &self.cx.space, addr, true).map_err(GridError::Fault)?;
             }
             Space::Global => {
-                self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, &nb[..size]).map_err(LaneError::Fault)?
+                self.cx.tlb.write_va(self.cx.mem, &self.cx.space, addr, &nb[..size]).map_err(GridError::Fault)?
             }
             _ if !changed => {}
             _ => {

@@ -29,79 +29,67 @@ pub(crate) fn callees(f: &Func) -> Vec<String> {
     out
 }
 
+/// The module's call graph: each function's callees by name, in call-site order.
+pub(crate) type CallGraph<'m> = BTreeMap<&'m str, Vec<String>>;
+
+/// The call graph of module `m`.
+pub(crate) fn call_graph(m: &ast::Module) -> CallGraph<'_> {
+    m.funcs.iter().map(|f| (f.name.as_str(), callees(f))).collect()
+}
+
 /// The functions `f` may call, directly or not (the module has no recursion).
-pub(crate) fn reachable(m: &ast::Module, f: &Func) -> alloc::collections::BTreeSet<String> {
+pub(crate) fn reachable(graph: &CallGraph, f: &Func) -> alloc::collections::BTreeSet<String> {
     let mut seen = alloc::collections::BTreeSet::new();
-    let mut todo = callees(f);
+    let mut todo = graph.get(f.name.as_str()).cloned().unwrap_or_default();
     while let Some(n) = todo.pop() {
-        if seen.insert(n.clone())
-            && let Some(g) = m.funcs.iter().find(|g| g.name == n)
+        if let Some(cs) = graph.get(n.as_str())
+            && !seen.contains(&n)
         {
-            todo.extend(callees(g));
+            todo.extend(cs.iter().cloned());
         }
+        seen.insert(n);
     }
     seen
 }
 
-/// The module's non-entry functions, each after every function it calls (the module has no
-/// recursion): the order that lets a function's registers sit above its callees'.
-pub(crate) fn callees_first(m: &ast::Module) -> Vec<&Func> {
-    let by_name: BTreeMap<&str, &Func> = m.funcs.iter().filter(|f| !f.entry).map(|f| (f.name.as_str(), f)).collect();
-    let mut done = alloc::collections::BTreeSet::new();
-    let mut order = Vec::new();
-    for f in m.funcs.iter().filter(|f| !f.entry) {
-        // Post-order with an explicit stack: (function, its callees, the next one to visit).
-        let mut stack = alloc::vec![(f, callees(f), 0usize)];
-        done.insert(f.name.as_str());
-        while let Some((g, cs, next)) = stack.last_mut() {
-            let Some(c) = cs.get(*next) else {
-                order.push(*g);
-                stack.pop();
-                continue;
-            };
-            *next += 1;
-            if let Some(&h) = by_name.get(c.as_str())
-                && done.insert(h.name.as_str())
-            {
-                stack.push((h, callees(h), 0));
-            }
-        }
-    }
-    order
-}
-
-/// Frames are static, so a function may not (even indirectly) call itself.
-pub(crate) fn check_recursion(m: &ast::Module) -> Result<()> {
-    let graph: BTreeMap<&str, Vec<String>> = m.funcs.iter().map(|f| (f.name.as_str(), callees(f))).collect();
+/// The module's non-entry functions, each after every function it calls: the order that
+/// lets a function's registers sit above its callees'. Frames are static, so a function
+/// that (even indirectly) calls itself is an error.
+pub(crate) fn callees_first<'m>(m: &'m ast::Module, graph: &CallGraph) -> Result<Vec<&'m Func>> {
+    let by_name: BTreeMap<&str, &Func> = m.funcs.iter().map(|f| (f.name.as_str(), f)).collect();
     // Depth-first search with an explicit stack (a call chain of any depth costs no host
-    // stack): a callee already on the current path closes a cycle.
+    // stack): a callee already on the current path closes a cycle; post-order is the order.
     let mut on_path = alloc::collections::BTreeSet::new();
     let mut done = alloc::collections::BTreeSet::new();
+    let mut order = Vec::new();
     for f in &m.funcs {
-        let root = f.name.as_str();
-        if done.contains(root) {
+        if done.contains(f.name.as_str()) {
             continue;
         }
-        let mut stack: Vec<(&str, usize)> = alloc::vec![(root, 0)];
-        on_path.insert(root);
-        while let Some((n, next)) = stack.last_mut() {
-            let callees = graph.get(*n).map_or(&[][..], |v| v.as_slice());
+        let mut stack: Vec<(&Func, usize)> = alloc::vec![(f, 0)];
+        on_path.insert(f.name.as_str());
+        while let Some((g, next)) = stack.last_mut() {
+            let callees = graph.get(g.name.as_str()).map_or(&[][..], |v| v.as_slice());
             let Some(c) = callees.get(*next) else {
-                on_path.remove(*n);
-                done.insert(*n);
+                let g = *g;
+                on_path.remove(g.name.as_str());
+                done.insert(g.name.as_str());
+                if !g.entry {
+                    order.push(g);
+                }
                 stack.pop();
                 continue;
             };
             *next += 1;
-            let Some((&k, _)) = graph.get_key_value(c.as_str()) else { continue };
-            if on_path.contains(k) {
-                return Err(f.pos.err(format!("recursive call of `{k}`: recursion is not supported")));
+            let Some(&h) = by_name.get(c.as_str()) else { continue };
+            if on_path.contains(h.name.as_str()) {
+                return Err(f.pos.err(format!("recursive call of `{}`: recursion is not supported", h.name)));
             }
-            if !done.contains(k) {
-                on_path.insert(k);
-                stack.push((k, 0));
+            if !done.contains(h.name.as_str()) {
+                on_path.insert(h.name.as_str());
+                stack.push((h, 0));
             }
         }
     }
-    Ok(())
+    Ok(order)
 }

@@ -108,7 +108,8 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
     }
     // Non-inlined functions: a static frame each (parameters, return values, locals) in
     // per-thread local memory, and a register range of their own.
-    check_recursion(m)?;
+    let graph = call_graph(m);
+    let order = callees_first(m, &graph)?;
     let mut frames: BTreeMap<String, Frame> = BTreeMap::new();
     let mut local_top = 0u32;
     for f in m.funcs.iter().filter(|f| !f.entry) {
@@ -131,14 +132,14 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
     // for every function of the module.
     let mut reg_top = BTreeMap::<String, u32>::new();
     let above_callees = |f: &Func, reg_top: &BTreeMap<String, u32>| {
-        callees(f).iter().filter_map(|c| reg_top.get(c)).copied().max().unwrap_or(0)
+        graph.get(f.name.as_str()).into_iter().flatten().filter_map(|c| reg_top.get(c)).copied().max().unwrap_or(0)
     };
     let mut call_fixups: Vec<CallFixup> = Vec::new();
     // The functions' shared region: offsets of module-scope variables functions name, its
     // top, and where each function's part of it ends.
     let (mut func_shared, mut func_shared_top) = (BTreeMap::<String, u32>::new(), 0u32);
     let mut func_shared_end = BTreeMap::<String, u32>::new();
-    for f in callees_first(m) {
+    for f in order {
         let Some(body) = &f.body else { continue };
         let named = names_in(body);
         let mut kplaces = BTreeMap::new();
@@ -189,7 +190,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         // Module-scope shared variables belong to the kernels that name them, above the
         // functions' region when the kernel reaches a function that has shared variables.
         let named = names_in(body);
-        let reach = reachable(m, f);
+        let reach = reachable(&graph, f);
         let base = reach.iter().filter_map(|g| func_shared_end.get(g)).copied().max().unwrap_or(0);
         let (mut shared_top, mut dynamic_shared, mut dyn_names) = (base, false, Vec::new());
         let mut kplaces = BTreeMap::new();
