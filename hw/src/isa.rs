@@ -2,9 +2,13 @@
 //!
 //! NVIDIA's SASS is undocumented, so rgdev defines its own fixed-width binary ISA, close
 //! in spirit to SASS (see `docs/isa.md`). Every instruction is 16 bytes: a 64-bit control
-//! word ([`Word0`]) and a 64-bit immediate. Registers are 64 bits wide; a thread has up to
-//! 255 of them (`R0..R254`) and `RZ` (255) reads as zero and discards writes. Predicates
-//! live in general registers (0 or 1) and any register can guard an instruction.
+//! word ([`Word0`]) and a 64-bit immediate. Registers are 64 bits wide and `RZ` (255) reads
+//! as zero and discards writes. A thread has up to [`MAX_GPRS`] general registers
+//! (`R0..R247`); a kernel's register count is in 32-bit units, as NVIDIA counts them: a
+//! 64-bit value takes an even-aligned pair `R2k`, `R2k+1` (the value lives in `R2k`; the
+//! partner stays unused). `R248..R254` are the predicate registers `P0..P6`
+//! ([`PRED_BASE`]): every thread has them, whatever its register count, and they do not
+//! count towards it. Any register, general or predicate, can guard an instruction (bit 0).
 //! Branches carry their reconvergence point explicitly: the immediate word of `BRA` holds
 //! the target and the post-dominator where diverged lanes meet again.
 //!
@@ -21,6 +25,12 @@ pub const RZ: u8 = 255;
 pub const ALWAYS: u8 = RZ;
 /// Lanes per warp.
 pub const WARP_SIZE: u32 = 32;
+/// General registers a thread may have (`R0..R247`).
+pub const MAX_GPRS: u32 = 248;
+/// The first predicate register: `P0..P6` are `R248..R254`.
+pub const PRED_BASE: u8 = 248;
+/// Predicate registers per thread.
+pub const PREDS: u8 = 7;
 
 /// Opcodes.
 #[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]

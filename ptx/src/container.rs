@@ -8,7 +8,7 @@
 //! its terminator, and nothing past the string is ever read. Then, little-endian,
 //! sections, each a u32
 //! count followed by its items (segments are a u32 size then the initialized prefix):
-//! kernels (name, pc, regs, shared, local, dynamic-shared
+//! kernels (name, pc, regs, predicate regs, shared, local, dynamic-shared
 //! flag, max threads (0 = none), spill store and load bytes, parameter (offset, size)
 //! list), symbols (name, space,
 //! offset, size), relocations (instruction, segment), the `.global` segment, the
@@ -25,7 +25,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// Bytes of the fixed header: magic, version, total length.
 pub const HEADER_LEN: usize = 24;
 
@@ -102,6 +102,7 @@ impl Program {
                 k.pc,
                 k.param_bytes,
                 k.regs,
+                k.pred_regs,
                 k.shared_bytes,
                 k.local_bytes,
                 k.dynamic_shared as u32,
@@ -155,9 +156,9 @@ impl Program {
             return None;
         }
         let mut kernels = Vec::new();
-        for _ in 0..r.count(44)? {
+        for _ in 0..r.count(48)? {
             let name = r.string()?;
-            let mut v = [0u32; 9];
+            let mut v = [0u32; 10];
             for x in v.iter_mut() {
                 *x = r.u32()?;
             }
@@ -165,13 +166,14 @@ impl Program {
             for _ in 0..r.count(8)? {
                 params.push(Param { offset: r.u32()?, size: r.u32()? });
             }
-            let [pc, param_bytes, regs, shared_bytes, local_bytes, dynamic, max, spill_st, spill_ld] = v;
+            let [pc, param_bytes, regs, pred_regs, shared_bytes, local_bytes, dynamic, max, spill_st, spill_ld] = v;
             kernels.push(Kernel {
                 name,
                 pc,
                 params,
                 param_bytes,
                 regs,
+                pred_regs,
                 shared_bytes,
                 local_bytes,
                 dynamic_shared: dynamic != 0,
@@ -215,7 +217,8 @@ impl Program {
         }
         let bad_kernel = |k: &Kernel| {
             k.pc as usize >= code.len()
-                || k.regs > 255
+                || k.regs > hw::isa::MAX_GPRS
+                || k.pred_regs > hw::isa::PREDS as u32
                 || k.param_bytes > 4096
                 || k.params.iter().any(|p| p.offset.checked_add(p.size).is_none_or(|end| end > k.param_bytes))
         };

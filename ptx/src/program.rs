@@ -43,8 +43,11 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// Bytes of constant bank 0 the parameters occupy.
     pub param_bytes: u32,
-    /// Registers per thread.
+    /// General registers per thread, in 32-bit units as ptxas counts them (a 64-bit value
+    /// takes two), including those of the functions it may call.
     pub regs: u32,
+    /// Predicate registers (`P0..P6`) it uses: not counted in `regs`.
+    pub pred_regs: u32,
     /// Static shared memory per block.
     pub shared_bytes: u32,
     /// Local memory per thread.

@@ -432,16 +432,16 @@ fn destroying_a_context_releases_its_pinned_host_memory() {
 
 #[test]
 fn a_block_that_does_not_fit_an_sm_of_the_preset_is_out_of_resources() {
-    // GF100: 32768 registers per SM. 1024 threads of matmul32's 38 registers need 38912.
+    // GF100: 32768 registers per SM. 1024 threads of nbody_step's 38 registers need 38912.
     let cfg = backend_user::DeviceConfig::preset("gf100").unwrap();
     let dev = Device::open_with(backend_user::DeviceOptions { config: cfg, ..Default::default() }).unwrap();
     assert_eq!(dev.info().sm.regs, 32768, "the runtime reads the SM's limits from the device");
     let ctx = dev.create_context().unwrap();
-    let m = ctx.load_ptx(include_str!("../../kernels/matmul.ptx")).unwrap();
-    let f = m.function("matmul32").unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/nbody.ptx")).unwrap();
+    let f = m.function("nbody_step").unwrap();
     assert!(f.attributes().max_threads < 1024 && f.attributes().max_threads >= 512);
     let d = ctx.alloc::<f32>(1024).unwrap();
-    let args = [d.arg(), d.arg(), d.arg(), Arg::I32(32)];
+    let args = [d.arg(), d.arg(), d.arg(), Arg::I32(0), Arg::F64(0.01)];
     assert_eq!(f.launch([1, 1, 1], [32, 32, 1], 0, &args).err(), Some(CuError::LaunchOutOfResources));
     // Half the block fits; the context is unharmed.
     f.launch([1, 1, 1], [32, 16, 1], 0, &args).unwrap();

@@ -3,7 +3,9 @@
 
 use super::*;
 
-/// A decoded, validated instruction.
+/// A decoded, validated instruction. Register fields are slots of the warp's register
+/// array: general registers keep their numbers, the predicate registers `P0..P6`
+/// (`R248..R254`) come right after the kernel's general registers.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct D {
     pub(crate) op: Op,
@@ -17,8 +19,6 @@ pub(crate) struct D {
     pub(crate) imm_slot: Imm,
     pub(crate) m: u16,
     pub(crate) imm: u64,
-    /// One past the highest register the instruction touches (vectors included).
-    pub(crate) top: u16,
 }
 
 impl D {
@@ -29,33 +29,48 @@ impl D {
     }
 }
 
+/// Register slots per thread of a kernel with `gprs` general registers: those, then the
+/// predicate registers.
 #[inline]
-pub(crate) fn decode(i: Instr) -> Option<D> {
+pub(crate) fn slots(gprs: u32) -> usize {
+    gprs.max(1) as usize + PREDS as usize
+}
+
+/// Decode one instruction of a kernel with `gprs` general registers (at most
+/// [`MAX_GPRS`]); `None` (an illegal instruction) for a bad field or a register the
+/// kernel does not have (vectors included).
+#[inline]
+pub(crate) fn decode(i: Instr, gprs: u32) -> Option<D> {
     let w = i.w0;
     let op = w.op_or_err().ok()?;
     // Vector length 8 (log2 field value 3) is reserved.
     if matches!(op, Op::Ld | Op::St) && (w.m() >> 3) & 3 == 3 {
         return None;
     }
-    let vec = if matches!(op, Op::Ld | Op::St) { MemMods::vec(w.m()) as u16 } else { 1 };
-    let regs = [w.guard(), w.dst(), w.a(), w.b(), w.c()];
-    let top = regs
-        .iter()
-        .enumerate()
-        .filter(|&(_, &r)| r != RZ)
-        .map(|(k, &r)| r as u16 + if (k == 1 && op == Op::Ld) || (k == 3 && op == Op::St) { vec } else { 1 })
-        .max()
-        .unwrap_or(0);
+    let vec = if matches!(op, Op::Ld | Op::St) { MemMods::vec(w.m()) } else { 1 };
+    let gprs = gprs.clamp(1, MAX_GPRS);
+    // A field's slot; `n` registers from it must exist.
+    let slot = |r: u8, n: u32| -> Option<u8> {
+        if r == RZ {
+            Some(RZ)
+        } else if r >= PRED_BASE {
+            let p = (r - PRED_BASE) as u32;
+            (p + n <= PREDS as u32).then_some((gprs + p) as u8)
+        } else {
+            (r as u32 + n <= gprs).then_some(r)
+        }
+    };
+    let dst_n = if op == Op::Ld { vec } else { 1 };
+    let b_n = if op == Op::St { vec } else { 1 };
     Some(D {
-        top,
         op,
         ty: w.ty_or_err().ok()?,
-        guard: w.guard(),
+        guard: slot(w.guard(), 1)?,
         neg: w.guard_neg(),
-        dst: w.dst(),
-        a: w.a(),
-        b: w.b(),
-        c: w.c(),
+        dst: slot(w.dst(), dst_n)?,
+        a: slot(w.a(), 1)?,
+        b: slot(w.b(), b_n)?,
+        c: slot(w.c(), 1)?,
         imm_slot: w.imm_or_err().ok()?,
         m: w.m(),
         imm: i.imm,
@@ -73,7 +88,7 @@ impl Exec<'_, '_> {
         let va = self.r.code.wrapping_add(pc as u64 * INSTR_BYTES);
         let mut b = [0u8; 16];
         self.cx.tlb.read_va(self.cx.mem, &self.cx.space, va, &mut b).map_err(GridError::Fault)?;
-        let d = decode(Instr::from_bytes(&b)).ok_or(trap)?;
+        let d = decode(Instr::from_bytes(&b), self.r.regs).ok_or(trap)?;
         if i >= self.code.len() {
             self.code.resize(i + 1, None);
         }

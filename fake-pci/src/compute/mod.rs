@@ -80,7 +80,7 @@ pub enum GridError {
 pub struct ComputeEngine {
     /// Decoded programs by (page directory, code address): an address space's programs
     /// are its own, whatever their virtual address.
-    icache: BTreeMap<(u64, u64), Vec<Option<D>>>,
+    icache: BTreeMap<(u64, u64, u32), Vec<Option<D>>>,
     /// Functional mode: grids in launch order; the front one runs.
     queue: alloc::collections::VecDeque<FuncGrid>,
     /// Warp instructions executed.
@@ -123,7 +123,7 @@ impl ComputeEngine {
         if threads == 0
             || threads > MAX_THREADS as u64
             || r.grid.contains(&0)
-            || r.regs > 255
+            || r.regs > MAX_GPRS
             || !r.start.is_multiple_of(16)
         {
             return Err(bad);
@@ -151,13 +151,13 @@ impl ComputeEngine {
     }
 
     /// Take the decoded program at `code` out of the cache (an empty one if none).
-    pub(crate) fn take_code(&mut self, space: &AddressSpace, code: u64) -> Vec<Option<D>> {
-        self.icache.remove(&(space.pd, code)).unwrap_or_default()
+    pub(crate) fn take_code(&mut self, space: &AddressSpace, r: &ComputeRegs) -> Vec<Option<D>> {
+        self.icache.remove(&(space.pd, r.code, r.regs)).unwrap_or_default()
     }
 
     /// Return a decoded program to the cache.
-    pub(crate) fn put_code(&mut self, space: &AddressSpace, code: u64, decoded: Vec<Option<D>>) {
-        self.icache.insert((space.pd, code), decoded);
+    pub(crate) fn put_code(&mut self, space: &AddressSpace, r: &ComputeRegs, decoded: Vec<Option<D>>) {
+        self.icache.insert((space.pd, r.code, r.regs), decoded);
     }
 
     /// Functional mode: queue a grid launched by channel `chid` at cycle `cx.now`. Grids
@@ -171,9 +171,9 @@ impl ComputeEngine {
     ) -> Result<(), GridError> {
         let (threads, nblocks, per_sm) = Self::check_launch(cx.cfg, r)?;
         let banks = Self::read_banks(cx, r)?;
-        let nregs = r.regs.max(1) as usize;
+        let nregs = slots(r.regs);
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
-        let code = self.take_code(&cx.space, r.code);
+        let code = self.take_code(&cx.space, r);
         let mode = CheckMode::from(r.check_mode);
         let check = GridCheck::new(r, cx.mem, cx.tlb, &cx.space);
         let bcheck = BlockCheck::new(mode, r.shared as usize, nwarps * nregs * 32);
@@ -251,7 +251,7 @@ impl ComputeEngine {
         self.thread_instructions += g.thread_instrs;
         self.last_occupancy = (g.per_sm, g.nblocks.div_ceil(g.per_sm as u64 * sms));
         let code = core::mem::take(&mut g.code);
-        self.put_code(&g.space, g.r.code, code);
+        self.put_code(&g.space, &g.r, code);
         Some((g, at, r))
     }
 
@@ -316,9 +316,25 @@ mod tests {
     fn reserved_vector_length_is_an_illegal_instruction() {
         let mut i = Instr::new(Op::Ld, Ty::U64);
         i.w0.set_m(MemMods::encode(Space::Global, 1, 0) | 3 << 3);
-        assert!(decode(i).is_none());
+        assert!(decode(i, 8).is_none());
         i.w0.set_m(MemMods::encode(Space::Global, 4, 0));
-        assert!(decode(i).is_some());
+        assert!(decode(i, 8).is_some());
+    }
+
+    #[test]
+    fn predicate_registers_follow_the_general_ones_and_registers_are_bounded() {
+        let mut i = Instr::new(Op::Ld, Ty::U32);
+        i.w0.set_m(MemMods::encode(Space::Global, 4, 0));
+        i.w0.set_dst(4);
+        i.w0.set_guard(PRED_BASE + 2);
+        let d = decode(i, 8).unwrap();
+        assert_eq!((d.dst, d.guard), (4, 10), "P2 is the third slot after R0..R7");
+        assert!(decode(i, 7).is_none(), "a 4-vector into R4..R7 needs 8 registers");
+        i.w0.set_dst(PRED_BASE + 4);
+        assert!(decode(i, 8).is_none(), "P4..P7: there is no P7");
+        i.w0.set_dst(PRED_BASE + 3);
+        assert_eq!(decode(i, MAX_GPRS).unwrap().dst, 251, "P3..P6 of a kernel with every general register");
+        assert_eq!(slots(MAX_GPRS), 255);
     }
 
     #[test]

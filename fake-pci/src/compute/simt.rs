@@ -226,9 +226,6 @@ impl Exec<'_, '_> {
             }
             let pc = top.pc;
             let d = self.fetch(pc)?;
-            if d.top as usize > self.nregs {
-                return Err(GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc }));
-            }
             self.instrs += 1;
             if self.instrs > self.budget {
                 return Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));

@@ -207,7 +207,6 @@ mod tests {
                 imm_slot: Imm::None,
                 m: 0,
                 imm: 0,
-                top: 1,
             };
             let p =
                 MemProbe { on: u32::MAX, addr: core::array::from_fn(|l| addr(l as u64)), space: [space; 32], bytes: 4 };

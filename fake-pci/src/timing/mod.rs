@@ -249,9 +249,9 @@ impl TimingEngine {
             space: cx.space,
             r: r.clone(),
             banks,
-            code: engine.take_code(&cx.space, r.code),
+            code: engine.take_code(&cx.space, r),
             threads,
-            nregs: r.regs.max(1) as usize,
+            nregs: crate::compute::slots(r.regs),
             nblocks,
             next_block: 0,
             done_blocks: 0,
@@ -414,7 +414,7 @@ impl TimingEngine {
         engine.thread_instructions += g.stats.thread_instructions;
         engine.last_occupancy =
             (g.stats.blocks_per_sm, g.nblocks.div_ceil(g.stats.blocks_per_sm as u64 * env.cfg.board.sms.max(1) as u64));
-        engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
+        engine.put_code(&g.space, &g.r, core::mem::take(&mut g.code));
         self.record(g.stats);
         self.done.push_back(Done { chid: g.chid, at: end, result: Ok(()) });
     }
@@ -434,7 +434,7 @@ impl TimingEngine {
         let Some(mut g) = self.grids[gi].take() else { return };
         g.stats.end_cycle = t;
         g.stats.failed = true;
-        engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
+        engine.put_code(&g.space, &g.r, core::mem::take(&mut g.code));
         self.record(g.stats);
         self.done.push_back(Done { chid: g.chid, at: t, result: Err(e) });
     }
@@ -484,7 +484,7 @@ impl TimingEngine {
             if self.grids[gi].as_ref().is_some_and(|g| g.chid == chid) {
                 self.remove_blocks(gi, t);
                 if let Some(mut g) = self.grids[gi].take() {
-                    engine.put_code(&g.space, g.r.code, core::mem::take(&mut g.code));
+                    engine.put_code(&g.space, &g.r, core::mem::take(&mut g.code));
                 }
             }
         }

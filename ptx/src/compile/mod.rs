@@ -55,7 +55,8 @@ use regalloc::{uty, wider};
 /// registers and expansions. A function's own registers sit above its callees', a
 /// kernel's above every function it calls.
 const SCRATCH_REGS: u32 = 14;
-/// Registers PTX values may occupy (the rest of the 255 are scratch).
+/// PTX registers a function may declare before `crate::spill` folds them (virtual register
+/// numbers are 8 bits: these, the scratch registers and `RZ`).
 pub const MAX_REGS: u32 = 255 - SCRATCH_REGS;
 
 /// Compile a parsed module.
@@ -130,9 +131,11 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
     // Each function's registers sit above those of every function it calls, and a kernel's
     // above those of the functions it calls: a kernel pays for its deepest call chain, not
     // for every function of the module.
-    let mut reg_top = BTreeMap::<String, u32>::new();
-    let above_callees = |f: &Func, reg_top: &BTreeMap<String, u32>| {
-        graph.get(f.name.as_str()).into_iter().flatten().filter_map(|c| reg_top.get(c)).copied().max().unwrap_or(0)
+    // (general registers, predicate registers) each function occupies with its callees.
+    let mut reg_top = BTreeMap::<String, (u32, u32)>::new();
+    let above_callees = |f: &Func, reg_top: &BTreeMap<String, (u32, u32)>| {
+        let tops = graph.get(f.name.as_str()).into_iter().flatten().filter_map(|c| reg_top.get(c));
+        tops.fold((0, 0), |(g, p), &(cg, cp)| (g.max(cg), p.max(cp)))
     };
     let mut call_fixups: Vec<CallFixup> = Vec::new();
     // The functions' shared region: offsets of module-scope variables functions name, its
@@ -167,8 +170,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         }
         let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, func_shared_top, false, &[]);
         kc.func = true;
-        let reg_base = above_callees(f, &reg_top);
-        kc.reg_base = reg_base;
+        (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
         kc.local_top = local_top;
         let (info, fixups) = kc.function(f, body)?;
         if let Some(fr) = frames.get_mut(&f.name) {
@@ -176,7 +178,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
         }
         func_shared_top = info.shared_bytes;
         func_shared_end.insert(f.name.clone(), func_shared_top);
-        reg_top.insert(f.name.clone(), reg_base + info.regs);
+        reg_top.insert(f.name.clone(), (info.regs, info.pred_regs));
         local_top = local_top.max(info.local_bytes);
         call_fixups.extend(fixups);
     }
@@ -209,7 +211,7 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
             }
         }
         let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, dynamic_shared, &dyn_names);
-        kc.reg_base = above_callees(f, &reg_top);
+        (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
         kc.local_top = local_top;
         let (k, fixups) = kc.kernel(f, body)?;
         call_fixups.extend(fixups);
@@ -256,7 +258,10 @@ struct Kc<'a> {
     pos: Pos,
     frames: &'a BTreeMap<String, Frame>,
     func: bool,
+    /// General and predicate registers of the functions this one may call: values live
+    /// across a call sit above them.
     reg_base: u32,
+    pred_base: u32,
     /// Call sites of the body: (statement index, callee, argument names, return names).
     calls: Vec<(usize, String, Vec<String>, Vec<String>)>,
     stmt: usize,
@@ -296,6 +301,7 @@ impl<'a> Kc<'a> {
             frames,
             func: false,
             reg_base: 0,
+            pred_base: 0,
             calls: Vec::new(),
             stmt: 0,
             call_fixups: Vec::new(),
@@ -432,21 +438,20 @@ impl<'a> Kc<'a> {
         self.guard = None;
         self.push(Instr::new(if self.func { Op::Ret } else { Op::Exit }, Ty::U32));
         self.resolve(exit)?;
-        let used = self.allocate(nregs);
-        let top_reg = SCRATCH_REGS + self.reg_base + used;
-        if top_reg > 255 {
+        let Some(alloc) = self.allocate(nregs) else {
             return Err(f.pos.err(format!(
-                "`{}` needs {top_reg} registers with the functions it may call: more than 255 (spilling is not supported yet)",
+                "`{}` needs more than {MAX_GPRS} registers with the functions it may call (spilling applies only to PTX declaring more than {MAX_REGS})",
                 f.name
             )));
-        }
+        };
         let fixups = core::mem::take(&mut self.call_fixups);
         let k = Kernel {
             name: f.name.clone(),
             pc: self.start,
             params,
             param_bytes: top,
-            regs: if self.func { used } else { top_reg },
+            regs: alloc.gprs,
+            pred_regs: alloc.preds,
             shared_bytes: self.shared_top,
             local_bytes: self.local_top,
             dynamic_shared: self.dynamic_shared,
