@@ -1,13 +1,62 @@
 //! How many blocks of one shape an SM holds at once: the rule the device's block
-//! dispatcher applies and the occupancy API (`cuOccupancy*`) reports, in one place so the
-//! two cannot disagree.
+//! dispatcher applies, the occupancy API (`cuOccupancy*`) reports and `rgdev ptxas`
+//! prints, in one place so they cannot disagree.
 //!
-//! As on Volta-class SMs, threads are allocated in whole warps, and registers per warp in
-//! units of [`REG_ALLOC_UNIT`].
+//! The rule is NVIDIA's, as its occupancy calculator states it per compute capability:
+//! - threads are allocated in whole warps;
+//! - registers are allocated per warp, `regs × 32` rounded up to the allocation unit
+//!   ([`Rule::reg_unit`]), and the register file is split evenly between the SM's
+//!   sub-partitions ([`Rule::subparts`], one per warp scheduler): a warp's registers come
+//!   from one of them, so the warps an SM holds by registers are
+//!   `subparts × ⌊regs_per_SM / subparts / regs_per_warp⌋`;
+//! - a block whose warps, spread evenly over the sub-partitions, need more registers than
+//!   the SM has cannot launch at all;
+//! - shared memory is allocated in units of [`Rule::shared_unit`] bytes.
+//!
+//! [`Free`] keeps an SM's free resources while blocks come and go (the dispatcher);
+//! [`blocks_per_sm`] fills an empty SM with [`Free`], so the API's answer is the
+//! dispatcher's by construction.
 
 pub use crate::isa::WARP_SIZE;
-/// Register allocation granularity per warp.
-pub const REG_ALLOC_UNIT: u32 = 256;
+
+/// Most sub-partitions an SM may have.
+pub const MAX_SUBPARTS: usize = 4;
+
+/// The allocation rule of one architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Registers per warp are allocated in multiples of this.
+    pub reg_unit: u32,
+    /// Register file sub-partitions (warp schedulers), at most [`MAX_SUBPARTS`].
+    pub subparts: u32,
+    /// Shared memory per block is allocated in multiples of this (bytes).
+    pub shared_unit: u32,
+    /// Fermi's exception: 21, 22, 29, 30, 37, 38, 45 and 46 registers per thread are
+    /// allocated in units of 128 registers per warp instead of 64.
+    pub fermi: bool,
+}
+
+impl Rule {
+    /// Compute capability 2.x (Fermi): 64-register units, 2 sub-partitions, 128-byte
+    /// shared memory units.
+    pub const FERMI: Rule = Rule { reg_unit: 64, subparts: 2, shared_unit: 128, fermi: true };
+    /// Compute capability 3.0 and later (Kepler to Volta): 256-register units, 4
+    /// sub-partitions, 256-byte shared memory units.
+    pub const VOLTA: Rule = Rule { reg_unit: 256, subparts: 4, shared_unit: 256, fermi: false };
+
+    /// The rule of compute capability `major.x`.
+    pub fn for_cc(major: u32) -> Rule {
+        if major <= 2 { Rule::FERMI } else { Rule::VOLTA }
+    }
+
+    /// Registers one warp of threads using `regs` registers takes.
+    pub fn warp_regs(&self, regs: u32) -> u32 {
+        let regs = regs.clamp(1, 4096);
+        let unit =
+            if self.fermi && matches!(regs, 21 | 22 | 29 | 30 | 37 | 38 | 45 | 46) { 128 } else { self.reg_unit };
+        (regs * WARP_SIZE).next_multiple_of(unit.max(1))
+    }
+}
 
 /// An SM's resources.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,19 +65,114 @@ pub struct SmLimits {
     pub threads: u32,
     /// Resident blocks.
     pub blocks: u32,
-    /// 32-bit registers.
+    /// 32-bit registers (the whole register file).
     pub regs: u32,
     /// Shared memory bytes.
     pub shared: u32,
+    /// How they are allocated.
+    pub rule: Rule,
 }
 
-/// The resources one block of `threads` threads using `regs` registers per thread and
-/// `shared` bytes of shared memory takes from an SM (whole warps, registers per warp in
-/// units of [`REG_ALLOC_UNIT`]); `blocks` is 1.
-pub fn block_cost(threads: u32, regs: u32, shared: u32) -> SmLimits {
+/// What one block takes from an SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockCost {
+    /// Thread slots (whole warps).
+    pub threads: u32,
+    /// Warps.
+    pub warps: u32,
+    /// Registers per warp.
+    pub warp_regs: u32,
+    /// Shared memory, rounded up to the allocation unit.
+    pub shared: u32,
+}
+
+/// The cost of a block of `threads` threads using `regs` registers per thread and `shared`
+/// bytes of shared memory on `sm`; `None` when such a block can never launch there (its
+/// registers, spread over the sub-partitions, exceed the register file).
+pub fn block_cost(sm: &SmLimits, threads: u32, regs: u32, shared: u32) -> Option<BlockCost> {
     let warps = threads.div_ceil(WARP_SIZE);
-    let regs_per_warp = (regs.max(1) * WARP_SIZE).div_ceil(REG_ALLOC_UNIT) * REG_ALLOC_UNIT;
-    SmLimits { threads: warps.saturating_mul(WARP_SIZE), blocks: 1, regs: regs_per_warp.saturating_mul(warps), shared }
+    let warp_regs = sm.rule.warp_regs(regs);
+    let subparts = sm.rule.subparts.clamp(1, MAX_SUBPARTS as u32);
+    if (warp_regs as u64) * (warps.next_multiple_of(subparts) as u64) > sm.regs as u64 {
+        return None;
+    }
+    Some(BlockCost {
+        threads: warps.saturating_mul(WARP_SIZE),
+        warps,
+        warp_regs,
+        shared: shared.checked_next_multiple_of(sm.rule.shared_unit.max(1))?,
+    })
+}
+
+/// Which sub-partitions a block's warps took registers from: warps per sub-partition.
+pub type Placement = [u16; MAX_SUBPARTS];
+
+/// An SM's free resources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Free {
+    /// Thread slots.
+    pub threads: u32,
+    /// Block slots.
+    pub blocks: u32,
+    /// Shared memory bytes.
+    pub shared: u32,
+    /// Registers of each sub-partition.
+    pub regs: [u32; MAX_SUBPARTS],
+}
+
+impl Free {
+    /// An empty SM.
+    pub fn of(sm: &SmLimits) -> Free {
+        let n = sm.rule.subparts.clamp(1, MAX_SUBPARTS as u32);
+        let mut regs = [0; MAX_SUBPARTS];
+        for r in regs.iter_mut().take(n as usize) {
+            *r = sm.regs / n;
+        }
+        Free { threads: sm.threads, blocks: sm.blocks, shared: sm.shared, regs }
+    }
+
+    /// Warps of `warp_regs` registers the sub-partitions still hold.
+    pub fn warp_slots(&self, warp_regs: u32) -> u32 {
+        self.regs.iter().map(|r| r.checked_div(warp_regs).unwrap_or(0)).sum()
+    }
+
+    /// Whether a block of cost `c` fits now.
+    pub fn fits(&self, c: &BlockCost) -> bool {
+        self.threads >= c.threads
+            && self.blocks >= 1
+            && self.shared >= c.shared
+            && self.warp_slots(c.warp_regs) >= c.warps
+    }
+
+    /// Take a block of cost `c` (which [`fits`](Self::fits)): each warp's registers from
+    /// the sub-partition with the most free (the lowest on ties).
+    pub fn take(&mut self, c: &BlockCost) -> Placement {
+        let mut placed = [0u16; MAX_SUBPARTS];
+        for _ in 0..c.warps {
+            let Some(k) = (0..MAX_SUBPARTS)
+                .filter(|&k| self.regs[k] >= c.warp_regs)
+                .max_by_key(|&k| (self.regs[k], MAX_SUBPARTS - k))
+            else {
+                break;
+            };
+            self.regs[k] -= c.warp_regs;
+            placed[k] += 1;
+        }
+        self.threads -= c.threads;
+        self.blocks -= 1;
+        self.shared -= c.shared;
+        placed
+    }
+
+    /// Give back what [`take`](Self::take) took.
+    pub fn give(&mut self, c: &BlockCost, placed: &Placement) {
+        for (r, &n) in self.regs.iter_mut().zip(placed) {
+            *r += n as u32 * c.warp_regs;
+        }
+        self.threads += c.threads;
+        self.blocks += 1;
+        self.shared += c.shared;
+    }
 }
 
 /// Blocks of `threads` threads using `regs` registers per thread and `shared` bytes of
@@ -37,18 +181,22 @@ pub fn blocks_per_sm(sm: &SmLimits, threads: u32, regs: u32, shared: u32) -> u32
     if threads == 0 {
         return 0;
     }
-    let c = block_cost(threads, regs.min(4096), shared);
-    let by_threads = sm.threads / c.threads;
-    let by_regs = sm.regs.checked_div(c.regs).unwrap_or(u32::MAX);
-    let by_shared = sm.shared.checked_div(shared).unwrap_or(u32::MAX);
-    by_threads.min(by_regs).min(by_shared).min(sm.blocks)
+    let Some(c) = block_cost(sm, threads, regs, shared) else { return 0 };
+    let mut free = Free::of(sm);
+    let mut n = 0;
+    while free.fits(&c) {
+        free.take(&c);
+        n += 1;
+    }
+    n
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const VOLTA: SmLimits = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024 };
+    const VOLTA: SmLimits = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024, rule: Rule::VOLTA };
+    const FERMI: SmLimits = SmLimits { threads: 1536, blocks: 8, regs: 32768, shared: 48 * 1024, rule: Rule::FERMI };
 
     #[test]
     fn each_limit_binds() {
@@ -66,7 +214,55 @@ mod tests {
         assert_eq!(blocks_per_sm(&VOLTA, 33, 1, 0), 32);
         assert_eq!(blocks_per_sm(&VOLTA, 1000, 1, 0), 2);
         assert_eq!(blocks_per_sm(&VOLTA, 1024, 38, 0), 1);
-        assert_eq!(blocks_per_sm(&VOLTA, 544, 38, 0), 3);
         assert_eq!(blocks_per_sm(&VOLTA, 2048, 1, 0), 1);
+        // Shared memory in 256-byte units: 3 × 32 KiB fits 96 KiB, 3 × (32 KiB + 1) not.
+        assert_eq!(blocks_per_sm(&VOLTA, 32, 1, 32 << 10), 3);
+        assert_eq!(blocks_per_sm(&VOLTA, 32, 1, (32 << 10) + 1), 2);
+    }
+
+    #[test]
+    fn volta_allocates_registers_per_sub_partition() {
+        // 544 threads (17 warps) of 38 registers: 1280 per warp. The whole file would hold
+        // 51 warps (3 blocks), but each sub-partition's 16384 holds 12 warps, 48 in all:
+        // 2 blocks, as NVIDIA's calculator says.
+        assert_eq!(blocks_per_sm(&VOLTA, 544, 38, 0), 2);
+        // 136 registers: 4352 per warp, 3 warps per sub-partition, 12 per SM. A block of
+        // 15 warps cannot launch although 15 × 4352 = 65280 fits the whole file.
+        assert_eq!(blocks_per_sm(&VOLTA, 12 * 32, 136, 0), 1);
+        assert_eq!(blocks_per_sm(&VOLTA, 15 * 32, 136, 0), 0);
+        // 64 registers, 1024 threads: exactly one block (32 warps × 2048 = 65536).
+        assert_eq!(blocks_per_sm(&VOLTA, 1024, 64, 0), 1);
+        assert_eq!(blocks_per_sm(&VOLTA, 1024, 65, 0), 0);
+    }
+
+    #[test]
+    fn fermi_rule() {
+        assert_eq!(FERMI.rule, Rule::for_cc(2));
+        assert_eq!(Rule::for_cc(7), Rule::VOLTA);
+        // 8 blocks at most; 64-register units, 128 for 21 registers.
+        assert_eq!(blocks_per_sm(&FERMI, 32, 1, 0), 8);
+        assert_eq!(Rule::FERMI.warp_regs(20), 640);
+        assert_eq!(Rule::FERMI.warp_regs(21), 768);
+        assert_eq!(Rule::FERMI.warp_regs(23), 768);
+        // 256 threads of 21 registers: 2 × ⌊16384 / 768⌋ = 42 warps, 5 blocks of 8.
+        assert_eq!(blocks_per_sm(&FERMI, 256, 21, 0), 5);
+        // 256 threads of 20 registers: 2 × ⌊16384 / 640⌋ = 50 warps, 6 blocks (threads: 6).
+        assert_eq!(blocks_per_sm(&FERMI, 256, 20, 0), 6);
+        // 1024 threads of 33 registers: 1088 per warp, 15 warps per sub-partition: 30 < 32.
+        assert_eq!(blocks_per_sm(&FERMI, 1024, 33, 0), 0);
+        assert_eq!(blocks_per_sm(&FERMI, 1024, 32, 0), 1);
+    }
+
+    #[test]
+    fn the_dispatcher_gives_back_what_it_took() {
+        let c = block_cost(&VOLTA, 544, 38, 1000).unwrap();
+        let mut f = Free::of(&VOLTA);
+        let a = f.take(&c);
+        let b = f.take(&c);
+        assert!(!f.fits(&c));
+        assert_eq!(a.iter().map(|&n| n as u32).sum::<u32>(), 17);
+        f.give(&c, &a);
+        f.give(&c, &b);
+        assert_eq!(f, Free::of(&VOLTA));
     }
 }

@@ -166,7 +166,7 @@ impl<P: Platform> Device<P> {
             vram_size: 0,
             gpcs: 0,
             sms: 0,
-            sm: hw::occupancy::SmLimits { threads: 0, blocks: 0, regs: 0, shared: 0 },
+            sm: hw::occupancy::SmLimits { threads: 0, blocks: 0, regs: 0, shared: 0, rule: hw::occupancy::Rule::VOLTA },
             watchdog_cycles: 0,
             compute_capability: (0, 0),
             clock_khz: 0,
@@ -195,11 +195,14 @@ impl<P: Platform> Device<P> {
             blocks: r(NV_PGRAPH_SM_BLOCKS.offset()),
             regs: r(NV_PGRAPH_SM_REGS.offset()),
             shared: r(NV_PGRAPH_SM_SHARED.offset()),
+            rule: hw::occupancy::Rule::VOLTA,
         };
         info.watchdog_cycles =
             r(NV_PGRAPH_WATCHDOG_LO.offset()) as u64 | (r(NV_PGRAPH_WATCHDOG_HI.offset()) as u64) << 32;
         let arch = PgraphSmArch::from(r(NV_PGRAPH_SM_ARCH.offset()));
         info.compute_capability = (arch.major() as u32, arch.minor() as u32);
+        // The allocation rule is the architecture's (NVIDIA's occupancy calculator).
+        info.sm.rule = hw::occupancy::Rule::for_cc(arch.major() as u32);
         info.clock_khz = r(NV_PGRAPH_CLOCK_KHZ.offset());
         info.concurrent_kernels = PgraphCaps::from(r(NV_PGRAPH_CAPS.offset())).concurrent_kernels();
         info.mem_clock_khz = r(NV_PFB_MEM_CLOCK_KHZ.offset());

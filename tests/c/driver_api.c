@@ -191,8 +191,11 @@ static void matmul(CUmodule m) {
     TRUE(best % 32 == 0 && best <= 1024 && at_best >= 1 && min_grid >= at_best);
     /* the suggested size keeps at least as many threads resident as any other, 1024 included */
     TRUE(at_best * best >= at_1024 * 1024);
-    /* the tile kernel needs 32x32 threads: the occupancy API must say 1024 fits */
+    /* the tile kernel needs 32x32 threads: the occupancy API must say 1024 fits, and with
+       ptxas-like registers (ptxas: 20) two such blocks fill a gv100 SM, so 1024 is the
+       suggestion, as matrixMulDrv expects */
     TRUE(at_1024 >= 1);
+    TRUE(best == 1024 && at_1024 == 2);
     int block = 1024;
     /* registers bound it: a limit below the suggestion is honoured */
     int limited = 0;

@@ -229,6 +229,7 @@ fn occupancy_limits_by_shared_memory_and_registers_show_up() {
         blocks: cfg.sm.max_blocks,
         regs: cfg.sm.regs,
         shared: cfg.shared.bytes,
+        rule: hw::occupancy::Rule::for_cc(cfg.board.cc_major),
     };
     // Shared memory: 40 KiB per block leaves room for 2 blocks of 8 warps instead of 8.
     let full = rig.copy(1 << 20, 1, 0);

@@ -283,6 +283,7 @@ pub(crate) fn sm_limits(cfg: &DeviceConfig) -> hw::occupancy::SmLimits {
         blocks: cfg.sm.max_blocks,
         regs: cfg.sm.regs,
         shared: cfg.shared.bytes,
+        rule: hw::occupancy::Rule::for_cc(cfg.board.cc_major),
     }
 }
 

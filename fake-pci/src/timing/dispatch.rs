@@ -8,16 +8,10 @@ use super::*;
 /// thread slots), the first after `last` in round-robin order on ties, so blocks of
 /// concurrent grids spread over the whole device; `None` when no SM has room.
 /// `free(s)` is SM `s`'s free resources, for `s` below `n`.
-pub(crate) fn choose_sm<'a>(
-    n: usize,
-    free: impl Fn(usize) -> &'a SmLimits,
-    c: &SmLimits,
-    last: usize,
-) -> Option<usize> {
-    let fits = |f: &SmLimits| f.threads >= c.threads && f.regs >= c.regs && f.shared >= c.shared && f.blocks >= 1;
+pub(crate) fn choose_sm<'a>(n: usize, free: impl Fn(usize) -> &'a Free, c: &BlockCost, last: usize) -> Option<usize> {
     let mut best: Option<usize> = None;
     for s in (1..=n).map(|k| (last + k) % n) {
-        if fits(free(s)) && best.is_none_or(|b| free(s).threads > free(b).threads) {
+        if free(s).fits(c) && best.is_none_or(|b| free(s).threads > free(b).threads) {
             best = Some(s);
         }
     }
@@ -51,7 +45,7 @@ impl TimingEngine {
         let nwarps = warps as usize;
         let mut warps_v = Vec::new();
         init_warps(&mut warps_v, g.threads, g.r.start / INSTR_BYTES as u32);
-        let block = Block {
+        let mut block = Block {
             grid: gi,
             ctaid,
             regs: crate::compute::try_zeroed(nwarps * g.nregs * 32)?,
@@ -62,6 +56,7 @@ impl TimingEngine {
             live: nwarps as u32,
             arrived: 0,
             cost: c,
+            placed: [0; hw::occupancy::MAX_SUBPARTS],
             uid: self.next_uid,
             check: crate::check::BlockCheck::new(
                 hw::check::CheckMode::from(g.r.check_mode),
@@ -71,10 +66,8 @@ impl TimingEngine {
         };
         self.next_uid += 1;
         let sm = &mut self.sms[s];
-        sm.free.threads -= c.threads;
-        sm.free.regs -= c.regs;
-        sm.free.shared -= c.shared;
-        sm.free.blocks -= 1;
+        let placed = sm.free.take(&c);
+        block.placed = placed;
         let bi = match sm.blocks.iter().position(|b| b.is_none()) {
             Some(bi) => bi,
             None => {
@@ -145,13 +138,17 @@ impl TimingEngine {
 mod tests {
     use super::*;
 
-    fn sm(threads: u32, blocks: u32) -> SmLimits {
-        SmLimits { threads, blocks, regs: 65536, shared: 96 * 1024 }
+    use hw::occupancy::{Rule, SmLimits};
+
+    const VOLTA: SmLimits = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024, rule: Rule::VOLTA };
+
+    fn sm(threads: u32, blocks: u32) -> Free {
+        Free { threads, blocks, ..Free::of(&VOLTA) }
     }
 
     #[test]
     fn blocks_go_to_the_least_loaded_sm_round_robin_on_ties() {
-        let cost = block_cost(256, 32, 0);
+        let cost = block_cost(&VOLTA, 256, 32, 0).unwrap();
         let free = [sm(2048, 32); 4];
         // All equal: the first after the last one used.
         assert_eq!(choose_sm(free.len(), |s| &free[s], &cost, 0), Some(1));
@@ -164,12 +161,13 @@ mod tests {
 
     #[test]
     fn a_block_needs_room_in_every_resource() {
-        let cost = SmLimits { threads: 256, blocks: 1, regs: 8192, shared: 16 * 1024 };
+        // 8 warps of 32 registers (1024 per warp) and 16 KiB.
+        let cost = block_cost(&VOLTA, 256, 32, 16 * 1024).unwrap();
         let full = [
-            SmLimits { threads: 128, ..sm(0, 32) },        // threads
-            SmLimits { regs: 4096, ..sm(2048, 32) },       // registers
-            SmLimits { shared: 8 * 1024, ..sm(2048, 32) }, // shared memory
-            sm(2048, 0),                                   // block slots
+            Free { threads: 128, ..sm(0, 32) },                   // threads
+            Free { regs: [2047, 2047, 4096, 0], ..sm(2048, 32) }, // registers: 7 warps
+            Free { shared: 8 * 1024, ..sm(2048, 32) },            // shared memory
+            sm(2048, 0),                                          // block slots
         ];
         assert_eq!(choose_sm(full.len(), |s| &full[s], &cost, 0), None);
         let mut some = full;

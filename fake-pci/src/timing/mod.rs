@@ -58,7 +58,7 @@ use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
 use hw::isa::{ALWAYS, INSTR_BYTES, Imm, Op, RZ, Space, Ty};
-use hw::occupancy::{SmLimits, block_cost};
+use hw::occupancy::{BlockCost, Free, Placement, block_cost};
 use hw::regs::TrapReason;
 
 /// A grid in flight.
@@ -73,7 +73,7 @@ pub(crate) struct GridRun {
     nblocks: u64,
     next_block: u64,
     done_blocks: u64,
-    cost: SmLimits,
+    cost: BlockCost,
     dispatch_mc: u64,
     blocked: bool,
     last_sm: usize,
@@ -186,7 +186,7 @@ impl TimingEngine {
         let n = cfg.sm.schedulers.max(1) as usize;
         self.sms = (0..cfg.board.sms.max(1))
             .map(|_| Sm {
-                free: limits,
+                free: Free::of(&limits),
                 blocks: Vec::new(),
                 slots: Vec::new(),
                 order: vec![Vec::new(); n],
@@ -226,6 +226,9 @@ impl TimingEngine {
         self.build(cfg);
         self.frozen = None;
         let (threads, nblocks, per_sm) = ComputeEngine::check_launch(cfg, r)?;
+        let bad = GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc: 0 });
+        // check_launch found that a block fits an SM, so it has a cost.
+        let cost = block_cost(&crate::compute::sm_limits(cfg), threads, r.regs, r.shared).ok_or(bad)?;
         let banks = ComputeEngine::read_banks(cx, r)?;
         // L1s are not coherent: a kernel starts with them invalidated, as on real parts.
         for sm in &mut self.sms {
@@ -255,7 +258,7 @@ impl TimingEngine {
             nblocks,
             next_block: 0,
             done_blocks: 0,
-            cost: block_cost(threads, r.regs, r.shared),
+            cost,
             dispatch_mc: cx.now.saturating_add(cfg.dispatch.launch_overhead_cycles).saturating_mul(1000),
             blocked: false,
             last_sm: self.sms.len() - 1,
@@ -464,10 +467,7 @@ impl TimingEngine {
                         }
                     }
                 }
-                sm.free.threads += block.cost.threads;
-                sm.free.regs += block.cost.regs;
-                sm.free.shared += block.cost.shared;
-                sm.free.blocks += 1;
+                sm.free.give(&block.cost, &block.placed);
             }
             if sm.slots.iter().all(|x| x.is_none()) {
                 sm.wake = u64::MAX;

@@ -89,7 +89,9 @@ pub(crate) struct Block {
     pub(crate) slots: Vec<usize>,
     pub(crate) live: u32,
     pub(crate) arrived: u32,
-    pub(crate) cost: SmLimits,
+    pub(crate) cost: BlockCost,
+    /// The sub-partitions its warps' registers came from.
+    pub(crate) placed: Placement,
     pub(crate) uid: u64,
     /// Racecheck's state of the block (checked launches).
     pub(crate) check: Option<crate::check::BlockCheck>,
@@ -116,7 +118,7 @@ pub(crate) enum StallKind {
 }
 
 pub(crate) struct Sm {
-    pub(crate) free: SmLimits,
+    pub(crate) free: Free,
     pub(crate) blocks: Vec<Option<Block>>,
     pub(crate) slots: Vec<Option<Slot>>,
     /// Warp slots per scheduler, oldest first.
@@ -484,10 +486,7 @@ impl TimingEngine {
             return;
         }
         let block = sm.blocks[bi].take().expect("block");
-        sm.free.threads += block.cost.threads;
-        sm.free.regs += block.cost.regs;
-        sm.free.shared += block.cost.shared;
-        sm.free.blocks += 1;
+        sm.free.give(&block.cost, &block.placed);
         // Room on an SM: blocked dispatchers try again.
         for g in self.grids.iter_mut().flatten() {
             if g.blocked {

@@ -1,0 +1,76 @@
+//! rgdev's compiler against NVIDIA's ptxas: the registers and shared memory of every kernel
+//! in `kernels/`, compared with ptxas 12.9's `-v` figures (`tests/data/ptxas-sm70.tsv`,
+//! measured outside the repository), and the occupancy both give under gv100's rule.
+
+use hw::occupancy::{Rule, SmLimits, blocks_per_sm};
+
+/// Per kernel, rgdev may use at most this many times ptxas's registers.
+const LIMIT: f64 = 1.15;
+/// Kernels above [`LIMIT`] today, with the ratio they must not exceed: issue 12 is open
+/// until this list is empty. Both keep a kernel parameter and a global pointer in
+/// registers across their loops, where ptxas reads the constant bank from the
+/// instructions that use them.
+const KNOWN_OVER: &[(&str, f64)] = &[("histogram", 1.2), ("reduce_sum", 1.215)];
+/// The geometric mean of the ratios must stay at or below this.
+const MEAN_LIMIT: f64 = 1.10;
+
+struct Figure {
+    file: String,
+    entry: String,
+    regs: u32,
+    smem: u32,
+}
+
+fn figures() -> Vec<Figure> {
+    let text = include_str!("../data/ptxas-sm70.tsv");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Figure { file: f[0].into(), entry: f[1].into(), regs: f[2].parse().unwrap(), smem: f[3].parse().unwrap() }
+        })
+        .collect()
+}
+
+#[test]
+fn registers_and_shared_memory_against_ptxas() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let gv100 = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024, rule: Rule::VOLTA };
+    let figs = figures();
+    assert!(figs.len() >= 21, "every kernel of kernels/ has a figure");
+    // Every kernel file has its figures.
+    for f in std::fs::read_dir(root.join("kernels")).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "ptx") {
+            let name = format!("kernels/{}", p.file_name().unwrap().to_str().unwrap());
+            assert!(figs.iter().any(|g| g.file == name), "{name} has no ptxas figures");
+        }
+    }
+    let mut log_sum = 0.0;
+    let mut report = String::new();
+    for g in &figs {
+        let src = std::fs::read_to_string(root.join(&g.file)).unwrap();
+        let prog = ptx::compile_ptx(&src).unwrap_or_else(|e| panic!("{}: {e}", g.file));
+        let k = prog.kernel(&g.entry).unwrap_or_else(|| panic!("{} has no {}", g.file, g.entry));
+        let ratio = k.regs as f64 / g.regs as f64;
+        log_sum += ratio.ln();
+        report += &format!("{:<14} rgdev {:>3}  ptxas {:>3}  {ratio:.2}\n", g.entry, k.regs, g.regs);
+        let limit = KNOWN_OVER.iter().find(|(n, _)| *n == g.entry).map_or(LIMIT, |&(_, l)| l);
+        assert!(
+            ratio <= limit,
+            "{}: {} registers, ptxas {} ({ratio:.2}x > {limit})\n{report}",
+            g.entry,
+            k.regs,
+            g.regs
+        );
+        assert_eq!(k.shared_bytes, g.smem, "{}: static shared memory", g.entry);
+        for threads in [256, 1024] {
+            let ours = blocks_per_sm(&gv100, threads, k.regs, k.shared_bytes);
+            let theirs = blocks_per_sm(&gv100, threads, g.regs, g.smem);
+            assert!(ours >= theirs, "{} at {threads} threads: {ours} blocks per SM, ptxas's code {theirs}", g.entry);
+        }
+    }
+    let mean = (log_sum / figs.len() as f64).exp();
+    println!("{report}geometric mean {mean:.3}");
+    assert!(mean <= MEAN_LIMIT, "geometric mean {mean:.3}\n{report}");
+}
