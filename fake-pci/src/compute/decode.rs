@@ -84,6 +84,15 @@ impl Exec<'_, '_> {
         if let Some(Some(d)) = self.code.get(i) {
             return Ok(*d);
         }
+        self.fetch_miss(pc)
+    }
+
+    /// Fetch and decode an instruction not in the decode cache (rare: kept out of line so
+    /// the hit path stays small).
+    #[cold]
+    #[inline(never)]
+    fn fetch_miss(&mut self, pc: u32) -> Result<D, GridError> {
+        let i = pc as usize;
         let trap = GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc });
         let va = self.r.code.wrapping_add(pc as u64 * INSTR_BYTES);
         let mut b = [0u8; 16];

@@ -96,6 +96,8 @@ const NONE: u32 = u32::MAX;
 struct Range {
     /// 32-bit units it takes (a vector group: all its elements).
     units: u32,
+    /// Device registers it spans (a vector group: its elements; otherwise 1).
+    span: u32,
     /// Every definition is a predicate.
     pred: bool,
     /// Some definition is not a predicate.
@@ -259,8 +261,10 @@ impl Kc<'_> {
                 } else {
                     (1, false)
                 };
+                let span = if v == group && matches!(i.w0.op(), Op::Ld | Op::St) { MemMods::vec(i.w0.m()) } else { 1 };
                 let rg = &mut ranges[r];
                 rg.units = rg.units.max(units);
+                rg.span = rg.span.max(span);
                 if k == DST && writes[p].is_some() || declared[v].is_some() {
                     if pred {
                         rg.pred = true;
@@ -533,7 +537,7 @@ fn color(
                 continue;
             }
         }
-        let n = if units_on { rg.units.max(1) } else { 1 };
+        let n = if units_on { rg.units.max(rg.span).max(1) } else { rg.span.max(1) };
         let align = if units_on && n >= 2 { 2 } else { 1 };
         let lo = if rg.across_call { callee_gprs.next_multiple_of(align) } else { 0 };
         let free = |s: u32| (s..s + n).all(|u| busy[u as usize / 64] >> (u % 64) & 1 == 0);
