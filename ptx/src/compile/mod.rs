@@ -14,12 +14,13 @@
 //! 5. `flow`: every `ret`/`exit` becomes a branch to the function's single exit block;
 //!    each conditional branch carries its reconvergence point, the immediate post-dominator
 //!    of its basic block.
-//! 6. `regalloc`: live intervals and a linear scan onto device registers, spilling to
-//!    local memory (`crate::spill`). The lowest registers are scratch for immediates,
-//!    special registers and vector accesses, shared by a kernel and its functions; each
-//!    `.func`'s registers sit above those of the functions it calls (compiled callees
-//!    first), a kernel's above those of the functions it calls, so a kernel pays for its
-//!    deepest call chain.
+//! 6. `regalloc`: each PTX register (and each scratch value instruction selection made)
+//!    split into its live ranges, coloured on an interference graph in 32-bit units as
+//!    ptxas counts registers (64-bit values in even-aligned pairs, narrowed to one unit when
+//!    only their low 32 bits are used), predicates in `P0..P6`. Values live across a call
+//!    sit above the registers of the functions called (compiled callees first), so a
+//!    kernel pays for the call chain it reaches. Spilling (`crate::spill`) folds functions
+//!    declaring more than [`MAX_REGS`] PTX registers first.
 //!
 //! This module runs the phases over a parsed module ([`compile`]). Anything outside the
 //! supported subset is an error naming the construct.
@@ -50,10 +51,9 @@ pub use layout::CONST_BANK_BYTES;
 use layout::*;
 use regalloc::{uty, wider};
 
-/// Scratch registers, the lowest numbers, shared by a kernel and every function it calls
-/// (dead between instructions): 4 for vector accesses, then 10 for immediates, special
-/// registers and expansions. A function's own registers sit above its callees', a
-/// kernel's above every function it calls.
+/// Scratch virtual registers after a function's PTX registers: 4 for vector accesses, then
+/// 10 for immediates, special registers and expansions inside one PTX instruction. They
+/// are live ranges like any other: nothing is reserved for them.
 const SCRATCH_REGS: u32 = 14;
 /// PTX registers a function may declare before `crate::spill` folds them (virtual register
 /// numbers are 8 bits: these, the scratch registers and `RZ`).

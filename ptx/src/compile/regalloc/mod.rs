@@ -14,7 +14,12 @@
 //!
 //! Spilling, when PTX declares more registers than fit, happens before (`crate::spill`).
 
+#![allow(clippy::needless_range_loop)] // loops walk several parallel per-instruction and per-block tables
+
 use super::*;
+
+mod narrow;
+use narrow::narrow;
 
 /// Scratch registers after the PTX registers: the first 4 are the vector group (the
 /// registers of one vector load or store, consecutive), the rest hold immediates, special
@@ -124,210 +129,36 @@ impl Kc<'_> {
     pub(crate) fn allocate(&mut self, nregs: u32) -> Option<Allocation> {
         let start = self.start as usize;
         let code: Vec<Instr> = self.prog.code[start..].to_vec();
-        let nv = (nregs + SCRATCH_REGS) as usize;
-        let group = nregs as usize;
-        // A field's virtual register, the vector group's elements folded into the group.
-        let vreg = |r: u8| -> Option<(usize, u8)> {
-            let r = r as usize;
-            if r == RZ as usize || r >= nv {
-                None
-            } else if r >= group && r < group + VEC_GROUP as usize {
-                Some((group, (r - group) as u8))
-            } else {
-                Some((r, 0))
-            }
-        };
-        // Per instruction: (virtual register, element) of each field read, and of dst when
-        // written; a write to a group element other than the first is partial (a read too).
-        let mut reads: Vec<[Option<(usize, u8)>; 5]> = Vec::with_capacity(code.len());
-        let mut writes: Vec<Option<(usize, u8)>> = Vec::with_capacity(code.len());
-        for i in &code {
-            let f = fields(&i.w0);
-            let (rd, wr) = reads_writes(i);
-            let mut r = [None; 5];
-            for k in 0..5 {
-                if rd[k] {
-                    r[k] = vreg(f[k]);
-                }
-            }
-            let w = if wr { vreg(f[DST]) } else { None };
-            if let Some((v, e)) = w
-                && v == group
-                && e > 0
-            {
-                r[DST] = Some((v, e));
-            }
-            reads.push(r);
-            writes.push(w);
-        }
+        let ops = Operands::of(&code, nregs);
         let (starts, succ) = cfg(&code, start);
-        let nb = starts.len();
-        let end_of = |b: usize| if b + 1 < nb { starts[b + 1] } else { code.len() };
-        let (live_in, live_out) = liveness(nb, &starts, &succ, &end_of, &reads, &writes);
-
-        // Live ranges: nodes per definition and per (block, live-in register).
-        let mut sets = Sets(Vec::new());
-        let mut field_node = vec![[NONE; 5]; code.len()];
-        let mut first: Vec<usize> = Vec::new();
-        let mut block_in = vec![Vec::<(usize, u32)>::new(); nb];
-        let mut block_out = vec![vec![NONE; 0]; nb];
-        for b in 0..nb {
-            let mut cur = vec![NONE; nv];
-            for v in live_in[b].iter() {
-                let n = sets.add();
-                first.push(starts[b]);
-                cur[v] = n;
-                block_in[b].push((v, n));
-            }
-            for p in starts[b]..end_of(b) {
-                for k in 0..5 {
-                    if let Some((v, _)) = reads[p][k] {
-                        if cur[v] == NONE {
-                            // Read before any definition (an uninitialized register).
-                            cur[v] = sets.add();
-                            first.push(p);
-                        }
-                        field_node[p][k] = cur[v];
-                    }
-                }
-                if let Some((v, _)) = writes[p] {
-                    let n = sets.add();
-                    first.push(p);
-                    // A partial write (guarded, or a later element of the vector group)
-                    // continues the range it reads.
-                    if reads[p][DST].is_some_and(|(u, _)| u == v) {
-                        sets.union(n, field_node[p][DST]);
-                    }
-                    cur[v] = n;
-                    field_node[p][DST] = n;
-                }
-            }
-            block_out[b] = cur;
-        }
-        for b in 0..nb {
-            for &s in succ[b].iter().filter(|&&s| s < nb) {
-                for &(v, n) in &block_in[s] {
-                    if block_out[b][v] != NONE {
-                        sets.union(block_out[b][v], n);
-                    }
-                }
-            }
-        }
-        // Dense range ids.
-        let nn = first.len();
-        let mut id = vec![NONE; nn];
-        let mut ranges: Vec<Range> = Vec::new();
-        let mut range_of = vec![0u32; nn];
-        for n in 0..nn {
-            let root = sets.find(n as u32) as usize;
-            if id[root] == NONE {
-                id[root] = ranges.len() as u32;
-                ranges.push(Range { first: usize::MAX, ..Range::default() });
-            }
-            range_of[n] = id[root];
-            let r = &mut ranges[id[root] as usize];
-            r.first = r.first.min(first[n]);
-        }
+        let bl = Blocks { starts, succ, len: code.len() };
+        let (live_in, live_out) = liveness(&bl, &ops);
+        let mut webs = live_ranges(&ops, &bl, &live_in);
         // Sizes and kinds: PTX registers by their declared type, the rest by what writes
         // them; the vector group by its widest access.
-        let declared: Vec<Option<(u32, bool)>> = {
-            let mut d = vec![None; nv];
-            for (r, ty) in self.regs.values() {
-                if (*r as usize) < nregs as usize && !ty.is_empty() {
-                    let wide = matches!(ty.as_str(), "b64" | "u64" | "s64" | "f64");
-                    d[*r as usize] = Some((if wide { 2 } else { 1 }, ty == "pred"));
-                }
-            }
-            d
-        };
-        for p in 0..code.len() {
-            for k in 0..5 {
-                let n = field_node[p][k];
-                if n == NONE {
-                    continue;
-                }
-                let r = range_of[n as usize] as usize;
-                let v = if k == DST { writes[p].or(reads[p][k]) } else { reads[p][k] };
-                let Some((v, _)) = v else { continue };
-                let i = &code[p];
-                let (units, pred) = if v == group {
-                    let op = i.w0.op();
-                    let n = if matches!(op, Op::Ld | Op::St) { MemMods::vec(i.w0.m()) } else { 1 };
-                    (n * if i.w0.ty().bytes() > 4 && matches!(op, Op::Ld | Op::St) { 2 } else { 1 }, false)
-                } else if let Some(d) = declared[v] {
-                    d
-                } else if k == DST && writes[p].is_some() {
-                    dest_kind(i)
-                } else {
-                    (1, false)
-                };
-                let span = if v == group && matches!(i.w0.op(), Op::Ld | Op::St) { MemMods::vec(i.w0.m()) } else { 1 };
-                let rg = &mut ranges[r];
-                rg.units = rg.units.max(units);
-                rg.span = rg.span.max(span);
-                if k == DST && writes[p].is_some() || declared[v].is_some() {
-                    if pred {
-                        rg.pred = true;
-                    } else {
-                        rg.general = true;
-                    }
-                }
+        let mut declared = vec![None; ops.nv];
+        for (r, ty) in self.regs.values() {
+            if (*r as usize) < nregs as usize && !ty.is_empty() {
+                let wide = matches!(ty.as_str(), "b64" | "u64" | "s64" | "f64");
+                declared[*r as usize] = Some((if wide { 2 } else { 1 }, ty == "pred"));
             }
         }
-        narrow(&code, &reads, &writes, &field_node, &range_of, &mut ranges, group);
-        // Interference, and the ranges live across a call.
-        let mut adj: Vec<Vec<u32>> = vec![Vec::new(); ranges.len()];
-        for b in 0..nb {
-            let mut live: Vec<u32> = vec![NONE; nv];
-            for v in live_out[b].iter() {
-                live[v] = range_of[block_out[b][v] as usize];
-            }
-            for p in (starts[b]..end_of(b)).rev() {
-                if code[p].w0.op() == Op::Call {
-                    for &r in live.iter().filter(|&&r| r != NONE) {
-                        ranges[r as usize].across_call = true;
-                    }
-                }
-                if let Some((v, _)) = writes[p] {
-                    let d = range_of[field_node[p][DST] as usize];
-                    for &r in live.iter().filter(|&&r| r != NONE && r != d) {
-                        adj[d as usize].push(r);
-                        adj[r as usize].push(d);
-                    }
-                    live[v] = NONE;
-                }
-                for k in 0..5 {
-                    if let Some((v, _)) = reads[p][k] {
-                        live[v] = range_of[field_node[p][k] as usize];
-                    }
-                }
-            }
-            if b == 0 {
-                // Registers read before any write share the entry: keep them apart.
-                let entry: Vec<u32> = live.iter().copied().filter(|&r| r != NONE).collect();
-                for (x, &r) in entry.iter().enumerate() {
-                    for &q in &entry[x + 1..] {
-                        if r != q {
-                            adj[r as usize].push(q);
-                            adj[q as usize].push(r);
-                        }
-                    }
-                }
-            }
-        }
+        size_ranges(&code, &ops, &mut webs, &declared);
+        narrow(&code, &ops, &mut webs);
+        let adj = interference(&code, &ops, &bl, &mut webs, &live_out);
         let (callee_gprs, callee_preds) = (self.reg_base, self.pred_base);
-        let color = |units_on: bool| color(&ranges, &adj, units_on, callee_gprs, callee_preds);
+        let color = |units_on: bool| color(&webs.ranges, &adj, units_on, callee_gprs, callee_preds);
         // Units first; a kernel too large for that gets one register per value.
         let (place, gprs, preds) = color(true).or_else(|| color(false))?;
         for (p, i) in self.prog.code[start..].iter_mut().enumerate() {
             let f = fields(&i.w0);
             for k in 0..5 {
-                let n = field_node[p][k];
+                let n = webs.field_node[p][k];
                 if n == NONE {
                     continue;
                 }
-                let elem = vreg(f[k]).map_or(0, |(_, e)| e);
-                let phys = place[range_of[n as usize] as usize].saturating_add(elem);
+                let elem = ops.vreg(f[k]).map_or(0, |(_, e)| e);
+                let phys = place[webs.range_of[n as usize] as usize].saturating_add(elem);
                 set_field(&mut i.w0, k, phys);
             }
         }
@@ -335,94 +166,234 @@ impl Kc<'_> {
     }
 }
 
-/// How an instruction reads one of its operands, for [`narrow`].
-enum Need {
-    /// Only the low 32 bits matter.
-    Low,
-    /// The low 32 bits of the result depend only on the low 32 bits of this operand.
-    Follows,
-    /// Every bit.
-    All,
-}
-
-fn need(i: &Instr, k: usize) -> Need {
-    if k == 0 {
-        return Need::Low; // a guard reads bit 0
-    }
-    let w = i.w0;
-    let ty = w.ty();
-    let shared = Space::from_bits(w.m()) == Some(Space::Shared);
-    match w.op() {
-        // A shared-window address: the hardware uses 32 bits of it.
-        Op::Ld | Op::St | Op::Atom if k == 2 && shared => Need::Low,
-        // Truncation to an integer of 32 bits or less.
-        Op::Cvt if !ty.float() && ty.bytes() <= 4 => match CvtMods::decode(w.m()) {
-            Some(c) if !c.src.float() => Need::Low,
-            _ => Need::All,
-        },
-        Op::Shl if k == 3 => Need::Low,
-        Op::Add | Op::Sub | Op::Mov | Op::And | Op::Or | Op::Xor | Op::Not | Op::Neg | Op::Shl if !ty.float() => {
-            Need::Follows
-        }
-        Op::Mul | Op::Mad if !ty.float() && w.m() & 3 == MulMode::Lo as u16 => Need::Follows,
-        _ => Need::All,
-    }
-}
-
-/// ptxas keeps a 64-bit value of which only the low 32 bits are ever used (a shared-memory
-/// address, a counter only truncated) in one 32-bit register. Count such ranges as one
-/// unit: a fixpoint from "every 64-bit range is narrow", widening a range with a use that
-/// needs its high bits or that feeds a wide range.
-fn narrow(
-    code: &[Instr],
-    reads: &[[Option<(usize, u8)>; 5]],
-    writes: &[Option<(usize, u8)>],
-    field_node: &[[u32; 5]],
-    range_of: &[u32],
-    ranges: &mut [Range],
+/// The code's register operands as the allocator sees them.
+struct Operands {
+    /// Per instruction: (virtual register, element) of each field read. A write to a group
+    /// element other than the first, or a guarded write, is partial: dst is read too.
+    reads: Vec<[Option<(usize, u8)>; 5]>,
+    /// Per instruction: (virtual register, element) of dst when written.
+    writes: Vec<Option<(usize, u8)>>,
+    /// The vector group's virtual register.
     group: usize,
-) {
-    let pair: Vec<bool> = ranges.iter().map(|r| r.units == 2).collect();
-    let mut narrow = pair.clone();
-    // Ranges of the vector group stay as they are.
-    for p in 0..code.len() {
-        for k in 0..5 {
-            if reads[p][k].is_some_and(|(v, _)| v == group) || (k == DST && writes[p].is_some_and(|(v, _)| v == group))
-            {
-                narrow[range_of[field_node[p][k] as usize] as usize] = false;
-            }
-        }
-    }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for p in 0..code.len() {
-            let result = writes[p].map(|_| range_of[field_node[p][DST] as usize] as usize);
+    /// Virtual registers.
+    nv: usize,
+}
+
+impl Operands {
+    fn of(code: &[Instr], nregs: u32) -> Operands {
+        let mut ops = Operands {
+            reads: Vec::new(),
+            writes: Vec::new(),
+            group: nregs as usize,
+            nv: (nregs + SCRATCH_REGS) as usize,
+        };
+        for i in code {
+            let f = fields(&i.w0);
+            let (rd, wr) = reads_writes(i);
+            let mut r = [None; 5];
             for k in 0..5 {
-                if reads[p][k].is_none() || k == DST {
-                    continue;
+                if rd[k] {
+                    r[k] = ops.vreg(f[k]);
                 }
-                let r = range_of[field_node[p][k] as usize] as usize;
-                if !narrow[r] {
-                    continue;
+            }
+            let w = if wr { ops.vreg(f[DST]) } else { None };
+            if let Some((v, e)) = w
+                && v == ops.group
+                && e > 0
+            {
+                r[DST] = Some((v, e));
+            }
+            ops.reads.push(r);
+            ops.writes.push(w);
+        }
+        ops
+    }
+
+    /// A field's virtual register, the vector group's elements folded into the group.
+    fn vreg(&self, r: u8) -> Option<(usize, u8)> {
+        let (r, g) = (r as usize, self.group);
+        if r == RZ as usize || r >= self.nv {
+            None
+        } else if r >= g && r < g + VEC_GROUP as usize {
+            Some((g, (r - g) as u8))
+        } else {
+            Some((r, 0))
+        }
+    }
+}
+
+/// Basic blocks: first instructions and successors (`starts.len()` is the exit).
+struct Blocks {
+    starts: Vec<usize>,
+    succ: Vec<Vec<usize>>,
+    /// Instructions.
+    len: usize,
+}
+
+impl Blocks {
+    fn count(&self) -> usize {
+        self.starts.len()
+    }
+    fn span(&self, b: usize) -> core::ops::Range<usize> {
+        self.starts[b]..self.starts.get(b + 1).copied().unwrap_or(self.len)
+    }
+}
+
+/// The live ranges of the code.
+struct Webs {
+    /// Per instruction and field: the node (a definition, or a block's live-in value).
+    field_node: Vec<[u32; 5]>,
+    /// Each node's range.
+    range_of: Vec<u32>,
+    ranges: Vec<Range>,
+    /// Per block: each virtual register's node at its end.
+    block_out: Vec<Vec<u32>>,
+}
+
+/// Nodes per definition and per (block, live-in register), united where a value flows.
+fn live_ranges(ops: &Operands, bl: &Blocks, live_in: &[VSet]) -> Webs {
+    let nb = bl.count();
+    let mut sets = Sets(Vec::new());
+    let mut field_node = vec![[NONE; 5]; bl.len];
+    let mut first: Vec<usize> = Vec::new();
+    let mut block_in = vec![Vec::<(usize, u32)>::new(); nb];
+    let mut block_out = vec![Vec::new(); nb];
+    for b in 0..nb {
+        let mut cur = vec![NONE; ops.nv];
+        for v in live_in[b].iter() {
+            let n = sets.add();
+            first.push(bl.starts[b]);
+            cur[v] = n;
+            block_in[b].push((v, n));
+        }
+        for p in bl.span(b) {
+            for k in 0..5 {
+                if let Some((v, _)) = ops.reads[p][k] {
+                    if cur[v] == NONE {
+                        // Read before any definition (an uninitialized register).
+                        cur[v] = sets.add();
+                        first.push(p);
+                    }
+                    field_node[p][k] = cur[v];
                 }
-                let keep = match need(&code[p], k) {
-                    Need::Low => true,
-                    Need::Follows => result.is_some_and(|d| narrow[d] || !pair[d]),
-                    Need::All => false,
-                };
-                if !keep {
-                    narrow[r] = false;
-                    changed = true;
+            }
+            if let Some((v, _)) = ops.writes[p] {
+                let n = sets.add();
+                first.push(p);
+                // A partial write continues the range it reads.
+                if ops.reads[p][DST].is_some_and(|(u, _)| u == v) {
+                    sets.union(n, field_node[p][DST]);
+                }
+                cur[v] = n;
+                field_node[p][DST] = n;
+            }
+        }
+        block_out[b] = cur;
+    }
+    for b in 0..nb {
+        for &s in bl.succ[b].iter().filter(|&&s| s < nb) {
+            for &(v, n) in &block_in[s] {
+                if block_out[b][v] != NONE {
+                    sets.union(block_out[b][v], n);
                 }
             }
         }
     }
-    for (r, rg) in ranges.iter_mut().enumerate() {
-        if narrow[r] {
-            rg.units = 1;
+    // Dense range ids.
+    let nn = first.len();
+    let mut id = vec![NONE; nn];
+    let mut ranges: Vec<Range> = Vec::new();
+    let mut range_of = vec![0u32; nn];
+    for n in 0..nn {
+        let root = sets.find(n as u32) as usize;
+        if id[root] == NONE {
+            id[root] = ranges.len() as u32;
+            ranges.push(Range { first: usize::MAX, ..Range::default() });
+        }
+        range_of[n] = id[root];
+        let r = &mut ranges[id[root] as usize];
+        r.first = r.first.min(first[n]);
+    }
+    Webs { field_node, range_of, ranges, block_out }
+}
+
+/// Each range's units, span and kind; `declared` holds the (units, predicate) of PTX
+/// registers declared with a type.
+fn size_ranges(code: &[Instr], ops: &Operands, webs: &mut Webs, declared: &[Option<(u32, bool)>]) {
+    for (p, i) in code.iter().enumerate() {
+        let mem = matches!(i.w0.op(), Op::Ld | Op::St);
+        for k in 0..5 {
+            let n = webs.field_node[p][k];
+            let written = k == DST && ops.writes[p].is_some();
+            let v = if written { ops.writes[p] } else { ops.reads[p][k] };
+            let (Some((v, _)), false) = (v, n == NONE) else { continue };
+            let (units, span, pred) = if v == ops.group {
+                let n = if mem { MemMods::vec(i.w0.m()) } else { 1 };
+                (n * if mem && i.w0.ty().bytes() > 4 { 2 } else { 1 }, n, false)
+            } else if let Some((u, pred)) = declared[v] {
+                (u, 1, pred)
+            } else if written {
+                let (u, pred) = dest_kind(i);
+                (u, 1, pred)
+            } else {
+                (1, 1, false)
+            };
+            let rg = &mut webs.ranges[webs.range_of[n as usize] as usize];
+            rg.units = rg.units.max(units);
+            rg.span = rg.span.max(span);
+            if written || declared[v].is_some() {
+                if pred {
+                    rg.pred = true;
+                } else {
+                    rg.general = true;
+                }
+            }
         }
     }
+}
+
+/// The interference graph (a range defined at a point conflicts with every range live
+/// there), and which ranges are live across a call.
+fn interference(code: &[Instr], ops: &Operands, bl: &Blocks, webs: &mut Webs, live_out: &[VSet]) -> Vec<Vec<u32>> {
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); webs.ranges.len()];
+    let range = |webs: &Webs, n: u32| webs.range_of[n as usize];
+    for b in 0..bl.count() {
+        let mut live: Vec<u32> = vec![NONE; ops.nv];
+        for v in live_out[b].iter() {
+            live[v] = range(webs, webs.block_out[b][v]);
+        }
+        for p in bl.span(b).rev() {
+            if code[p].w0.op() == Op::Call {
+                for &r in live.iter().filter(|&&r| r != NONE) {
+                    webs.ranges[r as usize].across_call = true;
+                }
+            }
+            if let Some((v, _)) = ops.writes[p] {
+                let d = range(webs, webs.field_node[p][DST]);
+                for &r in live.iter().filter(|&&r| r != NONE && r != d) {
+                    adj[d as usize].push(r);
+                    adj[r as usize].push(d);
+                }
+                live[v] = NONE;
+            }
+            for k in 0..5 {
+                if let Some((v, _)) = ops.reads[p][k] {
+                    live[v] = range(webs, webs.field_node[p][k]);
+                }
+            }
+        }
+        if b == 0 {
+            // Registers read before any write share the entry: keep them apart.
+            let entry: Vec<u32> = live.iter().copied().filter(|&r| r != NONE).collect();
+            for (x, &r) in entry.iter().enumerate() {
+                for &q in entry[x + 1..].iter().filter(|&&q| q != r) {
+                    adj[r as usize].push(q);
+                    adj[q as usize].push(r);
+                }
+            }
+        }
+    }
+    adj
 }
 
 /// A set of virtual registers (at most 255).
@@ -447,24 +418,18 @@ impl VSet {
 }
 
 /// Registers live into and out of each block.
-fn liveness(
-    nb: usize,
-    starts: &[usize],
-    succ: &[Vec<usize>],
-    end_of: &dyn Fn(usize) -> usize,
-    reads: &[[Option<(usize, u8)>; 5]],
-    writes: &[Option<(usize, u8)>],
-) -> (Vec<VSet>, Vec<VSet>) {
+fn liveness(bl: &Blocks, ops: &Operands) -> (Vec<VSet>, Vec<VSet>) {
+    let nb = bl.count();
     let mut gen_ = vec![VSet::default(); nb];
     let mut kill = vec![VSet::default(); nb];
     for b in 0..nb {
-        for p in starts[b]..end_of(b) {
-            for (v, _) in reads[p].iter().flatten() {
+        for p in bl.span(b) {
+            for (v, _) in ops.reads[p].iter().flatten() {
                 if !kill[b].has(*v) {
                     gen_[b].set(*v);
                 }
             }
-            if let Some((v, _)) = writes[p] {
+            if let Some((v, _)) = ops.writes[p] {
                 kill[b].set(v);
             }
         }
@@ -476,7 +441,7 @@ fn liveness(
         changed = false;
         for b in (0..nb).rev() {
             let mut out = VSet::default();
-            for &s in succ[b].iter().filter(|&&s| s < nb) {
+            for &s in bl.succ[b].iter().filter(|&&s| s < nb) {
                 out.or(&live_in[s]);
             }
             let mut inn = out;
