@@ -178,14 +178,18 @@ impl Free {
 /// Blocks of `threads` threads using `regs` registers per thread and `shared` bytes of
 /// shared memory (static plus dynamic) that fit on one SM at once; 0 when none does.
 pub fn blocks_per_sm(sm: &SmLimits, threads: u32, regs: u32, shared: u32) -> u32 {
-    if threads == 0 {
-        return 0;
+    match block_cost(sm, threads, regs, shared) {
+        Some(c) if threads > 0 => blocks_of(sm, &c),
+        _ => 0,
     }
-    let Some(c) = block_cost(sm, threads, regs, shared) else { return 0 };
+}
+
+/// Blocks of cost `c` that fit on one empty SM at once.
+pub fn blocks_of(sm: &SmLimits, c: &BlockCost) -> u32 {
     let mut free = Free::of(sm);
     let mut n = 0;
-    while free.fits(&c) {
-        free.take(&c);
+    while free.fits(c) {
+        free.take(c);
         n += 1;
     }
     n

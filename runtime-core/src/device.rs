@@ -190,19 +190,16 @@ impl<P: Platform> Device<P> {
         let units = PgraphUnits::from(r(NV_PGRAPH_UNITS.offset()));
         info.gpcs = units.gpcs() as u32;
         info.sms = units.sms() as u32;
-        info.sm = hw::occupancy::SmLimits {
-            threads: r(NV_PGRAPH_SM_THREADS.offset()),
-            blocks: r(NV_PGRAPH_SM_BLOCKS.offset()),
-            regs: r(NV_PGRAPH_SM_REGS.offset()),
-            shared: r(NV_PGRAPH_SM_SHARED.offset()),
-            rule: hw::occupancy::Rule::VOLTA,
-        };
+        let sm =
+            [NV_PGRAPH_SM_THREADS, NV_PGRAPH_SM_BLOCKS, NV_PGRAPH_SM_REGS, NV_PGRAPH_SM_SHARED].map(|x| r(x.offset()));
         info.watchdog_cycles =
             r(NV_PGRAPH_WATCHDOG_LO.offset()) as u64 | (r(NV_PGRAPH_WATCHDOG_HI.offset()) as u64) << 32;
         let arch = PgraphSmArch::from(r(NV_PGRAPH_SM_ARCH.offset()));
         info.compute_capability = (arch.major() as u32, arch.minor() as u32);
         // The allocation rule is the architecture's (NVIDIA's occupancy calculator).
-        info.sm.rule = hw::occupancy::Rule::for_cc(arch.major() as u32);
+        let [threads, blocks, regs, shared] = sm;
+        let rule = hw::occupancy::Rule::for_cc(arch.major() as u32);
+        info.sm = hw::occupancy::SmLimits { threads, blocks, regs, shared, rule };
         info.clock_khz = r(NV_PGRAPH_CLOCK_KHZ.offset());
         info.concurrent_kernels = PgraphCaps::from(r(NV_PGRAPH_CAPS.offset())).concurrent_kernels();
         info.mem_clock_khz = r(NV_PFB_MEM_CLOCK_KHZ.offset());

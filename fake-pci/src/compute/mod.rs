@@ -116,8 +116,11 @@ impl ComputeEngine {
     }
 
     /// Check a launch's shape against the engine's and the SM's limits; returns the
-    /// threads per block, the blocks, and the blocks an SM holds at once.
-    pub(crate) fn check_launch(cfg: &DeviceConfig, r: &ComputeRegs) -> Result<(u32, u64, u32), GridError> {
+    /// threads per block, the blocks, the blocks an SM holds at once and what one takes.
+    pub(crate) fn check_launch(
+        cfg: &DeviceConfig,
+        r: &ComputeRegs,
+    ) -> Result<(u32, u64, u32, hw::occupancy::BlockCost), GridError> {
         let bad = GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc: 0 });
         let threads = r.block[0] as u64 * r.block[1] as u64 * r.block[2] as u64;
         if threads == 0
@@ -130,11 +133,13 @@ impl ComputeEngine {
         }
         let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
         // The dispatcher: how many blocks of this shape an SM holds at once.
-        let per_sm = hw::occupancy::blocks_per_sm(&sm_limits(cfg), threads as u32, r.regs, r.shared);
+        let sm = sm_limits(cfg);
+        let cost = hw::occupancy::block_cost(&sm, threads as u32, r.regs, r.shared).ok_or(bad)?;
+        let per_sm = hw::occupancy::blocks_of(&sm, &cost);
         if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
             return Err(bad); // the block does not fit on an SM, or asks for too much local memory
         }
-        Ok((threads as u32, nblocks, per_sm))
+        Ok((threads as u32, nblocks, per_sm, cost))
     }
 
     /// The constant banks bound at launch, read through the MMU.
@@ -169,7 +174,7 @@ impl ComputeEngine {
         r: &ComputeRegs,
         seq: u64,
     ) -> Result<(), GridError> {
-        let (threads, nblocks, per_sm) = Self::check_launch(cx.cfg, r)?;
+        let (threads, nblocks, per_sm, _) = Self::check_launch(cx.cfg, r)?;
         let banks = Self::read_banks(cx, r)?;
         let nregs = slots(r.regs);
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;

@@ -138,7 +138,7 @@ impl TimingEngine {
 mod tests {
     use super::*;
 
-    use hw::occupancy::{Rule, SmLimits};
+    use hw::occupancy::{Rule, SmLimits, block_cost};
 
     const VOLTA: SmLimits = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024, rule: Rule::VOLTA };
 

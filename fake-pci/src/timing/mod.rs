@@ -58,7 +58,7 @@ use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
 use hw::isa::{ALWAYS, INSTR_BYTES, Imm, Op, RZ, Space, Ty};
-use hw::occupancy::{BlockCost, Free, Placement, block_cost};
+use hw::occupancy::{BlockCost, Free, Placement};
 use hw::regs::TrapReason;
 
 /// A grid in flight.
@@ -225,10 +225,7 @@ impl TimingEngine {
         let cfg = cx.cfg;
         self.build(cfg);
         self.frozen = None;
-        let (threads, nblocks, per_sm) = ComputeEngine::check_launch(cfg, r)?;
-        let bad = GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc: 0 });
-        // check_launch found that a block fits an SM, so it has a cost.
-        let cost = block_cost(&crate::compute::sm_limits(cfg), threads, r.regs, r.shared).ok_or(bad)?;
+        let (threads, nblocks, per_sm, cost) = ComputeEngine::check_launch(cfg, r)?;
         let banks = ComputeEngine::read_banks(cx, r)?;
         // L1s are not coherent: a kernel starts with them invalidated, as on real parts.
         for sm in &mut self.sms {
