@@ -225,6 +225,61 @@ pub struct Word0 {
     pub m: B9,
 }
 
+/// A constant operand. When the register field of the immediate slot (a, b or c, as
+/// [`Imm`] says) is not `RZ`, it is a `ConstRef`, and the operand is the constant at the
+/// byte offset the immediate word holds instead of the immediate itself: `c[bank][imm]`
+/// (kernel parameters are bank 0, module constants bank 1), or with `launch` the grid's
+/// launch constants ([`LAUNCH_NTID`], [`LAUNCH_NCTAID`]). The value is `1 << size` bytes,
+/// little-endian, zero- or sign-extended to 64 bits, exactly what an `LD` of that type
+/// would put in a register; bytes beyond the bound bank read as zero. NVIDIA's SASS reads
+/// `c[0x0][...]` operands the same way, so kernel parameters and the grid's shape take no
+/// register. Bit 7 is reserved: a field with it set is `RZ` or an illegal instruction.
+#[bitfield(bits = 8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConstRef {
+    /// Constant bank (ignored with `launch`).
+    pub bank: B3,
+    /// Read the grid's launch constants instead of a bank.
+    pub launch: bool,
+    /// log2 of the width in bytes (1, 2, 4 or 8 bytes).
+    pub size: B2,
+    /// Sign-extend from the width.
+    pub signed: bool,
+    /// Reserved (zero).
+    pub reserved: B1,
+}
+
+impl ConstRef {
+    /// A reference to `bytes` (1, 2, 4 or 8) of bank `bank`.
+    pub fn bank_value(bank: u8, bytes: u32, signed: bool) -> Self {
+        Self::new().with_bank(bank & 7).with_size(bytes.trailing_zeros().min(3) as u8).with_signed(signed)
+    }
+    /// A reference to a 32-bit launch constant.
+    pub fn launch_value() -> Self {
+        Self::new().with_launch(true).with_size(2)
+    }
+    /// Decode the register field of the immediate slot when it is not `RZ` (`RZ` there
+    /// means a plain immediate); `None` for a reserved encoding.
+    pub fn of_field(field: u8) -> Option<Self> {
+        (field & 0x80 == 0).then(|| Self::from_bytes([field]))
+    }
+    /// The register-field byte.
+    pub fn field(self) -> u8 {
+        self.into_bytes()[0]
+    }
+    /// Width in bytes.
+    pub fn bytes(self) -> u32 {
+        1 << self.size()
+    }
+}
+
+/// Byte offset of `%ntid.x, y, z` (three `u32`) among the launch constants.
+pub const LAUNCH_NTID: u64 = 0x0;
+/// Byte offset of `%nctaid.x, y, z` (three `u32`) among the launch constants.
+pub const LAUNCH_NCTAID: u64 = 0xc;
+/// Bytes of launch constants.
+pub const LAUNCH_BYTES: u64 = 0x18;
+
 /// Special registers readable with `S2R` (the immediate holds the index).
 #[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[bits = 8]
@@ -285,6 +340,20 @@ impl Sreg {
     /// Decode an index.
     pub fn from_index(i: u64) -> Option<Self> {
         u8::try_from(i).ok().and_then(|b| Self::from_bytes(b).ok())
+    }
+    /// Where a register that is the same in every thread of the grid (the grid's shape)
+    /// lives among the launch constants ([`ConstRef`]).
+    pub fn launch_offset(self) -> Option<u64> {
+        use Sreg::*;
+        Some(match self {
+            NtidX => LAUNCH_NTID,
+            NtidY => LAUNCH_NTID + 4,
+            NtidZ => LAUNCH_NTID + 8,
+            NctaidX => LAUNCH_NCTAID,
+            NctaidY => LAUNCH_NCTAID + 4,
+            NctaidZ => LAUNCH_NCTAID + 8,
+            _ => return None,
+        })
     }
 }
 
@@ -603,5 +672,20 @@ mod tests {
         assert_eq!(Cmp::from_bits(Cmp::Geu as u16), Some(Cmp::Geu));
         assert_eq!(Sreg::from_index(Sreg::ActiveMask as u64), Some(Sreg::ActiveMask));
         assert_eq!(Sreg::from_index(25), None);
+    }
+
+    #[test]
+    fn constant_operands_encode_in_a_register_field() {
+        let c = ConstRef::bank_value(0, 8, false);
+        assert_eq!((c.bank(), c.bytes(), c.signed(), c.launch()), (0, 8, false, false));
+        assert_ne!(c.field(), RZ);
+        assert_eq!(ConstRef::of_field(c.field()), Some(c));
+        let s = ConstRef::bank_value(1, 4, true);
+        assert_eq!(ConstRef::of_field(s.field()), Some(s));
+        assert_eq!(ConstRef::of_field(ConstRef::launch_value().field()).unwrap().bytes(), 4);
+        assert_eq!(ConstRef::of_field(RZ), None);
+        assert_eq!(ConstRef::of_field(0x80), None);
+        assert_eq!(Sreg::NctaidZ.launch_offset(), Some(LAUNCH_NCTAID + 8));
+        assert_eq!(Sreg::TidX.launch_offset(), None);
     }
 }

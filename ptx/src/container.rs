@@ -25,7 +25,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 /// Bytes of the fixed header: magic, version, total length.
 pub const HEADER_LEN: usize = 24;
 

@@ -283,7 +283,8 @@ fn rgdev_run_check_reports_seeded_bugs() {
         "hazard on __shared__ memory at 0x",
         "=========     at step (PTX line ",
         "========= Invalid __global__ write of size 4 bytes",
-        "=========     at fill (PTX line 16, pc 7) by thread 100 in block (0,0,0)",
+        "=========     at fill (PTX line 16, pc ",
+        ") by thread 100 in block (0,0,0)",
         "is 0 bytes after the 400-byte allocation at 0x",
         "========= ERROR SUMMARY: ",
     ] {

@@ -253,6 +253,75 @@ fn shared_arrays_of_a_kernel_and_its_functions_do_not_overlap() {
     }
 }
 
+/// Kernel parameters and the grid's shape are operands read from the constant banks
+/// (`c[0][...]`, the launch constants), not registers: sub-word parameters sign-extend as
+/// their loads would, and a second launch of the same code with other parameters and
+/// another shape reads its own values (the device keeps no constant across grids), in
+/// both engine modes.
+#[test]
+fn parameters_and_the_grid_shape_are_constant_operands() {
+    use fake_pci::config::Mode;
+    let src = format!(
+        "{HDR}.visible .entry k(.param .u64 out, .param .s8 a, .param .s16 b, .param .s32 c, .param .f32 f)
+{{
+.reg .b64 %rd<8>; .reg .b32 %r<6>; .reg .b16 %rs<3>; .reg .f32 %f<3>;
+ld.param.u64 %rd1, [out];
+ld.param.s8 %rs1, [a];
+ld.param.s16 %rs2, [b];
+ld.param.s32 %r1, [c];
+ld.param.f32 %f1, [f];
+mov.u32 %r2, %ntid.x;
+mov.u32 %r3, %nctaid.y;
+cvt.s64.s16 %rd2, %rs1;
+cvt.s64.s16 %rd3, %rs2;
+cvt.s64.s32 %rd4, %r1;
+add.s64 %rd5, %rd2, %rd3;
+add.s64 %rd5, %rd5, %rd4;
+mul.lo.s32 %r4, %r2, %r3;
+mul.f32 %f2, %f1, 0f40000000;
+mul.wide.s32 %rd6, %r1, %r2;
+st.global.s64 [%rd1], %rd5;
+st.global.u32 [%rd1+8], %r4;
+st.global.f32 [%rd1+12], %f2;
+st.global.s64 [%rd1+16], %rd6;
+ret;
+}}
+"
+    );
+    // Only the address base is loaded into a register and no special register is read:
+    // everything else is an operand.
+    let prog = ptx::compile_ptx(&src).unwrap();
+    let ops: Vec<hw::isa::Op> = prog.code.iter().map(|i| i.w0.op()).collect();
+    let loads = ops.iter().filter(|&&o| o == hw::isa::Op::Ld).count();
+    assert!(loads == 1 && !ops.contains(&hw::isa::Op::S2r), "{ops:?}");
+    let consts = prog.code.iter().filter(|i| i.w0.imm() != hw::isa::Imm::None && {
+        let f = match i.w0.imm() { hw::isa::Imm::A => i.w0.a(), hw::isa::Imm::B => i.w0.b(), _ => i.w0.c() };
+        f != hw::isa::RZ
+    });
+    assert!(consts.count() >= 8);
+    // At most the pointer and three 64-bit sums live at once.
+    assert!(prog.kernels[0].regs <= 8, "{} registers", prog.kernels[0].regs);
+    for mode in [Mode::Functional, Mode::Timing] {
+        let dev = open_mode(mode);
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&src).unwrap();
+        let f = m.function("k").unwrap();
+        let out = ctx.alloc::<u32>(6).unwrap();
+        for (a, b, c, x, grid, block) in
+            [(-5i8, -300i16, -70_000i32, 1.5f32, [1, 3, 1], [7, 1, 1]), (100, 20_000, 9, -0.25, [2, 2, 1], [64, 2, 1])]
+        {
+            let (ab, bb) = ([a as u8], b.to_le_bytes());
+            let args = [out.arg(), Arg::Bytes(&ab), Arg::Bytes(&bb), Arg::I32(c), Arg::F32(x)];
+            f.launch(grid, block, 0, &args).unwrap();
+            let got = out.to_vec().unwrap();
+            let sum = a as i64 + b as i64 + c as i64;
+            let wide = c as i64 * block[0] as i64;
+            let want = [sum as u32, (sum >> 32) as u32, block[0] * grid[1], (2.0 * x).to_bits(), wide as u32, (wide >> 32) as u32];
+            assert_eq!(got, want, "{mode:?}: a {a} b {b} c {c} grid {grid:?} block {block:?}");
+        }
+    }
+}
+
 #[test]
 fn the_legacy_launch_api_places_parameter_bytes_at_offsets() {
     let dev = Device::open().unwrap();
@@ -432,16 +501,29 @@ fn destroying_a_context_releases_its_pinned_host_memory() {
 
 #[test]
 fn a_block_that_does_not_fit_an_sm_of_the_preset_is_out_of_resources() {
-    // GF100: 32768 registers per SM. 1024 threads of nbody_step's 38 registers need 38912.
+    // GF100: 32768 registers per SM. A kernel holding 40 loaded values at once needs more
+    // than 32 registers, so 1024 of its threads do not fit.
     let cfg = backend_user::DeviceConfig::preset("gf100").unwrap();
     let dev = Device::open_with(backend_user::DeviceOptions { config: cfg, ..Default::default() }).unwrap();
     assert_eq!(dev.info().sm.regs, 32768, "the runtime reads the SM's limits from the device");
     let ctx = dev.create_context().unwrap();
-    let m = ctx.load_ptx(include_str!("../../kernels/nbody.ptx")).unwrap();
-    let f = m.function("nbody_step").unwrap();
+    let mut body = String::from("ld.param.u64 %rd1, [p];\n");
+    for k in 0..10 {
+        let f = 4 * k + 1;
+        body += &format!("ld.global.v4.f32 {{%f{f}, %f{}, %f{}, %f{}}}, [%rd1+{}];\n", f + 1, f + 2, f + 3, 16 * k);
+    }
+    for k in 2..=40 {
+        body += &format!("add.f32 %f1, %f1, %f{k};\n");
+    }
+    let ptx = format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry wide(.param .u64 p)\n{{\n.reg .f32 %f<41>;\n.reg .b64 %rd<2>;\n{body}st.global.f32 [%rd1], %f1;\nret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&ptx).unwrap();
+    let f = m.function("wide").unwrap();
+    assert!(f.attributes().regs > 32, "{} registers", f.attributes().regs);
     assert!(f.attributes().max_threads < 1024 && f.attributes().max_threads >= 512);
     let d = ctx.alloc::<f32>(1024).unwrap();
-    let args = [d.arg(), d.arg(), d.arg(), Arg::I32(0), Arg::F64(0.01)];
+    let args = [d.arg()];
     assert_eq!(f.launch([1, 1, 1], [32, 32, 1], 0, &args).err(), Some(CuError::LaunchOutOfResources));
     // Half the block fits; the context is unharmed.
     f.launch([1, 1, 1], [32, 16, 1], 0, &args).unwrap();

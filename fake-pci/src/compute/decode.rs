@@ -1,5 +1,6 @@
 //! Decode: device instructions as the executor wants them (fields, immediate slot, highest
-//! register) and the per-grid decode cache filled on first fetch through the MMU.
+//! register) and the per-grid decode cache filled on first fetch through the MMU, with
+//! constant operands ([`ConstRef`]) read from the grid's banks.
 
 use super::*;
 
@@ -18,7 +19,10 @@ pub(crate) struct D {
     pub(crate) c: u8,
     pub(crate) imm_slot: Imm,
     pub(crate) m: u16,
+    /// The immediate: a constant operand's value once fetched ([`Exec::fetch`]).
     pub(crate) imm: u64,
+    /// The immediate slot reads this constant (per grid: never kept across grids).
+    pub(crate) cref: Option<ConstRef>,
 }
 
 impl D {
@@ -62,19 +66,44 @@ pub(crate) fn decode(i: Instr, gprs: u32) -> Option<D> {
     };
     let dst_n = if op == Op::Ld { vec } else { 1 };
     let b_n = if op == Op::St { vec } else { 1 };
+    let imm_slot = w.imm_or_err().ok()?;
+    // The immediate slot's field: RZ, or a constant operand.
+    let mut fields = [w.a(), w.b(), w.c()];
+    let mut cref = None;
+    if let Some(k) = [Imm::A, Imm::B, Imm::C].iter().position(|&s| s == imm_slot)
+        && fields[k] != RZ
+    {
+        cref = Some(ConstRef::of_field(fields[k])?);
+        fields[k] = RZ;
+    }
     Some(D {
         op,
         ty: w.ty_or_err().ok()?,
         guard: slot(w.guard(), 1)?,
         neg: w.guard_neg(),
         dst: slot(w.dst(), dst_n)?,
-        a: slot(w.a(), 1)?,
-        b: slot(w.b(), b_n)?,
-        c: slot(w.c(), 1)?,
-        imm_slot: w.imm_or_err().ok()?,
+        a: slot(fields[0], 1)?,
+        b: slot(fields[1], b_n)?,
+        c: slot(fields[2], 1)?,
+        imm_slot,
         m: w.m(),
         imm: i.imm,
+        cref,
     })
+}
+
+/// `buf.len()` bytes at `at` of a constant bank; bytes beyond its end read as zero.
+#[inline]
+pub(crate) fn bank_read(bank: &[u8], at: u64, buf: &mut [u8]) {
+    let start = usize::try_from(at).unwrap_or(usize::MAX);
+    match start.checked_add(buf.len()).and_then(|end| bank.get(start..end)) {
+        Some(src) => buf.copy_from_slice(src),
+        None => {
+            for (k, x) in buf.iter_mut().enumerate() {
+                *x = start.checked_add(k).and_then(|i| bank.get(i)).copied().unwrap_or(0);
+            }
+        }
+    }
 }
 
 impl Exec<'_, '_> {
@@ -97,12 +126,34 @@ impl Exec<'_, '_> {
         let va = self.r.code.wrapping_add(pc as u64 * INSTR_BYTES);
         let mut b = [0u8; 16];
         self.cx.tlb.read_va(self.cx.mem, &self.cx.space, va, &mut b).map_err(GridError::Fault)?;
-        let d = decode(Instr::from_bytes(&b), self.r.regs).ok_or(trap)?;
+        let mut d = decode(Instr::from_bytes(&b), self.r.regs).ok_or(trap)?;
+        if let Some(c) = d.cref {
+            d.imm = self.constant(c, d.imm);
+        }
         if i >= self.code.len() {
             self.code.resize(i + 1, None);
         }
         self.code[i] = Some(d);
         Ok(d)
+    }
+
+    /// The value of constant operand `c` at byte offset `at`, as this grid sees it.
+    fn constant(&self, c: ConstRef, at: u64) -> u64 {
+        let mut buf = [0u8; 8];
+        let n = c.bytes() as usize;
+        if c.launch() {
+            let mut launch = [0u8; LAUNCH_BYTES as usize];
+            let shape = self.r.block.iter().chain(self.r.grid.iter());
+            for (k, v) in shape.enumerate() {
+                launch[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            bank_read(&launch, at, &mut buf[..n]);
+        } else {
+            bank_read(self.banks.get(c.bank() as usize).map_or(&[], |b| b.as_slice()), at, &mut buf[..n]);
+        }
+        let raw = u64::from_le_bytes(buf);
+        let bits = 8 * n as u32;
+        if c.signed() && bits < 64 { ((raw << (64 - bits)) as i64 >> (64 - bits)) as u64 } else { raw }
     }
 
     /// The instruction a warp issues next (after popping finished reconvergence frames);

@@ -133,8 +133,11 @@ impl Exec<'_, '_> {
         let wide = matches!(d.ty, Ty::U64 | Ty::S64);
         let n = if d.op == Op::Ld { MemMods::vec(d.m) as usize } else { 1 };
         for l in (0..32).filter(|l| on >> l & 1 == 1) {
-            let of = |k: usize, r: u8| {
-                if d.is_imm(k) || r == RZ || r as usize >= nregs { 0 } else { b.prov[base + r as usize * 32 + l] }
+            // A 64-bit constant operand (a pointer parameter) is a pointer like the load of it.
+            let of = |k: usize, r: u8| match d.cref {
+                Some(c) if d.is_imm(k) && c.bytes() == 8 => chk.alloc_of(d.imm),
+                _ if d.is_imm(k) || r == RZ || r as usize >= nregs => 0,
+                _ => b.prov[base + r as usize * 32 + l],
             };
             let p = match d.op {
                 Op::Mov | Op::Cvta => of(0, d.a),
@@ -269,11 +272,9 @@ impl Exec<'_, '_> {
         }
         let b = self.bank(space, bank);
         for k in 0..n {
-            let at = d.imm as usize + k * size;
-            let v = match b.get(at..at + size) {
-                Some(e) => extend(d.ty, load_le(e, size)),
-                None => 0,
-            };
+            let mut e = [0u8; 8];
+            bank_read(b, d.imm.wrapping_add((k * size) as u64), &mut e[..size]);
+            let v = extend(d.ty, load_le(&e, size));
             let dst = d.dst as usize + k;
             if d.dst != RZ && dst < 255 {
                 put(dst as u8, on, &[v; 32], regs);
@@ -304,15 +305,7 @@ impl Exec<'_, '_> {
     /// the bound size read as zero.
     #[inline(always)]
     fn const_read(&self, space: Space, bank: usize, addr: u64, buf: &mut [u8]) {
-        let b = self.bank(space, bank);
-        match b.get(addr as usize..addr as usize + buf.len()) {
-            Some(src) => buf.copy_from_slice(src),
-            None => {
-                for (k, x) in buf.iter_mut().enumerate() {
-                    *x = b.get(addr as usize + k).copied().unwrap_or(0);
-                }
-            }
-        }
+        bank_read(self.bank(space, bank), addr, buf);
     }
 
     /// One lane's atomic at `addr` of `space` (global, or shared through `window`): read,

@@ -160,8 +160,14 @@ impl ComputeEngine {
         self.icache.remove(&(space.pd, r.code, r.regs)).unwrap_or_default()
     }
 
-    /// Return a decoded program to the cache.
-    pub(crate) fn put_code(&mut self, space: &AddressSpace, r: &ComputeRegs, decoded: Vec<Option<D>>) {
+    /// Return a decoded program to the cache, less the instructions whose constant
+    /// operands hold this grid's values.
+    pub(crate) fn put_code(&mut self, space: &AddressSpace, r: &ComputeRegs, mut decoded: Vec<Option<D>>) {
+        for d in decoded.iter_mut() {
+            if d.is_some_and(|d| d.cref.is_some()) {
+                *d = None;
+            }
+        }
         self.icache.insert((space.pd, r.code, r.regs), decoded);
     }
 
@@ -341,6 +347,35 @@ mod tests {
         i.w0.set_dst(PRED_BASE + 3);
         assert_eq!(decode(i, MAX_GPRS).unwrap().dst, 251, "P3..P6 of a kernel with every general register");
         assert_eq!(slots(MAX_GPRS), 255);
+    }
+
+    #[test]
+    fn a_constant_operand_is_no_register_and_its_reserved_encoding_is_illegal() {
+        let mut i = Instr::new(Op::Add, Ty::U32);
+        i.w0.set_dst(0);
+        i.w0.set_a(1);
+        i.w0.set_imm(Imm::B);
+        i.w0.set_b(ConstRef::bank_value(0, 4, true).field());
+        i.imm = 0x10;
+        let d = decode(i, 2).unwrap();
+        assert_eq!((d.b, d.imm, d.cref), (RZ, 0x10, Some(ConstRef::bank_value(0, 4, true))));
+        i.w0.set_b(0x80 | 7);
+        assert!(decode(i, 2).is_none(), "bit 7 of a constant operand is reserved");
+        i.w0.set_b(RZ);
+        assert_eq!(decode(i, 2).unwrap().cref, None, "RZ in the immediate slot: a plain immediate");
+        // Outside the immediate slot the field is a register, bounded as ever.
+        i.w0.set_imm(Imm::None);
+        i.w0.set_b(9);
+        assert!(decode(i, 2).is_none());
+    }
+
+    #[test]
+    fn constant_banks_read_zero_past_their_end_and_never_overflow() {
+        let mut buf = [0xAAu8; 4];
+        decode::bank_read(&[1, 2, 3], 1, &mut buf);
+        assert_eq!(buf, [2, 3, 0, 0]);
+        decode::bank_read(&[1, 2, 3], u64::MAX - 1, &mut buf);
+        assert_eq!(buf, [0; 4]);
     }
 
     #[test]

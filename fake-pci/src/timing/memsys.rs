@@ -207,6 +207,7 @@ mod tests {
                 imm_slot: Imm::None,
                 m: 0,
                 imm: 0,
+                cref: None,
             };
             let p =
                 MemProbe { on: u32::MAX, addr: core::array::from_fn(|l| addr(l as u64)), space: [space; 32], bytes: 4 };

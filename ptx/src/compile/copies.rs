@@ -1,5 +1,7 @@
-//! Copy propagation before selection: a register copied once from a register defined once
-//! becomes an alias, and the copy disappears.
+//! Before selection: copy propagation (a register copied once from a register defined
+//! once becomes an alias, and the copy disappears) and constant operands (a register that
+//! only ever holds a kernel parameter or the grid's shape is read where it is used, as
+//! `c[0][...]`, and takes no register).
 
 use super::*;
 
@@ -27,6 +29,31 @@ pub(crate) fn copy_operands(i: &ast::Instr) -> Option<(&str, &str)> {
 /// definition for every instruction whose first operand names a register over-counts,
 /// which only makes the rule more careful.
 pub(crate) fn copies(body: &[Stmt], regs: &BTreeMap<String, (u8, String)>) -> BTreeMap<String, String> {
+    let defs = definitions(body);
+    let mut alias = BTreeMap::new();
+    for s in body {
+        if let Stmt::Instr(i) = s
+            && let Some((d, src)) = copy_operands(i)
+            && defs.get(d) == Some(&1)
+            && defs.get(src) == Some(&1)
+            && regs.contains_key(d)
+            && regs.contains_key(src)
+        {
+            // Follow chains of copies to the original.
+            let mut root = src.to_string();
+            while let Some(r) = alias.get(&root) {
+                root = String::clone(r);
+            }
+            alias.insert(d.to_string(), root);
+        }
+    }
+    alias
+}
+
+/// How many instructions name each register as a destination. Counting a definition for
+/// every instruction whose first operand names a register over-counts, which only makes
+/// the rules that want one definition more careful.
+fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
     let mut defs: BTreeMap<&str, u32> = BTreeMap::new();
     for s in body {
         if let Stmt::Instr(i) = s {
@@ -46,24 +73,70 @@ pub(crate) fn copies(body: &[Stmt], regs: &BTreeMap<String, (u8, String)>) -> BT
             }
         }
     }
-    let mut alias = BTreeMap::new();
-    for s in body {
-        if let Stmt::Instr(i) = s
-            && let Some((d, src)) = copy_operands(i)
-            && defs.get(d) == Some(&1)
-            && defs.get(src) == Some(&1)
-            && regs.contains_key(d)
-            && regs.contains_key(src)
-        {
-            // Follow chains of copies to the original.
-            let mut root = src.to_string();
-            while let Some(r) = alias.get(&root) {
-                root = String::clone(r);
+    defs
+}
+
+/// The constant a definition puts in its register, when it is one a kernel can read as an
+/// operand: an unguarded scalar `ld.param` of one of the kernel's parameters (`params`),
+/// or a 32-bit `mov` of the grid's shape (`%ntid`, `%nctaid`).
+fn constant_def(i: &ast::Instr, params: &BTreeMap<String, Place>) -> Option<(String, (ConstRef, u64))> {
+    let (Some(Operand::Name(d)), None) = (i.args.first(), &i.guard) else { return None };
+    let tys: Vec<Ty> = i.mods.iter().filter_map(|m| isa_ty(m)).collect();
+    let c = match (i.op.as_str(), tys.as_slice(), i.args.get(1)?) {
+        ("ld", [ty], Operand::Addr(base, off)) if i.has("param") && !i.has("v2") && !i.has("v4") => {
+            let Operand::Name(p) = &**base else { return None };
+            let Some(Place::Param(o)) = params.get(p) else { return None };
+            if *ty == Ty::Pred {
+                return None;
             }
-            alias.insert(d.to_string(), root);
+            (ConstRef::bank_value(0, ty.bytes(), ty.signed()), (*o as u64).wrapping_add(*off as u64))
+        }
+        ("mov", [Ty::U32 | Ty::S32], Operand::Name(s)) => (ConstRef::launch_value(), Kc::sreg(s)?.launch_offset()?),
+        _ => return None,
+    };
+    Some((d.clone(), c))
+}
+
+/// Registers to read as constant operands instead (see [`constant_def`]): defined once,
+/// and never an address, a guard or a call argument (every other use is an operand of
+/// [`Kc::src`], which reads the constant). A copy of one (an alias) counts as the original.
+pub(crate) fn constants(
+    body: &[Stmt],
+    alias: &BTreeMap<String, String>,
+    params: &BTreeMap<String, Place>,
+) -> BTreeMap<String, (ConstRef, u64)> {
+    let defs = definitions(body);
+    let mut found: BTreeMap<String, (ConstRef, u64)> = body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Instr(i) => constant_def(i, params),
+            _ => None,
+        })
+        .filter(|(d, _)| defs.get(d.as_str()) == Some(&1))
+        .collect();
+    fn addresses(o: &Operand, inside: bool, out: &mut Vec<String>) {
+        match o {
+            Operand::Name(n) if inside => out.push(n.clone()),
+            Operand::Addr(b, _) => addresses(b, true, out),
+            Operand::Not(b) => addresses(b, inside, out),
+            Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|x| addresses(x, inside, out)),
+            _ => {}
         }
     }
-    alias
+    for s in body {
+        let Stmt::Instr(i) = s else { continue };
+        let mut bad = Vec::new();
+        if i.op == "call" {
+            bad.extend(names_in(core::slice::from_ref(s)));
+        }
+        i.args.iter().for_each(|a| addresses(a, false, &mut bad));
+        bad.extend(i.guard.as_ref().map(|g| g.1.clone()));
+        for n in bad {
+            let root = alias.get(&n).unwrap_or(&n);
+            found.remove(root);
+        }
+    }
+    found
 }
 
 /// Every name a function body mentions in its operands.

@@ -132,14 +132,8 @@ impl<'a> Kc<'a> {
             return Err(self.err("vector width and operand count differ"));
         }
         let b = if n == 1 {
-            match self.src(vals[0], ty)? {
-                Src::Reg(r) => r,
-                Src::Imm(v, rel) => {
-                    let r = self.scratch()?;
-                    self.mov_imm(r, v, rel);
-                    r
-                }
-            }
+            let s = self.src(vals[0], ty)?;
+            self.in_reg(s)?
         } else {
             let sv = self.scratch_vec;
             for (k, v) in vals.into_iter().enumerate() {

@@ -234,7 +234,10 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
 #[derive(Clone, Copy, Debug)]
 enum Src {
     Reg(u8),
+    /// An immediate, and whether it is relocated (a global's address).
     Imm(u64, bool),
+    /// A constant operand at a byte offset.
+    Const(ConstRef, u64),
 }
 
 struct Kc<'a> {
@@ -268,6 +271,8 @@ struct Kc<'a> {
     call_fixups: Vec<CallFixup>,
     /// Registers that are copies of another (see `copies`).
     alias: BTreeMap<String, String>,
+    /// Registers read as constant operands (see `constants`).
+    consts: BTreeMap<String, (ConstRef, u64)>,
 }
 
 impl<'a> Kc<'a> {
@@ -306,6 +311,7 @@ impl<'a> Kc<'a> {
             stmt: 0,
             call_fixups: Vec::new(),
             alias: BTreeMap::new(),
+            consts: BTreeMap::new(),
         }
     }
 
@@ -402,6 +408,8 @@ impl<'a> Kc<'a> {
         // Copy propagation lengthens live ranges, so it only runs on uncolored registers.
         if fitted.is_none() {
             self.alias = copies(body, &self.regs);
+            let params = if self.func { BTreeMap::new() } else { self.places.clone() };
+            self.consts = constants(body, &self.alias, &params);
         }
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
@@ -420,7 +428,7 @@ impl<'a> Kc<'a> {
                 Stmt::Label(l, pos) if self.labels.insert(l.clone(), self.here()).is_some() => {
                     return Err(pos.err(format!("label `{l}` defined twice")));
                 }
-                Stmt::Instr(i) if is_alias_copy(i, &self.alias) => {}
+                Stmt::Instr(i) if is_alias_copy(i, &self.alias) || self.is_constant_def(i) => {}
                 Stmt::Instr(i) => {
                     self.pos = i.pos;
                     self.scratch = self.scratch_vec + 4;

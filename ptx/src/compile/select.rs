@@ -24,7 +24,16 @@ impl<'a> Kc<'a> {
 
     pub(crate) fn reg(&self, name: &str) -> Result<u8> {
         let name = self.alias.get(name).map_or(name, |a| a.as_str());
+        if self.consts.contains_key(name) {
+            // `constants` keeps every use that needs a register out of `consts`.
+            return Err(self.err(format!("internal error: `{name}` is a constant operand here")));
+        }
         self.regs.get(name).map(|r| r.0).ok_or_else(|| self.err(format!("unknown register `{name}`")))
+    }
+
+    /// The definition of a register read as a constant operand (it emits nothing).
+    pub(crate) fn is_constant_def(&self, i: &ast::Instr) -> bool {
+        matches!(i.args.first(), Some(Operand::Name(d)) if self.consts.contains_key(d))
     }
 
     pub(crate) fn scratch(&mut self) -> Result<u8> {
@@ -82,9 +91,17 @@ impl<'a> Kc<'a> {
 
     pub(crate) fn src(&mut self, op: &Operand, ty: Ty) -> Result<Src> {
         Ok(match op {
-            Operand::Name(n) if self.regs.contains_key(n) => Src::Reg(self.reg(n)?),
+            Operand::Name(n) if self.regs.contains_key(n) => {
+                let root = self.alias.get(n).unwrap_or(n);
+                match self.consts.get(root) {
+                    Some(&(c, at)) => Src::Const(c, at),
+                    None => Src::Reg(self.reg(n)?),
+                }
+            }
             Operand::Name(n) => {
-                if let Some(s) = Self::sreg(n) {
+                if let Some(at) = Self::sreg(n).and_then(Sreg::launch_offset) {
+                    Src::Const(ConstRef::launch_value(), at)
+                } else if let Some(s) = Self::sreg(n) {
                     let r = self.scratch()?;
                     let mut i = Instr::new(Op::S2r, Ty::U32);
                     i.w0.set_dst(r);
@@ -141,11 +158,11 @@ impl<'a> Kc<'a> {
                 None => {}
                 Some(Src::Reg(r)) => regs[k] = r,
                 Some(Src::Imm(v, rel)) if imm.is_none() => imm = Some((k, v, rel)),
-                Some(Src::Imm(v, rel)) => {
-                    let r = self.scratch()?;
-                    self.mov_imm(r, v, rel);
-                    regs[k] = r;
+                Some(Src::Const(c, at)) if imm.is_none() => {
+                    regs[k] = c.field(); // the immediate slot's field names the constant
+                    imm = Some((k, at, false));
                 }
+                Some(s) => regs[k] = self.in_reg(s)?,
             }
         }
         let mut i = Instr::new(op, ty);
@@ -199,6 +216,17 @@ impl<'a> Kc<'a> {
             Src::Imm(v, rel) => {
                 let r = self.scratch()?;
                 self.mov_imm(r, v, rel);
+                r
+            }
+            Src::Const(c, at) => {
+                let r = self.scratch()?;
+                // All 64 bits, as the load of it would have left them (sign-extended).
+                let mut i = Instr::new(Op::Mov, Ty::U64);
+                i.w0.set_dst(r);
+                i.w0.set_imm(Imm::A);
+                i.w0.set_a(c.field());
+                i.imm = at;
+                self.push(i);
                 r
             }
         })
