@@ -13,12 +13,20 @@ fn kernel(name: &str) -> String {
 #[test]
 fn ptxas_reports_resources_and_writes_a_loadable_module() {
     let out_path = std::env::temp_dir().join(format!("rgdev-cli-{}.rgm", std::process::id()));
-    let out = rgdev(&["ptxas", &kernel("matmul.ptx"), "-o", out_path.to_str().unwrap()]);
+    let out = rgdev(&["ptxas", "-v", &kernel("matmul.ptx"), "-o", out_path.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
+    assert!(text.contains("Compiling entry function 'matmul32' for 'sm_70'"), "{text}");
     assert!(text.contains("Function properties for matmul32"), "{text}");
     assert!(text.contains("8192 bytes smem"), "{text}");
     assert!(text.contains("28 bytes cmem[0]"), "{text}");
+    assert!(
+        text.contains("Occupancy of 'matmul32' on gv100: 1024 threads per block, 2 blocks per SM, 64 of 64 warps (100%), limited by threads"),
+        "{text}"
+    );
+    // Without -v, as ptxas: nothing on success.
+    let quiet = rgdev(&["ptxas", &kernel("matmul.ptx")]);
+    assert!(quiet.status.success() && quiet.stdout.is_empty() && quiet.stderr.is_empty());
     let image = std::fs::read(&out_path).unwrap();
     let _ = std::fs::remove_file(&out_path);
     let dev = backend_user::Device::open().unwrap();
@@ -40,6 +48,29 @@ fn ptxas_fails_with_the_position_of_bad_input() {
     let out = rgdev(&["ptxas", "/nonexistent/file.ptx"]);
     assert!(!out.status.success());
     assert_eq!(rgdev(&["ptxas"]).status.code(), Some(2));
+}
+
+/// ptxas's flags: a register limit met by spilling (and warned about), the architecture
+/// choosing the SM the occupancy is measured on, help, and errors that name the bad flag.
+#[test]
+fn ptxas_flags() {
+    let out = rgdev(&["ptxas", "-v", "-maxrregcount=20", "--warn-on-spills", &kernel("nbody.ptx")]);
+    let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{err}");
+    assert!(text.contains("ptxas info    : Used 20 registers"), "{text}");
+    assert!(err.contains("Registers are spilled to local memory in function 'nbody_step'"), "{err}");
+    let low = rgdev(&["ptxas", "-maxrregcount", "4", &kernel("vecadd.ptx")]);
+    assert!(String::from_utf8_lossy(&low.stderr).contains("adjusting per thread register count of 4 to lower bound of 16"));
+    let fermi = rgdev(&["ptxas", "-v", "--gpu-name", "sm_20", &kernel("nbody.ptx")]);
+    let text = String::from_utf8_lossy(&fermi.stdout);
+    assert!(text.contains("for 'sm_20'") && text.contains("on gf100") && text.contains("of 48 warps"), "{text}");
+    let help = rgdev(&["ptxas", "--help"]);
+    assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("-maxrregcount N"));
+    for (bad, named) in [(&["-arch=sm_x", "k.ptx"][..], "'sm_x'"), (&["--frob", "k.ptx"][..], "`--frob`")] {
+        let out = rgdev(&[&["ptxas"][..], bad].concat());
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(named));
+    }
 }
 
 #[test]

@@ -195,9 +195,81 @@ pub fn blocks_of(sm: &SmLimits, c: &BlockCost) -> u32 {
     n
 }
 
+/// What bounds the blocks an SM holds at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limiter {
+    /// Resident threads (warp slots).
+    Threads,
+    /// Resident blocks.
+    Blocks,
+    /// The register file.
+    Registers,
+    /// Shared memory.
+    SharedMemory,
+}
+
+impl Limiter {
+    /// How the occupancy calculator names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limiter::Threads => "threads",
+            Limiter::Blocks => "blocks",
+            Limiter::Registers => "registers",
+            Limiter::SharedMemory => "shared memory",
+        }
+    }
+}
+
+/// Blocks per SM of this shape and the resource that bounds them (the first of threads,
+/// blocks, registers and shared memory that alone allows no more); `None` when the block
+/// can never launch.
+pub fn limited_by(sm: &SmLimits, threads: u32, regs: u32, shared: u32) -> Option<(u32, Limiter)> {
+    let c = block_cost(sm, threads, regs, shared).filter(|_| threads > 0)?;
+    let n = blocks_of(sm, &c);
+    let only_regs = SmLimits { threads: u32::MAX / 2, blocks: u32::MAX / 2, shared: u32::MAX / 2, ..*sm };
+    let alone = [
+        (sm.threads / c.threads.max(1), Limiter::Threads),
+        (sm.blocks, Limiter::Blocks),
+        (blocks_of(&only_regs, &c), Limiter::Registers),
+        (if c.shared == 0 { u32::MAX } else { sm.shared / c.shared }, Limiter::SharedMemory),
+    ];
+    alone.iter().find(|(k, _)| *k <= n).map(|&(_, l)| (n, l))
+}
+
+/// The block size cuOccupancyMaxPotentialBlockSize suggests: the multiple of 32 up to
+/// `max_threads` with the most resident threads per SM (`blocks(size)` blocks of it fit),
+/// the largest on a tie; with the blocks per SM at that size. `None` when none fits.
+pub fn suggested_block(max_threads: u32, mut blocks: impl FnMut(u32) -> u32) -> Option<(u32, u32)> {
+    let mut best = (0u32, 0u32, 0u32); // (resident threads, block size, blocks)
+    let mut b = max_threads / WARP_SIZE * WARP_SIZE;
+    while b >= WARP_SIZE {
+        let n = blocks(b);
+        if n * b > best.0 {
+            best = (n * b, b, n);
+        }
+        b -= WARP_SIZE;
+    }
+    (best.1 > 0).then_some((best.1, best.2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_limits_occupancy_and_the_suggested_block() {
+        let gv100 = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024, rule: Rule::VOLTA };
+        assert_eq!(limited_by(&gv100, 1024, 19, 8192), Some((2, Limiter::Threads)));
+        assert_eq!(limited_by(&gv100, 32, 8, 0), Some((32, Limiter::Blocks)));
+        assert_eq!(limited_by(&gv100, 256, 128, 0), Some((2, Limiter::Registers)));
+        assert_eq!(limited_by(&gv100, 64, 8, 40 * 1024), Some((2, Limiter::SharedMemory)));
+        assert_eq!(limited_by(&gv100, 1024, 255, 0), None);
+        let blocks = |regs| move |b| blocks_per_sm(&gv100, b, regs, 0);
+        assert_eq!(suggested_block(1024, blocks(19)), Some((1024, 2)));
+        // 64 registers: 1024 threads per SM at most, a 1024-thread block is the largest.
+        assert_eq!(suggested_block(1024, blocks(64)), Some((1024, 1)));
+        assert_eq!(suggested_block(16, blocks(8)), None);
+    }
 
     const VOLTA: SmLimits = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024, rule: Rule::VOLTA };
     const FERMI: SmLimits = SmLimits { threads: 1536, blocks: 8, regs: 32768, shared: 48 * 1024, rule: Rule::FERMI };

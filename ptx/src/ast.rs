@@ -73,6 +73,10 @@ pub struct Func {
     pub body: Option<Vec<Stmt>>,
     /// `.maxntid`/`.reqntid` (threads per block), if given.
     pub max_threads: Option<u32>,
+    /// `.maxnreg` (registers per thread), if given.
+    pub max_regs: Option<u32>,
+    /// `.minnctapersm` (blocks of `max_threads` an SM must hold at once), if given.
+    pub min_blocks: Option<u32>,
     /// Where it was declared.
     pub pos: Pos,
 }

@@ -19,7 +19,7 @@ pub mod parse;
 pub mod program;
 pub mod spill;
 
-pub use compile::{compile, compile_ptx};
+pub use compile::{Options, compile, compile_ptx, compile_ptx_with, compile_with};
 pub use error::{PtxError, Result};
 pub use parse::parse;
 pub use program::{Kernel, Program};

@@ -326,7 +326,7 @@ impl Parser {
         let rets = if !entry && self.peek() == Some(&Tok::Punct('(')) { self.params()? } else { Vec::new() };
         let name = self.ident("a function name")?;
         let params = if self.peek() == Some(&Tok::Punct('(')) { self.params()? } else { Vec::new() };
-        let mut max_threads = None;
+        let (mut max_threads, mut max_regs, mut min_blocks) = (None, None, None);
         loop {
             match self.peek().cloned() {
                 Some(Tok::Ident(d)) if d == ".maxntid" || d == ".reqntid" => {
@@ -339,7 +339,12 @@ impl Parser {
                 }
                 Some(Tok::Ident(d)) if d == ".minnctapersm" || d == ".maxnreg" || d == ".maxnctapersm" => {
                     self.i += 1;
-                    self.int("a number")?;
+                    let n = Some(self.int("a number")?.min(u32::MAX as u64) as u32);
+                    match d.as_str() {
+                        ".maxnreg" => max_regs = n,
+                        ".minnctapersm" => min_blocks = n,
+                        _ => {}
+                    }
                 }
                 Some(Tok::Ident(d)) if d == ".noreturn" => self.i += 1,
                 Some(Tok::Ident(d)) if d == ".pragma" => {
@@ -351,12 +356,12 @@ impl Parser {
             }
         }
         if self.eat_punct(';') {
-            return Ok(Func { name, entry, params, rets, body: None, max_threads, pos });
+            return Ok(Func { name, entry, params, rets, body: None, max_threads, max_regs, min_blocks, pos });
         }
         self.punct('{')?;
         let mut body = Vec::new();
         self.block(&mut body)?;
-        Ok(Func { name, entry, params, rets, body: Some(body), max_threads, pos })
+        Ok(Func { name, entry, params, rets, body: Some(body), max_threads, max_regs, min_blocks, pos })
     }
 
     /// Statements up to the closing `}` (nested scopes flattened; iterative, so nesting

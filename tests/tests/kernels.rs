@@ -422,6 +422,46 @@ fn many_short_lived_registers_share_register_numbers() {
     assert_eq!(out.to_vec().unwrap(), (0..64u32).map(|t| t + sum).collect::<Vec<_>>());
 }
 
+/// `.maxnreg`, `.maxntid` with `.minnctapersm`, and ptxas's `-maxrregcount` (the compiler's
+/// `Options::max_regs`) bound the registers: the kernel spills to fit and still computes
+/// the same results.
+#[test]
+fn register_limits_are_met_by_spilling() {
+    let n = 40usize;
+    let plain = live_ptx(n);
+    let free = ptx::compile_ptx(&plain).unwrap().kernel("live").unwrap().regs;
+    assert!(free > 40, "{free} registers without a limit");
+    let with = |d: &str| plain.replacen(")\n{", &format!(")\n{d}\n{{"), 1);
+    let opts = ptx::Options { max_regs: Some(24), ..Default::default() };
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let threads = 64usize;
+    let input: Vec<u32> = (0..(threads * n) as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    let mut din = ctx.alloc::<u32>(input.len()).unwrap();
+    din.copy_from(&input).unwrap();
+    for (src, limit) in [
+        (with(".maxnreg 24"), 24),
+        (with(".maxntid 1024, 1, 1\n.minnctapersm 2"), 32),
+        (with(".maxnreg 4"), 16), // below ptxas's lower bound: the bound
+    ] {
+        let k = ptx::compile_ptx(&src).unwrap().kernel("live").unwrap().clone();
+        assert!(k.regs <= limit && k.regs > limit / 2, "{} registers for a limit of {limit}", k.regs);
+        assert!(k.spill.0 > 0 && k.spill.1 > 0, "spills to fit: {:?}", k.spill);
+        let m = ctx.load_ptx(&src).unwrap();
+        let f = m.function("live").unwrap();
+        assert_eq!(f.attributes().regs, k.regs);
+        let dout = ctx.alloc::<u32>(threads).unwrap();
+        f.launch([1, 1, 1], [threads as u32, 1, 1], 0, &[din.arg(), dout.arg()]).unwrap();
+        let out = dout.to_vec().unwrap();
+        for t in 0..threads {
+            let want = input[t * n..(t + 1) * n].iter().fold(0u32, |acc, &v| acc.wrapping_mul(3).wrapping_add(v));
+            assert_eq!(out[t], want, "limit {limit}, thread {t}");
+        }
+    }
+    let k = ptx::compile_ptx_with(&plain, &opts).unwrap().kernel("live").unwrap().clone();
+    assert!(k.regs <= 24 && k.spill.0 > 0, "-maxrregcount 24: {} registers, spills {:?}", k.regs, k.spill);
+}
+
 #[test]
 fn more_live_values_than_registers_spill_to_local_memory() {
     let n = 300usize;

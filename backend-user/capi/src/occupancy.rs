@@ -60,20 +60,11 @@ pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
         if limit > 0 {
             max = max.min(limit as u32);
         }
-        let mut best = (0u32, 0u32); // (threads resident, block size)
-        let mut b = max / 32 * 32;
-        while b >= 32 {
-            let smem = b2s.map_or(dyn_shared, |g| g(b as c_int));
-            let n = blocks_per_sm(&gpu, &a, b, smem);
-            if n * b > best.0 {
-                best = (n * b, b);
-            }
-            b -= 32;
-        }
-        if best.1 == 0 {
-            return Err(CuError::InvalidValue);
-        }
-        raw::put(block_size, best.1 as c_int)?;
-        raw::put(min_grid, (best.0 / best.1 * sms) as c_int)
+        let (block, per_sm) = hw::occupancy::suggested_block(max, |b| {
+            blocks_per_sm(&gpu, &a, b, b2s.map_or(dyn_shared, |g| g(b as c_int)))
+        })
+        .ok_or(CuError::InvalidValue)?;
+        raw::put(block_size, block as c_int)?;
+        raw::put(min_grid, (per_sm * sms) as c_int)
     })
 }

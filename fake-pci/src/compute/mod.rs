@@ -133,7 +133,7 @@ impl ComputeEngine {
         }
         let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
         // The dispatcher: how many blocks of this shape an SM holds at once.
-        let sm = sm_limits(cfg);
+        let sm = cfg.sm_limits();
         let cost = hw::occupancy::block_cost(&sm, threads as u32, r.regs, r.shared).ok_or(bad)?;
         let per_sm = hw::occupancy::blocks_of(&sm, &cost);
         if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
@@ -287,16 +287,6 @@ pub(crate) fn try_zeroed<T: Clone + Default>(n: usize) -> Result<Vec<T>, GridErr
     Ok(v)
 }
 
-/// The SM limits of the occupancy rule, from the configuration.
-pub(crate) fn sm_limits(cfg: &DeviceConfig) -> hw::occupancy::SmLimits {
-    hw::occupancy::SmLimits {
-        threads: cfg.sm.max_threads,
-        blocks: cfg.sm.max_blocks,
-        regs: cfg.sm.regs,
-        shared: cfg.shared.bytes,
-        rule: hw::occupancy::Rule::for_cc(cfg.board.cc_major),
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -295,6 +295,18 @@ impl DeviceConfig {
         self
     }
 
+    /// An SM's resources and the occupancy rule of the board's architecture: what the
+    /// block dispatcher fills.
+    pub fn sm_limits(&self) -> hw::occupancy::SmLimits {
+        hw::occupancy::SmLimits {
+            threads: self.sm.max_threads,
+            blocks: self.sm.max_blocks,
+            regs: self.sm.regs,
+            shared: self.shared.bytes,
+            rule: hw::occupancy::Rule::for_cc(self.board.cc_major),
+        }
+    }
+
     /// Simulated nanoseconds after `cycles` cycles.
     pub fn cycles_to_ns(&self, cycles: u64) -> u64 {
         ((cycles as u128 * 1000) / self.board.clock_mhz.max(1) as u128) as u64

@@ -182,7 +182,7 @@ impl TimingEngine {
         if !self.sms.is_empty() {
             return;
         }
-        let limits = crate::compute::sm_limits(cfg);
+        let limits = cfg.sm_limits();
         let n = cfg.sm.schedulers.max(1) as usize;
         self.sms = (0..cfg.board.sms.max(1))
             .map(|_| Sm {

@@ -61,6 +61,104 @@ pub const MAX_REGS: u32 = 255 - SCRATCH_REGS;
 
 /// Compile a parsed module.
 pub fn compile(m: &ast::Module) -> Result<Program> {
+    compile_with(m, &Options::default())
+}
+
+/// The fewest registers a register limit can ask for (ptxas's lower bound for sm_70).
+pub const MIN_REG_LIMIT: u32 = 16;
+
+/// What the compiler targets: the SM the code is for and a register limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Registers per thread no function may exceed (ptxas's `-maxrregcount`); a limit
+    /// below [`MIN_REG_LIMIT`] counts as that.
+    pub max_regs: Option<u32>,
+    /// The SM whose register file `.maxntid` and `.minnctapersm` are measured against.
+    pub sm: hw::occupancy::SmLimits,
+}
+
+impl Default for Options {
+    /// sm_70 (Volta: 64K registers, 2048 threads and 32 blocks per SM), no limit.
+    fn default() -> Self {
+        let sm = hw::occupancy::SmLimits {
+            threads: 2048,
+            blocks: 32,
+            regs: 65536,
+            shared: 96 * 1024,
+            rule: hw::occupancy::Rule::VOLTA,
+        };
+        Self { max_regs: None, sm }
+    }
+}
+
+impl Options {
+    /// The registers function `f` may use: `-maxrregcount`, its `.maxnreg`, and for a
+    /// kernel with `.maxntid` the most that still lets `.minnctapersm` (default 1) blocks
+    /// of that many threads share an SM, as ptxas derives them.
+    pub fn budget(&self, f: &Func) -> u32 {
+        let mut b = MAX_GPRS;
+        for r in [self.max_regs, f.max_regs].into_iter().flatten() {
+            b = b.min(r.max(MIN_REG_LIMIT));
+        }
+        if let (true, Some(t)) = (f.entry, f.max_threads) {
+            let want = f.min_blocks.unwrap_or(1).max(1);
+            let fits = |r| hw::occupancy::blocks_per_sm(&self.sm, t, r, 0) >= want;
+            if let Some(r) = (MIN_REG_LIMIT..=b).rev().find(|&r| fits(r)) {
+                b = r;
+            }
+        }
+        b
+    }
+}
+
+/// Compile function `f` within `budget` registers: `build` compiles it (into `prog`, from
+/// its current end) with its PTX registers first fitted into that many register numbers
+/// (spilling the rest, see `crate::spill`) or, with `None`, as they come. When the plain
+/// compile is over budget, the roomiest fit within it is searched for (fewer numbers mean
+/// more spills) and kept.
+fn within_budget(
+    prog: &mut Program,
+    f: &Func,
+    budget: u32,
+    mut build: impl FnMut(&mut Program, Option<usize>) -> Result<(Kernel, Vec<CallFixup>)>,
+) -> Result<(Kernel, Vec<CallFixup>)> {
+    let start = prog.code.len();
+    let first = build(prog, None)?;
+    if first.0.regs <= budget {
+        return Ok(first);
+    }
+    let rewind = |prog: &mut Program| {
+        prog.code.truncate(start);
+        prog.lines.truncate(start);
+        prog.relocs.retain(|r| (r.at as usize) < start);
+    };
+    // Register numbers to fit into, between one (plus the spill temporaries) and as many
+    // as the plain compile used units.
+    let (mut lo, mut hi) = (crate::spill::TEMPS + 1, crate::spill::TEMPS + first.0.regs as usize);
+    let mut best = None;
+    while lo <= hi {
+        let mid = (lo + hi) / 2;
+        rewind(prog);
+        let fits = match build(prog, Some(mid)) {
+            Ok((k, _)) => k.regs <= budget,
+            Err(_) => false,
+        };
+        if fits {
+            best = Some(mid);
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    rewind(prog);
+    match best {
+        Some(k) => build(prog, Some(k)),
+        None => Err(f.pos.err(format!("`{}` does not fit in {budget} registers", f.name))),
+    }
+}
+
+/// Compile a parsed module for `opts`.
+pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
     let mut prog = Program {
         code: Vec::new(),
         kernels: Vec::new(),
@@ -168,11 +266,14 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
             }
             kplaces.insert(v.name.clone(), Place::Shared(func_shared[&v.name]));
         }
-        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, func_shared_top, false, &[]);
-        kc.func = true;
-        (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
-        kc.local_top = local_top;
-        let (info, fixups) = kc.function(f, body)?;
+        let (info, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit| {
+            let mut kc = Kc::new(prog, &places, kplaces.clone(), &frames, func_shared_top, false, &[]);
+            kc.func = true;
+            (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
+            kc.local_top = local_top;
+            kc.fit = fit;
+            kc.function(f, body)
+        })?;
         if let Some(fr) = frames.get_mut(&f.name) {
             fr.pc = info.pc;
         }
@@ -210,10 +311,13 @@ pub fn compile(m: &ast::Module) -> Result<Program> {
                 kplaces.insert(v.name.clone(), Place::Shared(off));
             }
         }
-        let mut kc = Kc::new(&mut prog, &places, kplaces, &frames, shared_top, dynamic_shared, &dyn_names);
-        (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
-        kc.local_top = local_top;
-        let (k, fixups) = kc.kernel(f, body)?;
+        let (k, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit| {
+            let mut kc = Kc::new(prog, &places, kplaces.clone(), &frames, shared_top, dynamic_shared, &dyn_names);
+            (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
+            kc.local_top = local_top;
+            kc.fit = fit;
+            kc.kernel(f, body)
+        })?;
         call_fixups.extend(fixups);
         prog.kernels.push(k);
     }
@@ -273,6 +377,8 @@ struct Kc<'a> {
     alias: BTreeMap<String, String>,
     /// Registers read as constant operands (see `constants`).
     consts: BTreeMap<String, (ConstRef, u64)>,
+    /// Fit the PTX registers into this many register numbers first (a register limit).
+    fit: Option<usize>,
 }
 
 impl<'a> Kc<'a> {
@@ -312,6 +418,7 @@ impl<'a> Kc<'a> {
             call_fixups: Vec::new(),
             alias: BTreeMap::new(),
             consts: BTreeMap::new(),
+            fit: None,
         }
     }
 
@@ -360,8 +467,11 @@ impl<'a> Kc<'a> {
         // Registers: one number each, unless there are too many: then registers with
         // disjoint lifetimes share numbers and the excess is spilled (see `spill`).
         let declared: usize = body.iter().map(|s| if let Stmt::Reg(_, n) = s { n.len() } else { 0 }).sum();
-        let fitted =
-            if declared > MAX_REGS as usize { Some(crate::spill::fit(body, MAX_REGS as usize)?) } else { None };
+        let fitted = match self.fit {
+            Some(k) => Some(crate::spill::fit(body, k.min(MAX_REGS as usize))?),
+            None if declared > MAX_REGS as usize => Some(crate::spill::fit(body, MAX_REGS as usize)?),
+            None => None,
+        };
         let body: &[Stmt] = match &fitted {
             Some(ft) => &ft.body,
             None => body,
@@ -408,9 +518,10 @@ impl<'a> Kc<'a> {
         // Copy propagation lengthens live ranges, so it only runs on uncolored registers.
         if fitted.is_none() {
             self.alias = copies(body, &self.regs);
-            let params = if self.func { BTreeMap::new() } else { self.places.clone() };
-            self.consts = constants(body, &self.alias, &params);
         }
+        // Constant operands only shorten live ranges: fitted or not.
+        let kernel_params = if self.func { BTreeMap::new() } else { self.places.clone() };
+        self.consts = constants(body, &self.alias, &kernel_params);
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
         // Dynamic shared memory starts after all static shared memory.
@@ -472,8 +583,13 @@ impl<'a> Kc<'a> {
 
 /// Parse and compile PTX text.
 pub fn compile_ptx(src: &str) -> Result<Program> {
+    compile_ptx_with(src, &Options::default())
+}
+
+/// Parse and compile PTX text for `opts`.
+pub fn compile_ptx_with(src: &str, opts: &Options) -> Result<Program> {
     let m = crate::parse(src)?;
-    compile(&m)
+    compile_with(&m, opts)
 }
 
 #[cfg(test)]

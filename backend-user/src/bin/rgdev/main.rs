@@ -6,7 +6,9 @@
 //! rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] -- PROGRAM ARGS...
 //!                                  TOOL: memcheck, racecheck, initcheck, synccheck (comma list) or all
 //!                                 run a CUDA Driver API program on the simulated GPU
-//! rgdev ptxas FILE.ptx [-o OUT]   compile PTX to an rgdev module; print resources per kernel
+//! rgdev ptxas [-arch=sm_XX] [-v] [-o OUT] [-maxrregcount N] [--warn-on-spills] [--preset P] FILE.ptx
+//!                                 compile PTX to an rgdev module as ptxas does (`-v`: resources
+//!                                 and occupancy per kernel)
 //! rgdev preset list | show NAME|FILE.toml   the built-in presets; a preset as an editable file
 //! rgdev timeline TRACE.json -o OUT.svg      render a `run --trace` timeline as an SVG Gantt chart
 //! ```
@@ -17,15 +19,17 @@ use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result, S
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+mod ptxas;
 mod signals;
 mod timeline;
 
 fn usage() -> ExitCode {
     eprintln!(
         "usage: rgdev info [--preset P] [--trace FILE]\n       rgdev demo [--preset P] [--threaded] [--trace FILE]\n       \
-         rgdev ptxas FILE.ptx [-o OUT]\n       \
+         {}\n       \
          rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] -- PROGRAM ARGS...\n       \
-         rgdev preset list | show NAME|FILE.toml\n       rgdev timeline TRACE.json -o OUT.svg"
+         rgdev preset list | show NAME|FILE.toml\n       rgdev timeline TRACE.json -o OUT.svg",
+        ptxas::USAGE
     );
     ExitCode::from(2)
 }
@@ -51,70 +55,6 @@ fn preset_cmd(args: &[String]) -> ExitCode {
         },
         _ => usage(),
     }
-}
-
-/// `ptxas -v`-style report; writes the container with `-o`.
-fn ptxas(args: &[String]) -> ExitCode {
-    let (mut input, mut output) = (None, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-o" => match it.next() {
-                Some(o) => output = Some(o.clone()),
-                None => return usage(),
-            },
-            "-v" => {}
-            f if input.is_none() => input = Some(f.to_string()),
-            _ => return usage(),
-        }
-    }
-    let Some(input) = input else { return usage() };
-    let src = match std::fs::read(&input) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("rgdev ptxas: {input}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Ok(text) = std::str::from_utf8(&src) else {
-        eprintln!("rgdev ptxas: {input}: not PTX text (not UTF-8)");
-        return ExitCode::FAILURE;
-    };
-    let prog = match ptx::compile_ptx(text) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("rgdev ptxas: {input}:{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!(
-        "ptxas info    : Compiling entry functions for 'rgdev' ({} instructions, {} bytes of code)",
-        prog.code.len(),
-        prog.code.len() * 16
-    );
-    if prog.global_size > 0 || prog.const_size > 0 {
-        println!("ptxas info    : {} bytes gmem, {} bytes cmem[1]", prog.global_size, prog.const_size);
-    }
-    for k in &prog.kernels {
-        println!("ptxas info    : Compiling entry function '{}'", k.name);
-        println!("ptxas info    : Function properties for {}", k.name);
-        println!(
-            "    {} bytes stack frame, {} bytes spill stores, {} bytes spill loads",
-            k.local_bytes, k.spill.0, k.spill.1
-        );
-        let dynamic = if k.dynamic_shared { " + dynamic" } else { "" };
-        println!(
-            "ptxas info    : Used {} registers, {} bytes smem{dynamic}, {} bytes lmem, {} bytes cmem[0]",
-            k.regs, k.shared_bytes, k.local_bytes, k.param_bytes
-        );
-    }
-    if let Some(out) = output
-        && let Err(e) = std::fs::write(&out, prog.to_container())
-    {
-        eprintln!("rgdev ptxas: {out}: {e}");
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
 }
 
 /// Run a dynamically linked CUDA program against rgdev's libcuda.so.1, which is found
@@ -208,7 +148,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { return usage() };
     if cmd == "ptxas" {
-        return ptxas(&args[1..]);
+        return ptxas::main(&args[1..]);
     }
     if cmd == "run" {
         return run(&args[1..]);
