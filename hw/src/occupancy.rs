@@ -231,7 +231,7 @@ pub fn limited_by(sm: &SmLimits, threads: u32, regs: u32, shared: u32) -> Option
         (sm.threads / c.threads.max(1), Limiter::Threads),
         (sm.blocks, Limiter::Blocks),
         (blocks_of(&only_regs, &c), Limiter::Registers),
-        (if c.shared == 0 { u32::MAX } else { sm.shared / c.shared }, Limiter::SharedMemory),
+        (sm.shared.checked_div(c.shared).unwrap_or(u32::MAX), Limiter::SharedMemory),
     ];
     alone.iter().find(|(k, _)| *k <= n).map(|&(_, l)| (n, l))
 }
