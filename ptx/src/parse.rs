@@ -139,9 +139,9 @@ impl Parser {
                         Some(Tok::Int(v)) => (v as u32, 0),
                         _ => return Err(pos.err("expected a version number after `.version`")),
                     };
-                    if m.version.0 < 6 {
+                    if m.version.0 < 1 {
                         return Err(pos.err(format!(
-                            "PTX version {}.{} is not supported (6.0 and later are)",
+                            "PTX version {}.{} is not supported (1.0 and later are)",
                             m.version.0, m.version.1
                         )));
                     }
@@ -619,8 +619,9 @@ mod tests {
             parse(".version 6.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n  mov.u32 %r1 %r2;\n}\n").unwrap_err();
         assert_eq!((e.line, e.col), (6, 15));
         assert!(e.msg.contains("expected `,` or `;`"), "{}", e.msg);
-        let e = parse(".version 5.0\n").unwrap_err();
+        let e = parse(".version 0.9\n").unwrap_err();
         assert!(e.msg.contains("not supported"));
+        assert_eq!(parse(".version 1.4\n.target sm_13\n").unwrap().version, (1, 4));
         let e = parse(".version 6.0\n.entry k( { }").unwrap_err();
         assert!(e.msg.contains("expected a state space"), "{e}");
         assert!(parse("").unwrap_err().msg.contains(".version"));

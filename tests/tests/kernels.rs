@@ -233,6 +233,51 @@ fn hand_written_nvcc_style_ptx() {
 
 /// Regression (issue 12): a `.func`'s `.shared` arrays were laid out from offset 0 on
 /// their own and left out of the kernel's shared size, so they overlapped the kernel's.
+/// PTX ISA 1.4 as nvcc 3.x emitted it (kernels/handwritten/legacy14.ptx: no
+/// .address_size, `__cudaparm_` names, .u16 registers and 16-bit special registers,
+/// mul24/mad24, set, `$` labels, exit) compiles and computes what the PTX ISA says.
+#[test]
+fn ptx_1_4_from_nvcc_3_runs() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/legacy14.ptx")).unwrap();
+    let f = m.function("_Z8legacy14PiS_PKiii").unwrap();
+    assert_eq!(f.attributes().shared_bytes, 1024);
+    // The 24-bit product: a and b sign- (s32) or zero-extended (u32) from bit 23.
+    let p24 = |a: i32, b: i32, signed: bool| -> i64 {
+        let ext = |x: i32| if signed { ((x << 8) >> 8) as i64 } else { (x as u32 & 0xFF_FFFF) as i64 };
+        ext(a) * ext(b)
+    };
+    let (n, block) = (1000usize, 128u32);
+    let grid = (n as u32).div_ceil(block);
+    let mut rng = Rng(14);
+    let input: Vec<i32> = (0..n).map(|_| rng.below(u32::MAX as u64) as u32 as i32).collect();
+    let mut din = ctx.alloc::<i32>(n).unwrap();
+    din.copy_from(&input).unwrap();
+    for k in [-0x12_3457i32, 0x765_4321, 3] {
+        let out = ctx.alloc::<u32>(5 * n).unwrap();
+        let sums = ctx.alloc::<i32>(grid as usize).unwrap();
+        f.launch([grid, 1, 1], [block, 1, 1], 0, &[out.arg(), sums.arg(), din.arg(), Arg::I32(n as i32), Arg::I32(k)])
+            .unwrap();
+        let got = out.to_vec().unwrap();
+        let mut want_sums = vec![0i32; grid as usize];
+        for (i, &v) in input.iter().enumerate() {
+            let lo = p24(v, k, true) as u32;
+            let tid = i as u32 % block;
+            let want = [
+                lo,
+                (p24(v, k, true) >> 16) as u32,
+                (p24(v, k, false) as u32).wrapping_add(i as u32),
+                if v < k { u32::MAX } else { 0 },
+                tid * block,
+            ];
+            assert_eq!(got[5 * i..5 * i + 5], want, "k {k:#x} thread {i} v {v:#x}");
+            want_sums[i / block as usize] = want_sums[i / block as usize].wrapping_add(lo as i32);
+        }
+        assert_eq!(sums.to_vec().unwrap(), want_sums, "k {k:#x}");
+    }
+}
+
 #[test]
 fn shared_arrays_of_a_kernel_and_its_functions_do_not_overlap() {
     let dev = Device::open().unwrap();

@@ -72,7 +72,8 @@ impl<'a> Kc<'a> {
                 let a = self.src(self.arg(i, 1)?, ty)?;
                 self.emit(isa, ty, d, [Some(a), None, None], self.round(i) << 2).map(|_| ())
             }
-            "setp" => self.setp(i),
+            "setp" | "set" => self.setp(i),
+            "mul24" | "mad24" => self.mul24(i),
             "selp" | "slct" => {
                 let tys = self.types(i);
                 let ty = *tys.first().ok_or_else(|| self.err("`selp` needs a type"))?;
@@ -335,8 +336,12 @@ impl<'a> Kc<'a> {
             None
         };
         let nsrc = if combine.is_some() { 3 } else { 2 };
-        let two = i.args.len() == nsrc + 2;
-        let (p, q) = (self.dst(self.arg(i, 0)?)?, if two { Some(self.dst(self.arg(i, 1)?)?) } else { None });
+        let two = i.op == "setp" && i.args.len() == nsrc + 2;
+        let (p, q) = match i.op.as_str() {
+            // `set`: the comparison into a predicate, then all ones (1.0 for `.f32`) or 0.
+            "set" => (self.scratch()?, None),
+            _ => (self.dst(self.arg(i, 0)?)?, if two { Some(self.dst(self.arg(i, 1)?)?) } else { None }),
+        };
         let first = if two { 2 } else { 1 };
         let a = self.src(self.arg(i, first)?, ty)?;
         let b = self.src(self.arg(i, first + 1)?, ty)?;
@@ -362,6 +367,52 @@ impl<'a> Kc<'a> {
             (Some(op), Some(c)) => self.emit(op, Ty::Pred, p, [Some(Src::Reg(t)), Some(c), None], 0).map(|_| ()),
             _ if t != p => self.emit(Op::Mov, Ty::Pred, p, [Some(Src::Reg(t)), None, None], 0).map(|_| ()),
             _ => Ok(()),
+        }?;
+        if i.op == "set" {
+            let dty = *self.types(i).first().ok_or_else(|| self.err("`set` needs a destination type"))?;
+            let yes = match dty {
+                Ty::F32 => 1f32.to_bits() as u64,
+                Ty::U32 | Ty::S32 => u32::MAX as u64,
+                _ => return Err(self.err("`set` gives a .u32, .s32 or .f32 result")),
+            };
+            let d = self.dst(self.arg(i, 0)?)?;
+            let (yes, no) = (Src::Imm(yes, false), Src::Imm(0, false));
+            self.emit(Op::Selp, dty, d, [Some(yes), Some(no), Some(Src::Reg(p))], 0)?;
+        }
+        Ok(())
+    }
+
+    /// `mul24`/`mad24` (PTX 1.x): the product of the low 24 bits of a and b (sign- or
+    /// zero-extended as the type says), `.lo` its low 32 bits, `.hi` its bits 47..16;
+    /// `mad24` adds c.
+    pub(crate) fn mul24(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        if !matches!(ty, Ty::U32 | Ty::S32) || i.has("sat") {
+            return Err(self.err(format!("`{}.{}` is not supported", i.op, i.mods.join("."))));
+        }
+        let d = self.dst(self.arg(i, 0)?)?;
+        let mut x = [RZ; 2];
+        for (k, r) in x.iter_mut().enumerate() {
+            let s = self.src(self.arg(i, k + 1)?, ty)?;
+            let t = self.scratch()?;
+            let eight = Some(Src::Imm(8, false));
+            self.emit(Op::Shl, ty, t, [Some(s), eight, None], 0)?;
+            self.emit(Op::Shr, ty, t, [Some(Src::Reg(t)), eight, None], 0)?;
+            *r = t;
+        }
+        let c = if i.op == "mad24" { Some(self.src(self.arg(i, 3)?, ty)?) } else { None };
+        let (a, b) = (Some(Src::Reg(x[0])), Some(Src::Reg(x[1])));
+        if i.has("hi") {
+            let w = self.scratch()?;
+            self.emit(Op::Mul, ty, w, [a, b, None], MulMode::Wide as u16)?;
+            let wty = if ty == Ty::S32 { Ty::S64 } else { Ty::U64 };
+            self.emit(Op::Shr, wty, w, [Some(Src::Reg(w)), Some(Src::Imm(16, false)), None], 0)?;
+            let op = if c.is_some() { Op::Add } else { Op::Mov };
+            self.emit(op, ty, d, [Some(Src::Reg(w)), c, None], 0).map(|_| ())
+        } else if let Some(c) = c {
+            self.emit(Op::Mad, ty, d, [a, b, Some(c)], MulMode::Lo as u16).map(|_| ())
+        } else {
+            self.emit(Op::Mul, ty, d, [a, b, None], MulMode::Lo as u16).map(|_| ())
         }
     }
 
