@@ -134,6 +134,24 @@ pub enum Op {
     Cvta,
     /// Trap: stop the grid with an error.
     Trap,
+    /// Texture fetch: `dst..dst+3` = the texel of texture b at the coordinates in `a..`
+    /// (consecutive registers: the array layer first for array textures, then x, y, z),
+    /// with an explicit level of detail in c when asked (m: [`TexMods`]; ty: the texel
+    /// type f32, s32 or u32). The texture is a bindless handle in register b, or with the
+    /// immediate in slot b a texture slot of the module (`.texref` number).
+    Tex,
+    /// Texture gather (`tld4`): `dst..dst+3` = component `TexMods::comp` of the four
+    /// texels bilinear filtering would read, operands as [`Op::Tex`].
+    Tld4,
+    /// Texture query: `dst` = attribute m ([`TexQuery`]) of texture b (as [`Op::Tex`]).
+    Txq,
+    /// Surface load: `dst..` = the element at the coordinates in `a..` (x in bytes) of
+    /// surface b (a handle, or the immediate: a `.surfref` number); m: [`SurfMods`], ty
+    /// the element type (u8, u16, u32 or u64).
+    Suld,
+    /// Surface store: the element at the coordinates in `a..` of surface c (a handle, or
+    /// the immediate) = `b..`; m: [`SurfMods`].
+    Sust,
 }
 
 /// Operand types.
@@ -591,6 +609,139 @@ impl CvtaMods {
     pub fn decode(m: u16) -> Self {
         Self { space: m & 7, to: m >> 3 & 1 == 1 }
     }
+}
+
+/// Texture and surface shapes.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 3]
+pub enum TexDim {
+    /// One dimension (x).
+    D1 = 0,
+    /// Two (x, y).
+    D2,
+    /// Three (x, y, z).
+    D3,
+    /// An array of 1D layers (layer, x).
+    A1,
+    /// An array of 2D layers (layer, x, y).
+    A2,
+    /// A cube map (x, y, z direction).
+    Cube,
+}
+
+impl TexDim {
+    /// Coordinate registers an access reads (the layer included).
+    pub fn coords(self) -> u32 {
+        match self {
+            TexDim::D1 => 1,
+            TexDim::D2 | TexDim::A1 => 2,
+            TexDim::D3 | TexDim::A2 | TexDim::Cube => 3,
+        }
+    }
+}
+
+/// `TEX`/`TLD4` modifiers: shape (2:0), integer coordinates (3: s32, else f32), an
+/// explicit level of detail in c (4), the component `TLD4` gathers (6:5: r, g, b, a).
+#[bitfield(bits = 9)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TexMods {
+    /// Shape.
+    pub dim: TexDim,
+    /// Coordinates are s32 texel indices (else f32).
+    pub int_coords: bool,
+    /// Register c holds the level of detail (`tex.level`).
+    pub lod: bool,
+    /// The component `TLD4` gathers (0..3: r, g, b, a).
+    pub comp: B2,
+    #[skip]
+    __: B2,
+}
+
+/// `TXQ` attributes (m), as PTX's `txq` names them.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 4]
+pub enum TexQuery {
+    /// Width in texels.
+    Width = 0,
+    /// Height.
+    Height,
+    /// Depth.
+    Depth,
+    /// The channel data type (CUDA's `cudaChannelFormatKind`-style code).
+    ChannelDataType,
+    /// The channel order.
+    ChannelOrder,
+    /// 1 when coordinates are normalized.
+    NormalizedCoords,
+    /// The filter mode.
+    FilterMode,
+    /// Address mode of x.
+    AddrMode0,
+    /// Address mode of y.
+    AddrMode1,
+    /// Address mode of z.
+    AddrMode2,
+    /// Layers of an array texture.
+    ArraySize,
+    /// Mipmap levels.
+    NumMipmapLevels,
+    /// Samples of a multisample texture.
+    NumSamples,
+}
+
+/// `TXQ` modifier bit: the operand is a surface (`suq`), not a texture.
+pub const TXQ_SURFACE: u16 = 1 << 4;
+
+/// What an out-of-range surface access does (PTX's `.trap`, `.clamp`, `.zero`).
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 2]
+pub enum SurfClamp {
+    /// Stop the grid (an illegal address).
+    Trap = 0,
+    /// Access the nearest element inside.
+    Clamp,
+    /// Loads read zero, stores are dropped.
+    Zero,
+}
+
+/// `SULD`/`SUST` modifiers: shape (2:0), vector length log2 (4:3: 1, 2, 4), out-of-range
+/// behaviour (6:5).
+#[bitfield(bits = 9)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurfMods {
+    /// Shape.
+    pub dim: TexDim,
+    /// log2 of the elements accessed (0, 1, 2).
+    pub vec: B2,
+    /// Out-of-range behaviour.
+    pub clamp: SurfClamp,
+    #[skip]
+    __: B2,
+}
+
+/// The register operands one instruction reads or writes as a group of consecutive
+/// registers: (destination, a, b) element counts, from its opcode and modifiers (1 for
+/// single registers); `None` for a modifier encoding that does not decode.
+pub fn group_lengths(op: Op, m: u16) -> Option<(u32, u32, u32)> {
+    let tex = || TexMods::from_bytes(m.to_le_bytes()).dim_or_err().ok();
+    let surf = || {
+        let s = SurfMods::from_bytes(m.to_le_bytes());
+        Some((s.dim_or_err().ok()?, 1u32 << s.vec(), s.clamp_or_err().ok()?)).filter(|x| x.1 <= 4)
+    };
+    Some(match op {
+        Op::Ld => (MemMods::vec(m), 1, 1),
+        Op::St => (1, 1, MemMods::vec(m)),
+        Op::Tex | Op::Tld4 => (4, tex()?.coords(), 1),
+        Op::Suld => {
+            let (dim, n, _) = surf()?;
+            (n, dim.coords(), 1)
+        }
+        Op::Sust => {
+            let (dim, n, _) = surf()?;
+            (1, dim.coords(), n)
+        }
+        _ => (1, 1, 1),
+    })
 }
 
 /// The immediate of a `BRA`: target and reconvergence point, as instruction indices.

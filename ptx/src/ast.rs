@@ -20,6 +20,10 @@ pub enum StateSpace {
     Param,
 }
 
+/// Types of `.global` variables that are handles rather than memory: texture, surface
+/// and sampler references.
+pub const HANDLE_TYPES: &[&str] = &["texref", "surfref", "samplerref"];
+
 /// A variable declaration (module scope, function scope, or a parameter).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Var {
@@ -137,6 +141,9 @@ pub enum Operand {
     List(Vec<Operand>),
     /// `!p`.
     Not(Box<Operand>),
+    /// `[tex, {coords}]`, `[tex, sampler, {coords}]`, `[surf, {coords}]`: the operands of
+    /// a texture or surface access, in order.
+    Tex(Vec<Operand>),
 }
 
 /// A module.

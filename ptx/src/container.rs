@@ -6,14 +6,14 @@
 //! cuModuleLoadData is, reads the header one byte at a time: it holds no NUL, so a
 //! NUL-terminated string that merely starts like a container stops matching at or before
 //! its terminator, and nothing past the string is ever read. Then, little-endian,
-//! sections, each a u32
-//! count followed by its items (segments are a u32 size then the initialized prefix):
-//! kernels (name, pc, regs, predicate regs, shared, local, dynamic-shared
-//! flag, max threads (0 = none), spill store and load bytes, parameter (offset, size)
-//! list), symbols (name, space,
-//! offset, size), relocations (instruction, segment), the `.global` segment, the
-//! `.const` segment, the code (16 bytes an instruction) and each instruction's PTX line (a
-//! u32 each, as many as instructions). Strings are a u32 length and UTF-8.
+//! sections, each a u32 count followed by its items (segments are a u32 size then the
+//! initialized prefix): kernels (name, pc, regs, predicate regs, shared, local,
+//! dynamic-shared flag, max threads (0 = none), spill store and load bytes, textures and
+//! surfaces named, parameter (offset, size) list), symbols (name, space, offset, size),
+//! the names of the texture, surface and sampler references (three string lists),
+//! relocations (instruction, segment), the `.global` segment, the `.const` segment, the
+//! code (16 bytes an instruction) and each instruction's PTX line (a u32 each, as many as
+//! instructions). Strings are a u32 length and UTF-8.
 //! Decoding checks every length against the input and fails cleanly on garbage.
 
 use crate::ast::StateSpace;
@@ -109,6 +109,8 @@ impl Program {
                 k.max_threads.unwrap_or(0),
                 k.spill.0,
                 k.spill.1,
+                k.textures,
+                k.surfaces,
             ] {
                 w.u32(v);
             }
@@ -124,6 +126,12 @@ impl Program {
             w.u32(if s.space == StateSpace::Global { 0 } else { 1 });
             w.u32(s.offset);
             w.u32(s.size);
+        }
+        for names in [&self.textures, &self.surfaces, &self.samplers] {
+            w.u32(names.len() as u32);
+            for n in names {
+                w.bytes(n.as_bytes());
+            }
         }
         w.u32(self.relocs.len() as u32);
         for r in &self.relocs {
@@ -156,9 +164,9 @@ impl Program {
             return None;
         }
         let mut kernels = Vec::new();
-        for _ in 0..r.count(48)? {
+        for _ in 0..r.count(56)? {
             let name = r.string()?;
-            let mut v = [0u32; 10];
+            let mut v = [0u32; 12];
             for x in v.iter_mut() {
                 *x = r.u32()?;
             }
@@ -166,7 +174,8 @@ impl Program {
             for _ in 0..r.count(8)? {
                 params.push(Param { offset: r.u32()?, size: r.u32()? });
             }
-            let [pc, param_bytes, regs, pred_regs, shared_bytes, local_bytes, dynamic, max, spill_st, spill_ld] = v;
+            let [pc, param_bytes, regs, pred_regs, shared_bytes, local_bytes, dynamic, max, spill_st, spill_ld, tex, surf] =
+                v;
             kernels.push(Kernel {
                 name,
                 pc,
@@ -179,6 +188,8 @@ impl Program {
                 dynamic_shared: dynamic != 0,
                 max_threads: (max != 0).then_some(max),
                 spill: (spill_st, spill_ld),
+                textures: tex,
+                surfaces: surf,
             });
         }
         let mut symbols = Vec::new();
@@ -191,6 +202,13 @@ impl Program {
             };
             symbols.push(Symbol { name, space, offset: r.u32()?, size: r.u32()? });
         }
+        let mut handles = [Vec::new(), Vec::new(), Vec::new()];
+        for names in handles.iter_mut() {
+            for _ in 0..r.count(4)? {
+                names.push(r.string()?);
+            }
+        }
+        let [textures, surfaces, samplers] = handles;
         let mut relocs = Vec::new();
         for _ in 0..r.count(8)? {
             let at = r.u32()?;
@@ -233,7 +251,20 @@ impl Program {
         {
             return None;
         }
-        Some(Program { code, kernels, symbols, global_size, global_init, const_size, const_init, relocs, lines })
+        Some(Program {
+            code,
+            kernels,
+            symbols,
+            global_size,
+            global_init,
+            const_size,
+            const_init,
+            relocs,
+            lines,
+            textures,
+            surfaces,
+            samplers,
+        })
     }
 }
 

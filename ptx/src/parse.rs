@@ -208,6 +208,16 @@ impl Parser {
                 m.vars.push(v);
                 Ok(())
             }
+            Some(Tok::Ident(s)) if s == ".tex" => {
+                // PTX 1.x: `.tex .u32 name;` is a texture reference.
+                self.i += 1;
+                let _ = self.ident("a type")?;
+                let name = self.ident("a texture name")?;
+                self.punct(';')?;
+                let (ty, vec, align, count, init) = ("texref".into(), 1, 0, None, Vec::new());
+                m.vars.push(Var { space: StateSpace::Global, name, ty, vec, align, count, init, external, pos });
+                Ok(())
+            }
             _ => Err(self.expected("`.entry`, `.func`, `.global`, `.const` or `.shared`")),
         }
     }
@@ -252,6 +262,9 @@ impl Parser {
         }
         let mut init = Vec::new();
         if self.eat_punct('=') {
+            if HANDLE_TYPES.contains(&ty.as_str()) {
+                return Err(pos.err(format!("`.{ty}` initializers (sampler state in PTX) are not supported")));
+            }
             if self.eat_punct('{') {
                 self.init_list(&mut init)?;
             } else {
@@ -503,6 +516,17 @@ impl Parser {
                     let neg = neg ^ self.eat_punct('-');
                     let v = self.int("an offset")? as i64;
                     off = off.wrapping_add(if neg { v.wrapping_neg() } else { v });
+                }
+                if off == 0 && self.eat_punct(',') {
+                    // A texture or surface access: `[tex, {x, y}]`, `[tex, sampler, {x}]`.
+                    let mut parts = alloc::vec![base];
+                    loop {
+                        parts.push(self.operand(depth + 1)?);
+                        if self.eat_punct(']') {
+                            return Ok(Operand::Tex(parts));
+                        }
+                        self.punct(',')?;
+                    }
                 }
                 self.punct(']')?;
                 Ok(Operand::Addr(Box::new(base), off))

@@ -58,6 +58,10 @@ pub struct Kernel {
     pub max_threads: Option<u32>,
     /// Bytes of spill stores and loads the register allocator inserted (static counts).
     pub spill: (u32, u32),
+    /// Texture references (`.texref`) its code names.
+    pub textures: u32,
+    /// Surface references (`.surfref`) its code names.
+    pub surfaces: u32,
 }
 
 /// A module-scope variable.
@@ -96,6 +100,13 @@ pub struct Program {
     /// The PTX line each instruction of [`Program::code`] came from (0: none), for
     /// diagnostics such as the sanitizers' reports.
     pub lines: Vec<u32>,
+    /// Module texture references (`.texref`, PTX 1.x `.tex`): a texture instruction
+    /// naming one carries its index here as its texture slot.
+    pub textures: Vec<String>,
+    /// Module surface references (`.surfref`), indexed as surface slots likewise.
+    pub surfaces: Vec<String>,
+    /// Module sampler references (`.samplerref`), indexed as sampler slots likewise.
+    pub samplers: Vec<String>,
 }
 
 impl Program {

@@ -36,7 +36,7 @@ pub struct Fitted {
 fn no_def(op: &str) -> bool {
     matches!(
         op,
-        "st" | "red" | "bra" | "bar" | "barrier" | "membar" | "fence" | "ret" | "exit" | "trap" | "call" | "prefetch"
+        "st" | "red" | "sust" | "bra" | "bar" | "barrier" | "membar" | "fence" | "ret" | "exit" | "trap" | "call" | "prefetch"
     )
 }
 
@@ -44,7 +44,7 @@ fn names(o: &Operand, regs: &BTreeSet<String>, out: &mut Vec<String>) {
     match o {
         Operand::Name(n) if regs.contains(n) => out.push(n.clone()),
         Operand::Addr(b, _) | Operand::Not(b) => names(b, regs, out),
-        Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|x| names(x, regs, out)),
+        Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter().for_each(|x| names(x, regs, out)),
         _ => {}
     }
 }
@@ -270,7 +270,7 @@ pub fn fit(body: &[Stmt], limit: usize) -> crate::Result<Fitted> {
                     }
                 }
                 Operand::Addr(b, _) | Operand::Not(b) => rename(b, m),
-                Operand::Vector(v) | Operand::List(v) => v.iter_mut().for_each(|x| rename(x, m)),
+                Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter_mut().for_each(|x| rename(x, m)),
                 _ => {}
             }
         }

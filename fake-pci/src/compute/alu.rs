@@ -97,6 +97,9 @@ impl Exec<'_, '_> {
             }
             Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
+            // The texture unit (texture header and sampler pools) is not modelled yet: a
+            // texture or surface instruction stops the grid as an illegal instruction.
+            Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => return Err(illegal),
             Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled by the SIMT unit"),
         }
         if self.bcheck.as_ref().is_some_and(|b| !b.prov.is_empty()) {

@@ -51,7 +51,7 @@ pub(crate) fn decode(i: Instr, gprs: u32) -> Option<D> {
     if matches!(op, Op::Ld | Op::St) && (w.m() >> 3) & 3 == 3 {
         return None;
     }
-    let vec = if matches!(op, Op::Ld | Op::St) { MemMods::vec(w.m()) } else { 1 };
+    let (dst_n, a_n, b_n) = group_lengths(op, w.m())?;
     let gprs = gprs.clamp(1, MAX_GPRS);
     // A field's slot; `n` registers from it must exist.
     let slot = |r: u8, n: u32| -> Option<u8> {
@@ -64,8 +64,6 @@ pub(crate) fn decode(i: Instr, gprs: u32) -> Option<D> {
             (r as u32 + n <= gprs).then_some(r)
         }
     };
-    let dst_n = if op == Op::Ld { vec } else { 1 };
-    let b_n = if op == Op::St { vec } else { 1 };
     let imm_slot = w.imm_or_err().ok()?;
     // The immediate slot's field: RZ, or a constant operand.
     let mut fields = [w.a(), w.b(), w.c()];
@@ -82,7 +80,7 @@ pub(crate) fn decode(i: Instr, gprs: u32) -> Option<D> {
         guard: slot(w.guard(), 1)?,
         neg: w.guard_neg(),
         dst: slot(w.dst(), dst_n)?,
-        a: slot(fields[0], 1)?,
+        a: slot(fields[0], a_n)?,
         b: slot(fields[1], b_n)?,
         c: slot(fields[2], 1)?,
         imm_slot,

@@ -28,7 +28,7 @@ pub(crate) enum Class {
 
 pub(crate) fn classify(d: &D) -> Class {
     match d.op {
-        Op::Ld | Op::St | Op::Atom => Class::Mem,
+        Op::Ld | Op::St | Op::Atom | Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => Class::Mem,
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
         Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
@@ -40,24 +40,24 @@ pub(crate) fn classify(d: &D) -> Class {
 
 /// Registers an instruction reads (and, for loads, writes: WAW), as (first, count).
 pub(crate) fn operands(d: &D) -> [(u8, u8); 5] {
-    let vec = if matches!(d.op, Op::Ld | Op::St) { hw::isa::MemMods::vec(d.m) as u8 } else { 1 };
-    let reg = |r: u8, imm: bool, n: u8| if imm || r == RZ { (RZ, 0) } else { (r, n) };
+    // Decoded instructions have modifiers that decode.
+    let (dst_n, a_n, b_n) = hw::isa::group_lengths(d.op, d.m).unwrap_or((1, 1, 1));
+    let reg = |r: u8, imm: bool, n: u32| if imm || r == RZ { (RZ, 0) } else { (r, n as u8) };
     [
-        reg(d.a, d.imm_slot == Imm::A, 1),
-        reg(d.b, d.imm_slot == Imm::B, if d.op == Op::St { vec } else { 1 }),
+        reg(d.a, d.imm_slot == Imm::A, a_n),
+        reg(d.b, d.imm_slot == Imm::B, b_n),
         reg(d.c, d.imm_slot == Imm::C, 1),
         reg(d.guard, d.guard == ALWAYS, 1),
-        reg(d.dst, d.op == Op::St, if d.op == Op::Ld { vec } else { 1 }),
+        reg(d.dst, matches!(d.op, Op::St | Op::Sust), dst_n),
     ]
 }
 
 /// Registers an instruction writes.
 pub(crate) fn written(d: &D) -> Option<(u8, u8)> {
     match d.op {
-        Op::St | Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap | Op::Nop | Op::Membar => None,
+        Op::St | Op::Sust | Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap | Op::Nop | Op::Membar => None,
         _ if d.dst == RZ => None,
-        Op::Ld => Some((d.dst, hw::isa::MemMods::vec(d.m) as u8)),
-        _ => Some((d.dst, 1)),
+        _ => Some((d.dst, hw::isa::group_lengths(d.op, d.m).map_or(1, |g| g.0) as u8)),
     }
 }
 

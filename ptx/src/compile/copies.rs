@@ -118,6 +118,7 @@ pub(crate) fn constants(
         match o {
             Operand::Name(n) if inside => out.push(n.clone()),
             Operand::Addr(b, _) => addresses(b, true, out),
+            Operand::Tex(v) => v.iter().for_each(|x| addresses(x, true, out)),
             Operand::Not(b) => addresses(b, inside, out),
             Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|x| addresses(x, inside, out)),
             _ => {}
@@ -147,7 +148,7 @@ pub(crate) fn names_in(body: &[Stmt]) -> alloc::collections::BTreeSet<String> {
                 out.insert(n.clone());
             }
             Operand::Addr(b, _) | Operand::Not(b) => walk(b, out),
-            Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|x| walk(x, out)),
+            Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter().for_each(|x| walk(x, out)),
             _ => {}
         }
     }

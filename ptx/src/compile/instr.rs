@@ -74,6 +74,7 @@ impl<'a> Kc<'a> {
             }
             "setp" | "set" => self.setp(i),
             "mul24" | "mad24" => self.mul24(i),
+            "tex" | "tld4" | "txq" | "suq" | "suld" | "sust" => self.texture(i),
             "selp" | "slct" => {
                 let tys = self.types(i);
                 let ty = *tys.first().ok_or_else(|| self.err("`selp` needs a type"))?;

@@ -42,6 +42,7 @@ mod layout;
 mod memory;
 mod regalloc;
 mod select;
+mod texture;
 
 pub use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
 use calls::*;
@@ -49,12 +50,13 @@ use copies::*;
 use flow::cfg;
 pub use layout::CONST_BANK_BYTES;
 use layout::*;
-use regalloc::{uty, wider};
+use regalloc::{VEC_GROUP, uty, wider};
 
-/// Scratch virtual registers after a function's PTX registers: 4 for vector accesses, then
-/// 10 for immediates, special registers and expansions inside one PTX instruction. They
-/// are live ranges like any other: nothing is reserved for them.
-const SCRATCH_REGS: u32 = 14;
+/// Scratch virtual registers after a function's PTX registers: two groups of 4 for vector
+/// accesses (a texture access uses both: texel and coordinates), then 10 for immediates,
+/// special registers and expansions inside one PTX instruction. They are live ranges like
+/// any other: nothing is reserved for them.
+const SCRATCH_REGS: u32 = 18;
 /// PTX registers a function may declare before `crate::spill` folds them (virtual register
 /// numbers are 8 bits: these, the scratch registers and `RZ`).
 pub const MAX_REGS: u32 = 255 - SCRATCH_REGS;
@@ -169,10 +171,27 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
         const_init: Vec::new(),
         relocs: Vec::new(),
         lines: Vec::new(),
+        textures: Vec::new(),
+        surfaces: Vec::new(),
+        samplers: Vec::new(),
     };
     let mut places: BTreeMap<String, Place> = BTreeMap::new();
     let mut module_shared: Vec<&ast::Var> = Vec::new();
     for v in &m.vars {
+        // Texture, surface and sampler references: handles, numbered in declaration order.
+        let handles = match v.ty.as_str() {
+            "texref" => Some(&mut prog.textures),
+            "surfref" => Some(&mut prog.surfaces),
+            "samplerref" => Some(&mut prog.samplers),
+            _ => None,
+        };
+        if let Some(list) = handles {
+            if v.space != StateSpace::Global || v.count.is_some() {
+                return Err(v.pos.err(format!("`{}`: a `.{}` is a scalar `.global`", v.name, v.ty)));
+            }
+            list.push(v.name.clone());
+            continue;
+        }
         let (size, align) = var_size(v)?;
         match v.space {
             StateSpace::Global | StateSpace::Const => {
@@ -379,6 +398,8 @@ struct Kc<'a> {
     consts: BTreeMap<String, (ConstRef, u64)>,
     /// Fit the PTX registers into this many register numbers first (a register limit).
     fit: Option<usize>,
+    /// Texture (0) and surface (1) slots the code names.
+    handles_used: alloc::collections::BTreeSet<(u8, u32)>,
 }
 
 impl<'a> Kc<'a> {
@@ -419,6 +440,7 @@ impl<'a> Kc<'a> {
             alias: BTreeMap::new(),
             consts: BTreeMap::new(),
             fit: None,
+            handles_used: alloc::collections::BTreeSet::new(),
         }
     }
 
@@ -542,7 +564,7 @@ impl<'a> Kc<'a> {
                 Stmt::Instr(i) if is_alias_copy(i, &self.alias) || self.is_constant_def(i) => {}
                 Stmt::Instr(i) => {
                     self.pos = i.pos;
-                    self.scratch = self.scratch_vec + 4;
+                    self.scratch = self.scratch_vec + 2 * VEC_GROUP as u8;
                     self.guard = match &i.guard {
                         Some((neg, r)) => Some((*neg, self.reg(r)?)),
                         None => None,
@@ -576,6 +598,8 @@ impl<'a> Kc<'a> {
             dynamic_shared: self.dynamic_shared,
             max_threads: f.max_threads,
             spill: fitted.as_ref().map_or((0, 0), |ft| (ft.spill_stores, ft.spill_loads)),
+            textures: self.handles_used.iter().filter(|h| h.0 == 0).count() as u32,
+            surfaces: self.handles_used.iter().filter(|h| h.0 == 1).count() as u32,
         };
         Ok((k, fixups))
     }

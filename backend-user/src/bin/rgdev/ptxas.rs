@@ -203,8 +203,14 @@ fn report(prog: &ptx::Program, arch: &str, sm: &SmLimits, preset: &str) {
             k.local_bytes, k.spill.0, k.spill.1
         );
         let dynamic = if k.dynamic_shared { " + dynamic" } else { "" };
+        let mut handles = String::new();
+        for (n, what) in [(k.textures, "textures"), (k.surfaces, "surfaces")] {
+            if n > 0 {
+                handles += &format!(", {n} {what}");
+            }
+        }
         println!(
-            "ptxas info    : Used {} registers, {} bytes smem{dynamic}, {} bytes lmem, {} bytes cmem[0]",
+            "ptxas info    : Used {} registers, {} bytes smem{dynamic}, {} bytes lmem, {} bytes cmem[0]{handles}",
             k.regs, k.shared_bytes, k.local_bytes, k.param_bytes
         );
         println!("{}", occupancy_line(k, sm, preset));

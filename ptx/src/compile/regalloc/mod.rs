@@ -21,10 +21,11 @@ use super::*;
 mod narrow;
 use narrow::narrow;
 
-/// Scratch registers after the PTX registers: the first 4 are the vector group (the
-/// registers of one vector load or store, consecutive), the rest hold immediates, special
-/// registers and expansions inside one PTX instruction.
-const VEC_GROUP: u32 = 4;
+/// Scratch registers after the PTX registers: the first two runs of [`VEC_GROUP`] are the
+/// vector groups (the registers of one vector load or store, or a texture access's texel
+/// and coordinates: consecutive), the rest hold immediates, special registers and
+/// expansions inside one PTX instruction.
+pub(crate) const VEC_GROUP: u32 = 4;
 
 /// The destination's place among the register fields [`fields`] returns.
 const DST: usize = 1;
@@ -49,7 +50,7 @@ fn reads_writes(i: &Instr) -> ([bool; 5], bool) {
     let w = i.w0;
     let imm = w.imm();
     let op = w.op();
-    let writes = op != Op::St;
+    let writes = !matches!(op, Op::St | Op::Sust);
     let guarded = w.guard() != ALWAYS;
     // A guarded write keeps the old value in lanes it skips: it also reads.
     ([true, writes && guarded, imm != Imm::A, imm != Imm::B, imm != Imm::C], writes)
@@ -174,7 +175,7 @@ struct Operands {
     reads: Vec<[Option<(usize, u8)>; 5]>,
     /// Per instruction: (virtual register, element) of dst when written.
     writes: Vec<Option<(usize, u8)>>,
-    /// The vector group's virtual register.
+    /// The first vector group's virtual register (the second follows it).
     group: usize,
     /// Virtual registers.
     nv: usize,
@@ -199,7 +200,7 @@ impl Operands {
             }
             let w = if wr { ops.vreg(f[DST]) } else { None };
             if let Some((v, e)) = w
-                && v == ops.group
+                && ops.is_group(v)
                 && e > 0
             {
                 r[DST] = Some((v, e));
@@ -210,16 +211,22 @@ impl Operands {
         ops
     }
 
-    /// A field's virtual register, the vector group's elements folded into the group.
+    /// A field's virtual register, the vector groups' elements folded into their group.
     fn vreg(&self, r: u8) -> Option<(usize, u8)> {
-        let (r, g) = (r as usize, self.group);
+        let (r, g, n) = (r as usize, self.group, VEC_GROUP as usize);
         if r == RZ as usize || r >= self.nv {
             None
-        } else if r >= g && r < g + VEC_GROUP as usize {
-            Some((g, (r - g) as u8))
+        } else if r >= g && r < g + 2 * n {
+            let first = g + (r - g) / n * n;
+            Some((first, (r - first) as u8))
         } else {
             Some((r, 0))
         }
+    }
+
+    /// Whether virtual register `v` is a vector group.
+    fn is_group(&self, v: usize) -> bool {
+        v == self.group || v == self.group + VEC_GROUP as usize
     }
 }
 
@@ -322,15 +329,19 @@ fn live_ranges(ops: &Operands, bl: &Blocks, live_in: &[VSet]) -> Webs {
 /// registers declared with a type.
 fn size_ranges(code: &[Instr], ops: &Operands, webs: &mut Webs, declared: &[Option<(u32, bool)>]) {
     for (p, i) in code.iter().enumerate() {
-        let mem = matches!(i.w0.op(), Op::Ld | Op::St);
+        let op = i.w0.op();
+        let wide = matches!(op, Op::Ld | Op::St | Op::Suld | Op::Sust) && i.w0.ty().bytes() > 4;
+        // Registers of each field (guard, dst, a, b, c) taken as a group.
+        let (d, a, b) = group_lengths(op, i.w0.m()).unwrap_or((1, 1, 1));
+        let lens = [1, d, a, b, 1];
         for k in 0..5 {
             let n = webs.field_node[p][k];
             let written = k == DST && ops.writes[p].is_some();
             let v = if written { ops.writes[p] } else { ops.reads[p][k] };
             let (Some((v, _)), false) = (v, n == NONE) else { continue };
-            let (units, span, pred) = if v == ops.group {
-                let n = if mem { MemMods::vec(i.w0.m()) } else { 1 };
-                (n * if mem && i.w0.ty().bytes() > 4 { 2 } else { 1 }, n, false)
+            let (units, span, pred) = if ops.is_group(v) {
+                let n = lens[k];
+                (n * if wide { 2 } else { 1 }, n, false)
             } else if let Some((u, pred)) = declared[v] {
                 (u, 1, pred)
             } else if written {

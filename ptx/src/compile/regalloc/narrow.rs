@@ -44,10 +44,10 @@ pub(super) fn narrow(code: &[Instr], ops: &Operands, webs: &mut Webs) {
     let (field_node, range_of) = (&webs.field_node, &webs.range_of);
     let pair: Vec<bool> = webs.ranges.iter().map(|r| r.units == 2).collect();
     let mut narrow = pair.clone();
-    // Ranges of the vector group stay as they are.
+    // Ranges of the vector groups stay as they are.
     for p in 0..code.len() {
         for k in 0..5 {
-            let group = |x: Option<(usize, u8)>| x.is_some_and(|(v, _)| v == ops.group);
+            let group = |x: Option<(usize, u8)>| x.is_some_and(|(v, _)| ops.is_group(v));
             if group(ops.reads[p][k]) || (k == DST && group(ops.writes[p])) {
                 narrow[range_of[field_node[p][k] as usize] as usize] = false;
             }
