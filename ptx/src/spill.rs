@@ -50,7 +50,7 @@ fn names(o: &Operand, regs: &BTreeSet<String>, out: &mut Vec<String>) {
 }
 
 /// Registers an instruction defines and uses.
-fn def_use(i: &Instr, regs: &BTreeSet<String>) -> (Vec<String>, Vec<String>) {
+pub(crate) fn def_use(i: &Instr, regs: &BTreeSet<String>) -> (Vec<String>, Vec<String>) {
     let (mut defs, mut uses) = (Vec::new(), Vec::new());
     let mut rest = &i.args[..];
     if !no_def(&i.op) && !i.args.is_empty() {

@@ -26,6 +26,7 @@ L:
 pub mod board;
 pub mod fuzz;
 pub mod mock;
+pub mod pressure;
 
 /// xorshift64*: deterministic test data without a dependency.
 #[derive(Clone, Debug)]

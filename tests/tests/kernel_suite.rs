@@ -378,32 +378,7 @@ fn recursion_and_undefined_functions_are_invalid_ptx() {
 #[test]
 fn a_kernel_pays_registers_only_for_the_call_chain_it_reaches() {
     let hdr = ".version 7.0\n.target sm_70\n.address_size 64\n";
-    // A function that keeps `n` values live at once.
-    let func = |name: &str, n: usize| {
-        let mut t = format!(".func (.param .b32 {name}_r) {name}(.param .b32 {name}_a)\n{{\n.reg .u32 %v<{n}>;\n");
-        t += &format!("ld.param.u32 %v0, [{name}_a];\n");
-        for k in 1..n {
-            t += &format!("add.u32 %v{k}, %v{}, {k};\n", k - 1);
-        }
-        for k in 1..n {
-            t += &format!("add.u32 %v0, %v0, %v{k};\n");
-        }
-        t + &format!("st.param.b32 [{name}_r], %v0;\nret;\n}}\n")
-    };
-    let call = |name: &str| {
-        format!(
-            "{{\n.param .b32 p;\nst.param.b32 [p], %r1;\n.param .b32 r;\ncall (r), {name}, (p);\n\
-             ld.param.b32 %r1, [r];\n}}\n"
-        )
-    };
-    let entry = |name: &str, calls: &[&str]| {
-        let body: String = calls.iter().map(|c| call(c)).collect();
-        format!(
-            ".visible .entry {name}(.param .u64 out)\n{{\n.reg .u32 %r<2>;\n.reg .u64 %a;\n\
-             ld.param.u64 %a, [out];\nmov.u32 %r1, %tid.x;\n{body}st.global.u32 [%a], %r1;\nret;\n}}\n"
-        )
-    };
-    let funcs = format!("{}{}{}", func("f", 20), func("g", 20), func("h", 20));
+    let (funcs, entry) = (tests::pressure::funcs(), tests::pressure::caller);
     let m = ptx::compile_ptx(&format!(
         "{hdr}{funcs}{}{}{}",
         entry("none", &[]),
@@ -423,8 +398,15 @@ fn a_kernel_pays_registers_only_for_the_call_chain_it_reaches() {
     let md = ctx.load_ptx(&format!("{hdr}{funcs}{}", entry("three", &["f", "g", "h"]))).unwrap();
     let out = ctx.alloc::<u32>(1).unwrap();
     md.function("three").unwrap().launch([1, 1, 1], [1, 1, 1], 0, &[out.arg()]).unwrap();
-    // Each function maps x to the sum of x + k(k+1)/2 for k < 20 (20x + 1330).
-    let step = |x: u32| (0..20u32).fold(0, |acc, k| acc + x + k * (k + 1) / 2);
+    // Each function maps x to x plus its 19 chain values.
+    let step = |x: u32| {
+        let (mut v, mut sum) = (x, x);
+        for k in 1..20u32 {
+            v = v.wrapping_mul(3) ^ k;
+            sum = sum.wrapping_add(v);
+        }
+        sum
+    };
     assert_eq!(out.to_vec().unwrap()[0], step(step(step(0))));
 }
 

@@ -446,23 +446,6 @@ fn chain_ptx(n: usize) -> String {
     s
 }
 
-fn live_ptx(n: usize) -> String {
-    // n values loaded first and all live until the end, then combined in order.
-    let mut s = format!(
-        "{HDR}.entry live(.param .u64 in, .param .u64 out)\n{{\n .reg .b32 %v<{n}>;\n .reg .b32 %acc;\n .reg .b32 %t;\n .reg .b64 %rd<6>;\n\
-         mov.u32 %t, %tid.x;\n ld.param.u64 %rd1, [in];\n mul.wide.u32 %rd2, %t, {};\n add.s64 %rd3, %rd1, %rd2;\n",
-        4 * n
-    );
-    for k in 0..n {
-        s += &format!(" ld.global.u32 %v{k}, [%rd3+{}];\n", 4 * k);
-    }
-    s += " mov.u32 %acc, 0;\n";
-    for k in 0..n {
-        s += &format!(" mad.lo.u32 %acc, %acc, 3, %v{k};\n");
-    }
-    s += " ld.param.u64 %rd4, [out];\n mul.wide.u32 %rd5, %t, 4;\n add.s64 %rd4, %rd4, %rd5;\n st.global.u32 [%rd4], %acc;\n ret;\n}\n";
-    s
-}
 
 #[test]
 fn many_short_lived_registers_share_register_numbers() {
@@ -486,7 +469,7 @@ fn many_short_lived_registers_share_register_numbers() {
 #[test]
 fn register_limits_are_met_by_spilling() {
     let n = 40usize;
-    let plain = live_ptx(n);
+    let plain = tests::pressure::live(n);
     let free = ptx::compile_ptx(&plain).unwrap().kernel("live").unwrap().regs;
     assert!(free > 40, "{free} registers without a limit");
     let with = |d: &str| plain.replacen(")\n{", &format!(")\n{d}\n{{"), 1);
@@ -512,7 +495,7 @@ fn register_limits_are_met_by_spilling() {
         f.launch([1, 1, 1], [threads as u32, 1, 1], 0, &[din.arg(), dout.arg()]).unwrap();
         let out = dout.to_vec().unwrap();
         for t in 0..threads {
-            let want = input[t * n..(t + 1) * n].iter().fold(0u32, |acc, &v| acc.wrapping_mul(3).wrapping_add(v));
+            let want = tests::pressure::live_ref(&input[t * n..(t + 1) * n]);
             assert_eq!(out[t], want, "limit {limit}, thread {t}");
         }
     }
@@ -523,7 +506,7 @@ fn register_limits_are_met_by_spilling() {
 #[test]
 fn more_live_values_than_registers_spill_to_local_memory() {
     let n = 300usize;
-    let src = live_ptx(n);
+    let src = tests::pressure::live(n);
     let p = ptx::compile_ptx(&src).unwrap();
     let k = p.kernel("live").unwrap();
     assert!(k.spill.0 > 0 && k.spill.1 > 0, "spill traffic reported: {:?}", k.spill);
@@ -540,7 +523,7 @@ fn more_live_values_than_registers_spill_to_local_memory() {
     m.function("live").unwrap().launch([1, 1, 1], [threads as u32, 1, 1], 0, &[din.arg(), dout.arg()]).unwrap();
     let out = dout.to_vec().unwrap();
     for t in 0..threads {
-        let want = input[t * n..(t + 1) * n].iter().fold(0u32, |acc, &v| acc.wrapping_mul(3).wrapping_add(v));
+        let want = tests::pressure::live_ref(&input[t * n..(t + 1) * n]);
         assert_eq!(out[t], want, "thread {t}");
     }
 }
@@ -605,17 +588,7 @@ fn a_block_that_does_not_fit_an_sm_of_the_preset_is_out_of_resources() {
     let dev = Device::open_with(backend_user::DeviceOptions { config: cfg, ..Default::default() }).unwrap();
     assert_eq!(dev.info().sm.regs, 32768, "the runtime reads the SM's limits from the device");
     let ctx = dev.create_context().unwrap();
-    let mut body = String::from("ld.param.u64 %rd1, [p];\n");
-    for k in 0..10 {
-        let f = 4 * k + 1;
-        body += &format!("ld.global.v4.f32 {{%f{f}, %f{}, %f{}, %f{}}}, [%rd1+{}];\n", f + 1, f + 2, f + 3, 16 * k);
-    }
-    for k in 2..=40 {
-        body += &format!("add.f32 %f1, %f1, %f{k};\n");
-    }
-    let ptx = format!(
-        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry wide(.param .u64 p)\n{{\n.reg .f32 %f<41>;\n.reg .b64 %rd<2>;\n{body}st.global.f32 [%rd1], %f1;\nret;\n}}\n"
-    );
+    let ptx = tests::pressure::wide();
     let m = ctx.load_ptx(&ptx).unwrap();
     let f = m.function("wide").unwrap();
     assert!(f.attributes().regs > 32, "{} registers", f.attributes().regs);

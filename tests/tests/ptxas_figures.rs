@@ -31,7 +31,7 @@ fn figures() -> Vec<Figure> {
 fn registers_and_shared_memory_against_ptxas() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let gv100 = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 96 * 1024, rule: Rule::VOLTA };
-    let figs = figures();
+    let figs: Vec<Figure> = figures().into_iter().filter(|g| !g.file.starts_with("gen:")).collect();
     assert!(figs.len() >= 21, "every kernel of kernels/ has a figure");
     // Every kernel file has its figures.
     for f in std::fs::read_dir(root.join("kernels")).unwrap() {
@@ -67,4 +67,40 @@ fn registers_and_shared_memory_against_ptxas() {
     let mean = (log_sum / figs.len() as f64).exp();
     println!("{report}geometric mean {mean:.3}");
     assert!(mean <= MEAN_LIMIT, "geometric mean {mean:.3}\n{report}");
+}
+
+/// The generated kernels that exist to put pressure on registers (`tests::pressure`):
+/// (name in `tests/data/ptxas-sm70.tsv`, entry, PTX).
+fn generated() -> Vec<(&'static str, &'static str, String)> {
+    use tests::pressure::*;
+    vec![
+        ("gen:live(40)", "live", live(40)),
+        ("gen:live(300)", "live", live(300)),
+        ("gen:wide", "wide", wide()),
+        ("gen:chase(64,hold)", "chase", chase(64, true)),
+        ("gen:chase(64)", "chase", chase(64, false)),
+        ("gen:three", "three", format!("{HDR}{}{}", funcs(), caller("three", &["f", "g", "h"]))),
+    ]
+}
+
+/// The same comparison for the generated test kernels. `RGDEV_PTX_DUMP=DIR` writes their
+/// PTX to DIR (one file per row) to measure ptxas on them.
+#[test]
+fn generated_test_kernels_against_ptxas() {
+    let figs = figures();
+    if let Ok(dir) = std::env::var("RGDEV_PTX_DUMP") {
+        for (name, _, src) in generated() {
+            std::fs::write(std::path::Path::new(&dir).join(format!("{}.ptx", &name[4..])), src).unwrap();
+        }
+    }
+    let mut report = String::new();
+    for (name, entry, src) in generated() {
+        let g = figs.iter().find(|g| g.file == name && g.entry == entry).unwrap_or_else(|| panic!("no figures for {name}"));
+        let k = ptx::compile_ptx(&src).unwrap().kernel(entry).unwrap().clone();
+        let ratio = k.regs as f64 / g.regs as f64;
+        report += &format!("{name:<20} rgdev {:>3}  ptxas {:>3}  {ratio:.2}\n", k.regs, g.regs);
+        assert!(ratio <= LIMIT, "{name}: {} registers, ptxas {}\n{report}", k.regs, g.regs);
+        assert_eq!(k.shared_bytes, g.smem, "{name}: static shared memory");
+    }
+    println!("{report}");
 }

@@ -69,25 +69,6 @@ fn one(dev: &Device) -> KernelStats {
     s.pop().unwrap()
 }
 
-/// A pointer chase of `steps` dependent loads per thread, with `live` values held in
-/// registers across it (`hold`) or computed after it (same instructions, few registers).
-fn chase_ptx(live: usize, hold: bool) -> String {
-    let defs: String = (0..live).map(|j| format!(" add.u32 %v{j}, %r4, {j};\n")).collect();
-    let uses: String = (0..live).rev().map(|j| format!(" add.u32 %r8, %r8, %v{j};\n")).collect();
-    let interleaved: String =
-        (0..live).map(|j| format!(" add.u32 %v{j}, %r4, {j};\n add.u32 %r8, %r8, %v{j};\n")).collect();
-    let (before, after) = if hold { (defs, uses) } else { (String::new(), interleaved) };
-    format!(
-        "{HDR}.visible .entry chase(.param .u64 next, .param .u64 out, .param .u32 steps)\n{{\n\
-         .reg .pred %p<2>;\n .reg .b32 %r<12>;\n .reg .b32 %v<{live}>;\n .reg .b64 %rd<8>;\n\
-         mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %tid.x;\n mad.lo.s32 %r4, %r1, %r2, %r3;\n\
-         {before} mov.u32 %r5, %r4;\n ld.param.u64 %rd1, [next];\n ld.param.u32 %r6, [steps];\n mov.u32 %r7, 0;\n\
-         LOOP:\n mul.wide.u32 %rd2, %r5, 4;\n add.s64 %rd3, %rd1, %rd2;\n ld.global.u32 %r5, [%rd3];\n\
-         add.u32 %r7, %r7, 1;\n setp.lt.u32 %p1, %r7, %r6;\n @%p1 bra LOOP;\n mov.u32 %r8, %r5;\n{after}\
-         ld.param.u64 %rd4, [out];\n mul.wide.u32 %rd5, %r4, 4;\n add.s64 %rd6, %rd4, %rd5;\n st.global.u32 [%rd6], %r8;\n\
-         ret;\n}}\n"
-    )
-}
 
 /// A device with a context and the test kernels loaded.
 struct Rig {
@@ -240,7 +221,7 @@ fn occupancy_limits_by_shared_memory_and_registers_show_up() {
     // Registers: the same instructions, with 64 values live across a latency-bound loop or not.
     let blocks = cfg.board.sms * 8;
     let chase = |hold: bool| {
-        let ptx = chase_ptx(64, hold);
+        let ptx = tests::pressure::chase(64, hold);
         let m = rig.ctx.load_ptx(&ptx).unwrap();
         let regs = m.function("chase").unwrap().attributes().regs;
         let s = rig.run(&ptx, "chase", blocks, 256, 0, &[rig.src.arg(), rig.dst.arg(), Arg::U32(16)]);

@@ -53,7 +53,7 @@ pub(crate) fn copies(body: &[Stmt], regs: &BTreeMap<String, (u8, String)>) -> BT
 /// How many instructions name each register as a destination. Counting a definition for
 /// every instruction whose first operand names a register over-counts, which only makes
 /// the rules that want one definition more careful.
-fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
+pub(crate) fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
     let mut defs: BTreeMap<&str, u32> = BTreeMap::new();
     for s in body {
         if let Stmt::Instr(i) = s {

@@ -40,6 +40,7 @@ mod flow;
 mod instr;
 mod layout;
 mod memory;
+mod pressure;
 mod regalloc;
 mod select;
 mod texture;
@@ -122,18 +123,30 @@ fn within_budget(
     prog: &mut Program,
     f: &Func,
     budget: u32,
-    mut build: impl FnMut(&mut Program, Option<usize>) -> Result<(Kernel, Vec<CallFixup>)>,
+    mut build: impl FnMut(&mut Program, Option<usize>, bool) -> Result<(Kernel, Vec<CallFixup>)>,
 ) -> Result<(Kernel, Vec<CallFixup>)> {
     let start = prog.code.len();
-    let first = build(prog, None)?;
-    if first.0.regs <= budget {
-        return Ok(first);
-    }
     let rewind = |prog: &mut Program| {
         prog.code.truncate(start);
         prog.lines.truncate(start);
         prog.relocs.retain(|r| (r.at as usize) < start);
     };
+    let mut first = build(prog, None, false)?;
+    // Under pressure, the relieved body too (see `pressure`): the one with fewer registers.
+    let mut relieve = false;
+    if first.0.regs > pressure::PRESSURE_REGS {
+        rewind(prog);
+        match build(prog, None, true) {
+            Ok(r) if r.0.regs < first.0.regs => (first, relieve) = (r, true),
+            _ => {
+                rewind(prog);
+                first = build(prog, None, false)?;
+            }
+        }
+    }
+    if first.0.regs <= budget {
+        return Ok(first);
+    }
     // Register numbers to fit into, between one (plus the spill temporaries) and as many
     // as the plain compile used units.
     let (mut lo, mut hi) = (crate::spill::TEMPS + 1, crate::spill::TEMPS + first.0.regs as usize);
@@ -141,7 +154,7 @@ fn within_budget(
     while lo <= hi {
         let mid = (lo + hi) / 2;
         rewind(prog);
-        let fits = match build(prog, Some(mid)) {
+        let fits = match build(prog, Some(mid), relieve) {
             Ok((k, _)) => k.regs <= budget,
             Err(_) => false,
         };
@@ -154,7 +167,7 @@ fn within_budget(
     }
     rewind(prog);
     match best {
-        Some(k) => build(prog, Some(k)),
+        Some(k) => build(prog, Some(k), relieve),
         None => Err(f.pos.err(format!("`{}` does not fit in {budget} registers", f.name))),
     }
 }
@@ -285,12 +298,13 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
             }
             kplaces.insert(v.name.clone(), Place::Shared(func_shared[&v.name]));
         }
-        let (info, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit| {
+        let (info, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
             let mut kc = Kc::new(prog, &places, kplaces.clone(), &frames, func_shared_top, false, &[]);
             kc.func = true;
             (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
             kc.local_top = local_top;
             kc.fit = fit;
+            kc.relieve = relieve;
             kc.function(f, body)
         })?;
         if let Some(fr) = frames.get_mut(&f.name) {
@@ -330,11 +344,12 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
                 kplaces.insert(v.name.clone(), Place::Shared(off));
             }
         }
-        let (k, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit| {
+        let (k, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
             let mut kc = Kc::new(prog, &places, kplaces.clone(), &frames, shared_top, dynamic_shared, &dyn_names);
             (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
             kc.local_top = local_top;
             kc.fit = fit;
+            kc.relieve = relieve;
             kc.kernel(f, body)
         })?;
         call_fixups.extend(fixups);
@@ -398,6 +413,8 @@ struct Kc<'a> {
     consts: BTreeMap<String, (ConstRef, u64)>,
     /// Fit the PTX registers into this many register numbers first (a register limit).
     fit: Option<usize>,
+    /// Compile the relieved body (`pressure::relieve`).
+    relieve: bool,
     /// Texture (0) and surface (1) slots the code names.
     handles_used: alloc::collections::BTreeSet<(u8, u32)>,
 }
@@ -440,6 +457,7 @@ impl<'a> Kc<'a> {
             alias: BTreeMap::new(),
             consts: BTreeMap::new(),
             fit: None,
+            relieve: false,
             handles_used: alloc::collections::BTreeSet::new(),
         }
     }
@@ -449,6 +467,13 @@ impl<'a> Kc<'a> {
     }
 
     fn kernel(mut self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
+        let relieved;
+        let body = if self.relieve {
+            relieved = pressure::relieve(body);
+            &relieved[..]
+        } else {
+            body
+        };
         // Kernel parameters live in constant bank 0 (a function's are already in its frame).
         let mut params = Vec::new();
         let mut top = 0u32;

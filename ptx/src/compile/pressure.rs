@@ -1,0 +1,224 @@
+//! Lowering register pressure on the PTX, as ptxas does for a kernel that would otherwise
+//! need many registers (`Kc::relieve`; the compiler keeps whichever version of a function
+//! needs fewer registers):
+//!
+//! - **Rematerialization.** A register defined once as another register defined once plus
+//!   or minus a constant (`add.u32 %v5, %r4, 5`, chains of them folded into one constant)
+//!   is recomputed from that register right before each use, into a temporary, instead
+//!   of being kept live from its definition.
+//! - **Load sinking.** A load moves down its basic block to just before the first
+//!   instruction that uses or redefines what it writes, redefines its address, or touches
+//!   memory in a way a load may not pass (stores, atomics, barriers, fences, calls).
+//!   Loads pass loads and arithmetic.
+
+use super::*;
+use alloc::collections::BTreeSet;
+
+/// Above this many registers the compiler also tries the relieved body of a function
+/// (full occupancy on sm_70 needs at most 32; below 16 there is little to win, and
+/// trying costs a second compile).
+pub(crate) const PRESSURE_REGS: u32 = 16;
+
+/// Integer types whose additions rematerialize: (type, width class).
+fn add_type(i: &ast::Instr) -> Option<(&'static str, bool)> {
+    let ty = i.mods.last()?;
+    Some(match ty.as_str() {
+        "u32" | "s32" | "b32" => ("b32", false),
+        "u64" | "s64" | "b64" => ("b64", true),
+        _ => return None,
+    })
+}
+
+/// Registers named anywhere in `o`.
+fn names(o: &Operand, out: &mut Vec<String>) {
+    match o {
+        Operand::Name(n) => out.push(n.clone()),
+        Operand::Addr(b, _) | Operand::Not(b) => names(b, out),
+        Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter().for_each(|x| names(x, out)),
+        _ => {}
+    }
+}
+
+fn rename(o: &mut Operand, from: &str, to: &str) {
+    match o {
+        Operand::Name(n) if n == from => *n = to.to_string(),
+        Operand::Addr(b, _) | Operand::Not(b) => rename(b, from, to),
+        Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter_mut().for_each(|x| rename(x, from, to)),
+        _ => {}
+    }
+}
+
+/// The relieved body (see the module documentation).
+pub(crate) fn relieve(body: &[Stmt]) -> Vec<Stmt> {
+    let mut regs = BTreeSet::new();
+    for s in body {
+        if let Stmt::Reg(_, ns) = s {
+            regs.extend(ns.iter().cloned());
+        }
+    }
+    let mut out = remat(body, &regs);
+    sink_loads(&mut out, &regs);
+    out
+}
+
+/// Statements inside a loop: between a label and a later branch back to it.
+fn in_loops(body: &[Stmt]) -> Vec<bool> {
+    let mut inside = vec![false; body.len()];
+    let labels: BTreeMap<&str, usize> = body
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| if let Stmt::Label(l, _) = s { Some((l.as_str(), k)) } else { None })
+        .collect();
+    for (q, s) in body.iter().enumerate() {
+        if let Stmt::Instr(i) = s
+            && i.op == "bra"
+            && let Some(Operand::Name(l)) = i.args.first()
+            && let Some(&start) = labels.get(l.as_str())
+            && start <= q
+        {
+            inside[start..=q].iter_mut().for_each(|x| *x = true);
+        }
+    }
+    inside
+}
+
+/// Rematerialize `x ± constant` registers at their uses. The root `x` must be defined once
+/// outside every loop, so that its value at a use is the one the register was computed
+/// from.
+fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
+    let defs = definitions(body);
+    let once = |n: &str| defs.get(n) == Some(&1) && regs.contains(n);
+    let looped = in_loops(body);
+    // Registers whose one definition is in a loop.
+    let mut in_loop = BTreeSet::new();
+    for (k, s) in body.iter().enumerate() {
+        if let (Stmt::Instr(i), true) = (s, looped[k])
+            && let Some(Operand::Name(d)) = i.args.first()
+        {
+            in_loop.insert(d.as_str());
+        }
+    }
+    // register -> (root, constant, wide, type)
+    let mut off: BTreeMap<String, (String, u64, bool, &'static str)> = BTreeMap::new();
+    for s in body {
+        let Stmt::Instr(i) = s else { continue };
+        let neg = match i.op.as_str() {
+            "add" => false,
+            "sub" => true,
+            _ => continue,
+        };
+        let (Some((ty, wide)), None, [Operand::Name(d), Operand::Name(x), Operand::Int(c)]) =
+            (add_type(i), &i.guard, i.args.as_slice())
+        else {
+            continue;
+        };
+        if !once(d) || !once(x) || i.has("cc") || i.has("sat") {
+            continue;
+        }
+        let c = if neg { c.wrapping_neg() } else { *c };
+        let entry = match off.get(x.as_str()) {
+            Some((root, k, w, _)) if *w == wide => (root.clone(), k.wrapping_add(c), wide, ty),
+            Some(_) => continue,
+            None if in_loop.contains(x.as_str()) => continue,
+            None => (x.clone(), c, wide, ty),
+        };
+        off.insert(d.clone(), entry);
+    }
+    if off.is_empty() {
+        return body.to_vec();
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut temps: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    for s in body {
+        let Stmt::Instr(i) = s else {
+            out.push(s.clone());
+            continue;
+        };
+        // The definition of a rematerialized register disappears.
+        if matches!(i.args.first(), Some(Operand::Name(d)) if off.contains_key(d)) && matches!(i.op.as_str(), "add" | "sub") {
+            continue;
+        }
+        let mut used = Vec::new();
+        i.args.iter().for_each(|a| names(a, &mut used));
+        used.extend(i.guard.iter().map(|g| g.1.clone()));
+        let mut ni = i.clone();
+        let mut seen = BTreeSet::new();
+        for n in used.into_iter().filter(|n| off.contains_key(n)) {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            let (root, c, wide, ty) = &off[&n];
+            let t = format!("%__rgdev_rm{}", temps[0].len() + temps[1].len());
+            temps[*wide as usize].push(t.clone());
+            let args = vec![Operand::Name(t.clone()), Operand::Name(root.clone()), Operand::Int(*c)];
+            let mods = vec![String::from(*ty).replace('b', "u")];
+            out.push(Stmt::Instr(ast::Instr { pos: i.pos, guard: None, op: "add".into(), mods, args }));
+            ni.args.iter_mut().for_each(|a| rename(a, &n, &t));
+            if let Some(g) = ni.guard.as_mut().filter(|g| g.1 == n) {
+                g.1 = t.clone();
+            }
+        }
+        out.push(Stmt::Instr(ni));
+    }
+    for (k, ty) in [(0, "b32"), (1, "b64")] {
+        if !temps[k].is_empty() {
+            out.insert(0, Stmt::Reg(ty.into(), core::mem::take(&mut temps[k])));
+        }
+    }
+    out
+}
+
+/// Whether a load may move past instruction `i` (other than by the registers they share):
+/// not past what writes or orders memory, ends the block, or reads the clock.
+fn load_passes(i: &ast::Instr) -> bool {
+    let mut named = Vec::new();
+    i.args.iter().for_each(|a| names(a, &mut named));
+    let clock = named.iter().any(|n| n.starts_with("%clock") || n == "%globaltimer");
+    !clock && !matches!(
+        i.op.as_str(),
+        "st" | "sust"
+            | "atom"
+            | "red"
+            | "bar"
+            | "barrier"
+            | "membar"
+            | "fence"
+            | "call"
+            | "ret"
+            | "exit"
+            | "bra"
+            | "brx"
+            | "trap"
+            | "vote"
+            | "shfl"
+            | "activemask"
+    )
+}
+
+/// Sink loads within their basic blocks.
+fn sink_loads(body: &mut Vec<Stmt>, all: &BTreeSet<String>) {
+    let mut k = body.len();
+    while k > 0 {
+        k -= 1;
+        let Stmt::Instr(ld) = &body[k] else { continue };
+        if !matches!(ld.op.as_str(), "ld" | "ldu") || ld.has("volatile") || ld.has("relaxed") || ld.has("acquire") {
+            continue;
+        }
+        let (ld_defs, ld_uses) = crate::spill::def_use(ld, all);
+        let mut to = k + 1;
+        while let Some(Stmt::Instr(i)) = body.get(to) {
+            let (d, u) = crate::spill::def_use(i, all);
+            let conflict = !load_passes(i)
+                || d.iter().chain(u.iter()).any(|r| ld_defs.contains(r))
+                || d.iter().any(|r| ld_uses.contains(r));
+            if conflict {
+                break;
+            }
+            to += 1;
+        }
+        if to > k + 1 {
+            let s = body.remove(k);
+            body.insert(to - 1, s);
+        }
+    }
+}
