@@ -222,3 +222,55 @@ fn sink_loads(body: &mut Vec<Stmt>, all: &BTreeSet<String>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(src: &str) -> Vec<Stmt> {
+        let m = crate::parse(&format!(".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{{\n{src}\n}}\n")).unwrap();
+        m.funcs[0].body.clone().unwrap()
+    }
+
+    fn ops(b: &[Stmt]) -> Vec<String> {
+        b.iter()
+            .filter_map(|s| if let Stmt::Instr(i) = s { Some(format!("{} {:?}", i.op, i.args.first())) } else { None })
+            .collect()
+    }
+
+    #[test]
+    fn constant_offsets_are_recomputed_at_their_uses() {
+        let b = relieve(&body(
+            ".reg .b32 %r<6>;\n mov.u32 %r1, %tid.x;\n add.u32 %r2, %r1, 5;\n add.u32 %r3, %r2, 7;\n\
+             mul.lo.u32 %r4, %r1, %r1;\n add.u32 %r5, %r4, %r3;\n",
+        ));
+        // %r2 and %r3 are gone; %r3's use reads %r1 + 12 computed right before it.
+        let o = ops(&b);
+        assert!(!o.iter().any(|x| x.contains("\"%r2\"") || x.contains("\"%r3\"")), "{o:?}");
+        let text = format!("{b:?}");
+        assert!(text.contains("Int(12)"), "{text}");
+        // A root defined in a loop is not used: its value may have moved on.
+        let b = relieve(&body(
+            ".reg .b32 %r<4>;\n .reg .pred %p;\n L:\n mov.u32 %r1, %clock;\n add.u32 %r2, %r1, 5;\n\
+             setp.lt.u32 %p, %r2, 9;\n @%p bra L;\n add.u32 %r3, %r2, 1;\n",
+        ));
+        assert!(ops(&b).iter().any(|x| x.contains("\"%r2\"")));
+    }
+
+    #[test]
+    fn loads_sink_to_their_use_but_not_past_stores_or_barriers() {
+        let b = relieve(&body(
+            ".reg .b32 %r<5>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n ld.global.u32 %r1, [%rd1];\n\
+             ld.global.u32 %r2, [%rd1+4];\n mul.lo.u32 %r3, %r1, 3;\n mul.lo.u32 %r4, %r2, 3;\n",
+        ));
+        let o = ops(&b);
+        let at = |s: &str| o.iter().position(|x| x.contains(s)).unwrap();
+        assert_eq!(at("Name(\"%r2\")") + 1, at("Name(\"%r4\")"), "{o:?}");
+        let b = relieve(&body(
+            ".reg .b32 %r<4>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n ld.global.u32 %r1, [%rd1];\n\
+             st.global.u32 [%rd1+8], %r3;\n bar.sync 0;\n mul.lo.u32 %r2, %r1, 3;\n",
+        ));
+        let o = ops(&b);
+        assert!(o[1].starts_with("ld") && o[2].starts_with("st"), "{o:?}");
+    }
+}
