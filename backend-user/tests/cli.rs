@@ -60,7 +60,9 @@ fn ptxas_flags() {
     assert!(text.contains("ptxas info    : Used 20 registers"), "{text}");
     assert!(err.contains("Registers are spilled to local memory in function 'nbody_step'"), "{err}");
     let low = rgdev(&["ptxas", "-maxrregcount", "4", &kernel("vecadd.ptx")]);
-    assert!(String::from_utf8_lossy(&low.stderr).contains("adjusting per thread register count of 4 to lower bound of 16"));
+    assert!(
+        String::from_utf8_lossy(&low.stderr).contains("adjusting per thread register count of 4 to lower bound of 16")
+    );
     let fermi = rgdev(&["ptxas", "-v", "--gpu-name", "sm_20", &kernel("nbody.ptx")]);
     let text = String::from_utf8_lossy(&fermi.stdout);
     assert!(text.contains("for 'sm_20'") && text.contains("on gf100") && text.contains("of 48 warps"), "{text}");

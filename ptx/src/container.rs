@@ -174,8 +174,20 @@ impl Program {
             for _ in 0..r.count(8)? {
                 params.push(Param { offset: r.u32()?, size: r.u32()? });
             }
-            let [pc, param_bytes, regs, pred_regs, shared_bytes, local_bytes, dynamic, max, spill_st, spill_ld, tex, surf] =
-                v;
+            let [
+                pc,
+                param_bytes,
+                regs,
+                pred_regs,
+                shared_bytes,
+                local_bytes,
+                dynamic,
+                max,
+                spill_st,
+                spill_ld,
+                tex,
+                surf,
+            ] = v;
             kernels.push(Kernel {
                 name,
                 pc,

@@ -36,7 +36,18 @@ pub struct Fitted {
 fn no_def(op: &str) -> bool {
     matches!(
         op,
-        "st" | "red" | "sust" | "bra" | "bar" | "barrier" | "membar" | "fence" | "ret" | "exit" | "trap" | "call" | "prefetch"
+        "st" | "red"
+            | "sust"
+            | "bra"
+            | "bar"
+            | "barrier"
+            | "membar"
+            | "fence"
+            | "ret"
+            | "exit"
+            | "trap"
+            | "call"
+            | "prefetch"
     )
 }
 

@@ -352,9 +352,15 @@ ret;
     let ops: Vec<hw::isa::Op> = prog.code.iter().map(|i| i.w0.op()).collect();
     let loads = ops.iter().filter(|&&o| o == hw::isa::Op::Ld).count();
     assert!(loads == 1 && !ops.contains(&hw::isa::Op::S2r), "{ops:?}");
-    let consts = prog.code.iter().filter(|i| i.w0.imm() != hw::isa::Imm::None && {
-        let f = match i.w0.imm() { hw::isa::Imm::A => i.w0.a(), hw::isa::Imm::B => i.w0.b(), _ => i.w0.c() };
-        f != hw::isa::RZ
+    let consts = prog.code.iter().filter(|i| {
+        i.w0.imm() != hw::isa::Imm::None && {
+            let f = match i.w0.imm() {
+                hw::isa::Imm::A => i.w0.a(),
+                hw::isa::Imm::B => i.w0.b(),
+                _ => i.w0.c(),
+            };
+            f != hw::isa::RZ
+        }
     });
     assert!(consts.count() >= 8);
     // At most the pointer and three 64-bit sums live at once.
@@ -374,7 +380,14 @@ ret;
             let got = out.to_vec().unwrap();
             let sum = a as i64 + b as i64 + c as i64;
             let wide = c as i64 * block[0] as i64;
-            let want = [sum as u32, (sum >> 32) as u32, block[0] * grid[1], (2.0 * x).to_bits(), wide as u32, (wide >> 32) as u32];
+            let want = [
+                sum as u32,
+                (sum >> 32) as u32,
+                block[0] * grid[1],
+                (2.0 * x).to_bits(),
+                wide as u32,
+                (wide >> 32) as u32,
+            ];
             assert_eq!(got, want, "{mode:?}: a {a} b {b} c {c} grid {grid:?} block {block:?}");
         }
     }
@@ -445,7 +458,6 @@ fn chain_ptx(n: usize) -> String {
     );
     s
 }
-
 
 #[test]
 fn many_short_lived_registers_share_register_numbers() {

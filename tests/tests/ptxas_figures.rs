@@ -95,7 +95,8 @@ fn generated_test_kernels_against_ptxas() {
     }
     let mut report = String::new();
     for (name, entry, src) in generated() {
-        let g = figs.iter().find(|g| g.file == name && g.entry == entry).unwrap_or_else(|| panic!("no figures for {name}"));
+        let g =
+            figs.iter().find(|g| g.file == name && g.entry == entry).unwrap_or_else(|| panic!("no figures for {name}"));
         let k = ptx::compile_ptx(&src).unwrap().kernel(entry).unwrap().clone();
         let ratio = k.regs as f64 / g.regs as f64;
         report += &format!("{name:<20} rgdev {:>3}  ptxas {:>3}  {ratio:.2}\n", k.regs, g.regs);

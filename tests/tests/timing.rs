@@ -69,7 +69,6 @@ fn one(dev: &Device) -> KernelStats {
     s.pop().unwrap()
 }
 
-
 /// A device with a context and the test kernels loaded.
 struct Rig {
     dev: Device,

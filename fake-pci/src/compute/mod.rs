@@ -287,7 +287,6 @@ pub(crate) fn try_zeroed<T: Clone + Default>(n: usize) -> Result<Vec<T>, GridErr
     Ok(v)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -93,3 +93,32 @@ pub(crate) fn callees_first<'m>(m: &'m ast::Module, graph: &CallGraph) -> Result
     }
     Ok(order)
 }
+
+/// The call sites of a body: (statement index, callee, argument names, return names).
+pub(crate) fn call_sites(body: &[Stmt]) -> Result<Vec<(usize, String, Vec<String>, Vec<String>)>> {
+    let mut calls = Vec::new();
+    for (k, s) in body.iter().enumerate() {
+        if let Stmt::Instr(i) = s
+            && i.op == "call"
+        {
+            let list = |o: Option<&Operand>| -> Vec<String> {
+                match o {
+                    Some(Operand::List(v)) => {
+                        v.iter().filter_map(|x| if let Operand::Name(n) = x { Some(n.clone()) } else { None }).collect()
+                    }
+                    _ => Vec::new(),
+                }
+            };
+            let (rets, name_at) = if matches!(i.args.first(), Some(Operand::List(_))) {
+                (list(i.args.first()), 1)
+            } else {
+                (Vec::new(), 0)
+            };
+            let Some(Operand::Name(callee)) = i.args.get(name_at) else {
+                return Err(i.pos.err("`call` needs a function name (indirect calls are not supported)"));
+            };
+            calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
+        }
+    }
+    Ok(calls)
+}

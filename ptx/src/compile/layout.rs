@@ -1,5 +1,6 @@
 //! Data layout: PTX types to sizes and device types, variables' sizes and alignments,
-//! placing them in a state space, and their initializers as bytes.
+//! placing them in a state space, their initializers as bytes, and the module-scope
+//! variables laid out.
 
 use super::*;
 
@@ -95,3 +96,63 @@ pub(crate) enum Place {
 
 /// Bytes of the constant bank that holds a module's `.const` data (ptxas's limit too).
 pub const CONST_BANK_BYTES: u32 = 64 * 1024;
+
+/// Lay out the module-scope variables: `.global` and `.const` data in their segments (with
+/// their symbols and initial bytes), handles (texture, surface and sampler references)
+/// numbered in declaration order; `.shared` ones are returned for the kernels and
+/// functions that name them to place.
+pub(crate) fn module_vars<'m>(
+    m: &'m ast::Module,
+    prog: &mut Program,
+) -> Result<(BTreeMap<String, Place>, Vec<&'m ast::Var>)> {
+    let mut places: BTreeMap<String, Place> = BTreeMap::new();
+    let mut module_shared: Vec<&ast::Var> = Vec::new();
+    for v in &m.vars {
+        // Texture, surface and sampler references: handles, numbered in declaration order.
+        let handles = match v.ty.as_str() {
+            "texref" => Some(&mut prog.textures),
+            "surfref" => Some(&mut prog.surfaces),
+            "samplerref" => Some(&mut prog.samplers),
+            _ => None,
+        };
+        if let Some(list) = handles {
+            if v.space != StateSpace::Global || v.count.is_some() {
+                return Err(v.pos.err(format!("`{}`: a `.{}` is a scalar `.global`", v.name, v.ty)));
+            }
+            list.push(v.name.clone());
+            continue;
+        }
+        let (size, align) = var_size(v)?;
+        match v.space {
+            StateSpace::Global | StateSpace::Const => {
+                let global = v.space == StateSpace::Global;
+                let (top, image) = if global {
+                    (&mut prog.global_size, &mut prog.global_init)
+                } else {
+                    (&mut prog.const_size, &mut prog.const_init)
+                };
+                let (off, end) = place(*top, size, align, v.pos)?;
+                if !global && end > CONST_BANK_BYTES {
+                    return Err(v.pos.err(format!(
+                        "`.const` data would take {end} bytes with `{}`: a module has one 64 KiB constant bank",
+                        v.name
+                    )));
+                }
+                *top = end;
+                if !v.init.is_empty() {
+                    image.resize(off as usize, 0);
+                    image.extend(init_bytes(v, size)?);
+                }
+                prog.symbols.push(Symbol { name: v.name.clone(), space: v.space, offset: off, size });
+                let p = if global { Place::Global(off) } else { Place::Const(off) };
+                places.insert(v.name.clone(), p);
+            }
+            StateSpace::Shared => {
+                let _ = (size, align);
+                module_shared.push(v);
+            }
+            _ => return Err(v.pos.err(format!("`{}` cannot be declared at module scope", v.name))),
+        }
+    }
+    Ok((places, module_shared))
+}

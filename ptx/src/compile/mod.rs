@@ -188,55 +188,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
         surfaces: Vec::new(),
         samplers: Vec::new(),
     };
-    let mut places: BTreeMap<String, Place> = BTreeMap::new();
-    let mut module_shared: Vec<&ast::Var> = Vec::new();
-    for v in &m.vars {
-        // Texture, surface and sampler references: handles, numbered in declaration order.
-        let handles = match v.ty.as_str() {
-            "texref" => Some(&mut prog.textures),
-            "surfref" => Some(&mut prog.surfaces),
-            "samplerref" => Some(&mut prog.samplers),
-            _ => None,
-        };
-        if let Some(list) = handles {
-            if v.space != StateSpace::Global || v.count.is_some() {
-                return Err(v.pos.err(format!("`{}`: a `.{}` is a scalar `.global`", v.name, v.ty)));
-            }
-            list.push(v.name.clone());
-            continue;
-        }
-        let (size, align) = var_size(v)?;
-        match v.space {
-            StateSpace::Global | StateSpace::Const => {
-                let global = v.space == StateSpace::Global;
-                let (top, image) = if global {
-                    (&mut prog.global_size, &mut prog.global_init)
-                } else {
-                    (&mut prog.const_size, &mut prog.const_init)
-                };
-                let (off, end) = place(*top, size, align, v.pos)?;
-                if !global && end > CONST_BANK_BYTES {
-                    return Err(v.pos.err(format!(
-                        "`.const` data would take {end} bytes with `{}`: a module has one 64 KiB constant bank",
-                        v.name
-                    )));
-                }
-                *top = end;
-                if !v.init.is_empty() {
-                    image.resize(off as usize, 0);
-                    image.extend(init_bytes(v, size)?);
-                }
-                prog.symbols.push(Symbol { name: v.name.clone(), space: v.space, offset: off, size });
-                let p = if global { Place::Global(off) } else { Place::Const(off) };
-                places.insert(v.name.clone(), p);
-            }
-            StateSpace::Shared => {
-                let _ = (size, align);
-                module_shared.push(v);
-            }
-            _ => return Err(v.pos.err(format!("`{}` cannot be declared at module scope", v.name))),
-        }
-    }
+    let (places, module_shared) = module_vars(m, &mut prog)?;
     // Non-inlined functions: a static frame each (parameters, return values, locals) in
     // per-thread local memory, and a register range of their own.
     let graph = call_graph(m);
@@ -299,13 +251,9 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
             kplaces.insert(v.name.clone(), Place::Shared(func_shared[&v.name]));
         }
         let (info, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
-            let mut kc = Kc::new(prog, &places, kplaces.clone(), &frames, func_shared_top, false, &[]);
-            kc.func = true;
-            (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
-            kc.local_top = local_top;
-            kc.fit = fit;
-            kc.relieve = relieve;
-            kc.function(f, body)
+            Kc::new(prog, &places, kplaces.clone(), &frames, func_shared_top, false, &[])
+                .prepare(true, above_callees(f, &reg_top), local_top, (fit, relieve))
+                .function(f, body)
         })?;
         if let Some(fr) = frames.get_mut(&f.name) {
             fr.pc = info.pc;
@@ -345,12 +293,9 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
             }
         }
         let (k, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
-            let mut kc = Kc::new(prog, &places, kplaces.clone(), &frames, shared_top, dynamic_shared, &dyn_names);
-            (kc.reg_base, kc.pred_base) = above_callees(f, &reg_top);
-            kc.local_top = local_top;
-            kc.fit = fit;
-            kc.relieve = relieve;
-            kc.kernel(f, body)
+            Kc::new(prog, &places, kplaces.clone(), &frames, shared_top, dynamic_shared, &dyn_names)
+                .prepare(false, above_callees(f, &reg_top), local_top, (fit, relieve))
+                .kernel(f, body)
         })?;
         call_fixups.extend(fixups);
         prog.kernels.push(k);
@@ -462,6 +407,40 @@ impl<'a> Kc<'a> {
         }
     }
 
+    /// A `.func` or a kernel, its registers above its callees' (general, predicate), its
+    /// local memory from `local_top`, fitted and relieved as [`within_budget`] asks.
+    fn prepare(mut self, func: bool, callees: (u32, u32), local_top: u32, how: (Option<usize>, bool)) -> Self {
+        self.func = func;
+        (self.reg_base, self.pred_base) = callees;
+        self.local_top = local_top;
+        (self.fit, self.relieve) = how;
+        self
+    }
+
+    /// Place a variable a function body declares (`.shared`, `extern .shared`, `.local`).
+    fn local_var(&mut self, v: &ast::Var) -> Result<()> {
+        let (size, align) = var_size(v)?;
+        match v.space {
+            StateSpace::Shared if v.count == Some(0) => {
+                self.dynamic_shared = true;
+                self.dyn_shared.push((v.name.clone(), align));
+            }
+            StateSpace::Shared => {
+                let (off, end) = place(self.shared_top, size, align, v.pos)?;
+                self.shared_top = end;
+                self.places.insert(v.name.clone(), Place::Shared(off));
+            }
+            StateSpace::Local => {
+                let (off, end) = place(self.local_top, size, align, v.pos)?;
+                self.local_top = end;
+                self.places.insert(v.name.clone(), Place::Local(off));
+            }
+            StateSpace::Param => {} // a call site's parameter: resolved at its call
+            _ => return Err(v.pos.err(format!("`{}` cannot be declared in a function", v.name))),
+        }
+        Ok(())
+    }
+
     fn function(self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
         self.kernel(f, body)
     }
@@ -486,31 +465,7 @@ impl<'a> Kc<'a> {
                 self.places.insert(p.name.clone(), Place::Param(off));
             }
         }
-        // Call sites.
-        for (k, s) in body.iter().enumerate() {
-            if let Stmt::Instr(i) = s
-                && i.op == "call"
-            {
-                let list = |o: Option<&Operand>| -> Vec<String> {
-                    match o {
-                        Some(Operand::List(v)) => v
-                            .iter()
-                            .filter_map(|x| if let Operand::Name(n) = x { Some(n.clone()) } else { None })
-                            .collect(),
-                        _ => Vec::new(),
-                    }
-                };
-                let (rets, name_at) = if matches!(i.args.first(), Some(Operand::List(_))) {
-                    (list(i.args.first()), 1)
-                } else {
-                    (Vec::new(), 0)
-                };
-                let Some(Operand::Name(callee)) = i.args.get(name_at) else {
-                    return Err(i.pos.err("`call` needs a function name (indirect calls are not supported)"));
-                };
-                self.calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
-            }
-        }
+        self.calls = call_sites(body)?;
         // Registers: one number each, unless there are too many: then registers with
         // disjoint lifetimes share numbers and the excess is spilled (see `spill`).
         let declared: usize = body.iter().map(|s| if let Stmt::Reg(_, n) = s { n.len() } else { 0 }).sum();
@@ -538,27 +493,7 @@ impl<'a> Kc<'a> {
                         nregs += 1;
                     }
                 }
-                Stmt::Var(v) => {
-                    let (size, align) = var_size(v)?;
-                    match v.space {
-                        StateSpace::Shared if v.count == Some(0) => {
-                            self.dynamic_shared = true;
-                            self.dyn_shared.push((v.name.clone(), align));
-                        }
-                        StateSpace::Shared => {
-                            let (off, end) = place(self.shared_top, size, align, v.pos)?;
-                            self.shared_top = end;
-                            self.places.insert(v.name.clone(), Place::Shared(off));
-                        }
-                        StateSpace::Local => {
-                            let (off, end) = place(self.local_top, size, align, v.pos)?;
-                            self.local_top = end;
-                            self.places.insert(v.name.clone(), Place::Local(off));
-                        }
-                        StateSpace::Param => {} // a call site's parameter: resolved at its call
-                        _ => return Err(v.pos.err(format!("`{}` cannot be declared in a function", v.name))),
-                    }
-                }
+                Stmt::Var(v) => self.local_var(v)?,
                 _ => {}
             }
         }

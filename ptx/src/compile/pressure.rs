@@ -135,7 +135,9 @@ fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
             continue;
         };
         // The definition of a rematerialized register disappears.
-        if matches!(i.args.first(), Some(Operand::Name(d)) if off.contains_key(d)) && matches!(i.op.as_str(), "add" | "sub") {
+        if matches!(i.args.first(), Some(Operand::Name(d)) if off.contains_key(d))
+            && matches!(i.op.as_str(), "add" | "sub")
+        {
             continue;
         }
         let mut used = Vec::new();
@@ -174,25 +176,26 @@ fn load_passes(i: &ast::Instr) -> bool {
     let mut named = Vec::new();
     i.args.iter().for_each(|a| names(a, &mut named));
     let clock = named.iter().any(|n| n.starts_with("%clock") || n == "%globaltimer");
-    !clock && !matches!(
-        i.op.as_str(),
-        "st" | "sust"
-            | "atom"
-            | "red"
-            | "bar"
-            | "barrier"
-            | "membar"
-            | "fence"
-            | "call"
-            | "ret"
-            | "exit"
-            | "bra"
-            | "brx"
-            | "trap"
-            | "vote"
-            | "shfl"
-            | "activemask"
-    )
+    !clock
+        && !matches!(
+            i.op.as_str(),
+            "st" | "sust"
+                | "atom"
+                | "red"
+                | "bar"
+                | "barrier"
+                | "membar"
+                | "fence"
+                | "call"
+                | "ret"
+                | "exit"
+                | "bra"
+                | "brx"
+                | "trap"
+                | "vote"
+                | "shfl"
+                | "activemask"
+        )
 }
 
 /// Sink loads within their basic blocks.
@@ -228,7 +231,10 @@ mod tests {
     use super::*;
 
     fn body(src: &str) -> Vec<Stmt> {
-        let m = crate::parse(&format!(".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{{\n{src}\n}}\n")).unwrap();
+        let m = crate::parse(&format!(
+            ".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{{\n{src}\n}}\n"
+        ))
+        .unwrap();
         m.funcs[0].body.clone().unwrap()
     }
 

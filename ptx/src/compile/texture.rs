@@ -244,7 +244,10 @@ mod tests {
         .unwrap();
         let k = &p.kernels[0];
         assert_eq!((k.textures, k.surfaces), (2, 1));
-        assert_eq!((p.textures.as_slice(), p.surfaces.as_slice(), p.samplers.as_slice()), (&["t2".to_string(), "t1".to_string()][..], &["s".to_string()][..], &["smp".to_string()][..]));
+        assert_eq!(
+            (p.textures.as_slice(), p.surfaces.as_slice(), p.samplers.as_slice()),
+            (&["t2".to_string(), "t1".to_string()][..], &["s".to_string()][..], &["smp".to_string()][..])
+        );
         let of = |op: Op| p.code.iter().filter(|i| i.w0.op() == op).copied().collect::<Vec<_>>();
         let tex = of(Op::Tex);
         assert_eq!(tex.len(), 3);
@@ -261,12 +264,18 @@ mod tests {
         let tld4 = of(Op::Tld4);
         assert_eq!(m(&tld4[0]).comp(), 1);
         let txq = of(Op::Txq);
-        assert_eq!(txq.iter().map(|i| i.w0.m()).collect::<Vec<_>>(), [TexQuery::Height as u16, TexQuery::Width as u16 | TXQ_SURFACE]);
+        assert_eq!(
+            txq.iter().map(|i| i.w0.m()).collect::<Vec<_>>(),
+            [TexQuery::Height as u16, TexQuery::Width as u16 | TXQ_SURFACE]
+        );
         let sm = |i: &Instr| SurfMods::from_bytes(i.w0.m().to_le_bytes());
         let suld = of(Op::Suld)[0];
         assert_eq!((sm(&suld).vec(), sm(&suld).clamp(), suld.w0.ty(), suld.imm), (1, SurfClamp::Clamp, Ty::U32, 0));
         let sust = of(Op::Sust)[0];
-        assert_eq!((sust.w0.imm(), sm(&sust).clamp(), sust.w0.ty(), sust.w0.dst()), (Imm::C, SurfClamp::Zero, Ty::U64, RZ));
+        assert_eq!(
+            (sust.w0.imm(), sm(&sust).clamp(), sust.w0.ty(), sust.w0.dst()),
+            (Imm::C, SurfClamp::Zero, Ty::U64, RZ)
+        );
         // Every access decodes, its coordinate and texel groups included.
         assert!(group_lengths(Op::Tex, tex[2].w0.m()) == Some((4, 3, 1)));
         // The references survive the container.
@@ -278,10 +287,14 @@ mod tests {
     fn texture_errors_name_what_is_wrong() {
         let e = kernel(".global .texref t;", " tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [u, {%f1, %f1}];").unwrap_err();
         assert!(e.msg.contains("`u` is not a .texref"), "{e}");
-        let e = kernel(".global .texref t;", " tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, {%f1, %f1}], {%f1, %f1}, {%f1, %f1};")
-            .unwrap_err();
+        let e = kernel(
+            ".global .texref t;",
+            " tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, {%f1, %f1}], {%f1, %f1}, {%f1, %f1};",
+        )
+        .unwrap_err();
         assert!(e.msg.contains("not supported"), "{e}");
-        let e = kernel(".global .surfref s;", " suld.p.2d.v4.b32.trap {%r1, %r2, %r3, %r4}, [s, {%r1, %r1}];").unwrap_err();
+        let e =
+            kernel(".global .surfref s;", " suld.p.2d.v4.b32.trap {%r1, %r2, %r3, %r4}, [s, {%r1, %r1}];").unwrap_err();
         assert!(e.msg.contains("not supported"), "{e}");
         let e = compile_ptx(&format!("{HDR}.global .samplerref s = {{ filter_mode = linear }};\n")).unwrap_err();
         assert!(e.msg.contains("initializers"), "{e}");

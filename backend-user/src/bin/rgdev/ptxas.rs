@@ -7,7 +7,8 @@ use hw::occupancy::{SmLimits, blocks_per_sm, limited_by, suggested_block};
 use std::process::ExitCode;
 
 /// How to call it.
-pub const USAGE: &str = "rgdev ptxas [-arch=sm_XX] [-v] [-o OUT] [-maxrregcount N] [--warn-on-spills] [--preset P] FILE.ptx";
+pub const USAGE: &str =
+    "rgdev ptxas [-arch=sm_XX] [-v] [-o OUT] [-maxrregcount N] [--warn-on-spills] [--preset P] FILE.ptx";
 
 const HELP: &str = "\
 Compile PTX to an rgdev module, as NVIDIA's ptxas compiles it to a cubin.
@@ -144,7 +145,8 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     };
     let sm = cfg.sm_limits();
-    let arch = a.arch.as_ref().map_or_else(|| format!("sm_{}{}", cfg.board.cc_major, cfg.board.cc_minor), |x| x.0.clone());
+    let arch =
+        a.arch.as_ref().map_or_else(|| format!("sm_{}{}", cfg.board.cc_major, cfg.board.cc_minor), |x| x.0.clone());
     let text = match std::fs::read(input) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => t,
@@ -160,7 +162,9 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     if let Some(n) = a.max_regs.filter(|&n| n < ptx::compile::MIN_REG_LIMIT) {
         let lb = ptx::compile::MIN_REG_LIMIT;
-        eprintln!("ptxas warning : For profile {arch} adjusting per thread register count of {n} to lower bound of {lb}");
+        eprintln!(
+            "ptxas warning : For profile {arch} adjusting per thread register count of {n} to lower bound of {lb}"
+        );
     }
     let opts = ptx::Options { max_regs: a.max_regs, sm };
     let prog = match ptx::compile_ptx_with(&text, &opts) {
@@ -228,7 +232,8 @@ mod tests {
 
     #[test]
     fn ptxas_flags_in_their_spellings() {
-        let a = args(&["-arch=sm_70", "-v", "k.ptx", "-o", "k.rgm", "-maxrregcount", "32", "--warn-on-spills"]).unwrap();
+        let a =
+            args(&["-arch=sm_70", "-v", "k.ptx", "-o", "k.rgm", "-maxrregcount", "32", "--warn-on-spills"]).unwrap();
         assert_eq!(a.arch, Some(("sm_70".into(), 7)));
         assert!(a.verbose && a.warn_spills);
         assert_eq!((a.input.as_deref(), a.output.as_deref(), a.max_regs), (Some("k.ptx"), Some("k.rgm"), Some(32)));

@@ -65,7 +65,9 @@ fn dest_kind(i: &Instr) -> (u32, bool) {
         Op::Setp => (1, true),
         Op::S2r => (if i.imm == Sreg::Clock64 as u64 || i.imm == Sreg::GlobalTimer as u64 { 2 } else { 1 }, false),
         Op::Mul | Op::Mad if w.m() & 3 == MulMode::Wide as u16 => (2, false),
-        Op::Mov if w.imm() == Imm::A && w.a() != RZ => (ConstRef::of_field(w.a()).map_or(2, |c| c.bytes().div_ceil(4)), false),
+        Op::Mov if w.imm() == Imm::A && w.a() != RZ => {
+            (ConstRef::of_field(w.a()).map_or(2, |c| c.bytes().div_ceil(4)), false)
+        }
         Op::Mov if w.imm() == Imm::A && ty.bytes() > 4 => (if i.imm <= u32::MAX as u64 { 1 } else { 2 }, false),
         _ if ty == Ty::Pred => (1, true),
         _ => (if ty.bytes() > 4 { 2 } else { 1 }, false),
