@@ -94,8 +94,11 @@ pub(crate) fn callees_first<'m>(m: &'m ast::Module, graph: &CallGraph) -> Result
     Ok(order)
 }
 
-/// The call sites of a body: (statement index, callee, argument names, return names).
-pub(crate) fn call_sites(body: &[Stmt]) -> Result<Vec<(usize, String, Vec<String>, Vec<String>)>> {
+/// A call site: (statement index, callee, argument names, return names).
+pub(crate) type CallSite = (usize, String, Vec<String>, Vec<String>);
+
+/// The call sites of a body.
+pub(crate) fn call_sites(body: &[Stmt]) -> Result<Vec<CallSite>> {
     let mut calls = Vec::new();
     for (k, s) in body.iter().enumerate() {
         if let Stmt::Instr(i) = s

@@ -349,7 +349,7 @@ struct Kc<'a> {
     reg_base: u32,
     pred_base: u32,
     /// Call sites of the body: (statement index, callee, argument names, return names).
-    calls: Vec<(usize, String, Vec<String>, Vec<String>)>,
+    calls: Vec<CallSite>,
     stmt: usize,
     call_fixups: Vec<CallFixup>,
     /// Registers that are copies of another (see `copies`).
