@@ -336,8 +336,8 @@ cvt.s64.s32 %rd4, %r1;
 add.s64 %rd5, %rd2, %rd3;
 add.s64 %rd5, %rd5, %rd4;
 mul.lo.s32 %r4, %r2, %r3;
-mul.f32 %f2, %f1, 0f40000000;
-mul.wide.s32 %rd6, %r1, %r2;
+neg.f32 %f2, %f1;
+mul.wide.s32 %rd6, %r1, %r4;
 st.global.s64 [%rd1], %rd5;
 st.global.u32 [%rd1+8], %r4;
 st.global.f32 [%rd1+12], %f2;
@@ -346,12 +346,13 @@ ret;
 }}
 "
     );
-    // Only the address base is loaded into a register and no special register is read:
+    // Only the address base is loaded into a register, and one special register is read
+    // (%ntid.x and %nctaid.y meet in one multiply, which has one constant operand):
     // everything else is an operand.
     let prog = ptx::compile_ptx(&src).unwrap();
     let ops: Vec<hw::isa::Op> = prog.code.iter().map(|i| i.w0.op()).collect();
-    let loads = ops.iter().filter(|&&o| o == hw::isa::Op::Ld).count();
-    assert!(loads == 1 && !ops.contains(&hw::isa::Op::S2r), "{ops:?}");
+    let count = |op| ops.iter().filter(|&&o| o == op).count();
+    assert!(count(hw::isa::Op::Ld) == 1 && count(hw::isa::Op::S2r) == 1, "{ops:?}");
     let consts = prog.code.iter().filter(|i| {
         i.w0.imm() != hw::isa::Imm::None && {
             let f = match i.w0.imm() {
@@ -362,9 +363,9 @@ ret;
             f != hw::isa::RZ
         }
     });
-    assert!(consts.count() >= 8);
-    // At most the pointer and three 64-bit sums live at once.
-    assert!(prog.kernels[0].regs <= 8, "{} registers", prog.kernels[0].regs);
+    assert!(consts.count() >= 6); // a, b, c twice, one of the shape, f
+    // At most the pointer, three 64-bit sums and the shape's product live at once.
+    assert!(prog.kernels[0].regs <= 10, "{} registers", prog.kernels[0].regs);
     for mode in [Mode::Functional, Mode::Timing] {
         let dev = open_mode(mode);
         let ctx = dev.create_context().unwrap();
@@ -379,12 +380,12 @@ ret;
             f.launch(grid, block, 0, &args).unwrap();
             let got = out.to_vec().unwrap();
             let sum = a as i64 + b as i64 + c as i64;
-            let wide = c as i64 * block[0] as i64;
+            let wide = c as i64 * (block[0] * grid[1]) as i64;
             let want = [
                 sum as u32,
                 (sum >> 32) as u32,
                 block[0] * grid[1],
-                (2.0 * x).to_bits(),
+                (-x).to_bits(),
                 wide as u32,
                 (wide >> 32) as u32,
             ];

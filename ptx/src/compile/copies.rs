@@ -1,7 +1,8 @@
 //! Before selection: copy propagation (a register copied once from a register defined
 //! once becomes an alias, and the copy disappears) and constant operands (a register that
-//! only ever holds a kernel parameter or the grid's shape is read where it is used, as
-//! `c[0][...]`, and takes no register).
+//! only ever holds a kernel parameter, the grid's shape, an immediate or a symbol's
+//! address is read where it is used, as `c[0][...]` or an immediate, and takes no
+//! register).
 
 use super::*;
 
@@ -76,10 +77,16 @@ pub(crate) fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
     defs
 }
 
-/// The constant a definition puts in its register, when it is one a kernel can read as an
-/// operand: an unguarded scalar `ld.param` of one of the kernel's parameters (`params`),
-/// or a 32-bit `mov` of the grid's shape (`%ntid`, `%nctaid`).
-fn constant_def(i: &ast::Instr, params: &BTreeMap<String, Place>) -> Option<(String, (ConstRef, u64))> {
+/// The constant a definition puts in its register, when it is one an instruction can read
+/// as an operand: an unguarded scalar `ld.param` of one of the kernel's parameters
+/// (`params`: a constant-bank operand), a 32-bit `mov` of the grid's shape (`%ntid`,
+/// `%nctaid`: a launch constant), or a `mov` of an immediate or of a symbol's address
+/// (`sym` gives it: an immediate, relocated for a global).
+fn constant_def(
+    i: &ast::Instr,
+    params: &BTreeMap<String, Place>,
+    sym: &dyn Fn(&str) -> Option<Src>,
+) -> Option<(String, Src)> {
     let (Some(Operand::Name(d)), None) = (i.args.first(), &i.guard) else { return None };
     let tys: Vec<Ty> = i.mods.iter().filter_map(|m| isa_ty(m)).collect();
     let c = match (i.op.as_str(), tys.as_slice(), i.args.get(1)?) {
@@ -89,27 +96,38 @@ fn constant_def(i: &ast::Instr, params: &BTreeMap<String, Place>) -> Option<(Str
             if *ty == Ty::Pred {
                 return None;
             }
-            (ConstRef::bank_value(0, ty.bytes(), ty.signed()), (*o as u64).wrapping_add(*off as u64))
+            Src::Const(ConstRef::bank_value(0, ty.bytes(), ty.signed()), (*o as u64).wrapping_add(*off as u64))
         }
-        ("mov", [Ty::U32 | Ty::S32], Operand::Name(s)) => (ConstRef::launch_value(), Kc::sreg(s)?.launch_offset()?),
+        ("mov", [Ty::U32 | Ty::S32], Operand::Name(s)) if s.starts_with('%') => {
+            Src::Const(ConstRef::launch_value(), Kc::sreg(s)?.launch_offset()?)
+        }
+        // What the register holds after the `mov`: the immediate in the type's width.
+        ("mov", [ty], Operand::Int(v)) if !ty.float() && *ty != Ty::Pred => {
+            let bits = ty.bytes() * 8;
+            Src::Imm(if bits == 64 { *v } else { v & ((1u64 << bits) - 1) }, false)
+        }
+        ("mov", [Ty::F32], Operand::F32(b)) => Src::Imm(*b as u64, false),
+        ("mov", [Ty::F64], Operand::F64(b)) => Src::Imm(*b, false),
+        ("mov", [Ty::U64 | Ty::S64], Operand::Name(s)) => sym(s)?,
         _ => return None,
     };
     Some((d.clone(), c))
 }
 
-/// Registers to read as constant operands instead (see [`constant_def`]): defined once,
-/// and never an address, a guard or a call argument (every other use is an operand of
-/// [`Kc::src`], which reads the constant). A copy of one (an alias) counts as the original.
+/// Registers to read as operands instead (see [`constant_def`]): defined once, and never
+/// an address, a guard or a call argument (every other use is an operand of [`Kc::src`],
+/// which reads the constant). A copy of one (an alias) counts as the original.
 pub(crate) fn constants(
     body: &[Stmt],
     alias: &BTreeMap<String, String>,
     params: &BTreeMap<String, Place>,
-) -> BTreeMap<String, (ConstRef, u64)> {
+    sym: &dyn Fn(&str) -> Option<Src>,
+) -> BTreeMap<String, Src> {
     let defs = definitions(body);
-    let mut found: BTreeMap<String, (ConstRef, u64)> = body
+    let mut found: BTreeMap<String, Src> = body
         .iter()
         .filter_map(|s| match s {
-            Stmt::Instr(i) => constant_def(i, params),
+            Stmt::Instr(i) => constant_def(i, params, sym),
             _ => None,
         })
         .filter(|(d, _)| defs.get(d.as_str()) == Some(&1))
@@ -135,6 +153,30 @@ pub(crate) fn constants(
         for n in bad {
             let root = alias.get(&n).unwrap_or(&n);
             found.remove(root);
+        }
+        // An instruction has one immediate slot: a register that would be a second
+        // immediate operand (beside a literal or another folded register) stays a
+        // register, or every execution would first move it into one.
+        let mut literals = 0;
+        let mut folded = Vec::new();
+        for a in i.args.iter().skip(1) {
+            match a {
+                Operand::Int(_) | Operand::Float(_) | Operand::F32(_) | Operand::F64(_) => literals += 1,
+                Operand::Name(n) => {
+                    let root = alias.get(n).unwrap_or(n);
+                    if found.contains_key(root) {
+                        folded.push(root.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if literals + folded.len() > 1 {
+            // Keep the first when it is the only immediate (named once); drop the rest.
+            let keep = (literals == 0 && folded.iter().filter(|n| **n == folded[0]).count() == 1).then(|| folded[0].clone());
+            for n in folded.iter().filter(|n| Some(*n) != keep.as_ref()) {
+                found.remove(n);
+            }
         }
     }
     found

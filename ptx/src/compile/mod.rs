@@ -354,8 +354,8 @@ struct Kc<'a> {
     call_fixups: Vec<CallFixup>,
     /// Registers that are copies of another (see `copies`).
     alias: BTreeMap<String, String>,
-    /// Registers read as constant operands (see `constants`).
-    consts: BTreeMap<String, (ConstRef, u64)>,
+    /// Registers read as constant operands or immediates (see `constants`).
+    consts: BTreeMap<String, Src>,
     /// Fit the PTX registers into this many register numbers first (a register limit).
     fit: Option<usize>,
     /// Compile the relieved body (`pressure::relieve`).
@@ -503,7 +503,11 @@ impl<'a> Kc<'a> {
         }
         // Constant operands only shorten live ranges: fitted or not.
         let kernel_params = if self.func { BTreeMap::new() } else { self.places.clone() };
-        self.consts = constants(body, &self.alias, &kernel_params);
+        let sym = |n: &str| match self.place(n) {
+            Some(_) if !self.regs.contains_key(n) => self.symbol(n).ok().map(|(_, a, reloc)| Src::Imm(a, reloc)),
+            _ => None,
+        };
+        self.consts = constants(body, &self.alias, &kernel_params, &sym);
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
         // Dynamic shared memory starts after all static shared memory.
@@ -649,10 +653,28 @@ mod tests {
     }
 
     #[test]
+    fn registers_holding_one_immediate_are_operands_but_never_a_second_one() {
+        let k = compile_ptx(
+            ".version 6.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{\n .reg .f32 %f<5>;\n\
+             .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f40000000;\n\
+             mov.f32 %f4, 0f40400000;\n ld.global.f32 %f0, [%rd1];\n fma.rn.f32 %f3, %f0, %f1, %f2;\n\
+             add.f32 %f3, %f3, %f4;\n st.global.f32 [%rd1], %f3;\n ret;\n}\n",
+        )
+        .unwrap();
+        let ops: Vec<Op> = k.code.iter().map(|i| i.w0.op()).collect();
+        // %f1 and %f2 meet in the fma: one of them stays a register (one Mov); %f4 is an
+        // immediate of the add.
+        assert_eq!(ops.iter().filter(|&&o| o == Op::Mov).count(), 1, "{ops:?}");
+        let imm = |op: Op| k.code.iter().find(|i| i.w0.op() == op).unwrap().w0.imm();
+        assert_ne!(imm(Op::Mad), Imm::None);
+        assert_eq!(imm(Op::Add), Imm::B);
+    }
+
+    #[test]
     fn module_data_and_relocations() {
         let src = ".version 6.0\n.target sm_70\n.address_size 64\n.global .align 4 .u32 g[2] = {7, 9};\n\
                    .const .align 4 .f32 c[2] = {1.5, 0f40000000};\n.entry k(.param .u64 p)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n\
-                   ld.global.u32 %r1, [g+4];\n ld.const.u32 %r2, [c+4];\n mov.u64 %rd1, g;\n ret;\n}\n";
+                   ld.global.u32 %r1, [g+4];\n ld.const.u32 %r2, [c+4];\n mov.u64 %rd1, g;\n st.global.u64 [%rd1], %rd1;\n ret;\n}\n";
         let p = compile_ptx(src).unwrap();
         assert_eq!(p.global_init, [7, 0, 0, 0, 9, 0, 0, 0]);
         assert_eq!((p.global_size, p.const_size), (8, 8));

@@ -94,7 +94,7 @@ impl<'a> Kc<'a> {
             Operand::Name(n) if self.regs.contains_key(n) => {
                 let root = self.alias.get(n).unwrap_or(n);
                 match self.consts.get(root) {
-                    Some(&(c, at)) => Src::Const(c, at),
+                    Some(&c) => c,
                     None => Src::Reg(self.reg(n)?),
                 }
             }
