@@ -11,6 +11,7 @@
 #define RGDEV_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define CUDA_VERSION 12000
 #define CUDAAPI
@@ -45,6 +46,7 @@ extern "C" {
 #define cuModuleGetGlobal cuModuleGetGlobal_v2
 #define cuStreamDestroy cuStreamDestroy_v2
 #define cuEventDestroy cuEventDestroy_v2
+#define cuGetProcAddress cuGetProcAddress_v2
 
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
@@ -282,6 +284,23 @@ CUresult cuStreamGetPriority(CUstream hStream, int *priority);
 CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags);
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
 CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+
+/* Entry points by name (cuGetProcAddress): a base name resolves to the symbol this header
+   maps it to for cudaVersion; per-thread-default-stream requests get the legacy-stream
+   entry points (rgdev has no per-thread default stream). */
+typedef uint64_t cuuint64_t;
+typedef enum CUdriverProcAddress_flags_enum {
+    CU_GET_PROC_ADDRESS_DEFAULT = 0,
+    CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
+    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
+} CUdriverProcAddress_flags;
+typedef enum CUdriverProcAddressQueryResult_enum {
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} CUdriverProcAddressQueryResult;
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *symbolStatus);
 
 #ifdef __cplusplus
 }

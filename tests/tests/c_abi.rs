@@ -99,9 +99,24 @@ fn library_has_the_cuda_soname_and_versioned_symbols() {
     ] {
         assert!(has(s), "libcuda.so does not export {s}");
     }
-    // NVIDIA's header maps these names to _v2 symbols; exporting the bare name instead
-    // would hide a header bug.
-    assert!(!has("cuMemAlloc") && !has("cuCtxCreate"));
+    // cuMemAlloc's unversioned symbol had 32-bit device pointers: not exported. The legacy
+    // names whose ABI the _v2 symbols kept are (tests/c/procaddr.c calls them).
+    assert!(!has("cuMemAlloc"));
+    for s in ["cuCtxCreate", "cuCtxDestroy", "cuCtxPushCurrent", "cuCtxPopCurrent", "cuEventDestroy", "cuStreamDestroy"] {
+        assert!(has(s), "libcuda.so does not export the legacy {s}");
+    }
+}
+
+/// cuGetProcAddress by base name and version, and the legacy unversioned entry points
+/// (tests/c/procaddr.c).
+#[test]
+fn entry_points_by_name_and_legacy_symbols() {
+    let exe = build("procaddr", "direct");
+    let out = Command::new(&exe).env("LD_LIBRARY_PATH", release_dir()).output().expect("test program runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "procaddr failed ({}):\n{stderr}", out.status);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"), "{stderr}");
+    let _ = std::fs::remove_file(exe);
 }
 
 #[test]
@@ -109,6 +124,11 @@ fn driver_api_program_in_c() {
     let exe = build("driver_api", "direct");
     let needed = Command::new("readelf").arg("-dW").arg(&exe).output().expect("readelf runs");
     assert!(String::from_utf8_lossy(&needed.stdout).contains("Shared library: [libcuda.so.1]"));
+    // Compiled against our header, a program links the versioned symbols, as with NVIDIA's.
+    let undef = Command::new("nm").args(["-D", "--undefined-only"]).arg(&exe).output().expect("nm runs");
+    let undef = String::from_utf8_lossy(&undef.stdout);
+    let imports = |s: &str| undef.lines().any(|l| l.split_whitespace().last() == Some(s));
+    assert!(imports("cuCtxCreate_v2") && !imports("cuCtxCreate") && !imports("cuCtxDestroy"), "{undef}");
     let module = container("direct");
     let out = Command::new(&exe)
         .arg(root().join("kernels"))

@@ -1,4 +1,5 @@
-//! The only place this library touches memory through pointers a C program passed in.
+//! The only place this library touches memory through pointers a C program passed in,
+//! and where it looks its own symbols up (`own_symbol`, for cuGetProcAddress).
 //!
 //! The Driver API's contract is the caller's: an output pointer points at a writable
 //! object of its type, an input buffer holds the bytes it claims, a string is
@@ -8,7 +9,8 @@
 #![allow(unsafe_code)]
 
 use runtime_core::{CuError, Result};
-use std::ffi::{CStr, c_char};
+use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ptr;
 
 /// Store `v` through an output pointer.
 pub fn put<T>(p: *mut T, v: T) -> Result<()> {
@@ -88,7 +90,43 @@ pub fn image<'a>(p: *const u8) -> Result<&'a [u8]> {
     bytes(p, ptx::container::encoded_len(head).ok_or(CuError::InvalidImage)?)
 }
 
+/// `Dl_info` of dladdr(3).
+#[repr(C)]
+struct DlInfo {
+    fname: *const c_char,
+    fbase: *mut c_void,
+    sname: *const c_char,
+    saddr: *mut c_void,
+}
+
+/// The address of this library's exported symbol `name`, looked up in this library (not
+/// whatever the process loaded first under that name).
+pub fn own_symbol(name: &str) -> Option<*mut c_void> {
+    const RTLD_LAZY: c_int = 1;
+    const RTLD_NOLOAD: c_int = 4;
+    static HANDLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let handle = *HANDLE.get_or_init(|| {
+        let mut info = DlInfo { fname: ptr::null(), fbase: ptr::null_mut(), sname: ptr::null(), saddr: ptr::null_mut() };
+        let me = own_symbol as *const c_void;
+        // SAFETY: dladdr reads the address (of a function of this object) and fills `info`;
+        // dlopen with RTLD_NOLOAD only returns an object already loaded (this one), or the
+        // main program for a NULL name (this code linked into an executable).
+        unsafe {
+            let file = if dladdr(me, &mut info) != 0 { info.fname } else { ptr::null() };
+            let h = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
+            if h.is_null() { dlopen(ptr::null(), RTLD_LAZY) as usize } else { h as usize }
+        }
+    });
+    let name = std::ffi::CString::new(name).ok()?;
+    // SAFETY: a handle dlopen returned (never closed) and a NUL-terminated name.
+    let f = unsafe { dlsym(handle as *mut c_void, name.as_ptr()) };
+    (!f.is_null()).then_some(f)
+}
+
 unsafe extern "C" {
+    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
+    fn dlopen(file: *const c_char, mode: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
     /// C library `atexit`.
     fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
     /// C library `signal` (glibc: BSD semantics, the handler stays installed).

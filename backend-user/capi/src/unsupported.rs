@@ -27,7 +27,7 @@ macro_rules! unsupported {
 unsupported! {
     cuArray3DCreate_v2 cuArray3DGetDescriptor_v2 cuArrayCreate_v2 cuArrayDestroy cuArrayGetDescriptor_v2
     cuArrayGetMemoryRequirements cuArrayGetPlane cuArrayGetSparseProperties cuCoredumpGetAttribute
-    cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3
+    cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3 cuCtxCreate_v4
     cuCtxDetach cuCtxDisablePeerAccess cuCtxEnablePeerAccess cuCtxFromGreenCtx cuCtxGetApiVersion
     cuCtxGetCacheConfig cuCtxGetDevResource cuCtxGetDevice_v2 cuCtxGetExecAffinity cuCtxGetFlags cuCtxGetId
     cuCtxGetLimit cuCtxGetSharedMemConfig cuCtxRecordEvent cuCtxResetPersistingL2Cache
@@ -41,7 +41,7 @@ unsupported! {
     cuDeviceUnregisterAsyncNotification cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray cuFlushGPUDirectRDMAWrites cuFuncGetModule cuFuncGetName
     cuFuncGetParamInfo cuFuncIsLoaded cuFuncLoad cuFuncSetAttribute cuFuncSetCacheConfig cuFuncSetSharedMemConfig
-    cuGetExportTable cuGetProcAddress cuGetProcAddress_v2 cuGraphAddBatchMemOpNode cuGraphAddChildGraphNode
+    cuGetExportTable  cuGraphAddBatchMemOpNode cuGraphAddChildGraphNode
     cuGraphAddDependencies cuGraphAddDependencies_v2 cuGraphAddEmptyNode cuGraphAddEventRecordNode
     cuGraphAddEventWaitNode cuGraphAddExternalSemaphoresSignalNode cuGraphAddExternalSemaphoresWaitNode
     cuGraphAddHostNode cuGraphAddKernelNode cuGraphAddKernelNode_v2 cuGraphAddMemAllocNode cuGraphAddMemFreeNode
