@@ -285,6 +285,41 @@ CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags);
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
 CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 
+/* Pointer attributes: the owner context, memory type, range and a buffer id unique in the
+   process, of device allocations and pinned host memory (by host or device address).
+   P2P tokens, mapping and memory-block attributes return CUDA_ERROR_INVALID_VALUE. */
+typedef enum CUmemorytype_enum {
+    CU_MEMORYTYPE_HOST = 1,
+    CU_MEMORYTYPE_DEVICE = 2,
+    CU_MEMORYTYPE_ARRAY = 3,
+    CU_MEMORYTYPE_UNIFIED = 4
+} CUmemorytype;
+typedef enum CUpointer_attribute_enum {
+    CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+    CU_POINTER_ATTRIBUTE_HOST_POINTER = 4,
+    CU_POINTER_ATTRIBUTE_P2P_TOKENS = 5,
+    CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6,
+    CU_POINTER_ATTRIBUTE_BUFFER_ID = 7,
+    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE = 10,
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    CU_POINTER_ATTRIBUTE_MAPPED = 13,
+    CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES = 14,
+    CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE = 15,
+    CU_POINTER_ATTRIBUTE_ACCESS_FLAGS = 16,
+    CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
+    CU_POINTER_ATTRIBUTE_MAPPING_SIZE = 18,
+    CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR = 19,
+    CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20
+} CUpointer_attribute;
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
+                                CUdeviceptr ptr);
+
 /* Entry points by name (cuGetProcAddress): a base name resolves to the symbol this header
    maps it to for cudaVersion; per-thread-default-stream requests get the legacy-stream
    entry points (rgdev has no per-thread default stream). */

@@ -107,16 +107,27 @@ fn library_has_the_cuda_soname_and_versioned_symbols() {
     }
 }
 
+/// Build and run tests/c/NAME.c, which takes no arguments and prints "all checks passed".
+fn run_c(name: &str) {
+    let exe = build(name, "direct");
+    let out = Command::new(&exe).env("LD_LIBRARY_PATH", release_dir()).output().expect("test program runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{name} failed ({}):\n{stderr}", out.status);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"), "{stderr}");
+    let _ = std::fs::remove_file(exe);
+}
+
 /// cuGetProcAddress by base name and version, and the legacy unversioned entry points
 /// (tests/c/procaddr.c).
 #[test]
 fn entry_points_by_name_and_legacy_symbols() {
-    let exe = build("procaddr", "direct");
-    let out = Command::new(&exe).env("LD_LIBRARY_PATH", release_dir()).output().expect("test program runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "procaddr failed ({}):\n{stderr}", out.status);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"), "{stderr}");
-    let _ = std::fs::remove_file(exe);
+    run_c("procaddr");
+}
+
+/// Pointer attributes across contexts and memory kinds (tests/c/pointers.c).
+#[test]
+fn pointer_attributes() {
+    run_c("pointers");
 }
 
 #[test]

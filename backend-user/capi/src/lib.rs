@@ -28,6 +28,7 @@ mod launch; // function attributes and launches
 mod memory; // allocations, copies, memsets, pinned host memory
 mod module; // modules, functions, globals
 mod occupancy; // the occupancy calculator
+mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
 mod profile; // cuProfilerStart/Stop and the statistics printed at exit
 mod stream; // streams

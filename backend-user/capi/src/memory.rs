@@ -24,7 +24,9 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
         if dptr == 0 {
             return Ok(());
         }
-        gpu.mem_free(h, dptr)
+        gpu.mem_free(h, dptr)?;
+        pointer::forget(&mut *state()?, h, dptr);
+        Ok(())
     })
 }
 
@@ -236,6 +238,7 @@ pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     guard(|| {
         let mut st = state()?;
         let a = st.host.remove(&p.addr()).ok_or(CuError::InvalidValue)?;
+        pointer::forget(&mut st, a.ctx, a.dptr);
         let gpu = st.gpu();
         drop(st);
         gpu.mem_free_host(a.ctx, a.dptr)

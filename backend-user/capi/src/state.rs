@@ -39,6 +39,8 @@ pub(crate) struct State {
     pub(crate) primary: Option<(CtxHandle, u32)>,
     pub(crate) host: HashMap<usize, HostAlloc>,
     pub(crate) profile: profile::Profile,
+    /// Buffer ids handed out (CU_POINTER_ATTRIBUTE_BUFFER_ID), by (context, allocation base).
+    pub(crate) buffers: HashMap<(u64, u64), u64>,
 }
 
 impl State {
@@ -56,6 +58,7 @@ impl State {
         }
         self.profile.collect(&self.dev);
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
+        self.buffers.retain(|(c, _), _| *c != h.0);
         Ok(Doomed { gpu, h, _host: host })
     }
 }

@@ -98,7 +98,7 @@ unsupported! {
     cuMulticastAddDevice cuMulticastBindAddr cuMulticastBindMem cuMulticastCreate cuMulticastGetGranularity
     cuMulticastUnbind cuOccupancyAvailableDynamicSMemPerBlock cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
-    cuParamSetTexRef cuPointerGetAttribute cuPointerGetAttributes cuPointerSetAttribute cuProfilerInitialize
+    cuParamSetTexRef cuPointerSetAttribute cuProfilerInitialize
     cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback cuStreamAttachMemAsync
     cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2
     cuStreamCopyAttributes cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
