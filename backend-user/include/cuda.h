@@ -7,8 +7,9 @@
  * Entry points declared here but not implemented return CUDA_ERROR_NOT_SUPPORTED
  * (see README.md, "C ABI").
  */
-#ifndef RGDEV_CUDA_H
-#define RGDEV_CUDA_H
+/* NVIDIA's include guard: programs and helper headers test it to know cuda.h is in. */
+#ifndef __cuda_cuda_h__
+#define __cuda_cuda_h__
 
 #include <stddef.h>
 #include <stdint.h>
@@ -132,6 +133,14 @@ typedef enum CUdevice_attribute_enum {
     CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
     CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115
 } CUdevice_attribute;
+
+/* Compute modes (CU_DEVICE_ATTRIBUTE_COMPUTE_MODE): rgdev's device is always in the
+   default mode. */
+typedef enum CUcomputemode_enum {
+    CU_COMPUTEMODE_DEFAULT = 0,
+    CU_COMPUTEMODE_PROHIBITED = 2,
+    CU_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
+} CUcomputemode;
 
 typedef enum CUfunction_attribute_enum {
     CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
@@ -341,4 +350,4 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cu
 }
 #endif
 
-#endif /* RGDEV_CUDA_H */
+#endif /* __cuda_cuda_h__ */

@@ -130,6 +130,13 @@ fn pointer_attributes() {
     run_c("pointers");
 }
 
+/// cuda.h as programs written against NVIDIA's use it: the include guard, CUDA_VERSION,
+/// CUcomputemode, the versioned names (tests/c/header.c).
+#[test]
+fn the_header_works_as_nvidias_does_for_its_users() {
+    run_c("header");
+}
+
 #[test]
 fn driver_api_program_in_c() {
     let exe = build("driver_api", "direct");
