@@ -48,6 +48,7 @@ extern "C" {
 #define cuStreamDestroy cuStreamDestroy_v2
 #define cuEventDestroy cuEventDestroy_v2
 #define cuGetProcAddress cuGetProcAddress_v2
+#define cuDeviceGetUuid cuDeviceGetUuid_v2
 
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
@@ -315,6 +316,14 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
 CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
 CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
+/* The PCI address is 0000:00:00.0, as the PCI attributes say; the UUID derives from the
+   board's PCI identity and NV_PMC_BOOT_0. */
+typedef struct CUuuid_st {
+    char bytes[16];
+} CUuuid;
+CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
 
 /* Contexts */
 CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);

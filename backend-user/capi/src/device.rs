@@ -203,6 +203,86 @@ pub extern "C" fn cuDeviceGetAttribute(pi: *mut c_int, attrib: c_int, dev: CUdev
     })
 }
 
+/// The device's PCI address as `cuDeviceGetPCIBusId` writes it: domain, bus and device
+/// 0, as CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID/BUS_ID/DEVICE_ID report (the model has one
+/// device and no bus numbering yet), function 0.
+const PCI_BUS_ID: &str = "0000:00:00.0";
+
+/// cuDeviceGetPCIBusId: `domain:bus:device.function` in hex, truncated to `len - 1` bytes
+/// and NUL-terminated.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGetPCIBusId(id: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let n = usize::try_from(len).ok().filter(|&n| n > 0).ok_or(CuError::InvalidValue)?;
+        let out = raw::bytes_mut(id.cast(), n)?;
+        let k = PCI_BUS_ID.len().min(n - 1);
+        out[..k].copy_from_slice(&PCI_BUS_ID.as_bytes()[..k]);
+        out[k] = 0;
+        Ok(())
+    })
+}
+
+/// The (domain, bus, device, function) of a PCI address in one of the forms CUDA takes:
+/// `domain:bus:device.function`, `domain:bus:device`, `bus:device.function` (hex).
+fn parse_pci(text: &str) -> Option<(u32, u32, u32, u32)> {
+    let hex = |s: &str| (!s.is_empty() && s.len() <= 8).then(|| u32::from_str_radix(s, 16).ok()).flatten();
+    let (head, function) = match text.rsplit_once('.') {
+        Some((h, f)) => (h, Some(hex(f)?)),
+        None => (text, None),
+    };
+    let parts: Vec<&str> = head.split(':').collect();
+    match (parts.as_slice(), function) {
+        ([d, b, v], f) => Some((hex(d)?, hex(b)?, hex(v)?, f.unwrap_or(0))),
+        ([b, v], Some(f)) => Some((0, hex(b)?, hex(v)?, f)),
+        _ => None,
+    }
+}
+
+/// cuDeviceGetByPCIBusId: the device at a PCI address (ordinal 0 at rgdev's own).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, id: *const c_char) -> CUresult {
+    guard(|| {
+        initialized()?;
+        let want = parse_pci(raw::str(id)?).ok_or(CuError::InvalidValue)?;
+        if Some(want) != parse_pci(PCI_BUS_ID) {
+            return Err(CuError::InvalidDevice);
+        }
+        raw::put(dev, 0)
+    })
+}
+
+/// The device's UUID: derived from its PCI identity and NV_PMC_BOOT_0 (vendor, device,
+/// subsystem, revision, boot0, then `rgdev`), so the same board model has the same UUID.
+fn uuid(st: &State) -> [u8; 16] {
+    let info = st.dev.info();
+    let mut u = [0u8; 16];
+    u[0..2].copy_from_slice(&info.vendor.to_be_bytes());
+    u[2..4].copy_from_slice(&info.device.to_be_bytes());
+    u[4..6].copy_from_slice(&info.subsystem.0.to_be_bytes());
+    u[6..8].copy_from_slice(&info.subsystem.1.to_be_bytes());
+    u[8] = info.revision;
+    u[9..13].copy_from_slice(&info.boot0.to_be_bytes());
+    u[13..16].copy_from_slice(b"rgd");
+    u
+}
+
+/// cuDeviceGetUuid: 16 bytes (`CUuuid`).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGetUuid(out: *mut [u8; 16], dev: CUdevice) -> CUresult {
+    guard(|| {
+        check_device(dev)?;
+        let u = uuid(&*state()?);
+        raw::put(out, u)
+    })
+}
+
+/// cuDeviceGetUuid_v2: the same UUID (CUDA 11.4's, which returns the MIG-aware one).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDeviceGetUuid_v2(out: *mut [u8; 16], dev: CUdevice) -> CUresult {
+    cuDeviceGetUuid(out, dev)
+}
+
 /// cuDeviceCanAccessPeer: there is one device, so never.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) -> CUresult {
@@ -211,4 +291,20 @@ pub extern "C" fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CU
         check_device(peer)?;
         raw::put(can, 0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pci_addresses_in_cudas_forms() {
+        assert_eq!(parse_pci("0000:00:00.0"), Some((0, 0, 0, 0)));
+        assert_eq!(parse_pci("00000000:3b:00.1"), Some((0, 0x3b, 0, 1)));
+        assert_eq!(parse_pci("0001:02:03"), Some((1, 2, 3, 0)));
+        assert_eq!(parse_pci("3b:00.0"), Some((0, 0x3b, 0, 0)));
+        for bad in ["", "3b:00", "zz:00.0", "0:0:0:0.0", "0000:00:00.", "123456789:00:00.0"] {
+            assert_eq!(parse_pci(bad), None, "{bad}");
+        }
+    }
 }

@@ -33,10 +33,10 @@ unsupported! {
     cuCtxGetLimit cuCtxGetSharedMemConfig cuCtxRecordEvent cuCtxResetPersistingL2Cache
     cuCtxSetCacheConfig cuCtxSetFlags cuCtxSetLimit cuCtxSetSharedMemConfig cuCtxSynchronize_v2 cuCtxWaitEvent
     cuDestroyExternalMemory cuDestroyExternalSemaphore cuDevResourceGenerateDesc cuDevSmResourceSplitByCount
-    cuDeviceGetByPCIBusId cuDeviceGetDefaultMemPool cuDeviceGetDevResource cuDeviceGetExecAffinitySupport
+    cuDeviceGetDefaultMemPool cuDeviceGetDevResource cuDeviceGetExecAffinitySupport
     cuDeviceGetGraphMemAttribute cuDeviceGetHostAtomicCapabilities cuDeviceGetLuid cuDeviceGetMemPool
-    cuDeviceGetP2PAtomicCapabilities cuDeviceGetP2PAttribute cuDeviceGetPCIBusId cuDeviceGetProperties
-    cuDeviceGetTexture1DLinearMaxWidth cuDeviceGetUuid cuDeviceGetUuid_v2 cuDeviceGraphMemTrim
+    cuDeviceGetP2PAtomicCapabilities cuDeviceGetP2PAttribute cuDeviceGetProperties
+    cuDeviceGetTexture1DLinearMaxWidth cuDeviceGraphMemTrim
     cuDevicePrimaryCtxSetFlags_v2 cuDeviceRegisterAsyncNotification cuDeviceSetGraphMemAttribute cuDeviceSetMemPool
     cuDeviceUnregisterAsyncNotification cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray cuFlushGPUDirectRDMAWrites cuFuncGetModule cuFuncGetName
