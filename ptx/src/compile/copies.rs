@@ -142,7 +142,8 @@ pub(crate) fn constants(
             _ => {}
         }
     }
-    for s in body {
+    let looped = super::pressure::in_loops(body);
+    for (at, s) in body.iter().enumerate() {
         let Stmt::Instr(i) = s else { continue };
         let mut bad = Vec::new();
         if i.op == "call" {
@@ -155,8 +156,9 @@ pub(crate) fn constants(
             found.remove(root);
         }
         // An instruction has one immediate slot: a register that would be a second
-        // immediate operand (beside a literal or another folded register) stays a
-        // register, or every execution would first move it into one.
+        // immediate operand (beside a literal or another folded register) in a loop stays
+        // a register, or every iteration would first move it into one (outside loops the
+        // move happens once, and the register is saved everywhere else).
         let mut literals = 0;
         let mut folded = Vec::new();
         for a in i.args.iter().skip(1) {
@@ -171,7 +173,7 @@ pub(crate) fn constants(
                 _ => {}
             }
         }
-        if literals + folded.len() > 1 {
+        if literals + folded.len() > 1 && looped[at] {
             // Keep the first when it is the only immediate (named once); drop the rest.
             let keep = (literals == 0 && folded.iter().filter(|n| **n == folded[0]).count() == 1).then(|| folded[0].clone());
             for n in folded.iter().filter(|n| Some(*n) != keep.as_ref()) {

@@ -653,21 +653,32 @@ mod tests {
     }
 
     #[test]
-    fn registers_holding_one_immediate_are_operands_but_never_a_second_one() {
-        let k = compile_ptx(
-            ".version 6.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{\n .reg .f32 %f<5>;\n\
-             .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f40000000;\n\
-             mov.f32 %f4, 0f40400000;\n ld.global.f32 %f0, [%rd1];\n fma.rn.f32 %f3, %f0, %f1, %f2;\n\
-             add.f32 %f3, %f3, %f4;\n st.global.f32 [%rd1], %f3;\n ret;\n}\n",
-        )
+    fn registers_holding_one_immediate_are_operands_but_never_a_second_one_in_a_loop() {
+        let src = |body: &str| {
+            format!(
+                ".version 6.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{{\n .reg .f32 %f<5>;\n\
+                 .reg .b32 %r<2>;\n .reg .pred %q;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n\
+                 mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f40000000;\n mov.f32 %f4, 0f40400000;\n\
+                 ld.global.f32 %f0, [%rd1];\n mov.u32 %r1, 0;\n{body}\n st.global.f32 [%rd1], %f3;\n ret;\n}}\n"
+            )
+        };
+        let ops = |p: &Program| p.code.iter().map(|i| i.w0.op()).collect::<Vec<Op>>();
+        // Outside a loop both are immediates: the fma moves one into a register once.
+        let once = compile_ptx(&src(" fma.rn.f32 %f3, %f0, %f1, %f2;\n add.f32 %f3, %f3, %f4;")).unwrap();
+        let o = ops(&once);
+        assert_eq!(o.iter().filter(|&&x| x == Op::Mov).count(), 1, "{o:?}");
+        // In a loop one of them stays a register (its mov stays before the loop): the loop
+        // body moves nothing, and %f4 is still the add's immediate.
+        let looped = compile_ptx(&src(
+            "L:\n fma.rn.f32 %f3, %f0, %f1, %f2;\n add.f32 %f3, %f3, %f4;\n add.u32 %r1, %r1, 1;\n\
+             setp.lt.u32 %q, %r1, 9;\n @%q bra L;",
+        ))
         .unwrap();
-        let ops: Vec<Op> = k.code.iter().map(|i| i.w0.op()).collect();
-        // %f1 and %f2 meet in the fma: one of them stays a register (one Mov); %f4 is an
-        // immediate of the add.
-        assert_eq!(ops.iter().filter(|&&o| o == Op::Mov).count(), 1, "{ops:?}");
-        let imm = |op: Op| k.code.iter().find(|i| i.w0.op() == op).unwrap().w0.imm();
-        assert_ne!(imm(Op::Mad), Imm::None);
-        assert_eq!(imm(Op::Add), Imm::B);
+        let o = ops(&looped);
+        let (mad, bra) = (o.iter().position(|&x| x == Op::Mad).unwrap(), o.iter().position(|&x| x == Op::Bra).unwrap());
+        assert!(!o[mad..bra].contains(&Op::Mov), "{o:?}");
+        assert_ne!(looped.code[mad].w0.imm(), Imm::None);
+        assert_eq!(looped.code.iter().find(|i| i.w0.op() == Op::Add && i.w0.ty() == Ty::F32).unwrap().w0.imm(), Imm::B);
     }
 
     #[test]

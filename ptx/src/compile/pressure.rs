@@ -62,7 +62,7 @@ pub(crate) fn relieve(body: &[Stmt]) -> Vec<Stmt> {
 }
 
 /// Statements inside a loop: between a label and a later branch back to it.
-fn in_loops(body: &[Stmt]) -> Vec<bool> {
+pub(crate) fn in_loops(body: &[Stmt]) -> Vec<bool> {
     let mut inside = vec![false; body.len()];
     let labels: BTreeMap<&str, usize> = body
         .iter()
