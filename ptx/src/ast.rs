@@ -146,6 +146,32 @@ pub enum Operand {
     Tex(Vec<Operand>),
 }
 
+impl Operand {
+    /// Call `f` with every name (register or symbol) in this operand, in order.
+    pub fn each_name<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
+        match self {
+            Operand::Name(n) => f(n),
+            Operand::Addr(b, _) | Operand::Not(b) => b.each_name(f),
+            Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter().for_each(|x| x.each_name(f)),
+            _ => {}
+        }
+    }
+
+    /// Replace every name for which `f` gives a new one.
+    pub fn rename(&mut self, f: &impl Fn(&str) -> Option<String>) {
+        match self {
+            Operand::Name(n) => {
+                if let Some(t) = f(n) {
+                    *n = t;
+                }
+            }
+            Operand::Addr(b, _) | Operand::Not(b) => b.rename(f),
+            Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter_mut().for_each(|x| x.rename(f)),
+            _ => {}
+        }
+    }
+}
+
 /// A module.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Module {

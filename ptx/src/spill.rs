@@ -52,12 +52,11 @@ fn no_def(op: &str) -> bool {
 }
 
 fn names(o: &Operand, regs: &BTreeSet<String>, out: &mut Vec<String>) {
-    match o {
-        Operand::Name(n) if regs.contains(n) => out.push(n.clone()),
-        Operand::Addr(b, _) | Operand::Not(b) => names(b, regs, out),
-        Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter().for_each(|x| names(x, regs, out)),
-        _ => {}
-    }
+    o.each_name(&mut |n| {
+        if regs.contains(n) {
+            out.push(n.to_string());
+        }
+    });
 }
 
 /// Registers an instruction defines and uses.
@@ -273,19 +272,7 @@ pub fn fit(body: &[Stmt], limit: usize) -> crate::Result<Fitted> {
             loads += 8;
         }
         let mut ni = i.clone();
-        fn rename(o: &mut Operand, m: &BTreeMap<&str, &str>) {
-            match o {
-                Operand::Name(n) => {
-                    if let Some(t) = m.get(n.as_str()) {
-                        *n = t.to_string();
-                    }
-                }
-                Operand::Addr(b, _) | Operand::Not(b) => rename(b, m),
-                Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter_mut().for_each(|x| rename(x, m)),
-                _ => {}
-            }
-        }
-        ni.args.iter_mut().for_each(|a| rename(a, &temp_of));
+        ni.args.iter_mut().for_each(|a| a.rename(&|n| temp_of.get(n).map(|t| t.to_string())));
         if let Some((_, g)) = ni.guard.as_mut()
             && let Some(t) = temp_of.get(g.as_str())
         {

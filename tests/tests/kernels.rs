@@ -381,14 +381,8 @@ ret;
             let got = out.to_vec().unwrap();
             let sum = a as i64 + b as i64 + c as i64;
             let wide = c as i64 * (block[0] * grid[1]) as i64;
-            let want = [
-                sum as u32,
-                (sum >> 32) as u32,
-                block[0] * grid[1],
-                (-x).to_bits(),
-                wide as u32,
-                (wide >> 32) as u32,
-            ];
+            let want =
+                [sum as u32, (sum >> 32) as u32, block[0] * grid[1], (-x).to_bits(), wide as u32, (wide >> 32) as u32];
             assert_eq!(got, want, "{mode:?}: a {a} b {b} c {c} grid {grid:?} block {block:?}");
         }
     }

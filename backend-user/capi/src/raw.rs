@@ -106,7 +106,8 @@ pub fn own_symbol(name: &str) -> Option<*mut c_void> {
     const RTLD_NOLOAD: c_int = 4;
     static HANDLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let handle = *HANDLE.get_or_init(|| {
-        let mut info = DlInfo { fname: ptr::null(), fbase: ptr::null_mut(), sname: ptr::null(), saddr: ptr::null_mut() };
+        let mut info =
+            DlInfo { fname: ptr::null(), fbase: ptr::null_mut(), sname: ptr::null(), saddr: ptr::null_mut() };
         let me = own_symbol as *const c_void;
         // SAFETY: dladdr reads the address (of a function of this object) and fills `info`;
         // dlopen with RTLD_NOLOAD only returns an object already loaded (this one), or the

@@ -23,6 +23,9 @@ pub(crate) struct D {
     pub(crate) imm: u64,
     /// The immediate slot reads this constant (per grid: never kept across grids).
     pub(crate) cref: Option<ConstRef>,
+    /// Consecutive registers dst, a and b name ([`group_lengths`]: vectors, texels,
+    /// coordinates).
+    pub(crate) groups: [u8; 3],
 }
 
 impl D {
@@ -87,6 +90,7 @@ pub(crate) fn decode(i: Instr, gprs: u32) -> Option<D> {
         m: w.m(),
         imm: i.imm,
         cref,
+        groups: [dst_n as u8, a_n as u8, b_n as u8],
     })
 }
 

@@ -359,6 +359,12 @@ mod tests {
     }
 
     #[test]
+    fn a_decoded_instruction_stays_three_words() {
+        // The decode cache is read once per issued instruction: keep an entry small.
+        assert!(core::mem::size_of::<D>() <= 24, "{} bytes", core::mem::size_of::<D>());
+    }
+
+    #[test]
     fn constant_banks_read_zero_past_their_end_and_never_overflow() {
         let mut buf = [0xAAu8; 4];
         decode::bank_read(&[1, 2, 3], 1, &mut buf);

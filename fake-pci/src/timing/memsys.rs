@@ -208,6 +208,7 @@ mod tests {
                 m: 0,
                 imm: 0,
                 cref: None,
+                groups: [1; 3],
             };
             let p =
                 MemProbe { on: u32::MAX, addr: core::array::from_fn(|l| addr(l as u64)), space: [space; 32], bytes: 4 };

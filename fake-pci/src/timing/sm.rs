@@ -40,9 +40,8 @@ pub(crate) fn classify(d: &D) -> Class {
 
 /// Registers an instruction reads (and, for loads, writes: WAW), as (first, count).
 pub(crate) fn operands(d: &D) -> [(u8, u8); 5] {
-    // Decoded instructions have modifiers that decode.
-    let (dst_n, a_n, b_n) = hw::isa::group_lengths(d.op, d.m).unwrap_or((1, 1, 1));
-    let reg = |r: u8, imm: bool, n: u32| if imm || r == RZ { (RZ, 0) } else { (r, n as u8) };
+    let [dst_n, a_n, b_n] = d.groups;
+    let reg = |r: u8, imm: bool, n: u8| if imm || r == RZ { (RZ, 0) } else { (r, n) };
     [
         reg(d.a, d.imm_slot == Imm::A, a_n),
         reg(d.b, d.imm_slot == Imm::B, b_n),
@@ -57,7 +56,7 @@ pub(crate) fn written(d: &D) -> Option<(u8, u8)> {
     match d.op {
         Op::St | Op::Sust | Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap | Op::Nop | Op::Membar => None,
         _ if d.dst == RZ => None,
-        _ => Some((d.dst, hw::isa::group_lengths(d.op, d.m).map_or(1, |g| g.0) as u8)),
+        _ => Some((d.dst, d.groups[0])),
     }
 }
 

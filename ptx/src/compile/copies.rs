@@ -175,7 +175,8 @@ pub(crate) fn constants(
         }
         if literals + folded.len() > 1 && looped[at] {
             // Keep the first when it is the only immediate (named once); drop the rest.
-            let keep = (literals == 0 && folded.iter().filter(|n| **n == folded[0]).count() == 1).then(|| folded[0].clone());
+            let keep =
+                (literals == 0 && folded.iter().filter(|n| **n == folded[0]).count() == 1).then(|| folded[0].clone());
             for n in folded.iter().filter(|n| Some(*n) != keep.as_ref()) {
                 found.remove(n);
             }
@@ -186,20 +187,14 @@ pub(crate) fn constants(
 
 /// Every name a function body mentions in its operands.
 pub(crate) fn names_in(body: &[Stmt]) -> alloc::collections::BTreeSet<String> {
-    fn walk(o: &Operand, out: &mut alloc::collections::BTreeSet<String>) {
-        match o {
-            Operand::Name(n) => {
-                out.insert(n.clone());
-            }
-            Operand::Addr(b, _) | Operand::Not(b) => walk(b, out),
-            Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
     let mut out = alloc::collections::BTreeSet::new();
     for s in body {
         if let Stmt::Instr(i) = s {
-            i.args.iter().for_each(|a| walk(a, &mut out));
+            i.args.iter().for_each(|a| {
+                a.each_name(&mut |n| {
+                    out.insert(n.to_string());
+                })
+            });
         }
     }
     out

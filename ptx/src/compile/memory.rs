@@ -94,27 +94,53 @@ impl<'a> Kc<'a> {
         x.w0.set_a(reg);
         x.w0.set_m(MemMods::encode(space, n, bank));
         x.imm = addr;
-        let dsts: Vec<u8> = match self.arg(i, 0)? {
+        // One register is loaded into directly; a vector into the group, then moved.
+        let d = self.arg(i, 0)?;
+        let direct = match single(d) {
+            Some(o) if n == 1 => Some(self.dst(o)?),
+            _ => None,
+        };
+        x.w0.set_dst(direct.unwrap_or(self.scratch_vec));
+        let at = self.push(x);
+        if reloc {
+            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
+        }
+        if direct.is_none() { self.group_to_dsts(d, n) } else { Ok(()) }
+    }
+
+    /// Move the first vector group's `n` registers to the destinations `d` names (`_`
+    /// skipped): the results of a vector load, a texture fetch or a surface load.
+    pub(crate) fn group_to_dsts(&mut self, d: &Operand, n: u32) -> Result<()> {
+        let dsts: Vec<u8> = match d {
             Operand::Vector(v) => v.iter().map(|o| self.dst(o)).collect::<Result<_>>()?,
             o => vec![self.dst(o)?],
         };
         if dsts.len() as u32 != n {
             return Err(self.err("vector width and operand count differ"));
         }
-        let sv = self.scratch_vec;
-        x.w0.set_dst(if n == 1 { dsts[0] } else { sv });
-        let at = self.push(x);
-        if reloc {
-            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
-        }
-        if n > 1 {
-            for (k, d) in dsts.into_iter().enumerate() {
-                if d != RZ {
-                    self.emit(Op::Mov, Ty::U64, d, [Some(Src::Reg(sv + k as u8)), None, None], 0)?;
-                }
-            }
+        let g = self.scratch_vec;
+        for (k, r) in dsts.into_iter().enumerate().filter(|x| x.1 != RZ) {
+            self.emit(Op::Mov, Ty::U64, r, [Some(Src::Reg(g + k as u8)), None, None], 0)?;
         }
         Ok(())
+    }
+
+    /// Move the `n` values `vals` names into the first vector group and return its first
+    /// register: the data of a vector store or a surface store.
+    pub(crate) fn vals_to_group(&mut self, vals: &Operand, n: u32, ty: Ty) -> Result<u8> {
+        let vals: Vec<&Operand> = match vals {
+            Operand::Vector(v) => v.iter().collect(),
+            o => vec![o],
+        };
+        if vals.len() as u32 != n {
+            return Err(self.err("vector width and operand count differ"));
+        }
+        let sv = self.scratch_vec;
+        for (k, v) in vals.into_iter().enumerate() {
+            let s = self.src(v, ty)?;
+            self.emit(Op::Mov, Ty::U64, sv + k as u8, [Some(s), None, None], 0)?;
+        }
+        Ok(sv)
     }
 
     pub(crate) fn st(&mut self, i: &ast::Instr) -> Result<()> {
@@ -124,23 +150,13 @@ impl<'a> Kc<'a> {
         if matches!(space, Space::Const | Space::ConstBank) {
             return Err(self.err("stores to the constant or parameter space are not supported"));
         }
-        let vals: Vec<&Operand> = match self.arg(i, 1)? {
-            Operand::Vector(v) => v.iter().collect(),
-            o => vec![o],
-        };
-        if vals.len() as u32 != n {
-            return Err(self.err("vector width and operand count differ"));
-        }
-        let b = if n == 1 {
-            let s = self.src(vals[0], ty)?;
-            self.in_reg(s)?
-        } else {
-            let sv = self.scratch_vec;
-            for (k, v) in vals.into_iter().enumerate() {
-                let s = self.src(v, ty)?;
-                self.emit(Op::Mov, Ty::U64, sv + k as u8, [Some(s), None, None], 0)?;
+        let vals = self.arg(i, 1)?;
+        let b = match single(vals) {
+            Some(o) if n == 1 => {
+                let s = self.src(o, ty)?;
+                self.in_reg(s)?
             }
-            sv
+            _ => self.vals_to_group(vals, n, ty)?,
         };
         let mut x = Instr::new(Op::St, ty);
         x.w0.set_a(reg);
@@ -152,5 +168,14 @@ impl<'a> Kc<'a> {
             self.prog.relocs.push(Reloc { at, segment: Segment::Global });
         }
         Ok(())
+    }
+}
+
+/// The one operand `o` is, itself or as a one-element vector (`{%r1}`).
+fn single(o: &Operand) -> Option<&Operand> {
+    match o {
+        Operand::Vector(v) if v.len() == 1 => v.first(),
+        Operand::Vector(_) => None,
+        o => Some(o),
     }
 }

@@ -669,11 +669,10 @@ mod tests {
         assert_eq!(o.iter().filter(|&&x| x == Op::Mov).count(), 1, "{o:?}");
         // In a loop one of them stays a register (its mov stays before the loop): the loop
         // body moves nothing, and %f4 is still the add's immediate.
-        let looped = compile_ptx(&src(
-            "L:\n fma.rn.f32 %f3, %f0, %f1, %f2;\n add.f32 %f3, %f3, %f4;\n add.u32 %r1, %r1, 1;\n\
-             setp.lt.u32 %q, %r1, 9;\n @%q bra L;",
-        ))
-        .unwrap();
+        let looped =
+            compile_ptx(&src("L:\n fma.rn.f32 %f3, %f0, %f1, %f2;\n add.f32 %f3, %f3, %f4;\n add.u32 %r1, %r1, 1;\n\
+             setp.lt.u32 %q, %r1, 9;\n @%q bra L;"))
+            .unwrap();
         let o = ops(&looped);
         let (mad, bra) = (o.iter().position(|&x| x == Op::Mad).unwrap(), o.iter().position(|&x| x == Op::Bra).unwrap());
         assert!(!o[mad..bra].contains(&Op::Mov), "{o:?}");

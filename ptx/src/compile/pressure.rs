@@ -29,25 +29,6 @@ fn add_type(i: &ast::Instr) -> Option<(&'static str, bool)> {
     })
 }
 
-/// Registers named anywhere in `o`.
-fn names(o: &Operand, out: &mut Vec<String>) {
-    match o {
-        Operand::Name(n) => out.push(n.clone()),
-        Operand::Addr(b, _) | Operand::Not(b) => names(b, out),
-        Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter().for_each(|x| names(x, out)),
-        _ => {}
-    }
-}
-
-fn rename(o: &mut Operand, from: &str, to: &str) {
-    match o {
-        Operand::Name(n) if n == from => *n = to.to_string(),
-        Operand::Addr(b, _) | Operand::Not(b) => rename(b, from, to),
-        Operand::Vector(v) | Operand::List(v) | Operand::Tex(v) => v.iter_mut().for_each(|x| rename(x, from, to)),
-        _ => {}
-    }
-}
-
 /// The relieved body (see the module documentation).
 pub(crate) fn relieve(body: &[Stmt]) -> Vec<Stmt> {
     let mut regs = BTreeSet::new();
@@ -141,7 +122,7 @@ fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
             continue;
         }
         let mut used = Vec::new();
-        i.args.iter().for_each(|a| names(a, &mut used));
+        i.args.iter().for_each(|a| a.each_name(&mut |n| used.push(n.to_string())));
         used.extend(i.guard.iter().map(|g| g.1.clone()));
         let mut ni = i.clone();
         let mut seen = BTreeSet::new();
@@ -155,7 +136,7 @@ fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
             let args = vec![Operand::Name(t.clone()), Operand::Name(root.clone()), Operand::Int(*c)];
             let mods = vec![String::from(*ty).replace('b', "u")];
             out.push(Stmt::Instr(ast::Instr { pos: i.pos, guard: None, op: "add".into(), mods, args }));
-            ni.args.iter_mut().for_each(|a| rename(a, &n, &t));
+            ni.args.iter_mut().for_each(|a| a.rename(&|x| (x == n).then(|| t.clone())));
             if let Some(g) = ni.guard.as_mut().filter(|g| g.1 == n) {
                 g.1 = t.clone();
             }
@@ -173,9 +154,8 @@ fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
 /// Whether a load may move past instruction `i` (other than by the registers they share):
 /// not past what writes or orders memory, ends the block, or reads the clock.
 fn load_passes(i: &ast::Instr) -> bool {
-    let mut named = Vec::new();
-    i.args.iter().for_each(|a| names(a, &mut named));
-    let clock = named.iter().any(|n| n.starts_with("%clock") || n == "%globaltimer");
+    let mut clock = false;
+    i.args.iter().for_each(|a| a.each_name(&mut |n| clock |= n.starts_with("%clock") || n == "%globaltimer"));
     !clock
         && !matches!(
             i.op.as_str(),

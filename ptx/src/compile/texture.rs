@@ -79,22 +79,6 @@ impl Kc<'_> {
         Ok(g)
     }
 
-    /// Copy the first vector group to the destinations (`_` skipped).
-    fn results(&mut self, d: &Operand, n: u32) -> Result<()> {
-        let dsts: Vec<u8> = match d {
-            Operand::Vector(v) => v.iter().map(|o| self.dst(o)).collect::<Result<_>>()?,
-            o => vec![self.dst(o)?],
-        };
-        if dsts.len() as u32 != n {
-            return Err(self.err(format!("expected {n} destination registers")));
-        }
-        let g = self.scratch_vec;
-        for (k, r) in dsts.into_iter().enumerate().filter(|x| x.1 != RZ) {
-            self.emit(Op::Mov, Ty::U64, r, [Some(Src::Reg(g + k as u8)), None, None], 0)?;
-        }
-        Ok(())
-    }
-
     /// The handle, optional sampler and coordinates of `[tex, {..}]`.
     fn access<'o>(&self, o: &'o Operand) -> Result<(&'o Operand, Option<&'o Operand>, &'o Operand)> {
         match o {
@@ -135,7 +119,7 @@ impl Kc<'_> {
         let m = m.with_comp(comp.unwrap_or(0) as u8);
         let m = u16::from_le_bytes(m.into_bytes());
         self.emit(op, dty, self.scratch_vec, [Some(Src::Reg(g)), Some(handle), lod], m)?;
-        self.results(self.arg(i, 0)?, 4)
+        self.group_to_dsts(self.arg(i, 0)?, 4)
     }
 
     /// `txq.attr.b32 d, [t]` and `suq.attr.b32 d, [s]`.
@@ -193,20 +177,9 @@ impl Kc<'_> {
         if load {
             let handle = self.handle(h, true, None)?;
             self.emit(Op::Suld, ty, self.scratch_vec, [Some(Src::Reg(g)), Some(handle), None], m)?;
-            return self.results(self.arg(i, 0)?, n);
+            return self.group_to_dsts(self.arg(i, 0)?, n);
         }
-        let vals: Vec<&Operand> = match self.arg(i, 1)? {
-            Operand::Vector(v) => v.iter().collect(),
-            o => vec![o],
-        };
-        if vals.len() as u32 != n {
-            return Err(self.err("vector width and operand count differ"));
-        }
-        let sv = self.scratch_vec;
-        for (k, v) in vals.into_iter().enumerate() {
-            let s = self.src(v, ty)?;
-            self.emit(Op::Mov, Ty::U64, sv + k as u8, [Some(s), None, None], 0)?;
-        }
+        let sv = self.vals_to_group(self.arg(i, 1)?, n, ty)?;
         let handle = self.handle(h, true, None)?;
         self.emit(Op::Sust, ty, RZ, [Some(Src::Reg(g)), Some(Src::Reg(sv)), Some(handle)], m).map(|_| ())
     }
