@@ -93,6 +93,8 @@ const POLL_LIMIT: u32 = 1_000_000;
 
 pub(crate) struct GpuState {
     pub vram: RangeAllocator,
+    /// Physical allocations of the VMM API.
+    pub(crate) phys: crate::physmem::PhysTable,
     chids: u128,
     active: Vec<u32>,
     runlist: [u64; 2],
@@ -211,6 +213,7 @@ impl<P: Platform> Device<P> {
 
         let gpu_state = GpuState {
             vram: RangeAllocator::new(VRAM_RESERVED, info.vram_size - VRAM_RESERVED),
+            phys: Default::default(),
             chids: 0,
             active: Vec::new(),
             runlist: [0; 2],

@@ -11,7 +11,8 @@
 //!    [`limits`] (CUDA's numbers);
 //! 2. [`device`]: probe, typed registers, PRAMIN, VRAM, TLB, channels and the runlist,
 //!    interrupts;
-//! 3. [`vm`]: page directories and tables in VRAM, BAR1;
+//! 3. [`vm`]: page directories and tables in VRAM, BAR1; [`physmem`]: the VMM API's
+//!    physical allocations;
 //! 4. [`channel`]: GPFIFO and pushbuffer rings, the doorbell, u64 fences; [`check`]: the
 //!    sanitizers' table and report buffer;
 //! 5. [`context`]: one context's allocations, copies, modules, launches, streams, events;
@@ -31,6 +32,7 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod limits;
+pub mod physmem;
 pub mod platform;
 pub mod range;
 pub mod vm;
@@ -43,6 +45,7 @@ pub use check::{CheckMode, CheckReport};
 pub use context::memory::MemsetValue;
 pub use context::module::{ImageKind, LaunchConfig, Params, image_kind};
 pub use context::stream::StreamHandle;
+pub use context::vmm::Access;
 pub use context::{ContextConfig, VA_BASE};
 pub use device::{Chipset, Device, DeviceInfo};
 pub use error::{CuError, Result};

@@ -78,6 +78,24 @@ impl RangeAllocator {
         Some(start)
     }
 
+    /// Allocate exactly `[addr, addr + size)` if all of it is free (a fixed-address
+    /// request, such as cuMemAddressReserve's hint).
+    pub fn alloc_at(&mut self, addr: u64, size: u64) -> Option<u64> {
+        let end = addr.checked_add(size).filter(|_| size > 0)?;
+        let (&start, &len) = self.by_addr.range(..=addr).next_back()?;
+        if end > start + len {
+            return None;
+        }
+        self.remove(start, len);
+        if addr > start {
+            self.insert(start, addr - start);
+        }
+        if end < start + len {
+            self.insert(end, start + len - end);
+        }
+        Some(addr)
+    }
+
     /// Return `[addr, addr + size)`, merging it with free neighbours. The caller guarantees
     /// the range was allocated (allocation records live with the caller).
     pub fn free(&mut self, addr: u64, size: u64) {
@@ -101,6 +119,19 @@ impl RangeAllocator {
 mod tests {
     use super::*;
     use alloc::vec::Vec;
+
+    #[test]
+    fn alloc_at_takes_exactly_the_range_asked_for() {
+        let mut a = RangeAllocator::new(0x1000, 0x10000);
+        assert_eq!(a.alloc_at(0x4000, 0x2000), Some(0x4000));
+        assert_eq!(a.alloc_at(0x5000, 0x1000), None, "taken");
+        assert_eq!(a.alloc_at(0x10000, 0x2000), None, "past the end");
+        assert_eq!(a.alloc_at(0x2000, 0), None);
+        assert_eq!(a.free_bytes(), 0xe000);
+        assert_eq!(a.alloc(0x3000, 0x1000), Some(0x1000), "the range before it is still free");
+        a.free(0x4000, 0x2000);
+        assert_eq!(a.alloc_at(0x4000, 0x3000), Some(0x4000), "freed and merged with what follows");
+    }
 
     #[test]
     fn alloc_free_merge_and_reuse() {

@@ -45,6 +45,18 @@ impl VaSpace {
         self.va.alloc(len, mmu::PAGE_SIZE).ok_or(CuError::OutOfMemory)
     }
 
+    /// Reserve `bytes` (a multiple of pages) aligned to `align` (a power of two, at least
+    /// a page), at `hint` when that range is free and aligned (cuMemAddressReserve).
+    pub(crate) fn reserve_va(&mut self, bytes: u64, align: u64, hint: u64) -> Result<u64> {
+        if hint != 0
+            && hint.is_multiple_of(align)
+            && let Some(va) = self.va.alloc_at(hint, bytes)
+        {
+            return Ok(va);
+        }
+        self.va.alloc(bytes, align).ok_or(CuError::OutOfMemory)
+    }
+
     /// Return a VA range from [`VaSpace::alloc_va`].
     pub(crate) fn free_va(&mut self, va: u64, bytes: u64) {
         self.va.free(va, bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE);
@@ -77,7 +89,23 @@ impl VaSpace {
         bytes: u64,
         target: Target,
     ) -> Result<()> {
-        self.write_ptes(gpu, va, bytes, |i| u64::from(Pte::map(phys + i * mmu::PAGE_SIZE, target)))
+        self.map_with(gpu, va, phys, bytes, target, false)
+    }
+
+    /// Map `[va, va + bytes)` to consecutive pages at `phys` in `target`, read-only when
+    /// `read_only` (the MMU faults writes).
+    pub(crate) fn map_with<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        phys: u64,
+        bytes: u64,
+        target: Target,
+        read_only: bool,
+    ) -> Result<()> {
+        self.write_ptes(gpu, va, bytes, |i| {
+            u64::from(Pte::map(phys + i * mmu::PAGE_SIZE, target).with_read_only(read_only))
+        })
     }
 
     /// Invalidate the PTEs of `[va, va + bytes)`.

@@ -131,6 +131,13 @@ fn pointer_attributes() {
     run_c("pointers");
 }
 
+/// The virtual memory management API: one allocation mapped twice, access flags checked
+/// by copies and faulting a kernel's write, handles and freeing (tests/c/vmm.c).
+#[test]
+fn virtual_memory_management() {
+    run_c("vmm");
+}
+
 /// cuda.h as programs written against NVIDIA's use it: the include guard, CUDA_VERSION,
 /// CUcomputemode, the versioned names (tests/c/header.c).
 #[test]
@@ -202,7 +209,8 @@ fn device_attributes_follow_the_preset() {
         String::from_utf8(out.stdout).unwrap()
     };
     let gf100 = run("gf100");
-    // Fermi's texture limits are not answered yet; features rgdev lacks are 0 on any preset.
+    // Fermi's texture limits are not answered yet; features rgdev lacks are 0 on any preset,
+    // those it has 1 (VMM: cuMemCreate/cuMemMap on any preset's MMU).
     for line in [
         "cc 2.0",
         "sms 15",
@@ -211,7 +219,7 @@ fn device_attributes_follow_the_preset() {
         "mem_clock_khz 924000",
         "bus_bits 384",
         "tex1d -1",
-        "vmm 0",
+        "vmm 1",
         "cooperative 0",
         "numa_id -1",
         "global_l1 1",
@@ -231,7 +239,7 @@ fn device_attributes_follow_the_preset() {
         "concurrent_kernels 0",
         "tex1d 131072",
         "tex3d_depth 16384",
-        "vmm 0",
+        "vmm 1",
         "answered 113 of 147",
     ] {
         assert!(custom.lines().any(|l| l == line), "{line} not in:\n{custom}");

@@ -111,6 +111,7 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => i(gpu.max_shared_per_block() as u64),
         CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR => i(info.sm.blocks as u64),
         CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 0, // no stream-ordered allocator
+        CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1, // cuMemCreate, cuMemMap, ...
         // Texture limits of compute capability 5.0 and later, as CUDA documents them
         // (deviceQuery prints them); older architectures' are not answered yet.
         CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH if maxwell_on => 131072,
@@ -133,7 +134,7 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         // No NUMA: CU_DEVICE_NUMA_CONFIG_NONE, and -1 for the node ids.
         CU_DEVICE_ATTRIBUTE_NUMA_ID | CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID => -1,
         // Features rgdev does not have (yet): 0. The texture unit (gather), host-register,
-        // managed and pageable memory, VMM, IPC and interop handles, cooperative and
+        // managed and pageable memory, IPC and interop handles, cooperative and
         // cluster launches, stream memory operations, preemption, compression, L2
         // persistence, RDMA, multicast, MPS, NUMA.
         CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER
@@ -152,7 +153,6 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         | CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
         | CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
-        | CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED

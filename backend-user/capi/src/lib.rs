@@ -32,7 +32,8 @@ mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
 mod profile; // cuProfilerStart/Stop and the statistics printed at exit
 mod stream; // streams
-pub mod unsupported; // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
+pub mod unsupported;
+mod vmm; // virtual memory management: physical allocations, reservations, mappings // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
 // The library's own plumbing.
 mod enums; // CUDA's enums, declared once and checked against include/cuda.h
 mod raw; // every access through a caller's pointer
@@ -49,6 +50,7 @@ pub use memory::*;
 pub use module::*;
 pub use occupancy::*;
 pub use stream::*;
+pub use vmm::*;
 
 use state::*;
 

@@ -52,6 +52,8 @@ struct Found {
     dptr: u64,
     /// Its host address (pinned memory).
     hptr: Option<usize>,
+    /// `CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS`: what the context may do with it.
+    access: c_uint,
 }
 
 fn find(st: &State, ptr: u64) -> Option<Found> {
@@ -60,19 +62,42 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
         let (hp, b) = (ptr as usize, a.bytes);
         if hp >= h && hp - h < b {
             let off = (hp - h) as u64;
-            Some(Found { ctx: a.ctx, host: true, base: a.dptr, size: b as u64, dptr: a.dptr + off, hptr: Some(hp) })
+            Some(Found {
+                ctx: a.ctx,
+                host: true,
+                base: a.dptr,
+                size: b as u64,
+                dptr: a.dptr + off,
+                hptr: Some(hp),
+                access: ACCESS_READWRITE,
+            })
         } else if Some(a.ctx) == current && ptr >= a.dptr && ptr - a.dptr < b as u64 {
             let off = ptr - a.dptr;
             let hptr = Some(h + off as usize);
-            Some(Found { ctx: a.ctx, host: true, base: a.dptr, size: b as u64, dptr: ptr, hptr })
+            Some(Found {
+                ctx: a.ctx,
+                host: true,
+                base: a.dptr,
+                size: b as u64,
+                dptr: ptr,
+                hptr,
+                access: ACCESS_READWRITE,
+            })
         } else {
             None
         }
     });
     pinned.or_else(|| {
         let ctx = current?;
-        let (base, size) = st.gpu().mem_range(ctx, ptr).ok()?;
-        Some(Found { ctx, host: false, base, size, dptr: ptr, hptr: None })
+        let gpu = st.gpu();
+        let (base, size) = gpu.mem_range(ctx, ptr).ok()?;
+        // A VMM mapping grants what cuMemSetAccess gave it; other allocations, everything.
+        let access = gpu.mem_access(ctx, ptr).map_or(ACCESS_READWRITE, |a| match a {
+            runtime_core::Access::None => 0,
+            runtime_core::Access::Read => 1,
+            runtime_core::Access::ReadWrite => ACCESS_READWRITE,
+        });
+        Some(Found { ctx, host: false, base, size, dptr: ptr, hptr: None, access })
     })
 }
 
@@ -108,7 +133,7 @@ fn write(st: &mut State, a: c_int, f: Option<&Found>, data: *mut c_void) -> Resu
         RANGE_SIZE => raw::put(data.cast::<usize>(), f.map_or(0, |f| f.size as usize)),
         MAPPED => raw::put(data.cast(), flag(f.is_some())),
         ALLOWED_HANDLE_TYPES => raw::put(data.cast::<u64>(), 0),
-        ACCESS_FLAGS => raw::put(data.cast(), if f.is_some() { ACCESS_READWRITE } else { 0 }),
+        ACCESS_FLAGS => raw::put(data.cast(), f.map_or(0, |f| f.access)),
         MEMPOOL_HANDLE => raw::put(data.cast::<*mut c_void>(), std::ptr::null_mut()),
         _ => Err(CuError::InvalidValue),
     }
@@ -157,6 +182,12 @@ pub extern "C" fn cuPointerGetAttributes(
         }
         Ok(())
     })
+}
+
+/// Forget the buffer ids of the allocations of `ctx` that start in `[base, base + bytes)`
+/// (unmapped).
+pub(crate) fn forget_range(st: &mut State, ctx: CtxHandle, base: u64, bytes: u64) {
+    st.buffers.retain(|&(c, b), _| c != ctx.0 || b < base || b - base >= bytes);
 }
 
 /// Forget the buffer id of the allocation at `base` of `ctx` (freed).

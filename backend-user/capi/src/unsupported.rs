@@ -76,17 +76,17 @@ unsupported! {
     cuLaunchKernelEx cuLibraryEnumerateKernels cuLibraryGetGlobal cuLibraryGetKernel cuLibraryGetKernelCount
     cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
     cuLibraryUnload cuLinkAddData_v2 cuLinkAddFile_v2 cuLinkComplete cuLinkCreate_v2 cuLinkDestroy cuLogsCurrent
-    cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback cuMemAddressFree
-    cuMemAddressReserve cuMemAdvise cuMemAdvise_v2 cuMemAllocAsync cuMemAllocFromPoolAsync cuMemAllocManaged
-    cuMemAllocPitch_v2 cuMemBatchDecompressAsync cuMemCreate cuMemDiscardAndPrefetchBatchAsync
-    cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync cuMemGetAccess
-    cuMemGetAllocationGranularity cuMemGetAllocationPropertiesFromHandle cuMemGetDefaultMemPool
+    cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback
+     cuMemAdvise cuMemAdvise_v2 cuMemAllocAsync cuMemAllocFromPoolAsync cuMemAllocManaged
+    cuMemAllocPitch_v2 cuMemBatchDecompressAsync  cuMemDiscardAndPrefetchBatchAsync
+    cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync
+      cuMemGetDefaultMemPool
     cuMemGetHandleForAddressRange cuMemGetMemPool cuMemHostGetFlags cuMemHostRegister_v2 cuMemHostUnregister
-    cuMemImportFromShareableHandle cuMemMap cuMemMapArrayAsync cuMemPoolCreate cuMemPoolDestroy
+    cuMemImportFromShareableHandle  cuMemMapArrayAsync cuMemPoolCreate cuMemPoolDestroy
     cuMemPoolExportPointer cuMemPoolExportToShareableHandle cuMemPoolGetAccess cuMemPoolGetAttribute
     cuMemPoolImportFromShareableHandle cuMemPoolImportPointer cuMemPoolSetAccess cuMemPoolSetAttribute
     cuMemPoolTrimTo cuMemPrefetchAsync cuMemPrefetchAsync_v2 cuMemPrefetchBatchAsync cuMemRangeGetAttribute
-    cuMemRangeGetAttributes cuMemRelease cuMemRetainAllocationHandle cuMemSetAccess cuMemSetMemPool cuMemUnmap
+    cuMemRangeGetAttributes    cuMemSetMemPool
     cuMemcpy cuMemcpy2DAsync_v2 cuMemcpy2DUnaligned_v2 cuMemcpy2D_v2 cuMemcpy3DAsync_v2 cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync cuMemcpy3D_v2 cuMemcpyAsync cuMemcpyAtoA_v2
     cuMemcpyAtoD_v2 cuMemcpyAtoHAsync_v2 cuMemcpyAtoH_v2 cuMemcpyBatchAsync cuMemcpyBatchAsync_v2 cuMemcpyDtoA_v2

@@ -41,8 +41,8 @@ impl<P: Platform> Gpu<P> {
 
     /// Free a user allocation after the context's queued work, waiting without the lock.
     fn free_alloc(&self, h: CtxHandle, ptr: u64, host: bool) -> Result<()> {
-        let waits = self.with_ctx(h, |_, c| c.user_alloc(ptr, host).and_then(|()| c.releases()))?;
-        waits.iter().try_for_each(|w| w.wait(self))?;
+        self.with_ctx(h, |_, c| c.user_alloc(ptr, host))?;
+        self.ctx_synchronize(h)?;
         self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))
     }
 
@@ -61,8 +61,7 @@ impl<P: Platform> Gpu<P> {
     /// Free runtime-owned allocations after the context's queued work: every one of them
     /// is freed even if one fails (the first error is returned).
     pub(crate) fn runtime_free(&self, h: CtxHandle, ptrs: &[u64]) -> Result<()> {
-        let waits = self.with_ctx(h, |_, c| c.releases())?;
-        let waited = waits.iter().try_for_each(|w| w.wait(self));
+        let waited = self.ctx_synchronize(h);
         let freed = self.with_ctx(h, |gpu, c| {
             // Every one is freed, whatever happens to the others; the first error is kept.
             let mut first = Ok(());

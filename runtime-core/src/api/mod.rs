@@ -16,7 +16,8 @@
 //!
 //! - [`memory`]: allocations, copies and memsets;
 //! - [`module`]: modules, kernel attributes, launches;
-//! - [`stream`]: streams and events.
+//! - [`stream`]: streams and events;
+//! - [`vmm`]: the virtual memory management API.
 //!
 //! Work goes to a stream: [`StreamHandle::DEFAULT`] is the legacy default stream, a value
 //! passed like any other, not a method of its own.
@@ -42,6 +43,7 @@ macro_rules! object_handle {
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod vmm;
 
 use crate::channel::Fence;
 use crate::check::{CheckMode, CheckReport};

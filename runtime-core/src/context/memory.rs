@@ -3,6 +3,7 @@
 //! double-buffered), and memsets with the copy engine's remap unit and a constant
 //! component, as NVIDIA's driver does.
 
+use super::vmm::Mapping;
 use super::{Context, Inner};
 use crate::channel::{Channel, Cmd, Fence, Release};
 use crate::device::Device;
@@ -46,11 +47,13 @@ impl MemsetValue {
 }
 
 /// What backs an allocation.
-enum Backing {
+pub(crate) enum Backing {
     /// Video memory at this physical address.
     Vram(u64),
     /// Pinned host memory (mapped with system-memory PTEs).
     Host(DmaBuffer),
+    /// A mapping of a physical allocation of the VMM API.
+    Mapped(Mapping),
 }
 
 /// Who an allocation belongs to.
@@ -64,10 +67,10 @@ pub(crate) enum Owner {
 
 /// One allocation: the size asked for, the bytes mapped, what backs it, whose it is.
 pub(crate) struct Alloc {
-    size: u64,
-    bytes: u64,
-    backing: Backing,
-    owner: Owner,
+    pub(super) size: u64,
+    pub(super) bytes: u64,
+    pub(super) backing: Backing,
+    pub(super) owner: Owner,
 }
 
 impl Inner {
@@ -131,17 +134,18 @@ impl Inner {
     }
 
     /// Rewrite the sanitizers' allocation table (checked contexts).
-    fn table_changed(&self) {
+    pub(super) fn table_changed(&self) {
         if let Some(c) = &self.check {
             c.write_table(self.allocs.iter().map(|(&base, a)| (base, a.size)));
         }
     }
 
     /// Whether `ptr` is the start of one of the program's allocations, of host memory
-    /// (`host`) or VRAM.
+    /// (`host`) or VRAM (a VMM mapping is neither: cuMemUnmap undoes it).
     pub(crate) fn user_alloc(&self, ptr: u64, host: bool) -> Result<()> {
-        match self.allocs.get(&ptr) {
-            Some(a) if a.owner == Owner::User && matches!(a.backing, Backing::Host(_)) == host => Ok(()),
+        match self.allocs.get(&ptr).filter(|a| a.owner == Owner::User).map(|a| &a.backing) {
+            Some(Backing::Host(_)) if host => Ok(()),
+            Some(Backing::Vram(_)) if !host => Ok(()),
             _ => Err(CuError::InvalidValue),
         }
     }
@@ -170,18 +174,36 @@ impl Inner {
         }
     }
 
-    /// Check that `[ptr, ptr + len)` lies inside one allocation (device or pinned host).
-    pub(crate) fn check_range(&self, ptr: u64, len: u64) -> Result<()> {
-        let (&base, a) = self.allocs.range(..=ptr).next_back().ok_or(CuError::InvalidValue)?;
+    /// Check that `[ptr, ptr + len)` lies inside one allocation (device or pinned host),
+    /// or in VMM mappings that follow one another without a gap, and that each mapping
+    /// grants the access (`write` or read).
+    pub(crate) fn check_range(&self, ptr: u64, len: u64, write: bool) -> Result<()> {
         let end = ptr.checked_add(len).ok_or(CuError::InvalidValue)?;
-        if end > base + a.size { Err(CuError::InvalidValue) } else { Ok(()) }
+        let mut at = ptr;
+        loop {
+            let (&base, a) = self.allocs.range(..=at).next_back().ok_or(CuError::InvalidValue)?;
+            let limit = base + a.size;
+            let mapped = match &a.backing {
+                Backing::Mapped(m) if !m.access.allows(write) => return Err(CuError::InvalidValue),
+                Backing::Mapped(_) => true,
+                _ => false,
+            };
+            if end <= limit {
+                return Ok(());
+            }
+            let next_mapped = self.allocs.get(&limit).is_some_and(|n| matches!(n.backing, Backing::Mapped(_)));
+            if !mapped || !next_mapped || at > limit {
+                return Err(CuError::InvalidValue);
+            }
+            at = limit;
+        }
     }
 
     /// The start of a blocking host copy of `len` bytes at device pointer `ptr`: the range
     /// lies in one allocation (an empty copy may point anywhere), and the default stream
     /// waits for the blocking streams.
-    fn host_copy_start<P: Platform>(&mut self, gpu: &Device<P>, ptr: u64, len: u64) -> Result<()> {
-        self.check_range(ptr, len).or(if len == 0 { Ok(()) } else { Err(CuError::InvalidValue) })?;
+    fn host_copy_start<P: Platform>(&mut self, gpu: &Device<P>, ptr: u64, len: u64, write: bool) -> Result<()> {
+        self.check_range(ptr, len, write).or(if len == 0 { Ok(()) } else { Err(CuError::InvalidValue) })?;
         self.ordered(gpu, 0).map(drop)
     }
 
@@ -220,8 +242,8 @@ impl Inner {
         if bytes == 0 {
             return Ok(self.chan(s)?.last_fence());
         }
-        self.check_range(src, bytes)?;
-        self.check_range(dst, bytes)?;
+        self.check_range(src, bytes, false)?;
+        self.check_range(dst, bytes, true)?;
         let ch = self.ordered(gpu, s)?;
         copy_range(gpu, ch, dst, src, bytes)
     }
@@ -244,7 +266,7 @@ impl Inner {
         if count == 0 {
             return Ok(self.chan(s)?.last_fence());
         }
-        self.check_range(dst, bytes)?;
+        self.check_range(dst, bytes, true)?;
         let ch = self.ordered(gpu, s)?;
         let remap = RemapComponents::new()
             .with_dst_x(RemapSrc::ConstA)
@@ -279,7 +301,7 @@ impl<P: Platform> Context<P> {
     /// legacy stream), never the context's lock while it waits.
     pub(crate) fn copy_htod(&self, gpu: &Device<P>, dst: u64, src: &[u8]) -> Result<()> {
         let bufs = self.staging();
-        self.with(gpu, |c| c.host_copy_start(gpu, dst, src.len() as u64))?;
+        self.with(gpu, |c| c.host_copy_start(gpu, dst, src.len() as u64, true))?;
         let chunk = bufs[0].buf.len();
         let mut pending: [Option<Release>; 2] = [None, None];
         for (i, part) in src.chunks(chunk).enumerate() {
@@ -298,7 +320,7 @@ impl<P: Platform> Context<P> {
     /// staging buffers but not the context's lock.
     pub(crate) fn copy_dtoh(&self, gpu: &Device<P>, dst: &mut [u8], src: u64) -> Result<()> {
         let bufs = self.staging();
-        self.with(gpu, |c| c.host_copy_start(gpu, src, dst.len() as u64))?;
+        self.with(gpu, |c| c.host_copy_start(gpu, src, dst.len() as u64, false))?;
         let chunk = bufs[0].buf.len();
         // Queue part i into staging buffer i % 2, then drain part i - 1.
         let drain = |(j, out, w): (usize, &mut [u8], Release)| -> Result<()> {
@@ -317,10 +339,12 @@ impl<P: Platform> Context<P> {
     }
 }
 
-fn free_backing<P: Platform>(gpu: &Device<P>, a: Alloc) {
+/// Free what backs `a` (a mapping: one mapping fewer of its physical allocation).
+pub(super) fn free_backing<P: Platform>(gpu: &Device<P>, a: Alloc) {
     match a.backing {
         Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
         Backing::Host(buf) => gpu.platform.dma_free(&buf),
+        Backing::Mapped(m) => gpu.phys_unmap(m.handle),
     }
 }
 

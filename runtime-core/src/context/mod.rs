@@ -7,6 +7,7 @@
 //! - [`memory`]: allocations, copies through the copy engine, memsets.
 //! - [`module`]: loaded modules, kernel launches as compute-class methods.
 //! - [`stream`]: streams (channels of the context) and events (semaphore slots).
+//! - [`vmm`]: reservations, mappings of physical allocations and their access flags.
 //!
 //! Every operation checks the context's sticky error first (CUDA semantics): a fault on
 //! any of its channels is the context's error (`Context::with`).
@@ -14,6 +15,7 @@
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod vmm;
 
 use crate::channel::{Channel, Cmd, Fence, Release, map_dma, release};
 use crate::check::{CheckArea, CheckMode, CheckReport};
@@ -73,6 +75,8 @@ pub(crate) struct Inner {
     /// The legacy default stream's channel (stream 0).
     pub(crate) ch: Option<Channel>,
     allocs: BTreeMap<u64, Alloc>,
+    /// Address ranges reserved for the VMM API (cuMemAddressReserve): base -> bytes.
+    reserved: BTreeMap<u64, u64>,
     modules: BTreeMap<u64, Loaded>,
     /// Kernels handed out: id -> (module id, kernel index).
     funcs: BTreeMap<u64, (u64, u32)>,
@@ -129,6 +133,7 @@ impl<P: Platform> Context<P> {
                         vm,
                         ch: Some(ch),
                         allocs: BTreeMap::new(),
+                        reserved: BTreeMap::new(),
                         modules: BTreeMap::new(),
                         funcs: BTreeMap::new(),
                         streams: BTreeMap::new(),
