@@ -49,6 +49,9 @@ extern "C" {
 #define cuEventDestroy cuEventDestroy_v2
 #define cuGetProcAddress cuGetProcAddress_v2
 #define cuDeviceGetUuid cuDeviceGetUuid_v2
+#define cuLinkCreate cuLinkCreate_v2
+#define cuLinkAddData cuLinkAddData_v2
+#define cuLinkAddFile cuLinkAddFile_v2
 
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
@@ -451,6 +454,25 @@ typedef enum CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum {
 CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
 CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
                                 CUdeviceptr ptr);
+
+/* The device linker: PTX inputs resolved across modules into one loadable image. */
+typedef struct CUlinkState_st *CUlinkState;
+typedef enum CUjitInputType_enum {
+    CU_JIT_INPUT_CUBIN = 0,
+    CU_JIT_INPUT_PTX = 1,
+    CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3,
+    CU_JIT_INPUT_LIBRARY = 4,
+    CU_JIT_INPUT_NVVM = 5,
+    CU_JIT_NUM_INPUT_TYPES = 6
+} CUjitInputType;
+CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut);
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
+                          unsigned int numOptions, CUjit_option *options, void **optionValues);
+CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions,
+                          CUjit_option *options, void **optionValues);
+CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut);
+CUresult cuLinkDestroy(CUlinkState state);
 
 /* Virtual memory management: physical allocations, address reservations, mappings and
    their access (device 0; shareable handles are not supported). */

@@ -24,6 +24,21 @@ pub enum StateSpace {
 /// and sampler references.
 pub const HANDLE_TYPES: &[&str] = &["texref", "surfref", "samplerref"];
 
+/// How a module-scope symbol links with other modules (PTX's linking directives).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Linkage {
+    /// No directive: this module's own (function-scope variables and parameters too).
+    #[default]
+    Internal,
+    /// `.visible` (and every `.entry`): one module defines it, others may name it.
+    Visible,
+    /// `.weak` or `.common`: a definition that another module's may replace.
+    Weak,
+    /// `.extern`: declared here, defined in another module (or `.extern .shared` arrays
+    /// sized at launch).
+    Extern,
+}
+
 /// A variable declaration (module scope, function scope, or a parameter).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Var {
@@ -41,8 +56,8 @@ pub struct Var {
     pub count: Option<u64>,
     /// Initializer values.
     pub init: Vec<Init>,
-    /// `.extern`.
-    pub external: bool,
+    /// How it links (`.extern`, `.visible`, ...).
+    pub linkage: Linkage,
     /// Where it was declared.
     pub pos: Pos,
 }
@@ -75,6 +90,8 @@ pub struct Func {
     pub rets: Vec<Var>,
     /// Body, or `None` for a declaration.
     pub body: Option<Vec<Stmt>>,
+    /// How it links.
+    pub linkage: Linkage,
     /// `.maxntid`/`.reqntid` (threads per block), if given.
     pub max_threads: Option<u32>,
     /// `.maxnreg` (registers per thread), if given.

@@ -15,11 +15,13 @@ pub mod compile;
 pub mod container;
 pub mod error;
 pub mod lexer;
+pub mod link;
 pub mod parse;
 pub mod program;
 pub mod spill;
 
 pub use compile::{Options, compile, compile_ptx, compile_ptx_with, compile_with};
 pub use error::{PtxError, Result};
+pub use link::{Input, link};
 pub use parse::parse;
 pub use program::{Kernel, Program};

@@ -182,28 +182,30 @@ impl Parser {
     }
 
     fn top_decl(&mut self, m: &mut Module, funcs: &mut FuncTable) -> Result<()> {
-        let mut external = false;
-        loop {
-            match self.peek() {
-                Some(Tok::Ident(s)) if s == ".visible" || s == ".weak" || s == ".common" => self.i += 1,
-                Some(Tok::Ident(s)) if s == ".extern" => {
-                    external = true;
-                    self.i += 1
-                }
+        let mut linkage = Linkage::Internal;
+        while let Some(Tok::Ident(s)) = self.peek() {
+            linkage = match s.as_str() {
+                ".visible" => Linkage::Visible,
+                ".weak" | ".common" => Linkage::Weak,
+                ".extern" => Linkage::Extern,
                 _ => break,
-            }
+            };
+            self.i += 1;
         }
         let pos = self.pos();
         match self.peek() {
             Some(Tok::Ident(s)) if s == ".entry" || s == ".func" => {
                 let entry = s == ".entry";
                 self.i += 1;
-                funcs.add(self.func(entry, pos)?);
+                let mut f = self.func(entry, pos)?;
+                // A kernel is the module's interface whatever its directive says.
+                f.linkage = if entry && linkage == Linkage::Internal { Linkage::Visible } else { linkage };
+                funcs.add(f);
                 Ok(())
             }
             Some(Tok::Ident(s)) if s == ".global" || s == ".const" || s == ".shared" => {
                 let mut v = self.var()?;
-                v.external = external;
+                v.linkage = linkage;
                 self.punct(';')?;
                 m.vars.push(v);
                 Ok(())
@@ -215,7 +217,7 @@ impl Parser {
                 let name = self.ident("a texture name")?;
                 self.punct(';')?;
                 let (ty, vec, align, count, init) = ("texref".into(), 1, 0, None, Vec::new());
-                m.vars.push(Var { space: StateSpace::Global, name, ty, vec, align, count, init, external, pos });
+                m.vars.push(Var { space: StateSpace::Global, name, ty, vec, align, count, init, linkage, pos });
                 Ok(())
             }
             _ => Err(self.expected("`.entry`, `.func`, `.global`, `.const` or `.shared`")),
@@ -271,7 +273,7 @@ impl Parser {
                 init.push(self.init_value()?);
             }
         }
-        Ok(Var { space, name, ty, vec, align, count, init, external: false, pos })
+        Ok(Var { space, name, ty, vec, align, count, init, linkage: Linkage::Internal, pos })
     }
 
     /// The elements of a braced initializer whose `{` has been read, nested lists
@@ -369,12 +371,34 @@ impl Parser {
             }
         }
         if self.eat_punct(';') {
-            return Ok(Func { name, entry, params, rets, body: None, max_threads, max_regs, min_blocks, pos });
+            return Ok(Func {
+                name,
+                entry,
+                params,
+                rets,
+                body: None,
+                linkage: Linkage::Internal,
+                max_threads,
+                max_regs,
+                min_blocks,
+                pos,
+            });
         }
         self.punct('{')?;
         let mut body = Vec::new();
         self.block(&mut body)?;
-        Ok(Func { name, entry, params, rets, body: Some(body), max_threads, max_regs, min_blocks, pos })
+        Ok(Func {
+            name,
+            entry,
+            params,
+            rets,
+            body: Some(body),
+            linkage: Linkage::Internal,
+            max_threads,
+            max_regs,
+            min_blocks,
+            pos,
+        })
     }
 
     /// Statements up to the closing `}` (nested scopes flattened; iterative, so nesting
@@ -634,7 +658,7 @@ mod tests {
         .unwrap();
         assert_eq!(m.vars[0].init, [Init::Int(1), Init::Int(2), Init::Int(3u64.wrapping_neg()), Init::Int(16)]);
         assert_eq!(m.vars[1].init, [Init::F64(0x3FF0_0000_0000_0000)]);
-        assert!(m.vars[2].external && m.vars[2].count == Some(0));
+        assert!(m.vars[2].linkage == Linkage::Extern && m.vars[2].count == Some(0));
     }
 
     #[test]

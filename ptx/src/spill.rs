@@ -238,7 +238,7 @@ pub fn fit(body: &[Stmt], limit: usize) -> crate::Result<Fitted> {
         align: 8,
         count: Some(spilled.len() as u64),
         init: Vec::new(),
-        external: false,
+        linkage: crate::ast::Linkage::Internal,
         pos: Pos::default(),
     }));
     let (mut stores, mut loads) = (0u32, 0u32);

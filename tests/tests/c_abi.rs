@@ -138,6 +138,12 @@ fn virtual_memory_management() {
     run_c("vmm");
 }
 
+/// The device linker: a kernel calling a function of another PTX module (tests/c/link.c).
+#[test]
+fn linking_modules() {
+    run_c("link");
+}
+
 /// cuda.h as programs written against NVIDIA's use it: the include guard, CUDA_VERSION,
 /// CUcomputemode, the versioned names (tests/c/header.c).
 #[test]

@@ -62,6 +62,19 @@ cuda_enum! {
     }
 }
 
+cuda_enum! {
+    /// `CUjitInputType`: what cuLinkAddData and cuLinkAddFile are given.
+    jit_input = "CUjitInputType_enum" {
+        CU_JIT_INPUT_CUBIN = 0,
+        CU_JIT_INPUT_PTX = 1,
+        CU_JIT_INPUT_FATBINARY = 2,
+        CU_JIT_INPUT_OBJECT = 3,
+        CU_JIT_INPUT_LIBRARY = 4,
+        CU_JIT_INPUT_NVVM = 5,
+        CU_JIT_NUM_INPUT_TYPES = 6,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use runtime_core::CuError;
@@ -97,6 +110,7 @@ mod tests {
     fn enums_match_the_header() {
         same(super::func_attr::ALL, super::func_attr::C_NAME);
         same(super::jit_option::ALL, super::jit_option::C_NAME);
+        same(super::jit_input::ALL, super::jit_input::C_NAME);
         assert_eq!(super::device_attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 75);
     }
 

@@ -25,7 +25,15 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         let dev = Device::open_with(DeviceOptions { config: config.clone(), checks, ..Default::default() })?;
         let profile = profile::Profile::from_env(&dev);
         let write_at_exit = profile.wanted();
-        let st = State { dev, config, primary: None, host: HashMap::new(), profile, buffers: HashMap::new() };
+        let st = State {
+            dev,
+            config,
+            primary: None,
+            host: HashMap::new(),
+            profile,
+            buffers: HashMap::new(),
+            links: HashMap::new(),
+        };
         if STATE.set(Mutex::new(st)).is_ok() {
             sanitize::start(checks);
             if std::env::var_os("RGDEV_STATS").is_some() || write_at_exit || u32::from(checks) != 0 {

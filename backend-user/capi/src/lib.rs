@@ -25,6 +25,7 @@ mod device; // devices and their attributes
 mod event; // events
 mod init; // cuInit, versions, error strings
 mod launch; // function attributes and launches
+mod link; // the device linker (cuLink*)
 mod memory; // allocations, copies, memsets, pinned host memory
 mod module; // modules, functions, globals
 mod occupancy; // the occupancy calculator
@@ -46,6 +47,7 @@ pub use device::*;
 pub use event::*;
 pub use init::*;
 pub use launch::*;
+pub use link::*;
 pub use memory::*;
 pub use module::*;
 pub use occupancy::*;

@@ -3,26 +3,40 @@
 use super::*;
 use crate::enums::jit_option::*;
 
-/// Load an image into the current context; JIT messages go to `error_log`/`info_log`.
-pub(crate) fn load(image: &[u8], error_log: &mut String, info_log: &mut String) -> Result<ModuleHandle> {
+/// Load an image into the current context, compiling PTX with `opts`; JIT messages go to
+/// `error_log`/`info_log`.
+pub(crate) fn load(
+    image: &[u8],
+    opts: &ptx::Options,
+    error_log: &mut String,
+    info_log: &mut String,
+) -> Result<ModuleHandle> {
     let (gpu, h) = current()?;
     let m = match runtime_core::image_kind(image) {
         ImageKind::Ptx(src) => {
-            let prog = ptx::compile_ptx(src).map_err(|e| {
+            let prog = ptx::compile_ptx_with(src, opts).map_err(|e| {
                 *error_log = format!("ptxas: {e}");
                 CuError::InvalidPtx
             })?;
-            for k in &prog.kernels {
-                info_log.push_str(&format!(
-                    "ptxas info: Function properties for {}: {} registers, {} bytes smem, {} bytes lmem\n",
-                    k.name, k.regs, k.shared_bytes, k.local_bytes
-                ));
-            }
+            info_log.push_str(&resources(&prog));
             gpu.module_load(h, prog)?
         }
         _ => gpu.module_load_image(h, image).inspect_err(|e| *error_log = format!("rgdev: {}", e.description()))?,
     };
     Ok(m)
+}
+
+/// ptxas's per-kernel resource lines, for the info log.
+pub(crate) fn resources(prog: &ptx::Program) -> String {
+    prog.kernels
+        .iter()
+        .map(|k| {
+            format!(
+                "ptxas info: Function properties for {}: {} registers, {} bytes smem, {} bytes lmem\n",
+                k.name, k.regs, k.shared_bytes, k.local_bytes
+            )
+        })
+        .collect()
 }
 
 /// cuModuleLoad: a PTX or rgdev container file, whatever its name ends with.
@@ -34,7 +48,7 @@ pub extern "C" fn cuModuleLoad(module: *mut Handle, fname: *const c_char) -> CUr
             return Err(CuError::InvalidValue);
         }
         let bytes = std::fs::read(raw::str(fname)?).map_err(|_| CuError::FileNotFound)?;
-        let m = load(&bytes, &mut String::new(), &mut String::new())?;
+        let m = load(&bytes, &Default::default(), &mut String::new(), &mut String::new())?;
         raw::put(module, handle(m.0))
     })
 }
@@ -47,18 +61,78 @@ pub extern "C" fn cuModuleLoadData(module: *mut Handle, image: *const c_void) ->
         if module.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let m = load(raw::image(image.cast())?, &mut String::new(), &mut String::new())?;
+        let m = load(raw::image(image.cast())?, &Default::default(), &mut String::new(), &mut String::new())?;
         raw::put(module, handle(m.0))
     })
 }
 
 /// `CU_JIT_NUM_OPTIONS` of CUDA 12: option numbers below it are accepted; this library acts
-/// on the log buffers and ignores the others.
+/// on the log buffers and CU_JIT_MAX_REGISTERS and ignores the others.
 pub(crate) const JIT_NUM_OPTIONS: c_int = 33;
+
+/// JIT options as a caller passed them to cuModuleLoadDataEx or cuLinkCreate: each option
+/// with its value, and the address of the values array, into which the log sizes are
+/// written back (cuLinkCreate's arrays stay the caller's until cuLinkDestroy, as CUDA
+/// requires). Addresses are kept with their provenance exposed, so a link state holding
+/// them can live in the library's state.
+pub(crate) struct JitOptions {
+    opts: Vec<(c_int, usize)>,
+    values: usize,
+}
+
+impl JitOptions {
+    /// Read `n` options; an unknown option number is CUDA_ERROR_INVALID_VALUE.
+    pub(crate) fn read(n: c_uint, options: *const c_int, values: *mut *mut c_void) -> Result<Self> {
+        if n > 0 && (options.is_null() || values.is_null()) {
+            return Err(CuError::InvalidValue);
+        }
+        let mut opts = Vec::with_capacity((n as usize).min(64));
+        for i in 0..n as usize {
+            let o = raw::get(options.wrapping_add(i))?;
+            if !(0..JIT_NUM_OPTIONS).contains(&o) {
+                return Err(CuError::InvalidValue);
+            }
+            opts.push((o, raw::get(values.wrapping_add(i).cast_const())?.expose_provenance()));
+        }
+        Ok(Self { opts, values: values.expose_provenance() })
+    }
+
+    fn find(&self, o: c_int) -> Option<usize> {
+        self.opts.iter().position(|x| x.0 == o)
+    }
+
+    /// The compiler options they ask for (CU_JIT_MAX_REGISTERS).
+    pub(crate) fn compile(&self) -> ptx::Options {
+        let max_regs = self.find(CU_JIT_MAX_REGISTERS).map(|i| self.opts[i].1 as u32);
+        ptx::Options { max_regs, ..Default::default() }
+    }
+
+    /// Fill the error and info log buffers (truncated, NUL-terminated) and set their size
+    /// options to the bytes written.
+    pub(crate) fn write_logs(&self, err: &str, info: &str) -> Result<()> {
+        let values = std::ptr::with_exposed_provenance_mut::<*mut c_void>(self.values);
+        for (buf_opt, size_opt, text) in [
+            (CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, err),
+            (CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, info),
+        ] {
+            let (Some(b), Some(s)) = (self.find(buf_opt), self.find(size_opt)) else { continue };
+            let (buf, cap) = (self.opts[b].1, self.opts[s].1);
+            if cap == 0 || buf == 0 {
+                continue;
+            }
+            let out = raw::bytes_mut(std::ptr::with_exposed_provenance_mut(buf), cap)?;
+            let k = text.len().min(cap - 1);
+            out[..k].copy_from_slice(&text.as_bytes()[..k]);
+            out[k] = 0;
+            raw::put(values.wrapping_add(s), std::ptr::without_provenance_mut(k))?;
+        }
+        Ok(())
+    }
+}
 
 /// cuModuleLoadDataEx: as cuModuleLoadData, filling the info and error log buffers with
 /// the JIT's messages (truncated, NUL-terminated; the size options are updated to the
-/// bytes written).
+/// bytes written) and honouring CU_JIT_MAX_REGISTERS.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuModuleLoadDataEx(
     module: *mut Handle,
@@ -69,39 +143,13 @@ pub extern "C" fn cuModuleLoadDataEx(
 ) -> CUresult {
     guard(|| {
         current()?;
-        if module.is_null() || (num_options > 0 && (options.is_null() || values.is_null())) {
+        if module.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let n = num_options as usize;
-        let mut opts = Vec::with_capacity(n.min(64));
-        for i in 0..n {
-            let o = raw::get(options.wrapping_add(i))?;
-            if !(0..JIT_NUM_OPTIONS).contains(&o) {
-                return Err(CuError::InvalidValue);
-            }
-            opts.push((o, raw::get(values.wrapping_add(i).cast_const())?));
-        }
-        let find = |o: c_int| opts.iter().position(|x| x.0 == o);
+        let jit = JitOptions::read(num_options, options, values)?;
         let (mut err, mut info) = (String::new(), String::new());
-        let r = load(raw::image(image.cast())?, &mut err, &mut info);
-        let logs = (|| {
-            for (buf_opt, size_opt, text) in [
-                (CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, &err),
-                (CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, &info),
-            ] {
-                let (Some(b), Some(s)) = (find(buf_opt), find(size_opt)) else { continue };
-                let cap = opts[s].1.addr();
-                if cap == 0 || opts[b].1.is_null() {
-                    continue;
-                }
-                let out = raw::bytes_mut(opts[b].1.cast(), cap)?;
-                let k = text.len().min(cap - 1);
-                out[..k].copy_from_slice(&text.as_bytes()[..k]);
-                out[k] = 0;
-                raw::put(values.wrapping_add(s), std::ptr::without_provenance_mut(k))?;
-            }
-            Ok(())
-        })();
+        let r = load(raw::image(image.cast())?, &jit.compile(), &mut err, &mut info);
+        let logs = jit.write_logs(&err, &info);
         let m = r?;
         if let Err(e) = logs.and_then(|()| raw::put(module, handle(m.0))) {
             // The caller never gets the handle: the module must not outlive this call.

@@ -41,6 +41,8 @@ pub(crate) struct State {
     pub(crate) profile: profile::Profile,
     /// Buffer ids handed out (CU_POINTER_ATTRIBUTE_BUFFER_ID), by (context, allocation base).
     pub(crate) buffers: HashMap<(u64, u64), u64>,
+    /// Link states (cuLinkCreate) by handle.
+    pub(crate) links: HashMap<u64, link::Link>,
 }
 
 impl State {

@@ -75,7 +75,7 @@ unsupported! {
     cuLaunchCooperativeKernel cuLaunchCooperativeKernelMultiDevice cuLaunchGridAsync cuLaunchHostFunc
     cuLaunchKernelEx cuLibraryEnumerateKernels cuLibraryGetGlobal cuLibraryGetKernel cuLibraryGetKernelCount
     cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
-    cuLibraryUnload cuLinkAddData_v2 cuLinkAddFile_v2 cuLinkComplete cuLinkCreate_v2 cuLinkDestroy cuLogsCurrent
+    cuLibraryUnload      cuLogsCurrent
     cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback
      cuMemAdvise cuMemAdvise_v2 cuMemAllocAsync cuMemAllocFromPoolAsync cuMemAllocManaged
     cuMemAllocPitch_v2 cuMemBatchDecompressAsync  cuMemDiscardAndPrefetchBatchAsync

@@ -306,7 +306,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
         let fr = frames.get(&callee).ok_or_else(|| pos.err(format!("call to unknown function `{callee}`")))?;
         if !defined.contains(callee.as_str()) {
             return Err(pos.err(format!(
-                "`{callee}` is declared but not defined in this module (no linking of separate modules)"
+                "`{callee}` is declared but not defined in this module (link the module that defines it)"
             )));
         }
         prog.code[at as usize].imm = fr.pc as u64;
