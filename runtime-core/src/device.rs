@@ -7,6 +7,7 @@
 //! Register sequences follow nouveau's gf100 code paths (fifo init, bar init, vm flush).
 
 use crate::error::{CuError, Result};
+use crate::physmem::{Count, PhysTable};
 use crate::platform::{Activity, Level, Platform};
 use crate::range::RangeAllocator;
 use crate::rlog;
@@ -94,7 +95,7 @@ const POLL_LIMIT: u32 = 1_000_000;
 pub(crate) struct GpuState {
     pub vram: RangeAllocator,
     /// Physical allocations of the VMM API.
-    pub(crate) phys: crate::physmem::PhysTable,
+    pub(crate) phys: PhysTable,
     chids: u128,
     active: Vec<u32>,
     runlist: [u64; 2],
@@ -389,6 +390,33 @@ impl<P: Platform> Device<P> {
 
     pub(crate) fn vram_free(&self, addr: u64, size: u64) {
         self.state.lock().vram.free(addr, size)
+    }
+
+    // ---- physical allocations of the VMM API (the table: `physmem`) -----------------------------
+
+    /// Allocate `bytes` (a non-zero multiple of pages) of VRAM as a physical allocation;
+    /// returns its handle, holding one handle reference.
+    pub(crate) fn phys_create(&self, bytes: u64) -> Result<u64> {
+        if bytes == 0 || !bytes.is_multiple_of(hw::mmu::PAGE_SIZE) {
+            return Err(CuError::InvalidValue);
+        }
+        let addr = self.vram_alloc(bytes, hw::mmu::PAGE_SIZE)?;
+        Ok(self.state.lock().phys.insert(addr, bytes))
+    }
+
+    /// The VRAM address and size of physical allocation `h`.
+    pub(crate) fn phys_of(&self, h: u64) -> Result<(u64, u64)> {
+        self.state.lock().phys.get(h)
+    }
+
+    /// Count a handle reference or a mapping of `h` taken or dropped, freeing the VRAM
+    /// when neither is left.
+    pub(crate) fn phys_count(&self, h: u64, c: Count) -> Result<()> {
+        let mut st = self.state.lock();
+        if let Some((addr, bytes)) = st.phys.count(h, c)? {
+            st.vram.free(addr, bytes);
+        }
+        Ok(())
     }
 
     /// Point instance block `inst` at page directory `pd` with VA limit `limit`.

@@ -8,11 +8,10 @@
 //! The layers, each naming only those below it:
 //!
 //! 1. [`platform`] (bus and host services), [`error`], [`range`] (O(log n) allocators),
-//!    [`limits`] (CUDA's numbers);
+//!    [`limits`] (CUDA's numbers), [`physmem`] (the VMM API's physical allocations);
 //! 2. [`device`]: probe, typed registers, PRAMIN, VRAM, TLB, channels and the runlist,
 //!    interrupts;
-//! 3. [`vm`]: page directories and tables in VRAM, BAR1; [`physmem`]: the VMM API's
-//!    physical allocations;
+//! 3. [`vm`]: page directories and tables in VRAM, BAR1;
 //! 4. [`channel`]: GPFIFO and pushbuffer rings, the doorbell, u64 fences; [`check`]: the
 //!    sanitizers' table and report buffer;
 //! 5. [`context`]: one context's allocations, copies, modules, launches, streams, events;
@@ -42,7 +41,7 @@ pub use api::stream::EventHandle;
 pub use api::{CtxHandle, Gpu};
 pub use channel::Fence;
 pub use check::{CheckMode, CheckReport};
-pub use context::memory::MemsetValue;
+pub use context::memory::{MemsetValue, Pitched};
 pub use context::module::{ImageKind, LaunchConfig, Params, image_kind};
 pub use context::stream::StreamHandle;
 pub use context::vmm::Access;

@@ -144,6 +144,12 @@ fn linking_modules() {
     run_c("link");
 }
 
+/// Pitched copies at odd pitches and offsets, 3D slices (tests/c/copy2d.c).
+#[test]
+fn pitched_copies() {
+    run_c("copy2d");
+}
+
 /// cuda.h as programs written against NVIDIA's use it: the include guard, CUDA_VERSION,
 /// CUcomputemode, the versioned names (tests/c/header.c).
 #[test]

@@ -8,7 +8,7 @@ use std::path::Path;
 /// The layers, lowest first; a module may name modules of lower layers only.
 const LAYERS: &[&[&str]] = &[
     &["error", "range", "limits"],
-    &["platform", "rlog"],
+    &["platform", "rlog", "physmem"],
     &["device"],
     &["vm"],
     &["channel"],

@@ -21,6 +21,7 @@
 
 // One module per API area of CUDA's Driver API reference.
 mod context; // contexts, the context stack, primary contexts
+mod copy3d; // pitched copies: cuMemcpy2D, cuMemcpy3D
 mod device; // devices and their attributes
 mod event; // events
 mod init; // cuInit, versions, error strings
@@ -43,6 +44,7 @@ mod state; // the process-wide state (primary context, pinned host memory) and t
 
 // The entry points, at the crate root as the linker sees them.
 pub use context::*;
+pub use copy3d::*;
 pub use device::*;
 pub use event::*;
 pub use init::*;

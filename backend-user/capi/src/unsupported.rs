@@ -87,8 +87,8 @@ unsupported! {
     cuMemPoolImportFromShareableHandle cuMemPoolImportPointer cuMemPoolSetAccess cuMemPoolSetAttribute
     cuMemPoolTrimTo cuMemPrefetchAsync cuMemPrefetchAsync_v2 cuMemPrefetchBatchAsync cuMemRangeGetAttribute
     cuMemRangeGetAttributes    cuMemSetMemPool
-    cuMemcpy cuMemcpy2DAsync_v2 cuMemcpy2DUnaligned_v2 cuMemcpy2D_v2 cuMemcpy3DAsync_v2 cuMemcpy3DBatchAsync
-    cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync cuMemcpy3D_v2 cuMemcpyAsync cuMemcpyAtoA_v2
+    cuMemcpy     cuMemcpy3DBatchAsync
+    cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync  cuMemcpyAsync cuMemcpyAtoA_v2
     cuMemcpyAtoD_v2 cuMemcpyAtoHAsync_v2 cuMemcpyAtoH_v2 cuMemcpyBatchAsync cuMemcpyBatchAsync_v2 cuMemcpyDtoA_v2
      cuMemcpyHtoAAsync_v2 cuMemcpyHtoA_v2 cuMemcpyPeer cuMemcpyPeerAsync
     cuMemsetD2D16Async cuMemsetD2D16_v2 cuMemsetD2D32Async cuMemsetD2D32_v2 cuMemsetD2D8Async cuMemsetD2D8_v2

@@ -4,7 +4,7 @@
 
 use super::{CtxHandle, Gpu, Object, StreamHandle};
 use crate::channel::Fence;
-use crate::context::memory::{MemsetValue, Owner};
+use crate::context::memory::{MemsetValue, Owner, Pitched};
 use crate::error::{CuError, Result};
 use crate::platform::Platform;
 use alloc::sync::Arc;
@@ -81,14 +81,33 @@ impl<P: Platform> Gpu<P> {
     /// (host copies of a context take turns, as on CUDA's legacy stream), never the
     /// context's lock while it waits.
     pub fn memcpy_htod(&self, h: CtxHandle, dst: u64, src: &[u8]) -> Result<()> {
-        self.ctx(h)?.copy_htod(self, dst, src)
+        self.ctx(h)?.copy_htod(self, dst, src, Pitched::linear(src.len() as u64))
+    }
+
+    /// Copy `shape` from host memory (rows `shape.src_pitch` apart in `src`) to device
+    /// memory at `dst` (cuMemcpy2D from the host), as [`Gpu::memcpy_htod`].
+    pub fn memcpy_htod_2d(&self, h: CtxHandle, dst: u64, src: &[u8], shape: Pitched) -> Result<()> {
+        self.ctx(h)?.copy_htod(self, dst, src, shape)
+    }
+
+    /// Copy `shape` from device memory at `src` to host memory (rows `shape.dst_pitch`
+    /// apart in `dst`) (cuMemcpy2D to the host), as [`Gpu::memcpy_dtoh`].
+    pub fn memcpy_dtoh_2d(&self, h: CtxHandle, dst: &mut [u8], src: u64, shape: Pitched) -> Result<()> {
+        self.ctx(h)?.copy_dtoh(self, dst, src, shape)
+    }
+
+    /// Copy `shape` between two device pointers of the context on stream `s`
+    /// (cuMemcpy2D(Async) between device memory or mapped pinned memory): one
+    /// copy-engine launch with the two pitches. Returns the stream's fence.
+    pub fn memcpy_2d(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, shape: Pitched) -> Result<Fence> {
+        self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, shape))
     }
 
     /// Copy device memory to the host (cuMemcpyDtoH), in the default stream's order;
     /// waits for earlier work on the context, holding the staging buffers but not the
     /// context's lock.
     pub fn memcpy_dtoh(&self, h: CtxHandle, dst: &mut [u8], src: u64) -> Result<()> {
-        self.ctx(h)?.copy_dtoh(self, dst, src)
+        self.ctx(h)?.copy_dtoh(self, dst, src, Pitched::linear(dst.len() as u64))
     }
 
     /// Copy `bytes` between two device pointers of the context (device memory or mapped
@@ -96,7 +115,7 @@ impl<P: Platform> Gpu<P> {
     /// cuMemcpyAsync). Returns at once with the stream's fence; a copy of nothing queues
     /// nothing and returns the stream's last fence.
     pub fn memcpy(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
-        self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, bytes))
+        self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, Pitched::linear(bytes)))
     }
 
     /// Set `count` elements at `dst` to `value` on stream `s` (cuMemsetD8/D16/D32 and

@@ -7,6 +7,7 @@
 use super::{CtxHandle, Gpu};
 use crate::context::vmm::Access;
 use crate::error::{CuError, Result};
+use crate::physmem::Count;
 use crate::platform::Platform;
 use hw::mmu::{BIG_PAGE_SIZE, PAGE_SIZE};
 
@@ -35,7 +36,7 @@ impl<P: Platform> Gpu<P> {
     /// Release a handle reference (cuMemRelease): the memory goes when no handle
     /// reference and no mapping is left.
     pub fn mem_release(&self, handle: u64) -> Result<()> {
-        self.phys_release(handle)
+        self.phys_count(handle, Count::Release)
     }
 
     /// The size of physical allocation `handle`.
@@ -92,7 +93,7 @@ impl<P: Platform> Gpu<P> {
     /// (cuMemRetainAllocationHandle).
     pub fn mem_retain_handle(&self, h: CtxHandle, va: u64) -> Result<u64> {
         let handle = self.with_ctx(h, |_, c| c.mapping_at(va).map(|m| m.handle))?;
-        self.phys_retain(handle)?;
+        self.phys_count(handle, Count::Retain)?;
         Ok(handle)
     }
 }

@@ -8,6 +8,7 @@ use super::{Context, Inner};
 use crate::channel::{Channel, Cmd, Fence, Release};
 use crate::device::Device;
 use crate::error::{CuError, Result};
+use crate::physmem::Count;
 use crate::platform::{DmaBuffer, Platform};
 use alloc::sync::Arc;
 use hw::class::addr40;
@@ -44,6 +45,77 @@ impl MemsetValue {
             Self::U32(v) => v,
         }
     }
+}
+
+/// The shape of a pitched (2D) copy: `height` rows of `width` bytes, the rows
+/// `src_pitch` bytes apart in the source and `dst_pitch` in the destination. A linear copy
+/// is one row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pitched {
+    /// Bytes per row.
+    pub width: u64,
+    /// Rows.
+    pub height: u64,
+    /// Bytes from one source row to the next.
+    pub src_pitch: u64,
+    /// Bytes from one destination row to the next.
+    pub dst_pitch: u64,
+}
+
+impl Pitched {
+    /// A linear copy of `bytes`.
+    pub fn linear(bytes: u64) -> Self {
+        Self { width: bytes, height: 1, src_pitch: bytes, dst_pitch: bytes }
+    }
+
+    /// Whether the copy moves nothing.
+    pub fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0
+    }
+
+    /// The bytes from the first row's start to the last row's end at `pitch`;
+    /// INVALID_VALUE on overflow.
+    pub fn extent(&self, pitch: u64) -> Result<u64> {
+        if self.is_empty() {
+            return Ok(0);
+        }
+        (self.height - 1).checked_mul(pitch).and_then(|b| b.checked_add(self.width)).ok_or(CuError::InvalidValue)
+    }
+
+    /// Rows that do not overlap (each pitch at least the width when there are several
+    /// rows) and pitches the copy engine's 32-bit registers hold: else INVALID_VALUE.
+    fn check(&self) -> Result<()> {
+        let pitch_ok = |p: u64| self.height <= 1 || (p >= self.width && p <= u32::MAX as u64);
+        if pitch_ok(self.src_pitch) && pitch_ok(self.dst_pitch) { Ok(()) } else { Err(CuError::InvalidValue) }
+    }
+
+    /// The pieces a host copy stages through buffers of `chunk` bytes: whole rows
+    /// (`rows` of them from `row`) when a row fits, else parts of one row; each piece is
+    /// `len` bytes of each row from byte `off`.
+    fn pieces(&self, chunk: u64) -> impl Iterator<Item = Piece> + '_ {
+        let (w, h) = (self.width, if self.is_empty() { 0 } else { self.height });
+        let per_row = w.div_ceil(chunk).max(1);
+        let rows_per = if w <= chunk { (chunk / w.max(1)).max(1) } else { 1 };
+        let n = if w <= chunk { h.div_ceil(rows_per) } else { h * per_row };
+        (0..n).map(move |i| {
+            if w <= chunk {
+                let row = i * rows_per;
+                Piece { row, rows: rows_per.min(h - row), off: 0, len: w }
+            } else {
+                let off = (i % per_row) * chunk;
+                Piece { row: i / per_row, rows: 1, off, len: chunk.min(w - off) }
+            }
+        })
+    }
+}
+
+/// Part of a staged host copy (see [`Pitched::pieces`]).
+#[derive(Clone, Copy)]
+struct Piece {
+    row: u64,
+    rows: u64,
+    off: u64,
+    len: u64,
 }
 
 /// What backs an allocation.
@@ -207,29 +279,28 @@ impl Inner {
         self.ordered(gpu, 0).map(drop)
     }
 
-    /// Queue a copy of `len` bytes from `src` to `dst` on the default stream (an L2
+    /// Queue a copy of `shape` from `src` to `dst` on the default stream (an L2
     /// write-back first when `flush`); returns what to wait for.
     fn queue_copy<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         src: u64,
         dst: u64,
-        len: u64,
+        shape: Pitched,
         flush: bool,
     ) -> Result<Release> {
         let ch = self.live()?;
-        let mut cmd = Cmd::new();
         if flush {
             // Kernels leave dirty lines in the L2: write them back before reading VRAM.
+            let mut cmd = Cmd::new();
             l2_flush(&mut cmd)?;
+            ch.submit(gpu, cmd.words())?;
         }
-        copy_cmd(&mut cmd, src, dst, len)?;
-        let f = ch.fence(&mut cmd)?;
-        ch.submit(gpu, cmd.words())?;
+        let f = copy_pitched(gpu, ch, dst, src, shape)?;
         ch.release_of(f)
     }
 
-    /// Queue a copy of `bytes` between two device pointers of the context on stream `s`;
+    /// Queue a copy of `shape` between two device pointers of the context on stream `s`;
     /// returns the stream's fence.
     pub(crate) fn copy<P: Platform>(
         &mut self,
@@ -237,15 +308,16 @@ impl Inner {
         s: u64,
         dst: u64,
         src: u64,
-        bytes: u64,
+        shape: Pitched,
     ) -> Result<Fence> {
-        if bytes == 0 {
+        shape.check()?;
+        if shape.is_empty() {
             return Ok(self.chan(s)?.last_fence());
         }
-        self.check_range(src, bytes, false)?;
-        self.check_range(dst, bytes, true)?;
+        self.check_range(src, shape.extent(shape.src_pitch)?, false)?;
+        self.check_range(dst, shape.extent(shape.dst_pitch)?, true)?;
         let ch = self.ordered(gpu, s)?;
-        copy_range(gpu, ch, dst, src, bytes)
+        copy_pitched(gpu, ch, dst, src, shape)
     }
 
     /// Queue a memset of `count` elements at `dst` on stream `s`; returns the stream's
@@ -296,46 +368,67 @@ impl Inner {
 }
 
 impl<P: Platform> Context<P> {
-    /// Copy host memory to the device; returns when `src` may be reused. The copy holds
-    /// the context's staging buffers (host copies of a context take turns, as on CUDA's
-    /// legacy stream), never the context's lock while it waits.
-    pub(crate) fn copy_htod(&self, gpu: &Device<P>, dst: u64, src: &[u8]) -> Result<()> {
+    /// Copy `shape` from host memory `src` (rows `shape.src_pitch` apart) to the device;
+    /// returns when `src` may be reused. The copy holds the context's staging buffers
+    /// (host copies of a context take turns, as on CUDA's legacy stream), never the
+    /// context's lock while it waits. Rows are packed into the staging buffers, so a
+    /// pitched copy of short rows takes one copy-engine launch per buffer, not per row.
+    pub(crate) fn copy_htod(&self, gpu: &Device<P>, dst: u64, src: &[u8], shape: Pitched) -> Result<()> {
+        shape.check()?;
+        if (src.len() as u64) < shape.extent(shape.src_pitch)? {
+            return Err(CuError::InvalidValue);
+        }
         let bufs = self.staging();
-        self.with(gpu, |c| c.host_copy_start(gpu, dst, src.len() as u64, true))?;
-        let chunk = bufs[0].buf.len();
+        self.with(gpu, |c| c.host_copy_start(gpu, dst, shape.extent(shape.dst_pitch)?, true))?;
+        let chunk = bufs[0].buf.len() as u64;
         let mut pending: [Option<Release>; 2] = [None, None];
-        for (i, part) in src.chunks(chunk).enumerate() {
+        for (i, p) in shape.pieces(chunk).enumerate() {
             let s = &bufs[i % 2];
             if let Some(w) = pending[i % 2].take() {
-                w.wait(gpu)?; // the buffer's previous part has been copied out of it
+                w.wait(gpu)?; // the buffer's previous piece has been copied out of it
             }
-            gpu.platform.copy_from_user(&s.buf.mem, 0, part)?;
-            let to = dst + (i * chunk) as u64;
-            pending[i % 2] = Some(self.with(gpu, |c| c.queue_copy(gpu, s.va, to, part.len() as u64, false))?);
+            for j in 0..p.rows {
+                let at = ((p.row + j) * shape.src_pitch + p.off) as usize;
+                gpu.platform.copy_from_user(&s.buf.mem, (j * p.len) as usize, &src[at..at + p.len as usize])?;
+            }
+            let to = dst + p.row * shape.dst_pitch + p.off;
+            let part = Pitched { width: p.len, height: p.rows, src_pitch: p.len, dst_pitch: shape.dst_pitch };
+            pending[i % 2] = Some(self.with(gpu, |c| c.queue_copy(gpu, s.va, to, part, false))?);
         }
         pending.iter().flatten().try_for_each(|w| w.wait(gpu))
     }
 
-    /// Copy device memory to the host; waits for earlier work on the context, holding the
-    /// staging buffers but not the context's lock.
-    pub(crate) fn copy_dtoh(&self, gpu: &Device<P>, dst: &mut [u8], src: u64) -> Result<()> {
+    /// Copy `shape` from the device to host memory `dst` (rows `shape.dst_pitch` apart);
+    /// waits for earlier work on the context, holding the staging buffers but not the
+    /// context's lock.
+    pub(crate) fn copy_dtoh(&self, gpu: &Device<P>, dst: &mut [u8], src: u64, shape: Pitched) -> Result<()> {
+        shape.check()?;
+        if (dst.len() as u64) < shape.extent(shape.dst_pitch)? {
+            return Err(CuError::InvalidValue);
+        }
         let bufs = self.staging();
-        self.with(gpu, |c| c.host_copy_start(gpu, src, dst.len() as u64, false))?;
-        let chunk = bufs[0].buf.len();
-        // Queue part i into staging buffer i % 2, then drain part i - 1.
-        let drain = |(j, out, w): (usize, &mut [u8], Release)| -> Result<()> {
+        self.with(gpu, |c| c.host_copy_start(gpu, src, shape.extent(shape.src_pitch)?, false))?;
+        let chunk = bufs[0].buf.len() as u64;
+        // Queue piece i into staging buffer i % 2, then drain piece i - 1.
+        let drain = |dst: &mut [u8], (i, p, w): (usize, Piece, Release)| -> Result<()> {
             w.wait(gpu)?;
-            gpu.platform.copy_to_user(out, &bufs[j % 2].buf.mem, 0)
+            for j in 0..p.rows {
+                let at = ((p.row + j) * shape.dst_pitch + p.off) as usize;
+                let mem = &bufs[i % 2].buf.mem;
+                gpu.platform.copy_to_user(&mut dst[at..at + p.len as usize], mem, (j * p.len) as usize)?;
+            }
+            Ok(())
         };
-        let mut pending: Option<(usize, &mut [u8], Release)> = None;
-        for (i, part) in dst.chunks_mut(chunk).enumerate() {
-            let from = src + (i * chunk) as u64;
-            let w = self.with(gpu, |c| c.queue_copy(gpu, from, bufs[i % 2].va, part.len() as u64, i == 0))?;
-            if let Some(done) = pending.replace((i, part, w)) {
-                drain(done)?;
+        let mut pending: Option<(usize, Piece, Release)> = None;
+        for (i, p) in shape.pieces(chunk).enumerate() {
+            let from = src + p.row * shape.src_pitch + p.off;
+            let part = Pitched { width: p.len, height: p.rows, src_pitch: shape.src_pitch, dst_pitch: p.len };
+            let w = self.with(gpu, |c| c.queue_copy(gpu, from, bufs[i % 2].va, part, i == 0))?;
+            if let Some(done) = pending.replace((i, p, w)) {
+                drain(dst, done)?;
             }
         }
-        pending.map_or(Ok(()), drain)
+        pending.map_or(Ok(()), |done| drain(dst, done))
     }
 }
 
@@ -344,7 +437,9 @@ pub(super) fn free_backing<P: Platform>(gpu: &Device<P>, a: Alloc) {
     match a.backing {
         Backing::Vram(phys) => gpu.vram_free(phys, a.bytes),
         Backing::Host(buf) => gpu.platform.dma_free(&buf),
-        Backing::Mapped(m) => gpu.phys_unmap(m.handle),
+        Backing::Mapped(m) => {
+            let _ = gpu.phys_count(m.handle, Count::Unmap);
+        }
     }
 }
 
@@ -364,26 +459,36 @@ pub(crate) fn l2_flush(cmd: &mut Cmd) -> Result<()> {
     cmd.incr(0, hw::class::host::MEM_OP_A, &[0, b.into()]).map(|_| ()).map_err(|_| CuError::Unknown)
 }
 
-/// Queue copies of `bytes` from `src` to `dst` (device pointers) on `ch`, each launch at
-/// most LAUNCH_MAX bytes; returns the fence after the last.
-fn copy_range<P: Platform>(gpu: &Device<P>, ch: &mut Channel, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
-    let mut off = 0;
+/// Queue copies of `shape` from `src` to `dst` (device pointers) on `ch`, each launch at
+/// most LAUNCH_MAX bytes (groups of whole rows, or parts of one row when a row is longer);
+/// returns the fence after the last.
+fn copy_pitched<P: Platform>(gpu: &Device<P>, ch: &mut Channel, dst: u64, src: u64, shape: Pitched) -> Result<Fence> {
     let mut last = ch.last_fence();
-    while off < bytes {
-        let n = (bytes - off).min(LAUNCH_MAX);
+    for p in shape.pieces(LAUNCH_MAX) {
         let mut cmd = Cmd::new();
-        copy_cmd(&mut cmd, src + off, dst + off, n)?;
+        let from = src + p.row * shape.src_pitch + p.off;
+        let to = dst + p.row * shape.dst_pitch + p.off;
+        copy_cmd(&mut cmd, from, to, Pitched { width: p.len, height: p.rows, ..shape })?;
         last = ch.fence(&mut cmd)?;
         ch.submit(gpu, cmd.words())?;
-        off += n;
     }
     Ok(last)
 }
 
-fn copy_cmd(cmd: &mut Cmd, src: u64, dst: u64, len: u64) -> Result<()> {
+/// One copy-engine launch of `shape` (multi-line when it has several rows).
+fn copy_cmd(cmd: &mut Cmd, src: u64, dst: u64, shape: Pitched) -> Result<()> {
     let words = [addr40::hi(src), addr40::lo(src), addr40::hi(dst), addr40::lo(dst)];
+    let multi = shape.height > 1;
+    let l: u32 = LaunchDma::from(launch(true, false)).with_multi_line(multi).into();
     cmd.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &words)
-        .and_then(|_| cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[len as u32]))
-        .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch(true, false)]))
+        .and_then(|_| {
+            if multi {
+                let regs = [shape.src_pitch as u32, shape.dst_pitch as u32, shape.width as u32, shape.height as u32];
+                cmd.incr(subch::COPY0, copy::PITCH_IN, &regs)
+            } else {
+                cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[shape.width as u32])
+            }
+        })
+        .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[l]))
         .map_err(|_| CuError::Unknown)
 }

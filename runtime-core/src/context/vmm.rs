@@ -11,6 +11,7 @@ use super::Inner;
 use super::memory::{Alloc, Backing, Owner};
 use crate::device::Device;
 use crate::error::{CuError, Result};
+use crate::physmem::Count;
 use crate::platform::Platform;
 use alloc::vec::Vec;
 use hw::regs::Target;
@@ -85,7 +86,7 @@ impl Inner {
         if offset.checked_add(bytes).is_none_or(|e| e > size) {
             return Err(CuError::InvalidValue);
         }
-        gpu.phys_map(handle)?;
+        gpu.phys_count(handle, Count::Map)?;
         let m = Mapping { handle, phys: phys + offset, access: Access::None };
         self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Mapped(m), owner: Owner::User });
         self.table_changed();

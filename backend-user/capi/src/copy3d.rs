@@ -1,0 +1,310 @@
+//! Pitched copies: cuMemcpy2D, cuMemcpy2DUnaligned, cuMemcpy3D and their Async forms,
+//! between host memory (pageable or pinned), device memory and unified pointers, at any
+//! pitch and offset. A copy between device pointers (pinned memory included, through its
+//! device mapping) is one copy-engine launch per 2D slice with both pitches; a copy from or
+//! to pageable memory packs rows into the staging buffers (runtime-core's `Pitched`);
+//! host-to-host copies are done by the host. CUDA arrays are not implemented yet: an
+//! array side is CUDA_ERROR_NOT_SUPPORTED, a level of detail other than 0
+//! CUDA_ERROR_INVALID_VALUE.
+
+use super::*;
+use runtime_core::Pitched;
+
+/// `CUmemorytype`.
+const MEMORYTYPE_HOST: c_uint = 1;
+const MEMORYTYPE_DEVICE: c_uint = 2;
+const MEMORYTYPE_ARRAY: c_uint = 3;
+const MEMORYTYPE_UNIFIED: c_uint = 4;
+
+/// `CUDA_MEMCPY2D`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_MEMCPY2D {
+    /// Source byte offset within a row.
+    pub src_x_in_bytes: usize,
+    /// Source row.
+    pub src_y: usize,
+    /// `CUmemorytype` of the source.
+    pub src_memory_type: c_uint,
+    /// Source host pointer (HOST).
+    pub src_host: *const c_void,
+    /// Source device pointer (DEVICE, UNIFIED).
+    pub src_device: CUdeviceptr,
+    /// Source array (ARRAY).
+    pub src_array: Handle,
+    /// Source pitch.
+    pub src_pitch: usize,
+    /// Destination byte offset within a row.
+    pub dst_x_in_bytes: usize,
+    /// Destination row.
+    pub dst_y: usize,
+    /// `CUmemorytype` of the destination.
+    pub dst_memory_type: c_uint,
+    /// Destination host pointer.
+    pub dst_host: *mut c_void,
+    /// Destination device pointer.
+    pub dst_device: CUdeviceptr,
+    /// Destination array.
+    pub dst_array: Handle,
+    /// Destination pitch.
+    pub dst_pitch: usize,
+    /// Bytes per row.
+    pub width_in_bytes: usize,
+    /// Rows.
+    pub height: usize,
+}
+
+/// `CUDA_MEMCPY3D`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_MEMCPY3D {
+    /// Source byte offset within a row.
+    pub src_x_in_bytes: usize,
+    /// Source row.
+    pub src_y: usize,
+    /// Source slice.
+    pub src_z: usize,
+    /// Source mipmap level (0).
+    pub src_lod: usize,
+    /// `CUmemorytype` of the source.
+    pub src_memory_type: c_uint,
+    /// Source host pointer.
+    pub src_host: *const c_void,
+    /// Source device pointer.
+    pub src_device: CUdeviceptr,
+    /// Source array.
+    pub src_array: Handle,
+    /// Must be NULL.
+    pub reserved0: *mut c_void,
+    /// Source pitch.
+    pub src_pitch: usize,
+    /// Source rows per slice.
+    pub src_height: usize,
+    /// Destination byte offset within a row.
+    pub dst_x_in_bytes: usize,
+    /// Destination row.
+    pub dst_y: usize,
+    /// Destination slice.
+    pub dst_z: usize,
+    /// Destination mipmap level (0).
+    pub dst_lod: usize,
+    /// `CUmemorytype` of the destination.
+    pub dst_memory_type: c_uint,
+    /// Destination host pointer.
+    pub dst_host: *mut c_void,
+    /// Destination device pointer.
+    pub dst_device: CUdeviceptr,
+    /// Destination array.
+    pub dst_array: Handle,
+    /// Must be NULL.
+    pub reserved1: *mut c_void,
+    /// Destination pitch.
+    pub dst_pitch: usize,
+    /// Destination rows per slice.
+    pub dst_height: usize,
+    /// Bytes per row.
+    pub width_in_bytes: usize,
+    /// Rows per slice.
+    pub height: usize,
+    /// Slices.
+    pub depth: usize,
+}
+
+/// One side of a copy, at the first byte it moves.
+#[derive(Clone, Copy)]
+enum Side {
+    /// Pageable host memory.
+    Host(usize),
+    /// A device pointer of the context (device memory or pinned memory's mapping).
+    Device(u64),
+}
+
+/// One side as a `CUmemorytype` and its pointers names it, `offset` bytes in.
+fn side(
+    h: CtxHandle,
+    kind: c_uint,
+    host: usize,
+    dev: CUdeviceptr,
+    array: Handle,
+    offset: u64,
+    extent: u64,
+) -> Result<Side> {
+    match kind {
+        MEMORYTYPE_HOST => {
+            let at = host.checked_add(offset as usize).ok_or(CuError::InvalidValue)?;
+            if host == 0 {
+                return Err(CuError::InvalidValue);
+            }
+            // Pinned memory goes through its device mapping (asynchronous copies need it).
+            Ok(match memory::pinned(h, at, extent as usize)? {
+                Some(d) => Side::Device(d),
+                None => Side::Host(at),
+            })
+        }
+        MEMORYTYPE_DEVICE => Ok(Side::Device(dev.checked_add(offset).ok_or(CuError::InvalidValue)?)),
+        // No unified addressing yet: a unified pointer is a host address of pinned memory
+        // or a device pointer of the context.
+        MEMORYTYPE_UNIFIED => {
+            let at = (dev as usize).checked_add(offset as usize).ok_or(CuError::InvalidValue)?;
+            Ok(memory::pinned(h, at, extent as usize)?.map_or(Side::Device(dev + offset), Side::Device))
+        }
+        MEMORYTYPE_ARRAY if array.is_null() => Err(CuError::InvalidValue),
+        MEMORYTYPE_ARRAY => Err(CuError::NotSupported),
+        _ => Err(CuError::InvalidValue),
+    }
+}
+
+/// A copy of `depth` slices of `shape`, slices `src_slice`/`dst_slice` bytes apart.
+struct Copy3d {
+    src: Side,
+    dst: Side,
+    shape: Pitched,
+    depth: u64,
+    src_slice: u64,
+    dst_slice: u64,
+}
+
+impl Copy3d {
+    /// Run it on stream `s` (asynchronously between device pointers when `asynchronous`);
+    /// a side in pageable memory makes it synchronous, as in CUDA.
+    fn run(&self, s: Handle, asynchronous: bool) -> Result<()> {
+        let (gpu, h, sh) = stream_of(s)?;
+        let shape = self.shape;
+        if shape.is_empty() || self.depth == 0 {
+            return Ok(());
+        }
+        let host_bytes = |pitch: u64| shape.extent(pitch).map(|e| e as usize);
+        let mut last = None;
+        if !matches!((self.src, self.dst), (Side::Device(_), Side::Device(_))) {
+            let r = gpu.stream_synchronize(h, sh);
+            sanitize::flush(&gpu, h);
+            r?;
+        }
+        for z in 0..self.depth {
+            let (so, dz) = (z * self.src_slice, z * self.dst_slice);
+            match (self.src, self.dst) {
+                (Side::Device(a), Side::Device(b)) => {
+                    let stream = if asynchronous { sh } else { StreamHandle::DEFAULT };
+                    last = Some(gpu.memcpy_2d(h, stream, b + dz, a + so, shape)?);
+                }
+                (Side::Host(a), Side::Device(b)) => {
+                    let src =
+                        raw::bytes(std::ptr::with_exposed_provenance(a + so as usize), host_bytes(shape.src_pitch)?)?;
+                    gpu.memcpy_htod_2d(h, b + dz, src, shape)?;
+                }
+                (Side::Device(a), Side::Host(b)) => {
+                    let dst = raw::bytes_mut(
+                        std::ptr::with_exposed_provenance_mut(b + dz as usize),
+                        host_bytes(shape.dst_pitch)?,
+                    )?;
+                    gpu.memcpy_dtoh_2d(h, dst, a + so, shape)?;
+                }
+                (Side::Host(a), Side::Host(b)) => {
+                    for r in 0..shape.height {
+                        let src = raw::bytes(
+                            std::ptr::with_exposed_provenance(a + (so + r * shape.src_pitch) as usize),
+                            shape.width as usize,
+                        )?;
+                        let dst = raw::bytes_mut(
+                            std::ptr::with_exposed_provenance_mut(b + (dz + r * shape.dst_pitch) as usize),
+                            shape.width as usize,
+                        )?;
+                        dst.copy_from_slice(src);
+                    }
+                }
+            }
+        }
+        if let Some(f) = last.filter(|_| !asynchronous) {
+            gpu.fence_wait(h, f)?;
+        }
+        memory::count_copy((shape.width * shape.height * self.depth) as usize);
+        Ok(())
+    }
+}
+
+/// The copy a CUDA_MEMCPY2D describes (host addresses are kept as integers with their
+/// provenance exposed, and turned back into pointers where the copy reads or writes).
+fn plan_2d(c: &CUDA_MEMCPY2D) -> Result<Copy3d> {
+    let (_, h) = current()?;
+    let shape = Pitched {
+        width: c.width_in_bytes as u64,
+        height: c.height as u64,
+        src_pitch: c.src_pitch as u64,
+        dst_pitch: c.dst_pitch as u64,
+    };
+    let at =
+        |x: usize, y: usize, pitch: usize| (y as u64).checked_mul(pitch as u64).and_then(|v| v.checked_add(x as u64));
+    let so = at(c.src_x_in_bytes, c.src_y, c.src_pitch).ok_or(CuError::InvalidValue)?;
+    let dof = at(c.dst_x_in_bytes, c.dst_y, c.dst_pitch).ok_or(CuError::InvalidValue)?;
+    let (se, de) = (shape.extent(shape.src_pitch)?, shape.extent(shape.dst_pitch)?);
+    let src = side(h, c.src_memory_type, c.src_host.expose_provenance(), c.src_device, c.src_array, so, se)?;
+    let dst = side(h, c.dst_memory_type, c.dst_host.expose_provenance(), c.dst_device, c.dst_array, dof, de)?;
+    Ok(Copy3d { src, dst, shape, depth: 1, src_slice: 0, dst_slice: 0 })
+}
+
+/// The copy a CUDA_MEMCPY3D describes.
+fn plan_3d(c: &CUDA_MEMCPY3D) -> Result<Copy3d> {
+    let (_, h) = current()?;
+    if c.src_lod != 0 || c.dst_lod != 0 || !c.reserved0.is_null() || !c.reserved1.is_null() {
+        return Err(CuError::InvalidValue);
+    }
+    let shape = Pitched {
+        width: c.width_in_bytes as u64,
+        height: c.height as u64,
+        src_pitch: c.src_pitch as u64,
+        dst_pitch: c.dst_pitch as u64,
+    };
+    let slice = |pitch: usize, rows: usize| (pitch as u64).checked_mul(rows as u64).ok_or(CuError::InvalidValue);
+    let (src_slice, dst_slice) = (slice(c.src_pitch, c.src_height)?, slice(c.dst_pitch, c.dst_height)?);
+    let depth = c.depth as u64;
+    if depth > 1 && (c.src_height < c.height || c.dst_height < c.height) {
+        return Err(CuError::InvalidValue); // slices would overlap
+    }
+    let at = |x: usize, y: usize, z: usize, pitch: usize, slice: u64| {
+        (z as u64)
+            .checked_mul(slice)
+            .and_then(|v| v.checked_add((y as u64).checked_mul(pitch as u64)?))
+            .and_then(|v| v.checked_add(x as u64))
+            .ok_or(CuError::InvalidValue)
+    };
+    let so = at(c.src_x_in_bytes, c.src_y, c.src_z, c.src_pitch, src_slice)?;
+    let dof = at(c.dst_x_in_bytes, c.dst_y, c.dst_z, c.dst_pitch, dst_slice)?;
+    let extent = |pitch: u64, slice: u64| -> Result<u64> {
+        let last = depth.saturating_sub(1).checked_mul(slice).ok_or(CuError::InvalidValue)?;
+        last.checked_add(shape.extent(pitch)?).ok_or(CuError::InvalidValue)
+    };
+    let (se, de) = (extent(shape.src_pitch, src_slice)?, extent(shape.dst_pitch, dst_slice)?);
+    let src = side(h, c.src_memory_type, c.src_host.expose_provenance(), c.src_device, c.src_array, so, se)?;
+    let dst = side(h, c.dst_memory_type, c.dst_host.expose_provenance(), c.dst_device, c.dst_array, dof, de)?;
+    Ok(Copy3d { src, dst, shape, depth, src_slice, dst_slice })
+}
+
+/// cuMemcpy2D_v2: synchronous.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpy2D_v2(copy: *const CUDA_MEMCPY2D) -> CUresult {
+    guard(|| plan_2d(&raw::get(copy)?)?.run(std::ptr::null_mut(), false))
+}
+
+/// cuMemcpy2DUnaligned_v2: as cuMemcpy2D (rgdev's copy engine has no alignment rules).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpy2DUnaligned_v2(copy: *const CUDA_MEMCPY2D) -> CUresult {
+    cuMemcpy2D_v2(copy)
+}
+
+/// cuMemcpy2DAsync_v2: asynchronous between device and pinned memory.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpy2DAsync_v2(copy: *const CUDA_MEMCPY2D, stream: Handle) -> CUresult {
+    guard(|| plan_2d(&raw::get(copy)?)?.run(stream, true))
+}
+
+/// cuMemcpy3D_v2: synchronous, one 2D copy per slice.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpy3D_v2(copy: *const CUDA_MEMCPY3D) -> CUresult {
+    guard(|| plan_3d(&raw::get(copy)?)?.run(std::ptr::null_mut(), false))
+}
+
+/// cuMemcpy3DAsync_v2: asynchronous between device and pinned memory.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpy3DAsync_v2(copy: *const CUDA_MEMCPY3D, stream: Handle) -> CUresult {
+    guard(|| plan_3d(&raw::get(copy)?)?.run(stream, true))
+}
