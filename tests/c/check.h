@@ -1,5 +1,5 @@
 /* Shared by the C test programs: CHECK stops at a failed call, EXPECT and TRUE count
- * failures (the program reports them at the end); read_file loads a file whole. */
+ * failures (report() gives the exit status at the end); read_file loads a file whole. */
 #ifndef RGDEV_TEST_CHECK_H
 #define RGDEV_TEST_CHECK_H
 
@@ -37,6 +37,16 @@ static int failures __attribute__((unused));
             failures++;                                                                      \
         }                                                                                    \
     } while (0)
+
+/* The program's exit status: the failures counted, or "all checks passed". */
+__attribute__((unused)) static int report(void) {
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("all checks passed\n");
+    return 0;
+}
 
 /* The whole of DIR/NAME (or NAME when DIR is NULL), NUL-terminated; exits if unreadable. */
 __attribute__((unused)) static char *read_file(const char *dir, const char *name) {

@@ -191,10 +191,5 @@ int main(void) {
     EXPECT(cuMemcpy2D(NULL), CUDA_ERROR_INVALID_VALUE);
 
     CHECK(cuCtxDestroy(ctx));
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
-        return 1;
-    }
-    printf("all checks passed\n");
-    return 0;
+    return report();
 }

@@ -146,10 +146,5 @@ int main(void) {
     unlink(path);
     free(got);
     CHECK(cuCtxDestroy(ctx));
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
-        return 1;
-    }
-    printf("all checks passed\n");
-    return 0;
+    return report();
 }

@@ -102,8 +102,17 @@ fn library_has_the_cuda_soname_and_versioned_symbols() {
     // cuMemAlloc's unversioned symbol had 32-bit device pointers: not exported. The legacy
     // names whose ABI the _v2 symbols kept are (tests/c/procaddr.c calls them).
     assert!(!has("cuMemAlloc"));
-    for s in ["cuCtxCreate", "cuCtxDestroy", "cuCtxPushCurrent", "cuCtxPopCurrent", "cuEventDestroy", "cuStreamDestroy"]
-    {
+    for s in [
+        "cuCtxCreate",
+        "cuCtxDestroy",
+        "cuCtxPushCurrent",
+        "cuCtxPopCurrent",
+        "cuEventDestroy",
+        "cuStreamDestroy",
+        "cuLinkCreate",
+        "cuLinkAddData",
+        "cuLinkAddFile",
+    ] {
         assert!(has(s), "libcuda.so does not export the legacy {s}");
     }
 }

@@ -177,6 +177,13 @@ legacy! {
     cuCtxPopCurrent(pctx: *mut Handle) => crate::context::cuCtxPopCurrent_v2;
     cuEventDestroy(e: Handle) => crate::event::cuEventDestroy_v2;
     cuStreamDestroy(s: Handle) => crate::stream::cuStreamDestroy_v2;
+    cuLinkCreate(n: c_uint, o: *const c_int, v: *mut *mut c_void, out: *mut Handle) => crate::link::cuLinkCreate_v2;
+    cuLinkAddData(
+        st: Handle, k: c_int, d: *mut c_void, sz: usize, name: *const c_char, n: c_uint, o: *const c_int,
+        v: *mut *mut c_void
+    ) => crate::link::cuLinkAddData_v2;
+    cuLinkAddFile(st: Handle, k: c_int, p: *const c_char, n: c_uint, o: *const c_int, v: *mut *mut c_void)
+        => crate::link::cuLinkAddFile_v2;
 }
 
 #[cfg(test)]
