@@ -146,7 +146,8 @@ fn side(
         // or a device pointer of the context.
         MEMORYTYPE_UNIFIED => {
             let at = (dev as usize).checked_add(offset as usize).ok_or(CuError::InvalidValue)?;
-            Ok(memory::pinned(h, at, extent as usize)?.map_or(Side::Device(dev + offset), Side::Device))
+            let d = dev.checked_add(offset).ok_or(CuError::InvalidValue)?;
+            Ok(memory::pinned(h, at, extent as usize)?.map_or(Side::Device(d), Side::Device))
         }
         MEMORYTYPE_ARRAY if array.is_null() => Err(CuError::InvalidValue),
         MEMORYTYPE_ARRAY => Err(CuError::NotSupported),

@@ -116,16 +116,21 @@ impl Inner {
     /// gone is freed.
     pub(crate) fn unmap_phys<P: Platform>(&mut self, gpu: &Device<P>, va: u64, bytes: u64) -> Result<()> {
         let bases = self.tiling(va, bytes)?;
-        let mut first = Ok(());
+        let mut done = Ok(());
         for b in bases {
+            let len = self.allocs.get(&b).map_or(0, |a| a.bytes);
+            // A mapping whose PTEs could not be invalidated stays (its memory too).
+            done = self.vm.unmap(gpu, b, len);
+            if done.is_err() {
+                break;
+            }
             if let Some(a) = self.allocs.remove(&b) {
-                let r = self.vm.unmap(gpu, b, a.bytes);
-                first = first.and(r);
                 super::memory::free_backing(gpu, a);
             }
         }
         self.table_changed();
-        first.and_then(|()| gpu.tlb_flush(self.vm.pd))
+        let flushed = gpu.tlb_flush(self.vm.pd);
+        done.and(flushed)
     }
 
     /// Grant `access` to the whole mappings that tile `[va, va + bytes)`
