@@ -113,7 +113,7 @@ pub(crate) fn map_dma<P: Platform>(
     }
     let va = vm.alloc_va(buf.len() as u64)?;
     held.push(Held::Va(va, buf.len() as u64));
-    vm.map(gpu, va, buf.bus, buf.len() as u64, Target::SysCoherent)?;
+    vm.map(gpu, va, buf.bus, buf.len() as u64, Target::SysCoherent, false)?;
     Ok((buf, va))
 }
 

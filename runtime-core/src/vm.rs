@@ -80,21 +80,9 @@ impl VaSpace {
         Ok(pt)
     }
 
-    /// Map `[va, va + bytes)` to consecutive pages at `phys` in `target`.
-    pub(crate) fn map<P: Platform>(
-        &mut self,
-        gpu: &Device<P>,
-        va: u64,
-        phys: u64,
-        bytes: u64,
-        target: Target,
-    ) -> Result<()> {
-        self.map_with(gpu, va, phys, bytes, target, false)
-    }
-
     /// Map `[va, va + bytes)` to consecutive pages at `phys` in `target`, read-only when
     /// `read_only` (the MMU faults writes).
-    pub(crate) fn map_with<P: Platform>(
+    pub(crate) fn map<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         va: u64,
@@ -175,7 +163,7 @@ impl Bar1 {
         let userd_bytes = NUM_CHANNELS as u64 * USERD_STRIDE as u64;
         let userd_vram = dev.vram_alloc(userd_bytes, mmu::PAGE_SIZE)?;
         let userd = space.alloc_va(userd_bytes)?;
-        space.map(dev, userd, userd_vram, userd_bytes, Target::Vram)?;
+        space.map(dev, userd, userd_vram, userd_bytes, Target::Vram, false)?;
         dev.tlb_flush(space.pd)?;
         dev.wr(NV_PFIFO_USERD_BASE, 0, PfifoUserdBase::new().with_bar1_page((userd >> 12) as u32).with_valid(true));
         // Each channel zeroes its own USERD page when it is created.

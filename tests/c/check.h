@@ -38,6 +38,16 @@ static int failures __attribute__((unused));
         }                                                                                    \
     } while (0)
 
+/* cuInit, then a new context on device 0, current on this thread. */
+__attribute__((unused)) static CUcontext init_context(void) {
+    CUdevice dev;
+    CUcontext ctx;
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGet(&dev, 0));
+    CHECK(cuCtxCreate(&ctx, 0, dev));
+    return ctx;
+}
+
 /* The program's exit status: the failures counted, or "all checks passed". */
 __attribute__((unused)) static int report(void) {
     if (failures) {

@@ -25,11 +25,7 @@ static CUDA_MEMCPY2D plain(void) {
 }
 
 int main(void) {
-    CUdevice dev;
-    CUcontext ctx;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = init_context();
 
     enum { W = 37, H = 19, SP = 64, DP = 100, BP = 50 };
     unsigned char *src = malloc(SP * (H + 2)), *back = calloc(BP * (H + 1), 1), *want = calloc(BP * (H + 1), 1);

@@ -69,11 +69,7 @@ static CUresult add_ptx(CUlinkState s, const char *ptx, const char *name) {
 }
 
 int main(void) {
-    CUdevice dev;
-    CUcontext ctx;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuCtxCreate(&ctx, 0, dev));
+    CUcontext ctx = init_context();
 
     /* Alone, the main module does not load: its callee is only declared. */
     CUmodule alone;

@@ -92,11 +92,7 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
         let gpu = st.gpu();
         let (base, size) = gpu.mem_range(ctx, ptr).ok()?;
         // A VMM mapping grants what cuMemSetAccess gave it; other allocations, everything.
-        let access = gpu.mem_access(ctx, ptr).map_or(ACCESS_READWRITE, |a| match a {
-            runtime_core::Access::None => 0,
-            runtime_core::Access::Read => 1,
-            runtime_core::Access::ReadWrite => ACCESS_READWRITE,
-        });
+        let access = gpu.mem_access(ctx, ptr).map_or(ACCESS_READWRITE, |a| vmm::prot(a) as c_uint);
         Some(Found { ctx, host: false, base, size, dptr: ptr, hptr: None, access })
     })
 }

@@ -24,9 +24,9 @@ const HANDLE_NONE: c_int = 0;
 const GRANULARITY_MINIMUM: c_int = 0;
 const GRANULARITY_RECOMMENDED: c_int = 1;
 /// `CUmemAccess_flags`.
-pub(crate) const PROT_NONE: c_int = 0;
-pub(crate) const PROT_READ: c_int = 1;
-pub(crate) const PROT_READWRITE: c_int = 3;
+const PROT_NONE: c_int = 0;
+const PROT_READ: c_int = 1;
+const PROT_READWRITE: c_int = 3;
 
 /// `CUmemLocation`.
 #[repr(C)]
@@ -239,6 +239,16 @@ fn access(flags: c_int) -> Result<Access> {
     }
 }
 
+/// The `CUmemAccess_flags` value of `a` (the same numbers as
+/// `CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS`).
+pub(crate) fn prot(a: Access) -> c_int {
+    match a {
+        Access::None => PROT_NONE,
+        Access::Read => PROT_READ,
+        Access::ReadWrite => PROT_READWRITE,
+    }
+}
+
 /// cuMemSetAccess: the access of device 0 to the whole mappings in `[ptr, ptr + size)`
 /// (each descriptor names device 0; the last one wins, as each replaces the access).
 #[unsafe(no_mangle)]
@@ -269,11 +279,6 @@ pub extern "C" fn cuMemGetAccess(flags: *mut u64, location: *const CUmemLocation
     guard(|| {
         let (gpu, h) = current()?;
         device_location(&raw::get(location)?)?;
-        let a = match gpu.mem_access(h, ptr)? {
-            Access::None => PROT_NONE,
-            Access::Read => PROT_READ,
-            Access::ReadWrite => PROT_READWRITE,
-        };
-        raw::put(flags, a as u64)
+        raw::put(flags, prot(gpu.mem_access(h, ptr)?) as u64)
     })
 }

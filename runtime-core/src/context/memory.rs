@@ -157,7 +157,8 @@ impl Inner {
                 return Err(e);
             }
         };
-        if let Err(e) = self.vm.map(gpu, va, phys, rounded, Target::Vram).and_then(|_| gpu.tlb_flush(self.vm.pd)) {
+        if let Err(e) = self.vm.map(gpu, va, phys, rounded, Target::Vram, false).and_then(|_| gpu.tlb_flush(self.vm.pd))
+        {
             let _ = self.vm.unmap(gpu, va, rounded);
             self.vm.free_va(va, rounded);
             gpu.vram_free(phys, rounded);
@@ -192,7 +193,7 @@ impl Inner {
             }
         };
         if let Err(e) =
-            self.vm.map(gpu, va, buf.bus, rounded, Target::SysCoherent).and_then(|_| gpu.tlb_flush(self.vm.pd))
+            self.vm.map(gpu, va, buf.bus, rounded, Target::SysCoherent, false).and_then(|_| gpu.tlb_flush(self.vm.pd))
         {
             let _ = self.vm.unmap(gpu, va, rounded);
             self.vm.free_va(va, rounded);

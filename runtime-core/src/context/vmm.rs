@@ -151,7 +151,7 @@ impl Inner {
             match access {
                 Access::None => self.vm.unmap(gpu, b, len)?,
                 Access::Read | Access::ReadWrite => {
-                    self.vm.map_with(gpu, b, phys, len, Target::Vram, access == Access::Read)?
+                    self.vm.map(gpu, b, phys, len, Target::Vram, access == Access::Read)?
                 }
             }
         }
