@@ -7,14 +7,23 @@
 //! plus the slower of the engine's own rate and the path its data takes (PCIe with its
 //! latency for host memory, DRAM read and write for VRAM to VRAM, DRAM write for a fill).
 //! Jobs run in launch order, and a job's data lands and its semaphore is written when it
-//! completes. Block-linear surfaces are not supported (a launch error).
+//! completes.
+//!
+//! Either side may be a block-linear surface (SET_SRC/DST_BLOCK_SIZE, WIDTH, HEIGHT,
+//! DEPTH, LAYER, ORIGIN: line `i` is row ORIGIN.y + i of slice LAYER from byte ORIGIN.x,
+//! addressed through `hw::tex::BlockLinear`). A line that leaves its surface, a block shape
+//! other than one GOB wide with 8-row GOBs, or a remapped block-linear copy is a launch
+//! error.
 
 use crate::config::CopyPath;
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
 use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
-use hw::class::{CopyInterrupt, CopySemaphore, LaunchDma, Layout, RemapComponents, RemapSrc, TransferType};
+use hw::class::{
+    BlockSize, CopyInterrupt, CopySemaphore, LaunchDma, Layout, Origin, RemapComponents, RemapSrc, TransferType,
+};
+use hw::tex::{BlockLinear, MAX_BLOCK_LOG2};
 
 /// Methods latched by a channel for its copy object.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +50,53 @@ pub struct CopyRegs {
     pub const_b: u32,
     /// Remap components.
     pub remap: u32,
+    /// Block-linear source surface.
+    pub src_bl: BlRegs,
+    /// Block-linear destination surface.
+    pub dst_bl: BlRegs,
+}
+
+/// The block-linear surface registers of one side of a copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlRegs {
+    /// Block shape ([`BlockSize`]).
+    pub block: u32,
+    /// Width in bytes.
+    pub width: u32,
+    /// Height in rows.
+    pub height: u32,
+    /// Depth in slices.
+    pub depth: u32,
+    /// Slice the copy touches.
+    pub layer: u32,
+    /// First byte and row ([`Origin`]).
+    pub origin: u32,
+}
+
+impl BlRegs {
+    /// The surface, its first byte, row and slice, if the block shape is supported.
+    fn surface(&self) -> Option<(BlockLinear, u64, u64, u64)> {
+        let b = BlockSize::from(self.block);
+        let o = Origin::from(self.origin);
+        if b.width() != 0 || b.gob_height() != 1 || b.height() > MAX_BLOCK_LOG2 || b.depth() > MAX_BLOCK_LOG2 {
+            return None;
+        }
+        let bl = BlockLinear {
+            width: self.width as u64,
+            height: self.height as u64,
+            depth: self.depth as u64,
+            gob_height: b.height(),
+            gob_depth: b.depth(),
+        };
+        Some((bl, o.x() as u64, o.y() as u64, self.layer as u64))
+    }
+}
+
+/// One side of a line: pitch-linear from an address, or a row of a block-linear surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Pitch,
+    Block(BlockLinear, u64, u64, u64),
 }
 
 impl CopyRegs {
@@ -64,6 +120,18 @@ impl CopyRegs {
             SET_REMAP_CONST_A => self.const_a = data,
             SET_REMAP_CONST_B => self.const_b = data,
             SET_REMAP_COMPONENTS => self.remap = data,
+            SET_DST_BLOCK_SIZE => self.dst_bl.block = data,
+            SET_DST_WIDTH => self.dst_bl.width = data,
+            SET_DST_HEIGHT => self.dst_bl.height = data,
+            SET_DST_DEPTH => self.dst_bl.depth = data,
+            SET_DST_LAYER => self.dst_bl.layer = data,
+            SET_DST_ORIGIN => self.dst_bl.origin = data,
+            SET_SRC_BLOCK_SIZE => self.src_bl.block = data,
+            SET_SRC_WIDTH => self.src_bl.width = data,
+            SET_SRC_HEIGHT => self.src_bl.height = data,
+            SET_SRC_DEPTH => self.src_bl.depth = data,
+            SET_SRC_LAYER => self.src_bl.layer = data,
+            SET_SRC_ORIGIN => self.src_bl.origin = data,
             _ => return false,
         }
         true
@@ -91,6 +159,8 @@ pub struct CopyJob {
     /// Destination bytes per line.
     line_bytes: u64,
     remap: Option<Remap>,
+    src: Side,
+    dst: Side,
     semaphore: CopySemaphore,
     interrupt: bool,
     transfer: bool,
@@ -121,13 +191,18 @@ impl CopyJob {
         if semaphore == CopySemaphore::Invalid {
             return None;
         }
-        if transfer
-            && (l.src_layout_or_err().ok()? == Layout::BlockLinear
-                || l.dst_layout_or_err().ok()? == Layout::BlockLinear)
-        {
-            return None;
-        }
         let lines = if l.multi_line() { regs.line_count as u64 } else { 1 };
+        // A block-linear side: every line must stay inside its surface.
+        let side = |layout: Layout, r: &BlRegs| -> Option<Side> {
+            if layout == Layout::Pitch || !transfer {
+                return Some(Side::Pitch);
+            }
+            let (bl, x, y, z) = r.surface()?;
+            let fits = x + regs.line_length as u64 <= bl.width && y + lines <= bl.height && z < bl.depth;
+            (fits && !l.remap()).then_some(Side::Block(bl, x, y, z))
+        };
+        let src = side(l.src_layout_or_err().ok()?, &regs.src_bl)?;
+        let dst = side(l.dst_layout_or_err().ok()?, &regs.dst_bl)?;
         let remap = if l.remap() {
             let r = RemapComponents::from(regs.remap);
             let sel = [r.dst_x_or_err().ok()?, r.dst_y_or_err().ok()?, r.dst_z_or_err().ok()?, r.dst_w_or_err().ok()?];
@@ -152,6 +227,8 @@ impl CopyJob {
             lines,
             line_bytes,
             remap,
+            src,
+            dst,
             semaphore,
             interrupt,
             transfer,
@@ -199,9 +276,12 @@ impl CopyJob {
             for line in 0..self.lines {
                 let src = self.regs.src.wrapping_add(line * self.regs.pitch_in as u64);
                 let dst = self.regs.dst.wrapping_add(line * self.regs.pitch_out as u64);
-                match self.remap {
-                    None => copy_line(mem, tlb, &self.space, src, dst, self.line_bytes, scratch)?,
-                    Some(r) => self.remap_line(mem, tlb, r, src, dst, scratch)?,
+                match (self.remap, self.src, self.dst) {
+                    (Some(r), ..) => self.remap_line(mem, tlb, r, src, dst, scratch)?,
+                    (None, Side::Pitch, Side::Pitch) => {
+                        copy_line(mem, tlb, &self.space, src, dst, self.line_bytes, scratch)?
+                    }
+                    (None, s, d) => self.block_line(mem, tlb, (s, self.regs.src), (d, self.regs.dst), line, scratch)?,
                 }
             }
         }
@@ -272,6 +352,58 @@ impl CopyJob {
         }
         Ok(())
     }
+}
+
+impl CopyJob {
+    /// Line `line` with a block-linear side: gathered into `scratch` from the source (a
+    /// pitch line, or the row's pieces of at most 16 contiguous bytes in its GOBs), then
+    /// written or scattered likewise.
+    fn block_line(
+        &self,
+        mem: &mut Memory,
+        tlb: &mut Tlb,
+        (src, src_base): (Side, u64),
+        (dst, dst_base): (Side, u64),
+        line: u64,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), Fault> {
+        let n = self.line_bytes as usize;
+        scratch.resize(n, 0);
+        let pitch_at = |base: u64, pitch: u32| base.wrapping_add(line * pitch as u64);
+        match src {
+            Side::Pitch => tlb.read_va(mem, &self.space, pitch_at(src_base, self.regs.pitch_in), &mut scratch[..n])?,
+            Side::Block(bl, x, y, z) => {
+                for (off, len) in runs(x, n as u64) {
+                    let va = src_base.wrapping_add(bl.offset(x + off, y + line, z));
+                    tlb.read_va(mem, &self.space, va, &mut scratch[off as usize..(off + len) as usize])?;
+                }
+            }
+        }
+        match dst {
+            Side::Pitch => tlb.write_va(mem, &self.space, pitch_at(dst_base, self.regs.pitch_out), &scratch[..n]),
+            Side::Block(bl, x, y, z) => {
+                for (off, len) in runs(x, n as u64) {
+                    let va = dst_base.wrapping_add(bl.offset(x + off, y + line, z));
+                    tlb.write_va(mem, &self.space, va, &scratch[off as usize..(off + len) as usize])?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The pieces of `n` bytes from byte `x` of a block-linear row that are contiguous in
+/// memory (16-byte aligned runs of a GOB row): (offset into the line, length).
+fn runs(x: u64, n: u64) -> impl Iterator<Item = (u64, u64)> {
+    let mut off = 0;
+    core::iter::from_fn(move || {
+        (off < n).then(|| {
+            let len = (16 - (x + off) % 16).min(n - off);
+            let r = (off, len);
+            off += len;
+            r
+        })
+    })
 }
 
 const CHUNK: usize = 64 * 1024;

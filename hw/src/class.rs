@@ -263,6 +263,58 @@ pub mod copy {
     pub const SET_REMAP_CONST_B: u32 = 0x0704;
     /// Remap component selection ([`super::RemapComponents`]).
     pub const SET_REMAP_COMPONENTS: u32 = 0x0708;
+    /// Destination block shape ([`super::BlockSize`]).
+    pub const SET_DST_BLOCK_SIZE: u32 = 0x070C;
+    /// Destination width in bytes (block-linear).
+    pub const SET_DST_WIDTH: u32 = 0x0710;
+    /// Destination height in rows.
+    pub const SET_DST_HEIGHT: u32 = 0x0714;
+    /// Destination depth in slices.
+    pub const SET_DST_DEPTH: u32 = 0x0718;
+    /// Destination slice the copy writes.
+    pub const SET_DST_LAYER: u32 = 0x071C;
+    /// Destination origin ([`super::Origin`]).
+    pub const SET_DST_ORIGIN: u32 = 0x0720;
+    /// Source block shape.
+    pub const SET_SRC_BLOCK_SIZE: u32 = 0x0728;
+    /// Source width in bytes.
+    pub const SET_SRC_WIDTH: u32 = 0x072C;
+    /// Source height in rows.
+    pub const SET_SRC_HEIGHT: u32 = 0x0730;
+    /// Source depth in slices.
+    pub const SET_SRC_DEPTH: u32 = 0x0734;
+    /// Source slice the copy reads.
+    pub const SET_SRC_LAYER: u32 = 0x0738;
+    /// Source origin.
+    pub const SET_SRC_ORIGIN: u32 = 0x073C;
+}
+
+/// SET_SRC/DST_BLOCK_SIZE: a block-linear surface's block shape (log2 GOBs).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct BlockSize {
+    /// log2 of the block's width in GOBs (only one GOB, 0, is supported).
+    pub width: B4,
+    /// log2 of the block's height in GOBs (0..5).
+    pub height: B4,
+    /// log2 of the block's depth in GOBs (0..5).
+    pub depth: B4,
+    /// GOB height: 0 = Tesla's 4 rows, 1 = Fermi's 8 rows (the model has only 8).
+    pub gob_height: B4,
+    #[skip]
+    __: B16,
+}
+
+/// SET_SRC/DST_ORIGIN: the copy's first byte (x) and row (y) in a block-linear surface.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// Byte in the row.
+    pub x: B16,
+    /// Row.
+    pub y: B16,
 }
 
 /// Compute class (90C0) methods used to launch a grid, in Gdev's order (docs/hardware.md).
@@ -343,6 +395,66 @@ pub mod compute {
     pub const CHECK_REPORT_ADDRESS_HIGH: u32 = 0x3F0C;
     /// Model (sanitizer): report buffer address bits 31:0.
     pub const CHECK_REPORT_ADDRESS_LOW: u32 = 0x3F10;
+    /// Bind a sampler-pool entry to a sampler slot ([`super::BindSampler`]).
+    pub const BIND_TEXTURE_SAMPLER: u32 = 0x0228;
+    /// Bind a header-pool entry to a texture slot ([`super::BindHeader`]).
+    pub const BIND_TEXTURE_HEADER: u32 = 0x022C;
+    /// Drop cached sampler entries.
+    pub const INVALIDATE_SAMPLER_CACHE_NO_WFI: u32 = 0x1424;
+    /// Sampler pool address bits 39:32.
+    pub const SET_TEX_SAMPLER_POOL_A: u32 = 0x155C;
+    /// Sampler pool address bits 31:0.
+    pub const SET_TEX_SAMPLER_POOL_B: u32 = 0x1560;
+    /// Sampler pool: largest valid index (bits 19:0).
+    pub const SET_TEX_SAMPLER_POOL_C: u32 = 0x1564;
+    /// Header pool address bits 39:32.
+    pub const SET_TEX_HEADER_POOL_A: u32 = 0x1574;
+    /// Header pool address bits 31:0.
+    pub const SET_TEX_HEADER_POOL_B: u32 = 0x1578;
+    /// Header pool: largest valid index (bits 21:0).
+    pub const SET_TEX_HEADER_POOL_C: u32 = 0x157C;
+    /// Model: bind a header-pool entry to a surface slot (`.surfref`), as
+    /// [`BIND_TEXTURE_HEADER`] does for texture slots ([`super::BindHeader`]).
+    pub const BIND_SURFACE_HEADER: u32 = 0x3F40;
+    /// Texture slots (`.texref` numbers) a launch may name.
+    pub const TEX_SLOTS: usize = 128;
+    /// Sampler slots.
+    pub const SAMPLER_SLOTS: usize = 32;
+    /// Surface slots (`.surfref` numbers).
+    pub const SURF_SLOTS: usize = 32;
+}
+
+/// BIND_TEXTURE_HEADER (and the model's BIND_SURFACE_HEADER) data: slot `slot` names
+/// header-pool entry `index` (valid), or nothing.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BindHeader {
+    /// Bind (else unbind).
+    pub valid: bool,
+    /// Texture slot.
+    pub slot: B8,
+    /// Header-pool index.
+    pub index: B22,
+    #[skip]
+    __: B1,
+}
+
+/// BIND_TEXTURE_SAMPLER data: sampler slot `slot` names sampler-pool entry `index`.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BindSampler {
+    /// Bind (else unbind).
+    pub valid: bool,
+    #[skip]
+    __: B3,
+    /// Sampler slot.
+    pub slot: B8,
+    /// Sampler-pool index.
+    pub index: B13,
+    #[skip]
+    __: B7,
 }
 
 /// LAUNCH_DMA data transfer type.
@@ -391,7 +503,7 @@ pub enum CopyInterrupt {
 #[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
 #[bits = 1]
 pub enum Layout {
-    /// Block-linear (tiled); not supported by the model.
+    /// Block-linear (GOBs in blocks, [`BlockSize`]).
     BlockLinear = 0,
     /// Pitch-linear.
     Pitch = 1,

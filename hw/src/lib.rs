@@ -24,3 +24,4 @@ pub mod mmu;
 pub mod occupancy;
 pub mod pci;
 pub mod regs;
+pub mod tex;

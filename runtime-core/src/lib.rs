@@ -38,12 +38,14 @@ pub mod vm;
 
 pub use api::module::{FuncAttributes, FuncHandle, LaunchId, ModuleHandle};
 pub use api::stream::EventHandle;
+pub use api::texture::{ArrayHandle, CopySide};
 pub use api::{CtxHandle, Gpu};
 pub use channel::Fence;
 pub use check::{CheckMode, CheckReport};
 pub use context::memory::{MemsetValue, Pitched};
 pub use context::module::{ImageKind, LaunchConfig, Params, image_kind};
 pub use context::stream::StreamHandle;
+pub use context::texture::{ArrayDesc, Format, Resource, TexDesc};
 pub use context::vmm::Access;
 pub use context::{ContextConfig, VA_BASE};
 pub use device::{Chipset, Device, DeviceInfo};

@@ -49,7 +49,7 @@ fn build(name: &str, tag: &str) -> PathBuf {
         .arg(&src)
         .arg("-L")
         .arg(&lib)
-        .args(["-lcuda", "-lpthread", "-o"])
+        .args(["-lcuda", "-lpthread", "-lm", "-o"])
         .arg(&out)
         .status()
         .expect("gcc runs");
@@ -157,6 +157,13 @@ fn linking_modules() {
 #[test]
 fn pitched_copies() {
     run_c("copy2d");
+}
+
+/// Arrays, texture and surface objects sampled by the device's texture unit
+/// (tests/c/texture.c).
+#[test]
+fn texture() {
+    run_c("texture");
 }
 
 /// cuda.h as programs written against NVIDIA's use it: the include guard, CUDA_VERSION,

@@ -3,12 +3,13 @@
 //! pitch and offset. A copy between device pointers (pinned memory included, through its
 //! device mapping) is one copy-engine launch per 2D slice with both pitches; a copy from or
 //! to pageable memory packs rows into the staging buffers (runtime-core's `Pitched`);
-//! host-to-host copies are done by the host. CUDA arrays are not implemented yet: an
-//! array side is CUDA_ERROR_NOT_SUPPORTED, a level of detail other than 0
-//! CUDA_ERROR_INVALID_VALUE.
+//! host-to-host copies are done by the host. A copy with an array side (block-linear, see
+//! `texture`) is one copy-engine launch per slice between the array and device or pinned
+//! memory, staged through the context's buffers for pageable memory. A level of detail
+//! other than 0 is CUDA_ERROR_INVALID_VALUE (no mipmapped arrays).
 
 use super::*;
-use runtime_core::Pitched;
+use runtime_core::{ArrayHandle, CopySide, Pitched};
 
 /// `CUmemorytype`.
 const MEMORYTYPE_HOST: c_uint = 1;
@@ -117,6 +118,8 @@ enum Side {
     Host(usize),
     /// A device pointer of the context (device memory or pinned memory's mapping).
     Device(u64),
+    /// An array, from byte x of row y of slice z.
+    Array(ArrayHandle, [u64; 3]),
 }
 
 /// One side as a `CUmemorytype` and its pointers names it, `offset` bytes in.
@@ -126,7 +129,7 @@ fn side(
     host: usize,
     dev: CUdeviceptr,
     array: Handle,
-    offset: u64,
+    (offset, xyz): (u64, [u64; 3]),
     extent: u64,
 ) -> Result<Side> {
     match kind {
@@ -150,7 +153,7 @@ fn side(
             Ok(memory::pinned(h, at, extent as usize)?.map_or(Side::Device(d), Side::Device))
         }
         MEMORYTYPE_ARRAY if array.is_null() => Err(CuError::InvalidValue),
-        MEMORYTYPE_ARRAY => Err(CuError::NotSupported),
+        MEMORYTYPE_ARRAY => Ok(Side::Array(ArrayHandle(key(array)), xyz)),
         _ => Err(CuError::InvalidValue),
     }
 }
@@ -176,6 +179,9 @@ impl Copy3d {
         }
         let host_bytes = |pitch: u64| shape.extent(pitch).map(|e| e as usize);
         let mut last = None;
+        if matches!(self.src, Side::Array(..)) || matches!(self.dst, Side::Array(..)) {
+            return self.run_array(s, asynchronous);
+        }
         if !matches!((self.src, self.dst), (Side::Device(_), Side::Device(_))) {
             let r = gpu.stream_synchronize(h, sh);
             sanitize::flush(&gpu, h);
@@ -200,6 +206,7 @@ impl Copy3d {
                     )?;
                     gpu.memcpy_dtoh_2d(h, dst, a + so, shape)?;
                 }
+                (Side::Array(..), _) | (_, Side::Array(..)) => unreachable!("copies with arrays are run_array's"),
                 (Side::Host(a), Side::Host(b)) => {
                     for r in 0..shape.height {
                         let src = raw::bytes(
@@ -223,6 +230,51 @@ impl Copy3d {
     }
 }
 
+impl Copy3d {
+    /// A copy with an array side: between the array and device memory (or another array)
+    /// on the copy engine, or staged from or to pageable host memory.
+    fn run_array(&self, s: Handle, asynchronous: bool) -> Result<()> {
+        let (gpu, h, sh) = stream_of(s)?;
+        let extent = [self.shape.width, self.shape.height, self.depth];
+        let rows = |slice: u64, pitch: u64| if pitch == 0 { 0 } else { slice / pitch };
+        let dev = |side: Side, pitch: u64, slice: u64| match side {
+            Side::Array(a, at) => Ok((CopySide::Array(a), at)),
+            Side::Device(d) => Ok((CopySide::Device { ptr: d, pitch, height: rows(slice, pitch) }, [0; 3])),
+            Side::Host(_) => Err(CuError::InvalidValue),
+        };
+        let host_len = |pitch: u64, slice: u64| -> Result<usize> {
+            let last = (self.depth - 1).checked_mul(slice).ok_or(CuError::InvalidValue)?;
+            Ok(last.checked_add(self.shape.extent(pitch)?).ok_or(CuError::InvalidValue)? as usize)
+        };
+        let (sp, dp) = (self.shape.src_pitch, self.shape.dst_pitch);
+        match (self.src, self.dst) {
+            (Side::Host(a), Side::Array(arr, at)) => {
+                let r = gpu.stream_synchronize(h, sh);
+                sanitize::flush(&gpu, h);
+                r?;
+                let src = raw::bytes(std::ptr::with_exposed_provenance(a), host_len(sp, self.src_slice)?)?;
+                gpu.memcpy_htoa(arr, at, src, (sp, self.src_slice), extent)?;
+            }
+            (Side::Array(arr, at), Side::Host(b)) => {
+                let r = gpu.stream_synchronize(h, sh);
+                sanitize::flush(&gpu, h);
+                r?;
+                let dst = raw::bytes_mut(std::ptr::with_exposed_provenance_mut(b), host_len(dp, self.dst_slice)?)?;
+                gpu.memcpy_atoh(arr, at, dst, (dp, self.dst_slice), extent)?;
+            }
+            (src, dst) => {
+                let stream = if asynchronous { sh } else { StreamHandle::DEFAULT };
+                let f = gpu.memcpy_array(h, stream, dev(src, sp, self.src_slice)?, dev(dst, dp, self.dst_slice)?, extent)?;
+                if !asynchronous {
+                    gpu.fence_wait(h, f)?;
+                }
+            }
+        }
+        memory::count_copy((self.shape.width * self.shape.height * self.depth) as usize);
+        Ok(())
+    }
+}
+
 /// The copy a CUDA_MEMCPY2D describes (host addresses are kept as integers with their
 /// provenance exposed, and turned back into pointers where the copy reads or writes).
 fn plan_2d(c: &CUDA_MEMCPY2D) -> Result<Copy3d> {
@@ -238,9 +290,12 @@ fn plan_2d(c: &CUDA_MEMCPY2D) -> Result<Copy3d> {
     let so = at(c.src_x_in_bytes, c.src_y, c.src_pitch).ok_or(CuError::InvalidValue)?;
     let dof = at(c.dst_x_in_bytes, c.dst_y, c.dst_pitch).ok_or(CuError::InvalidValue)?;
     let (se, de) = (shape.extent(shape.src_pitch)?, shape.extent(shape.dst_pitch)?);
-    let src = side(h, c.src_memory_type, c.src_host.expose_provenance(), c.src_device, c.src_array, so, se)?;
-    let dst = side(h, c.dst_memory_type, c.dst_host.expose_provenance(), c.dst_device, c.dst_array, dof, de)?;
-    Ok(Copy3d { src, dst, shape, depth: 1, src_slice: 0, dst_slice: 0 })
+    let sxyz = [c.src_x_in_bytes as u64, c.src_y as u64, 0];
+    let dxyz = [c.dst_x_in_bytes as u64, c.dst_y as u64, 0];
+    let src = side(h, c.src_memory_type, c.src_host.expose_provenance(), c.src_device, c.src_array, (so, sxyz), se)?;
+    let dst = side(h, c.dst_memory_type, c.dst_host.expose_provenance(), c.dst_device, c.dst_array, (dof, dxyz), de)?;
+    let (src_slice, dst_slice) = (shape.src_pitch * shape.height, shape.dst_pitch * shape.height);
+    Ok(Copy3d { src, dst, shape, depth: 1, src_slice, dst_slice })
 }
 
 /// The copy a CUDA_MEMCPY3D describes.
@@ -258,7 +313,9 @@ fn plan_3d(c: &CUDA_MEMCPY3D) -> Result<Copy3d> {
     let slice = |pitch: usize, rows: usize| (pitch as u64).checked_mul(rows as u64).ok_or(CuError::InvalidValue);
     let (src_slice, dst_slice) = (slice(c.src_pitch, c.src_height)?, slice(c.dst_pitch, c.dst_height)?);
     let depth = c.depth as u64;
-    if depth > 1 && (c.src_height < c.height || c.dst_height < c.height) {
+    // An array side's pitch and height are the array's own.
+    let short = |kind: c_uint, rows: usize| kind != MEMORYTYPE_ARRAY && rows < c.height;
+    if depth > 1 && (short(c.src_memory_type, c.src_height) || short(c.dst_memory_type, c.dst_height)) {
         return Err(CuError::InvalidValue); // slices would overlap
     }
     let at = |x: usize, y: usize, z: usize, pitch: usize, slice: u64| {
@@ -275,8 +332,10 @@ fn plan_3d(c: &CUDA_MEMCPY3D) -> Result<Copy3d> {
         last.checked_add(shape.extent(pitch)?).ok_or(CuError::InvalidValue)
     };
     let (se, de) = (extent(shape.src_pitch, src_slice)?, extent(shape.dst_pitch, dst_slice)?);
-    let src = side(h, c.src_memory_type, c.src_host.expose_provenance(), c.src_device, c.src_array, so, se)?;
-    let dst = side(h, c.dst_memory_type, c.dst_host.expose_provenance(), c.dst_device, c.dst_array, dof, de)?;
+    let sxyz = [c.src_x_in_bytes as u64, c.src_y as u64, c.src_z as u64];
+    let dxyz = [c.dst_x_in_bytes as u64, c.dst_y as u64, c.dst_z as u64];
+    let src = side(h, c.src_memory_type, c.src_host.expose_provenance(), c.src_device, c.src_array, (so, sxyz), se)?;
+    let dst = side(h, c.dst_memory_type, c.dst_host.expose_provenance(), c.dst_device, c.dst_array, (dof, dxyz), de)?;
     Ok(Copy3d { src, dst, shape, depth, src_slice, dst_slice })
 }
 

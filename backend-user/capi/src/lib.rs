@@ -34,6 +34,7 @@ mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
 mod profile; // cuProfilerStart/Stop and the statistics printed at exit
 mod stream; // streams
+mod texture; // arrays, texture and surface objects, copies with arrays
 pub mod unsupported;
 mod vmm; // virtual memory management: physical allocations, reservations, mappings // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
 // The library's own plumbing.
@@ -54,6 +55,7 @@ pub use memory::*;
 pub use module::*;
 pub use occupancy::*;
 pub use stream::*;
+pub use texture::*;
 pub use vmm::*;
 
 use state::*;

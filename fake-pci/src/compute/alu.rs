@@ -97,9 +97,7 @@ impl Exec<'_, '_> {
             }
             Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
-            // The texture unit (texture header and sampler pools) is not modelled yet: a
-            // texture or surface instruction stops the grid as an illegal instruction.
-            Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => return Err(illegal),
+            Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => self.texture(d, pc, on, regs)?,
             Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled by the SIMT unit"),
         }
         if self.bcheck.as_ref().is_some_and(|b| !b.prov.is_empty()) {
@@ -162,7 +160,7 @@ impl Exec<'_, '_> {
 /// Lane `lane`'s value of operand `k` (0: a, 1: b, 2: c): the immediate, zero for RZ, or
 /// the register.
 #[inline(always)]
-fn operand(d: &D, k: usize, lane: usize, regs: &[u64]) -> u64 {
+pub(crate) fn operand(d: &D, k: usize, lane: usize, regs: &[u64]) -> u64 {
     let reg = match k {
         0 => d.a,
         1 => d.b,

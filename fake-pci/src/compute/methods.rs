@@ -27,6 +27,26 @@ pub struct ComputeRegs {
     pub(crate) check_mode: u32,
     pub(crate) check_table: u64,
     pub(crate) check_report: u64,
+    /// Texture header and sampler pools: (address, largest valid index).
+    pub(crate) header_pool: (u64, u32),
+    pub(crate) sampler_pool: (u64, u32),
+    /// Bound texture, sampler and surface slots: pool index + 1 (0: unbound).
+    pub(crate) tex_slots: Vec<u32>,
+    pub(crate) sampler_slots: Vec<u32>,
+    pub(crate) surf_slots: Vec<u32>,
+}
+
+/// Set slot `slot` (below `max`) of `slots` to `index + 1`, or 0 to unbind; false for a
+/// slot out of range.
+fn bind(slots: &mut Vec<u32>, max: usize, slot: usize, index: Option<u32>) -> bool {
+    if slot >= max {
+        return false;
+    }
+    if slots.len() <= slot {
+        slots.resize(slot + 1, 0);
+    }
+    slots[slot] = index.map_or(0, |i| i + 1);
+    true
 }
 
 /// What a compute method asks of the channel.
@@ -101,7 +121,31 @@ impl ComputeRegs {
             CHECK_TABLE_ADDRESS_LOW => self.check_table = lo(self.check_table),
             CHECK_REPORT_ADDRESS_HIGH => self.check_report = hi(self.check_report),
             CHECK_REPORT_ADDRESS_LOW => self.check_report = lo(self.check_report),
-            BARRIER_COUNT | BEGIN_GRID | END_GRID | L1_CONFIG | LOCAL_ADDRESS_HIGH | LOCAL_ADDRESS_LOW
+            SET_TEX_HEADER_POOL_A => self.header_pool.0 = hi(self.header_pool.0),
+            SET_TEX_HEADER_POOL_B => self.header_pool.0 = lo(self.header_pool.0),
+            SET_TEX_HEADER_POOL_C => self.header_pool.1 = data & 0x3F_FFFF,
+            SET_TEX_SAMPLER_POOL_A => self.sampler_pool.0 = hi(self.sampler_pool.0),
+            SET_TEX_SAMPLER_POOL_B => self.sampler_pool.0 = lo(self.sampler_pool.0),
+            SET_TEX_SAMPLER_POOL_C => self.sampler_pool.1 = data & 0xF_FFFF,
+            BIND_TEXTURE_HEADER | BIND_SURFACE_HEADER => {
+                let b = BindHeader::from(data);
+                let (slots, max) = if method == BIND_TEXTURE_HEADER {
+                    (&mut self.tex_slots, TEX_SLOTS)
+                } else {
+                    (&mut self.surf_slots, SURF_SLOTS)
+                };
+                if !bind(slots, max, b.slot() as usize, b.valid().then_some(b.index())) {
+                    return Action::Unknown;
+                }
+            }
+            BIND_TEXTURE_SAMPLER => {
+                let b = BindSampler::from(data);
+                let index = b.valid().then_some(b.index() as u32);
+                if !bind(&mut self.sampler_slots, SAMPLER_SLOTS, b.slot() as usize, index) {
+                    return Action::Unknown;
+                }
+            }
+            BARRIER_COUNT | BEGIN_GRID | INVALIDATE_SAMPLER_CACHE_NO_WFI | END_GRID | L1_CONFIG | LOCAL_ADDRESS_HIGH | LOCAL_ADDRESS_LOW
             | LOCAL_SIZE_PER_WARP => {}
             _ => return Action::Unknown,
         }

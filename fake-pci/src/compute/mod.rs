@@ -25,6 +25,7 @@ mod lsu;
 mod methods;
 mod ops;
 mod simt;
+mod tex;
 
 use alu::*;
 pub(crate) use decode::*;
@@ -42,7 +43,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use hw::check::{AccessKind, CheckKind, CheckMode};
 use hw::class::compute::*;
-use hw::class::{CbBind, DimXy, addr40};
+use hw::class::{BindHeader, BindSampler, CbBind, DimXy, addr40};
 use hw::isa::*;
 use hw::regs::TrapReason;
 

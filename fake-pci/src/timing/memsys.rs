@@ -31,7 +31,7 @@ impl MemSys<'_> {
         if p.on == 0 {
             return (t + 1, 1);
         }
-        let write = d.op == Op::St;
+        let write = matches!(d.op, Op::St | Op::Sust);
         let atomic = d.op == Op::Atom;
         let sb = (cfg.sector_bytes as u64).max(4);
         let bytes = p.bytes.max(1) as u64;

@@ -17,7 +17,8 @@
 //! - [`memory`]: allocations, copies and memsets;
 //! - [`module`]: modules, kernel attributes, launches;
 //! - [`stream`]: streams and events;
-//! - [`vmm`]: the virtual memory management API.
+//! - [`vmm`]: the virtual memory management API;
+//! - [`texture`]: arrays, texture and surface objects, copies with arrays.
 //!
 //! Work goes to a stream: [`StreamHandle::DEFAULT`] is the legacy default stream, a value
 //! passed like any other, not a method of its own.
@@ -43,6 +44,7 @@ macro_rules! object_handle {
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod texture;
 pub mod vmm;
 
 use crate::channel::Fence;

@@ -92,7 +92,7 @@ impl Pitched {
     /// The pieces a host copy stages through buffers of `chunk` bytes: whole rows
     /// (`rows` of them from `row`) when a row fits, else parts of one row; each piece is
     /// `len` bytes of each row from byte `off`.
-    fn pieces(&self, chunk: u64) -> impl Iterator<Item = Piece> + '_ {
+    pub(super) fn pieces(&self, chunk: u64) -> impl Iterator<Item = Piece> + '_ {
         let (w, h) = (self.width, if self.is_empty() { 0 } else { self.height });
         let per_row = w.div_ceil(chunk).max(1);
         let rows_per = if w <= chunk { (chunk / w.max(1)).max(1) } else { 1 };
@@ -111,11 +111,11 @@ impl Pitched {
 
 /// Part of a staged host copy (see [`Pitched::pieces`]).
 #[derive(Clone, Copy)]
-struct Piece {
-    row: u64,
-    rows: u64,
-    off: u64,
-    len: u64,
+pub(super) struct Piece {
+    pub(super) row: u64,
+    pub(super) rows: u64,
+    pub(super) off: u64,
+    pub(super) len: u64,
 }
 
 /// What backs an allocation.
@@ -227,6 +227,14 @@ impl Inner {
     pub(crate) fn user_range(&self, ptr: u64) -> Result<(u64, u64)> {
         let (&base, a) = self.allocs.range(..=ptr).next_back().ok_or(CuError::NotFound)?;
         if ptr < base + a.size && a.owner == Owner::User { Ok((base, a.size)) } else { Err(CuError::NotFound) }
+    }
+
+    /// The physical address of the VRAM allocation at `va`.
+    pub(super) fn vram_phys(&self, va: u64) -> Option<u64> {
+        match self.allocs.get(&va)?.backing {
+            Backing::Vram(phys) => Some(phys),
+            _ => None,
+        }
     }
 
     /// Unmap and free the allocation at `ptr` (the caller has waited for the work using it).
@@ -444,7 +452,7 @@ pub(super) fn free_backing<P: Platform>(gpu: &Device<P>, a: Alloc) {
     }
 }
 
-fn launch(transfer: bool, remap: bool) -> u32 {
+pub(super) fn launch(transfer: bool, remap: bool) -> u32 {
     LaunchDma::new()
         .with_transfer(if transfer { TransferType::NonPipelined } else { TransferType::None })
         .with_semaphore(CopySemaphore::None)

@@ -8,6 +8,7 @@
 //! - [`module`]: loaded modules, kernel launches as compute-class methods.
 //! - [`stream`]: streams (channels of the context) and events (semaphore slots).
 //! - [`vmm`]: reservations, mappings of physical allocations and their access flags.
+//! - [`texture`]: arrays, texture and surface objects, copies with arrays.
 //!
 //! Every operation checks the context's sticky error first (CUDA semantics): a fault on
 //! any of its channels is the context's error (`Context::with`).
@@ -15,6 +16,7 @@
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod texture;
 pub mod vmm;
 
 use crate::channel::{Channel, Cmd, Fence, Release, map_dma, release};
@@ -88,6 +90,11 @@ pub(crate) struct Inner {
     next_id: u64,
     /// The sanitizers' table and report buffer (checked contexts).
     check: Option<CheckArea>,
+    /// CUDA arrays by id.
+    arrays: BTreeMap<u64, texture::Array>,
+    /// The texture header and sampler pools (made with the first texture or surface
+    /// object).
+    pools: Option<texture::Pools>,
     destroyed: bool,
 }
 
@@ -140,6 +147,8 @@ impl<P: Platform> Context<P> {
                         events: Events::default(),
                         next_id: 1,
                         check,
+                        arrays: BTreeMap::new(),
+                        pools: None,
                         destroyed: false,
                     }),
                 })

@@ -337,8 +337,9 @@ impl Inner {
         if s != 0 {
             cb0 = self.streams.get(&s).ok_or(CuError::InvalidHandle)?.params;
         }
-        let ch = self.ordered(gpu, s)?;
         let mut pb = Pushbuf::<2048>::new();
+        self.pool_methods(&mut pb)?;
+        let ch = self.ordered(gpu, s)?;
         let c = subch::COMPUTE;
         let r = (|| {
             pb.incr(c, CODE_ADDRESS_HIGH, &addr40::split(code))?;

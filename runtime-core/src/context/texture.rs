@@ -1,0 +1,650 @@
+//! CUDA arrays, texture objects and surface objects of a context.
+//!
+//! - An array is VRAM laid out block-linear (`hw::tex::BlockLinear`, the block shape a
+//!   driver picks for its height and depth), mapped into the context's address space;
+//!   the layers of a layered array follow one another.
+//! - Texture and surface objects are entries of the context's texture header pool and
+//!   sampler pool (4096 32-byte entries each, made on first use), written through PRAMIN;
+//!   every launch binds the pools (SET_TEX_HEADER_POOL, SET_TEX_SAMPLER_POOL). A texture
+//!   object's handle is the bindless handle the texture unit reads (`hw::tex::handle`):
+//!   its header index with a sampler of the same index; a surface object's is its header
+//!   index. Index 0 is never used, so 0 is no object.
+//! - Copies between arrays and pitch-linear memory (device or staged host memory) are
+//!   copy-engine launches with a block-linear side, one per slice.
+
+use super::memory::{Owner, launch};
+use super::{Context, Inner};
+use crate::channel::{Channel, Cmd, Fence};
+use crate::device::Device;
+use crate::error::{CuError, Result};
+use crate::platform::Platform;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use hw::class::{BlockSize, LaunchDma, Layout, Origin, addr40, compute, copy, subch};
+use hw::tex::{AddressMode, BlockLinear, CompKind, CompSize, ENTRY_BYTES, Filter, TexHeader, TexLayout, TexSampler, TexShape};
+
+/// Entries of each pool (sampler indices have 12 bits in a handle).
+pub const POOL_ENTRIES: u32 = 4096;
+
+/// An element format of an array or texture (`CUarray_format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// CU_AD_FORMAT_UNSIGNED_INT8.
+    U8 = 0x01,
+    /// CU_AD_FORMAT_UNSIGNED_INT16.
+    U16 = 0x02,
+    /// CU_AD_FORMAT_UNSIGNED_INT32.
+    U32 = 0x03,
+    /// CU_AD_FORMAT_SIGNED_INT8.
+    S8 = 0x08,
+    /// CU_AD_FORMAT_SIGNED_INT16.
+    S16 = 0x09,
+    /// CU_AD_FORMAT_SIGNED_INT32.
+    S32 = 0x0a,
+    /// CU_AD_FORMAT_HALF.
+    Half = 0x10,
+    /// CU_AD_FORMAT_FLOAT.
+    Float = 0x20,
+}
+
+impl Format {
+    /// The format with CUDA's number `v`.
+    pub fn from_cu(v: u32) -> Option<Self> {
+        Some(match v {
+            0x01 => Self::U8,
+            0x02 => Self::U16,
+            0x03 => Self::U32,
+            0x08 => Self::S8,
+            0x09 => Self::S16,
+            0x0a => Self::S32,
+            0x10 => Self::Half,
+            0x20 => Self::Float,
+            _ => return None,
+        })
+    }
+    /// Bytes of one component.
+    pub fn bytes(self) -> u64 {
+        self.size().bytes() as u64
+    }
+    fn size(self) -> CompSize {
+        match self {
+            Self::U8 | Self::S8 => CompSize::B8,
+            Self::U16 | Self::S16 | Self::Half => CompSize::B16,
+            _ => CompSize::B32,
+        }
+    }
+    /// How a texture reads it: 8- and 16-bit integers as normalized floats unless read as
+    /// integers (32-bit integers always as integers).
+    fn kind(self, read_as_integer: bool) -> CompKind {
+        let norm = !read_as_integer && self.bytes() < 4;
+        match self {
+            Self::U8 | Self::U16 | Self::U32 if norm => CompKind::Unorm,
+            Self::S8 | Self::S16 | Self::S32 if norm => CompKind::Snorm,
+            Self::U8 | Self::U16 | Self::U32 => CompKind::Uint,
+            Self::S8 | Self::S16 | Self::S32 => CompKind::Sint,
+            Self::Half | Self::Float => CompKind::Float,
+        }
+    }
+}
+
+/// CUDA_ARRAY3D_LAYERED.
+pub const ARRAY_LAYERED: u32 = 0x01;
+/// CUDA_ARRAY3D_SURFACE_LDST.
+pub const ARRAY_SURFACE_LDST: u32 = 0x02;
+/// CUDA_ARRAY3D_CUBEMAP.
+pub const ARRAY_CUBEMAP: u32 = 0x04;
+/// CUDA_ARRAY3D_TEXTURE_GATHER.
+pub const ARRAY_TEXTURE_GATHER: u32 = 0x08;
+
+/// An array's shape and format (`CUDA_ARRAY3D_DESCRIPTOR`): height 0 for 1D, depth 0 for
+/// 1D and 2D (the layer count when layered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayDesc {
+    /// Width in elements.
+    pub width: u64,
+    /// Height (0: 1D).
+    pub height: u64,
+    /// Depth, or layers of a layered array (0: 1D or 2D).
+    pub depth: u64,
+    /// Element format.
+    pub format: Format,
+    /// Components per element: 1, 2 or 4.
+    pub channels: u32,
+    /// CUDA_ARRAY3D_* flags.
+    pub flags: u32,
+}
+
+impl ArrayDesc {
+    /// Bytes of one element.
+    pub fn element_bytes(&self) -> u64 {
+        self.format.bytes() * self.channels as u64
+    }
+    fn layered(&self) -> bool {
+        self.flags & ARRAY_LAYERED != 0
+    }
+    /// The shape a texture of the whole array has.
+    fn shape(&self) -> TexShape {
+        match (self.layered(), self.height, self.depth) {
+            (true, 0, _) => TexShape::A1,
+            (true, _, _) => TexShape::A2,
+            (false, 0, _) => TexShape::D1,
+            (false, _, 0) => TexShape::D2,
+            _ => TexShape::D3,
+        }
+    }
+    /// CUDA's limits for compute capability 5.0 and later (the device attributes'
+    /// MAXIMUM_TEXTURE*): INVALID_VALUE outside them; cube maps and flags rgdev does
+    /// not have are NOT_SUPPORTED.
+    fn check(&self) -> Result<()> {
+        if self.flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LDST | ARRAY_TEXTURE_GATHER) != 0 {
+            return Err(if self.flags & !0xFF == 0 { CuError::NotSupported } else { CuError::InvalidValue });
+        }
+        if !matches!(self.channels, 1 | 2 | 4) || self.width == 0 || (self.height == 0 && self.depth != 0 && !self.layered()) {
+            return Err(CuError::InvalidValue);
+        }
+        let (w, h, d) = (self.width, self.height, self.depth);
+        let ok = match self.shape() {
+            TexShape::A1 => w <= 32768 && (1..=2048).contains(&d),
+            TexShape::A2 => w <= 32768 && h <= 32768 && (1..=2048).contains(&d),
+            TexShape::D1 => w <= 131072,
+            TexShape::D2 => w <= 131072 && h <= 65536,
+            _ => w <= 16384 && h <= 16384 && d <= 16384,
+        };
+        if ok { Ok(()) } else { Err(CuError::InvalidValue) }
+    }
+}
+
+/// An array: its descriptor, memory and layout.
+pub(crate) struct Array {
+    pub(crate) va: u64,
+    pub(crate) desc: ArrayDesc,
+    /// The layout of one layer (a 3D array's whole volume).
+    bl: BlockLinear,
+}
+
+impl Array {
+    /// Bytes from one layer to the next.
+    fn layer_bytes(&self) -> u64 {
+        self.bl.size()
+    }
+    /// The array as a copy endpoint.
+    pub(crate) fn surface(&self) -> Surface {
+        Surface::Block { va: self.va, bl: self.bl, layer_bytes: self.layer_bytes(), layered: self.desc.layered() }
+    }
+    /// Its extent as a copy sees it: bytes per row, rows, slices (or layers).
+    pub(crate) fn extent(&self) -> [u64; 3] {
+        [self.bl.width, self.desc.height.max(1), self.desc.depth.max(1)]
+    }
+}
+
+/// What a texture object reads (`CUDA_RESOURCE_DESC`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resource {
+    /// An array (its id in the context).
+    Array(u64),
+    /// Linear memory read by element index (`tex1Dfetch`).
+    Linear {
+        /// Device pointer.
+        ptr: u64,
+        /// Element format.
+        format: Format,
+        /// Components per element.
+        channels: u32,
+        /// Bytes.
+        bytes: u64,
+    },
+    /// Pitch-linear 2D memory.
+    Pitch2D {
+        /// Device pointer.
+        ptr: u64,
+        /// Element format.
+        format: Format,
+        /// Components per element.
+        channels: u32,
+        /// Width in elements.
+        width: u64,
+        /// Height in rows.
+        height: u64,
+        /// Bytes between rows.
+        pitch: u64,
+    },
+}
+
+/// How a texture object samples (`CUDA_TEXTURE_DESC`, CUDA's numbers).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TexDesc {
+    /// CUaddress_mode per dimension (wrap 0, clamp 1, mirror 2, border 3).
+    pub address: [u32; 3],
+    /// CUfilter_mode (point 0, linear 1).
+    pub filter: u32,
+    /// CU_TRSF_* flags (read as integer 0x01, normalized coordinates 0x02).
+    pub flags: u32,
+    /// Border color.
+    pub border: [f32; 4],
+}
+
+/// CU_TRSF_READ_AS_INTEGER.
+pub const TRSF_READ_AS_INTEGER: u32 = 0x01;
+/// CU_TRSF_NORMALIZED_COORDINATES.
+pub const TRSF_NORMALIZED_COORDINATES: u32 = 0x02;
+
+/// A texture or surface object.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Object {
+    /// A texture object.
+    Texture(Resource, TexDesc),
+    /// A surface object over an array.
+    Surface(u64),
+}
+
+/// The context's header and sampler pools and the objects in them.
+pub(crate) struct Pools {
+    /// Device address of the header pool; the sampler pool follows it.
+    va: u64,
+    /// Its physical address (entries are written through PRAMIN).
+    phys: u64,
+    objects: BTreeMap<u32, Object>,
+    next: u32,
+    free: Vec<u32>,
+}
+
+impl Pools {
+    fn sampler_va(&self) -> u64 {
+        self.va + POOL_ENTRIES as u64 * ENTRY_BYTES
+    }
+}
+
+/// The alignment texture resources in linear memory need (TEXTURE_ALIGNMENT).
+pub const TEXTURE_ALIGNMENT: u64 = 512;
+/// The row alignment of pitch-linear 2D textures (TEXTURE_PITCH_ALIGNMENT).
+pub const TEXTURE_PITCH_ALIGNMENT: u64 = 32;
+
+fn words(bytes: [u8; 32]) -> [u32; 8] {
+    core::array::from_fn(|i| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]))
+}
+
+impl Inner {
+    /// Make an array (cuArray3DCreate); returns its id.
+    pub(crate) fn array_create<P: Platform>(&mut self, gpu: &Device<P>, desc: ArrayDesc) -> Result<u64> {
+        desc.check()?;
+        let layered = desc.layered();
+        let depth = if layered || desc.depth == 0 { 1 } else { desc.depth };
+        let bl = BlockLinear::for_extent(desc.width * desc.element_bytes(), desc.height.max(1), depth);
+        let layers = if layered { desc.depth } else { 1 };
+        let bytes = bl.size().checked_mul(layers).ok_or(CuError::OutOfMemory)?;
+        let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
+        let id = match self.new_id() {
+            Ok(id) => id,
+            Err(e) => {
+                let _ = self.free_now(gpu, va);
+                return Err(e);
+            }
+        };
+        self.arrays.insert(id, Array { va, desc, bl });
+        Ok(id)
+    }
+
+    /// Free an array (the caller has waited for the work using it).
+    pub(crate) fn array_destroy<P: Platform>(&mut self, gpu: &Device<P>, id: u64) -> Result<()> {
+        let a = self.arrays.remove(&id).ok_or(CuError::InvalidHandle)?;
+        self.free_now(gpu, a.va)
+    }
+
+    /// An array.
+    pub(crate) fn array(&self, id: u64) -> Result<&Array> {
+        self.arrays.get(&id).ok_or(CuError::InvalidHandle)
+    }
+
+    /// The pools, made on first use.
+    fn pools<P: Platform>(&mut self, gpu: &Device<P>) -> Result<&mut Pools> {
+        if self.pools.is_none() {
+            let bytes = 2 * POOL_ENTRIES as u64 * ENTRY_BYTES;
+            let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
+            let phys = self.vram_phys(va).ok_or(CuError::Unknown)?;
+            gpu.pramin_zero(phys, bytes)?;
+            self.pools = Some(Pools { va, phys, objects: BTreeMap::new(), next: 1, free: Vec::new() });
+        }
+        self.pools.as_mut().ok_or(CuError::Unknown)
+    }
+
+    /// The header of a texture over `res` read as `desc` says (or of a surface over an
+    /// array when `desc` is `None`).
+    fn header(&self, res: Resource, desc: Option<&TexDesc>) -> Result<TexHeader> {
+        let read_int = desc.is_none_or(|d| d.flags & TRSF_READ_AS_INTEGER != 0);
+        let h = |format: Format, channels: u32| {
+            TexHeader::new()
+                .with_comps_minus_one(channels as u8 - 1)
+                .with_size(format.size())
+                .with_kind(format.kind(read_int))
+                .with_valid(true)
+        };
+        let check_fmt = |channels: u32| if matches!(channels, 1 | 2 | 4) { Ok(()) } else { Err(CuError::InvalidValue) };
+        Ok(match res {
+            Resource::Array(id) => {
+                let a = self.array(id)?;
+                let d = a.desc;
+                h(d.format, d.channels)
+                    .with_shape(d.shape())
+                    .with_layout(TexLayout::BlockLinear)
+                    .with_gob_height(a.bl.gob_height)
+                    .with_gob_depth(a.bl.gob_depth)
+                    .with_address(a.va)
+                    .with_width(d.width as u32)
+                    .with_height(d.height.max(1) as u32)
+                    .with_depth(d.depth.max(1) as u32)
+            }
+            Resource::Linear { ptr, format, channels, bytes } => {
+                check_fmt(channels)?;
+                let eb = format.bytes() * channels as u64;
+                let width = bytes / eb;
+                // MAXIMUM_TEXTURE1D_LINEAR_WIDTH of compute capability 5.0 and later: 2^28.
+                if !ptr.is_multiple_of(TEXTURE_ALIGNMENT) || width == 0 || width > 1 << 28 {
+                    return Err(CuError::InvalidValue);
+                }
+                self.check_range(ptr, bytes, false)?;
+                h(format, channels).with_shape(TexShape::Buffer).with_layout(TexLayout::Pitch).with_address(ptr).with_width(
+                    width as u32,
+                )
+            }
+            Resource::Pitch2D { ptr, format, channels, width, height, pitch } => {
+                check_fmt(channels)?;
+                let eb = format.bytes() * channels as u64;
+                let ok = ptr.is_multiple_of(TEXTURE_ALIGNMENT)
+                    && pitch.is_multiple_of(TEXTURE_PITCH_ALIGNMENT)
+                    && (1..=131072).contains(&width)
+                    && (1..=65536).contains(&height)
+                    && pitch >= width * eb
+                    && pitch <= 1 << 21;
+                if !ok {
+                    return Err(CuError::InvalidValue);
+                }
+                self.check_range(ptr, (height - 1) * pitch + width * eb, false)?;
+                h(format, channels)
+                    .with_shape(TexShape::D2)
+                    .with_layout(TexLayout::Pitch)
+                    .with_address(ptr)
+                    .with_width(width as u32)
+                    .with_height(height as u32)
+                    .with_depth(1)
+                    .with_pitch(pitch as u32)
+            }
+        })
+    }
+
+    /// Make a texture object (cuTexObjectCreate); returns its handle.
+    pub(crate) fn tex_create<P: Platform>(&mut self, gpu: &Device<P>, res: Resource, desc: TexDesc) -> Result<u64> {
+        let h = self.header(res, Some(&desc))?;
+        let mode = |m: u32| match m {
+            0 => Ok(AddressMode::Wrap),
+            1 => Ok(AddressMode::ClampToEdge),
+            2 => Ok(AddressMode::Mirror),
+            3 => Ok(AddressMode::Border),
+            _ => Err(CuError::InvalidValue),
+        };
+        let filter = match desc.filter {
+            0 => Filter::Point,
+            1 if h.kind() == CompKind::Uint || h.kind() == CompKind::Sint => return Err(CuError::InvalidValue),
+            1 => Filter::Linear,
+            _ => return Err(CuError::InvalidValue),
+        };
+        let [r, g, b, a] = desc.border.map(f32::to_bits);
+        let s = TexSampler::new()
+            .with_address_u(mode(desc.address[0])?)
+            .with_address_v(mode(desc.address[1])?)
+            .with_address_p(mode(desc.address[2])?)
+            .with_filter(filter)
+            .with_normalized(desc.flags & TRSF_NORMALIZED_COORDINATES != 0)
+            .with_valid(true)
+            .with_border_r(r)
+            .with_border_g(g)
+            .with_border_b(b)
+            .with_border_a(a);
+        let i = self.object_insert(gpu, Object::Texture(res, desc), h, Some(s))?;
+        Ok(hw::tex::handle(i, i))
+    }
+
+    /// Make a surface object over array `id` (cuSurfObjectCreate); returns its handle.
+    pub(crate) fn surf_create<P: Platform>(&mut self, gpu: &Device<P>, id: u64) -> Result<u64> {
+        if self.array(id)?.desc.flags & ARRAY_SURFACE_LDST == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let h = self.header(Resource::Array(id), None)?;
+        self.object_insert(gpu, Object::Surface(id), h, None).map(u64::from)
+    }
+
+    /// Write an object's entries at a free index; returns the index.
+    fn object_insert<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        o: Object,
+        h: TexHeader,
+        s: Option<TexSampler>,
+    ) -> Result<u32> {
+        let p = self.pools(gpu)?;
+        let i = match p.free.pop() {
+            Some(i) => i,
+            None if p.next < POOL_ENTRIES => {
+                p.next += 1;
+                p.next - 1
+            }
+            None => return Err(CuError::OutOfMemory),
+        };
+        let off = i as u64 * ENTRY_BYTES;
+        let r = gpu.pramin_write(p.phys + off, words(h.into_bytes())).and_then(|_| match s {
+            Some(s) => gpu.pramin_write(p.phys + POOL_ENTRIES as u64 * ENTRY_BYTES + off, words(s.into_bytes())),
+            None => Ok(()),
+        });
+        if let Err(e) = r {
+            p.free.push(i);
+            return Err(e);
+        }
+        p.objects.insert(i, o);
+        Ok(i)
+    }
+
+    /// The object a handle names (`surface`: a surface object's, else a texture
+    /// object's).
+    pub(crate) fn object(&self, handle: u64, surface: bool) -> Result<Object> {
+        let (i, smp) = hw::tex::handle_parts(handle);
+        let o = self.pools.as_ref().and_then(|p| p.objects.get(&i)).copied();
+        let fits = handle >> 32 == 0 && if surface { smp == 0 } else { smp == i };
+        match o {
+            Some(o @ Object::Surface(_)) if surface && fits => Ok(o),
+            Some(o @ Object::Texture(..)) if !surface && fits => Ok(o),
+            _ => Err(CuError::InvalidValue),
+        }
+    }
+
+    /// Destroy the object a handle names (the caller has waited for the work using it):
+    /// its entries are cleared and its index reused.
+    pub(crate) fn object_destroy<P: Platform>(&mut self, gpu: &Device<P>, handle: u64, surface: bool) -> Result<()> {
+        self.object(handle, surface)?;
+        let (i, _) = hw::tex::handle_parts(handle);
+        let p = self.pools.as_mut().ok_or(CuError::InvalidValue)?;
+        let off = i as u64 * ENTRY_BYTES;
+        gpu.pramin_zero(p.phys + off, ENTRY_BYTES)?;
+        gpu.pramin_zero(p.phys + POOL_ENTRIES as u64 * ENTRY_BYTES + off, ENTRY_BYTES)?;
+        p.objects.remove(&i);
+        p.free.push(i);
+        Ok(())
+    }
+
+    /// The compute methods that bind the pools for a launch (none before the first
+    /// object).
+    pub(crate) fn pool_methods(&self, cmd: &mut fifo::Pushbuf<2048>) -> Result<()> {
+        let Some(p) = &self.pools else { return Ok(()) };
+        let c = subch::COMPUTE;
+        let max = POOL_ENTRIES - 1;
+        let (h, s) = (p.va, p.sampler_va());
+        cmd.incr(c, compute::SET_TEX_SAMPLER_POOL_A, &[addr40::hi(s), addr40::lo(s), max])
+            .and_then(|_| cmd.incr(c, compute::SET_TEX_HEADER_POOL_A, &[addr40::hi(h), addr40::lo(h), max]))
+            .map(|_| ())
+            .map_err(|_| CuError::InvalidValue)
+    }
+}
+
+/// One side of a copy with an array: pitch-linear memory, or a block-linear array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Surface {
+    /// Rows `pitch` bytes apart, slices `slice` bytes apart, from `ptr`.
+    Pitch { ptr: u64, pitch: u64, slice: u64 },
+    /// An array's layers (or a 3D array's volume), `layer_bytes` apart.
+    Block { va: u64, bl: BlockLinear, layer_bytes: u64, layered: bool },
+}
+
+/// A point of a surface: byte `at[0]` of row `at[1]` of slice `at[2]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Endpoint {
+    pub(crate) surf: Surface,
+    pub(crate) at: [u64; 3],
+}
+
+impl Endpoint {
+    /// The point `d` further on.
+    fn offset(self, d: [u64; 3]) -> Self {
+        Self { surf: self.surf, at: [self.at[0] + d[0], self.at[1] + d[1], self.at[2] + d[2]] }
+    }
+
+    /// The registers of this side of a one-slice launch: its address, and for a
+    /// block-linear side the six SET_*_BLOCK_SIZE..ORIGIN words.
+    fn regs(self) -> Result<(u64, Layout, u32, Option<[u32; 6]>)> {
+        let [x, y, z] = self.at;
+        match self.surf {
+            Surface::Pitch { ptr, pitch, slice } => {
+                let at = ptr + z * slice + y * pitch + x;
+                Ok((at, Layout::Pitch, u32::try_from(pitch).map_err(|_| CuError::InvalidValue)?, None))
+            }
+            Surface::Block { va, bl, layer_bytes, layered } => {
+                // Whole blocks to the left move the base: ORIGIN.x has 16 bits.
+                let base = va + if layered { z * layer_bytes } else { 0 } + x / 64 * bl.block_bytes();
+                let y16 = u16::try_from(y).map_err(|_| CuError::InvalidValue)?;
+                let block = BlockSize::new().with_height(bl.gob_height).with_depth(bl.gob_depth).with_gob_height(1);
+                let origin = Origin::new().with_x((x % 64) as u16).with_y(y16);
+                let (depth, layer) = if layered { (1, 0) } else { (bl.depth, z) };
+                let w = |v: u64| u32::try_from(v).map_err(|_| CuError::InvalidValue);
+                let regs = [block.into(), w(bl.width)?, w(bl.height)?, w(depth)?, w(layer)?, origin.into()];
+                Ok((base, Layout::BlockLinear, 0, Some(regs)))
+            }
+        }
+    }
+}
+
+/// Queue the copy of `extent` (bytes per row, rows, slices) from `src` to `dst` on `ch`:
+/// one multi-line launch per slice; returns the fence after the last.
+pub(crate) fn copy_surfaces<P: Platform>(
+    gpu: &Device<P>,
+    ch: &mut Channel,
+    src: Endpoint,
+    dst: Endpoint,
+    extent: [u64; 3],
+) -> Result<Fence> {
+    let mut last = ch.last_fence();
+    let [w, h, d] = extent;
+    if w == 0 || h == 0 || d == 0 {
+        return Ok(last);
+    }
+    let (w32, h32) = (u32::try_from(w), u32::try_from(h));
+    let (Ok(w32), Ok(h32)) = (w32, h32) else { return Err(CuError::InvalidValue) };
+    for k in 0..d {
+        let (s, sl, sp, sb) = src.offset([0, 0, k]).regs()?;
+        let (t, tl, tp, tb) = dst.offset([0, 0, k]).regs()?;
+        let l: u32 = LaunchDma::from(launch(true, false)).with_multi_line(true).with_src_layout(sl).with_dst_layout(tl).into();
+        let mut cmd = Cmd::new();
+        (|| {
+            if let Some(r) = sb {
+                cmd.incr(subch::COPY0, copy::SET_SRC_BLOCK_SIZE, &r)?;
+            }
+            if let Some(r) = tb {
+                cmd.incr(subch::COPY0, copy::SET_DST_BLOCK_SIZE, &r)?;
+            }
+            cmd.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &[addr40::hi(s), addr40::lo(s), addr40::hi(t), addr40::lo(t)])?;
+            cmd.incr(subch::COPY0, copy::PITCH_IN, &[sp, tp, w32, h32])?;
+            cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[l])
+        })()
+        .map_err(|_| CuError::Unknown)?;
+        last = ch.fence(&mut cmd)?;
+        ch.submit(gpu, cmd.words())?;
+    }
+    Ok(last)
+}
+
+impl<P: Platform> Context<P> {
+    /// Copy `extent` between host memory and an array endpoint (`to_device`: from `host`,
+    /// whose rows are `pitch` bytes apart and slices `slice` apart), staged through the
+    /// context's buffers like any host copy; returns when the host memory may be reused
+    /// (and, from the device, holds the data).
+    pub(crate) fn copy_host_array(
+        &self,
+        gpu: &Device<P>,
+        host: HostSide<'_>,
+        (pitch, slice): (u64, u64),
+        dev: Endpoint,
+        extent: [u64; 3],
+    ) -> Result<()> {
+        let [w, h, d] = extent;
+        if w == 0 || h == 0 || d == 0 {
+            return Ok(());
+        }
+        let need = (d - 1) * slice + (h - 1) * pitch + w;
+        let to_device = matches!(host, HostSide::From(_));
+        let len = match &host {
+            HostSide::From(b) => b.len(),
+            HostSide::To(b) => b.len(),
+        };
+        if (len as u64) < need || (h > 1 && pitch < w) || (d > 1 && slice < (h - 1) * pitch + w) {
+            return Err(CuError::InvalidValue);
+        }
+        let bufs = self.staging();
+        self.with(gpu, |c| c.ordered(gpu, 0).map(drop))?;
+        let chunk = bufs[0].buf.len() as u64;
+        let shape = super::memory::Pitched { width: w, height: h, src_pitch: pitch, dst_pitch: pitch };
+        let mut host = host;
+        let mut first = true;
+        for k in 0..d {
+            for p in shape.pieces(chunk) {
+                let s = &bufs[0];
+                let at = |j: u64| (k * slice + (p.row + j) * pitch + p.off) as usize;
+                let staged = Endpoint { surf: Surface::Pitch { ptr: s.va, pitch: p.len, slice: 0 }, at: [0; 3] };
+                let there = dev.offset([p.off, p.row, k]);
+                let ext = [p.len, p.rows, 1];
+                if let HostSide::From(src) = &host {
+                    for j in 0..p.rows {
+                        gpu.platform.copy_from_user(&s.buf.mem, (j * p.len) as usize, &src[at(j)..at(j) + p.len as usize])?;
+                    }
+                }
+                let flush = first && !to_device;
+                first = false;
+                let w = self.with(gpu, |c| {
+                    let ch = c.live()?;
+                    if flush {
+                        let mut cmd = Cmd::new();
+                        super::memory::l2_flush(&mut cmd)?;
+                        ch.submit(gpu, cmd.words())?;
+                    }
+                    let f = if to_device {
+                        copy_surfaces(gpu, ch, staged, there, ext)?
+                    } else {
+                        copy_surfaces(gpu, ch, there, staged, ext)?
+                    };
+                    ch.release_of(f)
+                })?;
+                w.wait(gpu)?;
+                if let HostSide::To(dst) = &mut host {
+                    for j in 0..p.rows {
+                        let a = at(j);
+                        gpu.platform.copy_to_user(&mut dst[a..a + p.len as usize], &s.buf.mem, (j * p.len) as usize)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The host side of an array copy.
+pub(crate) enum HostSide<'a> {
+    /// Host memory the copy reads.
+    From(&'a [u8]),
+    /// Host memory the copy writes.
+    To(&'a mut [u8]),
+}
