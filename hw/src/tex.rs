@@ -272,7 +272,11 @@ impl BlockLinear {
     }
     /// Blocks per row of blocks, rows of blocks, and slices of blocks.
     fn blocks(&self) -> (u64, u64, u64) {
-        (self.width.div_ceil(GOB_WIDTH), self.height.div_ceil(self.block_rows()), self.depth.div_ceil(1 << self.gob_depth))
+        (
+            self.width.div_ceil(GOB_WIDTH),
+            self.height.div_ceil(self.block_rows()),
+            self.depth.div_ceil(1 << self.gob_depth),
+        )
     }
     /// Bytes the surface occupies (whole blocks).
     pub fn size(&self) -> u64 {

@@ -2,7 +2,7 @@
  * Pitched copies through libcuda.so.1: cuMemcpy2D host to device to host at odd pitches
  * and offsets, device to device, from pinned memory on a stream, host to host, rows longer
  * than a staging buffer, cuMemcpy3D slices with different heights, each against a CPU
- * reference; and the errors (overlapping rows, arrays, bounds, levels of detail).
+ * reference; and the errors (overlapping rows, bad array handles, bounds, levels of detail).
  * Run by tests/tests/c_abi.rs:  copy2d
  */
 #include <cuda.h>
@@ -171,8 +171,8 @@ int main(void) {
     EXPECT(cuMemcpy2D(&bad), CUDA_ERROR_INVALID_VALUE);
     bad = c;
     bad.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    bad.dstArray = (CUarray)(uintptr_t)1;
-    EXPECT(cuMemcpy2D(&bad), CUDA_ERROR_NOT_SUPPORTED);
+    bad.dstArray = (CUarray)(uintptr_t)1; /* no array */
+    EXPECT(cuMemcpy2D(&bad), CUDA_ERROR_INVALID_HANDLE);
     bad.dstArray = NULL;
     EXPECT(cuMemcpy2D(&bad), CUDA_ERROR_INVALID_VALUE);
     bad = c;

@@ -264,7 +264,8 @@ impl Copy3d {
             }
             (src, dst) => {
                 let stream = if asynchronous { sh } else { StreamHandle::DEFAULT };
-                let f = gpu.memcpy_array(h, stream, dev(src, sp, self.src_slice)?, dev(dst, dp, self.dst_slice)?, extent)?;
+                let f =
+                    gpu.memcpy_array(h, stream, dev(src, sp, self.src_slice)?, dev(dst, dp, self.dst_slice)?, extent)?;
                 if !asynchronous {
                     gpu.fence_wait(h, f)?;
                 }

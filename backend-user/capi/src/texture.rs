@@ -241,8 +241,7 @@ pub extern "C" fn cuTexObjectCreate(
         if !view.is_null() {
             return Err(CuError::NotSupported);
         }
-        let desc =
-            TexDesc { address: t.address_mode, filter: t.filter_mode, flags: t.flags, border: t.border_color };
+        let desc = TexDesc { address: t.address_mode, filter: t.filter_mode, flags: t.flags, border: t.border_color };
         let (gpu, h) = current()?;
         raw::put(out, gpu.tex_create(h, res, desc)?)
     })
@@ -388,7 +387,8 @@ pub extern "C" fn cuMemcpyAtoA_v2(dst: Handle, dst_off: usize, src: Handle, src_
         let (sat, extent) = linear_region(a, src_off, bytes)?;
         let (dat, _) = linear_region(b, dst_off, bytes)?;
         let (gpu, h) = current()?;
-        let f = gpu.memcpy_array(h, StreamHandle::DEFAULT, (CopySide::Array(a), sat), (CopySide::Array(b), dat), extent)?;
+        let f =
+            gpu.memcpy_array(h, StreamHandle::DEFAULT, (CopySide::Array(a), sat), (CopySide::Array(b), dat), extent)?;
         gpu.fence_wait(h, f)
     })
 }

@@ -25,7 +25,7 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-             
+
     cuArrayGetMemoryRequirements cuArrayGetPlane cuArrayGetSparseProperties cuCoredumpGetAttribute
     cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3 cuCtxCreate_v4
     cuCtxDetach cuCtxDisablePeerAccess cuCtxEnablePeerAccess cuCtxFromGreenCtx cuCtxGetApiVersion
@@ -88,8 +88,8 @@ unsupported! {
     cuMemPoolTrimTo cuMemPrefetchAsync cuMemPrefetchAsync_v2 cuMemPrefetchBatchAsync cuMemRangeGetAttribute
     cuMemRangeGetAttributes    cuMemSetMemPool
     cuMemcpy     cuMemcpy3DBatchAsync
-    cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync  cuMemcpyAsync  
-      cuMemcpyAtoHAsync_v2   cuMemcpyBatchAsync cuMemcpyBatchAsync_v2  
+    cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync  cuMemcpyAsync
+      cuMemcpyAtoHAsync_v2   cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
      cuMemcpyHtoAAsync_v2   cuMemcpyPeer cuMemcpyPeerAsync
     cuMemsetD2D16Async cuMemsetD2D16_v2 cuMemsetD2D32Async cuMemsetD2D32_v2 cuMemsetD2D8Async cuMemsetD2D8_v2
       cuMipmappedArrayCreate cuMipmappedArrayDestroy cuMipmappedArrayGetLevel
@@ -106,9 +106,9 @@ unsupported! {
     cuStreamGetGreenCtx cuStreamGetId cuStreamIsCapturing cuStreamSetAttribute
     cuStreamUpdateCaptureDependencies cuStreamUpdateCaptureDependencies_v2 cuStreamWaitValue32
     cuStreamWaitValue32_v2 cuStreamWaitValue64 cuStreamWaitValue64_v2 cuStreamWriteValue32 cuStreamWriteValue32_v2
-    cuStreamWriteValue64 cuStreamWriteValue64_v2      
+    cuStreamWriteValue64 cuStreamWriteValue64_v2
     cuSurfRefGetArray cuSurfRefSetArray cuTensorMapEncodeIm2col cuTensorMapEncodeIm2colWide cuTensorMapEncodeTiled
-    cuTensorMapReplaceAddress      
+    cuTensorMapReplaceAddress
     cuTexObjectGetResourceViewDesc   cuTexRefCreate cuTexRefDestroy cuTexRefGetAddressMode
     cuTexRefGetAddress_v2 cuTexRefGetArray cuTexRefGetBorderColor cuTexRefGetFilterMode cuTexRefGetFlags
     cuTexRefGetFormat cuTexRefGetMaxAnisotropy cuTexRefGetMipmapFilterMode cuTexRefGetMipmapLevelBias

@@ -145,7 +145,13 @@ impl ComputeRegs {
                     return Action::Unknown;
                 }
             }
-            BARRIER_COUNT | BEGIN_GRID | INVALIDATE_SAMPLER_CACHE_NO_WFI | END_GRID | L1_CONFIG | LOCAL_ADDRESS_HIGH | LOCAL_ADDRESS_LOW
+            BARRIER_COUNT
+            | BEGIN_GRID
+            | INVALIDATE_SAMPLER_CACHE_NO_WFI
+            | END_GRID
+            | L1_CONFIG
+            | LOCAL_ADDRESS_HIGH
+            | LOCAL_ADDRESS_LOW
             | LOCAL_SIZE_PER_WARP => {}
             _ => return Action::Unknown,
         }

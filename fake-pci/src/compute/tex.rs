@@ -21,8 +21,8 @@
 //! shares the L1).
 
 use super::*;
-use modular_bitfield::Specifier;
 use hw::tex::{AddressMode, CompKind, CompSize, Filter, TexHeader, TexLayout, TexSampler, TexShape};
+use modular_bitfield::Specifier;
 
 /// A texture's header and sampler, resolved from an operand.
 #[derive(Clone, Copy)]
@@ -167,7 +167,10 @@ impl Exec<'_, '_> {
         let Res { h, s } = *res;
         let dim = m.dim_or_err().map_err(|_| Stop::Illegal)?;
         let shape = h.shape_or_err().map_err(|_| Stop::Illegal)?;
-        if dim == TexDim::Cube || shape == TexShape::Cube || (m.lod() && d.c != RZ && !d.is_imm(2) && lod_nonzero(d, l, regs)) {
+        if dim == TexDim::Cube
+            || shape == TexShape::Cube
+            || (m.lod() && d.c != RZ && !d.is_imm(2) && lod_nonzero(d, l, regs))
+        {
             return Err(Stop::Illegal);
         }
         let coord = |i: usize| -> u64 {
@@ -228,7 +231,9 @@ impl Exec<'_, '_> {
         let address = |a: usize, i: i64| -> Option<i64> {
             let nsz = size[a];
             let mode = match modes[a] {
-                AddressMode::Wrap | AddressMode::Mirror if !s.normalized() || m.int_coords() => AddressMode::ClampToEdge,
+                AddressMode::Wrap | AddressMode::Mirror if !s.normalized() || m.int_coords() => {
+                    AddressMode::ClampToEdge
+                }
                 x => x,
             };
             match mode {
@@ -331,7 +336,11 @@ impl Exec<'_, '_> {
                     SurfClamp::Trap => return Err(Stop::Trap(TrapReason::OutOfRange)),
                     SurfClamp::Zero => zero = true,
                     SurfClamp::Clamp => {
-                        let room = if a == 0 { (limits[0] - bytes as i64) / bytes as i64 * bytes as i64 } else { limits[a] - 1 };
+                        let room = if a == 0 {
+                            (limits[0] - bytes as i64) / bytes as i64 * bytes as i64
+                        } else {
+                            limits[a] - 1
+                        };
                         at[a] = at[a].clamp(0, room.max(0));
                     }
                 }

@@ -6,7 +6,9 @@
 
 use super::{CtxHandle, Gpu, Object, StreamHandle, id_in, object};
 use crate::channel::Fence;
-use crate::context::texture::{ArrayDesc, Endpoint, HostSide, Object as TexObject, Resource, Surface, TexDesc, copy_surfaces};
+use crate::context::texture::{
+    ArrayDesc, Endpoint, HostSide, Object as TexObject, Resource, Surface, TexDesc, copy_surfaces,
+};
 use crate::error::{CuError, Result};
 use crate::platform::Platform;
 
@@ -123,7 +125,14 @@ impl<P: Platform> Gpu<P> {
     /// Copy `extent` from host memory (rows `pitch` bytes apart, slices `slice` apart) to
     /// array `a` at `at` (cuMemcpyHtoA, cuMemcpy2D/3D from the host); returns when `src`
     /// may be reused.
-    pub fn memcpy_htoa(&self, a: ArrayHandle, at: [u64; 3], src: &[u8], pitch_slice: (u64, u64), extent: [u64; 3]) -> Result<()> {
+    pub fn memcpy_htoa(
+        &self,
+        a: ArrayHandle,
+        at: [u64; 3],
+        src: &[u8],
+        pitch_slice: (u64, u64),
+        extent: [u64; 3],
+    ) -> Result<()> {
         let e = self.with_objs(a.ctx(), &[a.named()], |_, c| endpoint(c, CopySide::Array(a), at, extent, true))?;
         self.ctx(a.ctx())?.copy_host_array(self, HostSide::From(src), pitch_slice, e, extent)
     }
@@ -160,7 +169,13 @@ fn resource_out(h: CtxHandle, res: Resource) -> Resource {
 
 /// The endpoint of one side of a copy of `extent`, checked: the region lies inside the
 /// array, or inside one allocation the copy may read (or `write`).
-fn endpoint(c: &crate::context::Inner, side: CopySide, at: [u64; 3], extent: [u64; 3], write: bool) -> Result<Endpoint> {
+fn endpoint(
+    c: &crate::context::Inner,
+    side: CopySide,
+    at: [u64; 3],
+    extent: [u64; 3],
+    write: bool,
+) -> Result<Endpoint> {
     let end = |i: usize| at[i].checked_add(extent[i]).ok_or(CuError::InvalidValue);
     match side {
         CopySide::Array(a) => {

@@ -21,7 +21,9 @@ use crate::platform::Platform;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use hw::class::{BlockSize, LaunchDma, Layout, Origin, addr40, compute, copy, subch};
-use hw::tex::{AddressMode, BlockLinear, CompKind, CompSize, ENTRY_BYTES, Filter, TexHeader, TexLayout, TexSampler, TexShape};
+use hw::tex::{
+    AddressMode, BlockLinear, CompKind, CompSize, ENTRY_BYTES, Filter, TexHeader, TexLayout, TexSampler, TexShape,
+};
 
 /// Entries of each pool (sampler indices have 12 bits in a handle).
 pub const POOL_ENTRIES: u32 = 4096;
@@ -139,7 +141,10 @@ impl ArrayDesc {
         if self.flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LDST | ARRAY_TEXTURE_GATHER) != 0 {
             return Err(if self.flags & !0xFF == 0 { CuError::NotSupported } else { CuError::InvalidValue });
         }
-        if !matches!(self.channels, 1 | 2 | 4) || self.width == 0 || (self.height == 0 && self.depth != 0 && !self.layered()) {
+        if !matches!(self.channels, 1 | 2 | 4)
+            || self.width == 0
+            || (self.height == 0 && self.depth != 0 && !self.layered())
+        {
             return Err(CuError::InvalidValue);
         }
         let (w, h, d) = (self.width, self.height, self.depth);
@@ -342,9 +347,11 @@ impl Inner {
                     return Err(CuError::InvalidValue);
                 }
                 self.check_range(ptr, bytes, false)?;
-                h(format, channels).with_shape(TexShape::Buffer).with_layout(TexLayout::Pitch).with_address(ptr).with_width(
-                    width as u32,
-                )
+                h(format, channels)
+                    .with_shape(TexShape::Buffer)
+                    .with_layout(TexLayout::Pitch)
+                    .with_address(ptr)
+                    .with_width(width as u32)
             }
             Resource::Pitch2D { ptr, format, channels, width, height, pitch } => {
                 check_fmt(channels)?;
@@ -548,7 +555,8 @@ pub(crate) fn copy_surfaces<P: Platform>(
     for k in 0..d {
         let (s, sl, sp, sb) = src.offset([0, 0, k]).regs()?;
         let (t, tl, tp, tb) = dst.offset([0, 0, k]).regs()?;
-        let l: u32 = LaunchDma::from(launch(true, false)).with_multi_line(true).with_src_layout(sl).with_dst_layout(tl).into();
+        let l: u32 =
+            LaunchDma::from(launch(true, false)).with_multi_line(true).with_src_layout(sl).with_dst_layout(tl).into();
         let mut cmd = Cmd::new();
         (|| {
             if let Some(r) = sb {
@@ -557,7 +565,11 @@ pub(crate) fn copy_surfaces<P: Platform>(
             if let Some(r) = tb {
                 cmd.incr(subch::COPY0, copy::SET_DST_BLOCK_SIZE, &r)?;
             }
-            cmd.incr(subch::COPY0, copy::OFFSET_IN_UPPER, &[addr40::hi(s), addr40::lo(s), addr40::hi(t), addr40::lo(t)])?;
+            cmd.incr(
+                subch::COPY0,
+                copy::OFFSET_IN_UPPER,
+                &[addr40::hi(s), addr40::lo(s), addr40::hi(t), addr40::lo(t)],
+            )?;
             cmd.incr(subch::COPY0, copy::PITCH_IN, &[sp, tp, w32, h32])?;
             cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[l])
         })()
@@ -609,7 +621,11 @@ impl<P: Platform> Context<P> {
                 let ext = [p.len, p.rows, 1];
                 if let HostSide::From(src) = &host {
                     for j in 0..p.rows {
-                        gpu.platform.copy_from_user(&s.buf.mem, (j * p.len) as usize, &src[at(j)..at(j) + p.len as usize])?;
+                        gpu.platform.copy_from_user(
+                            &s.buf.mem,
+                            (j * p.len) as usize,
+                            &src[at(j)..at(j) + p.len as usize],
+                        )?;
                     }
                 }
                 let flush = first && !to_device;
