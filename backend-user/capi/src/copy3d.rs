@@ -236,7 +236,7 @@ impl Copy3d {
     fn run_array(&self, s: Handle, asynchronous: bool) -> Result<()> {
         let (gpu, h, sh) = stream_of(s)?;
         let extent = [self.shape.width, self.shape.height, self.depth];
-        let rows = |slice: u64, pitch: u64| if pitch == 0 { 0 } else { slice / pitch };
+        let rows = |slice: u64, pitch: u64| slice.checked_div(pitch).unwrap_or(0);
         let dev = |side: Side, pitch: u64, slice: u64| match side {
             Side::Array(a, at) => Ok((CopySide::Array(a), at)),
             Side::Device(d) => Ok((CopySide::Device { ptr: d, pitch, height: rows(slice, pitch) }, [0; 3])),

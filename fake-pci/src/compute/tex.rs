@@ -197,7 +197,8 @@ impl Exec<'_, '_> {
         let float_kind = matches!(h.kind(), CompKind::Unorm | CompKind::Snorm | CompKind::Float);
         // Linear memory by texel index: no filtering or addressing, zero outside.
         if shape == TexShape::Buffer {
-            let x = if m.int_coords() { coord(first) as u32 as i32 as i64 } else { f(coord(first)).floor() as i64 };
+            let x =
+                if m.int_coords() { coord(first) as u32 as i32 as i64 } else { libm::floorf(f(coord(first))) as i64 };
             if x < 0 || x >= size[0] {
                 return Ok([0; 4]);
             }
@@ -220,11 +221,11 @@ impl Exec<'_, '_> {
             }
             if linear || gather {
                 let ub = u - 0.5;
-                let i0 = ub.floor();
-                alpha[a] = ((ub - i0) * 256.0).round() / 256.0;
+                let i0 = libm::floorf(ub);
+                alpha[a] = libm::roundf((ub - i0) * 256.0) / 256.0;
                 idx[a] = [i0 as i64, i0 as i64 + 1];
             } else {
-                idx[a] = [u.floor() as i64; 2];
+                idx[a] = [libm::floorf(u) as i64; 2];
             }
         }
         // One texel after addressing: None reads the border color.
@@ -426,10 +427,10 @@ pub(crate) fn half_to_f32(h: u16) -> f32 {
     let exp = (h >> 10 & 0x1F) as i32;
     let man = (h & 0x3FF) as f32;
     match exp {
-        0 => sign * man * (2f32).powi(-24),
+        0 => sign * man * libm::exp2f(-24.0),
         31 if man == 0.0 => sign * f32::INFINITY,
         31 => f32::NAN,
-        e => sign * (1.0 + man / 1024.0) * (2f32).powi(e - 15),
+        e => sign * (1.0 + man / 1024.0) * libm::exp2f((e - 15) as f32),
     }
 }
 

@@ -180,9 +180,8 @@ fn endpoint(
     match side {
         CopySide::Array(a) => {
             let arr = c.array(a.id())?;
-            let lim = arr.extent();
-            for i in 0..3 {
-                if end(i)? > lim[i] {
+            for (i, lim) in arr.extent().into_iter().enumerate() {
+                if end(i)? > lim {
                     return Err(CuError::InvalidValue);
                 }
             }
