@@ -152,7 +152,7 @@ impl Exec<'_, '_> {
         let va = Self::texel_va(h, x, y, z);
         let tb = h.texel_bytes().unwrap_or(1) as usize;
         if let Some(p) = self.probe.as_deref_mut() {
-            // The lane's first texel (the probe is reset per instruction: `on` marks it).
+            // A texel of the lane's footprint (the last read) stands for the lane.
             p.addr[l] = va;
             p.space[l] = Space::Global;
             p.bytes = tb as u32;
@@ -167,10 +167,7 @@ impl Exec<'_, '_> {
         let Res { h, s } = *res;
         let dim = m.dim_or_err().map_err(|_| Stop::Illegal)?;
         let shape = h.shape_or_err().map_err(|_| Stop::Illegal)?;
-        if dim == TexDim::Cube
-            || shape == TexShape::Cube
-            || (m.lod() && d.c != RZ && !d.is_imm(2) && lod_nonzero(d, l, regs))
-        {
+        if dim == TexDim::Cube || shape == TexShape::Cube || (m.lod() && lod(d, l, regs) != 0.0) {
             return Err(Stop::Illegal);
         }
         let coord = |i: usize| -> u64 {
@@ -411,9 +408,9 @@ fn f(bits: u64) -> f32 {
     f32::from_bits(bits as u32)
 }
 
-/// Whether a `tex.level` operand asks for a level other than 0 in lane `l`.
-fn lod_nonzero(d: &D, l: usize, regs: &[u64]) -> bool {
-    f(regs[d.c as usize * 32 + l]) > 0.0
+/// The level of detail a `tex.level` operand (c) asks for in lane `l`.
+fn lod(d: &D, l: usize, regs: &[u64]) -> f32 {
+    f(operand(d, 2, l, regs))
 }
 
 /// What a missing component reads: 0, and 1 (float or integer) for alpha.
