@@ -318,8 +318,8 @@ pub extern "C" fn cuSurfObjectGetResourceDesc(out: *mut CUDA_RESOURCE_DESC, surf
     })
 }
 
-/// A copy of `bytes` in row 0 of a 1D or 2D array's first row(s) from byte `offset`:
-/// the region, as rows of the array's width.
+/// The region of a `cuMemcpy*A` copy of `bytes` from byte `offset` of the array's first
+/// row: (origin, extent).
 fn linear_region(a: ArrayHandle, offset: usize, bytes: usize) -> Result<([u64; 3], [u64; 3])> {
     let d = gpu()?.array_desc(a)?;
     let row = d.width * d.element_bytes();
@@ -353,16 +353,26 @@ pub extern "C" fn cuMemcpyAtoH_v2(dst: *mut c_void, src: Handle, offset: usize, 
     })
 }
 
+/// A synchronous copy on the copy engine between an array and device memory or another
+/// array (cuMemcpyDtoA, cuMemcpyAtoD, cuMemcpyAtoA).
+fn device_copy(src: (CopySide, [u64; 3]), dst: (CopySide, [u64; 3]), extent: [u64; 3]) -> Result<()> {
+    let (gpu, h) = current()?;
+    let f = gpu.memcpy_array(h, StreamHandle::DEFAULT, src, dst, extent)?;
+    gpu.fence_wait(h, f)
+}
+
+/// Device memory at `ptr` as one row of `bytes`.
+fn device_row(ptr: CUdeviceptr, bytes: usize) -> (CopySide, [u64; 3]) {
+    (CopySide::Device { ptr, pitch: bytes as u64, height: 1 }, [0; 3])
+}
+
 /// cuMemcpyDtoA_v2: device memory to an array's first row, synchronously.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoA_v2(dst: Handle, offset: usize, src: CUdeviceptr, bytes: usize) -> CUresult {
     guard(|| {
         let a = array_handle(dst)?;
         let (at, extent) = linear_region(a, offset, bytes)?;
-        let (gpu, h) = current()?;
-        let side = CopySide::Device { ptr: src, pitch: bytes as u64, height: 1 };
-        let f = gpu.memcpy_array(h, StreamHandle::DEFAULT, (side, [0; 3]), (CopySide::Array(a), at), extent)?;
-        gpu.fence_wait(h, f)
+        device_copy(device_row(src, bytes), (CopySide::Array(a), at), extent)
     })
 }
 
@@ -372,10 +382,7 @@ pub extern "C" fn cuMemcpyAtoD_v2(dst: CUdeviceptr, src: Handle, offset: usize, 
     guard(|| {
         let a = array_handle(src)?;
         let (at, extent) = linear_region(a, offset, bytes)?;
-        let (gpu, h) = current()?;
-        let side = CopySide::Device { ptr: dst, pitch: bytes as u64, height: 1 };
-        let f = gpu.memcpy_array(h, StreamHandle::DEFAULT, (CopySide::Array(a), at), (side, [0; 3]), extent)?;
-        gpu.fence_wait(h, f)
+        device_copy((CopySide::Array(a), at), device_row(dst, bytes), extent)
     })
 }
 
@@ -386,9 +393,6 @@ pub extern "C" fn cuMemcpyAtoA_v2(dst: Handle, dst_off: usize, src: Handle, src_
         let (a, b) = (array_handle(src)?, array_handle(dst)?);
         let (sat, extent) = linear_region(a, src_off, bytes)?;
         let (dat, _) = linear_region(b, dst_off, bytes)?;
-        let (gpu, h) = current()?;
-        let f =
-            gpu.memcpy_array(h, StreamHandle::DEFAULT, (CopySide::Array(a), sat), (CopySide::Array(b), dat), extent)?;
-        gpu.fence_wait(h, f)
+        device_copy((CopySide::Array(a), sat), (CopySide::Array(b), dat), extent)
     })
 }

@@ -27,6 +27,8 @@ use hw::tex::{
 
 /// Entries of each pool (sampler indices have 12 bits in a handle).
 pub const POOL_ENTRIES: u32 = 4096;
+/// Bytes of one pool; the sampler pool follows the header pool.
+const POOL_BYTES: u64 = POOL_ENTRIES as u64 * ENTRY_BYTES;
 
 /// An element format of an array or texture (`CUarray_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,7 +257,7 @@ pub(crate) struct Pools {
 
 impl Pools {
     fn sampler_va(&self) -> u64 {
-        self.va + POOL_ENTRIES as u64 * ENTRY_BYTES
+        self.va + POOL_BYTES
     }
 }
 
@@ -303,7 +305,7 @@ impl Inner {
     /// The pools, made on first use.
     fn pools<P: Platform>(&mut self, gpu: &Device<P>) -> Result<&mut Pools> {
         if self.pools.is_none() {
-            let bytes = 2 * POOL_ENTRIES as u64 * ENTRY_BYTES;
+            let bytes = 2 * POOL_BYTES;
             let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
             let phys = self.vram_phys(va).ok_or(CuError::Unknown)?;
             gpu.pramin_zero(phys, bytes)?;
@@ -438,7 +440,7 @@ impl Inner {
         };
         let off = i as u64 * ENTRY_BYTES;
         let r = gpu.pramin_write(p.phys + off, words(h.into_bytes())).and_then(|_| match s {
-            Some(s) => gpu.pramin_write(p.phys + POOL_ENTRIES as u64 * ENTRY_BYTES + off, words(s.into_bytes())),
+            Some(s) => gpu.pramin_write(p.phys + POOL_BYTES + off, words(s.into_bytes())),
             None => Ok(()),
         });
         if let Err(e) = r {
@@ -470,7 +472,7 @@ impl Inner {
         let p = self.pools.as_mut().ok_or(CuError::InvalidValue)?;
         let off = i as u64 * ENTRY_BYTES;
         gpu.pramin_zero(p.phys + off, ENTRY_BYTES)?;
-        gpu.pramin_zero(p.phys + POOL_ENTRIES as u64 * ENTRY_BYTES + off, ENTRY_BYTES)?;
+        gpu.pramin_zero(p.phys + POOL_BYTES + off, ENTRY_BYTES)?;
         p.objects.remove(&i);
         p.free.push(i);
         Ok(())
