@@ -66,6 +66,11 @@ extern "C" {
 #define cuMemcpyDtoA cuMemcpyDtoA_v2
 #define cuMemcpyAtoD cuMemcpyAtoD_v2
 #define cuMemcpyAtoA cuMemcpyAtoA_v2
+#define cuMemcpyHtoAAsync cuMemcpyHtoAAsync_v2
+#define cuMemcpyAtoHAsync cuMemcpyAtoHAsync_v2
+#define cuTexRefSetAddress cuTexRefSetAddress_v2
+#define cuTexRefGetAddress cuTexRefGetAddress_v2
+#define cuTexRefSetAddress2D cuTexRefSetAddress2D_v3
 
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
@@ -566,6 +571,9 @@ CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size
 CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount);
 CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount);
 CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount,
+                              CUstream hStream);
+CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream);
 
 typedef unsigned long long CUtexObject_v1;
 typedef CUtexObject_v1 CUtexObject;
@@ -645,6 +653,46 @@ CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texO
 CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc);
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject);
 CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject);
+
+/* Texture and surface references: a module's .texref/.surfref variables, bound from the
+ * host before a launch (the legacy binding API). */
+typedef struct CUtexref_st *CUtexref;
+typedef struct CUsurfref_st *CUsurfref;
+#define CU_TRSA_OVERRIDE_FORMAT 0x01
+CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name);
+CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name);
+CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags);
+CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags);
+CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes);
+CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr,
+                                 size_t Pitch);
+CUresult cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr,
+                                 size_t Pitch);
+CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents);
+CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am);
+CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm);
+CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm);
+CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias);
+CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp);
+CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso);
+CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor);
+CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags);
+CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef);
+CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef);
+CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef);
+CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim);
+CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
+CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef);
+CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
+CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef);
+CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef);
+CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef);
+CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef);
+CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef);
+CUresult cuTexRefCreate(CUtexref *pTexRef);
+CUresult cuTexRefDestroy(CUtexref hTexRef);
+CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags);
+CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef);
 
 /* The device linker: PTX inputs resolved across modules into one loadable image. */
 typedef struct CUlinkState_st *CUlinkState;

@@ -418,8 +418,9 @@ pub mod compute {
     pub const BIND_SURFACE_HEADER: u32 = 0x3F40;
     /// Texture slots (`.texref` numbers) a launch may name.
     pub const TEX_SLOTS: usize = 128;
-    /// Sampler slots.
-    pub const SAMPLER_SLOTS: usize = 32;
+    /// Sampler slots: one per texture slot, which a module reference uses in unified
+    /// texture mode (its sampler slot is its texture slot).
+    pub const SAMPLER_SLOTS: usize = 128;
     /// Surface slots (`.surfref` numbers).
     pub const SURF_SLOTS: usize = 32;
 }

@@ -38,6 +38,7 @@ pub mod vm;
 
 pub use api::module::{FuncAttributes, FuncHandle, LaunchId, ModuleHandle};
 pub use api::stream::EventHandle;
+pub use api::texref::{Pitch2DMem, TexRefHandle};
 pub use api::texture::{ArrayHandle, CopySide};
 pub use api::{CtxHandle, Gpu};
 pub use channel::Fence;
@@ -45,6 +46,7 @@ pub use check::{CheckMode, CheckReport};
 pub use context::memory::{MemsetValue, Pitched};
 pub use context::module::{ImageKind, LaunchConfig, Params, image_kind};
 pub use context::stream::StreamHandle;
+pub use context::texref::{RefBinding, RefState};
 pub use context::texture::{ArrayDesc, Format, Resource, TexDesc};
 pub use context::vmm::Access;
 pub use context::{ContextConfig, VA_BASE};

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "texfetch.h"
 
 /* out[i] = the texel at coords[i] (x, y, z, layer bits), for i < n; one kernel per shape. */
 #define SAMPLER(name, instr)                                                                     \
@@ -53,61 +54,6 @@ static const char *PTX =
     "DONE:\n ret;\n}\n";
 
 enum { W = 13, H = 7, D = 5, N = 256 };
-enum { WRAP = 0, CLAMP = 1, MIRROR = 2, BORDER = 3 };
-
-/* The texel index an address mode makes of i in [0, n), or -1 for the border color. */
-static int address(int i, int n, int mode) {
-    switch (mode) {
-    case WRAP: return ((i % n) + n) % n;
-    case MIRROR: {
-        int r = ((i % (2 * n)) + 2 * n) % (2 * n);
-        return r < n ? r : 2 * n - 1 - r;
-    }
-    case CLAMP: return i < 0 ? 0 : i >= n ? n - 1 : i;
-    default: return i < 0 || i >= n ? -1 : i;
-    }
-}
-
-/* CUDA's texture fetch of a 1-channel float 3D texture T (depth 1 for 2D), as the
- * programming guide describes it: point or linear filtering with 1.8 fixed-point weights;
- * wrap and mirror apply to normalized coordinates only. */
-static float fetch_ref(const float *T, const int size[3], int dims, const float c[3], int mode, int linear,
-                       int norm, float border) {
-    int m = (!norm && (mode == WRAP || mode == MIRROR)) ? CLAMP : mode;
-    int i0[3] = {0, 0, 0};
-    float a[3] = {0, 0, 0};
-    for (int k = 0; k < dims; k++) {
-        float u = norm ? c[k] * size[k] : c[k];
-        if (linear) {
-            float ub = u - 0.5f, f = floorf(ub);
-            i0[k] = (int)f;
-            a[k] = roundf((ub - f) * 256.0f) / 256.0f;
-        } else {
-            i0[k] = (int)floorf(u);
-        }
-    }
-    float acc = 0;
-    for (int corner = 0; corner < (linear ? 1 << dims : 1); corner++) {
-        float w = 1;
-        int at[3] = {0, 0, 0}, out = 0;
-        for (int k = 0; k < dims; k++) {
-            int hi = corner >> k & 1;
-            w *= hi ? a[k] : 1 - a[k];
-            at[k] = address(i0[k] + hi, size[k], m);
-            out |= at[k] < 0;
-        }
-        float t = out ? border : T[(at[2] * size[1] + at[1]) * size[0] + at[0]];
-        acc += linear ? w * t : t;
-    }
-    return acc;
-}
-
-static unsigned seed = 12345;
-static float rnd(float lo, float hi) {
-    seed = seed * 1103515245u + 12345u;
-    return lo + (hi - lo) * (float)((seed >> 8) & 0xFFFF) / 65536.0f;
-}
-
 /* Sample `tex` with kernel `f` at n coordinate quadruples; out gets 4 floats each. */
 static void sample(CUfunction f, CUtexObject tex, const float *coords, float *out, unsigned n) {
     CUdeviceptr dc, dout;
@@ -300,15 +246,7 @@ int main(void) {
         CUarray ua;
         CUDA_ARRAY_DESCRIPTOR ud = {UW, UH, CU_AD_FORMAT_UNSIGNED_INT8, 4};
         CHECK(cuArrayCreate(&ua, &ud));
-        memset(&c, 0, sizeof c);
-        c.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c.srcHost = u;
-        c.srcPitch = UW * 4;
-        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.dstArray = ua;
-        c.WidthInBytes = UW * 4;
-        c.Height = UH;
-        CHECK(cuMemcpy2D(&c));
+        array2d_copy(ua, u, UW * 4, UH, 1);
         float coords[4 * UW * UH], out[4 * UW * UH];
         for (int y = 0; y < UH; y++)
             for (int x = 0; x < UW; x++) {
@@ -390,30 +328,14 @@ int main(void) {
         CUarray sa;
         CUDA_ARRAY3D_DESCRIPTOR sd = {SW, SH, 0, CU_AD_FORMAT_UNSIGNED_INT32, 1, CUDA_ARRAY3D_SURFACE_LDST};
         CHECK(cuArray3DCreate(&sa, &sd));
-        memset(&c, 0, sizeof c);
-        c.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c.srcHost = s0;
-        c.srcPitch = SW * 4;
-        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.dstArray = sa;
-        c.WidthInBytes = SW * 4;
-        c.Height = SH;
-        CHECK(cuMemcpy2D(&c));
+        array2d_copy(sa, s0, SW * 4, SH, 1);
         CUDA_RESOURCE_DESC r = array_res(sa);
         CUsurfObject s;
         CHECK(cuSurfObjectCreate(&s, &r));
         unsigned w = SW;
         void *params[] = {&s, &w};
         CHECK(cuLaunchKernel(surf2d, 1, SH, 1, 128, 1, 1, 0, NULL, params, NULL));
-        memset(&c, 0, sizeof c);
-        c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.srcArray = sa;
-        c.dstMemoryType = CU_MEMORYTYPE_HOST;
-        c.dstHost = s1;
-        c.dstPitch = SW * 4;
-        c.WidthInBytes = SW * 4;
-        c.Height = SH;
-        CHECK(cuMemcpy2D(&c));
+        array2d_copy(sa, s1, SW * 4, SH, 0);
         int ok = 1;
         for (int i = 0; i < SH * SW; i++) ok &= s1[i] == 2 * s0[i] + 1;
         TRUE(ok);
@@ -461,6 +383,13 @@ int main(void) {
     EXPECT(cuTexObjectCreate(&tex, &r, &t, (const CUDA_RESOURCE_VIEW_DESC *)view), CUDA_ERROR_NOT_SUPPORTED);
     r.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
     EXPECT(cuTexObjectCreate(&tex, &r, &t, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    /* sRGB reads are not modelled; flags CUDA does not define are refused. */
+    r = array_res(a2);
+    t.flags = CU_TRSF_SRGB;
+    EXPECT(cuTexObjectCreate(&tex, &r, &t, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    t.flags = 0x100;
+    EXPECT(cuTexObjectCreate(&tex, &r, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+    t.flags = 0;
     r = array_res(NULL);
     EXPECT(cuTexObjectCreate(&tex, &r, &t, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuTexObjectGetTextureDesc(&t, 12345), CUDA_ERROR_INVALID_VALUE);

@@ -166,6 +166,13 @@ fn texture() {
     run_c("texture");
 }
 
+/// Texture and surface references (cuModuleGetTexRef, cuTexRefSet*, cuSurfRefSetArray)
+/// bound at launch (tests/c/texref.c).
+#[test]
+fn texref() {
+    run_c("texref");
+}
+
 /// cuda.h as programs written against NVIDIA's use it: the include guard, CUDA_VERSION,
 /// CUcomputemode, the versioned names (tests/c/header.c).
 #[test]

@@ -155,8 +155,8 @@ fn traps_and_illegal_instructions_are_errors_of_the_context() {
     m.function("vecadd").unwrap().launch([1, 1, 1], [4, 1, 1], 0, &[d.arg(), d.arg(), d.arg(), Arg::I32(4)]).unwrap();
     assert_eq!(ctx.synchronize(), Err(CuError::IllegalInstruction));
 
-    // A texture reference nothing is bound to (no cuModuleGetTexRef yet): the texture
-    // unit finds no header for its slot and stops the grid, in its own context.
+    // A texture reference nothing is bound to: the launch unbinds its slot, so the
+    // texture unit finds no header there and stops the grid, in its own context.
     let ctx = dev.create_context().unwrap();
     let src = format!(
         "{HDR}.global .texref t;\n.entry k(.param .u64 out)\n{{\n .reg .f32 %f<6>;\n .reg .b64 %rd<2>;\n \

@@ -34,6 +34,7 @@ mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
 mod profile; // cuProfilerStart/Stop and the statistics printed at exit
 mod stream; // streams
+mod texref; // texture and surface references (the legacy binding API)
 mod texture; // arrays, texture and surface objects, copies with arrays
 pub mod unsupported;
 mod vmm; // virtual memory management: physical allocations, reservations, mappings // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
@@ -55,6 +56,7 @@ pub use memory::*;
 pub use module::*;
 pub use occupancy::*;
 pub use stream::*;
+pub use texref::*;
 pub use texture::*;
 pub use vmm::*;
 

@@ -88,11 +88,11 @@ pub struct CUDA_TEXTURE_DESC {
     pub reserved: [c_int; 12],
 }
 
-fn format(v: c_uint) -> Result<Format> {
+pub(crate) fn format(v: c_uint) -> Result<Format> {
     Format::from_cu(v).ok_or(CuError::InvalidValue)
 }
 
-fn array_handle(a: Handle) -> Result<ArrayHandle> {
+pub(crate) fn array_handle(a: Handle) -> Result<ArrayHandle> {
     if a.is_null() { Err(CuError::InvalidValue) } else { Ok(ArrayHandle(key(a))) }
 }
 
@@ -334,22 +334,68 @@ fn linear_region(a: ArrayHandle, offset: usize, bytes: usize) -> Result<([u64; 3
 /// cuMemcpyHtoA_v2: host memory to an array's first row from byte `offset`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoA_v2(dst: Handle, offset: usize, src: *const c_void, bytes: usize) -> CUresult {
-    guard(|| {
-        let a = array_handle(dst)?;
-        let (at, extent) = linear_region(a, offset, bytes)?;
-        let src = raw::bytes(src.cast(), bytes)?;
-        gpu()?.memcpy_htoa(a, at, src, (bytes as u64, bytes as u64), extent)
-    })
+    guard(|| htoa(dst, offset, src, bytes))
+}
+
+fn htoa(dst: Handle, offset: usize, src: *const c_void, bytes: usize) -> Result<()> {
+    let a = array_handle(dst)?;
+    let (at, extent) = linear_region(a, offset, bytes)?;
+    let src = raw::bytes(src.cast(), bytes)?;
+    gpu()?.memcpy_htoa(a, at, src, (bytes as u64, bytes as u64), extent)
 }
 
 /// cuMemcpyAtoH_v2: an array's first row from byte `offset` to host memory.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyAtoH_v2(dst: *mut c_void, src: Handle, offset: usize, bytes: usize) -> CUresult {
+    guard(|| atoh(dst, src, offset, bytes))
+}
+
+fn atoh(dst: *mut c_void, src: Handle, offset: usize, bytes: usize) -> Result<()> {
+    let a = array_handle(src)?;
+    let (at, extent) = linear_region(a, offset, bytes)?;
+    let dst = raw::bytes_mut(dst.cast(), bytes)?;
+    gpu()?.memcpy_atoh(a, at, dst, (bytes as u64, bytes as u64), extent)
+}
+
+/// Wait for stream `s`'s earlier work (and report what the sanitizers found in it), for a
+/// host copy with an array that runs staged, in the stream's order.
+fn after_stream(s: Handle) -> Result<()> {
+    let (gpu, h, sh) = crate::stream::stream_of(s)?;
+    let r = gpu.stream_synchronize(h, sh);
+    sanitize::flush(&gpu, h);
+    r
+}
+
+/// cuMemcpyHtoAAsync_v2: [`cuMemcpyHtoA_v2`] in stream `s`'s order. The copy is staged
+/// through the context's buffers, so it is complete when the call returns (as CUDA's is
+/// for pageable memory).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyHtoAAsync_v2(
+    dst: Handle,
+    offset: usize,
+    src: *const c_void,
+    bytes: usize,
+    s: Handle,
+) -> CUresult {
     guard(|| {
-        let a = array_handle(src)?;
-        let (at, extent) = linear_region(a, offset, bytes)?;
-        let dst = raw::bytes_mut(dst.cast(), bytes)?;
-        gpu()?.memcpy_atoh(a, at, dst, (bytes as u64, bytes as u64), extent)
+        after_stream(s)?;
+        htoa(dst, offset, src, bytes)
+    })
+}
+
+/// cuMemcpyAtoHAsync_v2: [`cuMemcpyAtoH_v2`] in stream `s`'s order (complete on return,
+/// as [`cuMemcpyHtoAAsync_v2`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyAtoHAsync_v2(
+    dst: *mut c_void,
+    src: Handle,
+    offset: usize,
+    bytes: usize,
+    s: Handle,
+) -> CUresult {
+    guard(|| {
+        after_stream(s)?;
+        atoh(dst, src, offset, bytes)
     })
 }
 

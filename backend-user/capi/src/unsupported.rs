@@ -89,12 +89,12 @@ unsupported! {
     cuMemRangeGetAttributes    cuMemSetMemPool
     cuMemcpy     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync  cuMemcpyAsync
-      cuMemcpyAtoHAsync_v2   cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
-     cuMemcpyHtoAAsync_v2   cuMemcpyPeer cuMemcpyPeerAsync
+         cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
+        cuMemcpyPeer cuMemcpyPeerAsync
     cuMemsetD2D16Async cuMemsetD2D16_v2 cuMemsetD2D32Async cuMemsetD2D32_v2 cuMemsetD2D8Async cuMemsetD2D8_v2
       cuMipmappedArrayCreate cuMipmappedArrayDestroy cuMipmappedArrayGetLevel
     cuMipmappedArrayGetMemoryRequirements cuMipmappedArrayGetSparseProperties cuModuleEnumerateFunctions
-    cuModuleGetFunctionCount cuModuleGetLoadingMode cuModuleGetSurfRef cuModuleGetTexRef cuModuleLoadFatBinary
+    cuModuleGetFunctionCount cuModuleGetLoadingMode   cuModuleLoadFatBinary
     cuMulticastAddDevice cuMulticastBindAddr cuMulticastBindMem cuMulticastCreate cuMulticastGetGranularity
     cuMulticastUnbind cuOccupancyAvailableDynamicSMemPerBlock cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
@@ -107,15 +107,15 @@ unsupported! {
     cuStreamUpdateCaptureDependencies cuStreamUpdateCaptureDependencies_v2 cuStreamWaitValue32
     cuStreamWaitValue32_v2 cuStreamWaitValue64 cuStreamWaitValue64_v2 cuStreamWriteValue32 cuStreamWriteValue32_v2
     cuStreamWriteValue64 cuStreamWriteValue64_v2
-    cuSurfRefGetArray cuSurfRefSetArray cuTensorMapEncodeIm2col cuTensorMapEncodeIm2colWide cuTensorMapEncodeTiled
+      cuTensorMapEncodeIm2col cuTensorMapEncodeIm2colWide cuTensorMapEncodeTiled
     cuTensorMapReplaceAddress
-    cuTexObjectGetResourceViewDesc   cuTexRefCreate cuTexRefDestroy cuTexRefGetAddressMode
-    cuTexRefGetAddress_v2 cuTexRefGetArray cuTexRefGetBorderColor cuTexRefGetFilterMode cuTexRefGetFlags
-    cuTexRefGetFormat cuTexRefGetMaxAnisotropy cuTexRefGetMipmapFilterMode cuTexRefGetMipmapLevelBias
-    cuTexRefGetMipmapLevelClamp cuTexRefGetMipmappedArray cuTexRefSetAddress2D_v3 cuTexRefSetAddressMode
-    cuTexRefSetAddress_v2 cuTexRefSetArray cuTexRefSetBorderColor cuTexRefSetFilterMode cuTexRefSetFlags
-    cuTexRefSetFormat cuTexRefSetMaxAnisotropy cuTexRefSetMipmapFilterMode cuTexRefSetMipmapLevelBias
-    cuTexRefSetMipmapLevelClamp cuTexRefSetMipmappedArray cuThreadExchangeStreamCaptureMode cuUserObjectCreate
+    cuTexObjectGetResourceViewDesc   cuTexRefCreate cuTexRefDestroy
+
+
+     cuTexRefGetMipmappedArray
+
+
+     cuTexRefSetMipmappedArray cuThreadExchangeStreamCaptureMode cuUserObjectCreate
     cuUserObjectRelease cuUserObjectRetain cuWaitExternalSemaphoresAsync
 }
 

@@ -119,6 +119,15 @@ pub(crate) fn module_vars<'m>(
             if v.space != StateSpace::Global || v.count.is_some() {
                 return Err(v.pos.err(format!("`{}`: a `.{}` is a scalar `.global`", v.name, v.ty)));
             }
+            // The slots a launch can bind (hw::class::compute).
+            let max = match v.ty.as_str() {
+                "surfref" => hw::class::compute::SURF_SLOTS,
+                "texref" => hw::class::compute::TEX_SLOTS,
+                _ => hw::class::compute::SAMPLER_SLOTS,
+            };
+            if list.len() == max {
+                return Err(v.pos.err(format!("`{}`: a module has at most {max} `.{}`s", v.name, v.ty)));
+            }
             list.push(v.name.clone());
             continue;
         }

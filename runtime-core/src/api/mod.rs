@@ -44,6 +44,7 @@ macro_rules! object_handle {
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod texref;
 pub mod texture;
 pub mod vmm;
 

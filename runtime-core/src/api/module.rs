@@ -4,8 +4,10 @@
 
 use super::{CtxHandle, Gpu, Object, StreamHandle, object};
 use crate::channel::Fence;
+use crate::context::Inner;
 use crate::context::memory::MemsetValue;
 use crate::context::module::{ImageKind, LaunchConfig, Loaded, Params, Segments, image_kind};
+use crate::device::Device;
 use crate::error::{CuError, Result};
 use crate::limits::{MAX_BLOCK, MAX_SHARED, PARAM_BYTES, block_fits};
 use crate::platform::{Level, Platform};
@@ -133,8 +135,15 @@ impl<P: Platform> Gpu<P> {
 
     /// Unload a module and free its memory (cuModuleUnload).
     pub fn module_unload(&self, h: CtxHandle, m: ModuleHandle) -> Result<()> {
-        let loaded = self.with_objs(h, &[m.named()], |_, c| c.module_remove(m.id()))?;
-        self.runtime_free(h, loaded.allocs())
+        let (loaded, indices) =
+            self.with_objs(h, &[m.named()], |_, c| Ok((c.module_remove(m.id())?, c.refs_remove(m.id()))))?;
+        let freed = self.runtime_free(h, loaded.allocs());
+        // Its references' pool entries, after its work (runtime_free waited for it).
+        let released = self.with_ctx(h, |gpu, c| {
+            c.refs_release(gpu, &indices);
+            Ok(())
+        });
+        freed.and(released)
     }
 
     /// A kernel by name (cuModuleGetFunction).
@@ -237,7 +246,7 @@ impl<P: Platform> Gpu<P> {
     /// parameter size; bytes beyond it are ignored, as the driver copies only the declared
     /// parameters.
     pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
-        self.with_objs(h, &[f.named()], |gpu, c| {
+        self.launch_refs_ready(h, &[f.named()], f, |gpu, c| {
             let (m, i) = c.func(f.id())?;
             let need = c.module(m)?.kernel(i)?.param_bytes as usize;
             // An unset block shape is all zeros, which the launch rejects.
@@ -255,6 +264,30 @@ impl<P: Platform> Gpu<P> {
     /// Launch `f` as `cfg` says with `params` (cuLaunchKernel). Returns the fence of the
     /// launch's stream; the kernel runs asynchronously.
     pub fn launch(&self, h: CtxHandle, f: FuncHandle, cfg: &LaunchConfig, params: Params<'_>) -> Result<Fence> {
-        self.with_objs(h, &[f.named(), cfg.stream.named()], |gpu, c| c.launch(gpu, c.func(f.id())?, cfg, params))
+        self.launch_refs_ready(h, &[f.named(), cfg.stream.named()], f, |gpu, c| {
+            c.launch(gpu, c.func(f.id())?, cfg, params)
+        })
+    }
+
+    /// Run launch `go` of kernel `f` under the context's lock once no kernel in flight
+    /// reads texture-reference entries the launch would rewrite (waiting for those
+    /// kernels outside the lock).
+    fn launch_refs_ready(
+        &self,
+        h: CtxHandle,
+        named: &[Option<u64>],
+        f: FuncHandle,
+        mut go: impl FnMut(&Device<P>, &mut Inner) -> Result<Fence>,
+    ) -> Result<Fence> {
+        loop {
+            let r = self.with_objs(h, named, |gpu, c| {
+                let waits = c.ref_waits(c.func(f.id())?.0)?;
+                if waits.is_empty() { go(gpu, c).map(Ok) } else { Ok(Err(waits)) }
+            })?;
+            match r {
+                Ok(fence) => return Ok(fence),
+                Err(waits) => waits.iter().try_for_each(|w| w.wait(self))?,
+            }
+        }
     }
 }

@@ -16,6 +16,7 @@
 pub mod memory;
 pub mod module;
 pub mod stream;
+pub mod texref;
 pub mod texture;
 pub mod vmm;
 
@@ -95,6 +96,8 @@ pub(crate) struct Inner {
     /// The texture header and sampler pools (made with the first texture or surface
     /// object).
     pools: Option<texture::Pools>,
+    /// Module texture and surface references by id.
+    refs: BTreeMap<u64, texref::TexRef>,
     destroyed: bool,
 }
 
@@ -149,6 +152,7 @@ impl<P: Platform> Context<P> {
                         check,
                         arrays: BTreeMap::new(),
                         pools: None,
+                        refs: BTreeMap::new(),
                         destroyed: false,
                     }),
                 })

@@ -109,6 +109,11 @@ impl Loaded {
         Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, allocs }
     }
 
+    /// Its compiled program.
+    pub(crate) fn program(&self) -> &Program {
+        &self.prog
+    }
+
     /// The runtime allocations holding the module's segments.
     pub(crate) fn allocs(&self) -> &[u64] {
         &self.allocs
@@ -338,6 +343,7 @@ impl Inner {
             cb0 = self.streams.get(&s).ok_or(CuError::InvalidHandle)?.params;
         }
         let mut pb = Pushbuf::<2048>::new();
+        self.ref_methods(gpu, module, &mut pb)?;
         self.pool_methods(&mut pb)?;
         let ch = self.ordered(gpu, s)?;
         let c = subch::COMPUTE;
@@ -375,6 +381,7 @@ impl Inner {
         r.map_err(|_| CuError::InvalidValue)?;
         let f = ch.fence(&mut pb)?;
         ch.submit(gpu, pb.words())?;
+        self.refs_used(module, s, f);
         Ok(f)
     }
 }

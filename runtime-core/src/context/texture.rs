@@ -217,6 +217,16 @@ pub enum Resource {
     },
 }
 
+impl Resource {
+    /// Whether linear memory starts at a multiple of `align` (arrays always do).
+    pub(super) fn aligned(&self, align: u64) -> bool {
+        match *self {
+            Self::Array(_) => true,
+            Self::Linear { ptr, .. } | Self::Pitch2D { ptr, .. } => ptr.is_multiple_of(align),
+        }
+    }
+}
+
 /// How a texture object samples (`CUDA_TEXTURE_DESC`, CUDA's numbers).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TexDesc {
@@ -234,6 +244,12 @@ pub struct TexDesc {
 pub const TRSF_READ_AS_INTEGER: u32 = 0x01;
 /// CU_TRSF_NORMALIZED_COORDINATES.
 pub const TRSF_NORMALIZED_COORDINATES: u32 = 0x02;
+/// CU_TRSF_SRGB.
+pub const TRSF_SRGB: u32 = 0x10;
+/// CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION.
+pub const TRSF_DISABLE_TRILINEAR: u32 = 0x20;
+/// CU_TRSF_SEAMLESS_CUBEMAP.
+pub const TRSF_SEAMLESS_CUBEMAP: u32 = 0x40;
 
 /// A texture or surface object.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -294,6 +310,7 @@ impl Inner {
     /// Free an array (the caller has waited for the work using it).
     pub(crate) fn array_destroy<P: Platform>(&mut self, gpu: &Device<P>, id: u64) -> Result<()> {
         let a = self.arrays.remove(&id).ok_or(CuError::InvalidHandle)?;
+        self.refs_unbind_array(id);
         self.free_now(gpu, a.va)
     }
 
@@ -303,7 +320,7 @@ impl Inner {
     }
 
     /// The pools, made on first use.
-    fn pools<P: Platform>(&mut self, gpu: &Device<P>) -> Result<&mut Pools> {
+    pub(super) fn pools<P: Platform>(&mut self, gpu: &Device<P>) -> Result<&mut Pools> {
         if self.pools.is_none() {
             let bytes = 2 * POOL_BYTES;
             let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
@@ -315,8 +332,9 @@ impl Inner {
     }
 
     /// The header of a texture over `res` read as `desc` says (or of a surface over an
-    /// array when `desc` is `None`).
-    fn header(&self, res: Resource, desc: Option<&TexDesc>) -> Result<TexHeader> {
+    /// array when `desc` is `None`). The caller has checked the base's alignment
+    /// ([`Resource::aligned`]).
+    pub(super) fn header(&self, res: Resource, desc: Option<&TexDesc>) -> Result<TexHeader> {
         let read_int = desc.is_none_or(|d| d.flags & TRSF_READ_AS_INTEGER != 0);
         let h = |format: Format, channels: u32| {
             TexHeader::new()
@@ -345,7 +363,7 @@ impl Inner {
                 let eb = format.bytes() * channels as u64;
                 let width = bytes / eb;
                 // MAXIMUM_TEXTURE1D_LINEAR_WIDTH of compute capability 5.0 and later: 2^28.
-                if !ptr.is_multiple_of(TEXTURE_ALIGNMENT) || width == 0 || width > 1 << 28 {
+                if width == 0 || width > 1 << 28 {
                     return Err(CuError::InvalidValue);
                 }
                 self.check_range(ptr, bytes, false)?;
@@ -358,8 +376,7 @@ impl Inner {
             Resource::Pitch2D { ptr, format, channels, width, height, pitch } => {
                 check_fmt(channels)?;
                 let eb = format.bytes() * channels as u64;
-                let ok = ptr.is_multiple_of(TEXTURE_ALIGNMENT)
-                    && pitch.is_multiple_of(TEXTURE_PITCH_ALIGNMENT)
+                let ok = pitch.is_multiple_of(TEXTURE_PITCH_ALIGNMENT)
                     && (1..=131072).contains(&width)
                     && (1..=65536).contains(&height)
                     && pitch >= width * eb
@@ -382,32 +399,11 @@ impl Inner {
 
     /// Make a texture object (cuTexObjectCreate); returns its handle.
     pub(crate) fn tex_create<P: Platform>(&mut self, gpu: &Device<P>, res: Resource, desc: TexDesc) -> Result<u64> {
+        if !res.aligned(TEXTURE_ALIGNMENT) {
+            return Err(CuError::InvalidValue);
+        }
         let h = self.header(res, Some(&desc))?;
-        let mode = |m: u32| match m {
-            0 => Ok(AddressMode::Wrap),
-            1 => Ok(AddressMode::ClampToEdge),
-            2 => Ok(AddressMode::Mirror),
-            3 => Ok(AddressMode::Border),
-            _ => Err(CuError::InvalidValue),
-        };
-        let filter = match desc.filter {
-            0 => Filter::Point,
-            1 if h.kind() == CompKind::Uint || h.kind() == CompKind::Sint => return Err(CuError::InvalidValue),
-            1 => Filter::Linear,
-            _ => return Err(CuError::InvalidValue),
-        };
-        let [r, g, b, a] = desc.border.map(f32::to_bits);
-        let s = TexSampler::new()
-            .with_address_u(mode(desc.address[0])?)
-            .with_address_v(mode(desc.address[1])?)
-            .with_address_p(mode(desc.address[2])?)
-            .with_filter(filter)
-            .with_normalized(desc.flags & TRSF_NORMALIZED_COORDINATES != 0)
-            .with_valid(true)
-            .with_border_r(r)
-            .with_border_g(g)
-            .with_border_b(b)
-            .with_border_a(a);
+        let s = sampler(&h, &desc)?;
         let i = self.object_insert(gpu, Object::Texture(res, desc), h, Some(s))?;
         Ok(hw::tex::handle(i, i))
     }
@@ -429,26 +425,56 @@ impl Inner {
         h: TexHeader,
         s: Option<TexSampler>,
     ) -> Result<u32> {
-        let p = self.pools(gpu)?;
-        let i = match p.free.pop() {
-            Some(i) => i,
-            None if p.next < POOL_ENTRIES => {
-                p.next += 1;
-                p.next - 1
-            }
-            None => return Err(CuError::OutOfMemory),
-        };
-        let off = i as u64 * ENTRY_BYTES;
-        let r = gpu.pramin_write(p.phys + off, words(h.into_bytes())).and_then(|_| match s {
-            Some(s) => gpu.pramin_write(p.phys + POOL_BYTES + off, words(s.into_bytes())),
-            None => Ok(()),
-        });
-        if let Err(e) = r {
-            p.free.push(i);
+        let i = self.pool_index(gpu)?;
+        if let Err(e) = self.write_entries(gpu, i, h, s) {
+            self.pool_release(gpu, i);
             return Err(e);
         }
-        p.objects.insert(i, o);
+        self.pools(gpu)?.objects.insert(i, o);
         Ok(i)
+    }
+
+    /// A free index of the pools (made on first use).
+    pub(super) fn pool_index<P: Platform>(&mut self, gpu: &Device<P>) -> Result<u32> {
+        let p = self.pools(gpu)?;
+        match p.free.pop() {
+            Some(i) => Ok(i),
+            None if p.next < POOL_ENTRIES => {
+                p.next += 1;
+                Ok(p.next - 1)
+            }
+            None => Err(CuError::OutOfMemory),
+        }
+    }
+
+    /// Write the header (and sampler, else a cleared one) at index `i`.
+    pub(super) fn write_entries<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        i: u32,
+        h: TexHeader,
+        s: Option<TexSampler>,
+    ) -> Result<()> {
+        let p = self.pools(gpu)?;
+        let off = i as u64 * ENTRY_BYTES;
+        gpu.pramin_write(p.phys + off, words(h.into_bytes()))?;
+        match s {
+            Some(s) => gpu.pramin_write(p.phys + POOL_BYTES + off, words(s.into_bytes())),
+            None => gpu.pramin_zero(p.phys + POOL_BYTES + off, ENTRY_BYTES),
+        }
+    }
+
+    /// Clear index `i`'s entries and make it free (the caller has waited for the work
+    /// using it). Best effort: a PRAMIN failure leaves the index out of use.
+    pub(super) fn pool_release<P: Platform>(&mut self, gpu: &Device<P>, i: u32) {
+        let Some(p) = self.pools.as_mut() else { return };
+        let off = i as u64 * ENTRY_BYTES;
+        let cleared =
+            gpu.pramin_zero(p.phys + off, ENTRY_BYTES).and(gpu.pramin_zero(p.phys + POOL_BYTES + off, ENTRY_BYTES));
+        p.objects.remove(&i);
+        if cleared.is_ok() {
+            p.free.push(i);
+        }
     }
 
     /// The object a handle names (`surface`: a surface object's, else a texture
@@ -469,12 +495,7 @@ impl Inner {
     pub(crate) fn object_destroy<P: Platform>(&mut self, gpu: &Device<P>, handle: u64, surface: bool) -> Result<()> {
         self.object(handle, surface)?;
         let (i, _) = hw::tex::handle_parts(handle);
-        let p = self.pools.as_mut().ok_or(CuError::InvalidValue)?;
-        let off = i as u64 * ENTRY_BYTES;
-        gpu.pramin_zero(p.phys + off, ENTRY_BYTES)?;
-        gpu.pramin_zero(p.phys + POOL_BYTES + off, ENTRY_BYTES)?;
-        p.objects.remove(&i);
-        p.free.push(i);
+        self.pool_release(gpu, i);
         Ok(())
     }
 
@@ -490,6 +511,45 @@ impl Inner {
             .map(|_| ())
             .map_err(|_| CuError::InvalidValue)
     }
+}
+
+/// The sampler entry of a texture with header `h` read as `desc` says: INVALID_VALUE for
+/// an address or filter mode CUDA does not define, or linear filtering of integers.
+pub(super) fn sampler(h: &TexHeader, desc: &TexDesc) -> Result<TexSampler> {
+    // Trilinear optimization and seamless cube maps have nothing to act on without mipmaps
+    // and cube maps; sRGB conversion is not modelled.
+    let known = TRSF_READ_AS_INTEGER | TRSF_NORMALIZED_COORDINATES | TRSF_DISABLE_TRILINEAR | TRSF_SEAMLESS_CUBEMAP;
+    if desc.flags & TRSF_SRGB != 0 {
+        return Err(CuError::NotSupported);
+    }
+    if desc.flags & !known != 0 {
+        return Err(CuError::InvalidValue);
+    }
+    let mode = |m: u32| match m {
+        0 => Ok(AddressMode::Wrap),
+        1 => Ok(AddressMode::ClampToEdge),
+        2 => Ok(AddressMode::Mirror),
+        3 => Ok(AddressMode::Border),
+        _ => Err(CuError::InvalidValue),
+    };
+    let filter = match desc.filter {
+        0 => Filter::Point,
+        1 if h.kind() == CompKind::Uint || h.kind() == CompKind::Sint => return Err(CuError::InvalidValue),
+        1 => Filter::Linear,
+        _ => return Err(CuError::InvalidValue),
+    };
+    let [r, g, b, a] = desc.border.map(f32::to_bits);
+    Ok(TexSampler::new()
+        .with_address_u(mode(desc.address[0])?)
+        .with_address_v(mode(desc.address[1])?)
+        .with_address_p(mode(desc.address[2])?)
+        .with_filter(filter)
+        .with_normalized(desc.flags & TRSF_NORMALIZED_COORDINATES != 0)
+        .with_valid(true)
+        .with_border_r(r)
+        .with_border_g(g)
+        .with_border_b(b)
+        .with_border_a(a))
 }
 
 /// One side of a copy with an array: pitch-linear memory, or a block-linear array.
