@@ -35,6 +35,7 @@ extern "C" {
 #define cuMemGetAddressRange cuMemGetAddressRange_v2
 #define cuMemAllocHost cuMemAllocHost_v2
 #define cuMemHostGetDevicePointer cuMemHostGetDevicePointer_v2
+#define cuMemHostRegister cuMemHostRegister_v2
 #define cuMemcpyHtoD cuMemcpyHtoD_v2
 #define cuMemcpyDtoH cuMemcpyDtoH_v2
 #define cuMemcpyDtoD cuMemcpyDtoD_v2
@@ -103,6 +104,8 @@ typedef enum cudaError_enum {
     CUDA_ERROR_LAUNCH_TIMEOUT = 702,
     CUDA_ERROR_CONTEXT_IS_DESTROYED = 709,
     CUDA_ERROR_ASSERT = 710,
+    CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+    CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
     CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
     CUDA_ERROR_MISALIGNED_ADDRESS = 716,
     CUDA_ERROR_LAUNCH_FAILED = 719,
@@ -370,6 +373,13 @@ CUresult cuMemAllocHost_v2(void **pp, size_t bytesize);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags);
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP 0x02
+#define CU_MEMHOSTREGISTER_IOMEMORY 0x04
+#define CU_MEMHOSTREGISTER_READ_ONLY 0x08
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags);
+CUresult cuMemHostUnregister(void *p);
+CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);

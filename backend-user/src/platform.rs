@@ -13,6 +13,7 @@
 //! `info`, `debug`).
 
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
+use fifo::SharedMem;
 use parking_lot::{Condvar, Mutex};
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
 use runtime_core::{CuError, Result};
@@ -232,6 +233,11 @@ impl Platform for UserPlatform {
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
         let (mem, bus) = self.dev.gpu.lock().dma_alloc(len).map_err(|_| CuError::OutOfMemory)?;
+        Ok(DmaBuffer { mem, bus })
+    }
+
+    fn dma_register(&self, mem: Arc<SharedMem>) -> Result<DmaBuffer> {
+        let bus = self.dev.gpu.lock().dma_map(mem.clone()).map_err(|_| CuError::InvalidValue)?;
         Ok(DmaBuffer { mem, bus })
     }
 

@@ -32,6 +32,15 @@ impl FakeGpu {
         Ok((mem, bus))
     }
 
+    /// Register memory the host already has (a program's registered pages) as a DMA
+    /// region; returns its bus address.
+    pub fn dma_map(&mut self, mem: Arc<SharedMem>) -> Result<u64, sysmem::Unmapped> {
+        if mem.is_empty() || !mem.len().is_multiple_of(4096) {
+            return Err(sysmem::Unmapped);
+        }
+        self.mem.sys.map_anywhere(mem)
+    }
+
     /// Number of registered DMA regions.
     pub fn dma_regions(&self) -> usize {
         self.mem.sys.regions()

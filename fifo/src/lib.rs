@@ -10,7 +10,8 @@
 //!
 //! Formats (method header, GPFIFO entry) come from [`hw::cmd`].
 #![no_std]
-#![forbid(unsafe_code)]
+// Unsafe code: only `shm` (memory a program registers, seen as shared memory).
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 extern crate alloc;

@@ -9,6 +9,7 @@
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// An access fell outside the memory.
@@ -17,7 +18,7 @@ pub struct OutOfRange;
 
 /// Shared, zero-initialized memory of a fixed size.
 pub struct SharedMem {
-    words: Box<[AtomicU64]>,
+    words: Words,
     len: usize,
 }
 
@@ -27,11 +28,55 @@ impl core::fmt::Debug for SharedMem {
     }
 }
 
+/// Where the words of a [`SharedMem`] live.
+enum Words {
+    /// Memory of its own.
+    Owned(Box<[AtomicU64]>),
+    /// A program's memory ([`SharedMem::borrowed`]): `n` words at `ptr`.
+    Borrowed { ptr: NonNull<AtomicU64>, n: usize },
+}
+
+// SAFETY: a SharedMem is only ever accessed through atomics, so sharing it between the
+// driver's and the device's threads is sound for owned words as for borrowed ones, whose
+// validity `SharedMem::borrowed`'s caller guarantees for as long as they are accessed.
+#[allow(unsafe_code)]
+unsafe impl Send for SharedMem {}
+// SAFETY: as for Send.
+#[allow(unsafe_code)]
+unsafe impl Sync for SharedMem {}
+
 impl SharedMem {
+    /// A program's memory, `len` bytes at `ptr`, seen as shared memory: host memory a
+    /// program registers with the device (cuMemHostRegister). Dropping the value leaves
+    /// the memory alone.
+    ///
+    /// # Safety
+    /// `ptr` is 8-byte aligned, `len` a multiple of 8, and the `len` bytes at `ptr` stay
+    /// allocated, readable and writable until the last access through the returned value
+    /// (the runtime stops the device's accesses before it returns from unregistering).
+    /// The program's own accesses to those bytes are ordered with the device's by the
+    /// runtime's synchronization only, as for any memory a device shares.
+    #[allow(unsafe_code)]
+    pub unsafe fn borrowed(ptr: NonNull<u8>, len: usize) -> Self {
+        debug_assert!(ptr.as_ptr().addr().is_multiple_of(8) && len.is_multiple_of(8));
+        Self { words: Words::Borrowed { ptr: ptr.cast(), n: len / 8 }, len }
+    }
+
+    /// The words.
+    fn words(&self) -> &[AtomicU64] {
+        match &self.words {
+            Words::Owned(b) => b,
+            // SAFETY: `borrowed`'s contract: `n` aligned words at `ptr`, valid for as long
+            // as `self` is accessed; an AtomicU64 has the size and alignment of a u64.
+            #[allow(unsafe_code)]
+            Words::Borrowed { ptr, n } => unsafe { core::slice::from_raw_parts(ptr.as_ptr(), *n) },
+        }
+    }
+
     /// `len` zeroed bytes.
     pub fn new(len: usize) -> Self {
         let words: Vec<AtomicU64> = (0..len.div_ceil(8)).map(|_| AtomicU64::new(0)).collect();
-        Self { words: words.into_boxed_slice(), len }
+        Self { words: Words::Owned(words.into_boxed_slice()), len }
     }
 
     /// `len` zeroed bytes, or `None` when the allocator cannot provide them (a kernel-side
@@ -40,7 +85,7 @@ impl SharedMem {
         let mut words: Vec<AtomicU64> = Vec::new();
         words.try_reserve_exact(len.div_ceil(8)).ok()?;
         words.extend((0..len.div_ceil(8)).map(|_| AtomicU64::new(0)));
-        Some(Self { words: words.into_boxed_slice(), len })
+        Some(Self { words: Words::Owned(words.into_boxed_slice()), len })
     }
 
     /// Size in bytes.
@@ -58,7 +103,7 @@ impl SharedMem {
     /// A program's plain accesses through it are ordered with the device's only by the
     /// runtime's synchronization (a launch's doorbell, a fence wait), as on real hardware.
     pub fn as_mut_ptr(&self) -> *mut u8 {
-        self.words.as_ptr() as *mut u8
+        self.words().as_ptr() as *mut u8
     }
 
     fn check(&self, off: usize, n: usize) -> Result<(), OutOfRange> {
@@ -77,7 +122,7 @@ impl SharedMem {
         self.read_partial(off, h);
         let w0 = (off + head) / 8;
         let mut body = rest.chunks_exact_mut(8);
-        for (w, c) in self.words[w0..].iter().zip(&mut body) {
+        for (w, c) in self.words()[w0..].iter().zip(&mut body) {
             c.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
         let tail = body.into_remainder();
@@ -91,7 +136,7 @@ impl SharedMem {
         if dst.is_empty() {
             return;
         }
-        let w = self.words[off / 8].load(Ordering::Relaxed).to_le_bytes();
+        let w = self.words()[off / 8].load(Ordering::Relaxed).to_le_bytes();
         let b = off % 8;
         dst.copy_from_slice(&w[b..b + dst.len()]);
     }
@@ -104,7 +149,7 @@ impl SharedMem {
         self.write_partial(off, h);
         let w0 = (off + head) / 8;
         let mut body = rest.chunks_exact(8);
-        for (w, c) in self.words[w0..].iter().zip(&mut body) {
+        for (w, c) in self.words()[w0..].iter().zip(&mut body) {
             let mut b = [0u8; 8];
             b.copy_from_slice(c);
             w.store(u64::from_le_bytes(b), Ordering::Relaxed);
@@ -140,7 +185,7 @@ impl SharedMem {
     }
 
     fn merge(&self, wi: usize, mask: u64, val: u64, order: Ordering) {
-        let w = &self.words[wi];
+        let w = &self.words()[wi];
         let mut cur = w.load(Ordering::Relaxed);
         loop {
             let new = (cur & !mask) | (val & mask);
@@ -157,7 +202,7 @@ impl SharedMem {
             return Err(OutOfRange);
         }
         self.check(off, 4)?;
-        Ok((self.words[off / 8].load(order) >> (8 * (off % 8))) as u32)
+        Ok((self.words()[off / 8].load(order) >> (8 * (off % 8))) as u32)
     }
 
     /// Atomic 32-bit store at a 4-byte aligned `off`.
@@ -177,7 +222,7 @@ impl SharedMem {
             return Err(OutOfRange);
         }
         self.check(off, 8)?;
-        Ok(self.words[off / 8].load(order))
+        Ok(self.words()[off / 8].load(order))
     }
 
     /// Atomic 64-bit store at an 8-byte aligned `off`.
@@ -186,7 +231,7 @@ impl SharedMem {
             return Err(OutOfRange);
         }
         self.check(off, 8)?;
-        self.words[off / 8].store(v, order);
+        self.words()[off / 8].store(v, order);
         Ok(())
     }
 }

@@ -48,6 +48,10 @@ pub enum CuError {
     ContextIsDestroyed = 709,
     /// CUDA_ERROR_ASSERT
     Assert = 710,
+    /// CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+    HostMemoryAlreadyRegistered = 712,
+    /// CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
+    HostMemoryNotRegistered = 713,
     /// CUDA_ERROR_ILLEGAL_INSTRUCTION
     IllegalInstruction = 715,
     /// CUDA_ERROR_MISALIGNED_ADDRESS
@@ -91,6 +95,8 @@ impl CuError {
             LaunchTimeout,
             ContextIsDestroyed,
             Assert,
+            HostMemoryAlreadyRegistered,
+            HostMemoryNotRegistered,
             IllegalInstruction,
             MisalignedAddress,
             LaunchFailed,
@@ -126,6 +132,8 @@ impl CuError {
             LaunchTimeout => "the launch timed out and was terminated",
             ContextIsDestroyed => "context is destroyed",
             Assert => "device-side assert triggered",
+            HostMemoryAlreadyRegistered => "part or all of the requested memory range is already mapped",
+            HostMemoryNotRegistered => "pointer does not correspond to a registered memory region",
             IllegalInstruction => "an illegal instruction was encountered",
             MisalignedAddress => "misaligned address",
             LaunchFailed => "unspecified launch failure",
@@ -159,6 +167,8 @@ impl CuError {
             LaunchTimeout => "CUDA_ERROR_LAUNCH_TIMEOUT",
             ContextIsDestroyed => "CUDA_ERROR_CONTEXT_IS_DESTROYED",
             Assert => "CUDA_ERROR_ASSERT",
+            HostMemoryAlreadyRegistered => "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+            HostMemoryNotRegistered => "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
             IllegalInstruction => "CUDA_ERROR_ILLEGAL_INSTRUCTION",
             MisalignedAddress => "CUDA_ERROR_MISALIGNED_ADDRESS",
             LaunchFailed => "CUDA_ERROR_LAUNCH_FAILED",
@@ -197,7 +207,8 @@ mod tests {
         }
         assert_eq!(CuError::from_code(0), None);
         // Every variant is reachable from its number.
-        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 26);
+        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 28);
+        assert_eq!(CuError::HostMemoryNotRegistered.code(), 713);
         assert_eq!(CuError::from_code(301), Some(CuError::FileNotFound));
     }
 }

@@ -76,7 +76,16 @@ pub trait Platform: Send + Sync + 'static {
     /// Allocate `len` bytes (rounded up to 4 KiB) of zeroed DMA-able memory.
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer>;
 
-    /// Release DMA memory obtained from [`Platform::dma_alloc`].
+    /// Make memory the host already has (`mem`, whole 4 KiB pages a program registers:
+    /// cuMemHostRegister) DMA-able. Platforms that cannot pin a program's pages answer
+    /// CUDA_ERROR_NOT_SUPPORTED. Released with [`Platform::dma_free`].
+    fn dma_register(&self, mem: Arc<SharedMem>) -> Result<DmaBuffer> {
+        let _ = mem;
+        Err(crate::CuError::NotSupported)
+    }
+
+    /// Release DMA memory obtained from [`Platform::dma_alloc`] or
+    /// [`Platform::dma_register`].
     fn dma_free(&self, buf: &DmaBuffer);
 
     /// PCI configuration read.

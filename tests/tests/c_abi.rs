@@ -166,6 +166,13 @@ fn texture() {
     run_c("texture");
 }
 
+/// Registered host memory (cuMemHostRegister) used in place by kernels and copies
+/// (tests/c/hostreg.c).
+#[test]
+fn hostreg() {
+    run_c("hostreg");
+}
+
 /// Texture and surface references (cuModuleGetTexRef, cuTexRefSet*, cuSurfRefSetArray)
 /// bound at launch (tests/c/texref.c).
 #[test]

@@ -131,9 +131,11 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         // The model's SMs have an L1 data cache for global and local loads.
         CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED | CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED => 1,
         CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED => 1, // cuStreamCreateWithPriority
+        // cuMemHostRegister maps a program's pages (read-only on request).
+        CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED | CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
         // No NUMA: CU_DEVICE_NUMA_CONFIG_NONE, and -1 for the node ids.
         CU_DEVICE_ATTRIBUTE_NUMA_ID | CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID => -1,
-        // Features rgdev does not have (yet): 0. The texture unit (gather), host-register,
+        // Features rgdev does not have (yet): 0. The texture unit (gather),
         // managed and pageable memory, IPC and interop handles, cooperative and
         // cluster launches, stream memory operations, preemption, compression, L2
         // persistence, RDMA, multicast, MPS, NUMA.
@@ -150,7 +152,6 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         | CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH
         | CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH
         | CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES
-        | CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
         | CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
         | CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED
@@ -162,7 +163,6 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         | CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK
         | CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED
-        | CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS

@@ -216,7 +216,8 @@ pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> R
     }
     let (dptr, mem) = gpu.mem_alloc_host(h, bytes as u64)?;
     let p = mem.as_mut_ptr();
-    state()?.host.insert(p.addr(), HostAlloc { ctx: h, dptr, bytes, _mem: mem });
+    let a = HostAlloc { ctx: h, dptr, bytes, mapping: dptr, flags, registered: false, _mem: mem };
+    state()?.host.insert(p.addr(), a);
     raw::put(pp, p.cast())
 }
 
@@ -236,12 +237,79 @@ pub extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, flags: c_ui
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     guard(|| {
-        let mut st = state()?;
-        let a = st.host.remove(&p.addr()).ok_or(CuError::InvalidValue)?;
-        pointer::forget(&mut st, a.ctx, a.dptr);
-        let gpu = st.gpu();
-        drop(st);
-        gpu.mem_free_host(a.ctx, a.dptr)
+        host_release(p, false)
+            .map_err(|e| if e == CuError::HostMemoryNotRegistered { CuError::InvalidValue } else { e })
+    })
+}
+
+/// End pinned memory at `p`: allocated by cuMemHostAlloc (`registered` false) or
+/// registered (true); CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED for anything else.
+fn host_release(p: *mut c_void, registered: bool) -> Result<()> {
+    let mut st = state()?;
+    if st.host.get(&p.addr()).is_none_or(|a| a.registered != registered) {
+        return Err(CuError::HostMemoryNotRegistered);
+    }
+    let a = st.host.remove(&p.addr()).ok_or(CuError::HostMemoryNotRegistered)?;
+    pointer::forget(&mut st, a.ctx, a.dptr);
+    let gpu = st.gpu();
+    drop(st);
+    gpu.mem_free_host(a.ctx, a.mapping)
+}
+
+/// CU_MEMHOSTREGISTER_PORTABLE.
+const HOSTREGISTER_PORTABLE: c_uint = 0x01;
+/// CU_MEMHOSTREGISTER_DEVICEMAP.
+const HOSTREGISTER_DEVICEMAP: c_uint = 0x02;
+/// CU_MEMHOSTREGISTER_IOMEMORY.
+const HOSTREGISTER_IOMEMORY: c_uint = 0x04;
+/// CU_MEMHOSTREGISTER_READ_ONLY.
+const HOSTREGISTER_READ_ONLY: c_uint = 0x08;
+
+/// cuMemHostRegister_v2: page-lock `[p, p + bytes)` and map its pages into the current
+/// context (every registration is device-mapped; PORTABLE is accepted, the mapping is the
+/// current context's). READ_ONLY maps the pages read-only, so a kernel's store faults.
+/// IOMEMORY is NOT_SUPPORTED. Memory that is not mapped readable (and writable, unless
+/// READ_ONLY) in the process is INVALID_VALUE; a range overlapping pinned or registered
+/// memory is CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_uint) -> CUresult {
+    guard(|| {
+        let known = HOSTREGISTER_PORTABLE | HOSTREGISTER_DEVICEMAP | HOSTREGISTER_IOMEMORY | HOSTREGISTER_READ_ONLY;
+        if flags & !known != 0 || p.is_null() || bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        if flags & HOSTREGISTER_IOMEMORY != 0 {
+            return Err(CuError::NotSupported);
+        }
+        let (gpu, h) = current()?;
+        let (start, end) = (p.addr(), p.addr().checked_add(bytes).ok_or(CuError::InvalidValue)?);
+        if state()?.host.iter().any(|(&b, a)| b < end && start < b + a.bytes) {
+            return Err(CuError::HostMemoryAlreadyRegistered);
+        }
+        let read_only = flags & HOSTREGISTER_READ_ONLY != 0;
+        let (mem, offset) = raw::host_pages(p, bytes, read_only)?;
+        let mapping = gpu.mem_host_register(h, mem.clone(), read_only)?;
+        let a = HostAlloc { ctx: h, dptr: mapping + offset as u64, bytes, mapping, flags, registered: true, _mem: mem };
+        state()?.host.insert(start, a);
+        Ok(())
+    })
+}
+
+/// cuMemHostUnregister: `p` as registered; returns once the device no longer uses the
+/// pages (after the context's queued work).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    guard(|| host_release(p, true))
+}
+
+/// cuMemHostGetFlags: the flags pinned memory was allocated or registered with.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemHostGetFlags(flags: *mut c_uint, p: *mut c_void) -> CUresult {
+    guard(|| {
+        let st = state()?;
+        let a = p.addr();
+        let f = st.host.iter().find(|(b, h)| a >= **b && a - **b < h.bytes).map(|(_, h)| h.flags);
+        raw::put(flags, f.ok_or(CuError::InvalidValue)?)
     })
 }
 

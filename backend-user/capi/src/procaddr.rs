@@ -178,6 +178,7 @@ legacy! {
     cuEventDestroy(e: Handle) => crate::event::cuEventDestroy_v2;
     cuStreamDestroy(s: Handle) => crate::stream::cuStreamDestroy_v2;
     cuLinkCreate(n: c_uint, o: *const c_int, v: *mut *mut c_void, out: *mut Handle) => crate::link::cuLinkCreate_v2;
+    cuMemHostRegister(p: *mut c_void, bytes: usize, flags: c_uint) => crate::memory::cuMemHostRegister_v2;
     cuLinkAddData(
         st: Handle, k: c_int, d: *mut c_void, sz: usize, name: *const c_char, n: c_uint, o: *const c_int,
         v: *mut *mut c_void

@@ -66,6 +66,52 @@ pub fn bytes_mut<'a>(p: *mut u8, n: usize) -> Result<&'a mut [u8]> {
     Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
 }
 
+/// The whole 4 KiB pages holding `[p, p + n)`, seen as memory the device shares
+/// (cuMemHostRegister), and the offset of `p` in them. The pages must be mapped readable,
+/// and writable unless `read_only`, for the whole range (from /proc/self/maps): else
+/// CUDA_ERROR_INVALID_VALUE, so that a bad pointer is an error rather than a fault in the
+/// device's thread later.
+pub fn host_pages(p: *mut c_void, n: usize, read_only: bool) -> Result<(std::sync::Arc<fifo::SharedMem>, usize)> {
+    const PAGE: usize = 4096;
+    let start = p.addr() & !(PAGE - 1);
+    let end = p.addr().checked_add(n).and_then(|e| e.checked_next_multiple_of(PAGE)).ok_or(CuError::InvalidValue)?;
+    if p.is_null() || n == 0 || !mapped(start, end, !read_only) {
+        return Err(CuError::InvalidValue);
+    }
+    let base = ptr::NonNull::new(p.cast::<u8>().wrapping_sub(p.addr() - start)).ok_or(CuError::InvalidValue)?;
+    // SAFETY: `base` is page-aligned and the pages up to `end` are mapped with the access
+    // the device needs (checked above). They stay mapped while any byte of the program's
+    // range is live, and by the API contract the program keeps that range until
+    // cuMemHostUnregister, which stops the device's accesses (the context's work is
+    // waited for and the pages unmapped from the device) before it returns.
+    let mem = unsafe { fifo::SharedMem::borrowed(base, end - start) };
+    Ok((std::sync::Arc::new(mem), p.addr() - start))
+}
+
+/// Whether `[start, end)` is mapped in this process readable (and `write`able).
+fn mapped(start: usize, end: usize, write: bool) -> bool {
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else { return false };
+    let mut at = start;
+    for line in maps.lines() {
+        let mut f = line.split_whitespace();
+        let (Some(range), Some(perms)) = (f.next(), f.next()) else { continue };
+        let Some((a, b)) = range.split_once('-') else { continue };
+        let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) else { continue };
+        let ok = perms.starts_with('r') && (!write || perms.as_bytes().get(1) == Some(&b'w'));
+        // Regions are listed in address order; the range must be covered without a gap.
+        if a <= at && at < b {
+            if !ok {
+                return false;
+            }
+            at = b;
+            if at >= end {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The bytes of a module image handed over by pointer only (cuModuleLoadData): an rgdev
 /// container sized by its header, or NUL-terminated text. The header is read one byte at a
 /// time while it still matches a container header of this version; no header byte is NUL,

@@ -7,8 +7,16 @@ use super::*;
 /// Pinned host memory of a context (cuMemAllocHost, cuMemHostAlloc), by its host address.
 pub(crate) struct HostAlloc {
     pub(crate) ctx: CtxHandle,
+    /// The device address of the program's first byte.
     pub(crate) dptr: u64,
     pub(crate) bytes: usize,
+    /// The device mapping to free: `dptr` for cuMemHostAlloc memory, the first registered
+    /// page's address for cuMemHostRegister.
+    pub(crate) mapping: u64,
+    /// cuMemHostAlloc's or cuMemHostRegister's flags.
+    pub(crate) flags: c_uint,
+    /// Registered (cuMemHostRegister) rather than allocated.
+    pub(crate) registered: bool,
     /// Keeps the memory behind the program's host pointer alive.
     pub(crate) _mem: Arc<fifo::SharedMem>,
 }

@@ -81,7 +81,7 @@ unsupported! {
     cuMemAllocPitch_v2 cuMemBatchDecompressAsync  cuMemDiscardAndPrefetchBatchAsync
     cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync
       cuMemGetDefaultMemPool
-    cuMemGetHandleForAddressRange cuMemGetMemPool cuMemHostGetFlags cuMemHostRegister_v2 cuMemHostUnregister
+    cuMemGetHandleForAddressRange cuMemGetMemPool
     cuMemImportFromShareableHandle  cuMemMapArrayAsync cuMemPoolCreate cuMemPoolDestroy
     cuMemPoolExportPointer cuMemPoolExportToShareableHandle cuMemPoolGetAccess cuMemPoolGetAttribute
     cuMemPoolImportFromShareableHandle cuMemPoolImportPointer cuMemPoolSetAccess cuMemPoolSetAttribute

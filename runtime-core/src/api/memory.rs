@@ -33,8 +33,19 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes))
     }
 
-    /// Free pinned host memory from [`Gpu::mem_alloc_host`] (cuMemFreeHost), after the
-    /// work queued before it.
+    /// Map host pages a program registers (cuMemHostRegister: `mem`, whole 4 KiB pages of
+    /// the program's memory) into context `h`, read-only for the device if `read_only`;
+    /// returns their device address. Unregistered with [`Gpu::mem_free_host`].
+    pub fn mem_host_register(&self, h: CtxHandle, mem: Arc<fifo::SharedMem>, read_only: bool) -> Result<u64> {
+        if mem.is_empty() {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |gpu, c| c.register_host(gpu, mem, read_only))
+    }
+
+    /// Free pinned host memory from [`Gpu::mem_alloc_host`] (cuMemFreeHost) or unregister
+    /// pages from [`Gpu::mem_host_register`] (cuMemHostUnregister), after the work queued
+    /// before it.
     pub fn mem_free_host(&self, h: CtxHandle, ptr: u64) -> Result<()> {
         self.free_alloc(h, ptr, true)
     }

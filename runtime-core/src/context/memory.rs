@@ -184,6 +184,26 @@ impl Inner {
     ) -> Result<(u64, Arc<fifo::SharedMem>)> {
         let len = usize::try_from(bytes).map_err(|_| CuError::OutOfMemory)?;
         let buf = gpu.platform.dma_alloc(len)?;
+        let mem = buf.mem.clone();
+        Ok((self.map_host(gpu, buf, bytes, false)?, mem))
+    }
+
+    /// Map host pages a program registers (cuMemHostRegister: whole pages, `mem`) into the
+    /// address space, read-only if `read_only`; returns their device address.
+    pub(crate) fn register_host<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        mem: Arc<fifo::SharedMem>,
+        read_only: bool,
+    ) -> Result<u64> {
+        let bytes = mem.len() as u64;
+        let buf = gpu.platform.dma_register(mem)?;
+        self.map_host(gpu, buf, bytes, read_only)
+    }
+
+    /// Map DMA memory `buf` (`bytes` of it the program's) into the address space as a
+    /// user allocation; on failure `buf` is released.
+    fn map_host<P: Platform>(&mut self, gpu: &Device<P>, buf: DmaBuffer, bytes: u64, read_only: bool) -> Result<u64> {
         let rounded = buf.len() as u64;
         let va = match self.vm.alloc_va(rounded) {
             Ok(va) => va,
@@ -192,18 +212,19 @@ impl Inner {
                 return Err(e);
             }
         };
-        if let Err(e) =
-            self.vm.map(gpu, va, buf.bus, rounded, Target::SysCoherent, false).and_then(|_| gpu.tlb_flush(self.vm.pd))
+        if let Err(e) = self
+            .vm
+            .map(gpu, va, buf.bus, rounded, Target::SysCoherent, read_only)
+            .and_then(|_| gpu.tlb_flush(self.vm.pd))
         {
             let _ = self.vm.unmap(gpu, va, rounded);
             self.vm.free_va(va, rounded);
             gpu.platform.dma_free(&buf);
             return Err(e);
         }
-        let mem = buf.mem.clone();
         self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner: Owner::User });
         self.table_changed();
-        Ok((va, mem))
+        Ok(va)
     }
 
     /// Rewrite the sanitizers' allocation table (checked contexts).
