@@ -241,6 +241,25 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(unsafe_code)]
+    fn borrowed_memory_is_the_owners_and_outlives_the_view() {
+        let mut owner = alloc::vec![0u64; 16];
+        let base = NonNull::new(owner.as_mut_ptr().cast::<u8>()).unwrap();
+        // SAFETY: `owner` is 8-aligned, 128 bytes, and outlives `view`.
+        let view = unsafe { SharedMem::borrowed(base, 128) };
+        view.write(3, b"rgdev").unwrap();
+        view.store_u64(64, 0x1122_3344_5566_7788, Ordering::Release).unwrap();
+        let mut back = [0u8; 5];
+        view.read(3, &mut back).unwrap();
+        assert_eq!(&back, b"rgdev");
+        assert_eq!(view.read(126, &mut [0u8; 4]), Err(OutOfRange));
+        drop(view);
+        // The owner's memory holds what the view wrote, and dropping the view freed nothing.
+        assert_eq!(owner[8], 0x1122_3344_5566_7788);
+        assert_eq!(&owner[0].to_le_bytes()[3..8], b"rgdev");
+    }
+
+    #[test]
     fn unaligned_round_trips_at_every_offset_and_length() {
         let m = SharedMem::new(67);
         for off in 0..20 {
