@@ -35,6 +35,7 @@ static const char *PTX =
         "samp2d", "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];")
         SAMPLER("samp3d", "tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];")
             SAMPLER("sampa2d", "tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %f5, %f6, %f6}];")
+                SAMPLER("gather2d", "tld4.g.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];")
     /* out[i] = texel i - 3 of a linear-memory texture (integers, 0 outside). */
     ".visible .entry fetch1d(.param .u64 t, .param .u64 o, .param .u32 n)\n{\n"
     " .reg .pred %p;\n .reg .b32 %r<12>;\n .reg .b64 %rd<8>;\n"
@@ -121,11 +122,12 @@ static int sweep(CUfunction f, CUarray a, const float *T, const int size[3], int
 int main(void) {
     CUcontext ctx = init_context();
     CUmodule mod;
-    CUfunction samp2d, samp3d, sampa2d, fetch1d, surf2d;
+    CUfunction samp2d, samp3d, sampa2d, gather2d, fetch1d, surf2d;
     CHECK(cuModuleLoadData(&mod, PTX));
     CHECK(cuModuleGetFunction(&samp2d, mod, "samp2d"));
     CHECK(cuModuleGetFunction(&samp3d, mod, "samp3d"));
     CHECK(cuModuleGetFunction(&sampa2d, mod, "sampa2d"));
+    CHECK(cuModuleGetFunction(&gather2d, mod, "gather2d"));
     CHECK(cuModuleGetFunction(&fetch1d, mod, "fetch1d"));
     CHECK(cuModuleGetFunction(&surf2d, mod, "surf2d"));
 
@@ -269,6 +271,53 @@ int main(void) {
         EXPECT(cuTexObjectCreate(&bad, &r, &ti, NULL), CUDA_ERROR_INVALID_VALUE);
         CHECK(cuTexObjectDestroy(tex));
         CHECK(cuArrayDestroy(ua));
+    }
+
+    /* tex2Dgather (TLD4) of component g of a uchar4 array made for gather: the four
+     * texels bilinear filtering would read, in the order (i0, j1), (i1, j1), (i1, j0),
+     * (i0, j0), in every address mode, normalized or not. */
+    {
+        enum { GW = 9, GH = 6, GN = 64 };
+        unsigned char g[GH][GW][4];
+        for (int i = 0; i < GH * GW * 4; i++) ((unsigned char *)g)[i] = (unsigned char)(i * 53 + 7);
+        CUarray ga;
+        CUDA_ARRAY3D_DESCRIPTOR gd = {GW, GH, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, CUDA_ARRAY3D_TEXTURE_GATHER};
+        CHECK(cuArray3DCreate(&ga, &gd));
+        array2d_copy(ga, g, GW * 4, GH, 1);
+        CUDA_RESOURCE_DESC r = array_res(ga);
+        float coords[4 * GN], out[4 * GN];
+        int bad = 0;
+        for (int mode = 0; mode < 4; mode++)
+            for (int norm = 0; norm < 2; norm++) {
+                for (int i = 0; i < GN; i++) {
+                    coords[4 * i] = norm ? rnd(-0.5f, 1.5f) : rnd(-2.0f, GW + 2.0f);
+                    coords[4 * i + 1] = norm ? rnd(-0.5f, 1.5f) : rnd(-2.0f, GH + 2.0f);
+                    coords[4 * i + 2] = coords[4 * i + 3] = 0;
+                }
+                CUDA_TEXTURE_DESC t = tex_desc(mode, 0, norm ? CU_TRSF_NORMALIZED_COORDINATES : 0);
+                t.borderColor[1] = 0.25f;
+                CUtexObject tex;
+                CHECK(cuTexObjectCreate(&tex, &r, &t, NULL));
+                sample(gather2d, tex, coords, out, GN);
+                int m = (!norm && (mode == WRAP || mode == MIRROR)) ? CLAMP : mode;
+                for (int i = 0; i < GN; i++) {
+                    float u = coords[4 * i] * (norm ? GW : 1), v = coords[4 * i + 1] * (norm ? GH : 1);
+                    int i0 = (int)floorf(u - 0.5f), j0 = (int)floorf(v - 0.5f);
+                    for (int k = 0; k < 4; k++) {
+                        int x = address(i0 + (k == 1 || k == 2), GW, m), y = address(j0 + (k < 2), GH, m);
+                        float want = x < 0 || y < 0 ? 0.25f : g[y][x][1] / 255.0f;
+                        if (out[4 * i + k] != want && bad++ < 5)
+                            fprintf(stderr, "gather mode %d norm %d at (%g, %g) texel %d: got %g, want %g\n", mode,
+                                    norm, coords[4 * i], coords[4 * i + 1], k, out[4 * i + k], want);
+                    }
+                }
+                CHECK(cuTexObjectDestroy(tex));
+            }
+        TRUE(bad == 0);
+        int can = 0;
+        CHECK(cuDeviceGetAttribute(&can, CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER, 0));
+        TRUE(can == 1);
+        CHECK(cuArrayDestroy(ga));
     }
 
     /* Texel fetches from linear memory: ints, zero outside. */

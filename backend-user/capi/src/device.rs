@@ -131,16 +131,16 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         // The model's SMs have an L1 data cache for global and local loads.
         CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED | CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED => 1,
         CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED => 1, // cuStreamCreateWithPriority
+        // The texture unit gathers (TLD4: tex2Dgather).
+        CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER => 1,
         // cuMemHostRegister maps a program's pages (read-only on request).
         CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED | CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
         // No NUMA: CU_DEVICE_NUMA_CONFIG_NONE, and -1 for the node ids.
         CU_DEVICE_ATTRIBUTE_NUMA_ID | CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID => -1,
-        // Features rgdev does not have (yet): 0. The texture unit (gather),
-        // managed and pageable memory, IPC and interop handles, cooperative and
+        // Features rgdev does not have (yet): 0. Managed and pageable memory, IPC and interop handles, cooperative and
         // cluster launches, stream memory operations, preemption, compression, L2
         // persistence, RDMA, multicast, MPS, NUMA.
-        CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER
-        | CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID
+        CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID
         | CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
         | CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
