@@ -36,6 +36,7 @@ static const char *PTX =
         SAMPLER("samp3d", "tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];")
             SAMPLER("sampa2d", "tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %f5, %f6, %f6}];")
                 SAMPLER("gather2d", "tld4.g.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];")
+                    SAMPLER("sampcube", "tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];")
     /* out[i] = texel i - 3 of a linear-memory texture (integers, 0 outside). */
     ".visible .entry fetch1d(.param .u64 t, .param .u64 o, .param .u32 n)\n{\n"
     " .reg .pred %p;\n .reg .b32 %r<12>;\n .reg .b64 %rd<8>;\n"
@@ -122,12 +123,13 @@ static int sweep(CUfunction f, CUarray a, const float *T, const int size[3], int
 int main(void) {
     CUcontext ctx = init_context();
     CUmodule mod;
-    CUfunction samp2d, samp3d, sampa2d, gather2d, fetch1d, surf2d;
+    CUfunction samp2d, samp3d, sampa2d, gather2d, sampcube, fetch1d, surf2d;
     CHECK(cuModuleLoadData(&mod, PTX));
     CHECK(cuModuleGetFunction(&samp2d, mod, "samp2d"));
     CHECK(cuModuleGetFunction(&samp3d, mod, "samp3d"));
     CHECK(cuModuleGetFunction(&sampa2d, mod, "sampa2d"));
     CHECK(cuModuleGetFunction(&gather2d, mod, "gather2d"));
+    CHECK(cuModuleGetFunction(&sampcube, mod, "sampcube"));
     CHECK(cuModuleGetFunction(&fetch1d, mod, "fetch1d"));
     CHECK(cuModuleGetFunction(&surf2d, mod, "surf2d"));
 
@@ -320,6 +322,65 @@ int main(void) {
         CHECK(cuArrayDestroy(ga));
     }
 
+    /* A cube map (six 7x7 float faces): random directions, point and linear filtering,
+     * against the face CUDA's cube-map fetch picks (largest magnitude) and its (s, t),
+     * each face clamped to its edges. */
+    {
+        enum { CW = 7, CN = 256 };
+        float faces[6 * CW * CW];
+        for (int i = 0; i < 6 * CW * CW; i++) faces[i] = (float)((i * 71) % 89) - 30.0f;
+        CUarray ca;
+        CUDA_ARRAY3D_DESCRIPTOR cd = {CW, CW, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
+        CHECK(cuArray3DCreate(&ca, &cd));
+        memset(&c3, 0, sizeof c3);
+        c3.srcMemoryType = CU_MEMORYTYPE_HOST;
+        c3.srcHost = faces;
+        c3.srcPitch = CW * 4;
+        c3.srcHeight = CW;
+        c3.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        c3.dstArray = ca;
+        c3.WidthInBytes = CW * 4;
+        c3.Height = CW;
+        c3.Depth = 6;
+        CHECK(cuMemcpy3D(&c3));
+        CUDA_RESOURCE_DESC r = array_res(ca);
+        float coords[4 * CN], out[4 * CN];
+        int bad = 0, size[3] = {CW, CW, 1};
+        for (int linear = 0; linear < 2; linear++) {
+            for (int i = 0; i < 4 * CN; i++) coords[i] = rnd(-1.0f, 1.0f);
+            CUDA_TEXTURE_DESC t = tex_desc(CLAMP, linear, CU_TRSF_NORMALIZED_COORDINATES);
+            CUtexObject tex;
+            CHECK(cuTexObjectCreate(&tex, &r, &t, NULL));
+            sample(sampcube, tex, coords, out, CN);
+            for (int i = 0; i < CN; i++) {
+                float x = coords[4 * i], y = coords[4 * i + 1], z = coords[4 * i + 2];
+                float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), sc, tc, m;
+                int face;
+                if (ax >= ay && ax >= az) face = x >= 0 ? 0 : 1, sc = x >= 0 ? -z : z, tc = -y, m = ax;
+                else if (ay >= az) face = y >= 0 ? 2 : 3, sc = x, tc = y >= 0 ? z : -z, m = ay;
+                else face = z >= 0 ? 4 : 5, sc = z >= 0 ? x : -x, tc = -y, m = az;
+                float uv[3] = {(sc / m + 1) * 0.5f, (tc / m + 1) * 0.5f, 0};
+                float want = fetch_ref(&faces[face * CW * CW], size, 2, uv, CLAMP, linear, 1, 0);
+                if (!(fabsf(out[4 * i] - want) <= 1e-5f * (1 + fabsf(want))) && bad++ < 5)
+                    fprintf(stderr, "cube linear %d dir (%g, %g, %g) face %d: got %g, want %g\n", linear, x, y, z,
+                            face, out[4 * i], want);
+            }
+            CHECK(cuTexObjectDestroy(tex));
+        }
+        TRUE(bad == 0);
+        /* Faces are square, six of them; layered cube maps are not supported. */
+        CUarray no;
+        cd.Height = CW + 1;
+        EXPECT(cuArray3DCreate(&no, &cd), CUDA_ERROR_INVALID_VALUE);
+        cd.Height = CW;
+        cd.Depth = 5;
+        EXPECT(cuArray3DCreate(&no, &cd), CUDA_ERROR_INVALID_VALUE);
+        cd.Depth = 12;
+        cd.Flags = CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED;
+        EXPECT(cuArray3DCreate(&no, &cd), CUDA_ERROR_NOT_SUPPORTED);
+        CHECK(cuArrayDestroy(ca));
+    }
+
     /* Texel fetches from linear memory: ints, zero outside. */
     {
         enum { L = 40 };
@@ -408,8 +469,8 @@ int main(void) {
     bad.NumChannels = 1;
     bad.Width = 0;
     EXPECT(cuArrayCreate(&x, &bad), CUDA_ERROR_INVALID_VALUE);
-    CUDA_ARRAY3D_DESCRIPTOR cube = {16, 16, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
-    EXPECT(cuArray3DCreate(&x, &cube), CUDA_ERROR_NOT_SUPPORTED);
+    CUDA_ARRAY3D_DESCRIPTOR sparse = {16, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0x40 /* SPARSE */};
+    EXPECT(cuArray3DCreate(&x, &sparse), CUDA_ERROR_NOT_SUPPORTED);
     CUDA_ARRAY3D_DESCRIPTOR huge = {20000, 20000, 20000, CU_AD_FORMAT_FLOAT, 1, 0};
     EXPECT(cuArray3DCreate(&x, &huge), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuArrayDestroy(NULL), CUDA_ERROR_INVALID_HANDLE);

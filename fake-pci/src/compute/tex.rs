@@ -11,8 +11,10 @@
 //! next texel with the fraction held in 1.8 fixed point (rounded to nearest), per axis;
 //! border reads the sampler's border color. Unorm/snorm components read as floats in
 //! [0, 1] / [-1, 1]; missing components read 0 (alpha 1). Texel fetches of linear memory
-//! (integer coordinates on a buffer) read zero outside it. Mipmap levels other than 0 and
-//! cube maps are not modelled (an illegal instruction).
+//! (integer coordinates on a buffer) read zero outside it. A cube map's direction picks a
+//! face (its layer) and normalized coordinates on it ([`cube_face`]); faces clamp to their
+//! edges. Mipmap levels other than 0 are not modelled (an illegal instruction), nor is
+//! TXQ of a cube map.
 //!
 //! Surfaces are addressed in bytes (x) and rows; an element outside the surface traps,
 //! clamps or reads zero as the instruction says, and a misaligned x traps.
@@ -167,22 +169,28 @@ impl Exec<'_, '_> {
         let Res { h, s } = *res;
         let dim = m.dim_or_err().map_err(|_| Stop::Illegal)?;
         let shape = h.shape_or_err().map_err(|_| Stop::Illegal)?;
-        if dim == TexDim::Cube || shape == TexShape::Cube || (m.lod() && lod(d, l, regs) != 0.0) {
+        let is_cube = dim == TexDim::Cube;
+        if is_cube != (shape == TexShape::Cube) || (is_cube && m.int_coords()) || (m.lod() && lod(d, l, regs) != 0.0) {
             return Err(Stop::Illegal);
         }
         let coord = |i: usize| -> u64 {
             let r = d.a as usize + i;
             if d.a == RZ || r >= 255 { 0 } else { regs[r * 32 + l] }
         };
-        // Layer first for arrays, then x, y, z.
+        // A cube map: the face the direction (x, y, z) points at and the normalized
+        // coordinates on it.
+        let cube = is_cube.then(|| cube_face([f(coord(0)), f(coord(1)), f(coord(2))]));
+        // Layer first for arrays, then x, y, z; a cube map's face is its layer.
         let (layered, n) = match dim {
             TexDim::D1 => (false, 1),
             TexDim::D2 => (false, 2),
-            TexDim::D3 | TexDim::Cube => (false, 3),
+            TexDim::D3 => (false, 3),
             TexDim::A1 => (true, 1),
-            TexDim::A2 => (true, 2),
+            TexDim::A2 | TexDim::Cube => (true, 2),
         };
-        let layer = if layered {
+        let layer = if let Some((face, _)) = cube {
+            face
+        } else if layered {
             let depth = h.depth().max(1) as i64;
             (coord(0) as u32 as i32 as i64).clamp(0, depth - 1) as u64
         } else {
@@ -213,7 +221,9 @@ impl Exec<'_, '_> {
                 continue;
             }
             let mut u = f(c);
-            if s.normalized() {
+            if let Some((_, uv)) = cube {
+                u = uv[a] * size[a] as f32;
+            } else if s.normalized() {
                 u *= size[a] as f32;
             }
             if linear || gather {
@@ -229,6 +239,8 @@ impl Exec<'_, '_> {
         let address = |a: usize, i: i64| -> Option<i64> {
             let nsz = size[a];
             let mode = match modes[a] {
+                // A cube map's faces clamp to their edges (no seamless filtering).
+                _ if is_cube => AddressMode::ClampToEdge,
                 AddressMode::Wrap | AddressMode::Mirror if !s.normalized() || m.int_coords() => {
                     AddressMode::ClampToEdge
                 }
@@ -501,9 +513,47 @@ fn txq(res: &Res, m: u16) -> Option<u32> {
     })
 }
 
+/// The face a cube-map direction (x, y, z) points at (+x, -x, +y, -y, +z, -z: 0..5, by the
+/// largest magnitude, x before y before z on ties) and the normalized coordinates on it,
+/// ((s / m + 1) / 2, (t / m + 1) / 2) with CUDA's (s, t) per face: +x (-z, -y), -x (z, -y),
+/// +y (x, z), -y (x, -z), +z (x, -y), -z (-x, -y).
+fn cube_face([x, y, z]: [f32; 3]) -> (u64, [f32; 2]) {
+    let (ax, ay, az) = (libm::fabsf(x), libm::fabsf(y), libm::fabsf(z));
+    let (face, s, t, m) = if ax >= ay && ax >= az {
+        if x >= 0.0 { (0, -z, -y, ax) } else { (1, z, -y, ax) }
+    } else if ay >= az {
+        if y >= 0.0 { (2, x, z, ay) } else { (3, x, -z, ay) }
+    } else if z >= 0.0 {
+        (4, x, -y, az)
+    } else {
+        (5, -x, -y, az)
+    };
+    if m == 0.0 {
+        return (0, [0.5, 0.5]);
+    }
+    (face, [(s / m + 1.0) * 0.5, (t / m + 1.0) * 0.5])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cube_directions_pick_faces_and_coordinates() {
+        // Each axis hits the centre of its face.
+        let axes =
+            [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]];
+        for (face, d) in axes.into_iter().enumerate() {
+            assert_eq!(cube_face(d), (face as u64, [0.5, 0.5]));
+        }
+        // +x with z > 0 lies left of centre (s = -z); -y with z > 0 lies above (t = -z).
+        assert_eq!(cube_face([2.0, 0.0, 1.0]), (0, [0.25, 0.5]));
+        assert_eq!(cube_face([0.0, -2.0, 1.0]), (3, [0.5, 0.25]));
+        // Ties go to x, then y; the zero vector reads face 0's centre.
+        assert_eq!(cube_face([1.0, 1.0, 1.0]).0, 0);
+        assert_eq!(cube_face([0.0, -1.0, 1.0]).0, 3);
+        assert_eq!(cube_face([0.0; 3]), (0, [0.5, 0.5]));
+    }
 
     #[test]
     fn halves_decode_exactly() {

@@ -123,11 +123,15 @@ impl ArrayDesc {
     pub fn element_bytes(&self) -> u64 {
         self.format.bytes() * self.channels as u64
     }
+    /// Layers follow one another: a layered array, or a cube map's six faces.
     fn layered(&self) -> bool {
-        self.flags & ARRAY_LAYERED != 0
+        self.flags & (ARRAY_LAYERED | ARRAY_CUBEMAP) != 0
     }
     /// The shape a texture of the whole array has.
     fn shape(&self) -> TexShape {
+        if self.flags & ARRAY_CUBEMAP != 0 {
+            return TexShape::Cube;
+        }
         match (self.layered(), self.height, self.depth) {
             (true, 0, _) => TexShape::A1,
             (true, _, _) => TexShape::A2,
@@ -137,10 +141,12 @@ impl ArrayDesc {
         }
     }
     /// CUDA's limits for compute capability 5.0 and later (the device attributes'
-    /// MAXIMUM_TEXTURE*): INVALID_VALUE outside them; cube maps and flags rgdev does
-    /// not have are NOT_SUPPORTED.
+    /// MAXIMUM_TEXTURE*): INVALID_VALUE outside them; a cube map has six square faces
+    /// (`depth` 6); layered cube maps and flags rgdev does not have are NOT_SUPPORTED.
     fn check(&self) -> Result<()> {
-        if self.flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LDST | ARRAY_TEXTURE_GATHER) != 0 {
+        let known = ARRAY_LAYERED | ARRAY_SURFACE_LDST | ARRAY_CUBEMAP | ARRAY_TEXTURE_GATHER;
+        let layered_cube = ARRAY_LAYERED | ARRAY_CUBEMAP;
+        if self.flags & !known != 0 || self.flags & layered_cube == layered_cube {
             return Err(if self.flags & !0xFF == 0 { CuError::NotSupported } else { CuError::InvalidValue });
         }
         if !matches!(self.channels, 1 | 2 | 4)
@@ -151,6 +157,7 @@ impl ArrayDesc {
         }
         let (w, h, d) = (self.width, self.height, self.depth);
         let ok = match self.shape() {
+            TexShape::Cube => w == h && w <= 32768 && d == 6,
             TexShape::A1 => w <= 32768 && (1..=2048).contains(&d),
             TexShape::A2 => w <= 32768 && h <= 32768 && (1..=2048).contains(&d),
             TexShape::D1 => w <= 131072,
