@@ -87,4 +87,22 @@ __attribute__((unused)) static void array2d_copy(CUarray a, void *host, size_t r
     CHECK(cuMemcpy2D(&c));
 }
 
+/* Copy `depth` slices (or layers) of `height` rows of `row_bytes`, densely packed at
+ * `host`, into array `a`. */
+__attribute__((unused)) static void array3d_upload(CUarray a, const void *host, size_t row_bytes, size_t height,
+                                                   size_t depth) {
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = host;
+    c.srcPitch = row_bytes;
+    c.srcHeight = height;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = a;
+    c.WidthInBytes = row_bytes;
+    c.Height = height;
+    c.Depth = depth;
+    CHECK(cuMemcpy3D(&c));
+}
+
 #endif

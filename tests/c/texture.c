@@ -195,18 +195,7 @@ int main(void) {
     CUarray a3;
     CUDA_ARRAY3D_DESCRIPTOR ad3 = {W, H, D, CU_AD_FORMAT_FLOAT, 1, 0};
     CHECK(cuArray3DCreate(&a3, &ad3));
-    CUDA_MEMCPY3D c3;
-    memset(&c3, 0, sizeof c3);
-    c3.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c3.srcHost = T;
-    c3.srcPitch = W * 4;
-    c3.srcHeight = H;
-    c3.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c3.dstArray = a3;
-    c3.WidthInBytes = W * 4;
-    c3.Height = H;
-    c3.Depth = D;
-    CHECK(cuMemcpy3D(&c3));
+    array3d_upload(a3, T, W * 4, H, D);
     int size3[3] = {W, H, D};
     TRUE(sweep(samp3d, a3, T, size3, 3) == 0);
     CUDA_ARRAY3D_DESCRIPTOR q;
@@ -217,8 +206,7 @@ int main(void) {
     CUarray al;
     CUDA_ARRAY3D_DESCRIPTOR adl = {W, H, D, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED};
     CHECK(cuArray3DCreate(&al, &adl));
-    c3.dstArray = al;
-    CHECK(cuMemcpy3D(&c3));
+    array3d_upload(al, T, W * 4, H, D);
     {
         float coords[4 * D * 4], out[4 * D * 4];
         for (int l = 0; l < D; l++)
@@ -332,17 +320,7 @@ int main(void) {
         CUarray ca;
         CUDA_ARRAY3D_DESCRIPTOR cd = {CW, CW, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
         CHECK(cuArray3DCreate(&ca, &cd));
-        memset(&c3, 0, sizeof c3);
-        c3.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c3.srcHost = faces;
-        c3.srcPitch = CW * 4;
-        c3.srcHeight = CW;
-        c3.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c3.dstArray = ca;
-        c3.WidthInBytes = CW * 4;
-        c3.Height = CW;
-        c3.Depth = 6;
-        CHECK(cuMemcpy3D(&c3));
+        array3d_upload(ca, faces, CW * 4, CW, 6);
         CUDA_RESOURCE_DESC r = array_res(ca);
         float coords[4 * CN], out[4 * CN];
         int bad = 0, size[3] = {CW, CW, 1};
