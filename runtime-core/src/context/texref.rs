@@ -12,7 +12,7 @@
 //!   module's binding.
 //! - Entries are never rewritten under a kernel that may read them: each reference keeps
 //!   the last fence of every stream that launched with it, and a launch that would
-//!   rewrite entries still in use first waits for those fences ([`Inner::ref_waits`]).
+//!   rewrite entries still in use first waits for those fences (`Inner::ref_waits`).
 
 use super::Inner;
 use super::texture::{Format, Resource, TEXTURE_PITCH_ALIGNMENT, TexDesc, sampler};
