@@ -47,7 +47,7 @@ pub use context::memory::{MemsetValue, Pitched};
 pub use context::module::{ImageKind, LaunchConfig, Params, image_kind};
 pub use context::stream::StreamHandle;
 pub use context::texref::{RefBinding, RefState};
-pub use context::texture::{ArrayDesc, Format, Resource, TexDesc};
+pub use context::texture::{ArrayDesc, Format, Resource, TRSF_ALL, TexDesc};
 pub use context::vmm::Access;
 pub use context::{ContextConfig, VA_BASE};
 pub use device::{Chipset, Device, DeviceInfo};

@@ -9,7 +9,7 @@
 
 use super::texture::{CUDA_ARRAY_DESCRIPTOR, array_handle, format};
 use super::*;
-use runtime_core::{ModuleHandle, Pitch2DMem, RefBinding, RefState, TexRefHandle};
+use runtime_core::{ModuleHandle, Pitch2DMem, RefBinding, RefState, TRSF_ALL, TexRefHandle};
 
 /// CU_TRSA_OVERRIDE_FORMAT: cuTexRefSetArray's one flag (the array's format replaces the
 /// reference's, which rgdev always does).
@@ -161,7 +161,7 @@ pub extern "C" fn cuTexRefSetFilterMode(r: Handle, mode: c_uint) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefSetFlags(r: Handle, flags: c_uint) -> CUresult {
     update(r, |st| {
-        if flags & !0x73 != 0 {
+        if flags & !TRSF_ALL != 0 {
             return Err(CuError::InvalidValue);
         }
         st.desc.flags = flags;

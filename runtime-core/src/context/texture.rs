@@ -257,6 +257,9 @@ pub const TRSF_SRGB: u32 = 0x10;
 pub const TRSF_DISABLE_TRILINEAR: u32 = 0x20;
 /// CU_TRSF_SEAMLESS_CUBEMAP.
 pub const TRSF_SEAMLESS_CUBEMAP: u32 = 0x40;
+/// Every CU_TRSF_* flag CUDA defines.
+pub const TRSF_ALL: u32 =
+    TRSF_READ_AS_INTEGER | TRSF_NORMALIZED_COORDINATES | TRSF_SRGB | TRSF_DISABLE_TRILINEAR | TRSF_SEAMLESS_CUBEMAP;
 
 /// A texture or surface object.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -525,12 +528,11 @@ impl Inner {
 pub(super) fn sampler(h: &TexHeader, desc: &TexDesc) -> Result<TexSampler> {
     // Trilinear optimization and seamless cube maps have nothing to act on without mipmaps
     // and cube maps; sRGB conversion is not modelled.
-    let known = TRSF_READ_AS_INTEGER | TRSF_NORMALIZED_COORDINATES | TRSF_DISABLE_TRILINEAR | TRSF_SEAMLESS_CUBEMAP;
+    if desc.flags & !TRSF_ALL != 0 {
+        return Err(CuError::InvalidValue);
+    }
     if desc.flags & TRSF_SRGB != 0 {
         return Err(CuError::NotSupported);
-    }
-    if desc.flags & !known != 0 {
-        return Err(CuError::InvalidValue);
     }
     let mode = |m: u32| match m {
         0 => Ok(AddressMode::Wrap),
