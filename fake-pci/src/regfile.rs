@@ -89,7 +89,14 @@ impl FakeGpu {
                 .with_minor(self.cfg.board.cc_minor as u8)
                 .into(),
             offset::NV_PGRAPH_CLOCK_KHZ => self.cfg.board.clock_mhz.saturating_mul(1000),
-            offset::NV_PGRAPH_CAPS => PgraphCaps::new().with_concurrent_kernels(self.cfg.mode == Mode::Timing).into(),
+            offset::NV_PGRAPH_CAPS => {
+                let pipe = &self.cfg.pipe;
+                let ratio = (pipe.f64_interval / pipe.alu_interval.max(1)).clamp(1, 255);
+                PgraphCaps::new()
+                    .with_concurrent_kernels(self.cfg.mode == Mode::Timing)
+                    .with_fp32_per_fp64(ratio as u8)
+                    .into()
+            }
             offset::NV_PFB_MEM_CLOCK_KHZ => self.cfg.dram.clock_mhz.saturating_mul(1000),
             offset::NV_PFB_BUS_WIDTH => self.cfg.dram.bus_bits,
             offset::NV_PFB_L2_SIZE => self.cfg.l2.bytes,

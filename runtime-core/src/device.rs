@@ -76,6 +76,8 @@ pub struct DeviceInfo {
     /// Whether grids of different streams and contexts share the SMs at once
     /// (NV_PGRAPH_CAPS; CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS).
     pub concurrent_kernels: bool,
+    /// Single-precision instructions issued in the time of one double-precision one.
+    pub fp32_per_fp64: u32,
     /// Memory clock in kHz (NV_PFB_MEM_CLOCK_KHZ).
     pub mem_clock_khz: u32,
     /// DRAM bus width in bits (NV_PFB_BUS_WIDTH).
@@ -174,6 +176,7 @@ impl<P: Platform> Device<P> {
             compute_capability: (0, 0),
             clock_khz: 0,
             concurrent_kernels: false,
+            fp32_per_fp64: 1,
             mem_clock_khz: 0,
             mem_bus_bits: 0,
             l2_bytes: 0,
@@ -204,7 +207,9 @@ impl<P: Platform> Device<P> {
         let rule = hw::occupancy::Rule::for_cc(arch.major() as u32);
         info.sm = hw::occupancy::SmLimits { threads, blocks, regs, shared, rule };
         info.clock_khz = r(NV_PGRAPH_CLOCK_KHZ.offset());
-        info.concurrent_kernels = PgraphCaps::from(r(NV_PGRAPH_CAPS.offset())).concurrent_kernels();
+        let caps = PgraphCaps::from(r(NV_PGRAPH_CAPS.offset()));
+        info.concurrent_kernels = caps.concurrent_kernels();
+        info.fp32_per_fp64 = caps.fp32_per_fp64() as u32;
         info.mem_clock_khz = r(NV_PFB_MEM_CLOCK_KHZ.offset());
         info.mem_bus_bits = r(NV_PFB_BUS_WIDTH.offset());
         info.l2_bytes = r(NV_PFB_L2_SIZE.offset());

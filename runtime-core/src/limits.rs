@@ -27,3 +27,108 @@ pub const STREAM_PRIORITY_LEAST: i32 = 0;
 pub fn block_fits(block: [u32; 3]) -> bool {
     !block.contains(&0) && (0..3).all(|i| block[i] <= MAX_BLOCK[i])
 }
+
+/// The texture and surface sizes of one architecture: what cuDeviceGetAttribute answers
+/// (CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE*/SURFACE*) and what array creation and texture
+/// binding enforce, in elements (the linear pitch in bytes). Each figure is what a real
+/// board of the architecture reports (docs/hw-model.md names the boards); a shape rgdev
+/// does not have is 0, and its board figure is given beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureLimits {
+    /// 1D texture of an array: width.
+    pub tex1d: u32,
+    /// 1D texture of linear memory (`tex1Dfetch`): width.
+    pub tex1d_linear: u32,
+    /// 1D layered texture: width, layers.
+    pub tex1d_layered: [u32; 2],
+    /// 2D texture of an array: width, height.
+    pub tex2d: [u32; 2],
+    /// 2D texture of pitch-linear memory: width, height, pitch in bytes.
+    pub tex2d_linear: [u32; 3],
+    /// 2D array made for gather (CUDA_ARRAY3D_TEXTURE_GATHER): width, height.
+    pub tex2d_gather: [u32; 2],
+    /// 2D layered texture: width, height, layers.
+    pub tex2d_layered: [u32; 3],
+    /// 3D texture: width, height, depth.
+    pub tex3d: [u32; 3],
+    /// The alternate 3D shape (narrower and deeper), 0 where there is none.
+    pub tex3d_alt: [u32; 3],
+    /// Cube map: face width (= height).
+    pub cubemap: u32,
+    /// Layered cube map: face width, layers.
+    pub cubemap_layered: [u32; 2],
+    /// Mipmapped 1D texture: width.
+    pub tex1d_mipmapped: u32,
+    /// Mipmapped 2D texture: width, height.
+    pub tex2d_mipmapped: [u32; 2],
+    /// 1D surface: width.
+    pub surf1d: u32,
+    /// 1D layered surface: width, layers.
+    pub surf1d_layered: [u32; 2],
+    /// 2D surface: width, height.
+    pub surf2d: [u32; 2],
+    /// 2D layered surface: width, height, layers.
+    pub surf2d_layered: [u32; 3],
+    /// 3D surface: width, height, depth.
+    pub surf3d: [u32; 3],
+    /// Cube map surface: face width.
+    pub surfcube: u32,
+    /// Layered cube map surface: face width, layers.
+    pub surfcube_layered: [u32; 2],
+}
+
+/// Fermi (compute capability 2.x), as a GF10x board (2.1) reports it.
+pub const TEXTURE_LIMITS_FERMI: TextureLimits = TextureLimits {
+    tex1d: 65536,
+    tex1d_linear: 1 << 27,
+    tex1d_layered: [16384, 2048],
+    tex2d: [65536, 65535],
+    tex2d_linear: [65000, 65000, 1048544],
+    tex2d_gather: [16384, 16384],
+    tex2d_layered: [16384, 16384, 2048],
+    tex3d: [2048, 2048, 2048],
+    tex3d_alt: [0, 0, 0],
+    cubemap: 16384,
+    cubemap_layered: [0, 0], // the board: 16384 x 2046; rgdev has no layered cube maps
+    tex1d_mipmapped: 0,      // the board: 16384; rgdev has no mipmapped arrays
+    tex2d_mipmapped: [0, 0], // the board: 16384 x 16384
+    surf1d: 65536,
+    surf1d_layered: [65536, 2048],
+    surf2d: [65536, 32768],
+    surf2d_layered: [65536, 32768, 2048],
+    surf3d: [65536, 32768, 2048],
+    surfcube: 32768,
+    surfcube_layered: [0, 0], // the board: 32768 x 2046
+};
+
+/// Compute capability 5.0 and later, as a Tesla P100 (6.0) reports it. The figures a
+/// Maxwell, Volta or Turing board reports for the 1D/2D/3D and layered limits are the
+/// same (deviceQuery's MAXIMUM_TEXTURE* lines).
+pub const TEXTURE_LIMITS_MAXWELL: TextureLimits = TextureLimits {
+    tex1d: 131072,
+    tex1d_linear: 1 << 27,
+    tex1d_layered: [32768, 2048],
+    tex2d: [131072, 65536],
+    tex2d_linear: [131072, 65000, 2097120],
+    tex2d_gather: [32768, 32768],
+    tex2d_layered: [32768, 32768, 2048],
+    tex3d: [16384, 16384, 16384],
+    tex3d_alt: [8192, 8192, 32768],
+    cubemap: 32768,
+    cubemap_layered: [0, 0], // the board: 32768 x 2046; rgdev has no layered cube maps
+    tex1d_mipmapped: 0,      // the board: 16384; rgdev has no mipmapped arrays
+    tex2d_mipmapped: [0, 0], // the board: 32768 x 32768
+    surf1d: 32768,
+    surf1d_layered: [32768, 2048],
+    surf2d: [131072, 65536],
+    surf2d_layered: [32768, 32768, 2048],
+    surf3d: [16384, 16384, 16384],
+    surfcube: 32768,
+    surfcube_layered: [0, 0], // the board: 32768 x 2046
+};
+
+/// The texture and surface limits of a compute capability (Fermi's below 5.0: rgdev
+/// models no Kepler part).
+pub fn texture_limits(compute_capability: (u32, u32)) -> &'static TextureLimits {
+    if compute_capability.0 >= 5 { &TEXTURE_LIMITS_MAXWELL } else { &TEXTURE_LIMITS_FERMI }
+}

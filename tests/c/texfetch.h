@@ -88,17 +88,26 @@ __attribute__((unused)) static void array2d_copy(CUarray a, void *host, size_t r
 }
 
 /* Copy `depth` slices (or layers) of `height` rows of `row_bytes`, densely packed at
- * `host`, into array `a`. */
-__attribute__((unused)) static void array3d_upload(CUarray a, const void *host, size_t row_bytes, size_t height,
-                                                   size_t depth) {
+ * `host`, into array `a` (`to_array`) or out of it. */
+__attribute__((unused)) static void array3d_copy(CUarray a, void *host, size_t row_bytes, size_t height, size_t depth,
+                                                 int to_array) {
     CUDA_MEMCPY3D c;
     memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = host;
-    c.srcPitch = row_bytes;
-    c.srcHeight = height;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = a;
+    if (to_array) {
+        c.srcMemoryType = CU_MEMORYTYPE_HOST;
+        c.srcHost = host;
+        c.srcPitch = row_bytes;
+        c.srcHeight = height;
+        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        c.dstArray = a;
+    } else {
+        c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        c.srcArray = a;
+        c.dstMemoryType = CU_MEMORYTYPE_HOST;
+        c.dstHost = host;
+        c.dstPitch = row_bytes;
+        c.dstHeight = height;
+    }
     c.WidthInBytes = row_bytes;
     c.Height = height;
     c.Depth = depth;

@@ -53,7 +53,16 @@ static const char *PTX =
     " mov.u32 %r3, %ctaid.y;\n setp.ge.u32 %p, %r2, %r1;\n @%p bra DONE;\n shl.b32 %r4, %r2, 2;\n"
     " suld.b.2d.b32.trap {%r5}, [%rd1, {%r4, %r3}];\n shl.b32 %r5, %r5, 1;\n add.u32 %r5, %r5, 1;\n"
     " sust.b.2d.b32.trap [%rd1, {%r4, %r3}], {%r5};\n"
-    "DONE:\n ret;\n}\n";
+    "DONE:\n ret;\n}\n"
+    /* Element (x, y) of face z of a cube-map surface of u32 (a layered 2D surface, as
+     * surfCubemapread/write address it) = 3 * itself + face. */
+    ".visible .entry surfcube(.param .u64 s)\n{\n"
+    " .reg .b32 %r<12>;\n .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [s];\n mov.u32 %r2, %tid.x;\n mov.u32 %r3, %ctaid.x;\n mov.u32 %r6, %ctaid.y;\n"
+    " shl.b32 %r4, %r2, 2;\n"
+    " suld.b.a2d.b32.trap {%r5}, [%rd1, {%r6, %r4, %r3, %r3}];\n mul.lo.u32 %r5, %r5, 3;\n add.u32 %r5, %r5, %r6;\n"
+    " sust.b.a2d.b32.trap [%rd1, {%r6, %r4, %r3, %r3}], {%r5};\n"
+    " ret;\n}\n";
 
 enum { W = 13, H = 7, D = 5, N = 256 };
 /* Sample `tex` with kernel `f` at n coordinate quadruples; out gets 4 floats each. */
@@ -123,7 +132,7 @@ static int sweep(CUfunction f, CUarray a, const float *T, const int size[3], int
 int main(void) {
     CUcontext ctx = init_context();
     CUmodule mod;
-    CUfunction samp2d, samp3d, sampa2d, gather2d, sampcube, fetch1d, surf2d;
+    CUfunction samp2d, samp3d, sampa2d, gather2d, sampcube, fetch1d, surf2d, surfcube;
     CHECK(cuModuleLoadData(&mod, PTX));
     CHECK(cuModuleGetFunction(&samp2d, mod, "samp2d"));
     CHECK(cuModuleGetFunction(&samp3d, mod, "samp3d"));
@@ -132,6 +141,7 @@ int main(void) {
     CHECK(cuModuleGetFunction(&sampcube, mod, "sampcube"));
     CHECK(cuModuleGetFunction(&fetch1d, mod, "fetch1d"));
     CHECK(cuModuleGetFunction(&surf2d, mod, "surf2d"));
+    CHECK(cuModuleGetFunction(&surfcube, mod, "surfcube"));
 
     /* A 2D float array filled from the host at pitch 60 from (x 3 bytes, row 1), read back
      * whole through device memory and to the host at another pitch. */
@@ -195,7 +205,7 @@ int main(void) {
     CUarray a3;
     CUDA_ARRAY3D_DESCRIPTOR ad3 = {W, H, D, CU_AD_FORMAT_FLOAT, 1, 0};
     CHECK(cuArray3DCreate(&a3, &ad3));
-    array3d_upload(a3, T, W * 4, H, D);
+    array3d_copy(a3, T, W * 4, H, D, 1);
     int size3[3] = {W, H, D};
     TRUE(sweep(samp3d, a3, T, size3, 3) == 0);
     CUDA_ARRAY3D_DESCRIPTOR q;
@@ -206,7 +216,7 @@ int main(void) {
     CUarray al;
     CUDA_ARRAY3D_DESCRIPTOR adl = {W, H, D, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED};
     CHECK(cuArray3DCreate(&al, &adl));
-    array3d_upload(al, T, W * 4, H, D);
+    array3d_copy(al, T, W * 4, H, D, 1);
     {
         float coords[4 * D * 4], out[4 * D * 4];
         for (int l = 0; l < D; l++)
@@ -320,7 +330,7 @@ int main(void) {
         CUarray ca;
         CUDA_ARRAY3D_DESCRIPTOR cd = {CW, CW, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
         CHECK(cuArray3DCreate(&ca, &cd));
-        array3d_upload(ca, faces, CW * 4, CW, 6);
+        array3d_copy(ca, faces, CW * 4, CW, 6, 1);
         CUDA_RESOURCE_DESC r = array_res(ca);
         float coords[4 * CN], out[4 * CN];
         int bad = 0, size[3] = {CW, CW, 1};
@@ -356,6 +366,25 @@ int main(void) {
         cd.Depth = 12;
         cd.Flags = CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED;
         EXPECT(cuArray3DCreate(&no, &cd), CUDA_ERROR_NOT_SUPPORTED);
+        CHECK(cuArrayDestroy(ca));
+
+        /* A cube map made for surfaces: each face read and written as a layer. */
+        unsigned c0[6 * CW * CW], c1[6 * CW * CW];
+        for (int i = 0; i < 6 * CW * CW; i++) c0[i] = (unsigned)(i * 40503u);
+        CUDA_ARRAY3D_DESCRIPTOR sd = {CW, CW, 6, CU_AD_FORMAT_UNSIGNED_INT32, 1,
+                                      CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_SURFACE_LDST};
+        CHECK(cuArray3DCreate(&ca, &sd));
+        array3d_copy(ca, c0, CW * 4, CW, 6, 1);
+        r = array_res(ca);
+        CUsurfObject s;
+        CHECK(cuSurfObjectCreate(&s, &r));
+        void *params[] = {&s};
+        CHECK(cuLaunchKernel(surfcube, CW, 6, 1, CW, 1, 1, 0, NULL, params, NULL));
+        array3d_copy(ca, c1, CW * 4, CW, 6, 0);
+        int ok = 1;
+        for (int i = 0; i < 6 * CW * CW; i++) ok &= c1[i] == 3 * c0[i] + (unsigned)(i / (CW * CW));
+        TRUE(ok);
+        CHECK(cuSurfObjectDestroy(s));
         CHECK(cuArrayDestroy(ca));
     }
 

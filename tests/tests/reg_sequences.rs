@@ -85,7 +85,8 @@ fn init_sequence() -> Vec<Tx> {
             PgraphSmArch::new().with_major(cfg().board.cc_major as u8).with_minor(cfg().board.cc_minor as u8).into(),
         ),
         Tx::read(NV_PGRAPH_CLOCK_KHZ, 0, cfg().board.clock_mhz * 1000),
-        Tx::read(NV_PGRAPH_CAPS, 0, PgraphCaps::new().with_concurrent_kernels(true).into()),
+        // GV100 issues a double-precision instruction in the time of two single-precision ones.
+        Tx::read(NV_PGRAPH_CAPS, 0, PgraphCaps::new().with_concurrent_kernels(true).with_fp32_per_fp64(2).into()),
         Tx::read(NV_PFB_MEM_CLOCK_KHZ, 0, cfg().dram.clock_mhz * 1000),
         Tx::read(NV_PFB_BUS_WIDTH, 0, cfg().dram.bus_bits),
         Tx::read(NV_PFB_L2_SIZE, 0, cfg().l2.bytes),

@@ -67,7 +67,9 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
     let gpu = st.gpu();
     let info = gpu.info();
     let i = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);
-    let maxwell_on = info.compute_capability.0 >= 5;
+    if let Some(v) = texture_attribute(runtime_core::limits::texture_limits(info.compute_capability), attr) {
+        return Some(i(v.into()));
+    }
     Some(match attr {
         CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK => i(MAX_BLOCK[0] as u64),
         CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X..=CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z => {
@@ -82,7 +84,8 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_MAX_PITCH => c_int::MAX,
         CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK => i(gpu.max_regs_per_block() as u64),
         CU_DEVICE_ATTRIBUTE_CLOCK_RATE => i(info.clock_khz as u64), // kHz
-        CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT => 512,
+        CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT => i(runtime_core::context::texture::TEXTURE_ALIGNMENT),
+        CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT => i(runtime_core::context::texture::TEXTURE_PITCH_ALIGNMENT),
         CU_DEVICE_ATTRIBUTE_GPU_OVERLAP => 1, // a copy engine
         CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT => i(info.sms as u64),
         CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => (info.watchdog_cycles != 0) as c_int, // the device's watchdog
@@ -108,26 +111,17 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR => i(info.sm.regs as u64),
         CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY => 0,
         CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD => 0,
+        // The SM's double-precision issue interval over its single-precision one.
+        CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO => i(info.fp32_per_fp64.into()),
+        // The PCI identity: device id over vendor id, subsystem id over subsystem vendor.
+        CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID => (u32::from(info.device) << 16 | u32::from(info.vendor)) as c_int,
+        CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID => {
+            (u32::from(info.subsystem.1) << 16 | u32::from(info.subsystem.0)) as c_int
+        }
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => i(gpu.max_shared_per_block() as u64),
         CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR => i(info.sm.blocks as u64),
         CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 0, // no stream-ordered allocator
         CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1, // cuMemCreate, cuMemMap, ...
-        // Texture limits of compute capability 5.0 and later, as CUDA documents them
-        // (deviceQuery prints them); older architectures' are not answered yet.
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH if maxwell_on => 131072,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH if maxwell_on => 131072,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT if maxwell_on => 65536,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH..=CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH if maxwell_on => {
-            16384
-        }
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH | CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
-            if maxwell_on =>
-        {
-            32768
-        }
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS if maxwell_on => 2048,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH if maxwell_on => 32768,
-        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS if maxwell_on => 2048,
         // The model's SMs have an L1 data cache for global and local loads.
         CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED | CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED => 1,
         CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED => 1, // cuStreamCreateWithPriority
@@ -141,6 +135,7 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         // cluster launches, stream memory operations, preemption, compression, L2
         // persistence, RDMA, multicast, MPS, NUMA.
         CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID
+        | CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT
         | CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
         | CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
@@ -191,6 +186,55 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         | CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED => 0,
+        _ => return None,
+    })
+}
+
+/// A texture or surface size limit (CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE*/SURFACE*) from
+/// the architecture's table, which array creation and texture binding enforce too.
+fn texture_attribute(lim: &runtime_core::limits::TextureLimits, attr: c_int) -> Option<u32> {
+    use crate::enums::device_attr::*;
+    Some(match attr {
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH => lim.tex1d,
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH => lim.tex2d[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT => lim.tex2d[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH => lim.tex3d[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT => lim.tex3d[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH => lim.tex3d[2],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH => lim.tex2d_layered[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT => lim.tex2d_layered[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS => lim.tex2d_layered[2],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH => lim.tex1d_layered[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS => lim.tex1d_layered[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH => lim.tex2d_gather[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT => lim.tex2d_gather[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE => lim.tex3d_alt[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE => lim.tex3d_alt[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE => lim.tex3d_alt[2],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH => lim.cubemap,
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH => lim.cubemap_layered[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS => lim.cubemap_layered[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH => lim.surf1d,
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH => lim.surf2d[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT => lim.surf2d[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH => lim.surf3d[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT => lim.surf3d[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH => lim.surf3d[2],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH => lim.surf1d_layered[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS => lim.surf1d_layered[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH => lim.surf2d_layered[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT => lim.surf2d_layered[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS => lim.surf2d_layered[2],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH => lim.surfcube,
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH => lim.surfcube_layered[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS => lim.surfcube_layered[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH => lim.tex1d_linear,
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH => lim.tex2d_linear[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT => lim.tex2d_linear[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH => lim.tex2d_linear[2],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH => lim.tex2d_mipmapped[0],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT => lim.tex2d_mipmapped[1],
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH => lim.tex1d_mipmapped,
         _ => return None,
     })
 }

@@ -504,5 +504,10 @@ pub struct PgraphCaps {
     /// grids run one after another.
     pub concurrent_kernels: bool,
     #[skip]
-    __: B31,
+    __: B7,
+    /// Single-precision instructions an SM issues in the time of one double-precision
+    /// instruction (CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO).
+    pub fp32_per_fp64: B8,
+    #[skip]
+    __: B16,
 }

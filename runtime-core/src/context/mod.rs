@@ -98,6 +98,8 @@ pub(crate) struct Inner {
     pools: Option<texture::Pools>,
     /// Module texture and surface references by id.
     refs: BTreeMap<u64, texref::TexRef>,
+    /// The device's texture and surface size limits.
+    tex_limits: &'static crate::limits::TextureLimits,
     destroyed: bool,
 }
 
@@ -153,6 +155,7 @@ impl<P: Platform> Context<P> {
                         arrays: BTreeMap::new(),
                         pools: None,
                         refs: BTreeMap::new(),
+                        tex_limits: crate::limits::texture_limits(gpu.info().compute_capability),
                         destroyed: false,
                     }),
                 })

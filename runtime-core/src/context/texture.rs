@@ -17,6 +17,7 @@ use super::{Context, Inner};
 use crate::channel::{Channel, Cmd, Fence};
 use crate::device::Device;
 use crate::error::{CuError, Result};
+use crate::limits::TextureLimits;
 use crate::platform::Platform;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -140,10 +141,11 @@ impl ArrayDesc {
             _ => TexShape::D3,
         }
     }
-    /// CUDA's limits for compute capability 5.0 and later (the device attributes'
-    /// MAXIMUM_TEXTURE*): INVALID_VALUE outside them; a cube map has six square faces
-    /// (`depth` 6); layered cube maps and flags rgdev does not have are NOT_SUPPORTED.
-    fn check(&self) -> Result<()> {
+    /// The architecture's limits (`lim`, the device attributes' MAXIMUM_TEXTURE* and,
+    /// for CUDA_ARRAY3D_SURFACE_LDST, MAXIMUM_SURFACE*): INVALID_VALUE outside them; a
+    /// cube map has six square faces (`depth` 6); gather is for 2D arrays; layered cube
+    /// maps and flags rgdev does not have are NOT_SUPPORTED.
+    fn check(&self, lim: &TextureLimits) -> Result<()> {
         let known = ARRAY_LAYERED | ARRAY_SURFACE_LDST | ARRAY_CUBEMAP | ARRAY_TEXTURE_GATHER;
         let layered_cube = ARRAY_LAYERED | ARRAY_CUBEMAP;
         if self.flags & !known != 0 || self.flags & layered_cube == layered_cube {
@@ -156,15 +158,32 @@ impl ArrayDesc {
             return Err(CuError::InvalidValue);
         }
         let (w, h, d) = (self.width, self.height, self.depth);
-        let ok = match self.shape() {
-            TexShape::Cube => w == h && w <= 32768 && d == 6,
-            TexShape::A1 => w <= 32768 && (1..=2048).contains(&d),
-            TexShape::A2 => w <= 32768 && h <= 32768 && (1..=2048).contains(&d),
-            TexShape::D1 => w <= 131072,
-            TexShape::D2 => w <= 131072 && h <= 65536,
-            _ => w <= 16384 && h <= 16384 && d <= 16384,
+        let le = |v: u64, max: u32| v <= u64::from(max);
+        let within = |max: [u32; 3]| le(w, max[0]) && le(h, max[1]) && le(d, max[2]);
+        let layers = |max: u32| (1..=u64::from(max)).contains(&d);
+        let shape = self.shape();
+        let gather = self.flags & ARRAY_TEXTURE_GATHER != 0;
+        let texture = match shape {
+            TexShape::Cube => w == h && le(w, lim.cubemap) && d == 6,
+            TexShape::A1 => le(w, lim.tex1d_layered[0]) && layers(lim.tex1d_layered[1]),
+            TexShape::A2 => le(w, lim.tex2d_layered[0]) && le(h, lim.tex2d_layered[1]) && layers(lim.tex2d_layered[2]),
+            TexShape::D1 => le(w, lim.tex1d),
+            TexShape::D2 if gather => le(w, lim.tex2d_gather[0]) && le(h, lim.tex2d_gather[1]),
+            TexShape::D2 => le(w, lim.tex2d[0]) && le(h, lim.tex2d[1]),
+            _ => within(lim.tex3d) || within(lim.tex3d_alt),
         };
-        if ok { Ok(()) } else { Err(CuError::InvalidValue) }
+        let surface = self.flags & ARRAY_SURFACE_LDST == 0
+            || match shape {
+                TexShape::Cube => le(w, lim.surfcube),
+                TexShape::A1 => le(w, lim.surf1d_layered[0]) && layers(lim.surf1d_layered[1]),
+                TexShape::A2 => {
+                    le(w, lim.surf2d_layered[0]) && le(h, lim.surf2d_layered[1]) && layers(lim.surf2d_layered[2])
+                }
+                TexShape::D1 => le(w, lim.surf1d),
+                TexShape::D2 => le(w, lim.surf2d[0]) && le(h, lim.surf2d[1]),
+                _ => within(lim.surf3d),
+            };
+        if texture && surface && (!gather || shape == TexShape::D2) { Ok(()) } else { Err(CuError::InvalidValue) }
     }
 }
 
@@ -299,7 +318,7 @@ fn words(bytes: [u8; 32]) -> [u32; 8] {
 impl Inner {
     /// Make an array (cuArray3DCreate); returns its id.
     pub(crate) fn array_create<P: Platform>(&mut self, gpu: &Device<P>, desc: ArrayDesc) -> Result<u64> {
-        desc.check()?;
+        desc.check(self.tex_limits)?;
         let layered = desc.layered();
         let depth = if layered || desc.depth == 0 { 1 } else { desc.depth };
         let bl = BlockLinear::for_extent(desc.width * desc.element_bytes(), desc.height.max(1), depth);
@@ -372,8 +391,7 @@ impl Inner {
                 check_fmt(channels)?;
                 let eb = format.bytes() * channels as u64;
                 let width = bytes / eb;
-                // MAXIMUM_TEXTURE1D_LINEAR_WIDTH of compute capability 5.0 and later: 2^28.
-                if width == 0 || width > 1 << 28 {
+                if width == 0 || width > u64::from(self.tex_limits.tex1d_linear) {
                     return Err(CuError::InvalidValue);
                 }
                 self.check_range(ptr, bytes, false)?;
@@ -386,11 +404,12 @@ impl Inner {
             Resource::Pitch2D { ptr, format, channels, width, height, pitch } => {
                 check_fmt(channels)?;
                 let eb = format.bytes() * channels as u64;
+                let [max_w, max_h, max_pitch] = self.tex_limits.tex2d_linear.map(u64::from);
                 let ok = pitch.is_multiple_of(TEXTURE_PITCH_ALIGNMENT)
-                    && (1..=131072).contains(&width)
-                    && (1..=65536).contains(&height)
+                    && (1..=max_w).contains(&width)
+                    && (1..=max_h).contains(&height)
                     && pitch >= width * eb
-                    && pitch <= 1 << 21;
+                    && pitch <= max_pitch;
                 if !ok {
                     return Err(CuError::InvalidValue);
                 }
