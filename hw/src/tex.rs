@@ -117,7 +117,7 @@ pub struct TexHeader {
     pub gob_height: B3,
     /// log2 of a block's depth in GOBs (block-linear).
     pub gob_depth: B3,
-    /// Mipmap levels minus one (the model samples level 0).
+    /// Mipmap levels minus one (see [`TexHeader::level`]).
     pub levels_minus_one: B4,
     /// The entry is valid.
     pub valid: bool,
@@ -160,6 +160,48 @@ impl TexHeader {
             gob_height: self.gob_height(),
             gob_depth: self.gob_depth(),
         })
+    }
+    /// Mipmap level `l` as a texture of its own (model layout): level k is max(1, n >> k)
+    /// texels along each axis that shrinks (width; height but of 1D shapes; depth of 3D),
+    /// laid out block-linear with the block [`BlockLinear::for_extent`] picks for it; the
+    /// levels follow one another from `address`, each a whole number of blocks (times the
+    /// layers of an array). None past the last level, or if the header does not decode.
+    pub fn level(&self, l: u32) -> Option<TexHeader> {
+        if l > self.levels_minus_one() as u32 {
+            return None;
+        }
+        let shape = self.shape_or_err().ok()?;
+        let tb = self.texel_bytes()? as u64;
+        let (shrink_h, shrink_d) = match shape {
+            TexShape::D1 | TexShape::A1 | TexShape::Buffer => (false, false),
+            TexShape::D2 | TexShape::A2 | TexShape::Cube => (true, false),
+            TexShape::D3 => (true, true),
+        };
+        let dims = |k: u32| {
+            let n = |v: u32, s: bool| if s { (v >> k).max(1) } else { v.max(1) };
+            (n(self.width(), true), n(self.height(), shrink_h), n(self.depth(), shrink_d))
+        };
+        let layout = |(w, h, d): (u32, u32, u32)| {
+            let slices = if shape == TexShape::D3 { d as u64 } else { 1 };
+            BlockLinear::for_extent(w as u64 * tb, h as u64, slices)
+        };
+        let layers = |d: u32| if shape == TexShape::D3 { 1 } else { d as u64 };
+        let mut address = self.address();
+        for k in 0..l {
+            let d = dims(k);
+            address += layout(d).size() * layers(d.2);
+        }
+        let d = dims(l);
+        let bl = layout(d);
+        Some(
+            self.with_address(address)
+                .with_width(d.0)
+                .with_height(d.1)
+                .with_depth(d.2)
+                .with_gob_height(bl.gob_height)
+                .with_gob_depth(bl.gob_depth)
+                .with_levels_minus_one(0),
+        )
     }
 }
 
@@ -204,10 +246,20 @@ pub struct TexSampler {
     pub normalized: bool,
     /// The entry is valid.
     pub valid: bool,
+    /// Filtering between mipmap levels (point: the nearest level).
+    pub mip_filter: Filter,
     #[skip]
-    __: B20,
+    __: B19,
+    /// Level-of-detail bias, signed 5.8 fixed point.
+    pub lod_bias: B13,
     #[skip]
-    __: B96,
+    __: B3,
+    /// Least level of detail, 4.8 fixed point.
+    pub min_lod: B12,
+    /// Greatest level of detail, 4.8 fixed point.
+    pub max_lod: B12,
+    #[skip]
+    __: B56,
     /// Border color, red (f32 bits; integer formats read the bits as an integer).
     pub border_r: B32,
     /// Border color, green.
@@ -218,7 +270,20 @@ pub struct TexSampler {
     pub border_a: B32,
 }
 
+/// Fraction bits of the sampler's level-of-detail fields.
+pub const LOD_FRACTION_BITS: u32 = 8;
+
 impl TexSampler {
+    /// The level-of-detail bias.
+    pub fn bias(&self) -> f32 {
+        // Sign-extend the 13-bit field.
+        ((self.lod_bias() as i32) << 19 >> 19) as f32 / (1 << LOD_FRACTION_BITS) as f32
+    }
+    /// The least and greatest level of detail.
+    pub fn lod_range(&self) -> (f32, f32) {
+        let f = |v: u16| v as f32 / (1 << LOD_FRACTION_BITS) as f32;
+        (f(self.min_lod()), f(self.max_lod()))
+    }
     /// The border color's four words.
     pub fn border(&self) -> [u32; 4] {
         [self.border_r(), self.border_g(), self.border_b(), self.border_a()]
@@ -297,6 +362,44 @@ impl BlockLinear {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mip_levels_follow_one_another_and_halve() {
+        // A 2D float4 texture 100 x 20 with 4 levels: 100x20, 50x10, 25x5, 12x2.
+        let h = TexHeader::new()
+            .with_comps_minus_one(3)
+            .with_size(CompSize::B32)
+            .with_kind(CompKind::Float)
+            .with_shape(TexShape::D2)
+            .with_address(0x10000)
+            .with_width(100)
+            .with_height(20)
+            .with_depth(1)
+            .with_levels_minus_one(3);
+        let l0 = h.level(0).unwrap();
+        assert_eq!((l0.address(), l0.width(), l0.height(), l0.levels_minus_one()), (0x10000, 100, 20, 0));
+        let size = |l: &TexHeader| l.block_linear().unwrap().size();
+        let l1 = h.level(1).unwrap();
+        assert_eq!((l1.width(), l1.height()), (50, 10));
+        assert_eq!(l1.address(), 0x10000 + size(&l0));
+        let l3 = h.level(3).unwrap();
+        assert_eq!((l3.width(), l3.height(), l3.gob_height()), (12, 2, 0));
+        assert_eq!(l3.address(), l1.address() + size(&l1) + size(&h.level(2).unwrap()));
+        assert!(h.level(4).is_none());
+        // A 3D texture's depth shrinks too, never below 1; a 1D texture's height stays 1.
+        let v = h.with_shape(TexShape::D3).with_width(8).with_height(4).with_depth(2).with_levels_minus_one(3);
+        assert_eq!(v.level(2).map(|l| (l.width(), l.height(), l.depth())), Some((2, 1, 1)));
+        let line = h.with_shape(TexShape::D1).with_height(1).with_levels_minus_one(2);
+        assert_eq!(line.level(2).map(|l| (l.width(), l.height())), Some((25, 1)));
+    }
+
+    #[test]
+    fn sampler_lod_fields_are_fixed_point() {
+        let s =
+            TexSampler::new().with_lod_bias((-3i32 * 64) as u16 & 0x1FFF).with_min_lod(256).with_max_lod(3 * 256 + 128);
+        assert_eq!(s.bias(), -0.75);
+        assert_eq!(s.lod_range(), (1.0, 3.5));
+    }
 
     #[test]
     fn gob_swizzle_is_a_permutation_of_512_bytes() {

@@ -39,7 +39,7 @@ pub mod vm;
 pub use api::module::{FuncAttributes, FuncHandle, LaunchId, ModuleHandle};
 pub use api::stream::EventHandle;
 pub use api::texref::{Pitch2DMem, TexRefHandle};
-pub use api::texture::{ArrayHandle, CopySide};
+pub use api::texture::{ArrayHandle, CopySide, MipmappedHandle};
 pub use api::{CtxHandle, Gpu};
 pub use channel::Fence;
 pub use check::{CheckMode, CheckReport};

@@ -90,8 +90,8 @@ pub const TEXTURE_LIMITS_FERMI: TextureLimits = TextureLimits {
     tex3d_alt: [0, 0, 0],
     cubemap: 16384,
     cubemap_layered: [0, 0], // the board: 16384 x 2046; rgdev has no layered cube maps
-    tex1d_mipmapped: 0,      // the board: 16384; rgdev has no mipmapped arrays
-    tex2d_mipmapped: [0, 0], // the board: 16384 x 16384
+    tex1d_mipmapped: 16384,
+    tex2d_mipmapped: [16384, 16384],
     surf1d: 65536,
     surf1d_layered: [65536, 2048],
     surf2d: [65536, 32768],
@@ -116,8 +116,8 @@ pub const TEXTURE_LIMITS_MAXWELL: TextureLimits = TextureLimits {
     tex3d_alt: [8192, 8192, 32768],
     cubemap: 32768,
     cubemap_layered: [0, 0], // the board: 32768 x 2046; rgdev has no layered cube maps
-    tex1d_mipmapped: 0,      // the board: 16384; rgdev has no mipmapped arrays
-    tex2d_mipmapped: [0, 0], // the board: 32768 x 32768
+    tex1d_mipmapped: 16384,
+    tex2d_mipmapped: [32768, 32768],
     surf1d: 32768,
     surf1d_layered: [32768, 2048],
     surf2d: [131072, 65536],

@@ -96,9 +96,25 @@ int main(void) {
     int cw = attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH);
     TRUE(cw > 0 && make(16, 16, 6, CUDA_ARRAY3D_CUBEMAP) == CUDA_SUCCESS);
     TRUE(make(cw + 1, cw + 1, 6, CUDA_ARRAY3D_CUBEMAP) == CUDA_ERROR_INVALID_VALUE);
-    /* Layered cube maps and mipmapped arrays are not modelled: their limits are 0. */
+    /* Layered cube maps are not modelled: their limits are 0. */
     TRUE(attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH) == 0);
-    TRUE(attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH) == 0);
+    /* Mipmapped arrays: 1D and 2D within their own limits. */
+    {
+        int mw = attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH);
+        int m2w = attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH);
+        int m2h = attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT);
+        CUDA_ARRAY3D_DESCRIPTOR md[] = {{mw, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0},
+                                        {m2w, 1, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0},
+                                        {1, m2h, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0}};
+        for (int i = 0; i < 3; i++) {
+            CUmipmappedArray m;
+            CHECK(cuMipmappedArrayCreate(&m, &md[i], 2));
+            CHECK(cuMipmappedArrayDestroy(m));
+            if (i == 2) md[i].Height++;
+            else md[i].Width++;
+            EXPECT(cuMipmappedArrayCreate(&m, &md[i], 2), CUDA_ERROR_INVALID_VALUE);
+        }
+    }
 
     /* Surfaces (CUDA_ARRAY3D_SURFACE_LDST) have limits of their own; an array for them
      * meets the texture limits too (cuArray3DCreate's two columns of valid extents). */

@@ -242,7 +242,7 @@ int main(void) {
     EXPECT(cuTexRefSetFormat(tref, CU_AD_FORMAT_FLOAT, 3), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuTexRefSetFlags(tref, 0x100), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuTexRefSetFilterMode(NULL, CU_TR_FILTER_MODE_POINT), CUDA_ERROR_INVALID_VALUE);
-    EXPECT(cuTexRefSetMipmappedArray(tref, NULL, CU_TRSA_OVERRIDE_FORMAT), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuTexRefSetMipmappedArray(tref, NULL, CU_TRSA_OVERRIDE_FORMAT), CUDA_ERROR_INVALID_VALUE);
     /* The mipmap and anisotropy settings are kept and read back. */
     CHECK(cuTexRefSetMaxAnisotropy(tref, 8));
     CHECK(cuTexRefSetMipmapLevelClamp(tref, 0.5f, 3.0f));

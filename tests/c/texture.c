@@ -492,14 +492,14 @@ int main(void) {
     c.WidthInBytes = W * 4;
     c.Height = H;
     EXPECT(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
-    /* Resource views are not supported; a mipmapped array neither. */
+    /* Resource views are not supported; an array is not a mipmapped array. */
     CUDA_RESOURCE_DESC r = array_res(a2);
     CUDA_TEXTURE_DESC t = tex_desc(CLAMP, 0, 0);
     CUtexObject tex;
     char view[64] = {0};
     EXPECT(cuTexObjectCreate(&tex, &r, &t, (const CUDA_RESOURCE_VIEW_DESC *)view), CUDA_ERROR_NOT_SUPPORTED);
     r.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    EXPECT(cuTexObjectCreate(&tex, &r, &t, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuTexObjectCreate(&tex, &r, &t, NULL), CUDA_ERROR_INVALID_VALUE);
     /* sRGB reads are not modelled; flags CUDA does not define are refused. */
     r = array_res(a2);
     t.flags = CU_TRSF_SRGB;

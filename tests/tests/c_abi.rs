@@ -159,6 +159,13 @@ fn pitched_copies() {
     run_c("copy2d");
 }
 
+/// Mipmapped arrays: levels filled through cuMipmappedArrayGetLevel and sampled at a level
+/// of detail through texture objects and references, against a CPU model (tests/c/mipmap.c).
+#[test]
+fn mipmapped_arrays() {
+    run_c("mipmap");
+}
+
 /// Arrays, texture and surface objects sampled by the device's texture unit
 /// (tests/c/texture.c).
 #[test]
@@ -240,7 +247,7 @@ fn rgdev_run_runs_an_unmodified_program_and_reports_stats() {
 /// Texture and surface limits (tests/c/limits.c) on each architecture: array creation and
 /// binding enforce what the attributes report, every attribute is answered, and the
 /// figures are a real board's: a GF10x (compute 2.1) for Fermi, a Tesla P100 (6.0) for
-/// later parts; layered cube maps and mipmaps, which rgdev lacks, report 0.
+/// later parts; layered cube maps, which rgdev lacks, report 0.
 #[test]
 fn texture_limits_follow_the_architecture() {
     let exe = build("limits", "arch");
@@ -254,7 +261,7 @@ fn texture_limits_follow_the_architecture() {
         (47, 8192), (48, 8192), (49, 32768), (51, 32), (52, 32768), (53, 0), (54, 0),
         (55, 32768), (56, 131072), (57, 65536), (58, 16384), (59, 16384), (60, 16384),
         (61, 32768), (62, 2048), (63, 32768), (64, 32768), (65, 2048), (66, 32768), (67, 0), (68, 0),
-        (69, 134217728), (70, 131072), (71, 65000), (72, 2097120), (73, 0), (74, 0), (77, 0),
+        (69, 134217728), (70, 131072), (71, 65000), (72, 2097120), (73, 32768), (74, 32768), (77, 16384),
     ];
     #[rustfmt::skip]
     let fermi: &[(u32, i64)] = &[
@@ -263,7 +270,7 @@ fn texture_limits_follow_the_architecture() {
         (47, 0), (48, 0), (49, 0), (51, 32), (52, 16384), (53, 0), (54, 0),
         (55, 65536), (56, 65536), (57, 32768), (58, 65536), (59, 32768), (60, 2048),
         (61, 65536), (62, 2048), (63, 65536), (64, 32768), (65, 2048), (66, 32768), (67, 0), (68, 0),
-        (69, 134217728), (70, 65000), (71, 65000), (72, 1048544), (73, 0), (74, 0), (77, 0),
+        (69, 134217728), (70, 65000), (71, 65000), (72, 1048544), (73, 16384), (74, 16384), (77, 16384),
     ];
     for (preset, cc, want) in [("gv100", "cc 7.0", maxwell), ("gf100", "cc 2.0", fermi)] {
         let out = Command::new(&exe)

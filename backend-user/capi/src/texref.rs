@@ -3,13 +3,12 @@
 //! cuModuleGetSurfRef, cuSurfRefSetArray/GetArray. A reference's state stays on the host
 //! until its module's next launch binds it (runtime-core's `context::texref`).
 //!
-//! Not supported (CUDA_ERROR_NOT_SUPPORTED): mipmapped arrays (cuTexRefSetMipmappedArray,
-//! cuTexRefGetMipmappedArray), sRGB reads, and references not of a module (cuTexRefCreate,
-//! cuTexRefDestroy, cuParamSetTexRef).
+//! Not supported (CUDA_ERROR_NOT_SUPPORTED): sRGB reads, and references not of a module
+//! (cuTexRefCreate, cuTexRefDestroy, cuParamSetTexRef).
 
 use super::texture::{CUDA_ARRAY_DESCRIPTOR, array_handle, format};
 use super::*;
-use runtime_core::{ModuleHandle, Pitch2DMem, RefBinding, RefState, TRSF_ALL, TexRefHandle};
+use runtime_core::{MipmappedHandle, ModuleHandle, Pitch2DMem, RefBinding, RefState, TRSF_ALL, TexRefHandle};
 
 /// CU_TRSA_OVERRIDE_FORMAT: cuTexRefSetArray's one flag (the array's format replaces the
 /// reference's, which rgdev always does).
@@ -55,6 +54,26 @@ pub extern "C" fn cuTexRefSetArray(r: Handle, a: Handle, flags: c_uint) -> CUres
             return Err(CuError::InvalidValue);
         }
         gpu()?.texref_set_array(texref(r)?, false, array_handle(a)?)
+    })
+}
+
+/// cuTexRefSetMipmappedArray: the reference reads every level, in the array's format.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuTexRefSetMipmappedArray(r: Handle, m: Handle, flags: c_uint) -> CUresult {
+    guard(|| {
+        if flags != TRSA_OVERRIDE_FORMAT || m.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        gpu()?.texref_set_mipmapped(texref(r)?, MipmappedHandle(key(m)))
+    })
+}
+
+/// cuTexRefGetMipmappedArray: INVALID_VALUE unless bound to a mipmapped array.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuTexRefGetMipmappedArray(out: *mut Handle, r: Handle) -> CUresult {
+    guard(|| match state(r, false)?.binding {
+        RefBinding::Mipmapped(m) => raw::put(out, handle(m)),
+        _ => Err(CuError::InvalidValue),
     })
 }
 
@@ -191,32 +210,32 @@ pub extern "C" fn cuTexRefSetMaxAnisotropy(r: Handle, max: c_uint) -> CUresult {
     })
 }
 
-/// cuTexRefSetMipmapFilterMode: kept and reported (no mipmapped binding exists).
+/// cuTexRefSetMipmapFilterMode: between the levels of a mipmapped binding.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefSetMipmapFilterMode(r: Handle, mode: c_uint) -> CUresult {
     update(r, |st| {
         if mode > 1 {
             return Err(CuError::InvalidValue);
         }
-        st.mipmap_filter = mode;
+        st.desc.mip_filter = mode;
         Ok(())
     })
 }
 
-/// cuTexRefSetMipmapLevelBias: kept and reported.
+/// cuTexRefSetMipmapLevelBias: added to the level of detail.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefSetMipmapLevelBias(r: Handle, bias: f32) -> CUresult {
     update(r, |st| {
-        st.mipmap_bias = bias;
+        st.desc.mip_bias = bias;
         Ok(())
     })
 }
 
-/// cuTexRefSetMipmapLevelClamp: kept and reported.
+/// cuTexRefSetMipmapLevelClamp: the least and greatest level of detail.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefSetMipmapLevelClamp(r: Handle, min: f32, max: f32) -> CUresult {
     update(r, |st| {
-        st.mipmap_clamp = (min, max);
+        st.desc.mip_clamp = [min, max];
         Ok(())
     })
 }
@@ -301,20 +320,20 @@ pub extern "C" fn cuTexRefGetMaxAnisotropy(out: *mut c_int, r: Handle) -> CUresu
 /// cuTexRefGetMipmapFilterMode.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefGetMipmapFilterMode(out: *mut c_uint, r: Handle) -> CUresult {
-    guard(|| raw::put(out, state(r, false)?.mipmap_filter))
+    guard(|| raw::put(out, state(r, false)?.desc.mip_filter))
 }
 
 /// cuTexRefGetMipmapLevelBias.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefGetMipmapLevelBias(out: *mut f32, r: Handle) -> CUresult {
-    guard(|| raw::put(out, state(r, false)?.mipmap_bias))
+    guard(|| raw::put(out, state(r, false)?.desc.mip_bias))
 }
 
 /// cuTexRefGetMipmapLevelClamp.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefGetMipmapLevelClamp(min: *mut f32, max: *mut f32, r: Handle) -> CUresult {
     guard(|| {
-        let (lo, hi) = state(r, false)?.mipmap_clamp;
+        let [lo, hi] = state(r, false)?.desc.mip_clamp;
         if max.is_null() {
             return Err(CuError::InvalidValue);
         }

@@ -9,7 +9,7 @@
 //! and CUDA_ARRAY3D flags other than LAYERED, SURFACE_LDST and TEXTURE_GATHER.
 
 use super::*;
-use runtime_core::{ArrayDesc, ArrayHandle, CopySide, Format, Resource, TexDesc};
+use runtime_core::{ArrayDesc, ArrayHandle, CopySide, Format, MipmappedHandle, Resource, TexDesc};
 
 /// `CUresourcetype`.
 const RESOURCE_ARRAY: c_uint = 0;
@@ -74,7 +74,7 @@ pub struct CUDA_TEXTURE_DESC {
     pub flags: c_uint,
     /// Maximum anisotropy (ignored: no anisotropic filtering).
     pub max_anisotropy: c_uint,
-    /// Mipmap filter mode (no mipmaps).
+    /// Mipmap filter mode.
     pub mipmap_filter_mode: c_uint,
     /// Mipmap level bias.
     pub mipmap_level_bias: f32,
@@ -125,18 +125,62 @@ pub extern "C" fn cuArrayCreate_v2(out: *mut Handle, desc: *const CUDA_ARRAY_DES
 /// cuArray3DCreate_v2: a 1D, 2D, 3D or layered array.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuArray3DCreate_v2(out: *mut Handle, desc: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
-    guard(|| {
-        let d = raw::get(desc)?;
-        let desc = ArrayDesc {
-            width: d.width as u64,
-            height: d.height as u64,
-            depth: d.depth as u64,
-            format: format(d.format)?,
-            channels: d.num_channels,
-            flags: d.flags,
-        };
-        create(out, desc)
+    guard(|| create(out, desc3d(desc)?))
+}
+
+/// The `ArrayDesc` of a `CUDA_ARRAY3D_DESCRIPTOR`.
+fn desc3d(desc: *const CUDA_ARRAY3D_DESCRIPTOR) -> Result<ArrayDesc> {
+    let d = raw::get(desc)?;
+    Ok(ArrayDesc {
+        width: d.width as u64,
+        height: d.height as u64,
+        depth: d.depth as u64,
+        format: format(d.format)?,
+        channels: d.num_channels,
+        flags: d.flags,
     })
+}
+
+/// cuMipmappedArrayCreate: 1D, 2D or 3D, `levels` levels (each half the last, at least
+/// one element), laid out one after another.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMipmappedArrayCreate(
+    out: *mut Handle,
+    desc: *const CUDA_ARRAY3D_DESCRIPTOR,
+    levels: c_uint,
+) -> CUresult {
+    guard(|| {
+        if out.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let desc = desc3d(desc)?;
+        let (gpu, h) = current()?;
+        let m = gpu.mipmapped_create(h, desc, levels)?;
+        raw::put(out, handle(m.0))
+    })
+}
+
+fn mipmapped_handle(m: Handle) -> Result<MipmappedHandle> {
+    if m.is_null() { Err(CuError::InvalidHandle) } else { Ok(MipmappedHandle(key(m))) }
+}
+
+/// cuMipmappedArrayGetLevel: the level as an array (for copies, textures and surfaces),
+/// freed with the mipmapped array.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMipmappedArrayGetLevel(out: *mut Handle, m: Handle, level: c_uint) -> CUresult {
+    guard(|| {
+        if out.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let a = gpu()?.mipmapped_level(mipmapped_handle(m)?, level)?;
+        raw::put(out, handle(a.0))
+    })
+}
+
+/// cuMipmappedArrayDestroy: after the context's queued work.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMipmappedArrayDestroy(m: Handle) -> CUresult {
+    guard(|| gpu()?.mipmapped_destroy(mipmapped_handle(m)?))
 }
 
 /// cuArrayDestroy: after the context's queued work.
@@ -190,7 +234,8 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> Result<Resource> {
     Ok(match r.res_type {
         RESOURCE_ARRAY if u[0] == 0 => return Err(CuError::InvalidValue),
         RESOURCE_ARRAY => Resource::Array(u[0]),
-        RESOURCE_MIPMAPPED_ARRAY => return Err(CuError::NotSupported),
+        RESOURCE_MIPMAPPED_ARRAY if u[0] == 0 => return Err(CuError::InvalidValue),
+        RESOURCE_MIPMAPPED_ARRAY => Resource::Mipmapped(u[0]),
         RESOURCE_LINEAR => {
             let (format, channels) = fmt()?;
             Resource::Linear { ptr: u[0], format, channels, bytes: u[2] }
@@ -211,6 +256,10 @@ fn resource_desc(r: Resource) -> CUDA_RESOURCE_DESC {
         Resource::Array(a) => {
             res[0] = a;
             RESOURCE_ARRAY
+        }
+        Resource::Mipmapped(m) => {
+            res[0] = m;
+            RESOURCE_MIPMAPPED_ARRAY
         }
         Resource::Linear { ptr, format, channels, bytes } => {
             res[..3].copy_from_slice(&[ptr, fmt(format, channels), bytes]);
@@ -241,7 +290,15 @@ pub extern "C" fn cuTexObjectCreate(
         if !view.is_null() {
             return Err(CuError::NotSupported);
         }
-        let desc = TexDesc { address: t.address_mode, filter: t.filter_mode, flags: t.flags, border: t.border_color };
+        let desc = TexDesc {
+            address: t.address_mode,
+            filter: t.filter_mode,
+            flags: t.flags,
+            border: t.border_color,
+            mip_filter: t.mipmap_filter_mode,
+            mip_bias: t.mipmap_level_bias,
+            mip_clamp: [t.min_mipmap_level_clamp, t.max_mipmap_level_clamp],
+        };
         let (gpu, h) = current()?;
         raw::put(out, gpu.tex_create(h, res, desc)?)
     })
@@ -276,10 +333,10 @@ pub extern "C" fn cuTexObjectGetTextureDesc(out: *mut CUDA_TEXTURE_DESC, tex: u6
             filter_mode: d.filter,
             flags: d.flags,
             max_anisotropy: 0,
-            mipmap_filter_mode: 0,
-            mipmap_level_bias: 0.0,
-            min_mipmap_level_clamp: 0.0,
-            max_mipmap_level_clamp: 0.0,
+            mipmap_filter_mode: d.mip_filter,
+            mipmap_level_bias: d.mip_bias,
+            min_mipmap_level_clamp: d.mip_clamp[0],
+            max_mipmap_level_clamp: d.mip_clamp[1],
             border_color: d.border,
             reserved: [0; 12],
         };

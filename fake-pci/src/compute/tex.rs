@@ -164,13 +164,59 @@ impl Exec<'_, '_> {
         Ok(decode_texel(h, &b))
     }
 
-    /// TEX or TLD4 in lane `l`.
+    /// TEX or TLD4 in lane `l`. A mipmapped texture is sampled at the level of detail the
+    /// instruction gives (`tex.level`; 0 otherwise) plus the sampler's bias, clamped to
+    /// the sampler's range and the levels: the nearest level (point mip filter), or the
+    /// two around it weighted by the fraction in 1.8 fixed point (linear). A gather reads
+    /// level 0.
     fn sample(&mut self, res: &Res, d: &D, m: TexMods, l: usize, regs: &[u64]) -> Result<[u32; 4], Stop> {
         let Res { h, s } = *res;
+        let base = [h.width().max(1) as i64, h.height().max(1) as i64, h.depth().max(1) as i64];
+        let levels = h.levels_minus_one() as u32;
+        if levels == 0 || d.op != Op::Tex {
+            return self.sample_level(h, s, base, d, m, l, regs);
+        }
+        let given = if m.lod() { lod(d, l, regs) } else { 0.0 };
+        let (lo, hi) = s.lod_range();
+        // A NaN level of detail reads the least level (max and min drop it).
+        let lambda = (given + s.bias()).max(lo).min(hi.max(lo)).max(0.0).min(levels as f32);
+        let level = |this: &mut Self, k: u32| {
+            let hk = h.level(k).ok_or(Stop::Illegal)?;
+            this.sample_level(hk, s, base, d, m, l, regs)
+        };
+        if s.mip_filter() == Filter::Point {
+            return level(self, (libm::floorf(lambda + 0.5) as u32).min(levels));
+        }
+        let k = libm::floorf(lambda) as u32;
+        let w = libm::roundf((lambda - k as f32) * 256.0) / 256.0;
+        let near = level(self, k)?;
+        if w == 0.0 || k >= levels {
+            return Ok(near);
+        }
+        if !matches!(h.kind(), CompKind::Unorm | CompKind::Snorm | CompKind::Float) {
+            return Err(Stop::Illegal); // blending levels needs float results
+        }
+        let far = level(self, k + 1)?;
+        Ok(core::array::from_fn(|i| ((1.0 - w) * f32::from_bits(near[i]) + w * f32::from_bits(far[i])).to_bits()))
+    }
+
+    /// Sample one level `h` (of a texture whose level 0 is `base` texels: coordinates in
+    /// texel units address level 0's texels).
+    #[allow(clippy::too_many_arguments)]
+    fn sample_level(
+        &mut self,
+        h: TexHeader,
+        s: TexSampler,
+        base: [i64; 3],
+        d: &D,
+        m: TexMods,
+        l: usize,
+        regs: &[u64],
+    ) -> Result<[u32; 4], Stop> {
         let dim = m.dim_or_err().map_err(|_| Stop::Illegal)?;
         let shape = h.shape_or_err().map_err(|_| Stop::Illegal)?;
         let is_cube = dim == TexDim::Cube;
-        if is_cube != (shape == TexShape::Cube) || (is_cube && m.int_coords()) || (m.lod() && lod(d, l, regs) != 0.0) {
+        if is_cube != (shape == TexShape::Cube) || (is_cube && m.int_coords()) {
             return Err(Stop::Illegal);
         }
         let coord = |i: usize| -> u64 {
@@ -225,6 +271,8 @@ impl Exec<'_, '_> {
                 u = uv[a] * size[a] as f32;
             } else if s.normalized() {
                 u *= size[a] as f32;
+            } else if size[a] != base[a] {
+                u *= size[a] as f32 / base[a] as f32;
             }
             if linear || gather {
                 let ub = u - 0.5;

@@ -4,7 +4,7 @@
 //! its module writes it into the context's texture pools.
 
 use super::module::ModuleHandle;
-use super::texture::ArrayHandle;
+use super::texture::{ArrayHandle, MipmappedHandle};
 use super::{CtxHandle, Gpu, Object, id_in, object};
 use crate::context::texref::{RefBinding, RefState};
 use crate::context::texture::{ARRAY_SURFACE_LDST, Format, TEXTURE_ALIGNMENT, TEXTURE_PITCH_ALIGNMENT};
@@ -47,9 +47,11 @@ impl<P: Platform> Gpu<P> {
     pub fn texref_state(&self, r: TexRefHandle, surface: bool) -> Result<RefState> {
         let h = r.ctx();
         let mut st = self.with_objs(h, &[r.named()], |_, c| Ok(c.texref(r.id(), surface)?.state))?;
-        if let RefBinding::Array(id) = st.binding {
-            st.binding = RefBinding::Array(object(h, id));
-        }
+        st.binding = match st.binding {
+            RefBinding::Array(id) => RefBinding::Array(object(h, id)),
+            RefBinding::Mipmapped(id) => RefBinding::Mipmapped(object(h, id)),
+            b => b,
+        };
         Ok(st)
     }
 
@@ -80,6 +82,21 @@ impl<P: Platform> Gpu<P> {
                     return Err(CuError::InvalidValue);
                 }
                 st.binding = RefBinding::Array(id);
+                (st.format, st.channels) = (d.format, d.channels);
+                Ok(())
+            })
+        })
+    }
+
+    /// Bind a texture reference to a mipmapped array, read in its format
+    /// (cuTexRefSetMipmappedArray).
+    pub fn texref_set_mipmapped(&self, r: TexRefHandle, m: MipmappedHandle) -> Result<()> {
+        let h = r.ctx();
+        let id = id_in(h, m.0).map_err(|_| CuError::InvalidValue)?;
+        self.with_objs(h, &[r.named()], |_, c| {
+            c.ref_update(r.id(), false, |c, st| {
+                let d = c.mipmapped_desc(id)?;
+                st.binding = RefBinding::Mipmapped(id);
                 (st.format, st.channels) = (d.format, d.channels);
                 Ok(())
             })

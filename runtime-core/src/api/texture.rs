@@ -17,6 +17,11 @@ use crate::platform::Platform;
 pub struct ArrayHandle(pub u64);
 object_handle!(ArrayHandle, "array");
 
+/// A mipmapped array: its context's handle over its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MipmappedHandle(pub u64);
+object_handle!(MipmappedHandle, "mipmapped array");
+
 /// One side of a copy with an array: device memory (rows `pitch` bytes apart, `height`
 /// rows per slice) or an array; either way from byte `at[0]` of row `at[1]` of slice
 /// `at[2]`.
@@ -47,6 +52,26 @@ impl<P: Platform> Gpu<P> {
         self.with_objs(h, &[a.named()], |_, c| c.array(a.id()).map(drop))?;
         self.ctx_synchronize(h)?;
         self.with_objs(h, &[a.named()], |gpu, c| c.array_destroy(gpu, a.id()))
+    }
+
+    /// Make a mipmapped array of `levels` levels in context `h` (cuMipmappedArrayCreate).
+    pub fn mipmapped_create(&self, h: CtxHandle, desc: ArrayDesc, levels: u32) -> Result<MipmappedHandle> {
+        self.with_ctx(h, |gpu, c| c.mipmapped_create(gpu, desc, levels)).map(|id| MipmappedHandle(object(h, id)))
+    }
+
+    /// Level `level` of a mipmapped array, as an array (cuMipmappedArrayGetLevel).
+    pub fn mipmapped_level(&self, m: MipmappedHandle, level: u32) -> Result<ArrayHandle> {
+        let h = m.ctx();
+        self.with_objs(h, &[m.named()], |_, c| c.mipmapped_level(m.id(), level)).map(|id| ArrayHandle(object(h, id)))
+    }
+
+    /// Destroy a mipmapped array and its levels' arrays (cuMipmappedArrayDestroy) once
+    /// the context's queued work is done.
+    pub fn mipmapped_destroy(&self, m: MipmappedHandle) -> Result<()> {
+        let h = m.ctx();
+        self.with_objs(h, &[m.named()], |_, c| c.mipmapped(m.id()))?;
+        self.ctx_synchronize(h)?;
+        self.with_objs(h, &[m.named()], |gpu, c| c.mipmapped_destroy(gpu, m.id()))
     }
 
     /// An array's descriptor (cuArray3DGetDescriptor).
@@ -97,6 +122,7 @@ impl<P: Platform> Gpu<P> {
     fn resource_in(&self, h: CtxHandle, res: Resource) -> Result<Resource> {
         Ok(match res {
             Resource::Array(a) => Resource::Array(id_in(h, a).map_err(|_| CuError::InvalidValue)?),
+            Resource::Mipmapped(m) => Resource::Mipmapped(id_in(h, m).map_err(|_| CuError::InvalidValue)?),
             r => r,
         })
     }
@@ -163,6 +189,7 @@ fn side_handle(s: CopySide) -> Option<u64> {
 fn resource_out(h: CtxHandle, res: Resource) -> Resource {
     match res {
         Resource::Array(id) => Resource::Array(object(h, id)),
+        Resource::Mipmapped(id) => Resource::Mipmapped(object(h, id)),
         r => r,
     }
 }

@@ -98,6 +98,8 @@ pub(crate) struct Inner {
     pools: Option<texture::Pools>,
     /// Module texture and surface references by id.
     refs: BTreeMap<u64, texref::TexRef>,
+    /// Mipmapped arrays by id.
+    mipmaps: BTreeMap<u64, texture::Mipmapped>,
     /// The device's texture and surface size limits.
     tex_limits: &'static crate::limits::TextureLimits,
     destroyed: bool,
@@ -155,6 +157,7 @@ impl<P: Platform> Context<P> {
                         arrays: BTreeMap::new(),
                         pools: None,
                         refs: BTreeMap::new(),
+                        mipmaps: BTreeMap::new(),
                         tex_limits: crate::limits::texture_limits(gpu.info().compute_capability),
                         destroyed: false,
                     }),

@@ -31,6 +31,8 @@ pub enum RefBinding {
     None,
     /// An array (its id in the context; handles in the API layer).
     Array(u64),
+    /// A mipmapped array (likewise).
+    Mipmapped(u64),
     /// Linear memory read by element index (cuTexRefSetAddress), from an address aligned
     /// to TEXTURE_ALIGNMENT.
     Linear {
@@ -61,16 +63,10 @@ pub struct RefState {
     pub format: Format,
     /// Components per element.
     pub channels: u32,
-    /// Address modes, filter mode, CU_TRSF_* flags and border color.
+    /// Address modes, filter modes, CU_TRSF_* flags, border color and levels of detail.
     pub desc: TexDesc,
     /// Maximum anisotropy (kept: fetches in compute kernels have no derivatives).
     pub max_anisotropy: u32,
-    /// Mipmap filter mode (kept: no mipmapped binding exists).
-    pub mipmap_filter: u32,
-    /// Mipmap level bias.
-    pub mipmap_bias: f32,
-    /// Minimum and maximum mipmap level clamps.
-    pub mipmap_clamp: (f32, f32),
 }
 
 impl Default for RefState {
@@ -81,11 +77,8 @@ impl Default for RefState {
             binding: RefBinding::None,
             format: Format::Float,
             channels: 1,
-            desc: TexDesc { address: [0; 3], filter: 0, flags: 0, border: [0.0; 4] },
+            desc: TexDesc::default(),
             max_anisotropy: 0,
-            mipmap_filter: 0,
-            mipmap_bias: 0.0,
-            mipmap_clamp: (0.0, 0.0),
         }
     }
 }
@@ -150,10 +143,11 @@ impl Inner {
         Ok(())
     }
 
-    /// Unbind every reference bound to array `array` (being destroyed): a kernel that
+    /// Unbind every reference bound to array or mipmapped array `array` (being destroyed): a kernel that
     /// samples one afterwards faults instead of reading freed memory.
     pub(crate) fn refs_unbind_array(&mut self, array: u64) {
-        for r in self.refs.values_mut().filter(|r| r.state.binding == RefBinding::Array(array)) {
+        let bound = |b: RefBinding| b == RefBinding::Array(array) || b == RefBinding::Mipmapped(array);
+        for r in self.refs.values_mut().filter(|r| bound(r.state.binding)) {
             r.state.binding = RefBinding::None;
             r.dirty = true;
         }
@@ -261,6 +255,7 @@ impl Inner {
         let res = match st.binding {
             RefBinding::None => None,
             RefBinding::Array(a) => Some(Resource::Array(a)),
+            RefBinding::Mipmapped(m) => Some(Resource::Mipmapped(m)),
             RefBinding::Linear { ptr, bytes } => {
                 Some(Resource::Linear { ptr, format: st.format, channels: st.channels, bytes })
             }

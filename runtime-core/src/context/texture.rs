@@ -193,6 +193,19 @@ pub(crate) struct Array {
     pub(crate) desc: ArrayDesc,
     /// The layout of one layer (a 3D array's whole volume).
     bl: BlockLinear,
+    /// The mipmapped array this is a level of (its memory is the mipmapped array's).
+    level_of: Option<u64>,
+}
+
+/// A mipmapped array (cuMipmappedArrayCreate): its levels one after another from `va`
+/// (`hw::tex::TexHeader::level` lays them out).
+pub(crate) struct Mipmapped {
+    va: u64,
+    /// Level 0's descriptor.
+    desc: ArrayDesc,
+    levels: u32,
+    /// The arrays cuMipmappedArrayGetLevel made, by level.
+    views: BTreeMap<u32, u64>,
 }
 
 impl Array {
@@ -215,6 +228,8 @@ impl Array {
 pub enum Resource {
     /// An array (its id in the context).
     Array(u64),
+    /// A mipmapped array (its id in the context), every level.
+    Mipmapped(u64),
     /// Linear memory read by element index (`tex1Dfetch`).
     Linear {
         /// Device pointer.
@@ -247,14 +262,15 @@ impl Resource {
     /// Whether linear memory starts at a multiple of `align` (arrays always do).
     pub(super) fn aligned(&self, align: u64) -> bool {
         match *self {
-            Self::Array(_) => true,
+            Self::Array(_) | Self::Mipmapped(_) => true,
             Self::Linear { ptr, .. } | Self::Pitch2D { ptr, .. } => ptr.is_multiple_of(align),
         }
     }
 }
 
-/// How a texture object samples (`CUDA_TEXTURE_DESC`, CUDA's numbers).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How a texture object samples (`CUDA_TEXTURE_DESC`, CUDA's numbers); the default is
+/// CUDA's zeroed descriptor.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TexDesc {
     /// CUaddress_mode per dimension (wrap 0, clamp 1, mirror 2, border 3).
     pub address: [u32; 3],
@@ -264,6 +280,12 @@ pub struct TexDesc {
     pub flags: u32,
     /// Border color.
     pub border: [f32; 4],
+    /// CUfilter_mode between mipmap levels.
+    pub mip_filter: u32,
+    /// Added to the level of detail.
+    pub mip_bias: f32,
+    /// The least and greatest level of detail.
+    pub mip_clamp: [f32; 2],
 }
 
 /// CU_TRSF_READ_AS_INTEGER.
@@ -311,6 +333,26 @@ pub const TEXTURE_ALIGNMENT: u64 = 512;
 /// The row alignment of pitch-linear 2D textures (TEXTURE_PITCH_ALIGNMENT).
 pub const TEXTURE_PITCH_ALIGNMENT: u64 = 32;
 
+/// The header of a texture over an array described by `desc` at `va` (its elements read
+/// as floats: the caller sets the kind), laid out as [`Inner::array_create`] lays it out.
+fn array_header(desc: &ArrayDesc, va: u64) -> TexHeader {
+    let slices = if desc.shape() == TexShape::D3 { desc.depth } else { 1 };
+    let bl = BlockLinear::for_extent(desc.width * desc.element_bytes(), desc.height.max(1), slices);
+    TexHeader::new()
+        .with_comps_minus_one(desc.channels as u8 - 1)
+        .with_size(desc.format.size())
+        .with_kind(desc.format.kind(false))
+        .with_valid(true)
+        .with_shape(desc.shape())
+        .with_layout(TexLayout::BlockLinear)
+        .with_gob_height(bl.gob_height)
+        .with_gob_depth(bl.gob_depth)
+        .with_address(va)
+        .with_width(desc.width as u32)
+        .with_height(desc.height.max(1) as u32)
+        .with_depth(desc.depth.max(1) as u32)
+}
+
 fn words(bytes: [u8; 32]) -> [u32; 8] {
     core::array::from_fn(|i| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]))
 }
@@ -332,12 +374,104 @@ impl Inner {
                 return Err(e);
             }
         };
-        self.arrays.insert(id, Array { va, desc, bl });
+        self.arrays.insert(id, Array { va, desc, bl, level_of: None });
         Ok(id)
+    }
+
+    /// Make a mipmapped array of `levels` levels (cuMipmappedArrayCreate); returns its id.
+    /// 1D, 2D and 3D arrays (layered and cube-map ones are NOT_SUPPORTED), within the
+    /// architecture's mipmapped limits (MAXIMUM_TEXTURE1D/2D_MIPMAPPED_*, 3D's own), of at
+    /// most 1 + log2 of the largest extent levels.
+    pub(crate) fn mipmapped_create<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        desc: ArrayDesc,
+        levels: u32,
+    ) -> Result<u64> {
+        desc.check(self.tex_limits)?;
+        if desc.flags & (ARRAY_LAYERED | ARRAY_CUBEMAP) != 0 {
+            return Err(CuError::NotSupported);
+        }
+        let lim = self.tex_limits;
+        let (w, h, d) = (desc.width, desc.height, desc.depth);
+        let le = |v: u64, max: u32| v <= u64::from(max);
+        let fits = match desc.shape() {
+            TexShape::D1 => le(w, lim.tex1d_mipmapped),
+            TexShape::D2 => le(w, lim.tex2d_mipmapped[0]) && le(h, lim.tex2d_mipmapped[1]),
+            _ => le(w, lim.tex3d[0]) && le(h, lim.tex3d[1]) && le(d, lim.tex3d[2]),
+        };
+        let most = 64 - w.max(h).max(d).leading_zeros();
+        if !fits || levels == 0 || levels > most || levels > 16 {
+            return Err(CuError::InvalidValue);
+        }
+        let base = array_header(&desc, 0).with_levels_minus_one(levels as u8 - 1);
+        let last = base.level(levels - 1).ok_or(CuError::InvalidValue)?;
+        let bytes = last.address() + last.block_linear().ok_or(CuError::InvalidValue)?.size();
+        let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
+        let id = match self.new_id() {
+            Ok(id) => id,
+            Err(e) => {
+                let _ = self.free_now(gpu, va);
+                return Err(e);
+            }
+        };
+        self.mipmaps.insert(id, Mipmapped { va, desc, levels, views: BTreeMap::new() });
+        Ok(id)
+    }
+
+    /// Level `level` of mipmapped array `id` as an array (cuMipmappedArrayGetLevel): the
+    /// same array each time, destroyed with the mipmapped array.
+    pub(crate) fn mipmapped_level(&mut self, id: u64, level: u32) -> Result<u64> {
+        let m = self.mipmaps.get(&id).ok_or(CuError::InvalidHandle)?;
+        if level >= m.levels {
+            return Err(CuError::InvalidValue);
+        }
+        if let Some(&v) = m.views.get(&level) {
+            return Ok(v);
+        }
+        let (va, desc, levels) = (m.va, m.desc, m.levels);
+        let base = array_header(&desc, va).with_levels_minus_one(levels as u8 - 1);
+        let l = base.level(level).ok_or(CuError::InvalidValue)?;
+        let bl = l.block_linear().ok_or(CuError::InvalidValue)?;
+        let shrunk = |n: u64| if n == 0 { 0 } else { (n >> level).max(1) };
+        let ldesc =
+            ArrayDesc { width: shrunk(desc.width), height: shrunk(desc.height), depth: shrunk(desc.depth), ..desc };
+        let view = self.new_id()?;
+        self.arrays.insert(view, Array { va: l.address(), desc: ldesc, bl, level_of: Some(id) });
+        if let Some(m) = self.mipmaps.get_mut(&id) {
+            m.views.insert(level, view);
+        }
+        Ok(view)
+    }
+
+    /// Free a mipmapped array and its levels' arrays (the caller has waited for the work
+    /// using them).
+    pub(crate) fn mipmapped_destroy<P: Platform>(&mut self, gpu: &Device<P>, id: u64) -> Result<()> {
+        let m = self.mipmaps.remove(&id).ok_or(CuError::InvalidHandle)?;
+        for view in m.views.into_values() {
+            self.arrays.remove(&view);
+            self.refs_unbind_array(view);
+        }
+        self.refs_unbind_array(id);
+        self.free_now(gpu, m.va)
+    }
+
+    /// Whether `id` names a mipmapped array of this context.
+    pub(crate) fn mipmapped(&self, id: u64) -> Result<()> {
+        self.mipmapped_desc(id).map(drop)
+    }
+
+    /// A mipmapped array's level-0 descriptor.
+    pub(crate) fn mipmapped_desc(&self, id: u64) -> Result<ArrayDesc> {
+        self.mipmaps.get(&id).map(|m| m.desc).ok_or(CuError::InvalidHandle)
     }
 
     /// Free an array (the caller has waited for the work using it).
     pub(crate) fn array_destroy<P: Platform>(&mut self, gpu: &Device<P>, id: u64) -> Result<()> {
+        // A mipmapped array's level is freed with it.
+        if self.array(id)?.level_of.is_some() {
+            return Err(CuError::InvalidHandle);
+        }
         let a = self.arrays.remove(&id).ok_or(CuError::InvalidHandle)?;
         self.refs_unbind_array(id);
         self.free_now(gpu, a.va)
@@ -376,16 +510,13 @@ impl Inner {
         Ok(match res {
             Resource::Array(id) => {
                 let a = self.array(id)?;
-                let d = a.desc;
-                h(d.format, d.channels)
-                    .with_shape(d.shape())
-                    .with_layout(TexLayout::BlockLinear)
-                    .with_gob_height(a.bl.gob_height)
-                    .with_gob_depth(a.bl.gob_depth)
-                    .with_address(a.va)
-                    .with_width(d.width as u32)
-                    .with_height(d.height.max(1) as u32)
-                    .with_depth(d.depth.max(1) as u32)
+                array_header(&a.desc, a.va).with_kind(a.desc.format.kind(read_int))
+            }
+            Resource::Mipmapped(id) => {
+                let m = self.mipmaps.get(&id).ok_or(CuError::InvalidValue)?;
+                array_header(&m.desc, m.va)
+                    .with_kind(m.desc.format.kind(read_int))
+                    .with_levels_minus_one(m.levels as u8 - 1)
             }
             Resource::Linear { ptr, format, channels, bytes } => {
                 check_fmt(channels)?;
@@ -566,8 +697,25 @@ pub(super) fn sampler(h: &TexHeader, desc: &TexDesc) -> Result<TexSampler> {
         1 => Filter::Linear,
         _ => return Err(CuError::InvalidValue),
     };
+    let mip_filter = match desc.mip_filter {
+        0 => Filter::Point,
+        1 if h.kind() == CompKind::Uint || h.kind() == CompKind::Sint => return Err(CuError::InvalidValue),
+        1 => Filter::Linear,
+        _ => return Err(CuError::InvalidValue),
+    };
+    // Levels of detail in fixed point with 8 fraction bits: the bias signed 5.8, the
+    // clamps unsigned 4.8 (NaN reads 0).
+    let fixed = |v: f32, lo: f32, hi: f32| {
+        let x = v.max(lo).min(hi) * 256.0;
+        (if x < 0.0 { -((0.5 - x) as i32) } else { (x + 0.5) as i32 }) as u16
+    };
+    let [lo, hi] = desc.mip_clamp;
     let [r, g, b, a] = desc.border.map(f32::to_bits);
     Ok(TexSampler::new()
+        .with_mip_filter(mip_filter)
+        .with_lod_bias(fixed(desc.mip_bias, -16.0, 4095.0 / 256.0) & 0x1FFF)
+        .with_min_lod(fixed(lo, 0.0, 4095.0 / 256.0))
+        .with_max_lod(fixed(hi, 0.0, 4095.0 / 256.0))
         .with_address_u(mode(desc.address[0])?)
         .with_address_v(mode(desc.address[1])?)
         .with_address_p(mode(desc.address[2])?)
