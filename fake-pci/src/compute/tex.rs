@@ -13,8 +13,9 @@
 //! [0, 1] / [-1, 1]; missing components read 0 (alpha 1). Texel fetches of linear memory
 //! (integer coordinates on a buffer) read zero outside it. A cube map's direction picks a
 //! face (its layer) and normalized coordinates on it ([`cube_face`]); faces clamp to their
-//! edges. Mipmap levels other than 0 are not modelled (an illegal instruction), nor is
-//! TXQ of a cube map.
+//! edges. A mipmapped texture is sampled at the level of detail the instruction gives,
+//! biased and clamped by the sampler, from the nearest level or two blended
+//! (`hw::tex::TexHeader::level` lays the levels out). TXQ of a cube map is not modelled.
 //!
 //! Surfaces are addressed in bytes (x) and rows; an element outside the surface traps,
 //! clamps or reads zero as the instruction says, and a misaligned x traps.
