@@ -159,6 +159,73 @@ fn pitched_copies() {
     run_c("copy2d");
 }
 
+/// Every function cuda.h declares is exported by libcuda.so.1 (a C file taking the address
+/// of each, macros and all, links), and every entry point the library implements is
+/// declared (the rest are CUDA_ERROR_NOT_SUPPORTED stubs or legacy unversioned names).
+#[test]
+fn cuda_h_declares_what_the_library_exports() {
+    let header = std::fs::read_to_string(root().join("backend-user/include/cuda.h")).unwrap();
+    let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    // Declared functions: "CUresult NAME(" at the start of a line.
+    let declared: std::collections::BTreeSet<String> = header
+        .lines()
+        .filter_map(|l| l.strip_prefix("CUresult "))
+        .map(|rest| ident(rest.trim_start_matches("CUDAAPI ").trim_start()))
+        .filter(|n| n.starts_with("cu"))
+        .collect();
+    // Names the header maps to versioned symbols ("#define cuX cuX_v2").
+    let mapped: Vec<(String, String)> = header
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define cu"))
+        .filter_map(|rest| {
+            let mut it = rest.split_whitespace();
+            let (from, to) = (format!("cu{}", it.next()?), it.next()?.to_string());
+            (to.starts_with("cu") && it.next().is_none()).then_some((from, to))
+        })
+        .collect();
+    assert!(declared.len() > 150 && mapped.len() > 40, "{} declared, {} mapped", declared.len(), mapped.len());
+    let mut c = String::from("#include <cuda.h>\n#include <stdio.h>\nvoid *const table[] = {\n");
+    for name in declared.iter().chain(mapped.iter().map(|(from, _)| from)) {
+        c += &format!("    (void *){name},\n");
+    }
+    c += "};\nint main(void) {\n    printf(\"%zu entry points\\n\", sizeof table / sizeof table[0]);\n    return 0;\n}\n";
+    let dir = std::env::temp_dir().join(format!("rgdev-c-{}-decls", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, exe) = (dir.join("decls.c"), dir.join("decls"));
+    std::fs::write(&src, c).unwrap();
+    let out = Command::new("gcc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(root().join("backend-user/include"))
+        .arg(&src)
+        .arg("-L")
+        .arg(release_dir())
+        .args(["-lcuda", "-Wl,--no-undefined", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("gcc runs");
+    assert!(out.status.success(), "a declared function is not exported:\n{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).env("LD_LIBRARY_PATH", release_dir()).output().unwrap();
+    let want = format!("{} entry points", declared.len() + mapped.len());
+    assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), want);
+    // The other way: exported, implemented and current (not a stub, not the legacy name
+    // of a versioned symbol, not a per-thread-stream variant) means declared.
+    let stubs = std::fs::read_to_string(root().join("backend-user/capi/src/unsupported.rs")).unwrap();
+    let stubs: std::collections::BTreeSet<&str> = stubs.split_whitespace().filter(|w| w.starts_with("cu")).collect();
+    let syms =
+        Command::new("nm").args(["-D", "--defined-only"]).arg(release_dir().join("libcuda.so")).output().unwrap();
+    let syms = String::from_utf8_lossy(&syms.stdout);
+    let versioned: std::collections::BTreeSet<&str> = mapped.iter().map(|(_, to)| to.as_str()).collect();
+    let legacy = |n: &str| mapped.iter().any(|(from, _)| from == n);
+    let undeclared: Vec<&str> = syms
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|n| n.starts_with("cu") && !n.ends_with("_ptds") && !n.ends_with("_ptsz"))
+        .filter(|n| !declared.contains(*n) && !versioned.contains(n) && !legacy(n) && !stubs.contains(n))
+        .collect();
+    assert!(undeclared.is_empty(), "implemented but not declared in cuda.h: {undeclared:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Mipmapped arrays: levels filled through cuMipmappedArrayGetLevel and sampled at a level
 /// of detail through texture objects and references, against a CPU model (tests/c/mipmap.c).
 #[test]
