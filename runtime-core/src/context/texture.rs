@@ -358,6 +358,18 @@ fn words(bytes: [u8; 32]) -> [u32; 8] {
 }
 
 impl Inner {
+    /// VRAM of `bytes` for an array and a new id for it (nothing is kept on an error).
+    fn alloc_array<P: Platform>(&mut self, gpu: &Device<P>, bytes: u64) -> Result<(u64, u64)> {
+        let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
+        match self.new_id() {
+            Ok(id) => Ok((va, id)),
+            Err(e) => {
+                let _ = self.free_now(gpu, va);
+                Err(e)
+            }
+        }
+    }
+
     /// Make an array (cuArray3DCreate); returns its id.
     pub(crate) fn array_create<P: Platform>(&mut self, gpu: &Device<P>, desc: ArrayDesc) -> Result<u64> {
         desc.check(self.tex_limits)?;
@@ -366,14 +378,7 @@ impl Inner {
         let bl = BlockLinear::for_extent(desc.width * desc.element_bytes(), desc.height.max(1), depth);
         let layers = if layered { desc.depth } else { 1 };
         let bytes = bl.size().checked_mul(layers).ok_or(CuError::OutOfMemory)?;
-        let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
-        let id = match self.new_id() {
-            Ok(id) => id,
-            Err(e) => {
-                let _ = self.free_now(gpu, va);
-                return Err(e);
-            }
-        };
+        let (va, id) = self.alloc_array(gpu, bytes)?;
         self.arrays.insert(id, Array { va, desc, bl, level_of: None });
         Ok(id)
     }
@@ -407,14 +412,7 @@ impl Inner {
         let base = array_header(&desc, 0).with_levels_minus_one(levels as u8 - 1);
         let last = base.level(levels - 1).ok_or(CuError::InvalidValue)?;
         let bytes = last.address() + last.block_linear().ok_or(CuError::InvalidValue)?.size();
-        let va = self.alloc_vram(gpu, bytes, Owner::Runtime)?;
-        let id = match self.new_id() {
-            Ok(id) => id,
-            Err(e) => {
-                let _ = self.free_now(gpu, va);
-                return Err(e);
-            }
-        };
+        let (va, id) = self.alloc_array(gpu, bytes)?;
         self.mipmaps.insert(id, Mipmapped { va, desc, levels, views: BTreeMap::new() });
         Ok(id)
     }
