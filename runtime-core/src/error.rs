@@ -44,6 +44,8 @@ pub enum CuError {
     LaunchOutOfResources = 701,
     /// CUDA_ERROR_LAUNCH_TIMEOUT
     LaunchTimeout = 702,
+    /// CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE
+    PrimaryContextActive = 708,
     /// CUDA_ERROR_CONTEXT_IS_DESTROYED
     ContextIsDestroyed = 709,
     /// CUDA_ERROR_ASSERT
@@ -93,6 +95,7 @@ impl CuError {
             IllegalAddress,
             LaunchOutOfResources,
             LaunchTimeout,
+            PrimaryContextActive,
             ContextIsDestroyed,
             Assert,
             HostMemoryAlreadyRegistered,
@@ -130,6 +133,7 @@ impl CuError {
             IllegalAddress => "an illegal memory access was encountered",
             LaunchOutOfResources => "too many resources requested for launch",
             LaunchTimeout => "the launch timed out and was terminated",
+            PrimaryContextActive => "primary context active",
             ContextIsDestroyed => "context is destroyed",
             Assert => "device-side assert triggered",
             HostMemoryAlreadyRegistered => "part or all of the requested memory range is already mapped",
@@ -165,6 +169,7 @@ impl CuError {
             IllegalAddress => "CUDA_ERROR_ILLEGAL_ADDRESS",
             LaunchOutOfResources => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
             LaunchTimeout => "CUDA_ERROR_LAUNCH_TIMEOUT",
+            PrimaryContextActive => "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
             ContextIsDestroyed => "CUDA_ERROR_CONTEXT_IS_DESTROYED",
             Assert => "CUDA_ERROR_ASSERT",
             HostMemoryAlreadyRegistered => "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
@@ -207,7 +212,7 @@ mod tests {
         }
         assert_eq!(CuError::from_code(0), None);
         // Every variant is reachable from its number.
-        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 28);
+        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 29);
         assert_eq!(CuError::HostMemoryNotRegistered.code(), 713);
         assert_eq!(CuError::from_code(301), Some(CuError::FileNotFound));
     }

@@ -18,12 +18,21 @@ use hw::regs::{
     NUM_CHANNELS, NV_PBUS_BAR1_BLOCK, NV_PFIFO_USERD_BASE, PbusBar1Block, PfifoUserdBase, Target, USERD_STRIDE,
 };
 
+/// The start of the window below 4 GiB that allocations for the 32-bit ABI of the
+/// pre-CUDA-3.2 entry points come from (above the shared and local windows).
+pub const LOW_VA_BASE: u64 = 0x1000_0000;
+/// The end of that window: device pointers that fit in 32 bits.
+pub const LOW_VA_END: u64 = 1 << 32;
+
 /// One address space.
 pub struct VaSpace {
     /// Page directory (VRAM).
     pub pd: u64,
     pts: BTreeMap<u64, u64>,
     va: RangeAllocator,
+    /// `[LOW_VA_BASE, LOW_VA_END)`, for 32-bit device pointers (a context's space; see
+    /// [`VaSpace::with_low_window`]).
+    low: Option<RangeAllocator>,
 }
 
 impl VaSpace {
@@ -36,13 +45,31 @@ impl VaSpace {
         }
         // VA 0 stays unmapped so that a null device pointer faults.
         let base = base.max(mmu::PAGE_SIZE);
-        Ok(Self { pd, pts: BTreeMap::new(), va: RangeAllocator::new(base, len.saturating_sub(base)) })
+        Ok(Self { pd, pts: BTreeMap::new(), va: RangeAllocator::new(base, len.saturating_sub(base)), low: None })
+    }
+
+    /// This space with the window for 32-bit device pointers, `[LOW_VA_BASE, LOW_VA_END)`,
+    /// which the space's own range (`base` of [`VaSpace::new`] at least `LOW_VA_END`) must
+    /// not overlap.
+    pub(crate) fn with_low_window(mut self) -> Self {
+        self.low = Some(RangeAllocator::new(LOW_VA_BASE, LOW_VA_END - LOW_VA_BASE));
+        self
+    }
+
+    /// Reserve `bytes` (rounded to pages) of virtual address space; below 4 GiB when `low`.
+    pub(crate) fn alloc_va_in(&mut self, bytes: u64, low: bool) -> Result<u64> {
+        let len = bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE;
+        let a = match &mut self.low {
+            Some(l) if low => l,
+            None if low => return Err(CuError::OutOfMemory),
+            _ => &mut self.va,
+        };
+        a.alloc(len, mmu::PAGE_SIZE).ok_or(CuError::OutOfMemory)
     }
 
     /// Reserve `bytes` (rounded to pages) of virtual address space.
     pub(crate) fn alloc_va(&mut self, bytes: u64) -> Result<u64> {
-        let len = bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE;
-        self.va.alloc(len, mmu::PAGE_SIZE).ok_or(CuError::OutOfMemory)
+        self.alloc_va_in(bytes, false)
     }
 
     /// Reserve `bytes` (a multiple of pages) aligned to `align` (a power of two, at least
@@ -59,7 +86,11 @@ impl VaSpace {
 
     /// Return a VA range from [`VaSpace::alloc_va`].
     pub(crate) fn free_va(&mut self, va: u64, bytes: u64) {
-        self.va.free(va, bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE);
+        let a = match &mut self.low {
+            Some(l) if (LOW_VA_BASE..LOW_VA_END).contains(&va) => l,
+            _ => &mut self.va,
+        };
+        a.free(va, bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE);
     }
 
     fn page_table<P: Platform>(&mut self, gpu: &Device<P>, pde: u64) -> Result<u64> {

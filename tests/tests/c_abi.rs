@@ -99,10 +99,14 @@ fn library_has_the_cuda_soname_and_versioned_symbols() {
     ] {
         assert!(has(s), "libcuda.so does not export {s}");
     }
-    // cuMemAlloc's unversioned symbol had 32-bit device pointers: not exported. The legacy
-    // names whose ABI the _v2 symbols kept are (tests/c/procaddr.c calls them).
-    assert!(!has("cuMemAlloc"));
+    // Every legacy unversioned name is exported beside its successor: those whose ABI the
+    // _v2 symbols kept (tests/c/procaddr.c calls them), and the 32-bit ABI of CUDA before
+    // 3.2 (tests/c/legacy.c).
     for s in [
+        "cuMemAlloc",
+        "cuMemcpy3D",
+        "cuArrayCreate",
+        "cuDeviceTotalMem",
         "cuCtxCreate",
         "cuCtxDestroy",
         "cuCtxPushCurrent",
@@ -132,6 +136,14 @@ fn run_c(name: &str) {
 #[test]
 fn entry_points_by_name_and_legacy_symbols() {
     run_c("procaddr");
+}
+
+/// The legacy entry points with their 32-bit ABI (allocations below 4 GiB, 32-bit copy
+/// and array descriptors, saturated sizes), the pre-CUDA-11 primary-context flags, and
+/// cuMemAllocPitch / cuMemsetD2D* (tests/c/legacy.c).
+#[test]
+fn legacy_32_bit_abi_and_pitched_memory() {
+    run_c("legacy");
 }
 
 /// Pointer attributes across contexts and memory kinds (tests/c/pointers.c).

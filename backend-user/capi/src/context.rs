@@ -190,13 +190,50 @@ pub extern "C" fn cuDevicePrimaryCtxReset(dev: CUdevice) -> CUresult {
     cuDevicePrimaryCtxReset_v2(dev)
 }
 
-/// cuDevicePrimaryCtxGetState: flags are always 0.
+/// CU_CTX_SCHED_MASK: the host's way of waiting (AUTO 0, SPIN 1, YIELD 2, BLOCKING_SYNC 4).
+const CTX_SCHED_MASK: c_uint = 0x07;
+/// CU_CTX_MAP_HOST | CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_SYNC_MEMOPS.
+const CTX_PRIMARY_FLAGS: c_uint = 0x08 | 0x10 | 0x80;
+/// CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE.
+const CTX_COREDUMP_FLAGS: c_uint = 0x20 | 0x40;
+
+/// Set the primary context's flags (cuDevicePrimaryCtxSetFlags): one scheduling mode plus
+/// MAP_HOST, LMEM_RESIZE_TO_MAX and SYNC_MEMOPS, which rgdev's contexts always honour (the
+/// host's way of waiting does not change simulated time); coredumps are NOT_SUPPORTED.
+/// With `refuse_active` (the pre-CUDA-11 entry point) an existing primary context is
+/// CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE; otherwise the flags apply to it at once.
+pub(crate) fn primary_set_flags(dev: CUdevice, flags: c_uint, refuse_active: bool) -> Result<()> {
+    check_device(dev)?;
+    let sched = flags & CTX_SCHED_MASK;
+    if flags & !(CTX_SCHED_MASK | CTX_PRIMARY_FLAGS | CTX_COREDUMP_FLAGS) != 0 || !matches!(sched, 0 | 1 | 2 | 4) {
+        return Err(CuError::InvalidValue);
+    }
+    if flags & CTX_COREDUMP_FLAGS != 0 {
+        return Err(CuError::NotSupported);
+    }
+    let mut st = state()?;
+    if refuse_active && st.primary.is_some() {
+        return Err(CuError::PrimaryContextActive);
+    }
+    st.primary_flags = flags;
+    Ok(())
+}
+
+/// cuDevicePrimaryCtxSetFlags_v2: see [`primary_set_flags`].
+#[unsafe(no_mangle)]
+pub extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUresult {
+    guard(|| primary_set_flags(dev, flags, false))
+}
+
+/// cuDevicePrimaryCtxGetState: the flags set, and whether the primary context exists.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult {
     guard(|| {
         check_device(dev)?;
-        let on = state()?.primary.is_some();
-        raw::put(flags, 0)?;
+        let st = state()?;
+        let (on, f) = (st.primary.is_some(), st.primary_flags);
+        drop(st);
+        raw::put(flags, f)?;
         raw::put(active, on as c_int)
     })
 }

@@ -29,6 +29,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             dev,
             config,
             primary: None,
+            primary_flags: 0,
             host: HashMap::new(),
             profile,
             buffers: HashMap::new(),
@@ -77,18 +78,23 @@ pub extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CUresult {
     guard(|| raw::put(version, DRIVER_VERSION))
 }
 
+/// Every `CUresult`'s (description, name): CUDA's words for the codes rgdev returns (from
+/// `CuError`), and for the others.
 pub(crate) fn error_strings() -> &'static HashMap<CUresult, (CString, CString)> {
     static T: OnceLock<HashMap<CUresult, (CString, CString)>> = OnceLock::new();
     T.get_or_init(|| {
-        let mut m = HashMap::new();
-        m.insert(0, (c"no error".to_owned(), c"CUDA_SUCCESS".to_owned()));
-        for code in 1..1000 {
-            if let Some(e) = CuError::from_code(code) {
-                let s = |t: &str| CString::new(t).unwrap_or_default();
-                m.insert(code as CUresult, (s(e.description()), s(e.name())));
-            }
-        }
-        m
+        let s = |t: &str| CString::new(t).unwrap_or_default();
+        let other = |code| crate::enums::OTHER_DESCRIPTIONS.iter().find(|&&(c, _)| c == code).map(|&(_, d)| d);
+        crate::enums::result::ALL
+            .iter()
+            .map(|&(name, code)| {
+                let text = match CuError::from_code(code as u32) {
+                    Some(e) => e.description(),
+                    None => other(code).unwrap_or("no error"),
+                };
+                (code, (s(text), s(name)))
+            })
+            .collect()
     })
 }
 

@@ -26,6 +26,7 @@ mod device; // devices and their attributes
 mod event; // events
 mod init; // cuInit, versions, error strings
 mod launch; // function attributes and launches
+mod legacy; // the legacy unversioned entry points: old semantics, and the 32-bit ABI
 mod link; // the device linker (cuLink*)
 mod memory; // allocations, copies, memsets, pinned host memory
 mod module; // modules, functions, globals
@@ -36,8 +37,8 @@ mod profile; // cuProfilerStart/Stop and the statistics printed at exit
 mod stream; // streams
 mod texref; // texture and surface references (the legacy binding API)
 mod texture; // arrays, texture and surface objects, copies with arrays
-pub mod unsupported;
-mod vmm; // virtual memory management: physical allocations, reservations, mappings // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
+pub mod unsupported; // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
+mod vmm; // virtual memory management: physical allocations, reservations, mappings
 // The library's own plumbing.
 mod enums; // CUDA's enums, declared once and checked against include/cuda.h
 mod raw; // every access through a caller's pointer
@@ -51,6 +52,7 @@ pub use device::*;
 pub use event::*;
 pub use init::*;
 pub use launch::*;
+pub use legacy::*;
 pub use link::*;
 pub use memory::*;
 pub use module::*;

@@ -16,6 +16,28 @@ pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresul
     })
 }
 
+/// cuMemAllocPitch_v2: `height` rows of `width` bytes, rows `*pitch` bytes apart (a
+/// multiple of 512); `elem` (the widest access) must be 4, 8 or 16.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemAllocPitch_v2(
+    dptr: *mut CUdeviceptr,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+    elem: c_uint,
+) -> CUresult {
+    guard(|| {
+        let (gpu, h) = current()?;
+        if dptr.is_null() || pitch.is_null() {
+            return Err(CuError::InvalidValue);
+        }
+        let (p, pt) = gpu.mem_alloc_pitch(h, width as u64, height as u64, elem, false)?;
+        raw::put(pitch, pt as usize).and_then(|()| raw::put(dptr, p)).inspect_err(|_| {
+            let _ = gpu.mem_free(h, p);
+        })
+    })
+}
+
 /// cuMemFree_v2 (freeing 0 is a no-op, as in CUDA).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
@@ -181,6 +203,63 @@ pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUres
     guard(|| memset(dst, MemsetValue::U32(v), n))
 }
 
+pub(crate) fn memset_2d(dst: CUdeviceptr, pitch: usize, v: MemsetValue, w: usize, h: usize, s: Handle) -> CUresult {
+    guard(|| {
+        let (gpu, ctx, sh) = stream_of(s)?;
+        gpu.memset_2d(ctx, sh, dst, pitch as u64, v, (w as u64, h as u64)).map(drop)
+    })
+}
+
+/// cuMemsetD2D8_v2: `h` rows of `w` bytes, `pitch` bytes apart.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD2D8_v2(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize) -> CUresult {
+    memset_2d(dst, pitch, MemsetValue::U8(v), w, h, std::ptr::null_mut())
+}
+
+/// cuMemsetD2D16_v2: `h` rows of `w` 16-bit values, `pitch` bytes apart.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD2D16_v2(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize) -> CUresult {
+    memset_2d(dst, pitch, MemsetValue::U16(v), w, h, std::ptr::null_mut())
+}
+
+/// cuMemsetD2D32_v2: `h` rows of `w` 32-bit values, `pitch` bytes apart.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD2D32_v2(dst: CUdeviceptr, pitch: usize, v: c_uint, w: usize, h: usize) -> CUresult {
+    memset_2d(dst, pitch, MemsetValue::U32(v), w, h, std::ptr::null_mut())
+}
+
+/// cuMemsetD2D8Async.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD2D8Async(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize, s: Handle) -> CUresult {
+    memset_2d(dst, pitch, MemsetValue::U8(v), w, h, s)
+}
+
+/// cuMemsetD2D16Async.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD2D16Async(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: u16,
+    w: usize,
+    h: usize,
+    s: Handle,
+) -> CUresult {
+    memset_2d(dst, pitch, MemsetValue::U16(v), w, h, s)
+}
+
+/// cuMemsetD2D32Async.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemsetD2D32Async(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: c_uint,
+    w: usize,
+    h: usize,
+    s: Handle,
+) -> CUresult {
+    memset_2d(dst, pitch, MemsetValue::U32(v), w, h, s)
+}
+
 pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle) -> CUresult {
     guard(|| {
         let (gpu, h, sh) = stream_of(s)?;
@@ -209,12 +288,13 @@ pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream
 /// CU_MEMHOSTALLOC_PORTABLE | DEVICEMAP | WRITECOMBINED.
 pub(crate) const HOSTALLOC_FLAGS: c_uint = 0x7;
 
-pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> Result<()> {
+/// Pinned host memory, mapped for the device below 4 GiB when `low` (the 32-bit ABI).
+pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint, low: bool) -> Result<()> {
     let (gpu, h) = current()?;
     if pp.is_null() || bytes == 0 || flags & !HOSTALLOC_FLAGS != 0 {
         return Err(CuError::InvalidValue);
     }
-    let (dptr, mem) = gpu.mem_alloc_host(h, bytes as u64)?;
+    let (dptr, mem) = gpu.mem_alloc_host_in(h, bytes as u64, low)?;
     let p = mem.as_mut_ptr();
     let a = HostAlloc { ctx: h, dptr, bytes, mapping: dptr, flags, registered: false, _mem: mem };
     state()?.host.insert(p.addr(), a);
@@ -224,13 +304,13 @@ pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> R
 /// cuMemAllocHost_v2: pinned host memory, mapped into the current context's page tables.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
-    guard(|| host_alloc(pp, bytes, 0))
+    guard(|| host_alloc(pp, bytes, 0, false))
 }
 
 /// cuMemHostAlloc: as cuMemAllocHost; every allocation is device-mapped.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> CUresult {
-    guard(|| host_alloc(pp, bytes, flags))
+    guard(|| host_alloc(pp, bytes, flags, false))
 }
 
 /// cuMemFreeHost.

@@ -1,5 +1,5 @@
 //! cuGetProcAddress: entry points by base name, in the version a caller built against
-//! asks for, and the legacy unversioned symbols whose ABI the versioned ones kept.
+//! asks for (the legacy unversioned symbols are in `legacy`).
 //!
 //! A base name (`cuMemAlloc`) resolves to the symbol CUDA's header maps it to for the
 //! requested `cudaVersion` (`cuMemAlloc_v2` from CUDA 3.2 on), looked up in this library's
@@ -155,36 +155,6 @@ pub extern "C" fn cuGetProcAddress(
     flags: u64,
 ) -> CUresult {
     cuGetProcAddress_v2(symbol, pfn, cuda_version, flags, std::ptr::null_mut())
-}
-
-/// The legacy unversioned entry points whose versioned successors kept their ABI (the
-/// successors changed semantics only, which rgdev's already have): a real libcuda.so.1
-/// exports both, and programs that look the table up by name ask for either.
-macro_rules! legacy {
-    ($($old:ident($($a:ident: $t:ty),*) => $new:path;)*) => {$(
-        #[doc = concat!("`", stringify!($old), "`: the pre-versioning entry point, as `", stringify!($new), "`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $old($($a: $t),*) -> CUresult {
-            $new($($a),*)
-        }
-    )*};
-}
-
-legacy! {
-    cuCtxCreate(pctx: *mut Handle, flags: c_uint, dev: CUdevice) => crate::context::cuCtxCreate_v2;
-    cuCtxDestroy(ctx: Handle) => crate::context::cuCtxDestroy_v2;
-    cuCtxPushCurrent(ctx: Handle) => crate::context::cuCtxPushCurrent_v2;
-    cuCtxPopCurrent(pctx: *mut Handle) => crate::context::cuCtxPopCurrent_v2;
-    cuEventDestroy(e: Handle) => crate::event::cuEventDestroy_v2;
-    cuStreamDestroy(s: Handle) => crate::stream::cuStreamDestroy_v2;
-    cuLinkCreate(n: c_uint, o: *const c_int, v: *mut *mut c_void, out: *mut Handle) => crate::link::cuLinkCreate_v2;
-    cuMemHostRegister(p: *mut c_void, bytes: usize, flags: c_uint) => crate::memory::cuMemHostRegister_v2;
-    cuLinkAddData(
-        st: Handle, k: c_int, d: *mut c_void, sz: usize, name: *const c_char, n: c_uint, o: *const c_int,
-        v: *mut *mut c_void
-    ) => crate::link::cuLinkAddData_v2;
-    cuLinkAddFile(st: Handle, k: c_int, p: *const c_char, n: c_uint, o: *const c_int, v: *mut *mut c_void)
-        => crate::link::cuLinkAddFile_v2;
 }
 
 #[cfg(test)]

@@ -45,6 +45,8 @@ pub(crate) struct State {
     pub(crate) config: DeviceConfig,
     /// The primary context and its retain count.
     pub(crate) primary: Option<(CtxHandle, u32)>,
+    /// The primary context's flags (cuDevicePrimaryCtxSetFlags), kept across resets.
+    pub(crate) primary_flags: c_uint,
     pub(crate) host: HashMap<usize, HostAlloc>,
     pub(crate) profile: profile::Profile,
     /// Buffer ids handed out (CU_POINTER_ATTRIBUTE_BUFFER_ID), by (context, allocation base).

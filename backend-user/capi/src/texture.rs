@@ -19,7 +19,7 @@ const RESOURCE_PITCH2D: c_uint = 3;
 
 /// `CUDA_ARRAY_DESCRIPTOR`.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub struct CUDA_ARRAY_DESCRIPTOR {
     /// Width in elements.
     pub width: usize,
@@ -33,7 +33,7 @@ pub struct CUDA_ARRAY_DESCRIPTOR {
 
 /// `CUDA_ARRAY3D_DESCRIPTOR`.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub struct CUDA_ARRAY3D_DESCRIPTOR {
     /// Width in elements.
     pub width: usize,

@@ -37,7 +37,7 @@ unsupported! {
     cuDeviceGetGraphMemAttribute cuDeviceGetHostAtomicCapabilities cuDeviceGetLuid cuDeviceGetMemPool
     cuDeviceGetP2PAtomicCapabilities cuDeviceGetP2PAttribute cuDeviceGetProperties
     cuDeviceGetTexture1DLinearMaxWidth cuDeviceGraphMemTrim
-    cuDevicePrimaryCtxSetFlags_v2 cuDeviceRegisterAsyncNotification cuDeviceSetGraphMemAttribute cuDeviceSetMemPool
+    cuDeviceRegisterAsyncNotification cuDeviceSetGraphMemAttribute cuDeviceSetMemPool
     cuDeviceUnregisterAsyncNotification cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray cuFlushGPUDirectRDMAWrites cuFuncGetModule cuFuncGetName
     cuFuncGetParamInfo cuFuncIsLoaded cuFuncLoad cuFuncSetAttribute cuFuncSetCacheConfig cuFuncSetSharedMemConfig
@@ -78,7 +78,7 @@ unsupported! {
     cuLibraryUnload      cuLogsCurrent
     cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback
      cuMemAdvise cuMemAdvise_v2 cuMemAllocAsync cuMemAllocFromPoolAsync cuMemAllocManaged
-    cuMemAllocPitch_v2 cuMemBatchDecompressAsync  cuMemDiscardAndPrefetchBatchAsync
+    cuMemBatchDecompressAsync  cuMemDiscardAndPrefetchBatchAsync
     cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync
       cuMemGetDefaultMemPool
     cuMemGetHandleForAddressRange cuMemGetMemPool
@@ -91,7 +91,7 @@ unsupported! {
     cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync  cuMemcpyAsync
          cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
         cuMemcpyPeer cuMemcpyPeerAsync
-    cuMemsetD2D16Async cuMemsetD2D16_v2 cuMemsetD2D32Async cuMemsetD2D32_v2 cuMemsetD2D8Async cuMemsetD2D8_v2
+
 
     cuMipmappedArrayGetMemoryRequirements cuMipmappedArrayGetSparseProperties cuModuleEnumerateFunctions
     cuModuleGetFunctionCount cuModuleGetLoadingMode   cuModuleLoadFatBinary
@@ -117,6 +117,8 @@ unsupported! {
 
      cuThreadExchangeStreamCaptureMode cuUserObjectCreate
     cuUserObjectRelease cuUserObjectRetain cuWaitExternalSemaphoresAsync
+    cuGraphicsResourceGetMappedPointer cuGraphicsResourceSetMapFlags cuIpcOpenMemHandle cuStreamBeginCapture
+    cuGraphInstantiate
 }
 
 #[cfg(test)]

@@ -9,13 +9,40 @@ use crate::error::{CuError, Result};
 use crate::platform::Platform;
 use alloc::sync::Arc;
 
+/// The row alignment of cuMemAllocPitch: the texture alignment, so that any row can be
+/// bound to a texture (what CUDA's drivers return on Fermi and later boards).
+pub const PITCH_ALIGNMENT: u64 = crate::context::texture::TEXTURE_ALIGNMENT;
+
 impl<P: Platform> Gpu<P> {
     /// Allocate `bytes` of device memory (cuMemAlloc). Returns the device pointer.
     pub fn mem_alloc(&self, h: CtxHandle, bytes: u64) -> Result<u64> {
+        self.mem_alloc_in(h, bytes, false)
+    }
+
+    /// [`Gpu::mem_alloc`], at a device pointer below 4 GiB when `low` (the 32-bit ABI of
+    /// the pre-CUDA-3.2 entry points: such pointers come from a window of 3.75 GiB).
+    pub fn mem_alloc_in(&self, h: CtxHandle, bytes: u64, low: bool) -> Result<u64> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| c.alloc_vram(gpu, bytes, Owner::User))
+        self.with_ctx(h, |gpu, c| c.alloc_vram_in(gpu, bytes, Owner::User, low))
+    }
+
+    /// Allocate `height` rows of at least `width` bytes for elements of `elem` bytes (4, 8
+    /// or 16), the rows a pitch apart that textures and the copy engine take
+    /// (cuMemAllocPitch): returns the device pointer and the pitch, `width` rounded up to
+    /// [`PITCH_ALIGNMENT`].
+    /// Below 4 GiB when `low`, as [`Gpu::mem_alloc_in`].
+    pub fn mem_alloc_pitch(&self, h: CtxHandle, width: u64, height: u64, elem: u32, low: bool) -> Result<(u64, u64)> {
+        if width == 0 || height == 0 || !matches!(elem, 4 | 8 | 16) {
+            return Err(CuError::InvalidValue);
+        }
+        let pitch = width.checked_next_multiple_of(PITCH_ALIGNMENT).ok_or(CuError::InvalidValue)?;
+        if pitch > i32::MAX as u64 {
+            return Err(CuError::InvalidValue);
+        }
+        let bytes = pitch.checked_mul(height).ok_or(CuError::OutOfMemory)?;
+        Ok((self.mem_alloc_in(h, bytes, low)?, pitch))
     }
 
     /// Free device memory (cuMemFree). Work queued before it completes first.
@@ -27,10 +54,16 @@ impl<P: Platform> Gpu<P> {
     /// (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP): kernels and copies reach it through
     /// the returned device pointer (system-memory PTEs), the host through the memory.
     pub fn mem_alloc_host(&self, h: CtxHandle, bytes: u64) -> Result<(u64, Arc<fifo::SharedMem>)> {
+        self.mem_alloc_host_in(h, bytes, false)
+    }
+
+    /// [`Gpu::mem_alloc_host`], the device pointer below 4 GiB when `low`, as for
+    /// [`Gpu::mem_alloc_in`].
+    pub fn mem_alloc_host_in(&self, h: CtxHandle, bytes: u64, low: bool) -> Result<(u64, Arc<fifo::SharedMem>)> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes))
+        self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes, low))
     }
 
     /// Map host pages a program registers (cuMemHostRegister: `mem`, whole 4 KiB pages of
@@ -132,6 +165,21 @@ impl<P: Platform> Gpu<P> {
     /// Set `count` elements at `dst` to `value` on stream `s` (cuMemsetD8/D16/D32 and
     /// their Async forms). Asynchronous: returns the stream's fence.
     pub fn memset(&self, h: CtxHandle, s: StreamHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
-        self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, count))
+        self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, (count, 1, 0)))
+    }
+
+    /// Set `height` rows of `width` elements at `dst`, the rows `pitch` bytes apart, to
+    /// `value` on stream `s` (cuMemsetD2D8/D2D16/D2D32 and their Async forms).
+    /// Asynchronous: returns the stream's fence.
+    pub fn memset_2d(
+        &self,
+        h: CtxHandle,
+        s: StreamHandle,
+        dst: u64,
+        pitch: u64,
+        value: MemsetValue,
+        (width, height): (u64, u64),
+    ) -> Result<Fence> {
+        self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, (width, height, pitch)))
     }
 }

@@ -148,9 +148,20 @@ pub(crate) struct Alloc {
 impl Inner {
     /// Allocate and map `bytes` of VRAM for `owner`; returns the device pointer.
     pub(crate) fn alloc_vram<P: Platform>(&mut self, gpu: &Device<P>, bytes: u64, owner: Owner) -> Result<u64> {
+        self.alloc_vram_in(gpu, bytes, owner, false)
+    }
+
+    /// [`Inner::alloc_vram`], at a device pointer below 4 GiB when `low`.
+    pub(crate) fn alloc_vram_in<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        bytes: u64,
+        owner: Owner,
+        low: bool,
+    ) -> Result<u64> {
         let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
         let phys = gpu.vram_alloc(rounded, PAGE_SIZE)?;
-        let va = match self.vm.alloc_va(rounded) {
+        let va = match self.vm.alloc_va_in(rounded, low) {
             Ok(va) => va,
             Err(e) => {
                 gpu.vram_free(phys, rounded);
@@ -176,16 +187,17 @@ impl Inner {
     }
 
     /// Allocate `bytes` of pinned host memory and map it with system-memory PTEs for the
-    /// program; returns the device pointer and the memory.
+    /// program (below 4 GiB when `low`); returns the device pointer and the memory.
     pub(crate) fn alloc_host<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         bytes: u64,
+        low: bool,
     ) -> Result<(u64, Arc<fifo::SharedMem>)> {
         let len = usize::try_from(bytes).map_err(|_| CuError::OutOfMemory)?;
         let buf = gpu.platform.dma_alloc(len)?;
         let mem = buf.mem.clone();
-        Ok((self.map_host(gpu, buf, bytes, false)?, mem))
+        Ok((self.map_host(gpu, buf, bytes, false, low)?, mem))
     }
 
     /// Map host pages a program registers (cuMemHostRegister: whole pages, `mem`) into the
@@ -198,14 +210,21 @@ impl Inner {
     ) -> Result<u64> {
         let bytes = mem.len() as u64;
         let buf = gpu.platform.dma_register(mem)?;
-        self.map_host(gpu, buf, bytes, read_only)
+        self.map_host(gpu, buf, bytes, read_only, false)
     }
 
     /// Map DMA memory `buf` (`bytes` of it the program's) into the address space as a
-    /// user allocation; on failure `buf` is released.
-    fn map_host<P: Platform>(&mut self, gpu: &Device<P>, buf: DmaBuffer, bytes: u64, read_only: bool) -> Result<u64> {
+    /// user allocation (below 4 GiB when `low`); on failure `buf` is released.
+    fn map_host<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        buf: DmaBuffer,
+        bytes: u64,
+        read_only: bool,
+        low: bool,
+    ) -> Result<u64> {
         let rounded = buf.len() as u64;
-        let va = match self.vm.alloc_va(rounded) {
+        let va = match self.vm.alloc_va_in(rounded, low) {
             Ok(va) => va,
             Err(e) => {
                 gpu.platform.dma_free(&buf);
@@ -350,25 +369,29 @@ impl Inner {
         copy_pitched(gpu, ch, dst, src, shape)
     }
 
-    /// Queue a memset of `count` elements at `dst` on stream `s`; returns the stream's
-    /// fence.
+    /// Queue a memset on stream `s`: `height` rows of `width` elements at `dst`, `pitch`
+    /// bytes apart (one row: pitch unused); returns the stream's fence. The pointer, and
+    /// the pitch when there are several rows, must be multiples of the element size, and
+    /// the rows must not overlap: else INVALID_VALUE.
     pub(crate) fn memset<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         s: u64,
         dst: u64,
         value: MemsetValue,
-        count: u64,
+        (width, height, pitch): (u64, u64, u64),
     ) -> Result<Fence> {
         let size = value.size();
-        if !dst.is_multiple_of(size) {
+        let row = width.checked_mul(size).ok_or(CuError::InvalidValue)?;
+        let shape = Pitched { width: row, height, src_pitch: pitch, dst_pitch: pitch };
+        if !dst.is_multiple_of(size) || (height > 1 && !pitch.is_multiple_of(size)) {
             return Err(CuError::InvalidValue);
         }
-        let bytes = count.checked_mul(size).ok_or(CuError::InvalidValue)?;
-        if count == 0 {
+        shape.check()?;
+        if shape.is_empty() {
             return Ok(self.chan(s)?.last_fence());
         }
-        self.check_range(dst, bytes, true)?;
+        self.check_range(dst, shape.extent(pitch)?, true)?;
         let ch = self.ordered(gpu, s)?;
         let remap = RemapComponents::new()
             .with_dst_x(RemapSrc::ConstA)
@@ -376,22 +399,27 @@ impl Inner {
             .with_dst_z(RemapSrc::NoWrite)
             .with_dst_w(RemapSrc::NoWrite)
             .with_component_size_minus_one((size - 1) as u8);
-        let per = LAUNCH_MAX / size;
-        let mut done = 0;
         let mut last = ch.last_fence();
-        while done < count {
-            let n = (count - done).min(per);
-            let d = dst + done * size;
+        // LAUNCH_MAX is a multiple of every element size, so pieces hold whole elements.
+        for p in shape.pieces(LAUNCH_MAX) {
+            let d = dst + p.row * pitch + p.off;
+            let multi = p.rows > 1;
+            let l: u32 = LaunchDma::from(launch(true, true)).with_multi_line(multi).into();
             let mut cmd = Cmd::new();
             cmd.incr(subch::COPY0, copy::SET_REMAP_CONST_A, &[value.bits()])
                 .and_then(|_| cmd.incr(subch::COPY0, copy::SET_REMAP_COMPONENTS, &[remap.into()]))
                 .and_then(|_| cmd.incr(subch::COPY0, copy::OFFSET_OUT_UPPER, &[addr40::hi(d), addr40::lo(d)]))
-                .and_then(|_| cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[n as u32]))
-                .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[launch(true, true)]))
+                .and_then(|_| {
+                    if multi {
+                        cmd.incr(subch::COPY0, copy::PITCH_OUT, &[pitch as u32, (p.len / size) as u32, p.rows as u32])
+                    } else {
+                        cmd.incr(subch::COPY0, copy::LINE_LENGTH_IN, &[(p.len / size) as u32])
+                    }
+                })
+                .and_then(|_| cmd.incr(subch::COPY0, copy::LAUNCH_DMA, &[l]))
                 .map_err(|_| CuError::Unknown)?;
             last = ch.fence(&mut cmd)?;
             ch.submit(gpu, cmd.words())?;
-            done += n;
         }
         Ok(last)
     }
