@@ -77,6 +77,19 @@ extern "C" {
 #define cuTexRefSetAddress cuTexRefSetAddress_v2
 #define cuTexRefGetAddress cuTexRefGetAddress_v2
 #define cuTexRefSetAddress2D cuTexRefSetAddress2D_v3
+#define cuGraphicsResourceGetMappedPointer cuGraphicsResourceGetMappedPointer_v2
+#define cuGraphicsResourceSetMapFlags cuGraphicsResourceSetMapFlags_v2
+#define cuStreamBatchMemOp cuStreamBatchMemOp_v2
+#define cuStreamWaitValue32 cuStreamWaitValue32_v2
+#define cuStreamWaitValue64 cuStreamWaitValue64_v2
+#define cuStreamWriteValue32 cuStreamWriteValue32_v2
+#define cuStreamWriteValue64 cuStreamWriteValue64_v2
+#define cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v2
+#define cuGraphAddKernelNode cuGraphAddKernelNode_v2
+#define cuGraphKernelNodeGetParams cuGraphKernelNodeGetParams_v2
+#define cuGraphKernelNodeSetParams cuGraphKernelNodeSetParams_v2
+#define cuGraphExecKernelNodeSetParams cuGraphExecKernelNodeSetParams_v2
+#define cuGraphExecUpdate cuGraphExecUpdate_v2
 
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
@@ -1173,6 +1186,1375 @@ CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel ker
 CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev);
 CUresult cuKernelGetName(const char **name, CUkernel hfunc);
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
+
+/* ------------------------------------------------------------------------------------
+ * The rest of CUDA 12.9's Driver API: types and entry points rgdev exports but does not
+ * implement (each returns CUDA_ERROR_NOT_SUPPORTED): external memory and semaphores,
+ * memory pools, green contexts and device resources, graph node parameters, tensor
+ * maps, multicast, logs, coredumps, batched memory operations and copies, execution
+ * affinity, graphics interop, user objects, sparse arrays.
+ * ------------------------------------------------------------------------------------ */
+
+typedef struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
+    size_t size;
+    size_t alignment;
+    unsigned int reserved[4];
+} CUDA_ARRAY_MEMORY_REQUIREMENTS_st;
+
+typedef CUDA_ARRAY_MEMORY_REQUIREMENTS_st CUDA_ARRAY_MEMORY_REQUIREMENTS_v1;
+
+typedef CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 CUDA_ARRAY_MEMORY_REQUIREMENTS;
+
+typedef struct CUDA_ARRAY_SPARSE_PROPERTIES_st {
+    struct {
+        unsigned int width;
+        unsigned int height;
+        unsigned int depth;
+    } tileExtent;
+    unsigned int miptailFirstLevel;
+    unsigned long long miptailSize;
+    unsigned int flags;
+    unsigned int reserved[4];
+} CUDA_ARRAY_SPARSE_PROPERTIES_st;
+
+typedef CUDA_ARRAY_SPARSE_PROPERTIES_st CUDA_ARRAY_SPARSE_PROPERTIES_v1;
+
+typedef CUDA_ARRAY_SPARSE_PROPERTIES_v1 CUDA_ARRAY_SPARSE_PROPERTIES;
+
+typedef enum CUstreamBatchMemOpType_enum {
+    CU_STREAM_MEM_OP_WAIT_VALUE_32 = 1,
+    CU_STREAM_MEM_OP_WRITE_VALUE_32 = 2,
+    CU_STREAM_MEM_OP_WAIT_VALUE_64 = 4,
+    CU_STREAM_MEM_OP_WRITE_VALUE_64 = 5,
+    CU_STREAM_MEM_OP_BARRIER = 6,
+    CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES = 3
+} CUstreamBatchMemOpType;
+
+typedef uint32_t cuuint32_t;
+
+typedef union CUstreamBatchMemOpParams_union {
+    CUstreamBatchMemOpType operation;
+    struct CUstreamMemOpWaitValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union {
+            cuuint32_t value;
+            cuuint64_t value64;
+        };
+        unsigned int flags;
+        CUdeviceptr alias;
+    } waitValue;
+    struct CUstreamMemOpWriteValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union {
+            cuuint32_t value;
+            cuuint64_t value64;
+        };
+        unsigned int flags;
+        CUdeviceptr alias;
+    } writeValue;
+    struct CUstreamMemOpFlushRemoteWritesParams_st {
+        CUstreamBatchMemOpType operation;
+        unsigned int flags;
+    } flushRemoteWrites;
+    struct CUstreamMemOpMemoryBarrierParams_st {
+        CUstreamBatchMemOpType operation;
+        unsigned int flags;
+    } memoryBarrier;
+    cuuint64_t pad[6];
+} CUstreamBatchMemOpParams_union;
+
+typedef CUstreamBatchMemOpParams_union CUstreamBatchMemOpParams_v1;
+
+typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
+
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+    CUcontext ctx;
+    unsigned int count;
+    CUstreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st;
+
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st CUDA_BATCH_MEM_OP_NODE_PARAMS_v1;
+
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS;
+
+typedef struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
+    unsigned long long offset;
+    unsigned long long size;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st;
+
+typedef CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1;
+
+typedef CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 CUDA_EXTERNAL_MEMORY_BUFFER_DESC;
+
+typedef enum CUexternalMemoryHandleType_enum {
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32 = 2,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT = 3,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP = 4,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE = 5,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE = 6,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT = 7,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF = 8
+} CUexternalMemoryHandleType;
+
+typedef struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
+    CUexternalMemoryHandleType type;
+    union {
+        int fd;
+        struct {
+            void *handle;
+            const void *name;
+        } win32;
+        const void *nvSciBufObject;
+    } handle;
+    unsigned long long size;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st;
+
+typedef CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1;
+
+typedef CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 CUDA_EXTERNAL_MEMORY_HANDLE_DESC;
+
+typedef struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
+    unsigned long long offset;
+    CUDA_ARRAY3D_DESCRIPTOR arrayDesc;
+    unsigned int numLevels;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st;
+
+typedef CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1;
+
+typedef CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC;
+
+typedef enum CUexternalSemaphoreHandleType_enum {
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD = 1,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32 = 2,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT = 3,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE = 4,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE = 5,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC = 6,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX = 7,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT = 8,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD = 9,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32 = 10
+} CUexternalSemaphoreHandleType;
+
+typedef struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st {
+    CUexternalSemaphoreHandleType type;
+    union {
+        int fd;
+        struct {
+            void *handle;
+            const void *name;
+        } win32;
+        const void *nvSciSyncObj;
+    } handle;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st;
+
+typedef CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1;
+
+typedef CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC;
+
+typedef struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+        } keyedMutex;
+        unsigned int reserved[12];
+    } params;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st;
+
+typedef CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1;
+
+typedef CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1 CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS;
+
+typedef struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+            unsigned int timeoutMs;
+        } keyedMutex;
+        unsigned int reserved[10];
+    } params;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st;
+
+typedef CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1;
+
+typedef CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS;
+
+typedef struct CUextSemaphore_st *CUexternalSemaphore;
+
+typedef struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
+    CUexternalSemaphore *extSemArray;
+    const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray;
+    unsigned int numExtSems;
+} CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st;
+
+typedef CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1;
+
+typedef CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 CUDA_EXT_SEM_SIGNAL_NODE_PARAMS;
+
+typedef struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
+    CUexternalSemaphore *extSemArray;
+    const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray;
+    unsigned int numExtSems;
+} CUDA_EXT_SEM_WAIT_NODE_PARAMS_st;
+
+typedef CUDA_EXT_SEM_WAIT_NODE_PARAMS_st CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1;
+
+typedef CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 CUDA_EXT_SEM_WAIT_NODE_PARAMS;
+
+typedef enum CUgraphInstantiateResult_enum {
+    CUDA_GRAPH_INSTANTIATE_SUCCESS = 0,
+    CUDA_GRAPH_INSTANTIATE_ERROR = 1,
+    CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE = 2,
+    CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED = 3,
+    CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED = 4,
+    CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED = 5
+} CUgraphInstantiateResult;
+
+typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
+    cuuint64_t flags;
+    CUstream hUploadStream;
+    CUgraphNode hErrNode_out;
+    CUgraphInstantiateResult result_out;
+} CUDA_GRAPH_INSTANTIATE_PARAMS_st;
+
+typedef CUDA_GRAPH_INSTANTIATE_PARAMS_st CUDA_GRAPH_INSTANTIATE_PARAMS;
+
+typedef struct CUDA_KERNEL_NODE_PARAMS_v2_st {
+    CUfunction func;
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    CUkernel kern;
+    CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v2_st;
+
+typedef CUDA_KERNEL_NODE_PARAMS_v2_st CUDA_KERNEL_NODE_PARAMS_v2;
+
+typedef CUDA_KERNEL_NODE_PARAMS_v2 CUDA_KERNEL_NODE_PARAMS;
+
+typedef struct CUDA_LAUNCH_PARAMS_st {
+    CUfunction function;
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    void **kernelParams;
+} CUDA_LAUNCH_PARAMS_st;
+
+typedef CUDA_LAUNCH_PARAMS_st CUDA_LAUNCH_PARAMS_v1;
+
+typedef CUDA_LAUNCH_PARAMS_v1 CUDA_LAUNCH_PARAMS;
+
+typedef struct CUextent3D_st {
+    size_t width;
+    size_t height;
+    size_t depth;
+} CUextent3D_st;
+
+typedef CUextent3D_st CUextent3D_v1;
+
+typedef CUextent3D_v1 CUextent3D;
+
+typedef enum CUmemcpy3DOperandType_enum {
+    CU_MEMCPY_OPERAND_TYPE_POINTER = 1,
+    CU_MEMCPY_OPERAND_TYPE_ARRAY = 2,
+    CU_MEMCPY_OPERAND_TYPE_MAX = 2147483647
+} CUmemcpy3DOperandType;
+
+typedef struct CUoffset3D_st {
+    size_t x;
+    size_t y;
+    size_t z;
+} CUoffset3D_st;
+
+typedef CUoffset3D_st CUoffset3D_v1;
+
+typedef CUoffset3D_v1 CUoffset3D;
+
+typedef struct CUmemcpy3DOperand_st {
+    CUmemcpy3DOperandType type;
+    union {
+        struct {
+            CUdeviceptr ptr;
+            size_t rowLength;
+            size_t layerHeight;
+            CUmemLocation locHint;
+        } ptr;
+        struct {
+            CUarray array;
+            CUoffset3D offset;
+        } array;
+    } op;
+} CUmemcpy3DOperand_st;
+
+typedef CUmemcpy3DOperand_st CUmemcpy3DOperand_v1;
+
+typedef CUmemcpy3DOperand_v1 CUmemcpy3DOperand;
+
+typedef enum CUmemcpySrcAccessOrder_enum {
+    CU_MEMCPY_SRC_ACCESS_ORDER_INVALID = 0,
+    CU_MEMCPY_SRC_ACCESS_ORDER_STREAM = 1,
+    CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL = 2,
+    CU_MEMCPY_SRC_ACCESS_ORDER_ANY = 3,
+    CU_MEMCPY_SRC_ACCESS_ORDER_MAX = 2147483647
+} CUmemcpySrcAccessOrder;
+
+typedef struct CUDA_MEMCPY3D_BATCH_OP_st {
+    CUmemcpy3DOperand src;
+    CUmemcpy3DOperand dst;
+    CUextent3D extent;
+    CUmemcpySrcAccessOrder srcAccessOrder;
+    unsigned int flags;
+} CUDA_MEMCPY3D_BATCH_OP_st;
+
+typedef CUDA_MEMCPY3D_BATCH_OP_st CUDA_MEMCPY3D_BATCH_OP_v1;
+
+typedef CUDA_MEMCPY3D_BATCH_OP_v1 CUDA_MEMCPY3D_BATCH_OP;
+
+typedef struct CUDA_MEMCPY3D_PEER_st {
+    size_t srcXInBytes;
+    size_t srcY;
+    size_t srcZ;
+    size_t srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    CUcontext srcContext;
+    size_t srcPitch;
+    size_t srcHeight;
+    size_t dstXInBytes;
+    size_t dstY;
+    size_t dstZ;
+    size_t dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    CUcontext dstContext;
+    size_t dstPitch;
+    size_t dstHeight;
+    size_t WidthInBytes;
+    size_t Height;
+    size_t Depth;
+} CUDA_MEMCPY3D_PEER_st;
+
+typedef CUDA_MEMCPY3D_PEER_st CUDA_MEMCPY3D_PEER_v1;
+
+typedef CUDA_MEMCPY3D_PEER_v1 CUDA_MEMCPY3D_PEER;
+
+typedef struct CUmemPoolProps_st {
+    CUmemAllocationType allocType;
+    CUmemAllocationHandleType handleTypes;
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps_st;
+
+typedef CUmemPoolProps_st CUmemPoolProps_v1;
+
+typedef CUmemPoolProps_v1 CUmemPoolProps;
+
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
+    CUmemPoolProps poolProps;
+    const CUmemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v1_st;
+
+typedef CUDA_MEM_ALLOC_NODE_PARAMS_v1_st CUDA_MEM_ALLOC_NODE_PARAMS_v1;
+
+typedef CUDA_MEM_ALLOC_NODE_PARAMS_v1 CUDA_MEM_ALLOC_NODE_PARAMS;
+
+typedef enum CUarraySparseSubresourceType_enum {
+    CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL = 0,
+    CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL = 1
+} CUarraySparseSubresourceType;
+
+typedef enum CUmemHandleType_enum {
+    CU_MEM_HANDLE_TYPE_GENERIC = 0
+} CUmemHandleType;
+
+typedef enum CUmemOperationType_enum {
+    CU_MEM_OPERATION_TYPE_MAP = 1,
+    CU_MEM_OPERATION_TYPE_UNMAP = 2
+} CUmemOperationType;
+
+typedef struct CUarrayMapInfo_st {
+    CUresourcetype resourceType;
+    union {
+        CUmipmappedArray mipmap;
+        CUarray array;
+    } resource;
+    CUarraySparseSubresourceType subresourceType;
+    union {
+        struct {
+            unsigned int level;
+            unsigned int layer;
+            unsigned int offsetX;
+            unsigned int offsetY;
+            unsigned int offsetZ;
+            unsigned int extentWidth;
+            unsigned int extentHeight;
+            unsigned int extentDepth;
+        } sparseLevel;
+        struct {
+            unsigned int layer;
+            unsigned long long offset;
+            unsigned long long size;
+        } miptail;
+    } subresource;
+    CUmemOperationType memOperationType;
+    CUmemHandleType memHandleType;
+    union {
+        CUmemGenericAllocationHandle memHandle;
+    } memHandle;
+    unsigned long long offset;
+    unsigned int deviceBitMask;
+    unsigned int flags;
+    unsigned int reserved[2];
+} CUarrayMapInfo_st;
+
+typedef CUarrayMapInfo_st CUarrayMapInfo_v1;
+
+typedef CUarrayMapInfo_v1 CUarrayMapInfo;
+
+typedef struct CUasyncCallbackEntry_st *CUasyncCallbackHandle;
+
+typedef enum CUasyncNotificationType_enum {
+    CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET = 1
+} CUasyncNotificationType;
+
+typedef struct CUasyncNotificationInfo_st {
+    CUasyncNotificationType type;
+    union {
+        struct {
+            unsigned long long bytesOverBudget;
+        } overBudget;
+    } info;
+} CUasyncNotificationInfo_st;
+
+typedef CUasyncNotificationInfo_st CUasyncNotificationInfo;
+
+typedef void (*CUasyncCallback)(CUasyncNotificationInfo *info, void *userData, CUasyncCallbackHandle callback);
+
+typedef enum CUatomicOperation_enum {
+    CU_ATOMIC_OPERATION_INTEGER_ADD = 0,
+    CU_ATOMIC_OPERATION_INTEGER_MIN = 1,
+    CU_ATOMIC_OPERATION_INTEGER_MAX = 2,
+    CU_ATOMIC_OPERATION_INTEGER_INCREMENT = 3,
+    CU_ATOMIC_OPERATION_INTEGER_DECREMENT = 4,
+    CU_ATOMIC_OPERATION_AND = 5,
+    CU_ATOMIC_OPERATION_OR = 6,
+    CU_ATOMIC_OPERATION_XOR = 7,
+    CU_ATOMIC_OPERATION_EXCHANGE = 8,
+    CU_ATOMIC_OPERATION_CAS = 9,
+    CU_ATOMIC_OPERATION_FLOAT_ADD = 10,
+    CU_ATOMIC_OPERATION_FLOAT_MIN = 11,
+    CU_ATOMIC_OPERATION_FLOAT_MAX = 12,
+    CU_ATOMIC_OPERATION_MAX = 13
+} CUatomicOperation;
+
+typedef enum CUcoredumpSettings_enum {
+    CU_COREDUMP_ENABLE_ON_EXCEPTION = 1,
+    CU_COREDUMP_TRIGGER_HOST = 2,
+    CU_COREDUMP_LIGHTWEIGHT = 3,
+    CU_COREDUMP_ENABLE_USER_TRIGGER = 4,
+    CU_COREDUMP_FILE = 5,
+    CU_COREDUMP_PIPE = 6,
+    CU_COREDUMP_GENERATION_FLAGS = 7,
+    CU_COREDUMP_MAX = 8
+} CUcoredumpSettings;
+
+typedef enum CUdevResourceType {
+    CU_DEV_RESOURCE_TYPE_INVALID = 0,
+    CU_DEV_RESOURCE_TYPE_SM = 1
+} CUdevResourceType;
+
+typedef struct CUdevSmResource_st {
+    unsigned int smCount;
+} CUdevSmResource_st;
+
+typedef CUdevSmResource_st CUdevSmResource;
+
+typedef struct CUdevResource_st {
+    CUdevResourceType type;
+    unsigned char _internal_padding[92];
+    union {
+        CUdevSmResource sm;
+        unsigned char _oversize[48];
+    };
+} CUdevResource_st;
+
+typedef CUdevResource_st CUdevResource_v1;
+
+typedef CUdevResource_v1 CUdevResource;
+
+typedef struct CUdevResourceDesc_st *CUdevResourceDesc;
+
+typedef struct CUdevprop_st {
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int sharedMemPerBlock;
+    int totalConstantMemory;
+    int SIMDWidth;
+    int memPitch;
+    int regsPerBlock;
+    int clockRate;
+    int textureAlign;
+} CUdevprop_st;
+
+typedef CUdevprop_st CUdevprop_v1;
+
+typedef CUdevprop_v1 CUdevprop;
+
+typedef struct CUexecAffinitySmCount_st {
+    unsigned int val;
+} CUexecAffinitySmCount_st;
+
+typedef CUexecAffinitySmCount_st CUexecAffinitySmCount_v1;
+
+typedef CUexecAffinitySmCount_v1 CUexecAffinitySmCount;
+
+typedef enum CUexecAffinityType_enum {
+    CU_EXEC_AFFINITY_TYPE_SM_COUNT = 0,
+    CU_EXEC_AFFINITY_TYPE_MAX = 1
+} CUexecAffinityType;
+
+typedef struct CUexecAffinityParam_st {
+    CUexecAffinityType type;
+    union {
+        CUexecAffinitySmCount smCount;
+    } param;
+} CUexecAffinityParam_st;
+
+typedef CUexecAffinityParam_st CUexecAffinityParam_v1;
+
+typedef CUexecAffinityParam_v1 CUexecAffinityParam;
+
+typedef struct CUextMemory_st *CUexternalMemory;
+
+typedef enum CUflushGPUDirectRDMAWritesScope_enum {
+    CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER = 100,
+    CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES = 200
+} CUflushGPUDirectRDMAWritesScope;
+
+typedef enum CUflushGPUDirectRDMAWritesTarget_enum {
+    CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX = 0
+} CUflushGPUDirectRDMAWritesTarget;
+
+typedef cuuint64_t CUgraphConditionalHandle;
+
+typedef struct CUgraphEdgeData_st {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+} CUgraphEdgeData_st;
+
+typedef CUgraphEdgeData_st CUgraphEdgeData;
+
+typedef enum CUgraphExecUpdateResult_enum {
+    CU_GRAPH_EXEC_UPDATE_SUCCESS = 0,
+    CU_GRAPH_EXEC_UPDATE_ERROR = 1,
+    CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 2,
+    CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3,
+    CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED = 4,
+    CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 5,
+    CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED = 6,
+    CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE = 7,
+    CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED = 8
+} CUgraphExecUpdateResult;
+
+typedef struct CUgraphExecUpdateResultInfo_st {
+    CUgraphExecUpdateResult result;
+    CUgraphNode errorNode;
+    CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo_st;
+
+typedef CUgraphExecUpdateResultInfo_st CUgraphExecUpdateResultInfo_v1;
+
+typedef CUgraphExecUpdateResultInfo_v1 CUgraphExecUpdateResultInfo;
+
+typedef enum CUgraphMem_attribute_enum {
+    CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT = 0,
+    CU_GRAPH_MEM_ATTR_USED_MEM_HIGH = 1,
+    CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT = 2,
+    CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH = 3
+} CUgraphMem_attribute;
+
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st {
+    CUcontext ctx;
+    unsigned int count;
+    CUstreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st;
+
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st CUDA_BATCH_MEM_OP_NODE_PARAMS_v2;
+
+typedef enum CUgraphChildGraphNodeOwnership_enum {
+    CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE = 0,
+    CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE = 1
+} CUgraphChildGraphNodeOwnership;
+
+typedef struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
+    CUgraph graph;
+    CUgraphChildGraphNodeOwnership ownership;
+} CUDA_CHILD_GRAPH_NODE_PARAMS_st;
+
+typedef CUDA_CHILD_GRAPH_NODE_PARAMS_st CUDA_CHILD_GRAPH_NODE_PARAMS;
+
+typedef enum CUgraphConditionalNodeType_enum {
+    CU_GRAPH_COND_TYPE_IF = 0,
+    CU_GRAPH_COND_TYPE_WHILE = 1,
+    CU_GRAPH_COND_TYPE_SWITCH = 2
+} CUgraphConditionalNodeType;
+
+typedef struct CUDA_CONDITIONAL_NODE_PARAMS {
+    CUgraphConditionalHandle handle;
+    CUgraphConditionalNodeType type;
+    unsigned int size;
+    CUgraph *phGraph_out;
+    CUcontext ctx;
+} CUDA_CONDITIONAL_NODE_PARAMS;
+
+typedef struct CUDA_EVENT_RECORD_NODE_PARAMS_st {
+    CUevent event;
+} CUDA_EVENT_RECORD_NODE_PARAMS_st;
+
+typedef CUDA_EVENT_RECORD_NODE_PARAMS_st CUDA_EVENT_RECORD_NODE_PARAMS;
+
+typedef struct CUDA_EVENT_WAIT_NODE_PARAMS_st {
+    CUevent event;
+} CUDA_EVENT_WAIT_NODE_PARAMS_st;
+
+typedef CUDA_EVENT_WAIT_NODE_PARAMS_st CUDA_EVENT_WAIT_NODE_PARAMS;
+
+typedef struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
+    CUexternalSemaphore *extSemArray;
+    const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray;
+    unsigned int numExtSems;
+} CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st;
+
+typedef CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2;
+
+typedef struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
+    CUexternalSemaphore *extSemArray;
+    const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray;
+    unsigned int numExtSems;
+} CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st;
+
+typedef CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2;
+
+typedef void (*CUhostFn)(void *userData);
+
+typedef struct CUDA_HOST_NODE_PARAMS_v2_st {
+    CUhostFn fn;
+    void *userData;
+} CUDA_HOST_NODE_PARAMS_v2_st;
+
+typedef CUDA_HOST_NODE_PARAMS_v2_st CUDA_HOST_NODE_PARAMS_v2;
+
+typedef struct CUDA_KERNEL_NODE_PARAMS_v3_st {
+    CUfunction func;
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    CUkernel kern;
+    CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v3_st;
+
+typedef CUDA_KERNEL_NODE_PARAMS_v3_st CUDA_KERNEL_NODE_PARAMS_v3;
+
+typedef struct CUDA_MEMCPY_NODE_PARAMS_st {
+    int flags;
+    int reserved;
+    CUcontext copyCtx;
+    CUDA_MEMCPY3D copyParams;
+} CUDA_MEMCPY_NODE_PARAMS_st;
+
+typedef CUDA_MEMCPY_NODE_PARAMS_st CUDA_MEMCPY_NODE_PARAMS;
+
+typedef struct CUDA_MEMSET_NODE_PARAMS_v2_st {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+    CUcontext ctx;
+} CUDA_MEMSET_NODE_PARAMS_v2_st;
+
+typedef CUDA_MEMSET_NODE_PARAMS_v2_st CUDA_MEMSET_NODE_PARAMS_v2;
+
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
+    CUmemPoolProps poolProps;
+    const CUmemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v2_st;
+
+typedef CUDA_MEM_ALLOC_NODE_PARAMS_v2_st CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+
+typedef struct CUDA_MEM_FREE_NODE_PARAMS_st {
+    CUdeviceptr dptr;
+} CUDA_MEM_FREE_NODE_PARAMS_st;
+
+typedef CUDA_MEM_FREE_NODE_PARAMS_st CUDA_MEM_FREE_NODE_PARAMS;
+
+typedef struct CUgraphNodeParams_st {
+    CUgraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_KERNEL_NODE_PARAMS_v3 kernel;
+        CUDA_MEMCPY_NODE_PARAMS memcpy;
+        CUDA_MEMSET_NODE_PARAMS_v2 memset;
+        CUDA_HOST_NODE_PARAMS_v2 host;
+        CUDA_CHILD_GRAPH_NODE_PARAMS graph;
+        CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
+        CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
+        CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2 extSemSignal;
+        CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2 extSemWait;
+        CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+        CUDA_MEM_FREE_NODE_PARAMS free;
+        CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 memOp;
+        CUDA_CONDITIONAL_NODE_PARAMS conditional;
+    };
+    long long reserved2;
+} CUgraphNodeParams_st;
+
+typedef CUgraphNodeParams_st CUgraphNodeParams;
+
+typedef struct CUgraphicsResource_st *CUgraphicsResource;
+
+typedef struct CUgreenCtx_st *CUgreenCtx;
+
+typedef enum CUlaunchAttributeID_enum {
+    CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+    CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
+    CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
+    CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
+    CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+    CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14
+} CUlaunchAttributeID;
+
+typedef CUlaunchAttributeID CUkernelNodeAttrID;
+
+typedef enum CUaccessProperty_enum {
+    CU_ACCESS_PROPERTY_NORMAL = 0,
+    CU_ACCESS_PROPERTY_STREAMING = 1,
+    CU_ACCESS_PROPERTY_PERSISTING = 2
+} CUaccessProperty;
+
+typedef struct CUaccessPolicyWindow_st {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    CUaccessProperty hitProp;
+    CUaccessProperty missProp;
+} CUaccessPolicyWindow_st;
+
+typedef CUaccessPolicyWindow_st CUaccessPolicyWindow_v1;
+
+typedef CUaccessPolicyWindow_v1 CUaccessPolicyWindow;
+
+typedef enum CUclusterSchedulingPolicy_enum {
+    CU_CLUSTER_SCHEDULING_POLICY_DEFAULT = 0,
+    CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+    CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING = 2
+} CUclusterSchedulingPolicy;
+
+typedef struct CUgraphDeviceUpdatableNode_st *CUgraphDeviceNode;
+
+typedef enum CUlaunchMemSyncDomain_enum {
+    CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
+    CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1
+} CUlaunchMemSyncDomain;
+
+typedef struct CUlaunchMemSyncDomainMap_st {
+    unsigned char default_;
+    unsigned char remote;
+} CUlaunchMemSyncDomainMap_st;
+
+typedef CUlaunchMemSyncDomainMap_st CUlaunchMemSyncDomainMap;
+
+typedef enum CUsynchronizationPolicy_enum {
+    CU_SYNC_POLICY_AUTO = 1,
+    CU_SYNC_POLICY_SPIN = 2,
+    CU_SYNC_POLICY_YIELD = 3,
+    CU_SYNC_POLICY_BLOCKING_SYNC = 4
+} CUsynchronizationPolicy;
+
+typedef union CUlaunchAttributeValue_union {
+    char pad[64];
+    CUaccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    CUsynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } clusterDim;
+    CUclusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct {
+        CUevent event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
+    struct {
+        CUevent event;
+        int flags;
+    } launchCompletionEvent;
+    int priority;
+    CUlaunchMemSyncDomainMap memSyncDomainMap;
+    CUlaunchMemSyncDomain memSyncDomain;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } preferredClusterDim;
+    struct {
+        int deviceUpdatable;
+        CUgraphDeviceNode devNode;
+    } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+} CUlaunchAttributeValue_union;
+
+typedef CUlaunchAttributeValue_union CUlaunchAttributeValue;
+
+typedef CUlaunchAttributeValue CUkernelNodeAttrValue_v1;
+
+typedef CUkernelNodeAttrValue_v1 CUkernelNodeAttrValue;
+
+typedef struct CUlaunchAttribute_st {
+    CUlaunchAttributeID id;
+    char pad[4];
+    CUlaunchAttributeValue value;
+} CUlaunchAttribute_st;
+
+typedef CUlaunchAttribute_st CUlaunchAttribute;
+
+typedef struct CUlaunchConfig_st {
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig_st;
+
+typedef CUlaunchConfig_st CUlaunchConfig;
+
+typedef unsigned int CUlogIterator;
+
+typedef enum CUlogLevel_enum {
+    CU_LOG_LEVEL_ERROR = 0,
+    CU_LOG_LEVEL_WARNING = 1
+} CUlogLevel;
+
+typedef void (*CUlogsCallback)(void *data, CUlogLevel logLevel, char *message, size_t length);
+
+typedef struct CUlogsCallbackEntry_st *CUlogsCallbackHandle;
+
+typedef enum CUmemDecompressAlgorithm_enum {
+    CU_MEM_DECOMPRESS_UNSUPPORTED = 0,
+    CU_MEM_DECOMPRESS_ALGORITHM_DEFLATE = 1,
+    CU_MEM_DECOMPRESS_ALGORITHM_SNAPPY = 2,
+    CU_MEM_DECOMPRESS_ALGORITHM_LZ4 = 4
+} CUmemDecompressAlgorithm;
+
+typedef struct CUmemDecompressParams_st {
+    size_t srcNumBytes;
+    size_t dstNumBytes;
+    cuuint32_t *dstActBytes;
+    const void *src;
+    void *dst;
+    CUmemDecompressAlgorithm algo;
+    unsigned char padding[20];
+} CUmemDecompressParams_st;
+
+typedef CUmemDecompressParams_st CUmemDecompressParams;
+
+typedef struct CUmemPoolPtrExportData_st {
+    unsigned char reserved[64];
+} CUmemPoolPtrExportData_st;
+
+typedef CUmemPoolPtrExportData_st CUmemPoolPtrExportData_v1;
+
+typedef CUmemPoolPtrExportData_v1 CUmemPoolPtrExportData;
+
+typedef enum CUmemPool_attribute_enum {
+    CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC = 2,
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3,
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH = 6,
+    CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
+    CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8
+} CUmemPool_attribute;
+
+typedef enum CUmemRangeHandleType_enum {
+    CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1,
+    CU_MEM_RANGE_HANDLE_TYPE_MAX = 2147483647
+} CUmemRangeHandleType;
+
+typedef struct CUmemcpyAttributes_st {
+    CUmemcpySrcAccessOrder srcAccessOrder;
+    CUmemLocation srcLocHint;
+    CUmemLocation dstLocHint;
+    unsigned int flags;
+} CUmemcpyAttributes_st;
+
+typedef CUmemcpyAttributes_st CUmemcpyAttributes_v1;
+
+typedef CUmemcpyAttributes_v1 CUmemcpyAttributes;
+
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+
+typedef enum CUmulticastGranularity_flags_enum {
+    CU_MULTICAST_GRANULARITY_MINIMUM = 0,
+    CU_MULTICAST_GRANULARITY_RECOMMENDED = 1
+} CUmulticastGranularity_flags;
+
+typedef struct CUmulticastObjectProp_st {
+    unsigned int numDevices;
+    size_t size;
+    unsigned long long handleTypes;
+    unsigned long long flags;
+} CUmulticastObjectProp_st;
+
+typedef CUmulticastObjectProp_st CUmulticastObjectProp_v1;
+
+typedef CUmulticastObjectProp_v1 CUmulticastObjectProp;
+
+typedef CUlaunchAttributeID CUstreamAttrID;
+
+typedef CUlaunchAttributeValue CUstreamAttrValue_v1;
+
+typedef CUstreamAttrValue_v1 CUstreamAttrValue;
+
+typedef struct CUtensorMap_st {
+    cuuint64_t opaque[16];
+} CUtensorMap_st;
+
+typedef CUtensorMap_st CUtensorMap;
+
+typedef enum CUtensorMapDataType_enum {
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+    CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+    CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+    CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+    CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+    CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10,
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11,
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12,
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B = 13,
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B = 14,
+    CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B = 15
+} CUtensorMapDataType;
+
+typedef enum CUtensorMapFloatOOBfill_enum {
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1
+} CUtensorMapFloatOOBfill;
+
+typedef enum CUtensorMapIm2ColWideMode_enum {
+    CU_TENSOR_MAP_IM2COL_WIDE_MODE_W = 0,
+    CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128 = 1
+} CUtensorMapIm2ColWideMode;
+
+typedef enum CUtensorMapInterleave_enum {
+    CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+    CU_TENSOR_MAP_INTERLEAVE_16B = 1,
+    CU_TENSOR_MAP_INTERLEAVE_32B = 2
+} CUtensorMapInterleave;
+
+typedef enum CUtensorMapL2promotion_enum {
+    CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
+} CUtensorMapL2promotion;
+
+typedef enum CUtensorMapSwizzle_enum {
+    CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+    CU_TENSOR_MAP_SWIZZLE_32B = 1,
+    CU_TENSOR_MAP_SWIZZLE_64B = 2,
+    CU_TENSOR_MAP_SWIZZLE_128B = 3,
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B = 4,
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B = 5,
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B = 6
+} CUtensorMapSwizzle;
+
+typedef struct CUuserObject_st *CUuserObject;
+
+CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array,
+                                      CUdevice device);
+CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx);
+CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array);
+CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size);
+CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size);
+CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size);
+CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size);
+typedef enum CUcigDataType_enum {
+    CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 1,
+    CIG_DATA_TYPE_NV_BLOB = 2
+} CUcigDataType;
+
+typedef struct CUctxCigParam_st {
+    CUcigDataType sharedDataType;
+    void *sharedData;
+} CUctxCigParam;
+
+typedef struct CUctxCreateParams_st {
+    CUexecAffinityParam *execAffinityParams;
+    int numExecAffinityParams;
+    CUctxCigParam *cigParams;
+} CUctxCreateParams;
+
+CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev);
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags,
+                        CUdevice dev);
+CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx);
+CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type);
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
+CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type);
+CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent);
+CUresult cuCtxSynchronize_v2(CUcontext ctx);
+CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent);
+CUresult cuDestroyExternalMemory(CUexternalMemory extMem);
+CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem);
+CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources);
+CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input,
+                                     CUdevResource *remaining, unsigned int useFlags, unsigned int minCount);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type);
+CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev);
+CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);
+CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations,
+                                           unsigned int count, CUdevice dev);
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations,
+                                          unsigned int count, CUdevice srcDevice, CUdevice dstDevice);
+CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev);
+CUresult cuDeviceGraphMemTrim(CUdevice device);
+CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData,
+                                           CUasyncCallbackHandle *callback);
+CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);
+CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback);
+CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem,
+                                         const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc);
+CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem,
+                                                 const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc);
+CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope);
+CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
+CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                  size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                   const CUgraphEdgeData *edgeData, size_t numDependencies);
+CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                                const CUgraphNode *dependencies, size_t numDependencies,
+                                                const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                              const CUgraphNode *dependencies, size_t numDependencies,
+                                              const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                               size_t numDependencies, CUdeviceptr dptr);
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams);
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                           const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                           CUgraphNodeParams *nodeParams);
+CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
+CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx,
+                                        unsigned int defaultLaunchValue, unsigned int flags);
+CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags);
+CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
+CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event);
+CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
+CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event);
+CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph);
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
+CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
+CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                          const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                        const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags);
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                      const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                           const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams,
+                                        CUcontext ctx);
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo);
+CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out);
+CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode,
+                                                      const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out);
+CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode,
+                                                    const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges);
+CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData,
+                            size_t *numEdges);
+CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                      CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out);
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       const CUkernelNodeAttrValue *value);
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out);
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams);
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams);
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams);
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams);
+CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph);
+CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies);
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData,
+                                       size_t *numDependencies);
+CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes);
+CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData,
+                                         size_t *numDependentNodes);
+CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled);
+CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled);
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count);
+CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                      const CUgraphEdgeData *edgeData, size_t numDependencies);
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags);
+CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
+CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource);
+CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource);
+CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags);
+CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex,
+                                             unsigned int mipLevel);
+CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
+CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource);
+CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags);
+CUresult cuGreenCtxDestroy(CUgreenCtx hCtx);
+CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type);
+CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId);
+CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent);
+CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority);
+CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent);
+CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
+CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out,
+                                   const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc);
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices,
+                                              unsigned int flags);
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra);
+CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags);
+CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags);
+CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
+CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out);
+CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback);
+CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location);
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
+CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags,
+                                   size_t *errorIndex, CUstream stream);
+CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                           CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                           size_t numPrefetchLocs, unsigned long long flags, CUstream hStream);
+CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags,
+                                CUstream hStream);
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type);
+CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType,
+                                       unsigned long long flags);
+CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type);
+CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+CUresult cuMemPoolDestroy(CUmemoryPool pool);
+CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
+CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType,
+                                          unsigned long long flags);
+CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location);
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+                                            CUmemAllocationHandleType handleType, unsigned long long flags);
+CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData);
+CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
+                               CUstream hStream);
+CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs,
+                                 size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags,
+                                 CUstream hStream);
+CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool);
+CUresult cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx,
+                              unsigned long long flags, CUstream hStream);
+CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags,
+                                 CUstream hStream);
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
+CUresult cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                            CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx,
+                            CUstream hStream);
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                               CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream);
+CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements,
+                                               CUmipmappedArray mipmap, CUdevice device);
+CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap);
+CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev);
+CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size,
+                             unsigned long long flags);
+CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset,
+                            CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size,
+                            unsigned long long flags);
+CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop);
+CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop,
+                                   CUmulticastGranularity_flags option);
+CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size);
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config);
+CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config);
+CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef);
+CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray,
+                                         const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray,
+                                         unsigned int numExtSems, CUstream stream);
+CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray,
+                               unsigned int flags);
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                     CUstreamCaptureMode mode);
+CUresult cuStreamCopyAttributes(CUstream dst, CUstream src);
+CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out);
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out);
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
+CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device);
+CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx);
+CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value);
+CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies,
+                                           unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
+                                              const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                              unsigned int flags);
+CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags);
+CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags);
+CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags);
+CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags);
+CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                                 void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                 const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner,
+                                 cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                                 const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+                                 CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                 CUtensorMapFloatOOBfill oobFill);
+CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                     cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim,
+                                     const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth,
+                                     int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel,
+                                     cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides,
+                                     CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode,
+                                     CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                     CUtensorMapFloatOOBfill oobFill);
+CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                                void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                const cuuint32_t *boxDim, const cuuint32_t *elementStrides,
+                                CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
+CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress);
+CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject);
+CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount,
+                            unsigned int flags);
+CUresult cuUserObjectRelease(CUuserObject object, unsigned int count);
+CUresult cuUserObjectRetain(CUuserObject object, unsigned int count);
+CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray,
+                                       const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray,
+                                       unsigned int numExtSems, CUstream stream);
 
 #ifdef __cplusplus
 }

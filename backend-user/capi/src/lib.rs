@@ -33,7 +33,7 @@ mod module; // modules, functions, globals
 mod occupancy; // the occupancy calculator
 mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
-mod profile; // cuProfilerStart/Stop and the statistics printed at exit
+mod profile; // the statistics and trace files written at exit
 mod stream; // streams
 mod texref; // texture and surface references (the legacy binding API)
 mod texture; // arrays, texture and surface objects, copies with arrays

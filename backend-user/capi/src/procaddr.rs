@@ -79,6 +79,11 @@ const VERSIONED: &[(&str, &[(c_int, &str)])] = &[
     ("cuDevicePrimaryCtxSetFlags", &[(11000, "_v2")]),
     ("cuIpcOpenMemHandle", &[(11000, "_v2")]),
     ("cuStreamGetCaptureInfo", &[(11030, "_v2"), (12030, "_v3")]),
+    ("cuStreamBatchMemOp", &[(11070, "_v2")]),
+    ("cuStreamWaitValue32", &[(11070, "_v2")]),
+    ("cuStreamWaitValue64", &[(11070, "_v2")]),
+    ("cuStreamWriteValue32", &[(11070, "_v2")]),
+    ("cuStreamWriteValue64", &[(11070, "_v2")]),
     ("cuDeviceGetUuid", &[(11040, "_v2")]),
     ("cuGetProcAddress", &[(12000, "_v2")]),
     ("cuGraphExecUpdate", &[(12000, "_v2")]),
@@ -90,6 +95,13 @@ const VERSIONED: &[(&str, &[(c_int, &str)])] = &[
     ("cuMemPrefetchAsync", &[(12020, "_v2")]),
     ("cuStreamGetCtx", &[(12050, "_v2")]),
     ("cuEventElapsedTime", &[(12080, "_v2")]),
+    ("cuGraphAddNode", &[(12030, "_v2")]),
+    ("cuGraphAddDependencies", &[(12030, "_v2")]),
+    ("cuGraphRemoveDependencies", &[(12030, "_v2")]),
+    ("cuGraphGetEdges", &[(12030, "_v2")]),
+    ("cuGraphNodeGetDependencies", &[(12030, "_v2")]),
+    ("cuGraphNodeGetDependentNodes", &[(12030, "_v2")]),
+    ("cuStreamUpdateCaptureDependencies", &[(12030, "_v2")]),
 ];
 
 /// The symbol base name `name` means for `version` (the name itself when no version
@@ -170,5 +182,31 @@ mod tests {
         assert_eq!(symbol_for("cuLaunchKernel", 12090).as_deref(), Some("cuLaunchKernel"));
         assert_eq!(symbol_for("cuMemAlloc_v2", 12000), None);
         assert_eq!(symbol_for("cuMemcpyAsync_ptsz", 12000), None);
+    }
+
+    #[test]
+    fn the_header_maps_names_as_cuda_version_asks() {
+        let header = include_str!("../../include/cuda.h");
+        let version: c_int = header
+            .lines()
+            .find_map(|l| l.strip_prefix("#define CUDA_VERSION "))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("CUDA_VERSION");
+        let mut n = 0;
+        for l in header.lines() {
+            let Some(rest) = l.strip_prefix("#define cu") else { continue };
+            let mut it = rest.split_whitespace();
+            let (Some(from), Some(to), None) = (it.next(), it.next(), it.next()) else { continue };
+            let from = format!("cu{from}");
+            // A rename that is not a version suffix (cuGraphInstantiate) is the header's own;
+            // cuCtxCreate stays _v2 in the header while cuGetProcAddress serves _v3 (with
+            // execution affinity) from 11.4, as CUDA's table of typedefs has it.
+            let suffix = to.strip_prefix(&from).and_then(|s| s.strip_prefix("_v"));
+            if suffix.is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit())) && from != "cuCtxCreate" {
+                assert_eq!(symbol_for(&from, version).as_deref(), Some(to), "{from}");
+                n += 1;
+            }
+        }
+        assert!(n > 60, "{n} mappings");
     }
 }
