@@ -416,14 +416,18 @@ typedef enum CUjit_option_enum {
 #define CU_MEMHOSTALLOC_WRITECOMBINED 0x04
 
 /* Stream and event flags. */
-#define CU_STREAM_DEFAULT 0x0
-#define CU_STREAM_NON_BLOCKING 0x1
+typedef enum CUstream_flags_enum {
+    CU_STREAM_DEFAULT = 0,
+    CU_STREAM_NON_BLOCKING = 1
+} CUstream_flags;
 #define CU_STREAM_LEGACY ((CUstream)0x1)
 #define CU_STREAM_PER_THREAD ((CUstream)0x2)
-#define CU_EVENT_DEFAULT 0x0
-#define CU_EVENT_BLOCKING_SYNC 0x1
-#define CU_EVENT_DISABLE_TIMING 0x2
-#define CU_EVENT_INTERPROCESS 0x4
+typedef enum CUevent_flags_enum {
+    CU_EVENT_DEFAULT = 0,
+    CU_EVENT_BLOCKING_SYNC = 1,
+    CU_EVENT_DISABLE_TIMING = 2,
+    CU_EVENT_INTERPROCESS = 4
+} CUevent_flags;
 
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -1186,6 +1190,284 @@ CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel ker
 CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev);
 CUresult cuKernelGetName(const char **name, CUkernel hfunc);
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
+
+/* The Driver API's other flag enums and versioned type names. */
+typedef enum CUGPUDirectRDMAWritesOrdering_enum {
+    CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE = 0,
+    CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER = 100,
+    CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES = 200
+} CUGPUDirectRDMAWritesOrdering;
+
+typedef enum CUarray_cubemap_face_enum {
+    CU_CUBEMAP_FACE_POSITIVE_X = 0,
+    CU_CUBEMAP_FACE_NEGATIVE_X = 1,
+    CU_CUBEMAP_FACE_POSITIVE_Y = 2,
+    CU_CUBEMAP_FACE_NEGATIVE_Y = 3,
+    CU_CUBEMAP_FACE_POSITIVE_Z = 4,
+    CU_CUBEMAP_FACE_NEGATIVE_Z = 5
+} CUarray_cubemap_face;
+
+typedef enum CUdeviceNumaConfig_enum {
+    CU_DEVICE_NUMA_CONFIG_NONE = 0,
+    CU_DEVICE_NUMA_CONFIG_NUMA_NODE = 1
+} CUdeviceNumaConfig;
+
+typedef enum CUevent_record_flags_enum {
+    CU_EVENT_RECORD_DEFAULT = 0,
+    CU_EVENT_RECORD_EXTERNAL = 1
+} CUevent_record_flags;
+
+typedef enum CUevent_sched_flags_enum {
+    CU_EVENT_SCHED_AUTO = 0,
+    CU_EVENT_SCHED_SPIN = 1,
+    CU_EVENT_SCHED_YIELD = 2,
+    CU_EVENT_SCHED_BLOCKING_SYNC = 4
+} CUevent_sched_flags;
+
+typedef enum CUevent_wait_flags_enum {
+    CU_EVENT_WAIT_DEFAULT = 0,
+    CU_EVENT_WAIT_EXTERNAL = 1
+} CUevent_wait_flags;
+
+typedef enum CUflushGPUDirectRDMAWritesOptions_enum {
+    CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST = 1,
+    CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_MEMOPS = 2
+} CUflushGPUDirectRDMAWritesOptions;
+
+typedef enum CUgraphDebugDot_flags_enum {
+    CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE = 1,
+    CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES = 2,
+    CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS = 4,
+    CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS = 8,
+    CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS = 16,
+    CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS = 32,
+    CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS = 64,
+    CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS = 128,
+    CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS = 256,
+    CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES = 512,
+    CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES = 1024,
+    CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS = 2048,
+    CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS = 4096,
+    CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS = 8192,
+    CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO = 16384,
+    CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS = 32768
+} CUgraphDebugDot_flags;
+
+typedef enum CUgraphDependencyType_enum {
+    CU_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
+    CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1
+} CUgraphDependencyType;
+
+typedef enum CUgraphInstantiate_flags_enum {
+    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
+    CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
+    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
+    CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8
+} CUgraphInstantiate_flags;
+
+typedef enum CUgraphicsMapResourceFlags_enum {
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE = 0,
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY = 1,
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD = 2
+} CUgraphicsMapResourceFlags;
+
+typedef enum CUgraphicsRegisterFlags_enum {
+    CU_GRAPHICS_REGISTER_FLAGS_NONE = 0,
+    CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY = 1,
+    CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD = 2,
+    CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST = 4,
+    CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER = 8
+} CUgraphicsRegisterFlags;
+
+typedef enum CUjit_cacheMode_enum {
+    CU_JIT_CACHE_OPTION_NONE = 0,
+    CU_JIT_CACHE_OPTION_CG = 1,
+    CU_JIT_CACHE_OPTION_CA = 2
+} CUjit_cacheMode;
+
+typedef enum CUjit_fallback_enum {
+    CU_PREFER_PTX = 0,
+    CU_PREFER_BINARY = 1
+} CUjit_fallback;
+
+typedef enum CUjit_target_enum {
+    CU_TARGET_COMPUTE_30 = 30,
+    CU_TARGET_COMPUTE_32 = 32,
+    CU_TARGET_COMPUTE_35 = 35,
+    CU_TARGET_COMPUTE_37 = 37,
+    CU_TARGET_COMPUTE_50 = 50,
+    CU_TARGET_COMPUTE_52 = 52,
+    CU_TARGET_COMPUTE_53 = 53,
+    CU_TARGET_COMPUTE_60 = 60,
+    CU_TARGET_COMPUTE_61 = 61,
+    CU_TARGET_COMPUTE_62 = 62,
+    CU_TARGET_COMPUTE_70 = 70,
+    CU_TARGET_COMPUTE_72 = 72,
+    CU_TARGET_COMPUTE_75 = 75,
+    CU_TARGET_COMPUTE_80 = 80,
+    CU_TARGET_COMPUTE_86 = 86,
+    CU_TARGET_COMPUTE_87 = 87,
+    CU_TARGET_COMPUTE_89 = 89,
+    CU_TARGET_COMPUTE_90 = 90,
+    CU_TARGET_COMPUTE_100 = 100,
+    CU_TARGET_COMPUTE_101 = 101,
+    CU_TARGET_COMPUTE_103 = 103,
+    CU_TARGET_COMPUTE_120 = 120,
+    CU_TARGET_COMPUTE_121 = 121,
+    CU_TARGET_COMPUTE_90A = 65626,
+    CU_TARGET_COMPUTE_100A = 65636,
+    CU_TARGET_COMPUTE_101A = 65637,
+    CU_TARGET_COMPUTE_103A = 65639,
+    CU_TARGET_COMPUTE_120A = 65656,
+    CU_TARGET_COMPUTE_121A = 65657,
+    CU_TARGET_COMPUTE_100F = 131172,
+    CU_TARGET_COMPUTE_101F = 131173,
+    CU_TARGET_COMPUTE_103F = 131175,
+    CU_TARGET_COMPUTE_120F = 131192,
+    CU_TARGET_COMPUTE_121F = 131193
+} CUjit_target;
+
+typedef enum CUmemRangeFlags_enum {
+    CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 1
+} CUmemRangeFlags;
+
+typedef enum CUmemcpyFlags_enum {
+    CU_MEMCPY_FLAG_DEFAULT = 0,
+    CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE = 1
+} CUmemcpyFlags;
+
+typedef enum CUoccupancy_flags_enum {
+    CU_OCCUPANCY_DEFAULT = 0,
+    CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 1
+} CUoccupancy_flags;
+
+typedef enum CUprocessState_enum {
+    CU_PROCESS_STATE_RUNNING = 0,
+    CU_PROCESS_STATE_LOCKED = 1,
+    CU_PROCESS_STATE_CHECKPOINTED = 2,
+    CU_PROCESS_STATE_FAILED = 3
+} CUprocessState;
+
+typedef enum CUresourceViewFormat_enum {
+    CU_RES_VIEW_FORMAT_NONE = 0,
+    CU_RES_VIEW_FORMAT_UINT_1X8 = 1,
+    CU_RES_VIEW_FORMAT_UINT_2X8 = 2,
+    CU_RES_VIEW_FORMAT_UINT_4X8 = 3,
+    CU_RES_VIEW_FORMAT_SINT_1X8 = 4,
+    CU_RES_VIEW_FORMAT_SINT_2X8 = 5,
+    CU_RES_VIEW_FORMAT_SINT_4X8 = 6,
+    CU_RES_VIEW_FORMAT_UINT_1X16 = 7,
+    CU_RES_VIEW_FORMAT_UINT_2X16 = 8,
+    CU_RES_VIEW_FORMAT_UINT_4X16 = 9,
+    CU_RES_VIEW_FORMAT_SINT_1X16 = 10,
+    CU_RES_VIEW_FORMAT_SINT_2X16 = 11,
+    CU_RES_VIEW_FORMAT_SINT_4X16 = 12,
+    CU_RES_VIEW_FORMAT_UINT_1X32 = 13,
+    CU_RES_VIEW_FORMAT_UINT_2X32 = 14,
+    CU_RES_VIEW_FORMAT_UINT_4X32 = 15,
+    CU_RES_VIEW_FORMAT_SINT_1X32 = 16,
+    CU_RES_VIEW_FORMAT_SINT_2X32 = 17,
+    CU_RES_VIEW_FORMAT_SINT_4X32 = 18,
+    CU_RES_VIEW_FORMAT_FLOAT_1X16 = 19,
+    CU_RES_VIEW_FORMAT_FLOAT_2X16 = 20,
+    CU_RES_VIEW_FORMAT_FLOAT_4X16 = 21,
+    CU_RES_VIEW_FORMAT_FLOAT_1X32 = 22,
+    CU_RES_VIEW_FORMAT_FLOAT_2X32 = 23,
+    CU_RES_VIEW_FORMAT_FLOAT_4X32 = 24,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC1 = 25,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC2 = 26,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC3 = 27,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC4 = 28,
+    CU_RES_VIEW_FORMAT_SIGNED_BC4 = 29,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC5 = 30,
+    CU_RES_VIEW_FORMAT_SIGNED_BC5 = 31,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC6H = 32,
+    CU_RES_VIEW_FORMAT_SIGNED_BC6H = 33,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC7 = 34
+} CUresourceViewFormat;
+
+typedef enum CUshared_carveout_enum {
+    CU_SHAREDMEM_CARVEOUT_DEFAULT = -1,
+    CU_SHAREDMEM_CARVEOUT_MAX_SHARED = 100,
+    CU_SHAREDMEM_CARVEOUT_MAX_L1 = 0
+} CUshared_carveout;
+
+typedef enum CUstreamMemoryBarrier_flags_enum {
+    CU_STREAM_MEMORY_BARRIER_TYPE_SYS = 0,
+    CU_STREAM_MEMORY_BARRIER_TYPE_GPU = 1
+} CUstreamMemoryBarrier_flags;
+
+typedef enum CUstreamUpdateCaptureDependencies_flags_enum {
+    CU_STREAM_ADD_CAPTURE_DEPENDENCIES = 0,
+    CU_STREAM_SET_CAPTURE_DEPENDENCIES = 1
+} CUstreamUpdateCaptureDependencies_flags;
+
+typedef enum CUstreamWaitValue_flags_enum {
+    CU_STREAM_WAIT_VALUE_GEQ = 0,
+    CU_STREAM_WAIT_VALUE_EQ = 1,
+    CU_STREAM_WAIT_VALUE_AND = 2,
+    CU_STREAM_WAIT_VALUE_NOR = 3,
+    CU_STREAM_WAIT_VALUE_FLUSH = 1073741824
+} CUstreamWaitValue_flags;
+
+typedef enum CUstreamWriteValue_flags_enum {
+    CU_STREAM_WRITE_VALUE_DEFAULT = 0,
+    CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER = 1
+} CUstreamWriteValue_flags;
+
+typedef enum CUuserObjectRetain_flags_enum {
+    CU_GRAPH_USER_OBJECT_MOVE = 1
+} CUuserObjectRetain_flags;
+
+typedef enum CUuserObject_flags_enum {
+    CU_USER_OBJECT_NO_DESTRUCTOR_SYNC = 1
+} CUuserObject_flags;
+
+typedef struct CUDA_HOST_NODE_PARAMS_st CUDA_HOST_NODE_PARAMS_v1;
+
+typedef struct CUDA_KERNEL_NODE_PARAMS_st {
+    CUfunction func;
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+} CUDA_KERNEL_NODE_PARAMS_st;
+
+typedef CUDA_KERNEL_NODE_PARAMS_st CUDA_KERNEL_NODE_PARAMS_v1;
+
+typedef struct CUDA_MEMSET_NODE_PARAMS_st CUDA_MEMSET_NODE_PARAMS_v1;
+
+typedef struct CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st {
+    unsigned long long p2pToken;
+    unsigned int vaSpaceToken;
+} CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st;
+
+typedef CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1;
+
+typedef CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1 CUDA_POINTER_ATTRIBUTE_P2P_TOKENS;
+
+typedef struct CUDA_RESOURCE_VIEW_DESC_st CUDA_RESOURCE_VIEW_DESC_v1;
+
+typedef int CUdevice_v1;
+
+typedef unsigned long long CUdeviceptr_v2;
+
+typedef struct CUipcEventHandle_st CUipcEventHandle_v1;
+
+typedef struct CUipcMemHandle_st CUipcMemHandle_v1;
+
+typedef struct CUmemFabricHandle_st {
+    unsigned char data[64];
+} CUmemFabricHandle_st;
+
+typedef CUmemFabricHandle_st CUmemFabricHandle_v1;
+
+typedef CUmemFabricHandle_v1 CUmemFabricHandle;
 
 /* ------------------------------------------------------------------------------------
  * The rest of CUDA 12.9's Driver API: types and entry points rgdev exports but does not
