@@ -219,7 +219,9 @@ pub(crate) fn primary_set_flags(dev: CUdevice, flags: c_uint, refuse_active: boo
     Ok(())
 }
 
-/// cuDevicePrimaryCtxSetFlags_v2: see [`primary_set_flags`].
+/// cuDevicePrimaryCtxSetFlags_v2: one scheduling mode plus MAP_HOST, LMEM_RESIZE_TO_MAX and
+/// SYNC_MEMOPS, applied at once, even to an active primary context; coredumps are
+/// NOT_SUPPORTED.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUresult {
     guard(|| primary_set_flags(dev, flags, false))
