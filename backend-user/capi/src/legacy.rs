@@ -31,13 +31,18 @@ fn clamp(n: usize) -> c_uint {
     c_uint::try_from(n).unwrap_or(c_uint::MAX)
 }
 
+/// A successor entry point's result as a `Result`.
+fn ok(r: CUresult) -> Result<()> {
+    match r {
+        0 => Ok(()),
+        e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
+    }
+}
+
 /// Call `f` (a successor entry point) with a pointer to a fresh `T`; the value on success.
 fn through<T: Default>(f: impl FnOnce(*mut T) -> CUresult) -> Result<T> {
     let mut v = T::default();
-    match f(&mut v) {
-        0 => Ok(v),
-        e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
-    }
+    ok(f(&mut v)).map(|()| v)
 }
 
 /// Store `v` through `out` if `out` is not NULL.
@@ -307,10 +312,8 @@ pub extern "C" fn cuDeviceTotalMem(bytes: *mut c_uint, dev: CUdevice) -> CUresul
 pub extern "C" fn cuMemGetInfo(free: *mut c_uint, total: *mut c_uint) -> CUresult {
     guard(|| {
         let (mut f, mut t) = (0usize, 0usize);
-        match cuMemGetInfo_v2(&mut f, &mut t) {
-            0 => raw::put(free, clamp(f)).and_then(|()| raw::put(total, clamp(t))),
-            e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
-        }
+        ok(cuMemGetInfo_v2(&mut f, &mut t))?;
+        raw::put(free, clamp(f)).and_then(|()| raw::put(total, clamp(t)))
     })
 }
 
@@ -344,13 +347,11 @@ pub extern "C" fn cuMemAllocPitch(
     elem: c_uint,
 ) -> CUresult {
     guard(|| {
-        let (gpu, h) = current()?;
-        if dptr.is_null() || pitch.is_null() {
-            return Err(CuError::InvalidValue);
-        }
-        let (p, pt) = gpu.mem_alloc_pitch(h, width.into(), height.into(), elem, true)?;
         // The pitch fits: it is at most 2^31 (MAX_PITCH).
-        raw::put(pitch, pt as c_uint).and_then(|()| hand_back(dptr, p, &gpu, h))
+        let null = dptr.is_null() || pitch.is_null();
+        crate::memory::alloc_pitch((width.into(), height.into(), elem), true, null, |p, pt| {
+            raw::put(pitch, pt as c_uint).and_then(|()| raw::put(dptr, narrow(p)?))
+        })
     })
 }
 
@@ -370,10 +371,8 @@ pub extern "C" fn cuMemGetAddressRange(
 ) -> CUresult {
     guard(|| {
         let (mut base, mut size) = (0, 0usize);
-        match cuMemGetAddressRange_v2(&mut base, &mut size, dptr.into()) {
-            0 => put_opt(pbase, narrow(base)?).and_then(|()| put_opt(psize, clamp(size))),
-            e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
-        }
+        ok(cuMemGetAddressRange_v2(&mut base, &mut size, dptr.into()))?;
+        put_opt(pbase, narrow(base)?).and_then(|()| put_opt(psize, clamp(size)))
     })
 }
 
@@ -401,15 +400,11 @@ pub extern "C" fn cuModuleGetGlobal(
 ) -> CUresult {
     guard(|| {
         let (mut p, mut n) = (0, 0usize);
-        match cuModuleGetGlobal_v2(&mut p, &mut n, module, name) {
-            0 => {
-                if !dptr.is_null() {
-                    raw::put(dptr, narrow(p)?)?;
-                }
-                put_opt(bytes, clamp(n))
-            }
-            e => Err(CuError::from_code(e as u32).unwrap_or(CuError::Unknown)),
+        ok(cuModuleGetGlobal_v2(&mut p, &mut n, module, name))?;
+        if !dptr.is_null() {
+            raw::put(dptr, narrow(p)?)?;
         }
+        put_opt(bytes, clamp(n))
     })
 }
 

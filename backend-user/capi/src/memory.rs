@@ -16,6 +16,26 @@ pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresul
     })
 }
 
+/// Allocate `height` rows of `width` bytes for `elem`-byte accesses (below 4 GiB when
+/// `low`) and hand the pointer and pitch to `store`; the allocation is freed if `store`
+/// fails (the 64-bit and 32-bit cuMemAllocPitch differ only in what they store).
+/// `outputs_null` (an output pointer is NULL) is INVALID_VALUE.
+pub(crate) fn alloc_pitch(
+    (width, height, elem): (u64, u64, c_uint),
+    low: bool,
+    outputs_null: bool,
+    store: impl FnOnce(CUdeviceptr, u64) -> Result<()>,
+) -> Result<()> {
+    let (gpu, h) = current()?;
+    if outputs_null {
+        return Err(CuError::InvalidValue);
+    }
+    let (p, pitch) = gpu.mem_alloc_pitch(h, width, height, elem, low)?;
+    store(p, pitch).inspect_err(|_| {
+        let _ = gpu.mem_free(h, p);
+    })
+}
+
 /// cuMemAllocPitch_v2: `height` rows of `width` bytes, rows `*pitch` bytes apart (a
 /// multiple of 512); `elem` (the widest access) must be 4, 8 or 16.
 #[unsafe(no_mangle)]
@@ -27,13 +47,8 @@ pub extern "C" fn cuMemAllocPitch_v2(
     elem: c_uint,
 ) -> CUresult {
     guard(|| {
-        let (gpu, h) = current()?;
-        if dptr.is_null() || pitch.is_null() {
-            return Err(CuError::InvalidValue);
-        }
-        let (p, pt) = gpu.mem_alloc_pitch(h, width as u64, height as u64, elem, false)?;
-        raw::put(pitch, pt as usize).and_then(|()| raw::put(dptr, p)).inspect_err(|_| {
-            let _ = gpu.mem_free(h, p);
+        alloc_pitch((width as u64, height as u64, elem), false, dptr.is_null() || pitch.is_null(), |p, pt| {
+            raw::put(pitch, pt as usize).and_then(|()| raw::put(dptr, p))
         })
     })
 }
