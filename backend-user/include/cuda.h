@@ -16,6 +16,8 @@
 
 #define CUDA_VERSION 12000
 #define CUDAAPI
+/* Host callbacks' calling convention (empty on Linux). */
+#define CUDA_CB
 
 #ifdef __cplusplus
 extern "C" {
@@ -432,6 +434,14 @@ typedef enum CUevent_flags_enum {
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+#define CU_LAUNCH_PARAM_END_AS_INT 0x00
+#define CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT 0x01
+#define CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT 0x02
+/* The host as a location (cuMemPrefetchAsync, cuMemAdvise), and no device. */
+#define CU_DEVICE_CPU ((CUdevice)-1)
+#define CU_DEVICE_INVALID ((CUdevice)-2)
+#define CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC 0x01
+#define CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC 0x02
 
 typedef size_t (*CUoccupancyB2DSize)(int blockSize);
 
@@ -687,6 +697,12 @@ typedef CUDA_ARRAY3D_DESCRIPTOR_v2 CUDA_ARRAY3D_DESCRIPTOR;
 #define CUDA_ARRAY3D_SURFACE_LDST 0x02
 #define CUDA_ARRAY3D_CUBEMAP 0x04
 #define CUDA_ARRAY3D_TEXTURE_GATHER 0x08
+#define CUDA_ARRAY3D_DEPTH_TEXTURE 0x10
+#define CUDA_ARRAY3D_COLOR_ATTACHMENT 0x20
+#define CUDA_ARRAY3D_SPARSE 0x40
+#define CUDA_ARRAY3D_DEFERRED_MAPPING 0x80
+#define CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL 0x1
+#define MAX_PLANES 3
 CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
 CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
 CUresult cuArrayDestroy(CUarray hArray);
@@ -788,6 +804,7 @@ CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject 
 typedef struct CUtexref_st *CUtexref;
 typedef struct CUsurfref_st *CUsurfref;
 #define CU_TRSA_OVERRIDE_FORMAT 0x01
+#define CU_PARAM_TR_DEFAULT -1
 CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name);
 CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name);
 CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags);
@@ -1001,6 +1018,11 @@ typedef enum CUmem_range_attribute_enum {
     CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4
 } CUmem_range_attribute;
 #define CU_IPC_HANDLE_SIZE 64
+#define CUDA_EXTERNAL_MEMORY_DEDICATED 0x1
+#define CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC 0x01
+#define CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC 0x02
+#define CUDA_NVSCISYNC_ATTR_SIGNAL 0x1
+#define CUDA_NVSCISYNC_ATTR_WAIT 0x2
 typedef struct CUipcEventHandle_st {
     char reserved[CU_IPC_HANDLE_SIZE];
 } CUipcEventHandle;
@@ -1451,6 +1473,18 @@ typedef CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v
 
 typedef CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1 CUDA_POINTER_ATTRIBUTE_P2P_TOKENS;
 
+/* A view of an array's format, size and levels (cuTexObjectCreate's pResViewDesc). */
+struct CUDA_RESOURCE_VIEW_DESC_st {
+    CUresourceViewFormat format;
+    size_t width;
+    size_t height;
+    size_t depth;
+    unsigned int firstMipmapLevel;
+    unsigned int lastMipmapLevel;
+    unsigned int firstLayer;
+    unsigned int lastLayer;
+    unsigned int reserved[16];
+};
 typedef struct CUDA_RESOURCE_VIEW_DESC_st CUDA_RESOURCE_VIEW_DESC_v1;
 
 typedef int CUdevice_v1;

@@ -197,12 +197,23 @@ fn cuda_h_declares_what_the_library_exports() {
         })
         .collect();
     assert!(declared.len() > 150 && mapped.len() > 40, "{} declared, {} mapped", declared.len(), mapped.len());
+    let (types, constants) = type_and_constant_names(&header);
+    assert!(types.len() > 300 && constants.len() > 800, "{} types, {} constants", types.len(), constants.len());
     let mut c =
         String::from("#include <cuda.h>\n#include <cudaProfiler.h>\n#include <stdio.h>\nvoid *const table[] = {\n");
     for name in declared.iter().chain(mapped.iter().map(|(from, _)| from)) {
         c += &format!("    (void *){name},\n");
     }
-    c += "};\nint main(void) {\n    printf(\"%zu entry points\\n\", sizeof table / sizeof table[0]);\n    return 0;\n}\n";
+    // Every type and constant the header declares, used as a program would.
+    c += "};\nstatic long long names(void) {\n    long long sum = 0;\n";
+    for t in &types {
+        c += &format!("    sum += (long long)(size_t)(({t} *)0 + 1);\n");
+    }
+    for k in &constants {
+        c += &format!("    sum += (long long)(size_t)({k});\n");
+    }
+    c += "    return sum;\n}\nint main(void) {\n    printf(\"%zu entry points\\n\", sizeof table / sizeof table[0]);\n    \
+          return names() == 0;\n}\n";
     let dir = std::env::temp_dir().join(format!("rgdev-c-{}-decls", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (src, exe) = (dir.join("decls.c"), dir.join("decls"));
@@ -239,6 +250,55 @@ fn cuda_h_declares_what_the_library_exports() {
         .collect();
     assert!(undeclared.is_empty(), "exported but not declared in cuda.h: {undeclared:?}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The type names (typedefs) and constants (enumerators, object-like macros with a value)
+/// that a header declares, as its text lays them out: `typedef ... NAME;`, `} NAME;`,
+/// `typedef R (*NAME)(...)`, enumerators one per line inside `typedef enum`, and
+/// `#define NAME VALUE`.
+fn type_and_constant_names(header: &str) -> (Vec<String>, Vec<String>) {
+    let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    let last_ident = |s: &str| {
+        let s = s.trim_end_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        let start = s.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+        s[start..].to_string()
+    };
+    let (mut types, mut constants) = (Vec::new(), Vec::new());
+    let mut in_enum = false;
+    for line in header.lines() {
+        let t = line.trim();
+        if t.starts_with("typedef enum") && t.ends_with('{') {
+            in_enum = true;
+        } else if let Some((_, inner)) = t.strip_prefix("typedef enum").and_then(|r| r.split_once('{')) {
+            // One line: `typedef enum X { A = 1, B } NAME;`.
+            let (list, name) = inner.split_once('}').unwrap_or((inner, ""));
+            constants.extend(list.split(',').map(|e| ident(e.trim())));
+            types.push(last_ident(name));
+        } else if let Some(rest) = line.strip_prefix('}') {
+            in_enum = false;
+            if rest.trim_end().ends_with(';') && !rest.trim().is_empty() {
+                types.push(last_ident(rest));
+            }
+        } else if in_enum && t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            constants.push(ident(t));
+        } else if t.starts_with("typedef") && t.ends_with(';') && !t.contains('{') {
+            // A function-pointer type names itself in `(*NAME)` or `(CUDA_CB *NAME)`.
+            let name = match t.find("*") {
+                Some(i) if t[..i].ends_with('(') || t[..i].ends_with("CUDA_CB ") => ident(&t[i + 1..]),
+                _ => last_ident(t),
+            };
+            types.push(name);
+        } else if let Some(rest) = t.strip_prefix("#define ") {
+            let mut it = rest.splitn(2, char::is_whitespace);
+            let (name, value) = (it.next().unwrap_or(""), it.next().unwrap_or("").trim());
+            if !name.contains('(') && !value.is_empty() && !name.starts_with("cu") {
+                constants.push(name.to_string());
+            }
+        }
+    }
+    types.retain(|n| !n.is_empty());
+    constants.retain(|n| !n.is_empty());
+    (types, constants)
 }
 
 /// Mipmapped arrays: levels filled through cuMipmappedArrayGetLevel and sampled at a level

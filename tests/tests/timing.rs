@@ -377,3 +377,59 @@ fn both_scheduling_policies_compute_the_same_and_differ_in_time() {
     assert_eq!(lrr.1, gto.1);
     assert_ne!(lrr.0, gto.0, "the policy decides which warp issues");
 }
+
+/// Each thread loads src[i] with ld.global, then fetches element i of a texture over the
+/// same memory (tex1Dfetch), and writes the sum.
+fn load_then_fetch_ptx() -> String {
+    format!(
+        "{HDR}.visible .entry k(.param .u64 src, .param .u64 tex, .param .u64 dst)\n{{\n\
+         .reg .b32 %r<4>;\n .reg .b64 %rd<8>;\n .reg .f32 %f<8>;\n\
+         mov.u32 %r1, %tid.x;\n ld.param.u64 %rd1, [src];\n ld.param.u64 %rd2, [tex];\n ld.param.u64 %rd3, [dst];\n\
+         mul.wide.u32 %rd4, %r1, 4;\n add.s64 %rd5, %rd1, %rd4;\n ld.global.f32 %f1, [%rd5];\n\
+         tex.1d.v4.f32.s32 {{%f2, %f3, %f4, %f5}}, [%rd2, {{%r1}}];\n add.f32 %f6, %f1, %f2;\n\
+         add.s64 %rd6, %rd3, %rd4;\n st.global.f32 [%rd6], %f6;\n ret;\n}}\n"
+    )
+}
+
+#[test]
+fn texture_fetches_hit_what_loads_brought_into_voltas_l1_but_not_fermis_own_texture_cache() {
+    use runtime_core::{Format, Resource, TexDesc};
+    let run = |cfg: DeviceConfig| {
+        let dev = device(cfg);
+        let ctx = dev.create_context().unwrap();
+        let n = 256usize;
+        let mut src = ctx.alloc::<f32>(n).unwrap();
+        let input: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+        src.copy_from(&input).unwrap();
+        let dst = ctx.alloc::<f32>(n).unwrap();
+        let res = Resource::Linear { ptr: src.device_ptr(), format: Format::Float, channels: 1, bytes: 4 * n as u64 };
+        let desc = TexDesc {
+            address: [0; 3],
+            filter: 0,
+            flags: 0,
+            border: [0.0; 4],
+            mip_filter: 0,
+            mip_bias: 0.0,
+            mip_clamp: [0.0; 2],
+        };
+        let tex = dev.gpu().tex_create(ctx.handle(), res, desc).unwrap();
+        let m = ctx.load_ptx(&load_then_fetch_ptx()).unwrap();
+        stats(&dev);
+        m.function("k")
+            .unwrap()
+            .launch([1, 1, 1], [n as u32, 1, 1], 0, &[src.arg(), Arg::U64(tex), dst.arg()])
+            .unwrap();
+        ctx.synchronize().unwrap();
+        let out = dst.to_vec().unwrap();
+        assert_eq!(out, input.iter().map(|x| 2.0 * x).collect::<Vec<_>>());
+        one(&dev)
+    };
+    let sectors = 256 * 4 / 32;
+    // Volta: the texture path looks up the L1 the loads just filled.
+    let v = run(DeviceConfig::default());
+    assert_eq!((v.l1_misses, v.tex_hits, v.tex_misses), (sectors, sectors, 0), "{v:?}");
+    // Fermi: the texture cache is apart from the L1 and starts cold.
+    let f = run(DeviceConfig::preset("gf100").unwrap());
+    assert_eq!((f.l1_misses, f.tex_hits, f.tex_misses), (sectors, 0, sectors), "{f:?}");
+    assert_eq!(f.l2_hits, sectors, "the fetches find the loads' sectors in the L2");
+}

@@ -126,11 +126,17 @@ pub(crate) struct MemProbe {
     pub(crate) space: [Space; 32],
     /// Bytes per lane.
     pub(crate) bytes: u32,
+    /// Texture fetches (TEX, TLD4): the address of every texel read, all lanes, each of
+    /// `bytes` bytes.
+    pub(crate) texels: Vec<u64>,
+    /// Texture fetches: filter cycles the warp needs of one texture unit (a lane's
+    /// footprint of up to four texels takes one).
+    pub(crate) samples: u32,
 }
 
 impl Default for MemProbe {
     fn default() -> Self {
-        Self { on: 0, addr: [0; 32], space: [Space::Global; 32], bytes: 0 }
+        Self { on: 0, addr: [0; 32], space: [Space::Global; 32], bytes: 0, texels: Vec::new(), samples: 0 }
     }
 }
 

@@ -20,8 +20,10 @@
 //! Surfaces are addressed in bytes (x) and rows; an element outside the surface traps,
 //! clamps or reads zero as the instruction says, and a misaligned x traps.
 //!
-//! The timing model sees each lane's first texel as a global access (Volta's texture path
-//! shares the L1).
+//! For the timing model a texture fetch records every texel it read (`MemProbe::texels`)
+//! and the filter cycles it needs (a lane's footprint of up to four texels is one); the
+//! timing model sends them through the SM's texture cache (`timing::memsys`). Surface
+//! accesses are timed like global accesses, one element per lane.
 
 use super::*;
 use hw::tex::{AddressMode, CompKind, CompSize, Filter, TexHeader, TexLayout, TexSampler, TexShape};
@@ -41,6 +43,8 @@ impl Exec<'_, '_> {
         if let Some(p) = self.probe.as_deref_mut() {
             p.on = on;
             p.bytes = 4;
+            p.texels.clear();
+            p.samples = 0;
         }
         // The handle operand: b, except for SUST (c).
         let k = if d.op == Op::Sust { 2 } else { 1 };
@@ -65,7 +69,11 @@ impl Exec<'_, '_> {
                 }
                 Op::Tex | Op::Tld4 => {
                     let m = TexMods::from_bytes(d.m.to_le_bytes());
+                    let before = self.probe.as_deref().map_or(0, |p| p.texels.len());
                     let texel = self.sample(&res, &d, m, l, regs).map_err(|e| e.at(pc))?;
+                    if let Some(p) = self.probe.as_deref_mut() {
+                        p.samples += ((p.texels.len() - before).div_ceil(4) as u32).max(1);
+                    }
                     for (c, v) in texel.iter().enumerate() {
                         let r = d.dst as usize + c;
                         if d.dst != RZ && r < 255 {
@@ -150,14 +158,12 @@ impl Exec<'_, '_> {
     }
 
     /// Read texel (x, y, z) as four 32-bit values (floats as bits for float and normalized
-    /// kinds), recording lane `l`'s first texel for the timing model.
-    fn texel(&mut self, h: &TexHeader, (x, y, z): (u64, u64, u64), l: usize) -> Result<[u32; 4], Stop> {
+    /// kinds), recording its address for the timing model.
+    fn texel(&mut self, h: &TexHeader, (x, y, z): (u64, u64, u64)) -> Result<[u32; 4], Stop> {
         let va = Self::texel_va(h, x, y, z);
         let tb = h.texel_bytes().unwrap_or(1) as usize;
         if let Some(p) = self.probe.as_deref_mut() {
-            // A texel of the lane's footprint (the last read) stands for the lane.
-            p.addr[l] = va;
-            p.space[l] = Space::Global;
+            p.texels.push(va);
             p.bytes = tb as u32;
         }
         let mut b = [0u8; 16];
@@ -254,7 +260,7 @@ impl Exec<'_, '_> {
             if x < 0 || x >= size[0] {
                 return Ok([0; 4]);
             }
-            return self.texel(&h, (x as u64, 0, 0), l);
+            return self.texel(&h, (x as u64, 0, 0));
         }
         // Per axis: the texel indices and the weight of the second (linear filtering).
         let mut idx = [[0i64; 2]; 3];
@@ -315,7 +321,7 @@ impl Exec<'_, '_> {
                 }
             }
             let z = if layered { layer } else { at[2] };
-            this.texel(&h, (at[0], at[1], z), l)
+            this.texel(&h, (at[0], at[1], z))
         };
         if gather {
             // TLD4: component `comp` of the 2x2 footprint, in the order (i0, j1), (i1, j1),

@@ -222,6 +222,20 @@ params! {
         /// Sectors the L1 tag stage handles per cycle.
         sectors_per_cycle: u32,
     }
+    /// The texture path of each SM: its texture units and texture cache.
+    tex: Tex {
+        /// Texture cache per SM, bytes (read-only, 32-byte-sector lines like the L1's);
+        /// 0: texture fetches look up the SM's L1 (Volta's unified L1/texture cache).
+        bytes: u32,
+        /// Texture cache associativity.
+        ways: u32,
+        /// Cycles from issue to filtered data on a texture-cache hit (addressing, lookup,
+        /// filtering); a miss takes the L2's path and returns no sooner.
+        latency: u32,
+        /// Texture units per SM, each filtering one bilinear footprint (four texels) per
+        /// cycle.
+        units: u32,
+    }
     /// The L2 cache, shared by all SMs.
     l2: L2 {
         /// L2 size, bytes (shared by all SMs; write-back, write-allocate).

@@ -36,8 +36,10 @@ impl DeviceConfig {
     /// threads/32 blocks/64K registers/96 KiB shared per SM, 32 KiB L1 beside it, 6 MiB L2
     /// in 64 slices, HBM2 at 877 MHz on a 4096-bit bus (900 GB/s, 32 channels), PCIe 3.0
     /// x16. Latencies from published microbenchmarks of Volta (Jia et al., 2018): ALU 4,
-    /// shared 19, L1 hit 28, L2 hit 193 cycles. The dispatcher places one block per cycle
-    /// and the first block leaves about 1 us after LAUNCH.
+    /// shared 19, L1 hit 28, L2 hit 193 cycles. Four texture units per SM (320 on the
+    /// board) share the L1 as their cache; the 96-cycle texture hit latency is an
+    /// estimate (no public V100 figure). The dispatcher places one block per cycle and the
+    /// first block leaves about 1 us after LAUNCH.
     fn gv100() -> Self {
         Self {
             name: "gv100".to_string(),
@@ -70,6 +72,7 @@ impl DeviceConfig {
                 const_latency: 8,
             },
             l1: L1 { bytes: 32 * 1024, ways: 4, latency: 28, sectors_per_cycle: 4 },
+            tex: Tex { bytes: 0, ways: 4, latency: 96, units: 4 },
             l2: L2 { bytes: 6 << 20, ways: 16, banks: 64, latency: 193, bank_cycles: 1 },
             dram: Dram { channels: 32, latency: 220, mbps: 900_000, clock_mhz: 877, bus_bits: 4096 },
             pcie: Pcie { mbps: 12_000, latency_cycles: 1500 },
@@ -93,7 +96,10 @@ impl DeviceConfig {
     /// GeForce GTX 480 (GF100) figures: 15 SMs at the 1401 MHz processor clock, 2 schedulers
     /// per SM, 1536 threads/8 blocks/32K registers/48 KiB shared per SM with a 16 KiB L1,
     /// 768 KiB L2 in 6 partitions, GDDR5 at 924 MHz on a 384-bit bus (177.4 GB/s), PCIe
-    /// 2.0 x16. Fermi's dependent-issue latency is about 18 cycles.
+    /// 2.0 x16. Fermi's dependent-issue latency is about 18 cycles. Each SM has four
+    /// texture units and a 12 KiB texture cache of its own, apart from the L1 (24 ways of
+    /// 32-byte sectors, as GPGPU-Sim's GTX 480 configuration has it); texture hits cost
+    /// some 220 cycles (an estimate below GT200's measured 261: Wong et al., 2010).
     fn gf100() -> Self {
         let mut c = Self::gv100();
         c.name = "gf100".to_string();
@@ -124,6 +130,9 @@ impl DeviceConfig {
         c.l1.bytes = 16 * 1024;
         c.l1.latency = 45;
         c.l1.sectors_per_cycle = 4;
+        c.tex.bytes = 12 * 1024;
+        c.tex.ways = 24;
+        c.tex.latency = 220;
         c.l2.bytes = 768 * 1024;
         c.l2.ways = 16;
         c.l2.banks = 12;

@@ -46,8 +46,11 @@ impl DeviceConfig {
         if !pow2(self.sector_bytes as u64) || !(4..=4096).contains(&self.sector_bytes) {
             return bad("sector_bytes", "must be a power of two from 4 to 4096");
         }
-        for (key, size, ways) in [("l1.bytes", self.l1.bytes, self.l1.ways), ("l2.bytes", self.l2.bytes, self.l2.ways)]
-        {
+        for (key, size, ways) in [
+            ("l1.bytes", self.l1.bytes, self.l1.ways),
+            ("tex.bytes", self.tex.bytes, self.tex.ways),
+            ("l2.bytes", self.l2.bytes, self.l2.ways),
+        ] {
             if ways == 0 || ways > 64 {
                 return bad(key, "associativity must be from 1 to 64");
             }
@@ -57,6 +60,12 @@ impl DeviceConfig {
         }
         if self.l1.bytes > 16 << 20 {
             return bad("l1.bytes", "must be at most 16 MiB (an SM's L1)");
+        }
+        if self.tex.bytes > 16 << 20 {
+            return bad("tex.bytes", "must be at most 16 MiB (an SM's texture cache)");
+        }
+        if !(1..=64).contains(&self.tex.units) {
+            return bad("tex.units", "must be from 1 to 64");
         }
         if self.l2.bytes > 1 << 30 {
             return bad("l2.bytes", "must be at most 1 GiB");
@@ -122,11 +131,12 @@ impl DeviceConfig {
     /// the sparse-VRAM chunk table (16 bytes per 64 KiB), and what the SMs hold at once
     /// (every resident register as a 64-bit value, shared memory). VRAM itself is only
     /// backed where written, and kernels' local memory is sized per launch.
-    pub fn host_bytes(&self) -> [(&'static str, u64); 5] {
+    pub fn host_bytes(&self) -> [(&'static str, u64); 6] {
         let sector = self.sector_bytes.max(1) as u64;
         let sms = self.board.sms as u64;
         [
             ("l1.bytes", sms * (self.l1.bytes as u64 / sector) * 17),
+            ("tex.bytes", sms * (self.tex.bytes as u64 / sector) * 17),
             ("l2.bytes", self.l2.bytes as u64 / sector * 17),
             ("board.vram_size", self.board.vram_size.div_ceil(64 << 10) * 16),
             ("sm.regs", sms * self.sm.regs as u64 * 8),

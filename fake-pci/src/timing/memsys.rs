@@ -26,8 +26,7 @@ impl MemSys<'_> {
     /// The timing of one memory instruction issued at `t` on SM `s` (block `uid`): when
     /// its data is back, and how many cycles it holds the SM's LSU.
     pub(crate) fn access(&mut self, d: &D, p: &MemProbe, t: u64, s: usize, uid: u64, l1: &mut Cache) -> (u64, u64) {
-        let MemSys { cfg, l2, banks, chans, sectors, st } = self;
-        let cfg: &DeviceConfig = cfg;
+        let cfg: &DeviceConfig = self.cfg;
         if p.on == 0 {
             return (t + 1, 1);
         }
@@ -39,18 +38,16 @@ impl MemSys<'_> {
         let mut busy = 1u64;
         let mut words: heapless::Vec<u64, 256> = heapless::Vec::new();
         let mut consts: heapless::Vec<u64, 32> = heapless::Vec::new();
-        lanes(p, (bytes, sb), (s, uid), (&mut words, &mut consts, sectors));
+        let mut sectors = core::mem::take(self.sectors);
+        lanes(p, (bytes, sb), (s, uid), (&mut words, &mut consts, &mut sectors));
         if !words.is_empty() {
             let degree = bank_conflict_degree(&mut words, cfg.shared.banks.clamp(1, 64) as u64);
-            st.bank_conflict_cycles += degree - 1;
+            self.st.bank_conflict_cycles += degree - 1;
             done = done.max(t + cfg.shared.latency as u64 + degree - 1);
             busy = busy.max(degree);
         }
         if !consts.is_empty() {
             done = done.max(t + cfg.pipe.const_latency as u64 + consts.len() as u64 - 1);
-        }
-        if sectors.is_empty() {
-            return (done, busy);
         }
         // Lanes per sector, for atomics (each lane's update is serialized at the L2).
         let lanes_in = |sct: u64| -> u64 {
@@ -60,53 +57,106 @@ impl MemSys<'_> {
         sectors.sort_unstable();
         sectors.dedup();
         let per_cycle = cfg.l1.sectors_per_cycle.max(1) as u64;
-        busy = busy.max((sectors.len() as u64).div_ceil(per_cycle));
-        let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram.mbps);
-        let l2_half = cfg.l2.latency as u64 / 2;
+        if !sectors.is_empty() {
+            busy = busy.max((sectors.len() as u64).div_ceil(per_cycle));
+        }
         for (i, &sct) in sectors.iter().enumerate() {
             let at = t + i as u64 / per_cycle;
             if !write && !atomic {
                 let (hit, _) = l1.access(sct, false, true);
                 if hit {
-                    st.l1_hits += 1;
+                    self.st.l1_hits += 1;
                     done = done.max(at + cfg.l1.latency as u64);
                     continue;
                 }
-                st.l1_misses += 1;
+                self.st.l1_misses += 1;
             } else if write {
                 // Write-through: update a present line, allocate nothing.
                 l1.access(sct, false, false);
             }
-            let b = channel(sct, banks.len());
             let ops = if atomic { lanes_in(sct).max(1) } else { 1 };
-            let start = (at + l2_half).max(banks[b]);
-            banks[b] = start + cfg.l2.bank_cycles as u64 * ops;
-            let (hit, evicted) = l2.access(sct, write || atomic, true);
-            if let Some(e) = evicted {
-                let c = channel(e, chans.len());
-                chans[c] = chans[c].max(start * 1000) + sector_mc;
-                st.dram_write_bytes += sb;
-            }
-            let back = cfg.l2.latency as u64 - l2_half;
-            let ready = if hit || write {
-                // A store miss allocates with a byte mask: no DRAM read.
-                if hit {
-                    st.l2_hits += 1;
-                } else {
-                    st.l2_misses += 1;
-                }
-                banks[b] + back
-            } else {
-                st.l2_misses += 1;
-                st.dram_read_bytes += sb;
-                let c = channel(sct, chans.len());
-                chans[c] = chans[c].max(start * 1000) + sector_mc;
-                chans[c].div_ceil(1000) + cfg.dram.latency as u64 + back
-            };
+            let ready = self.l2(sct, at, write, atomic, ops);
             if !write {
                 done = done.max(ready);
             }
         }
+        *self.sectors = sectors;
+        (done, busy)
+    }
+
+    /// Sector `sct` at the L2, leaving the SM at cycle `at` (`ops` serialized updates for
+    /// an atomic): when its data is back at the SM.
+    fn l2(&mut self, sct: u64, at: u64, write: bool, atomic: bool, ops: u64) -> u64 {
+        let MemSys { cfg, l2, banks, chans, st, .. } = self;
+        let sb = (cfg.sector_bytes as u64).max(4);
+        let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram.mbps);
+        let l2_half = cfg.l2.latency as u64 / 2;
+        let b = channel(sct, banks.len());
+        let start = (at + l2_half).max(banks[b]);
+        banks[b] = start + cfg.l2.bank_cycles as u64 * ops;
+        let (hit, evicted) = l2.access(sct, write || atomic, true);
+        if let Some(e) = evicted {
+            let c = channel(e, chans.len());
+            chans[c] = chans[c].max(start * 1000) + sector_mc;
+            st.dram_write_bytes += sb;
+        }
+        let back = cfg.l2.latency as u64 - l2_half;
+        if hit || write {
+            // A store miss allocates with a byte mask: no DRAM read.
+            if hit {
+                st.l2_hits += 1;
+            } else {
+                st.l2_misses += 1;
+            }
+            banks[b] + back
+        } else {
+            st.l2_misses += 1;
+            st.dram_read_bytes += sb;
+            let c = channel(sct, chans.len());
+            chans[c] = chans[c].max(start * 1000) + sector_mc;
+            chans[c].div_ceil(1000) + cfg.dram.latency as u64 + back
+        }
+    }
+
+    /// The timing of a texture instruction issued at `t`: when its data is back, and how
+    /// many cycles it holds the SM's texture units. Every texel the fetch read is looked up
+    /// in `cache` (the texture cache, or the L1 where the preset has none) by sector, as
+    /// many sectors a cycle as the L1's tag stage takes; misses go to the L2. Texture
+    /// fetches have a constant latency (CUDA's documentation: a texture-cache hit saves
+    /// bandwidth, not latency), `tex.latency`, unless a miss takes longer; the units
+    /// filter one lane's footprint of up to four texels a cycle each. TXQ reads no texels.
+    pub(crate) fn texture(&mut self, d: &D, p: &MemProbe, t: u64, cache: &mut Cache) -> (u64, u64) {
+        let cfg: &DeviceConfig = self.cfg;
+        let latency = cfg.tex.latency as u64;
+        if d.op == Op::Txq || p.on == 0 {
+            return (t + latency.max(1), 1);
+        }
+        let sb = (cfg.sector_bytes as u64).max(4);
+        let bytes = p.bytes.max(1) as u64;
+        let mut sectors = core::mem::take(self.sectors);
+        sectors.clear();
+        for &a in &p.texels {
+            sectors.extend(a / sb..=(a + bytes - 1) / sb);
+        }
+        sectors.sort_unstable();
+        sectors.dedup();
+        let per_cycle = cfg.l1.sectors_per_cycle.max(1) as u64;
+        let units = cfg.tex.units.max(1) as u64;
+        let busy = (p.samples as u64).div_ceil(units).max((sectors.len() as u64).div_ceil(per_cycle)).max(1);
+        let mut done = t + latency.max(1);
+        for (i, &sct) in sectors.iter().enumerate() {
+            let at = t + i as u64 / per_cycle;
+            let (hit, _) = cache.access(sct, false, true);
+            if hit {
+                self.st.tex_hits += 1;
+                done = done.max(at + latency);
+            } else {
+                self.st.tex_misses += 1;
+                let ready = self.l2(sct, at, false, false, 1);
+                done = done.max(ready).max(at + latency);
+            }
+        }
+        *self.sectors = sectors;
         (done, busy)
     }
 }
@@ -172,6 +222,7 @@ mod tests {
     struct Rig {
         cfg: DeviceConfig,
         l1: Cache,
+        tex: Cache,
         l2: Cache,
         banks: Vec<u64>,
         chans: Vec<u64>,
@@ -181,8 +232,12 @@ mod tests {
 
     impl Rig {
         fn new() -> Self {
-            let cfg = DeviceConfig::default();
+            Self::of(DeviceConfig::default())
+        }
+
+        fn of(cfg: DeviceConfig) -> Self {
             Self {
+                tex: Cache::new(cfg.tex.bytes, cfg.sector_bytes, cfg.tex.ways),
                 l1: Cache::new(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways),
                 l2: Cache::new(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways),
                 banks: vec![0; cfg.l2.banks as usize],
@@ -193,34 +248,71 @@ mod tests {
             }
         }
 
-        /// One warp-wide access of 4 bytes per lane at `addr(lane)` in `space`, at cycle `t`.
-        fn access(&mut self, op: Op, space: Space, t: u64, addr: impl Fn(u64) -> u64) -> (u64, u64) {
-            let d = D {
-                op,
-                ty: Ty::U32,
-                guard: ALWAYS,
-                neg: false,
-                dst: 0,
-                a: 0,
-                b: 0,
-                c: 0,
-                imm_slot: Imm::None,
-                m: 0,
-                imm: 0,
-                cref: None,
-                groups: [1; 3],
-            };
-            let p =
-                MemProbe { on: u32::MAX, addr: core::array::from_fn(|l| addr(l as u64)), space: [space; 32], bytes: 4 };
-            let mut m = MemSys {
+        fn mem(&mut self) -> MemSys<'_> {
+            MemSys {
                 cfg: &self.cfg,
                 l2: &mut self.l2,
                 banks: &mut self.banks,
                 chans: &mut self.chans,
                 sectors: &mut self.sectors,
                 st: &mut self.st,
+            }
+        }
+
+        /// A texture fetch at cycle `t` whose 32 lanes read `per_lane` 4-byte texels each,
+        /// texel `k` of lane `l` at `addr(l, k)`.
+        fn fetch(&mut self, op: Op, t: u64, per_lane: u64, addr: impl Fn(u64, u64) -> u64) -> (u64, u64) {
+            let mut p = MemProbe { on: u32::MAX, bytes: 4, ..MemProbe::default() };
+            for l in 0..32 {
+                p.texels.extend((0..per_lane).map(|k| addr(l, k)));
+                p.samples += per_lane.div_ceil(4).max(1) as u32;
+            }
+            let d = insn(op);
+            let mut cache = core::mem::replace(&mut self.tex, Cache::new(0, 32, 1));
+            let out = if self.cfg.tex.bytes == 0 {
+                let mut l1 = core::mem::replace(&mut self.l1, Cache::new(0, 32, 1));
+                let out = self.mem().texture(&d, &p, t, &mut l1);
+                self.l1 = l1;
+                out
+            } else {
+                self.mem().texture(&d, &p, t, &mut cache)
             };
-            m.access(&d, &p, t, 0, 0, &mut self.l1)
+            self.tex = cache;
+            out
+        }
+
+        /// One warp-wide access of 4 bytes per lane at `addr(lane)` in `space`, at cycle `t`.
+        fn access(&mut self, op: Op, space: Space, t: u64, addr: impl Fn(u64) -> u64) -> (u64, u64) {
+            let d = insn(op);
+            let p = MemProbe {
+                on: u32::MAX,
+                addr: core::array::from_fn(|l| addr(l as u64)),
+                space: [space; 32],
+                bytes: 4,
+                ..MemProbe::default()
+            };
+            let mut l1 = core::mem::replace(&mut self.l1, Cache::new(0, 32, 1));
+            let out = self.mem().access(&d, &p, t, 0, 0, &mut l1);
+            self.l1 = l1;
+            out
+        }
+    }
+
+    fn insn(op: Op) -> D {
+        D {
+            op,
+            ty: Ty::U32,
+            guard: ALWAYS,
+            neg: false,
+            dst: 0,
+            a: 0,
+            b: 0,
+            c: 0,
+            imm_slot: Imm::None,
+            m: 0,
+            imm: 0,
+            cref: None,
+            groups: [1; 3],
         }
     }
 
@@ -285,5 +377,47 @@ mod tests {
             }
             assert!(used.iter().all(|&u| u), "{n} units: {used:?}");
         }
+    }
+
+    #[test]
+    fn fermi_textures_fill_their_own_cache_and_hits_keep_the_constant_latency() {
+        let mut r = Rig::of(DeviceConfig::preset("gf100").unwrap());
+        let lat = r.cfg.tex.latency as u64;
+        // 32 lanes, one 4-byte texel each: four 32-byte sectors, from DRAM.
+        let (done, busy) = r.fetch(Op::Tex, 100, 1, |l, _| 0x4000 + 4 * l);
+        assert_eq!((r.st.tex_misses, r.st.tex_hits, r.st.dram_read_bytes), (4, 0, 128));
+        assert!(done >= 100 + (r.cfg.l2.latency + r.cfg.dram.latency) as u64, "{done}");
+        // Four texture units filter a lane each per cycle.
+        assert_eq!(busy, 8);
+        // The L1 saw none of it: Fermi's texture cache is its own.
+        assert_eq!((r.st.l1_hits, r.st.l1_misses), (0, 0));
+        r.access(Op::Ld, Space::Global, 5_000, |l| 0x4000 + 4 * l);
+        assert_eq!((r.st.l1_hits, r.st.l1_misses), (0, 4));
+        // Again: every sector hits, and the data still takes the texture latency.
+        let (done, _) = r.fetch(Op::Tex, 10_000, 1, |l, _| 0x4000 + 4 * l);
+        assert_eq!((r.st.tex_hits, r.st.tex_misses), (4, 4));
+        assert_eq!(done, 10_000 + lat);
+        // A query reads no texels.
+        assert_eq!(r.fetch(Op::Txq, 20_000, 0, |_, _| 0), (20_000 + lat, 1));
+        assert_eq!((r.st.tex_hits, r.st.tex_misses), (4, 4));
+    }
+
+    #[test]
+    fn volta_textures_share_the_l1_and_filter_footprints_of_four_texels_per_cycle() {
+        let mut r = Rig::new();
+        assert_eq!(r.cfg.tex.bytes, 0);
+        // Bilinear: each lane reads a 2x2 footprint of a 64-texel-wide texture.
+        let row = 64 * 4;
+        let quad = |l: u64, k: u64| 0x10_000 + (l % 8) * 8 + (l / 8) * 2 * row + (k & 1) * 4 + (k >> 1) * row;
+        let (_, busy) = r.fetch(Op::Tex, 0, 4, quad);
+        assert_eq!(busy, 8, "32 footprints over 4 units");
+        let sectors = r.st.tex_misses;
+        assert!(sectors > 0 && r.st.tex_hits == 0);
+        // A load of the same texels now hits the L1 the fetch filled.
+        r.access(Op::Ld, Space::Global, 5_000, |l| quad(l, 0));
+        assert!(r.st.l1_hits > 0 && r.st.l1_misses == 0, "{:?}", r.st);
+        // Trilinear (two levels): twice the filter cycles.
+        let (_, busy) = r.fetch(Op::Tex, 10_000, 8, |l, k| quad(l, k & 3) + (k >> 2) * 0x8000);
+        assert_eq!(busy, 16);
     }
 }

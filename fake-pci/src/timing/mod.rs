@@ -192,7 +192,9 @@ impl TimingEngine {
                 order: vec![Vec::new(); n],
                 sched: vec![Sched::default(); n],
                 lsu_free: 0,
+                tex_free: 0,
                 l1: Cache::new(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways),
+                tex: Cache::new(cfg.tex.bytes, cfg.sector_bytes, cfg.tex.ways),
                 wake: u64::MAX,
                 resident_warps: 0,
                 resident_since: 0,
@@ -227,9 +229,11 @@ impl TimingEngine {
         self.frozen = None;
         let (threads, nblocks, per_sm, cost) = ComputeEngine::check_launch(cfg, r)?;
         let banks = ComputeEngine::read_banks(cx, r)?;
-        // L1s are not coherent: a kernel starts with them invalidated, as on real parts.
+        // L1s and texture caches are not coherent: a kernel starts with them invalidated,
+        // as on real parts.
         for sm in &mut self.sms {
             sm.l1.invalidate();
+            sm.tex.invalidate();
         }
         let stats = KernelStats {
             seq,

@@ -24,11 +24,14 @@ pub(crate) enum Class {
     Shfl,
     Control,
     Mem,
+    /// Texture fetches and queries: the SM's texture units (beside the LSU).
+    Tex,
 }
 
 pub(crate) fn classify(d: &D) -> Class {
     match d.op {
-        Op::Ld | Op::St | Op::Atom | Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => Class::Mem,
+        Op::Tex | Op::Tld4 | Op::Txq => Class::Tex,
+        Op::Ld | Op::St | Op::Atom | Op::Suld | Op::Sust => Class::Mem,
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
         Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
@@ -124,7 +127,11 @@ pub(crate) struct Sm {
     pub(crate) order: Vec<Vec<usize>>,
     pub(crate) sched: Vec<Sched>,
     pub(crate) lsu_free: u64,
+    /// When the texture units accept the next fetch.
+    pub(crate) tex_free: u64,
     pub(crate) l1: Cache,
+    /// The texture cache (empty when textures look up the L1: `tex.bytes` = 0).
+    pub(crate) tex: Cache,
     /// Next cycle at which a warp may issue (u64::MAX: none resident).
     pub(crate) wake: u64,
     pub(crate) resident_warps: u32,
@@ -139,7 +146,7 @@ pub(crate) fn pipe_index(c: Class) -> usize {
         Class::Sfu => 2,
         Class::Div => 3,
         Class::Shfl => 4,
-        Class::Control | Class::Mem => 5,
+        Class::Control | Class::Mem | Class::Tex => 5,
     }
 }
 
@@ -295,6 +302,7 @@ impl TimingEngine {
         };
         let pipe = match class {
             Class::Mem => sm.lsu_free,
+            Class::Tex => sm.tex_free,
             c => sm.sched[k].pipe_free[pipe_index(c)],
         };
         if pipe > at { Some((pipe, StallKind::Pipe, gi)) } else { Some((at, kind, gi)) }
@@ -399,17 +407,24 @@ impl TimingEngine {
                 Class::Div => (cfg.pipe.div_latency, cfg.pipe.div_interval),
                 Class::Shfl => (cfg.pipe.shfl_latency, cfg.pipe.alu_interval),
                 Class::Control => (1, cfg.pipe.alu_interval),
-                Class::Mem => (0, 0),
+                Class::Mem | Class::Tex => (0, 0),
             };
             if class == Class::Control {
                 sl.ready_at = t + cfg.pipe.branch_latency.max(1) as u64;
             }
-            let done = if class == Class::Mem {
+            let done = if matches!(class, Class::Mem | Class::Tex) {
                 let l2 = l2.as_mut().expect("l2");
                 let mut m = MemSys { cfg, l2, banks: l2_bank_free, chans: chan_free_mc, sectors, st: &mut g.stats };
-                let (done, busy) = m.access(&d, probe, t, s, uid, &mut sm.l1);
-                sm.lsu_free = t + busy.max(1);
-                done
+                if class == Class::Tex {
+                    let cache = if cfg.tex.bytes == 0 { &mut sm.l1 } else { &mut sm.tex };
+                    let (done, busy) = m.texture(&d, probe, t, cache);
+                    sm.tex_free = t + busy.max(1);
+                    done
+                } else {
+                    let (done, busy) = m.access(&d, probe, t, s, uid, &mut sm.l1);
+                    sm.lsu_free = t + busy.max(1);
+                    done
+                }
             } else {
                 sm.sched[k].pipe_free[pipe_index(class)] = t + interval.max(1) as u64;
                 t + latency as u64

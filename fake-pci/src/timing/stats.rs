@@ -52,6 +52,11 @@ pub struct KernelStats {
     pub l1_hits: u64,
     /// L1 misses.
     pub l1_misses: u64,
+    /// Texture-cache hits (sectors of texture fetches; in the L1 when the preset's
+    /// `tex.bytes` is 0).
+    pub tex_hits: u64,
+    /// Texture-cache misses.
+    pub tex_misses: u64,
     /// L2 hits and misses (sectors).
     pub l2_hits: u64,
     /// L2 misses.
@@ -84,6 +89,10 @@ impl KernelStats {
     /// L1 hit rate (0 when nothing was looked up).
     pub fn l1_hit_rate(&self) -> f64 {
         ratio(self.l1_hits, self.l1_hits + self.l1_misses)
+    }
+    /// Texture-cache hit rate.
+    pub fn tex_hit_rate(&self) -> f64 {
+        ratio(self.tex_hits, self.tex_hits + self.tex_misses)
     }
     /// L2 hit rate.
     pub fn l2_hit_rate(&self) -> f64 {
