@@ -392,7 +392,15 @@ typedef enum CUfunction_attribute_enum {
     CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
     CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
     CU_FUNC_ATTRIBUTE_CACHE_MODE_CA = 7,
-    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
+    CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET = 10,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+    CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
+    CU_FUNC_ATTRIBUTE_MAX = 16
 } CUfunction_attribute;
 
 typedef enum CUjit_option_enum {
@@ -461,9 +469,14 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
 CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
 /* The PCI address is 0000:00:00.0, as the PCI attributes say; the UUID derives from the
    board's PCI identity and NV_PMC_BOOT_0. */
-typedef struct CUuuid_st {
+/* Shared with the Runtime API's driver_types.h, as in CUDA. */
+#ifndef CU_UUID_HAS_BEEN_DEFINED
+#define CU_UUID_HAS_BEEN_DEFINED
+struct CUuuid_st {
     char bytes[16];
-} CUuuid;
+};
+#endif
+typedef struct CUuuid_st CUuuid;
 CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
 CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);

@@ -49,7 +49,7 @@ fn build(name: &str, tag: &str) -> PathBuf {
         .arg(&src)
         .arg("-L")
         .arg(&lib)
-        .args(["-lcuda", "-lpthread", "-lm", "-o"])
+        .args(["-lcuda", "-lcudart", "-lpthread", "-lm", "-o"])
         .arg(&out)
         .status()
         .expect("gcc runs");
@@ -129,6 +129,38 @@ fn run_c(name: &str) {
     assert!(out.status.success(), "{name} failed ({}):\n{stderr}", out.status);
     assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"), "{stderr}");
     let _ = std::fs::remove_file(exe);
+}
+
+/// libcudart.so.12 has CUDA's SONAME and exports every function its header declares.
+#[test]
+fn cudart_has_its_soname_and_exports_what_its_header_declares() {
+    let lib = release_dir().join("libcudart.so");
+    let dynamic = Command::new("readelf").arg("-dW").arg(&lib).output().expect("readelf runs");
+    assert!(String::from_utf8_lossy(&dynamic.stdout).contains("Library soname: [libcudart.so.12]"));
+    let syms = Command::new("nm").args(["-D", "--defined-only"]).arg(&lib).output().expect("nm runs");
+    let syms = String::from_utf8_lossy(&syms.stdout);
+    let exported: std::collections::BTreeSet<&str> = syms.lines().filter_map(|l| l.split_whitespace().last()).collect();
+    let header = std::fs::read_to_string(root().join("backend-user/include/cuda_runtime_api.h")).unwrap();
+    let declared: Vec<String> = header
+        .lines()
+        .filter_map(|l| l.split_once('(').map(|(head, _)| head))
+        .filter_map(|head| head.rsplit([' ', '*']).next())
+        .filter(|n| n.starts_with("cuda") || n.starts_with("__cuda"))
+        .map(str::to_string)
+        .collect();
+    assert!(declared.len() > 50, "{declared:?}");
+    let missing: Vec<&String> = declared.iter().filter(|n| !exported.contains(n.as_str())).collect();
+    assert!(missing.is_empty(), "declared in cuda_runtime_api.h, not exported: {missing:?}");
+    // The base name of a function CUDA 12 renamed stays exported for older programs.
+    assert!(exported.contains("cudaGetDeviceProperties") && exported.contains("cudaGetDeviceProperties_v2"));
+}
+
+/// libcudart.so.12 as compiled programs use it: registration, launches through
+/// `<<<>>>`'s calls, symbols, streams and events, errors, the shared context
+/// (tests/c/runtime.c).
+#[test]
+fn runtime_api() {
+    run_c("runtime");
 }
 
 /// cuGetProcAddress by base name and version, and the legacy unversioned entry points

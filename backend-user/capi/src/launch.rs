@@ -42,6 +42,15 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
             CU_FUNC_ATTRIBUTE_PTX_VERSION | CU_FUNC_ATTRIBUTE_BINARY_VERSION => 70,
             CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,
             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => max_shared.saturating_sub(a.shared_bytes),
+            // No preference set (cuFuncSetAttribute is not yet implemented): -1.
+            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => -1i32 as u32 as _,
+            // Thread-block clusters (sm_90) are not modelled.
+            CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET
+            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
+            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
+            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH
+            | CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            | CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => 0,
             _ => return Err(CuError::InvalidValue),
         };
         raw::put(pi, v as c_int)

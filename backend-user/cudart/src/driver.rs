@@ -1,0 +1,161 @@
+//! The Driver API underneath: libcuda.so.1, opened with `dlopen` and every entry point
+//! resolved by base name through `cuGetProcAddress_v2` at CUDA 12.0, as NVIDIA's runtime
+//! does. One driver, one state: a program that calls both APIs shares contexts, streams
+//! and memory between them. This module and `raw` are the only unsafe code of the crate.
+#![allow(unsafe_code)]
+#![allow(non_snake_case)]
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::sync::OnceLock;
+
+/// A Driver API status (`CUresult`).
+pub type CUresult = c_int;
+/// A context, stream, event, module or function handle.
+pub type Handle = *mut c_void;
+/// A device address.
+pub type DevPtr = u64;
+
+/// `cuGetProcAddress_v2`.
+type GetProc = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> CUresult;
+
+/// The CUDA version entry points are resolved for.
+const CUDA_VERSION: c_int = 12000;
+
+/// CUDA_ERROR_NOT_FOUND: a name the driver does not know.
+const NOT_FOUND: CUresult = 500;
+
+macro_rules! driver {
+    ($( $name:ident ( $($arg:ident : $ty:ty),* $(,)? ); )*) => {
+        /// The Driver API entry points the runtime calls.
+        pub struct Driver {
+            $( $name: unsafe extern "C" fn($($ty),*) -> CUresult, )*
+        }
+
+        impl Driver {
+            fn resolve(get: GetProc) -> Result<Self, CUresult> {
+                Ok(Self { $( $name: {
+                    let p = lookup(get, concat!(stringify!($name), "\0"))?;
+                    // SAFETY: the driver resolved this base name at CUDA 12.0 to the entry
+                    // point whose C prototype is the one declared here (cuda.h's), and a
+                    // non-NULL function pointer has the size and validity of a fn pointer.
+                    unsafe { core::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) -> CUresult>(p) }
+                }, )* })
+            }
+
+            $(
+                #[doc = concat!("`", stringify!($name), "`.")]
+                pub fn $name(&self, $($arg: $ty),*) -> CUresult {
+                    // SAFETY: a C function of the driver with its declared prototype. It
+                    // checks every handle and NULL pointer it is given; other pointers are
+                    // the runtime's own locals or the caller's, under the Runtime API's
+                    // contract (as in NVIDIA's runtime, which forwards them likewise).
+                    unsafe { (self.$name)($($arg),*) }
+                }
+            )*
+        }
+    };
+}
+
+driver! {
+    cuInit(flags: c_uint);
+    cuDriverGetVersion(v: *mut c_int);
+    cuGetErrorName(e: CUresult, s: *mut *const c_char);
+    cuGetErrorString(e: CUresult, s: *mut *const c_char);
+    cuDeviceGetCount(n: *mut c_int);
+    cuDeviceGet(d: *mut c_int, ordinal: c_int);
+    cuDeviceGetAttribute(v: *mut c_int, attr: c_int, dev: c_int);
+    cuDeviceGetName(name: *mut c_char, len: c_int, dev: c_int);
+    cuDeviceTotalMem(bytes: *mut usize, dev: c_int);
+    cuDeviceGetUuid(uuid: *mut c_void, dev: c_int);
+    cuDevicePrimaryCtxRetain(ctx: *mut Handle, dev: c_int);
+    cuDevicePrimaryCtxReset(dev: c_int);
+    cuDevicePrimaryCtxSetFlags(dev: c_int, flags: c_uint);
+    cuDevicePrimaryCtxGetState(dev: c_int, flags: *mut c_uint, active: *mut c_int);
+    cuCtxSetCurrent(ctx: Handle);
+    cuCtxGetCurrent(ctx: *mut Handle);
+    cuCtxGetDevice(dev: *mut c_int);
+    cuCtxSynchronize();
+    cuMemAlloc(p: *mut DevPtr, bytes: usize);
+    cuMemFree(p: DevPtr);
+    cuMemAllocHost(p: *mut *mut c_void, bytes: usize);
+    cuMemHostAlloc(p: *mut *mut c_void, bytes: usize, flags: c_uint);
+    cuMemFreeHost(p: *mut c_void);
+    cuMemHostGetDevicePointer(d: *mut DevPtr, p: *mut c_void, flags: c_uint);
+    cuMemGetInfo(free: *mut usize, total: *mut usize);
+    cuMemcpyHtoD(dst: DevPtr, src: *const c_void, n: usize);
+    cuMemcpyDtoH(dst: *mut c_void, src: DevPtr, n: usize);
+    cuMemcpyDtoD(dst: DevPtr, src: DevPtr, n: usize);
+    cuMemcpyHtoDAsync(dst: DevPtr, src: *const c_void, n: usize, s: Handle);
+    cuMemcpyDtoHAsync(dst: *mut c_void, src: DevPtr, n: usize, s: Handle);
+    cuMemcpyDtoDAsync(dst: DevPtr, src: DevPtr, n: usize, s: Handle);
+    cuMemsetD8(dst: DevPtr, v: u8, n: usize);
+    cuMemsetD8Async(dst: DevPtr, v: u8, n: usize, s: Handle);
+    cuStreamCreate(s: *mut Handle, flags: c_uint);
+    cuStreamDestroy(s: Handle);
+    cuStreamSynchronize(s: Handle);
+    cuStreamQuery(s: Handle);
+    cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint);
+    cuEventCreate(e: *mut Handle, flags: c_uint);
+    cuEventRecord(e: Handle, s: Handle);
+    cuEventQuery(e: Handle);
+    cuEventSynchronize(e: Handle);
+    cuEventElapsedTime(ms: *mut f32, a: Handle, b: Handle);
+    cuEventDestroy(e: Handle);
+    cuModuleLoadData(m: *mut Handle, image: *const c_void);
+    cuModuleGetFunction(f: *mut Handle, m: Handle, name: *const c_char);
+    cuModuleGetGlobal(p: *mut DevPtr, bytes: *mut usize, m: Handle, name: *const c_char);
+    cuFuncGetAttribute(v: *mut c_int, attr: c_int, f: Handle);
+    cuLaunchKernel(
+        f: Handle,
+        gx: c_uint,
+        gy: c_uint,
+        gz: c_uint,
+        bx: c_uint,
+        by: c_uint,
+        bz: c_uint,
+        shared: c_uint,
+        s: Handle,
+        params: *mut *mut c_void,
+        extra: *mut *mut c_void,
+    );
+}
+
+/// Resolve one NUL-terminated base name.
+fn lookup(get: GetProc, name: &'static str) -> Result<*mut c_void, CUresult> {
+    let mut p: *mut c_void = core::ptr::null_mut();
+    let mut status: c_int = 0;
+    // SAFETY: `name` is NUL-terminated ('static); the out-pointers are live locals.
+    let r = unsafe { get(name.as_ptr().cast(), &mut p, CUDA_VERSION, 0, &mut status) };
+    match r {
+        0 if !p.is_null() => Ok(p),
+        0 => Err(NOT_FOUND),
+        e => Err(e),
+    }
+}
+
+/// The driver, opened on first use; `Err` holds the CUresult that stopped it (the
+/// library missing reads CUDA_ERROR_NO_DEVICE's runtime twin, InsufficientDriver).
+pub fn get() -> Result<&'static Driver, CUresult> {
+    static DRIVER: OnceLock<Result<Driver, CUresult>> = OnceLock::new();
+    DRIVER.get_or_init(open).as_ref().map_err(|&e| e)
+}
+
+/// CUresult for "libcuda.so.1 is not there" (CUDA_ERROR_SHARED_OBJECT_INIT_FAILED).
+pub const NO_LIBRARY: CUresult = 303;
+
+fn open() -> Result<Driver, CUresult> {
+    // SAFETY: dlopen with a NUL-terminated name; the handle stays open for the process
+    // (never dlclosed), so every pointer resolved from it stays valid.
+    let lib = unsafe { libc::dlopen(c"libcuda.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+    if lib.is_null() {
+        return Err(NO_LIBRARY);
+    }
+    // SAFETY: dlsym on a live handle with a NUL-terminated name.
+    let sym = unsafe { libc::dlsym(lib, c"cuGetProcAddress_v2".as_ptr()) };
+    if sym.is_null() {
+        return Err(NO_LIBRARY);
+    }
+    // SAFETY: cuGetProcAddress_v2's C prototype is `GetProc` (cuda.h).
+    let get = unsafe { core::mem::transmute::<*mut c_void, GetProc>(sym) };
+    Driver::resolve(get)
+}

@@ -1,0 +1,257 @@
+//! What compilers emit around a CUDA program, and kernel launches. At start-up the
+//! program registers its fat binary (`__cudaRegisterFatBinary`), each kernel by its host
+//! stub and device name (`__cudaRegisterFunction`) and each device variable by its host
+//! shadow (`__cudaRegisterVar`). `kernel<<<grid, block, shared, stream>>>(args)` pushes
+//! the configuration (`__cudaPushCallConfiguration`) and calls the stub, which pops it
+//! and calls `cudaLaunchKernel` with the stub's address and the arguments' addresses.
+//! Modules are loaded from the fat binary in each context on first use.
+
+use crate::driver::Handle;
+use crate::error::{self, Status, codes::*};
+use crate::{api, put, raw, state};
+use std::cell::RefCell;
+use std::ffi::{CString, c_char, c_int, c_uint, c_void};
+
+/// `dim3` (and `uint3`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim3 {
+    /// x.
+    pub x: c_uint,
+    /// y.
+    pub y: c_uint,
+    /// z.
+    pub z: c_uint,
+}
+
+/// A pushed launch configuration.
+#[derive(Clone, Copy)]
+struct Config {
+    grid: Dim3,
+    block: Dim3,
+    shared: usize,
+    stream: usize,
+}
+
+thread_local! {
+    /// Configurations pushed by `<<<>>>` and not yet popped by a stub.
+    static CONFIGS: RefCell<Vec<Config>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `__cudaRegisterFatBinary`: remember the container; the handle returned is what the
+/// other registrations name it by.
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaRegisterFatBinary(wrapper: *mut c_void) -> *mut *mut c_void {
+    let image = raw::fatbin(wrapper as *const u8).map(<[u8]>::to_vec);
+    let handle = Box::into_raw(Box::new(wrapper)); // a unique address per registration
+    state::registry().fatbins.insert(handle as usize, image);
+    handle
+}
+
+/// `__cudaRegisterFatBinaryEnd`: nothing to do (modules load on first use).
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaRegisterFatBinaryEnd(_handle: *mut *mut c_void) {}
+
+/// `__cudaUnregisterFatBinary`: forget the container and what was registered with it
+/// (the modules stay with their contexts until those go).
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaUnregisterFatBinary(handle: *mut *mut c_void) {
+    let mut r = state::registry();
+    let fb = handle as usize;
+    r.fatbins.remove(&fb);
+    r.functions.retain(|_, (f, _)| *f != fb);
+    r.vars.retain(|_, (f, _)| *f != fb);
+}
+
+/// `__cudaRegisterFunction`: kernel `deviceName` of fat binary `handle` launches through
+/// host stub `hostFun`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn __cudaRegisterFunction(
+    handle: *mut *mut c_void,
+    host_fun: *const c_char,
+    _device_fun: *mut c_char,
+    device_name: *const c_char,
+    _thread_limit: c_int,
+    _tid: *mut Dim3,
+    _bid: *mut Dim3,
+    _bdim: *mut Dim3,
+    _gdim: *mut Dim3,
+    _wsize: *mut c_int,
+) {
+    if let Some(name) = raw::cstr(device_name) {
+        let name = CString::from(name);
+        state::registry().functions.insert(host_fun as usize, (handle as usize, name));
+    }
+}
+
+/// `__cudaRegisterVar`: device variable `deviceName` of fat binary `handle` has host
+/// shadow `hostVar` (cudaMemcpyToSymbol and friends name it by that address).
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn __cudaRegisterVar(
+    handle: *mut *mut c_void,
+    host_var: *mut c_char,
+    _device_address: *mut c_char,
+    device_name: *const c_char,
+    _ext: c_int,
+    _size: usize,
+    _constant: c_int,
+    _global: c_int,
+) {
+    if let Some(name) = raw::cstr(device_name) {
+        let name = CString::from(name);
+        state::registry().vars.insert(host_var as usize, (handle as usize, name));
+    }
+}
+
+/// `__cudaPushCallConfiguration`: `<<<grid, block, shared, stream>>>`. Returns 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaPushCallConfiguration(grid: Dim3, block: Dim3, shared: usize, stream: *mut c_void) -> c_uint {
+    CONFIGS.with(|c| c.borrow_mut().push(Config { grid, block, shared, stream: stream as usize }));
+    0
+}
+
+/// `__cudaPopCallConfiguration`: the stub takes the configuration back.
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaPopCallConfiguration(
+    grid: *mut Dim3,
+    block: *mut Dim3,
+    shared: *mut usize,
+    stream: *mut *mut c_void,
+) -> Status {
+    let Some(c) = CONFIGS.with(|c| c.borrow_mut().pop()) else { return cudaErrorMissingConfiguration };
+    let ok = put(grid, c.grid).and(put(block, c.block)).and(put(shared, c.shared));
+    let ok = ok.and(put(stream, c.stream as *mut c_void));
+    ok.err().unwrap_or(cudaSuccess)
+}
+
+/// Check a configuration as CUDA does before launching: every dimension at least 1,
+/// within the device's limits (cudaErrorInvalidConfiguration).
+fn check_config(grid: Dim3, block: Dim3) -> Result<(), Status> {
+    let d = state::driver()?;
+    let mut dev = 0;
+    error::check(d.cuCtxGetDevice(&mut dev))?;
+    let at = |a: c_int| -> Result<u64, Status> {
+        let mut x = 0;
+        error::check(d.cuDeviceGetAttribute(&mut x, a, dev))?;
+        Ok(x as u64)
+    };
+    let b = [block.x as u64, block.y as u64, block.z as u64];
+    let g = [grid.x as u64, grid.y as u64, grid.z as u64];
+    let bad = b.iter().chain(&g).any(|&v| v == 0)
+        || b[0] > at(2)?
+        || b[1] > at(3)?
+        || b[2] > at(4)?
+        || b.iter().product::<u64>() > at(1)?
+        || g[0] > at(5)?
+        || g[1] > at(6)?
+        || g[2] > at(7)?;
+    if bad { Err(cudaErrorInvalidConfiguration) } else { Ok(()) }
+}
+
+/// `cudaLaunchKernel`: launch the kernel registered for host stub `func`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaLaunchKernel(
+    func: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    shared: usize,
+    stream: Handle,
+) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        let f = state::kernel(func as usize)?;
+        check_config(grid, block)?;
+        let shared = u32::try_from(shared).map_err(|_| cudaErrorInvalidValue)?;
+        let r = d.cuLaunchKernel(
+            f,
+            grid.x,
+            grid.y,
+            grid.z,
+            block.x,
+            block.y,
+            block.z,
+            shared,
+            stream,
+            args,
+            core::ptr::null_mut(),
+        );
+        error::check(r).map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidConfiguration } else { e })
+    })
+}
+
+/// `struct cudaFuncAttributes`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct FuncAttributes {
+    /// Static shared memory, bytes.
+    pub sharedSizeBytes: usize,
+    /// Constant memory, bytes.
+    pub constSizeBytes: usize,
+    /// Local memory per thread, bytes.
+    pub localSizeBytes: usize,
+    /// Most threads per block the kernel can be launched with.
+    pub maxThreadsPerBlock: c_int,
+    /// Registers per thread.
+    pub numRegs: c_int,
+    /// PTX version, 10 x major + minor.
+    pub ptxVersion: c_int,
+    /// Binary version, 10 x major + minor.
+    pub binaryVersion: c_int,
+    /// Whether compiled with -Xptxas -dlcm=ca.
+    pub cacheModeCA: c_int,
+    /// Most dynamic shared memory, bytes.
+    pub maxDynamicSharedSizeBytes: c_int,
+    /// Preferred shared-memory carveout, percent (-1: none).
+    pub preferredShmemCarveout: c_int,
+    /// Cluster dimensions must be set at launch.
+    pub clusterDimMustBeSet: c_int,
+    /// Required cluster width.
+    pub requiredClusterWidth: c_int,
+    /// Required cluster height.
+    pub requiredClusterHeight: c_int,
+    /// Required cluster depth.
+    pub requiredClusterDepth: c_int,
+    /// Cluster scheduling policy preference.
+    pub clusterSchedulingPolicyPreference: c_int,
+    /// Non-portable cluster sizes allowed.
+    pub nonPortableClusterSizeAllowed: c_int,
+    /// Reserved.
+    pub reserved: [c_int; 16],
+}
+
+/// `cudaFuncGetAttributes`: the Driver API's function attributes of the kernel.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFuncGetAttributes(attr: *mut FuncAttributes, func: *const c_void) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        let f = state::kernel(func as usize)?;
+        let at = |a: c_int| -> Result<c_int, Status> {
+            let mut x = 0;
+            error::check(d.cuFuncGetAttribute(&mut x, a, f))?;
+            Ok(x)
+        };
+        let a = FuncAttributes {
+            maxThreadsPerBlock: at(0)?,
+            sharedSizeBytes: at(1)? as usize,
+            constSizeBytes: at(2)? as usize,
+            localSizeBytes: at(3)? as usize,
+            numRegs: at(4)?,
+            ptxVersion: at(5)?,
+            binaryVersion: at(6)?,
+            cacheModeCA: at(7)?,
+            maxDynamicSharedSizeBytes: at(8)?,
+            preferredShmemCarveout: at(9)?,
+            clusterDimMustBeSet: at(10)?,
+            requiredClusterWidth: at(11)?,
+            requiredClusterHeight: at(12)?,
+            requiredClusterDepth: at(13)?,
+            nonPortableClusterSizeAllowed: at(14)?,
+            clusterSchedulingPolicyPreference: at(15)?,
+            ..FuncAttributes::default()
+        };
+        put(attr, a)
+    })
+}

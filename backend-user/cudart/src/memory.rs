@@ -1,0 +1,234 @@
+//! Memory: device and pinned host allocations, copies and memsets (synchronous and on
+//! streams), and the device variables compilers registered (`__device__`,
+//! `__constant__`) by their host shadows.
+
+use crate::driver::Handle;
+use crate::error::{self, Status, codes::*};
+use crate::{api, put, state};
+use std::ffi::{c_int, c_uint, c_void};
+
+/// `cudaMemcpyKind`.
+const HOST_TO_HOST: c_int = 0;
+const HOST_TO_DEVICE: c_int = 1;
+const DEVICE_TO_HOST: c_int = 2;
+const DEVICE_TO_DEVICE: c_int = 3;
+const DEFAULT: c_int = 4;
+
+/// A stream as the driver names it: the runtime's 0 is the legacy default stream.
+pub fn stream(s: *mut c_void) -> Handle {
+    s
+}
+
+/// `cudaMalloc`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMalloc(p: *mut *mut c_void, size: usize) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        if size == 0 {
+            return put(p, core::ptr::null_mut());
+        }
+        let mut a = 0u64;
+        error::check(d.cuMemAlloc(&mut a, size))?;
+        put(p, a as usize as *mut c_void)
+    })
+}
+
+/// `cudaFree`: NULL is a no-op (after initialization, as CUDA programs rely on).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFree(p: *mut c_void) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        if p.is_null() {
+            return Ok(());
+        }
+        error::check(d.cuMemFree(p as usize as u64))
+            .map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidDevicePointer } else { e })
+    })
+}
+
+/// `cudaMallocHost`: pinned host memory.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMallocHost(p: *mut *mut c_void, size: usize) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let mut h = core::ptr::null_mut();
+        error::check(d.cuMemAllocHost(&mut h, size))?;
+        put(p, h)
+    })
+}
+
+/// `cudaHostAlloc`: pinned host memory with cudaHostAlloc* flags (the driver's).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaHostAlloc(p: *mut *mut c_void, size: usize, flags: c_uint) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let mut h = core::ptr::null_mut();
+        error::check(d.cuMemHostAlloc(&mut h, size, flags))?;
+        put(p, h)
+    })
+}
+
+/// `cudaFreeHost`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFreeHost(p: *mut c_void) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        error::check(d.cuMemFreeHost(p))
+    })
+}
+
+/// `cudaHostGetDevicePointer`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaHostGetDevicePointer(dev: *mut *mut c_void, host: *mut c_void, flags: c_uint) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let mut a = 0u64;
+        error::check(d.cuMemHostGetDevicePointer(&mut a, host, flags))?;
+        put(dev, a as usize as *mut c_void)
+    })
+}
+
+/// `cudaMemGetInfo`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemGetInfo(free: *mut usize, total: *mut usize) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let (mut f, mut t) = (0, 0);
+        error::check(d.cuMemGetInfo(&mut f, &mut t))?;
+        put(free, f)?;
+        put(total, t)
+    })
+}
+
+/// A copy of `n` bytes in direction `kind`, on `s` when `Some` (asynchronous).
+fn copy(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int, s: Option<Handle>) -> Result<(), Status> {
+    let d = state::driver()?;
+    state::context()?;
+    if n == 0 {
+        return Ok(());
+    }
+    let (dp, sp) = (dst as usize as u64, src as usize as u64);
+    let r = match (kind, s) {
+        (HOST_TO_DEVICE, None) => d.cuMemcpyHtoD(dp, src, n),
+        (DEVICE_TO_HOST, None) => d.cuMemcpyDtoH(dst, sp, n),
+        (DEVICE_TO_DEVICE, None) => d.cuMemcpyDtoD(dp, sp, n),
+        (HOST_TO_DEVICE, Some(s)) => d.cuMemcpyHtoDAsync(dp, src, n, s),
+        (DEVICE_TO_HOST, Some(s)) => d.cuMemcpyDtoHAsync(dst, sp, n, s),
+        (DEVICE_TO_DEVICE, Some(s)) => d.cuMemcpyDtoDAsync(dp, sp, n, s),
+        (HOST_TO_HOST, _) => {
+            if dst.is_null() || src.is_null() {
+                return Err(cudaErrorInvalidValue);
+            }
+            if let Some(s) = s {
+                // In stream order: after the stream's earlier work.
+                error::check(d.cuStreamSynchronize(s))?;
+            }
+            crate::raw::copy_host(dst.cast(), src.cast(), n);
+            0
+        }
+        // Inferring the direction needs unified addressing (not yet: docs/runtime-api.md).
+        (DEFAULT, _) => return Err(cudaErrorNotSupported),
+        _ => return Err(cudaErrorInvalidMemcpyDirection),
+    };
+    error::check(r)
+}
+
+/// `cudaMemcpy`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpy(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int) -> Status {
+    api(|| copy(dst, src, n, kind, None))
+}
+
+/// `cudaMemcpyAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpyAsync(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int, s: Handle) -> Status {
+    api(|| copy(dst, src, n, kind, Some(stream(s))))
+}
+
+/// `cudaMemset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemset(p: *mut c_void, value: c_int, n: usize) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        error::check(d.cuMemsetD8(p as usize as u64, value as u8, n))
+    })
+}
+
+/// `cudaMemsetAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemsetAsync(p: *mut c_void, value: c_int, n: usize, s: Handle) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        error::check(d.cuMemsetD8Async(p as usize as u64, value as u8, n, stream(s)))
+    })
+}
+
+/// The device range `[offset, offset + n)` of the variable registered for `symbol`.
+fn symbol_range(symbol: *const c_void, n: usize, offset: usize) -> Result<u64, Status> {
+    let (base, size) = state::symbol(symbol as usize)?;
+    if offset.checked_add(n).is_none_or(|end| end > size) {
+        return Err(cudaErrorInvalidValue);
+    }
+    Ok(base + offset as u64)
+}
+
+/// `cudaMemcpyToSymbol`: into a `__device__` or `__constant__` variable.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpyToSymbol(
+    symbol: *const c_void,
+    src: *const c_void,
+    n: usize,
+    offset: usize,
+    kind: c_int,
+) -> Status {
+    api(|| {
+        let at = symbol_range(symbol, n, offset)?;
+        let kind = match kind {
+            HOST_TO_DEVICE | DEVICE_TO_DEVICE => kind,
+            DEFAULT => HOST_TO_DEVICE,
+            _ => return Err(cudaErrorInvalidMemcpyDirection),
+        };
+        copy(at as usize as *mut c_void, src, n, kind, None)
+    })
+}
+
+/// `cudaMemcpyFromSymbol`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpyFromSymbol(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    n: usize,
+    offset: usize,
+    kind: c_int,
+) -> Status {
+    api(|| {
+        let at = symbol_range(symbol, n, offset)?;
+        let kind = match kind {
+            DEVICE_TO_HOST | DEVICE_TO_DEVICE => kind,
+            DEFAULT => DEVICE_TO_HOST,
+            _ => return Err(cudaErrorInvalidMemcpyDirection),
+        };
+        copy(dst, at as usize as *const c_void, n, kind, None)
+    })
+}
+
+/// `cudaGetSymbolAddress`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaGetSymbolAddress(p: *mut *mut c_void, symbol: *const c_void) -> Status {
+    api(|| put(p, state::symbol(symbol as usize)?.0 as usize as *mut c_void))
+}
+
+/// `cudaGetSymbolSize`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaGetSymbolSize(size: *mut usize, symbol: *const c_void) -> Status {
+    api(|| put(size, state::symbol(symbol as usize)?.1))
+}
