@@ -10,7 +10,7 @@ pub const RUNTIME_VERSION: c_int = 12000;
 
 /// `struct cudaDeviceProp` of CUDA 12.9.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, bytemuck::Zeroable)]
 pub struct DeviceProp {
     /// `name`.
     pub name: [u8; 256],
@@ -311,7 +311,7 @@ pub fn properties(dev: c_int) -> Result<DeviceProp, Status> {
         error::check(d.cuDeviceGetAttribute(&mut x, a, dev))?;
         Ok(x)
     };
-    let mut p = DeviceProp::zeroed();
+    let mut p: DeviceProp = bytemuck::Zeroable::zeroed();
     error::check(d.cuDeviceGetName(p.name.as_mut_ptr().cast(), 256, dev))?;
     error::check(d.cuDeviceGetUuid(p.uuid.as_mut_ptr().cast(), dev))?;
     error::check(d.cuDeviceTotalMem(&mut p.totalGlobalMem, dev))?;
@@ -404,107 +404,6 @@ pub fn properties(dev: c_int) -> Result<DeviceProp, Status> {
     p.clusterLaunch = at(120)?;
     p.unifiedFunctionPointers = at(129)?;
     Ok(p)
-}
-
-impl DeviceProp {
-    fn zeroed() -> Self {
-        Self {
-            name: [0; 256],
-            uuid: [0; 16],
-            luid: [0; 8],
-            luidDeviceNodeMask: 0,
-            totalGlobalMem: 0,
-            sharedMemPerBlock: 0,
-            regsPerBlock: 0,
-            warpSize: 0,
-            memPitch: 0,
-            maxThreadsPerBlock: 0,
-            maxThreadsDim: [0; 3],
-            maxGridSize: [0; 3],
-            clockRate: 0,
-            totalConstMem: 0,
-            major: 0,
-            minor: 0,
-            textureAlignment: 0,
-            texturePitchAlignment: 0,
-            deviceOverlap: 0,
-            multiProcessorCount: 0,
-            kernelExecTimeoutEnabled: 0,
-            integrated: 0,
-            canMapHostMemory: 0,
-            computeMode: 0,
-            maxTexture1D: 0,
-            maxTexture1DMipmap: 0,
-            maxTexture1DLinear: 0,
-            maxTexture2D: [0; 2],
-            maxTexture2DMipmap: [0; 2],
-            maxTexture2DLinear: [0; 3],
-            maxTexture2DGather: [0; 2],
-            maxTexture3D: [0; 3],
-            maxTexture3DAlt: [0; 3],
-            maxTextureCubemap: 0,
-            maxTexture1DLayered: [0; 2],
-            maxTexture2DLayered: [0; 3],
-            maxTextureCubemapLayered: [0; 2],
-            maxSurface1D: 0,
-            maxSurface2D: [0; 2],
-            maxSurface3D: [0; 3],
-            maxSurface1DLayered: [0; 2],
-            maxSurface2DLayered: [0; 3],
-            maxSurfaceCubemap: 0,
-            maxSurfaceCubemapLayered: [0; 2],
-            surfaceAlignment: 0,
-            concurrentKernels: 0,
-            ECCEnabled: 0,
-            pciBusID: 0,
-            pciDeviceID: 0,
-            pciDomainID: 0,
-            tccDriver: 0,
-            asyncEngineCount: 0,
-            unifiedAddressing: 0,
-            memoryClockRate: 0,
-            memoryBusWidth: 0,
-            l2CacheSize: 0,
-            persistingL2CacheMaxSize: 0,
-            maxThreadsPerMultiProcessor: 0,
-            streamPrioritiesSupported: 0,
-            globalL1CacheSupported: 0,
-            localL1CacheSupported: 0,
-            sharedMemPerMultiprocessor: 0,
-            regsPerMultiprocessor: 0,
-            managedMemory: 0,
-            isMultiGpuBoard: 0,
-            multiGpuBoardGroupID: 0,
-            hostNativeAtomicSupported: 0,
-            singleToDoublePrecisionPerfRatio: 0,
-            pageableMemoryAccess: 0,
-            concurrentManagedAccess: 0,
-            computePreemptionSupported: 0,
-            canUseHostPointerForRegisteredMem: 0,
-            cooperativeLaunch: 0,
-            cooperativeMultiDeviceLaunch: 0,
-            sharedMemPerBlockOptin: 0,
-            pageableMemoryAccessUsesHostPageTables: 0,
-            directManagedMemAccessFromHost: 0,
-            maxBlocksPerMultiProcessor: 0,
-            accessPolicyMaxWindowSize: 0,
-            reservedSharedMemPerBlock: 0,
-            hostRegisterSupported: 0,
-            sparseCudaArraySupported: 0,
-            hostRegisterReadOnlySupported: 0,
-            timelineSemaphoreInteropSupported: 0,
-            memoryPoolsSupported: 0,
-            gpuDirectRDMASupported: 0,
-            gpuDirectRDMAFlushWritesOptions: 0,
-            gpuDirectRDMAWritesOrdering: 0,
-            memoryPoolSupportedHandleTypes: 0,
-            deferredMappingCudaArraySupported: 0,
-            ipcEventSupported: 0,
-            clusterLaunch: 0,
-            unifiedFunctionPointers: 0,
-            reserved: [0; 63],
-        }
-    }
 }
 
 /// `cudaGetDeviceProperties_v2` (what CUDA 12's header names cudaGetDeviceProperties).

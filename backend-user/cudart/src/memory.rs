@@ -181,6 +181,27 @@ fn symbol_range(symbol: *const c_void, n: usize, offset: usize) -> Result<u64, S
     Ok(base + offset as u64)
 }
 
+/// A copy between host or device memory `other` and `n` bytes of the variable
+/// registered for `symbol` at `offset`, into it (`to`) or out of it; cudaMemcpyDefault
+/// takes the host side.
+fn symbol_copy(
+    to: bool,
+    symbol: *const c_void,
+    other: *mut c_void,
+    n: usize,
+    offset: usize,
+    kind: c_int,
+) -> Result<(), Status> {
+    let at = symbol_range(symbol, n, offset)? as usize as *mut c_void;
+    let host = if to { HOST_TO_DEVICE } else { DEVICE_TO_HOST };
+    let kind = match kind {
+        DEFAULT => host,
+        k if k == host || k == DEVICE_TO_DEVICE => k,
+        _ => return Err(cudaErrorInvalidMemcpyDirection),
+    };
+    if to { copy(at, other, n, kind, None) } else { copy(other, at, n, kind, None) }
+}
+
 /// `cudaMemcpyToSymbol`: into a `__device__` or `__constant__` variable.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaMemcpyToSymbol(
@@ -190,15 +211,7 @@ pub extern "C" fn cudaMemcpyToSymbol(
     offset: usize,
     kind: c_int,
 ) -> Status {
-    api(|| {
-        let at = symbol_range(symbol, n, offset)?;
-        let kind = match kind {
-            HOST_TO_DEVICE | DEVICE_TO_DEVICE => kind,
-            DEFAULT => HOST_TO_DEVICE,
-            _ => return Err(cudaErrorInvalidMemcpyDirection),
-        };
-        copy(at as usize as *mut c_void, src, n, kind, None)
-    })
+    api(|| symbol_copy(true, symbol, src.cast_mut(), n, offset, kind))
 }
 
 /// `cudaMemcpyFromSymbol`.
@@ -210,15 +223,7 @@ pub extern "C" fn cudaMemcpyFromSymbol(
     offset: usize,
     kind: c_int,
 ) -> Status {
-    api(|| {
-        let at = symbol_range(symbol, n, offset)?;
-        let kind = match kind {
-            DEVICE_TO_HOST | DEVICE_TO_DEVICE => kind,
-            DEFAULT => DEVICE_TO_HOST,
-            _ => return Err(cudaErrorInvalidMemcpyDirection),
-        };
-        copy(dst, at as usize as *const c_void, n, kind, None)
-    })
+    api(|| symbol_copy(false, symbol, dst, n, offset, kind))
 }
 
 /// `cudaGetSymbolAddress`.
