@@ -129,24 +129,13 @@ pub extern "C" fn __cudaPopCallConfiguration(
 /// Check a configuration as CUDA does before launching: every dimension at least 1,
 /// within the device's limits (cudaErrorInvalidConfiguration).
 fn check_config(grid: Dim3, block: Dim3) -> Result<(), Status> {
-    let d = state::driver()?;
-    let mut dev = 0;
-    error::check(d.cuCtxGetDevice(&mut dev))?;
-    let at = |a: c_int| -> Result<u64, Status> {
-        let mut x = 0;
-        error::check(d.cuDeviceGetAttribute(&mut x, a, dev))?;
-        Ok(x as u64)
-    };
+    let [threads, bx, by, bz, gx, gy, gz] = state::launch_limits()?;
     let b = [block.x as u64, block.y as u64, block.z as u64];
     let g = [grid.x as u64, grid.y as u64, grid.z as u64];
     let bad = b.iter().chain(&g).any(|&v| v == 0)
-        || b[0] > at(2)?
-        || b[1] > at(3)?
-        || b[2] > at(4)?
-        || b.iter().product::<u64>() > at(1)?
-        || g[0] > at(5)?
-        || g[1] > at(6)?
-        || g[2] > at(7)?;
+        || b.iter().zip([bx, by, bz]).any(|(&v, max)| v > max)
+        || g.iter().zip([gx, gy, gz]).any(|(&v, max)| v > max)
+        || b.iter().product::<u64>() > threads;
     if bad { Err(cudaErrorInvalidConfiguration) } else { Ok(()) }
 }
 

@@ -14,11 +14,6 @@ const DEVICE_TO_HOST: c_int = 2;
 const DEVICE_TO_DEVICE: c_int = 3;
 const DEFAULT: c_int = 4;
 
-/// A stream as the driver names it: the runtime's 0 is the legacy default stream.
-pub fn stream(s: *mut c_void) -> Handle {
-    s
-}
-
 /// `cudaMalloc`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaMalloc(p: *mut *mut c_void, size: usize) -> Status {
@@ -149,7 +144,7 @@ pub extern "C" fn cudaMemcpy(dst: *mut c_void, src: *const c_void, n: usize, kin
 /// `cudaMemcpyAsync`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaMemcpyAsync(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int, s: Handle) -> Status {
-    api(|| copy(dst, src, n, kind, Some(stream(s))))
+    api(|| copy(dst, src, n, kind, Some(s)))
 }
 
 /// `cudaMemset`.
@@ -168,7 +163,7 @@ pub extern "C" fn cudaMemsetAsync(p: *mut c_void, value: c_int, n: usize, s: Han
     api(|| {
         let d = state::driver()?;
         state::context()?;
-        error::check(d.cuMemsetD8Async(p as usize as u64, value as u8, n, stream(s)))
+        error::check(d.cuMemsetD8Async(p as usize as u64, value as u8, n, s))
     })
 }
 

@@ -28,6 +28,8 @@ pub struct Registry {
     primary: HashMap<c_int, usize>,
     /// Fat binaries whose refusal was already reported.
     reported: Vec<usize>,
+    /// Launch limits by device (see [`launch_limits`]), read once.
+    limits: HashMap<c_int, [u64; 7]>,
 }
 
 /// The process's registry.
@@ -104,17 +106,17 @@ pub fn context() -> Result<Handle, Status> {
 /// it are forgotten, and the next call makes a new one.
 pub fn reset(dev: c_int) -> Result<(), Status> {
     let d = driver()?;
-    let ctx = registry().primary.remove(&dev);
-    if let Some(c) = ctx {
-        let mut r = registry();
+    let mut r = registry();
+    if let Some(c) = r.primary.remove(&dev) {
         r.modules.retain(|&(_, k), _| k != c);
         r.kernels.retain(|&(_, k), _| k != c);
+        drop(r);
         error::check(d.cuCtxSetCurrent(std::ptr::null_mut()))?;
     }
     error::check(d.cuDevicePrimaryCtxReset(dev))
 }
 
-/// The compute capability of context `ctx`'s device, as 10 x major + minor.
+/// The compute capability of the current context's device, as 10 x major + minor.
 fn arch(d: &Driver) -> Result<u32, Status> {
     let mut dev = 0;
     error::check(d.cuCtxGetDevice(&mut dev))?;
@@ -183,4 +185,23 @@ pub fn symbol(var: usize) -> Result<(u64, usize), Status> {
 pub fn set_flags(flags: c_uint) -> Result<(), Status> {
     let d = driver()?;
     error::check(d.cuDevicePrimaryCtxSetFlags(device(), flags))
+}
+
+/// The current context's device's launch limits, read from the driver once per device:
+/// threads per block, block x/y/z, grid x/y/z.
+pub fn launch_limits() -> Result<[u64; 7], Status> {
+    let d = driver()?;
+    let mut dev = 0;
+    error::check(d.cuCtxGetDevice(&mut dev))?;
+    if let Some(&l) = registry().limits.get(&dev) {
+        return Ok(l);
+    }
+    let mut l = [0u64; 7];
+    for (i, a) in (1..=7).enumerate() {
+        let mut x = 0;
+        error::check(d.cuDeviceGetAttribute(&mut x, a, dev))?;
+        l[i] = x as u64;
+    }
+    registry().limits.insert(dev, l);
+    Ok(l)
 }
