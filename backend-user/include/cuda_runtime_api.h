@@ -20,6 +20,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#define __RGDEV_DEFAULT(v) = v
+#else
+#define __RGDEV_DEFAULT(v)
 #endif
 
 /* Errors and versions. */
@@ -58,6 +61,10 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count
                                enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                  enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream);
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
 cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
 
@@ -68,6 +75,11 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+typedef void (*cudaHostFn_t)(void *userData);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
+                                  unsigned int flags);
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
@@ -80,6 +92,14 @@ cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                              cudaStream_t stream);
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
+
+/* The launch path before CUDA 9.2 (what clang emits when it assumes an older CUDA):
+   configure, set up each argument at its offset, launch by the host stub's address. */
+cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem __RGDEV_DEFAULT(0),
+                              cudaStream_t stream __RGDEV_DEFAULT(0));
+cudaError_t cudaSetupArgument(const void *arg, size_t size, size_t offset);
+cudaError_t cudaLaunch(const void *func);
 
 /* What compilers emit around a CUDA program (not for programs to call). */
 void **__cudaRegisterFatBinary(void *fatCubin);
@@ -89,8 +109,11 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
                             int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize);
 void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName, int ext,
                        size_t size, int constant, int global);
-unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream);
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __RGDEV_DEFAULT(0),
+                                     struct CUstream_st *stream __RGDEV_DEFAULT(0));
 cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream);
+
+#undef __RGDEV_DEFAULT
 
 #ifdef __cplusplus
 }

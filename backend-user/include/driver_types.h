@@ -391,6 +391,7 @@ typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef struct CUarray_st *cudaArray_t;
 typedef const struct CUarray_st *cudaArray_const_t;
+typedef struct CUfunc_st *cudaFunction_t;
 #ifndef CU_UUID_HAS_BEEN_DEFINED
 #define CU_UUID_HAS_BEEN_DEFINED
 struct CUuuid_st {

@@ -14,6 +14,7 @@ pub mod ast;
 pub mod compile;
 pub mod container;
 pub mod error;
+pub mod fatbin;
 pub mod lexer;
 pub mod link;
 pub mod parse;

@@ -434,7 +434,11 @@ pub extern "C" fn cudaDeviceSynchronize() -> Status {
 /// and modules, and a sticky error with them).
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaDeviceReset() -> Status {
-    api(|| state::reset(state::device()))
+    api(|| {
+        state::reset(state::device())?;
+        error::clear();
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -32,9 +32,32 @@ pub fn record(e: Status) -> Status {
     e
 }
 
-/// The thread's last error; `reset` clears it (cudaGetLastError) or not (cudaPeekAtLastError).
+/// The codes of a fault that corrupts the context: once a call returned one, every call
+/// does until `cudaDeviceReset`, and `cudaGetLastError` keeps returning it.
+pub fn sticky(e: Status) -> bool {
+    matches!(
+        e,
+        cudaErrorIllegalAddress
+            | cudaErrorLaunchTimeout
+            | cudaErrorAssert
+            | cudaErrorHardwareStackError
+            | cudaErrorIllegalInstruction
+            | cudaErrorMisalignedAddress
+            | cudaErrorInvalidAddressSpace
+            | cudaErrorInvalidPc
+            | cudaErrorLaunchFailure
+    )
+}
+
+/// The thread's last error; `reset` clears it (cudaGetLastError) unless it is sticky, or
+/// not at all (cudaPeekAtLastError).
 pub fn last(reset: bool) -> Status {
-    LAST.with(|l| if reset { l.replace(cudaSuccess) } else { l.get() })
+    LAST.with(|l| if reset && !sticky(l.get()) { l.replace(cudaSuccess) } else { l.get() })
+}
+
+/// Forget the thread's last error (cudaDeviceReset ends a sticky fault).
+pub fn clear() {
+    LAST.with(|l| l.set(cudaSuccess));
 }
 
 /// The runtime code for a driver result.

@@ -36,7 +36,14 @@ struct Config {
 thread_local! {
     /// Configurations pushed by `<<<>>>` and not yet popped by a stub.
     static CONFIGS: RefCell<Vec<Config>> = const { RefCell::new(Vec::new()) };
+    /// The pre-9.2 path: configurations from `cudaConfigureCall`, each with the argument
+    /// bytes `cudaSetupArgument` placed, until `cudaLaunch` takes the newest.
+    static LEGACY: RefCell<Vec<(Config, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
 }
+
+/// The most argument bytes a kernel takes (CUDA's 4 KiB parameter space; 32 KiB since
+/// CUDA 12.1 on Volta and later).
+const MAX_ARG_BYTES: usize = 32764;
 
 /// `__cudaRegisterFatBinary`: remember the container; the handle returned is what the
 /// other registrations name it by.
@@ -126,6 +133,55 @@ pub extern "C" fn __cudaPopCallConfiguration(
     ok.err().unwrap_or(cudaSuccess)
 }
 
+/// `cudaConfigureCall` (CUDA before 9.2, and clang when it assumes such a CUDA):
+/// `<<<grid, block, shared, stream>>>` before the stub sets up its arguments.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaConfigureCall(grid: Dim3, block: Dim3, shared: usize, stream: Handle) -> Status {
+    api(|| {
+        state::driver()?;
+        LEGACY.with(|l| l.borrow_mut().push((Config { grid, block, shared, stream: stream as usize }, Vec::new())));
+        Ok(())
+    })
+}
+
+/// `cudaSetupArgument`: `size` bytes at `arg` become the kernel's argument bytes at
+/// `offset` of the newest configuration.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaSetupArgument(arg: *const c_void, size: usize, offset: usize) -> Status {
+    api(|| {
+        let end = offset.checked_add(size).filter(|&e| e <= MAX_ARG_BYTES).ok_or(cudaErrorInvalidValue)?;
+        let bytes = raw::bytes(arg.cast(), size).ok_or(cudaErrorInvalidValue)?;
+        LEGACY.with(|l| {
+            let mut l = l.borrow_mut();
+            let (_, buf) = l.last_mut().ok_or(cudaErrorMissingConfiguration)?;
+            if buf.len() < end {
+                buf.resize(end, 0);
+            }
+            buf[offset..end].copy_from_slice(bytes);
+            Ok(())
+        })
+    })
+}
+
+/// `cudaLaunch`: launch the kernel registered for host stub `func` with the newest
+/// configuration and its argument bytes (the driver's CU_LAUNCH_PARAM_BUFFER_POINTER).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaLaunch(func: *const c_void) -> Status {
+    api(|| {
+        let (c, mut buf) = LEGACY.with(|l| l.borrow_mut().pop()).ok_or(cudaErrorMissingConfiguration)?;
+        let mut size = buf.len();
+        let mut extra: [*mut c_void; 5] = [
+            core::ptr::without_provenance_mut(1), // CU_LAUNCH_PARAM_BUFFER_POINTER
+            buf.as_mut_ptr().cast(),
+            core::ptr::without_provenance_mut(2), // CU_LAUNCH_PARAM_BUFFER_SIZE
+            (&mut size as *mut usize).cast(),
+            core::ptr::null_mut(), // CU_LAUNCH_PARAM_END
+        ];
+        let extra = if size == 0 { core::ptr::null_mut() } else { extra.as_mut_ptr() };
+        launch(func, c.grid, c.block, core::ptr::null_mut(), extra, c.shared, c.stream as Handle)
+    })
+}
+
 /// Check a configuration as CUDA does before launching: every dimension at least 1,
 /// within the device's limits (cudaErrorInvalidConfiguration).
 fn check_config(grid: Dim3, block: Dim3) -> Result<(), Status> {
@@ -149,26 +205,33 @@ pub extern "C" fn cudaLaunchKernel(
     shared: usize,
     stream: Handle,
 ) -> Status {
-    api(|| {
-        let d = state::driver()?;
-        let f = state::kernel(func as usize)?;
-        check_config(grid, block)?;
-        let shared = u32::try_from(shared).map_err(|_| cudaErrorInvalidValue)?;
-        let r = d.cuLaunchKernel(
-            f,
-            grid.x,
-            grid.y,
-            grid.z,
-            block.x,
-            block.y,
-            block.z,
-            shared,
-            stream,
-            args,
-            core::ptr::null_mut(),
-        );
-        error::check(r).map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidConfiguration } else { e })
-    })
+    api(|| launch(func, grid, block, args, core::ptr::null_mut(), shared, stream))
+}
+
+/// Launch the kernel registered for host stub `func`, its arguments as the driver
+/// takes them (`kernelParams` or `extra`).
+fn launch(
+    func: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    shared: usize,
+    stream: Handle,
+) -> Result<(), Status> {
+    let d = state::driver()?;
+    let f = state::kernel(func as usize)?;
+    check_config(grid, block)?;
+    let shared = u32::try_from(shared).map_err(|_| cudaErrorInvalidValue)?;
+    let r = d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, stream, args, extra);
+    error::check(r).map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidConfiguration } else { e })
+}
+
+/// `cudaGetFuncBySymbol`: the Driver API function (`CUfunction`) behind the kernel
+/// registered for host stub `func`, in the current context.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaGetFuncBySymbol(f: *mut Handle, func: *const c_void) -> Status {
+    api(|| put(f, state::kernel(func as usize)?))
 }
 
 /// `struct cudaFuncAttributes`.

@@ -5,8 +5,8 @@
 //!
 //! Modules, one per area of the API: [`device`], [`memory`], [`stream`] (streams and
 //! events), [`launch`] (what compilers register and `<<<>>>`), over [`state`] (the
-//! current device, primary contexts, registrations), [`fatbin`] (the container compilers
-//! embed), [`error`] (codes and the last error) and [`driver`]. docs/runtime-api.md
+//! current device, primary contexts, registrations), [`error`] (codes and the last
+//! error) and [`driver`]; the fat-binary container is `ptx::fatbin`. docs/runtime-api.md
 //! says what is implemented.
 #![deny(missing_docs)]
 #![allow(non_snake_case, clippy::not_unsafe_ptr_arg_deref, clippy::too_many_arguments)]
@@ -14,7 +14,6 @@
 pub mod device;
 pub mod driver;
 pub mod error;
-pub mod fatbin;
 pub mod launch;
 pub mod memory;
 mod raw;

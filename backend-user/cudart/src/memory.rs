@@ -178,7 +178,7 @@ fn symbol_range(symbol: *const c_void, n: usize, offset: usize) -> Result<u64, S
 
 /// A copy between host or device memory `other` and `n` bytes of the variable
 /// registered for `symbol` at `offset`, into it (`to`) or out of it; cudaMemcpyDefault
-/// takes the host side.
+/// takes the host side; on stream `s` when `Some`.
 fn symbol_copy(
     to: bool,
     symbol: *const c_void,
@@ -186,6 +186,7 @@ fn symbol_copy(
     n: usize,
     offset: usize,
     kind: c_int,
+    s: Option<Handle>,
 ) -> Result<(), Status> {
     let at = symbol_range(symbol, n, offset)? as usize as *mut c_void;
     let host = if to { HOST_TO_DEVICE } else { DEVICE_TO_HOST };
@@ -194,7 +195,7 @@ fn symbol_copy(
         k if k == host || k == DEVICE_TO_DEVICE => k,
         _ => return Err(cudaErrorInvalidMemcpyDirection),
     };
-    if to { copy(at, other, n, kind, None) } else { copy(other, at, n, kind, None) }
+    if to { copy(at, other, n, kind, s) } else { copy(other, at, n, kind, s) }
 }
 
 /// `cudaMemcpyToSymbol`: into a `__device__` or `__constant__` variable.
@@ -206,7 +207,7 @@ pub extern "C" fn cudaMemcpyToSymbol(
     offset: usize,
     kind: c_int,
 ) -> Status {
-    api(|| symbol_copy(true, symbol, src.cast_mut(), n, offset, kind))
+    api(|| symbol_copy(true, symbol, src.cast_mut(), n, offset, kind, None))
 }
 
 /// `cudaMemcpyFromSymbol`.
@@ -218,7 +219,33 @@ pub extern "C" fn cudaMemcpyFromSymbol(
     offset: usize,
     kind: c_int,
 ) -> Status {
-    api(|| symbol_copy(false, symbol, dst, n, offset, kind))
+    api(|| symbol_copy(false, symbol, dst, n, offset, kind, None))
+}
+
+/// `cudaMemcpyToSymbolAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpyToSymbolAsync(
+    symbol: *const c_void,
+    src: *const c_void,
+    n: usize,
+    offset: usize,
+    kind: c_int,
+    s: Handle,
+) -> Status {
+    api(|| symbol_copy(true, symbol, src.cast_mut(), n, offset, kind, Some(s)))
+}
+
+/// `cudaMemcpyFromSymbolAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpyFromSymbolAsync(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    n: usize,
+    offset: usize,
+    kind: c_int,
+    s: Handle,
+) -> Status {
+    api(|| symbol_copy(false, symbol, dst, n, offset, kind, Some(s)))
 }
 
 /// `cudaGetSymbolAddress`.

@@ -66,3 +66,13 @@ pub fn copy_host(dst: *mut u8, src: *const u8, n: usize) {
     // SAFETY: non-NULL; by the API contract both hold `n` bytes for the call.
     unsafe { core::ptr::copy(src, dst, n) };
 }
+
+/// `n` bytes at `p` (an argument `cudaSetupArgument` copies); `None` for NULL.
+pub fn bytes<'a>(p: *const u8, n: usize) -> Option<&'a [u8]> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL; by the API contract `p` holds the `n` bytes of one argument for
+    // the call.
+    Some(unsafe { core::slice::from_raw_parts(p, n) })
+}

@@ -4,7 +4,7 @@
 
 use crate::driver::{self, Driver, Handle};
 use crate::error::{self, Status, codes::*};
-use crate::fatbin;
+use ptx::fatbin;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{CString, c_int, c_uint};

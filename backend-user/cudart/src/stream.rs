@@ -4,7 +4,7 @@
 use crate::driver::Handle;
 use crate::error::{self, Status};
 use crate::{api, put, state};
-use std::ffi::c_uint;
+use std::ffi::{c_uint, c_void};
 
 /// `cudaStreamCreate`.
 #[unsafe(no_mangle)]
@@ -111,5 +111,54 @@ pub extern "C" fn cudaEventElapsedTime(ms: *mut f32, a: Handle, b: Handle) -> St
         let mut t = 0f32;
         error::check(d.cuEventElapsedTime(&mut t, a, b))?;
         put(ms, t)
+    })
+}
+
+/// A host function as `cudaLaunchHostFunc` takes it.
+pub type HostFn = Option<extern "C" fn(*mut c_void)>;
+/// A stream callback as `cudaStreamAddCallback` takes it: the stream, its status, the data.
+pub type StreamCallback = Option<extern "C" fn(Handle, Status, *mut c_void)>;
+
+/// Run `f` in stream order on `s`: once the work queued before it has completed, and
+/// before anything queued after it (the caller queues that only when this returns). It
+/// runs on the calling thread, which waits for the stream; NVIDIA's runtime runs it on a
+/// thread of its own while the caller goes on (docs/runtime-api.md). Gives the stream's
+/// status for the callback.
+fn in_stream_order(s: Handle, f: impl FnOnce(Status)) -> Result<(), Status> {
+    let d = state::driver()?;
+    state::context()?;
+    let status = match error::check(d.cuStreamSynchronize(s)) {
+        Ok(()) => error::codes::cudaSuccess,
+        // A handle that is no stream is the caller's error; a fault is the callback's news.
+        Err(e) if error::sticky(e) => e,
+        Err(e) => return Err(e),
+    };
+    f(status);
+    if status == error::codes::cudaSuccess { Ok(()) } else { Err(status) }
+}
+
+/// `cudaLaunchHostFunc`: call `f(data)` in stream order on `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaLaunchHostFunc(s: Handle, f: HostFn, data: *mut c_void) -> Status {
+    api(|| {
+        let f = f.ok_or(error::codes::cudaErrorInvalidValue)?;
+        in_stream_order(s, |status| {
+            if status == error::codes::cudaSuccess {
+                f(data)
+            }
+        })
+    })
+}
+
+/// `cudaStreamAddCallback`: call `cb(s, status, data)` in stream order on `s` (flags
+/// must be 0); unlike a host function it also runs after a fault, with its code.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaStreamAddCallback(s: Handle, cb: StreamCallback, data: *mut c_void, flags: c_uint) -> Status {
+    api(|| {
+        let cb = cb.ok_or(error::codes::cudaErrorInvalidValue)?;
+        if flags != 0 {
+            return Err(error::codes::cudaErrorInvalidValue);
+        }
+        in_stream_order(s, |status| cb(s, status, data))
     })
 }

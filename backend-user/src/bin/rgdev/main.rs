@@ -9,6 +9,9 @@
 //! rgdev ptxas [-arch=sm_XX] [-v] [-o OUT] [-maxrregcount N] [--warn-on-spills] [--preset P] FILE.ptx
 //!                                 compile PTX to an rgdev module as ptxas does (`-v`: resources
 //!                                 and occupancy per kernel)
+//! rgdev cc [-c] [-o OUT] [-arch=sm_XX] [-I DIR] [-D NAME] [-L DIR] [-l LIB] ... FILES...
+//!                                 compile and link CUDA programs (.cu, .c, .cpp) with clang
+//!                                 against rgdev's headers and libcudart.so.12, as nvcc does
 //! rgdev preset list | show NAME|FILE.toml   the built-in presets; a preset as an editable file
 //! rgdev timeline TRACE.json -o OUT.svg      render a `run --trace` timeline as an SVG Gantt chart
 //! ```
@@ -19,6 +22,7 @@ use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result, S
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+mod cc;
 mod ptxas;
 mod signals;
 mod timeline;
@@ -26,10 +30,11 @@ mod timeline;
 fn usage() -> ExitCode {
     eprintln!(
         "usage: rgdev info [--preset P] [--trace FILE]\n       rgdev demo [--preset P] [--threaded] [--trace FILE]\n       \
-         {}\n       \
+         {}\n       {}\n       \
          rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] -- PROGRAM ARGS...\n       \
          rgdev preset list | show NAME|FILE.toml\n       rgdev timeline TRACE.json -o OUT.svg",
-        ptxas::USAGE
+        ptxas::USAGE,
+        cc::USAGE
     );
     ExitCode::from(2)
 }
@@ -149,6 +154,9 @@ fn main() -> ExitCode {
     let Some(cmd) = args.first() else { return usage() };
     if cmd == "ptxas" {
         return ptxas::main(&args[1..]);
+    }
+    if cmd == "cc" {
+        return cc::main(&args[1..]);
     }
     if cmd == "run" {
         return run(&args[1..]);

@@ -5,7 +5,8 @@
 //! for the highest architecture the device can run is chosen, as the CUDA runtime
 //! chooses; machine code (ELF) is reported, never run.
 
-use std::fmt;
+use alloc::vec::Vec;
+use core::fmt;
 
 /// One entry of a container.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,6 +148,7 @@ pub fn build(entries: &[(u16, u32, &[u8])]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::{string::ToString, vec};
 
     #[test]
     fn the_highest_ptx_the_device_runs_is_chosen() {

@@ -1,0 +1,106 @@
+/*
+ * cuda_runtime.h for rgdev: what a CUDA C++ program sees (nvcc includes it implicitly;
+ * `rgdev cc` does too). The Runtime API's C interface (cuda_runtime_api.h), the vector
+ * types and their constructors, and, under a CUDA compiler (clang's CUDA mode), the
+ * built-in variables, the device functions and the device math library, all rgdev's own
+ * (no NVIDIA header and no libdevice is needed). Also the C++ conveniences of CUDA's
+ * header: templates that take a kernel or a symbol by reference. Written for rgdev from
+ * CUDA's documented interface; not NVIDIA's header.
+ */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+
+#if defined(__CUDA__) && !defined(__CUDACC__)
+#define __CUDACC__
+#endif
+
+#include "host_defines.h"
+#include "vector_types.h"
+#include "driver_types.h"
+#include "cuda_runtime_api.h"
+#include "vector_functions.h"
+
+#if defined(__CUDA__)
+#include "__clang_cuda_builtin_vars.h"
+
+/* The built-in variables convert to the vector types (clang leaves the definitions to
+   the CUDA headers). */
+#define __RGDEV_BUILTIN_CONVERSIONS(T)                                                                 \
+    __device__ inline T::operator dim3() const { return dim3(x, y, z); }                               \
+    __device__ inline T::operator uint3() const { return uint3{x, y, z}; }
+__RGDEV_BUILTIN_CONVERSIONS(__cuda_builtin_threadIdx_t)
+__RGDEV_BUILTIN_CONVERSIONS(__cuda_builtin_blockIdx_t)
+__RGDEV_BUILTIN_CONVERSIONS(__cuda_builtin_blockDim_t)
+__RGDEV_BUILTIN_CONVERSIONS(__cuda_builtin_gridDim_t)
+#undef __RGDEV_BUILTIN_CONVERSIONS
+
+#include "device_functions.h"
+#include "math_functions.h"
+#endif /* __CUDA__ */
+
+#if defined(__cplusplus)
+
+/* Templates over the C interface, as CUDA's header has them. */
+template <class T>
+static __inline__ __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
+    return cudaMalloc((void **)(void *)devPtr, size);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaMallocHost(T **ptr, size_t size) {
+    return cudaMallocHost((void **)(void *)ptr, size);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags) {
+    return cudaHostAlloc((void **)(void *)ptr, size, flags);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost, unsigned int flags) {
+    return cudaHostGetDevicePointer((void **)(void *)pDevice, pHost, flags);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                                                          size_t offset = 0,
+                                                          enum cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return cudaMemcpyToSymbol((const void *)&symbol, src, count, offset, kind);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
+                                                               size_t offset = 0,
+                                                               enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                                               cudaStream_t stream = 0) {
+    return cudaMemcpyToSymbolAsync((const void *)&symbol, src, count, offset, kind, stream);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
+                                                            size_t offset = 0,
+                                                            enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return cudaMemcpyFromSymbol(dst, (const void *)&symbol, count, offset, kind);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count,
+                                                                 size_t offset = 0,
+                                                                 enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                                                 cudaStream_t stream = 0) {
+    return cudaMemcpyFromSymbolAsync(dst, (const void *)&symbol, count, offset, kind, stream);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaGetSymbolAddress(void **devPtr, const T &symbol) {
+    return cudaGetSymbolAddress(devPtr, (const void *)&symbol);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol) {
+    return cudaGetSymbolSize(size, (const void *)&symbol);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim, void **args,
+                                                        size_t sharedMem = 0, cudaStream_t stream = 0) {
+    return cudaLaunchKernel((const void *)func, gridDim, blockDim, args, sharedMem, stream);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry) {
+    return cudaFuncGetAttributes(attr, (const void *)entry);
+}
+
+#endif /* __cplusplus */
+
+#endif /* __CUDA_RUNTIME_H__ */

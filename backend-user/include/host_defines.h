@@ -1,0 +1,45 @@
+/*
+ * host_defines.h for rgdev: CUDA's function and variable qualifiers. Under a CUDA
+ * compiler (clang's CUDA mode defines __CUDA__) they are clang's attributes; in plain C
+ * and C++ (host files that include cuda_runtime.h) they expand to nothing. Written for
+ * rgdev from CUDA's documented language extensions; not NVIDIA's header.
+ */
+#ifndef __HOST_DEFINES_H__
+#define __HOST_DEFINES_H__
+
+#if defined(__CUDA__)
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __grid_constant__ __attribute__((grid_constant))
+#else
+#define __host__
+#define __device__
+#define __global__
+#define __shared__
+#define __constant__
+#define __managed__
+#define __launch_bounds__(...)
+#define __grid_constant__
+#endif
+
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __builtin_align__(n) __align__(n)
+#define __thread__ __thread
+#define __import__
+#define __export__
+#define __cdecl
+#define __annotate__(a) __attribute__((a))
+#define __location__(a) __annotate__(a)
+#define CUDARTAPI
+#define __device_builtin__
+#define __cudart_builtin__
+#define __specialization_static
+
+#endif /* __HOST_DEFINES_H__ */

@@ -1,0 +1,457 @@
+//! `rgdev cc`: a CUDA compiler driver in the spirit of nvcc, built on clang. For each
+//! `.cu` file it compiles the device code to PTX (`--cuda-device-only`, once per
+//! architecture), wraps the PTX in a standard fat binary (`ptx::fatbin`), and compiles the
+//! host code with that fat binary embedded (`-fcuda-include-gpubinary`): clang then emits
+//! the registration calls and `<<<>>>` launches that libcudart.so.12 serves. `.c` and
+//! `.cpp` files compile as host code; the result links against the libcudart.so.12 beside
+//! this executable, with a run path to it. The headers are rgdev's own (embedded in this
+//! binary: `backend-user/include`), so no CUDA toolkit is needed.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// How to call it.
+pub const USAGE: &str = "rgdev cc [-c] [-o OUT] [-arch=sm_XX] [-I DIR] [-D NAME[=V]] [-L DIR] [-l LIB] [-O N] [-g] \
+                         [-rdc=true] [-Xcompiler A,B] [--ptx] [-v] [-keep] FILES...";
+
+const HELP: &str = "\
+Compile and link CUDA programs for rgdev, as nvcc does, with clang (clang-14, or RGDEV_CLANG).
+.cu files are CUDA C++ (device code becomes PTX in a fat binary); .c and .cpp/.cc/.cxx files
+are host code; .o, .a and .so files are linked. The program links libcudart.so.12 from
+beside this executable and finds it there at run time.
+
+Options:
+  -c                          compile only: one object per input
+  -o FILE                     the output (default: a.out, or NAME.o with -c, NAME.ptx with --ptx)
+  -arch=sm_XX, -arch sm_XX    embed PTX for this architecture (repeatable; default sm_70);
+                              also -gencode arch=compute_XX,code=..., --gpu-architecture
+  -I DIR, -D NAME[=V], -U NAME  preprocessor options
+  -L DIR, -l LIB              link options
+  -O N, -g, -G, -lineinfo     optimization and debug information (device code is always -O3)
+  -std=c++NN                  the C++ dialect
+  -Xcompiler A,B              pass options to the host compiler
+  -Xlinker A,B                pass options to the linker
+  -rdc=true                   relocatable device code (not yet supported)
+  --ptx, -ptx                 write the device code's PTX (the newest -arch's) and stop
+  --fatbin, -fatbin           write the device code's fat binary (PTX for every -arch) and stop;
+                              clang's -fcuda-include-gpubinary embeds it
+  -keep                       keep the intermediate files (printed with -v)
+  -v, --verbose               print each command
+  --version                   the version
+  -h, --help                  this help";
+
+/// The headers `rgdev cc` puts on the include path: rgdev's own.
+const HEADERS: &[(&str, &str)] = &[
+    ("cuda_runtime.h", include_str!("../../../include/cuda_runtime.h")),
+    ("cuda_runtime_api.h", include_str!("../../../include/cuda_runtime_api.h")),
+    ("driver_types.h", include_str!("../../../include/driver_types.h")),
+    ("vector_types.h", include_str!("../../../include/vector_types.h")),
+    ("vector_functions.h", include_str!("../../../include/vector_functions.h")),
+    ("host_defines.h", include_str!("../../../include/host_defines.h")),
+    ("device_functions.h", include_str!("../../../include/device_functions.h")),
+    ("math_functions.h", include_str!("../../../include/math_functions.h")),
+    ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
+    ("cuda.h", include_str!("../../../include/cuda.h")),
+    ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
+];
+
+/// The parsed command line.
+#[derive(Debug, Default, PartialEq)]
+struct Args {
+    inputs: Vec<String>,
+    output: Option<String>,
+    compile_only: bool,
+    ptx_only: bool,
+    fatbin_only: bool,
+    archs: Vec<u32>,
+    /// Preprocessor and compiler options for every compile.
+    cflags: Vec<String>,
+    /// Options for host compiles only (-O, -g, -Xcompiler).
+    host_flags: Vec<String>,
+    link_flags: Vec<String>,
+    rdc: bool,
+    verbose: bool,
+    keep: bool,
+    help: bool,
+    version: bool,
+}
+
+/// `sm_XY`/`compute_XY` (an optional `a`/`f` suffix) as 10 x major + minor.
+fn arch(v: &str) -> Result<u32, String> {
+    let digits = v.strip_prefix("sm_").or_else(|| v.strip_prefix("compute_")).map(|d| d.trim_end_matches(['a', 'f']));
+    match digits.and_then(|d| d.parse::<u32>().ok()) {
+        Some(n) if (20..=120).contains(&n) => Ok(n),
+        _ => Err(format!("unknown architecture `{v}` (expected sm_XX or compute_XX, e.g. sm_70)")),
+    }
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut a = Args::default();
+    let mut it = args.iter();
+    // The value of a flag given as `-f V`, `-fV` or `-f=V`.
+    fn value<'a>(flag: &str, arg: &'a str, it: &mut std::slice::Iter<'a, String>) -> Result<String, String> {
+        let rest = &arg[flag.len()..];
+        let rest = rest.strip_prefix('=').unwrap_or(rest);
+        if !rest.is_empty() {
+            return Ok(rest.to_string());
+        }
+        it.next().cloned().ok_or_else(|| format!("option `{flag}` needs a value"))
+    }
+    while let Some(arg) = it.next() {
+        let s = arg.as_str();
+        match s {
+            "-h" | "--help" => a.help = true,
+            "--version" | "-V" => a.version = true,
+            "-c" | "--compile" => a.compile_only = true,
+            "--ptx" | "-ptx" => a.ptx_only = true,
+            "--fatbin" | "-fatbin" => a.fatbin_only = true,
+            "-v" | "--verbose" => a.verbose = true,
+            "-keep" | "--keep" => a.keep = true,
+            "-g" | "--debug" => a.host_flags.push("-g".into()),
+            "-G" | "--device-debug" | "-lineinfo" | "--generate-line-info" => {}
+            "-w" => a.cflags.push("-w".into()),
+            "-rdc=true" | "-rdc" | "--relocatable-device-code=true" | "-dc" => {
+                a.rdc = true;
+                if s == "-dc" {
+                    a.compile_only = true;
+                }
+            }
+            "-rdc=false" | "--relocatable-device-code=false" => a.rdc = false,
+            "-cudart" | "--cudart" => {
+                let v = it.next().ok_or("option `-cudart` needs a value")?;
+                if v != "shared" {
+                    return Err(format!("-cudart {v}: rgdev's runtime is libcudart.so.12 (-cudart shared)"));
+                }
+            }
+            _ if s.starts_with("-cudart=") || s.starts_with("--cudart=") => {
+                if !s.ends_with("=shared") {
+                    return Err(format!("{s}: rgdev's runtime is libcudart.so.12 (-cudart shared)"));
+                }
+            }
+            _ if s.starts_with("-o") && s != "-o" && !s.starts_with("-o=") => a.output = Some(s[2..].to_string()),
+            _ if s == "-o" || s.starts_with("-o=") || s.starts_with("--output-file") => {
+                let flag = if s.starts_with("--output-file") { "--output-file" } else { "-o" };
+                a.output = Some(value(flag, s, &mut it)?);
+            }
+            _ if s.starts_with("--gpu-architecture") || s.starts_with("-arch") => {
+                let flag = if s.starts_with("--gpu-architecture") { "--gpu-architecture" } else { "-arch" };
+                a.archs.push(arch(&value(flag, s, &mut it)?)?);
+            }
+            _ if s.starts_with("-gencode") || s.starts_with("--generate-code") => {
+                let flag = if s.starts_with("-gencode") { "-gencode" } else { "--generate-code" };
+                let v = value(flag, s, &mut it)?;
+                let spec = v.split(',').find_map(|kv| kv.strip_prefix("arch="));
+                let spec = spec.ok_or_else(|| format!("{flag} {v}: no arch=compute_XX"))?;
+                a.archs.push(arch(spec.trim_matches(['[', ']', '"']))?);
+            }
+            _ if s.starts_with("-I") || s.starts_with("-D") || s.starts_with("-U") => {
+                let flag = &s[..2];
+                let v = value(flag, s, &mut it)?;
+                a.cflags.push(format!("{flag}{v}"));
+            }
+            _ if s.starts_with("-std=") || s.starts_with("--std=") => {
+                a.cflags.push(format!("-std={}", &s[s.find('=').expect("-std=") + 1..]))
+            }
+            _ if s.starts_with("-O") => a.host_flags.push(s.to_string()),
+            _ if s.starts_with("-L") || s.starts_with("-l") => {
+                let flag = &s[..2];
+                let v = value(flag, s, &mut it)?;
+                a.link_flags.push(format!("{flag}{v}"));
+            }
+            _ if s.starts_with("-Xcompiler") || s.starts_with("--compiler-options") => {
+                let flag = if s.starts_with("-Xcompiler") { "-Xcompiler" } else { "--compiler-options" };
+                let v = value(flag, s, &mut it)?;
+                a.host_flags.extend(v.split(',').filter(|o| !o.is_empty()).map(str::to_string));
+            }
+            _ if s.starts_with("-Xlinker") || s.starts_with("--linker-options") => {
+                let flag = if s.starts_with("-Xlinker") { "-Xlinker" } else { "--linker-options" };
+                let v = value(flag, s, &mut it)?;
+                a.link_flags.extend(v.split(',').filter(|o| !o.is_empty()).map(|o| format!("-Wl,{o}")));
+            }
+            _ if s.starts_with('-') => return Err(format!("unknown option `{s}` (rgdev cc --help lists them)")),
+            _ => a.inputs.push(s.to_string()),
+        }
+    }
+    if a.archs.is_empty() {
+        a.archs.push(70);
+    }
+    a.archs.sort_unstable();
+    a.archs.dedup();
+    Ok(a)
+}
+
+/// What an input file is, by its name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Cuda,
+    C,
+    Cxx,
+    Link,
+}
+
+fn kind(path: &str) -> Result<Kind, String> {
+    let ext = Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext {
+        "cu" => Ok(Kind::Cuda),
+        "c" => Ok(Kind::C),
+        "cpp" | "cc" | "cxx" | "C" | "c++" => Ok(Kind::Cxx),
+        "o" | "a" | "so" => Ok(Kind::Link),
+        _ if path.contains(".so.") => Ok(Kind::Link),
+        _ => Err(format!("{path}: unknown file type (.cu, .c, .cpp, .o, .a, .so)")),
+    }
+}
+
+/// The clang to run: RGDEV_CLANG, else clang-14, else clang.
+fn clang() -> String {
+    if let Ok(c) = std::env::var("RGDEV_CLANG") {
+        return c;
+    }
+    let found = |c: &str| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success());
+    if found("clang-14") { "clang-14".into() } else { "clang".into() }
+}
+
+/// One compile or link step's runner: prints with -v, names the failing step.
+struct Driver {
+    clang: String,
+    verbose: bool,
+    tmp: PathBuf,
+    include: PathBuf,
+}
+
+impl Driver {
+    fn run(&self, args: &[OsString]) -> Result<(), String> {
+        if self.verbose {
+            let line: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+            eprintln!("#$ {} {}", self.clang, line.join(" "));
+        }
+        let st = Command::new(&self.clang).args(args).status().map_err(|e| {
+            format!("cannot run {}: {e} (install clang-14: apt-get install clang-14, or set RGDEV_CLANG)", self.clang)
+        })?;
+        if st.success() { Ok(()) } else { Err(String::new()) } // clang printed why
+    }
+
+    /// Options every compile shares: rgdev's headers first, the program's flags.
+    fn common(&self, a: &Args) -> Vec<OsString> {
+        let mut v: Vec<OsString> = vec!["-I".into(), self.include.clone().into()];
+        v.extend(a.cflags.iter().map(OsString::from));
+        v
+    }
+
+    /// The device code of `src` as PTX for `arch`.
+    fn device(&self, a: &Args, src: &str, arch: u32, out: &Path) -> Result<(), String> {
+        let mut v: Vec<OsString> = ["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-O3", "-S"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        v.push(format!("--cuda-gpu-arch=sm_{arch}").into());
+        // PTX ISA 6.4: what clang-14 emits for sm_70 features without a CUDA installation.
+        v.extend(["-Xclang", "-target-feature", "-Xclang", "+ptx64"].map(OsString::from));
+        v.extend(self.common(a));
+        v.extend(["-include".into(), "cuda_runtime.h".into(), "-o".into(), out.into(), src.into()]);
+        self.run(&v)
+    }
+
+    /// The host code of `src` with fat binary `fatbin` embedded.
+    fn host(&self, a: &Args, src: &str, fatbin: &Path, out: &Path) -> Result<(), String> {
+        let mut v: Vec<OsString> =
+            ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-c"].iter().map(OsString::from).collect();
+        // CUDA 11.5's ABI: `<<<>>>` is __cudaPushCallConfiguration + cudaLaunchKernel, and
+        // registration ends with __cudaRegisterFatBinaryEnd (clang assumes CUDA 7 without it).
+        v.extend(["-Xclang", "-target-sdk-version=11.5"].map(OsString::from));
+        v.extend(["-Xclang", "-fcuda-include-gpubinary", "-Xclang"].map(OsString::from));
+        v.push(fatbin.into());
+        v.extend(self.common(a));
+        v.extend(a.host_flags.iter().map(OsString::from));
+        v.extend(["-include".into(), "cuda_runtime.h".into(), "-o".into(), out.into(), src.into()]);
+        self.run(&v)
+    }
+
+    /// A C or C++ host file.
+    fn plain(&self, a: &Args, src: &str, cxx: bool, out: &Path) -> Result<(), String> {
+        let mut v: Vec<OsString> = vec!["-x".into(), if cxx { "c++" } else { "c" }.into(), "-c".into()];
+        v.extend(self.common(a).into_iter().filter(|f| cxx || !f.to_string_lossy().starts_with("-std=c++")));
+        v.extend(a.host_flags.iter().map(OsString::from));
+        v.extend(["-o".into(), out.into(), src.into()]);
+        self.run(&v)
+    }
+
+    /// The fat binary of one `.cu` file's device code: PTX for every architecture.
+    fn fatbin(&self, a: &Args, src: &str, n: usize, out: &Path) -> Result<(), String> {
+        let mut entries = Vec::new();
+        for &arch in &a.archs {
+            let ptx = self.tmp.join(format!("{n}.sm_{arch}.ptx"));
+            self.device(a, src, arch, &ptx)?;
+            let text = std::fs::read(&ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+            entries.push((arch, text));
+        }
+        let table: Vec<(u16, u32, &[u8])> = entries.iter().map(|(arch, t)| (ptx::fatbin::PTX, *arch, &t[..])).collect();
+        std::fs::write(out, ptx::fatbin::build(&table)).map_err(|e| format!("{}: {e}", out.display()))
+    }
+
+    /// Compile one `.cu` file to an object.
+    fn cuda(&self, a: &Args, src: &str, n: usize, out: &Path) -> Result<(), String> {
+        let fatbin = self.tmp.join(format!("{n}.fatbin"));
+        self.fatbin(a, src, n, &fatbin)?;
+        self.host(a, src, &fatbin, out)
+    }
+}
+
+/// The directory holding libcudart.so.12: this executable's (cargo puts both there).
+fn lib_dir() -> Result<PathBuf, String> {
+    let dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    dir.filter(|d| d.join("libcudart.so").exists())
+        .ok_or_else(|| "libcudart.so is not beside this executable (build with `cargo build --release`)".into())
+}
+
+fn stem(path: &str) -> String {
+    Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into())
+}
+
+fn compile(a: &Args, d: &Driver) -> Result<(), String> {
+    if a.inputs.is_empty() {
+        return Err("no input files".into());
+    }
+    if a.rdc {
+        return Err("-rdc=true: relocatable device code is not supported yet (docs/runtime-api.md)".into());
+    }
+    let kinds: Vec<Kind> = a.inputs.iter().map(|i| kind(i)).collect::<Result<_, _>>()?;
+    let single = a.inputs.len() == 1;
+    if (a.compile_only || a.ptx_only || a.fatbin_only) && !single && a.output.is_some() {
+        return Err("-o with -c, --ptx or --fatbin takes one input file".into());
+    }
+    if a.ptx_only || a.fatbin_only {
+        let what = if a.ptx_only { "ptx" } else { "fatbin" };
+        for (n, (src, k)) in a.inputs.iter().zip(&kinds).enumerate() {
+            if *k != Kind::Cuda {
+                return Err(format!("{src}: --{what} takes .cu files"));
+            }
+            let out = PathBuf::from(a.output.clone().unwrap_or_else(|| format!("{}.{what}", stem(src))));
+            if a.ptx_only {
+                d.device(a, src, *a.archs.last().expect("an architecture"), &out)?;
+            } else {
+                d.fatbin(a, src, n, &out)?;
+            }
+        }
+        return Ok(());
+    }
+    let mut objects: Vec<OsString> = Vec::new();
+    for (n, (src, k)) in a.inputs.iter().zip(&kinds).enumerate() {
+        let obj = match (a.compile_only, &a.output) {
+            (true, Some(o)) => PathBuf::from(o),
+            (true, None) => PathBuf::from(format!("{}.o", stem(src))),
+            (false, _) => d.tmp.join(format!("{n}.{}.o", stem(src))),
+        };
+        match k {
+            Kind::Cuda => d.cuda(a, src, n, &obj)?,
+            Kind::C => d.plain(a, src, false, &obj)?,
+            Kind::Cxx => d.plain(a, src, true, &obj)?,
+            Kind::Link => {
+                objects.push(src.into());
+                continue;
+            }
+        }
+        objects.push(obj.into());
+    }
+    if a.compile_only {
+        return Ok(());
+    }
+    let lib = lib_dir()?;
+    let mut v: Vec<OsString> = vec!["--driver-mode=g++".into()];
+    v.extend(objects);
+    v.extend(["-o".into(), a.output.clone().unwrap_or_else(|| "a.out".into()).into()]);
+    v.extend(a.host_flags.iter().filter(|f| !f.starts_with("-O")).map(OsString::from));
+    v.extend(a.link_flags.iter().map(OsString::from));
+    let mut l = OsString::from("-L");
+    l.push(&lib);
+    v.push(l);
+    // DT_RPATH (not RUNPATH) also applies to libcudart's dlopen of libcuda.so.1.
+    let mut rpath = OsString::from("-Wl,--disable-new-dtags,-rpath,");
+    rpath.push(&lib);
+    v.push(rpath);
+    v.extend(["-lcudart", "-lm"].map(OsString::from));
+    d.run(&v)
+}
+
+/// `rgdev cc ARGS`.
+pub fn main(args: &[String]) -> ExitCode {
+    let a = match parse(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("rgdev cc: {e}\nusage: {USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if a.help {
+        println!("usage: {USAGE}\n\n{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    if a.version {
+        println!("rgdev cc {} (CUDA 12.0 runtime API; clang: {})", env!("CARGO_PKG_VERSION"), clang());
+        return ExitCode::SUCCESS;
+    }
+    static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = std::env::temp_dir().join(format!("rgdev-cc-{}-{n}", std::process::id()));
+    let include = tmp.join("include");
+    let made = std::fs::create_dir_all(&include)
+        .and_then(|()| HEADERS.iter().try_for_each(|(name, text)| std::fs::write(include.join(name), text)));
+    if let Err(e) = made {
+        eprintln!("rgdev cc: {}: {e}", tmp.display());
+        return ExitCode::FAILURE;
+    }
+    let d = Driver { clang: clang(), verbose: a.verbose, tmp: tmp.clone(), include };
+    let r = compile(&a, &d);
+    if a.keep {
+        eprintln!("rgdev cc: intermediate files kept in {}", tmp.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("rgdev cc: {e}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Result<Args, String> {
+        parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn nvcc_flags_in_their_spellings() {
+        let a = args(&["-arch=sm_60", "-O2", "-I", "inc", "-DN=4", "-c", "k.cu", "-o", "k.o"]).unwrap();
+        assert_eq!(a.archs, vec![60]);
+        assert_eq!(a.cflags, vec!["-Iinc", "-DN=4"]);
+        assert_eq!(a.host_flags, vec!["-O2"]);
+        assert!(a.compile_only);
+        assert_eq!(a.output.as_deref(), Some("k.o"));
+        assert_eq!(a.inputs, vec!["k.cu"]);
+        let a =
+            args(&["-gencode", "arch=compute_70,code=sm_70", "-arch", "sm_52", "-Xcompiler", "-Wall,-fPIC"]).unwrap();
+        assert_eq!(a.archs, vec![52, 70]);
+        assert_eq!(a.host_flags, vec!["-Wall", "-fPIC"]);
+        let a = args(&["-Lx", "-l", "m", "-Xlinker", "-z,now", "-cudart", "shared", "a.cu", "-oprog"]).unwrap();
+        assert_eq!(a.link_flags, vec!["-Lx", "-lm", "-Wl,-z", "-Wl,now"]);
+        assert_eq!(a.output.as_deref(), Some("prog"));
+        assert_eq!(args(&["x.cu"]).unwrap().archs, vec![70]);
+    }
+
+    #[test]
+    fn bad_flags_and_files_are_named() {
+        assert!(args(&["--frobnicate"]).unwrap_err().contains("--frobnicate"));
+        assert!(args(&["-arch=sm_9"]).unwrap_err().contains("sm_9"));
+        assert!(args(&["-cudart", "static"]).unwrap_err().contains("shared"));
+        assert!(args(&["-o"]).unwrap_err().contains("-o"));
+        assert!(kind("prog.f90").unwrap_err().contains("prog.f90"));
+        assert_eq!(kind("libx.so.1").unwrap(), Kind::Link);
+    }
+}

@@ -1,0 +1,63 @@
+// CUDA's error model: a bad launch configuration is a non-sticky error that
+// cudaGetLastError returns once and clears; a kernel's out-of-bounds store is
+// cudaErrorIllegalAddress, sticky: every later call returns it until cudaDeviceReset.
+#include "check.cuh"
+
+__global__ void fill(int *p, int n, int v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] = v;
+}
+
+__global__ void store_at(int *p, long long offset) { p[offset] = 1; }
+
+int main() {
+    int *d, h[256];
+    CHECK(cudaMalloc(&d, sizeof h));
+
+    // Configuration errors: reported by cudaGetLastError, then cleared; nothing ran.
+    fill<<<1, 2048>>>(d, 256, 1);
+    EXPECT(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
+    EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT(cudaGetLastError(), cudaSuccess);
+    fill<<<0, 32>>>(d, 256, 1);
+    EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    fill<<<dim3(1, 1, 70000), 32>>>(d, 256, 1);
+    EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    fill<<<1, dim3(32, 1, 65)>>>(d, 256, 1);
+    EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
+
+    // The device is fine: the next launch runs.
+    fill<<<1, 256>>>(d, 256, 7);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    TRUE(h[0] == 7 && h[255] == 7);
+
+    // Other non-sticky errors.
+    EXPECT(cudaMemcpy(h, d, sizeof h, (cudaMemcpyKind)42), cudaErrorInvalidMemcpyDirection);
+    EXPECT(cudaSetDevice(99), cudaErrorInvalidDevice);
+    EXPECT(cudaGetLastError(), cudaErrorInvalidDevice);
+    CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+
+    // An out-of-bounds store, 1 GiB past the allocation: the launch itself succeeds,
+    // the fault surfaces at synchronization and stays.
+    store_at<<<1, 1>>>(d, 1ll << 28);
+    EXPECT(cudaGetLastError(), cudaSuccess);
+    EXPECT(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    EXPECT(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaErrorIllegalAddress);
+    int *more = nullptr;
+    EXPECT(cudaMalloc(&more, 16), cudaErrorIllegalAddress);
+    fill<<<1, 32>>>(d, 32, 1);
+    EXPECT(cudaGetLastError(), cudaErrorIllegalAddress);
+    EXPECT(cudaGetLastError(), cudaErrorIllegalAddress); // sticky: not cleared
+    EXPECT(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    printf("%s: %s\n", cudaGetErrorName(cudaErrorIllegalAddress), cudaGetErrorString(cudaErrorIllegalAddress));
+
+    // cudaDeviceReset ends it: a new primary context, old allocations gone.
+    CHECK(cudaDeviceReset());
+    EXPECT(cudaGetLastError(), cudaSuccess);
+    CHECK(cudaMalloc(&d, sizeof h));
+    fill<<<1, 256>>>(d, 256, 9);
+    CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    TRUE(h[17] == 9);
+    return report();
+}

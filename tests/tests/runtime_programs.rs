@@ -1,0 +1,269 @@
+//! The Runtime API end to end: the CUDA C++ programs of `tests/cuda`, compiled by
+//! `rgdev cc` (clang-14 underneath, rgdev's headers, libcudart.so.12) and run on the
+//! simulated GPU, each checking itself against a CPU reference and printing "all checks
+//! passed". The README's test command installs clang-14 and builds `target/release` first.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn release_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root().join("target"));
+    let dir = target.join("release");
+    assert!(
+        dir.join("libcudart.so").exists() && dir.join("rgdev").exists(),
+        "{} has no libcudart.so or rgdev: run `cargo build --release` first (the README's test command does)",
+        dir.display()
+    );
+    dir
+}
+
+fn rgdev() -> Command {
+    Command::new(release_dir().join("rgdev"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rgdev-rt-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(o: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// `rgdev cc tests/cuda/NAME.cu EXTRA... -o DIR/NAME`; the executable's path.
+fn compile(name: &str, extra: &[&str]) -> PathBuf {
+    let dir = scratch(name);
+    let exe = dir.join(name);
+    let out = rgdev()
+        .arg("cc")
+        .arg(root().join(format!("tests/cuda/{name}.cu")))
+        .arg("-I")
+        .arg(root().join("tests/cuda"))
+        .args(extra)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("rgdev cc runs");
+    let (o, e) = text(&out);
+    assert!(out.status.success(), "rgdev cc {name} failed:\n{o}{e}");
+    exe
+}
+
+/// Run a program that prints "all checks passed"; its stdout.
+fn run_ok(exe: &Path, env: &[(&str, &str)]) -> String {
+    let out = Command::new(exe).envs(env.iter().copied()).output().expect("the program runs");
+    let (o, e) = text(&out);
+    assert!(
+        out.status.success() && o.contains("all checks passed"),
+        "{} failed ({}):\n{o}{e}",
+        exe.display(),
+        out.status
+    );
+    o
+}
+
+fn program(name: &str, extra: &[&str]) {
+    let exe = compile(name, extra);
+    run_ok(&exe, &[]);
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
+/// Vector add with `<<<>>>`, a grid-stride loop, the launch's status.
+#[test]
+fn vecadd() {
+    program("vecadd", &[]);
+}
+
+/// Templates, functors, device lambdas, classes and `__host__ __device__` functions.
+#[test]
+fn templates_and_cxx() {
+    program("templates", &["-std=c++17"]);
+}
+
+/// Tiled matrix multiply with `__shared__` tiles.
+#[test]
+fn tiled_matmul() {
+    program("matmul", &["-O2"]);
+}
+
+/// `__constant__` and `__device__` variables through the symbol API.
+#[test]
+fn constant_memory_and_symbols() {
+    program("constant", &[]);
+}
+
+/// `extern __shared__` arrays sized at launch.
+#[test]
+fn dynamic_shared_memory() {
+    program("dynshared", &[]);
+}
+
+/// Streams, events, host functions and callbacks in stream order.
+#[test]
+fn streams_events_and_callbacks() {
+    program("streams", &[]);
+}
+
+/// Configuration errors (cleared by cudaGetLastError) and a sticky illegal address.
+#[test]
+fn error_model() {
+    program("errors", &[]);
+}
+
+/// Driver and Runtime API calls in one program, sharing the primary context.
+#[test]
+fn mixing_driver_and_runtime_api() {
+    program("mixed", &["-lcuda"]);
+}
+
+/// `rgdev run` on a Runtime API program: statistics name its kernels, a preset applies
+/// (gf100, compute 2.0: the program is built with PTX for sm_20).
+#[test]
+fn rgdev_run_on_a_runtime_program() {
+    let exe = compile("matmul", &["-arch=sm_20"]);
+    let dir = exe.parent().unwrap();
+    let json = dir.join("stats.json");
+    let out = rgdev()
+        .args(["run", "--preset", "gf100", "--stats-json"])
+        .arg(&json)
+        .arg("--")
+        .arg(&exe)
+        .output()
+        .expect("rgdev run runs");
+    let (o, e) = text(&out);
+    assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
+    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let kernels = stats["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 1, "{stats}");
+    assert_eq!(kernels[0]["name"], "_Z6matmulPKfS0_Pfiii");
+    assert_eq!(kernels[0]["grid"], serde_json::json!([4, 5, 1]));
+    assert!(kernels[0]["cycles"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The fat binary chosen by architecture: a program built for sm_70 only is refused on a
+/// compute 2.0 preset with cudaErrorNoKernelImageForDevice and a line saying what it
+/// holds; built for both, it runs on either.
+#[test]
+fn ptx_is_chosen_by_the_devices_architecture() {
+    let only70 = compile("vecadd", &["-arch=sm_70"]);
+    let out = rgdev().args(["run", "--preset", "gf100", "--"]).arg(&only70).output().unwrap();
+    let (o, e) = text(&out);
+    assert!(!out.status.success(), "{o}{e}");
+    assert!(e.contains("cudaErrorNoKernelImageForDevice"), "{e}");
+    assert!(e.contains("PTX for sm_70"), "{e}");
+    let both = compile("vecadd", &["-arch=sm_20", "-gencode", "arch=compute_70,code=sm_70"]);
+    for preset in ["gf100", "gv100"] {
+        let out = rgdev().args(["run", "--preset", preset, "--"]).arg(&both).output().unwrap();
+        let (o, e) = text(&out);
+        assert!(out.status.success() && o.contains("all checks passed"), "{preset}: {o}{e}");
+    }
+    let _ = std::fs::remove_dir_all(only70.parent().unwrap());
+    let _ = std::fs::remove_dir_all(both.parent().unwrap());
+}
+
+/// A program compiled by clang itself against rgdev's headers (the fat binary from
+/// `rgdev cc --fatbin`): clang assumes a CUDA older than 9.2 and emits the
+/// cudaConfigureCall / cudaSetupArgument / cudaLaunch path. It runs, with the same
+/// output, under the timing model and in functional mode.
+#[test]
+fn clang_built_program_runs_in_both_modes() {
+    let dir = scratch("clang");
+    let src = root().join("tests/cuda/templates.cu");
+    let fatbin = dir.join("templates.fatbin");
+    let st = rgdev().arg("cc").arg("--fatbin").arg(&src).arg("-o").arg(&fatbin).status().unwrap();
+    assert!(st.success());
+    let obj = dir.join("templates.o");
+    let clang = if Command::new("clang-14").arg("--version").output().is_ok() { "clang-14" } else { "clang" };
+    let out = Command::new(clang)
+        .args(["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17", "-c", "-I"])
+        .arg(root().join("backend-user/include"))
+        .arg("-I")
+        .arg(root().join("tests/cuda"))
+        .args(["-include", "cuda_runtime.h", "-Xclang", "-fcuda-include-gpubinary", "-Xclang"])
+        .arg(&fatbin)
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("clang runs");
+    let (o, e) = text(&out);
+    assert!(out.status.success(), "{o}{e}");
+    let nm = Command::new("nm").arg("-u").arg(&obj).output().unwrap();
+    let undefined = String::from_utf8_lossy(&nm.stdout);
+    assert!(undefined.contains("cudaConfigureCall") && undefined.contains("cudaSetupArgument"), "{undefined}");
+    let exe = dir.join("templates");
+    let st = Command::new(clang)
+        .arg("--driver-mode=g++")
+        .arg(&obj)
+        .arg("-L")
+        .arg(release_dir())
+        .args(["-lcudart", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let lib = release_dir();
+    let lib = lib.to_str().unwrap();
+    let timing = run_ok(&exe, &[("LD_LIBRARY_PATH", lib)]);
+    let toml = dir.join("functional.toml");
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
+    let functional = run_ok(&exe, &[("LD_LIBRARY_PATH", lib), ("RGDEV_PRESET", toml.to_str().unwrap())]);
+    assert_eq!(timing, functional);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `rgdev cc` follows nvcc's conventions: help on stdout with exit 0, a bad option named
+/// with exit 2, a compile error as clang's diagnostics with exit 1, `-c` then a link of
+/// objects, and `.cu` with `.cpp` in one program.
+#[test]
+fn rgdev_cc_command_line() {
+    let out = rgdev().args(["cc", "--help"]).output().unwrap();
+    assert!(out.status.success() && text(&out).0.contains("-arch=sm_XX"));
+    let out = rgdev().args(["cc", "--bogus", "x.cu"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("--bogus"));
+
+    let dir = scratch("cc");
+    let bad = dir.join("bad.cu");
+    std::fs::write(&bad, "__global__ void k() { undeclared(); }\n").unwrap();
+    let out = rgdev().arg("cc").arg(&bad).arg("-o").arg(dir.join("bad")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).1.contains("undeclared"), "{}", text(&out).1);
+
+    // A kernel and its launcher in a .cu, main in a .cpp that knows only a C++ function.
+    let cu = dir.join("part.cu");
+    std::fs::write(
+        &cu,
+        "__global__ void twice(int *p) { p[threadIdx.x] *= 2; }\n\
+         int run_twice(int *h, int n) {\n\
+           int *d; cudaMalloc(&d, n * sizeof(int));\n\
+           cudaMemcpy(d, h, n * sizeof(int), cudaMemcpyHostToDevice);\n\
+           twice<<<1, n>>>(d);\n\
+           return cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost);\n\
+         }\n",
+    )
+    .unwrap();
+    let cpp = dir.join("main.cpp");
+    std::fs::write(
+        &cpp,
+        "#include <cstdio>\nint run_twice(int *h, int n);\n\
+         int main() { int h[64]; for (int i = 0; i < 64; i++) h[i] = i;\n\
+           int e = run_twice(h, 64); int bad = 0; for (int i = 0; i < 64; i++) bad += h[i] != 2 * i;\n\
+           if (e == 0 && bad == 0) std::puts(\"all checks passed\"); return e || bad; }\n",
+    )
+    .unwrap();
+    let obj = dir.join("part.o");
+    let st = rgdev().args(["cc", "-c"]).arg(&cu).arg("-o").arg(&obj).status().unwrap();
+    assert!(st.success() && obj.exists());
+    let exe = dir.join("mix");
+    let st = rgdev().arg("cc").arg(&obj).arg(&cpp).arg("-o").arg(&exe).status().unwrap();
+    assert!(st.success());
+    run_ok(&exe, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
