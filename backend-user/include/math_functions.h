@@ -33,14 +33,22 @@ __RGDEV_DEV__ float rintf(float x) { return __builtin_rintf(x); }
 __RGDEV_DEV__ double rint(double x) { return __builtin_rint(x); }
 __RGDEV_DEV__ float nearbyintf(float x) { return __builtin_rintf(x); }
 __RGDEV_DEV__ double nearbyint(double x) { return __builtin_rint(x); }
+__RGDEV_DEV__ float copysignf(float a, float b) {
+    return __builtin_bit_cast(float, (__builtin_bit_cast(unsigned int, a) & 0x7fffffffu) |
+                                         (__builtin_bit_cast(unsigned int, b) & 0x80000000u));
+}
+__RGDEV_DEV__ double copysign(double a, double b) {
+    return __builtin_bit_cast(double, (__builtin_bit_cast(unsigned long long, a) & 0x7fffffffffffffffull) |
+                                          (__builtin_bit_cast(unsigned long long, b) & 0x8000000000000000ull));
+}
 /* Halfway cases away from zero: x - trunc(x) is exact. */
 __RGDEV_DEV__ float roundf(float x) {
     float t = truncf(x);
-    return fabsf(x - t) >= 0.5f ? t + __builtin_copysignf(1.0f, x) : t;
+    return fabsf(x - t) >= 0.5f ? t + copysignf(1.0f, x) : t;
 }
 __RGDEV_DEV__ double round(double x) {
     double t = trunc(x);
-    return fabs(x - t) >= 0.5 ? t + __builtin_copysign(1.0, x) : t;
+    return fabs(x - t) >= 0.5 ? t + copysign(1.0, x) : t;
 }
 __RGDEV_DEV__ long lroundf(float x) { return (long)roundf(x); }
 __RGDEV_DEV__ long lround(double x) { return (long)round(x); }
@@ -54,8 +62,6 @@ __RGDEV_DEV__ float fmaxf(float a, float b) { return __nvvm_fmax_f(a, b); }
 __RGDEV_DEV__ double fmax(double a, double b) { return __nvvm_fmax_d(a, b); }
 __RGDEV_DEV__ float fdimf(float a, float b) { return a > b ? a - b : (a != a || b != b) ? a + b : 0.0f; }
 __RGDEV_DEV__ double fdim(double a, double b) { return a > b ? a - b : (a != a || b != b) ? a + b : 0.0; }
-__RGDEV_DEV__ float copysignf(float a, float b) { return __builtin_copysignf(a, b); }
-__RGDEV_DEV__ double copysign(double a, double b) { return __builtin_copysign(a, b); }
 __RGDEV_DEV__ int abs(int a) { return a < 0 ? -a : a; }
 __RGDEV_DEV__ long labs(long a) { return a < 0 ? -a : a; }
 __RGDEV_DEV__ long long llabs(long long a) { return a < 0 ? -a : a; }
@@ -72,7 +78,948 @@ __RGDEV_DEV__ int __isinff(float x) { return isinf(x); }
 __RGDEV_DEV__ int __finitef(float x) { return isfinite(x); }
 __RGDEV_DEV__ float rsqrtf(float x) { return __nvvm_rcp_rn_f(__nvvm_sqrt_rn_f(x)); }
 __RGDEV_DEV__ double rsqrt(double x) { return 1.0 / __nvvm_sqrt_rn_d(x); }
-__RGDEV_DEV__ float rcbrtf(float x);
+
+/*
+ * The transcendental functions. Double precision is computed with double-double
+ * arithmetic where a plain double would lose the last bit: argument reductions by
+ * Cody-Waite constants (and Payne-Hanek with 1536 bits of 2/pi for huge angles), Taylor
+ * series on the reduced ranges, and FMA-exact products. Single precision evaluates the
+ * double function and rounds once. Constants are the mathematical values, split into
+ * doubles (computed for rgdev with mpmath).
+ */
+#define __RGDEV_MATH__ static __device__ inline
+
+typedef struct {
+    double hi, lo;
+} __rg_dd;
+
+/* copysign by bit operations (PTX's copysign is one instruction rgdev's compiler does not
+   take yet). */
+__RGDEV_DEV__ double __rg_copysign(double a, double b) {
+    return __builtin_bit_cast(double, (__builtin_bit_cast(unsigned long long, a) & 0x7fffffffffffffffull) |
+                                          (__builtin_bit_cast(unsigned long long, b) & 0x8000000000000000ull));
+}
+__RGDEV_DEV__ float __rg_copysignf(float a, float b) {
+    return __builtin_bit_cast(float, (__builtin_bit_cast(unsigned int, a) & 0x7fffffffu) |
+                                         (__builtin_bit_cast(unsigned int, b) & 0x80000000u));
+}
+
+/* Error-free transformations. Their operations are PTX's `add.rn`/`mul.rn` written out:
+   CUDA compilers contract a * b + c into an FMA by default (clang even across
+   statements, and its __nvvm_*_rn builtins are plain operations), which would round a
+   product in one place and not in another; no compiler contracts an explicit `.rn`. */
+__RGDEV_DEV__ double __rg_add(double a, double b) {
+    double s;
+    asm("add.rn.f64 %0, %1, %2;" : "=d"(s) : "d"(a), "d"(b));
+    return s;
+}
+__RGDEV_DEV__ double __rg_sub(double a, double b) {
+    double s;
+    asm("sub.rn.f64 %0, %1, %2;" : "=d"(s) : "d"(a), "d"(b));
+    return s;
+}
+__RGDEV_DEV__ double __rg_mul(double a, double b) {
+    double p;
+    asm("mul.rn.f64 %0, %1, %2;" : "=d"(p) : "d"(a), "d"(b));
+    return p;
+}
+__RGDEV_DEV__ __rg_dd __rg_two_sum(double a, double b) {
+    double s = __rg_add(a, b), bb = __rg_sub(s, a);
+    return __rg_dd{s, __rg_add(__rg_sub(a, __rg_sub(s, bb)), __rg_sub(b, bb))};
+}
+__RGDEV_DEV__ __rg_dd __rg_fast_two_sum(double a, double b) { /* |a| >= |b| */
+    double s = __rg_add(a, b);
+    return __rg_dd{s, __rg_sub(b, __rg_sub(s, a))};
+}
+__RGDEV_DEV__ __rg_dd __rg_two_prod(double a, double b) {
+    double p = __rg_mul(a, b);
+    return __rg_dd{p, __nvvm_fma_rn_d(a, b, -p)};
+}
+__RGDEV_DEV__ unsigned long long __rg_bits(double x) { return __builtin_bit_cast(unsigned long long, x); }
+__RGDEV_DEV__ double __rg_double(unsigned long long b) { return __builtin_bit_cast(double, b); }
+/* 2^k for -1022 <= k <= 1023. */
+__RGDEV_DEV__ double __rg_pow2(int k) { return __rg_double((unsigned long long)(k + 1023) << 52); }
+/* y * 2^k with one rounding, for y in [0.5, 4) and -1080 < k < 1100. */
+__RGDEV_DEV__ double __rg_scale(double y, int k) {
+    if (k > 1023) return y * __rg_pow2(1023) * __rg_pow2(k - 1023);
+    if (k < -1021) return y * __rg_pow2(k + 54) * 0x1p-54;
+    return y * __rg_pow2(k);
+}
+
+/* ln 2 in three parts (32, 32 and 53 bits: k * hi and k * mid are exact for |k| < 2^20). */
+#define __RG_LN2_HI 0x1.62e42ff000000p-1
+#define __RG_LN2_MID (-0x1.718432a200000p-35)
+#define __RG_LN2_LO 0x1.3c7673007e5edp-69
+#define __RG_INVLN2 0x1.71547652b82fep+0
+
+/* e^r - 1 - r for |r| <= 0.36: Taylor to r^14 / 14! (truncation below 2^-60 relative). */
+__RGDEV_DEV__ double __rg_expm1_poly(double r) {
+    double p = 1.0 / 87178291200.0;
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 6227020800.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 479001600.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 39916800.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 3628800.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 362880.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 40320.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 5040.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 720.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 120.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 24.0);
+    p = __nvvm_fma_rn_d(p, r, 1.0 / 6.0);
+    p = __nvvm_fma_rn_d(p, r, 0.5);
+    return r * r * p;
+}
+/* e^r - 1 for |r| <= 0.36. */
+__RGDEV_DEV__ double __rg_expm1_kernel(double r) { return r + __rg_expm1_poly(r); }
+
+/* e^(h + l) for |l| <= 2^-50 |h|; overflow and underflow handled. */
+__RGDEV_MATH__ double __rg_exp_dd(double h, double l) {
+    if (h != h) return h;
+    if (h > 709.8) return __builtin_inf();
+    if (h < -745.2) return 0.0;
+    double k = __builtin_rint(h * __RG_INVLN2);
+    /* h - k ln2_hi is exact (Sterbenz); the rest is carried as a double-double. */
+    double r1 = __nvvm_fma_rn_d(-k, __RG_LN2_HI, h);
+    __rg_dd r = __rg_two_sum(r1, -k * __RG_LN2_MID);
+    double rl = r.lo + (l - k * __RG_LN2_LO);
+    double p = __rg_expm1_kernel(r.hi);
+    /* e^(rh + rl) = (1 + p)(1 + rl + ...) */
+    double y = 1.0 + (p + (rl + rl * p));
+    return __rg_scale(y, (int)k);
+}
+
+__RGDEV_MATH__ double exp(double x) { return __rg_exp_dd(x, 0.0); }
+__RGDEV_MATH__ double exp2(double x) {
+    if (x != x) return x;
+    if (x >= 1024.0) return __builtin_inf();
+    if (x <= -1075.0) return 0.0;
+    double k = __builtin_rint(x), r = x - k; /* exact */
+    __rg_dd t = __rg_two_prod(r, 0x1.62e42fefa39efp-1);
+    t.lo = __nvvm_fma_rn_d(r, 0x1.abc9e3b39803fp-56, t.lo);
+    double y = __rg_exp_dd(t.hi, t.lo); /* in [0.70, 1.42] */
+    return __rg_scale(y, (int)k);
+}
+__RGDEV_MATH__ double exp10(double x) {
+    if (x != x) return x;
+    if (x > 309.0) return __builtin_inf();
+    if (x < -330.0) return 0.0;
+    __rg_dd t = __rg_two_prod(x, 0x1.26bb1bbb55516p+1);
+    t.lo = __nvvm_fma_rn_d(x, -0x1.f48ad494ea3e9p-53, t.lo);
+    return __rg_exp_dd(t.hi, t.lo);
+}
+/* e^x - 1 as a double-double, for -38 <= x <= 709.8 (about 2^-70 relative). */
+__RGDEV_MATH__ __rg_dd __rg_expm1_dd(double x) {
+    double k = __builtin_rint(x * __RG_INVLN2);
+    double r1 = __nvvm_fma_rn_d(-k, __RG_LN2_HI, x);
+    __rg_dd r = __rg_two_sum(r1, -k * __RG_LN2_MID);
+    double rl = r.lo - k * __RG_LN2_LO;
+    /* e^rh - 1 = rh + q; e^(rh + rl) - 1 = that + rl e^rh */
+    __rg_dd em = __rg_two_sum(r.hi, __rg_expm1_poly(r.hi));
+    em.lo += rl * (1.0 + em.hi);
+    int ki = (int)k;
+    if (ki == 0) return __rg_fast_two_sum(em.hi, em.lo);
+    /* 2^k (1 + em) - 1 = (2^k - 1) + 2^k em, 2^k - 1 exact for k <= 53 */
+    double t = ki > 1023 ? __rg_pow2(1023) : __rg_pow2(ki);
+    if (ki > 1023) {
+        em.hi *= 2.0;
+        em.lo *= 2.0;
+    }
+    double tm1 = ki > 53 ? t : t - 1.0;
+    __rg_dd sum = __rg_two_sum(tm1, t * em.hi);
+    sum.lo += t * em.lo - (ki > 53 ? 1.0 : 0.0);
+    return __rg_fast_two_sum(sum.hi, sum.lo);
+}
+__RGDEV_MATH__ double expm1(double x) {
+    if (x != x) return x;
+    if (x > 709.8) return __builtin_inf();
+    if (x < -38.0) return -1.0;
+    if (__builtin_fabs(x) < 0x1p-54) return x;
+    __rg_dd e = __rg_expm1_dd(x);
+    return e.hi + e.lo;
+}
+
+/* log(x) for finite x > 0 as a double-double, to about 2^-67 relative: x = 2^k m with m
+   in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) with s = (m - 1) / (m + 1), |s| < 0.172. */
+__RGDEV_MATH__ __rg_dd __rg_log_dd(double x) {
+    int k = 0;
+    if (x < 0x1p-1022) {
+        x *= 0x1p54;
+        k = -54;
+    }
+    unsigned long long b = __rg_bits(x);
+    k += (int)(b >> 52) - 1023;
+    double m = __rg_double((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    if (m > 1.4142135623730951) {
+        m *= 0.5;
+        k += 1;
+    }
+    double f = m - 1.0; /* exact */
+    /* s = f / (2 + f) as a double-double. */
+    __rg_dd d = __rg_two_sum(2.0, f);
+    double sh = f / d.hi;
+    double sl = (__nvvm_fma_rn_d(-sh, d.hi, f) - sh * d.lo) / d.hi;
+    /* z = s^2; 2s + (2/3) s^3 in double-double, the rest of the series in double. */
+    __rg_dd z = __rg_two_prod(sh, sh);
+    z.lo += 2.0 * sh * sl;
+    double zh = z.hi + z.lo;
+    __rg_dd s3 = __rg_two_prod(sh, z.hi);
+    s3.lo += sh * z.lo + sl * z.hi;
+    __rg_dd t2 = __rg_two_prod(s3.hi, 0x1.5555555555555p-1);
+    t2.lo += s3.hi * 0x1.5555555555555p-55 + s3.lo * 0x1.5555555555555p-1;
+    double q = 2.0 / 27.0;
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 25.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 23.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 21.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 19.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 17.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 15.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 13.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 11.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 9.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 7.0);
+    q = __nvvm_fma_rn_d(q, zh, 2.0 / 5.0);
+    double rest = s3.hi * zh * q; /* 2 s^5 / 5 + ... */
+    __rg_dd lm = __rg_fast_two_sum(2.0 * sh, t2.hi);
+    lm.lo += 2.0 * sl + t2.lo + rest;
+    /* + k ln 2 */
+    double kd = (double)k;
+    __rg_dd a = __rg_two_sum(kd * __RG_LN2_HI, lm.hi);
+    __rg_dd c = __rg_two_sum(a.hi, kd * __RG_LN2_MID);
+    double lo = a.lo + c.lo + lm.lo + kd * __RG_LN2_LO;
+    return __rg_fast_two_sum(c.hi, lo);
+}
+
+/* The cases log, log2, log10 and log1p share: NaN, negative, zero, infinity. */
+__RGDEV_DEV__ int __rg_log_special(double x, double *out) {
+    if (x != x) {
+        *out = x;
+        return 1;
+    }
+    if (x < 0.0) {
+        *out = __builtin_nan("");
+        return 1;
+    }
+    if (x == 0.0) {
+        *out = -__builtin_inf();
+        return 1;
+    }
+    if (x == __builtin_inf()) {
+        *out = x;
+        return 1;
+    }
+    return 0;
+}
+__RGDEV_MATH__ double log(double x) {
+    double r;
+    if (__rg_log_special(x, &r)) return r;
+    __rg_dd l = __rg_log_dd(x);
+    return l.hi + l.lo;
+}
+__RGDEV_MATH__ double log2(double x) {
+    double r;
+    if (__rg_log_special(x, &r)) return r;
+    __rg_dd l = __rg_log_dd(x);
+    __rg_dd p = __rg_two_prod(l.hi, __RG_INVLN2);
+    p.lo += l.hi * 0x1.777d0ffda0d24p-56 + l.lo * __RG_INVLN2;
+    return p.hi + p.lo;
+}
+__RGDEV_MATH__ double log10(double x) {
+    double r;
+    if (__rg_log_special(x, &r)) return r;
+    __rg_dd l = __rg_log_dd(x);
+    __rg_dd p = __rg_two_prod(l.hi, 0x1.bcb7b1526e50ep-2);
+    p.lo += l.hi * 0x1.95355baaafad3p-57 + l.lo * 0x1.bcb7b1526e50ep-2;
+    return p.hi + p.lo;
+}
+__RGDEV_MATH__ double log1p(double x) {
+    if (x == -1.0) return -__builtin_inf();
+    if (x < -1.0) return __builtin_nan("");
+    if (x != x || x == __builtin_inf()) return x;
+    if (__builtin_fabs(x) < 0x1p-54) return x;
+    /* log(u) for u = 1 + x rounded, plus the rounding's relative part (x - (u - 1)) / u. */
+    __rg_dd u = __rg_two_sum(1.0, x);
+    __rg_dd l = __rg_log_dd(u.hi);
+    return l.hi + (l.lo + u.lo / u.hi);
+}
+
+__RGDEV_MATH__ double pow(double x, double y) {
+    double ay = __builtin_fabs(y);
+    if (y == 0.0 || x == 1.0) return 1.0;
+    if (x != x || y != y) return x + y;
+    /* Is y an integer, and an odd one? */
+    int yint = ay >= 0x1p53 || __builtin_trunc(y) == y;
+    int yodd = yint && ay < 0x1p53 && __builtin_trunc(y * 0.5) != y * 0.5;
+    double ax = __builtin_fabs(x);
+    if (ay == __builtin_inf()) {
+        if (ax == 1.0) return 1.0;
+        return (ax > 1.0) == (y > 0.0) ? __builtin_inf() : 0.0;
+    }
+    if (ax == 0.0 || ax == __builtin_inf()) {
+        double r = (ax == 0.0) == (y < 0.0) ? __builtin_inf() : 0.0;
+        return x < 0.0 && yodd ? -r : r;
+    }
+    if (x < 0.0 && !yint) return __builtin_nan("");
+    __rg_dd l = __rg_log_dd(ax);
+    __rg_dd t = __rg_two_prod(y, l.hi);
+    t.lo = __nvvm_fma_rn_d(y, l.lo, t.lo);
+    __rg_dd e = __rg_fast_two_sum(t.hi, t.lo);
+    double r = __rg_exp_dd(e.hi, e.lo);
+    return x < 0.0 && yodd ? -r : r;
+}
+
+/* x mod pi/2 as n and a double-double r, |r| <= pi/4 (a little more). */
+static __device__ const unsigned int __rg_two_over_pi[48] = {
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+    0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+    0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b,
+    0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d,
+    0xa9e39161, 0x5ee61b08, 0x6599855f, 0x14a06840, 0x8dffd880, 0x4d732731, 0x06061556, 0xca73a8c9};
+
+__RGDEV_MATH__ int __rg_rem_pio2(double x, __rg_dd *r) {
+    double ax = __builtin_fabs(x);
+    if (ax <= 0.7853981633974483) {
+        *r = __rg_dd{x, 0.0};
+        return 0;
+    }
+    if (ax < 0x1p19) {
+        /* Cody-Waite: pi/2 in three parts of 33, 33 and 53 bits. */
+        double n = __builtin_rint(x * 0x1.45f306dc9c883p-1);
+        double r1 = __nvvm_fma_rn_d(-n, 0x1.921fb54400000p+0, x); /* exact */
+        __rg_dd t = __rg_two_sum(r1, -n * 0x1.0b4611a600000p-34); /* the product is exact */
+        *r = __rg_fast_two_sum(t.hi, t.lo - n * 0x1.3198a2e037073p-69);
+        return (int)n;
+    }
+    /* Payne-Hanek: x = M 2^e; the bits of 2/pi below weight 4 / (M 2^e) do not matter
+       mod 4, those far above the result's precision are dropped. */
+    unsigned long long b = __rg_bits(ax);
+    int e = (int)((b >> 52) & 0x7ff) - 1075;
+    unsigned long long m = (b & 0x000fffffffffffffull) | 0x0010000000000000ull;
+    int j0 = e >= 34 ? (e - 34) / 32 : 0; /* first word whose bits matter */
+    /* acc = m * (8 words of 2/pi from j0), 32-bit limbs, most significant first. */
+    unsigned long long acc[11];
+    for (int i = 0; i < 11; i++) acc[i] = 0;
+    unsigned long long mlo = m & 0xffffffffull, mhi = m >> 32;
+    for (int i = 0; i < 8; i++) {
+        unsigned long long w = __rg_two_over_pi[j0 + i];
+        unsigned long long lo = mlo * w, hi = mhi * w; /* m w = hi 2^32 + lo */
+        acc[i + 3] += lo & 0xffffffffull;
+        acc[i + 2] += (lo >> 32) + (hi & 0xffffffffull);
+        acc[i + 1] += hi >> 32;
+    }
+    for (int i = 10; i > 0; i--) {
+        acc[i - 1] += acc[i] >> 32;
+        acc[i] &= 0xffffffffull;
+    }
+    /* x 2/pi = acc * 2^(e - 32 (j0 + 8)), acc a 352-bit integer: its binary point sits
+       `point` bits below the top. */
+    int point = 96 + e - 32 * j0;
+    /* Bits [0, point) are the integer part; take 2 of them, then 128 fraction bits. */
+    unsigned long long words[3];
+    for (int i = 0; i < 3; i++) {
+        /* 64 bits starting at bit position point - 2 + 64 i from the top */
+        int start = point - 2 + 64 * i;
+        unsigned long long v = 0;
+        for (int bit = 0; bit < 64; bit += 32) {
+            int pos = start + bit; /* from the top of acc's 352 bits */
+            int limb = pos >> 5, off = pos & 31;
+            unsigned long long a = limb >= 0 && limb < 11 ? acc[limb] : 0;
+            unsigned long long c = limb + 1 >= 0 && limb + 1 < 11 ? acc[limb + 1] : 0;
+            unsigned long long chunk = ((a << 32 | c) >> (32 - off)) & 0xffffffffull;
+            if (pos < -32 || pos >= 352) chunk = 0;
+            v |= chunk << (32 - bit);
+        }
+        words[i] = v;
+    }
+    /* words[0]: 2 integer bits then 62 fraction bits; words[1]: 64 more. */
+    int n = (int)(words[0] >> 62);
+    unsigned long long f1 = (words[0] << 2) | (words[1] >> 62);
+    unsigned long long f2 = (words[1] << 2) | (words[2] >> 62);
+    long long sf1 = (long long)f1; /* f >= 1/2: n + 1 and f - 1 (two's complement) */
+    if (sf1 < 0) n += 1;
+    double fh = (double)(sf1 >> 11) * 0x1p-53;
+    double fl = (double)(f1 & 0x7ffull) * 0x1p-64 + (double)f2 * 0x1p-128;
+    __rg_dd f = __rg_fast_two_sum(fh, fl);
+    if (fh == 0.0) f = __rg_dd{fl, 0.0};
+    /* r = f * pi/2 */
+    __rg_dd p = __rg_two_prod(f.hi, 0x1.921fb54442d18p+0);
+    p.lo += f.hi * 0x1.1a62633145c07p-54 + f.lo * 0x1.921fb54442d18p+0;
+    *r = __rg_fast_two_sum(p.hi, p.lo);
+    if (x < 0.0) {
+        r->hi = -r->hi;
+        r->lo = -r->lo;
+        n = -n;
+    }
+    return n & 3;
+}
+
+/* sin and cos of r = h + l, |r| <= pi/4 + a little: Taylor to r^23 and r^22. */
+__RGDEV_DEV__ double __rg_sin_kernel(double h, double l) {
+    double z = h * h;
+    double p = -1.0 / 25852016738884976640000.0;
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 51090942171709440000.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 121645100408832000.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 355687428096000.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 1307674368000.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 6227020800.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 39916800.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 362880.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 5040.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 120.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 6.0);
+    return h + (h * z * p + l * (1.0 - 0.5 * z));
+}
+__RGDEV_DEV__ double __rg_cos_kernel(double h, double l) {
+    double z = h * h;
+    double p = 1.0 / 1124000727777607680000.0;
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 2432902008176640000.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 6402373705728000.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 20922789888000.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 87178291200.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 479001600.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 3628800.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 40320.0);
+    p = __nvvm_fma_rn_d(p, z, 1.0 / 720.0);
+    p = __nvvm_fma_rn_d(p, z, -1.0 / 24.0);
+    double hz = 0.5 * z, w = 1.0 - hz;
+    return w + (((1.0 - w) - hz) + (z * z * -p - h * l));
+}
+__RGDEV_MATH__ double sin(double x) {
+    if (x != x || __builtin_fabs(x) == __builtin_inf()) return x - x;
+    __rg_dd r;
+    int n = __rg_rem_pio2(x, &r) & 3;
+    double v = n & 1 ? __rg_cos_kernel(r.hi, r.lo) : __rg_sin_kernel(r.hi, r.lo);
+    return n & 2 ? -v : v;
+}
+__RGDEV_MATH__ double cos(double x) {
+    if (x != x || __builtin_fabs(x) == __builtin_inf()) return x - x;
+    __rg_dd r;
+    int n = __rg_rem_pio2(x, &r) & 3;
+    double v = n & 1 ? __rg_sin_kernel(r.hi, r.lo) : __rg_cos_kernel(r.hi, r.lo);
+    return (n + 1) & 2 ? -v : v;
+}
+__RGDEV_MATH__ void sincos(double x, double *s, double *c) {
+    if (x != x || __builtin_fabs(x) == __builtin_inf()) {
+        *s = *c = x - x;
+        return;
+    }
+    __rg_dd r;
+    int n = __rg_rem_pio2(x, &r) & 3;
+    double sv = __rg_sin_kernel(r.hi, r.lo), cv = __rg_cos_kernel(r.hi, r.lo);
+    double a = n & 1 ? cv : sv, b = n & 1 ? sv : cv;
+    *s = n & 2 ? -a : a;
+    *c = (n + 1) & 2 ? -b : b;
+}
+__RGDEV_MATH__ double tan(double x) {
+    if (x != x || __builtin_fabs(x) == __builtin_inf()) return x - x;
+    __rg_dd r;
+    int n = __rg_rem_pio2(x, &r) & 3;
+    if (r.hi == 0.0) return r.hi;
+    double sv = __rg_sin_kernel(r.hi, r.lo), cv = __rg_cos_kernel(r.hi, r.lo);
+    return n & 1 ? -cv / sv : sv / cv;
+}
+
+/* atan(t) - t for |t| <= 7/16 (Taylor to t^49; t^2 <= 0.1914). */
+__RGDEV_DEV__ double __rg_atan_tail(double t) {
+    double z = t * t;
+    double p = 0x1.4e5e0a72f0539p-6;
+    p = __nvvm_fma_rn_d(p, z, -0x1.5c9882b931057p-6);
+    p = __nvvm_fma_rn_d(p, z, 0x1.6c16c16c16c17p-6);
+    p = __nvvm_fma_rn_d(p, z, -0x1.7d05f417d05f4p-6);
+    p = __nvvm_fma_rn_d(p, z, 0x1.8f9c18f9c18fap-6);
+    p = __nvvm_fma_rn_d(p, z, -0x1.a41a41a41a41ap-6);
+    p = __nvvm_fma_rn_d(p, z, 0x1.bacf914c1bad0p-6);
+    p = __nvvm_fma_rn_d(p, z, -0x1.d41d41d41d41dp-6);
+    p = __nvvm_fma_rn_d(p, z, 0x1.f07c1f07c1f08p-6);
+    p = __nvvm_fma_rn_d(p, z, -0x1.0842108421084p-5);
+    p = __nvvm_fma_rn_d(p, z, 0x1.1a7b9611a7b96p-5);
+    p = __nvvm_fma_rn_d(p, z, -0x1.2f684bda12f68p-5);
+    p = __nvvm_fma_rn_d(p, z, 0x1.47ae147ae147bp-5);
+    p = __nvvm_fma_rn_d(p, z, -0x1.642c8590b2164p-5);
+    p = __nvvm_fma_rn_d(p, z, 0x1.8618618618618p-5);
+    p = __nvvm_fma_rn_d(p, z, -0x1.af286bca1af28p-5);
+    p = __nvvm_fma_rn_d(p, z, 0x1.e1e1e1e1e1e1ep-5);
+    p = __nvvm_fma_rn_d(p, z, -0x1.1111111111111p-4);
+    p = __nvvm_fma_rn_d(p, z, 0x1.3b13b13b13b14p-4);
+    p = __nvvm_fma_rn_d(p, z, -0x1.745d1745d1746p-4);
+    p = __nvvm_fma_rn_d(p, z, 0x1.c71c71c71c71cp-4);
+    p = __nvvm_fma_rn_d(p, z, -0x1.2492492492492p-3);
+    p = __nvvm_fma_rn_d(p, z, 0x1.999999999999ap-3);
+    p = __nvvm_fma_rn_d(p, z, -0x1.5555555555555p-2);
+    return t * z * p;
+}
+__RGDEV_MATH__ double atan(double x) {
+    if (x != x) return x;
+    double ax = __builtin_fabs(x), t, hi, lo;
+    int id;
+    if (ax < 0.4375) {
+        if (ax < 0x1p-27) return x;
+        return x + __rg_atan_tail(x);
+    } else if (ax < 0.6875) {
+        id = 0;
+        t = (2.0 * ax - 1.0) / (2.0 + ax);
+        hi = 0x1.dac670561bb4fp-2;
+        lo = 0x1.a2b7f222f65e2p-56;
+    } else if (ax < 1.1875) {
+        id = 1;
+        t = (ax - 1.0) / (ax + 1.0);
+        hi = 0x1.921fb54442d18p-1;
+        lo = 0x1.1a62633145c07p-55;
+    } else if (ax < 2.4375) {
+        id = 2;
+        t = (ax - 1.5) / (1.0 + 1.5 * ax);
+        hi = 0x1.f730bd281f69bp-1;
+        lo = 0x1.007887af0cbbdp-56;
+    } else {
+        id = 3;
+        if (ax > 0x1p66) return __rg_copysign(0x1.921fb54442d18p+0, x);
+        t = -1.0 / ax;
+        hi = 0x1.921fb54442d18p+0;
+        lo = 0x1.1a62633145c07p-54;
+    }
+    (void)id;
+    double r = hi + (t + (__rg_atan_tail(t) + lo));
+    return __rg_copysign(r, x);
+}
+__RGDEV_MATH__ double atan2(double y, double x) {
+    if (x != x || y != y) return x + y;
+    const double pi = 0x1.921fb54442d18p+1, pi_lo = 0x1.1a62633145c07p-53;
+    if (y == 0.0) {
+        if (__rg_bits(x) >> 63) return __rg_copysign(pi, y); /* x < 0 or x = -0 */
+        return y;
+    }
+    if (x == 0.0) return __rg_copysign(pi / 2, y);
+    double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
+    if (ax == __builtin_inf()) {
+        if (ay == __builtin_inf()) return __rg_copysign(x > 0 ? pi / 4 : 3 * pi / 4, y);
+        return x > 0 ? __rg_copysign(0.0, y) : __rg_copysign(pi, y);
+    }
+    if (ay == __builtin_inf()) return __rg_copysign(pi / 2, y);
+    double z;
+    int ex = (int)((__rg_bits(ax) >> 52) & 0x7ff), ey = (int)((__rg_bits(ay) >> 52) & 0x7ff);
+    if (ey - ex > 60) {
+        z = pi / 2 + 0.5 * pi_lo;
+    } else if (x < 0.0 && ey - ex < -60) {
+        z = 0.0;
+    } else {
+        /* |y/x| as a double-double for the reduction: q + (ay - q ax) / ax */
+        double q = ay / ax;
+        z = atan(q);
+        double rem = __nvvm_fma_rn_d(-q, ax, ay) / ax; /* q's rounding error */
+        z += rem / (1.0 + q * q);
+    }
+    if (x > 0.0) return __rg_copysign(z, y);
+    return __rg_copysign(pi - (z - pi_lo), y);
+}
+
+/* asin(s) - s for |s| <= 1/2: Taylor to s^57. */
+__RGDEV_DEV__ double __rg_asin_tail(double s) {
+    /* the coefficient of s^(2k+1) is (2k)! / (4^k (k!)^2 (2k+1)) */
+    double z = s * s;
+    double p = 0x1.018f963c229bfp-9;
+    p = __nvvm_fma_rn_d(p, z, 0x1.1052bc5fa960ap-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.208d3570ae5a6p-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.3275586c5f2f0p-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.464c0950f7d47p-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.5c5f56efaaaabp-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.750de64d7d05fp-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.90cb77f60c7cep-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.b026f57b13b14p-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.d3d2a8e0dd67dp-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.fcaf8fb6db6dbp-9);
+    p = __nvvm_fma_rn_d(p, z, 0x1.15ee9d45d1746p-8);
+    p = __nvvm_fma_rn_d(p, z, 0x1.31683bdef7bdfp-8);
+    p = __nvvm_fma_rn_d(p, z, 0x1.51ba308d3dcb1p-8);
+    p = __nvvm_fma_rn_d(p, z, 0x1.782dda12f684cp-8);
+    p = __nvvm_fma_rn_d(p, z, 0x1.a6863d70a3d71p-8);
+    p = __nvvm_fma_rn_d(p, z, 0x1.df3bd37a6f4dfp-8);
+    p = __nvvm_fma_rn_d(p, z, 0x1.12ef3cf3cf3cfp-7);
+    p = __nvvm_fma_rn_d(p, z, 0x1.3fde50d79435ep-7);
+    p = __nvvm_fma_rn_d(p, z, 0x1.7a87878787878p-7);
+    p = __nvvm_fma_rn_d(p, z, 0x1.c99999999999ap-7);
+    p = __nvvm_fma_rn_d(p, z, 0x1.1c4ec4ec4ec4fp-6);
+    p = __nvvm_fma_rn_d(p, z, 0x1.6e8ba2e8ba2e9p-6);
+    p = __nvvm_fma_rn_d(p, z, 0x1.f1c71c71c71c7p-6);
+    p = __nvvm_fma_rn_d(p, z, 0x1.6db6db6db6db7p-5);
+    p = __nvvm_fma_rn_d(p, z, 0x1.3333333333333p-4);
+    p = __nvvm_fma_rn_d(p, z, 0x1.5555555555555p-3);
+    return s * z * p;
+}
+__RGDEV_MATH__ double asin(double x) {
+    if (x != x) return x;
+    double ax = __builtin_fabs(x);
+    if (ax > 1.0) return __builtin_nan("");
+    if (ax <= 0.5) {
+        if (ax < 0x1p-27) return x;
+        return x + __rg_asin_tail(x);
+    }
+    /* asin(x) = pi/2 - 2 asin(sqrt((1 - x) / 2)) */
+    double z = 0.5 * (1.0 - ax); /* exact */
+    double s = __nvvm_sqrt_rn_d(z);
+    double c = __nvvm_fma_rn_d(-s, s, z) / (2.0 * s); /* sqrt(z) = s + c */
+    double a = s + (__rg_asin_tail(s) + c * (1.0 + 0.5 * z));
+    double r = 0x1.921fb54442d18p+0 - (2.0 * a - 0x1.1a62633145c07p-54);
+    return __rg_copysign(r, x);
+}
+__RGDEV_MATH__ double acos(double x) {
+    if (x != x) return x;
+    double ax = __builtin_fabs(x);
+    if (ax > 1.0) return __builtin_nan("");
+    const double pio2 = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;
+    if (ax <= 0.5) return pio2 - ((x + __rg_asin_tail(x)) - pio2_lo);
+    double z = 0.5 * (1.0 - ax);
+    double s = __nvvm_sqrt_rn_d(z);
+    double c = __nvvm_fma_rn_d(-s, s, z) / (2.0 * s);
+    double a = s + (__rg_asin_tail(s) + c * (1.0 + 0.5 * z));
+    if (x > 0.0) return 2.0 * a;
+    return 2.0 * pio2 - (2.0 * a - 2.0 * pio2_lo);
+}
+
+__RGDEV_MATH__ double sinh(double x) {
+    double ax = __builtin_fabs(x);
+    if (x != x || ax == __builtin_inf()) return x;
+    double r;
+    if (ax < 1.0) { /* Taylor to x^23 / 23! */
+        double z = x * x;
+        double p = 0x1.761b41316381ap-75;
+        p = __nvvm_fma_rn_d(p, z, 0x1.71b8ef6dcf572p-66);
+        p = __nvvm_fma_rn_d(p, z, 0x1.2f49b46814157p-57);
+        p = __nvvm_fma_rn_d(p, z, 0x1.952c77030ad4ap-49);
+        p = __nvvm_fma_rn_d(p, z, 0x1.ae7f3e733b81fp-41);
+        p = __nvvm_fma_rn_d(p, z, 0x1.6124613a86d09p-33);
+        p = __nvvm_fma_rn_d(p, z, 0x1.ae64567f544e4p-26);
+        p = __nvvm_fma_rn_d(p, z, 0x1.71de3a556c734p-19);
+        p = __nvvm_fma_rn_d(p, z, 0x1.a01a01a01a01ap-13);
+        p = __nvvm_fma_rn_d(p, z, 0x1.1111111111111p-7);
+        p = __nvvm_fma_rn_d(p, z, 0x1.5555555555555p-3);
+        return x + x * z * p;
+    }
+    if (ax < 22.0) {
+        double t = expm1(ax);
+        r = 0.5 * (t + t / (t + 1.0));
+    } else if (ax < 709.0) {
+        r = 0.5 * exp(ax);
+    } else {
+        double w = exp(0.5 * ax);
+        r = (0.5 * w) * w;
+    }
+    return __rg_copysign(r, x);
+}
+__RGDEV_MATH__ double cosh(double x) {
+    double ax = __builtin_fabs(x);
+    if (x != x) return x;
+    if (ax < 0.34657359027997264) {
+        double t = expm1(ax);
+        return 1.0 + (t * t) / (2.0 * (1.0 + t));
+    }
+    if (ax < 22.0) {
+        double e = exp(ax);
+        return 0.5 * e + 0.5 / e;
+    }
+    if (ax < 709.0) return 0.5 * exp(ax);
+    double w = exp(0.5 * ax);
+    return (0.5 * w) * w;
+}
+__RGDEV_MATH__ double tanh(double x) {
+    double ax = __builtin_fabs(x), r;
+    if (x != x) return x;
+    if (ax > 22.0) {
+        r = 1.0;
+    } else if (ax < 0x1p-55) {
+        return x;
+    } else {
+        /* tanh = e / (e + 2) with e = e^(2|x|) - 1, divided in double-double */
+        __rg_dd e = __rg_expm1_dd(2.0 * ax);
+        __rg_dd d = __rg_two_sum(e.hi, 2.0);
+        d.lo += e.lo;
+        double q = e.hi / d.hi;
+        double rem = (__nvvm_fma_rn_d(-q, d.hi, e.hi) + e.lo - q * d.lo) / d.hi;
+        r = q + rem;
+    }
+    return __rg_copysign(r, x);
+}
+__RGDEV_MATH__ double asinh(double x) {
+    double ax = __builtin_fabs(x), r;
+    if (x != x || ax == __builtin_inf()) return x;
+    if (ax < 0x1p-28) return x;
+    if (ax > 0x1p28) {
+        __rg_dd l = __rg_log_dd(ax);
+        r = l.hi + (l.lo + 0x1.62e42fefa39efp-1);
+    } else if (ax > 2.0) {
+        r = log(2.0 * ax + 1.0 / (__nvvm_sqrt_rn_d(x * x + 1.0) + ax));
+    } else {
+        double t = x * x;
+        r = log1p(ax + t / (1.0 + __nvvm_sqrt_rn_d(1.0 + t)));
+    }
+    return __rg_copysign(r, x);
+}
+__RGDEV_MATH__ double acosh(double x) {
+    if (x != x) return x;
+    if (x < 1.0) return __builtin_nan("");
+    if (x == __builtin_inf()) return x;
+    if (x > 0x1p28) {
+        __rg_dd l = __rg_log_dd(x);
+        return l.hi + (l.lo + 0x1.62e42fefa39efp-1);
+    }
+    if (x > 2.0) return log(2.0 * x - 1.0 / (x + __nvvm_sqrt_rn_d(x * x - 1.0)));
+    double t = x - 1.0;
+    return log1p(t + __nvvm_sqrt_rn_d(2.0 * t + t * t));
+}
+__RGDEV_MATH__ double atanh(double x) {
+    double ax = __builtin_fabs(x);
+    if (x != x) return x;
+    if (ax > 1.0) return __builtin_nan("");
+    if (ax == 1.0) return __rg_copysign(__builtin_inf(), x);
+    if (ax < 0x1p-28) return x;
+    double r = 0.5 * log1p(2.0 * ax / (1.0 - ax));
+    return __rg_copysign(r, x);
+}
+
+__RGDEV_MATH__ double cbrt(double x) {
+    double ax = __builtin_fabs(x);
+    if (x != x || ax == 0.0 || ax == __builtin_inf()) return x;
+    __rg_dd l = __rg_log_dd(ax);
+    double h = l.hi / 3.0;
+    double lo = (__nvvm_fma_rn_d(-h, 3.0, l.hi) + l.lo) / 3.0;
+    double y = __rg_exp_dd(h, lo);
+    /* One Newton step in double-double: y - (y^3 - x) / (3 y^2). */
+    __rg_dd y2 = __rg_two_prod(y, y);
+    __rg_dd y3 = __rg_two_prod(y2.hi, y);
+    double err = (y3.hi - ax) + (y3.lo + y2.lo * y);
+    y = y - err / (3.0 * y2.hi);
+    return __rg_copysign(y, x);
+}
+__RGDEV_MATH__ double rcbrt(double x) {
+    if (x == 0.0) return __rg_copysign(__builtin_inf(), x);
+    if (__builtin_fabs(x) == __builtin_inf()) return __rg_copysign(0.0, x);
+    double ax = __builtin_fabs(x);
+    if (x != x) return x;
+    __rg_dd l = __rg_log_dd(ax);
+    double h = -l.hi / 3.0;
+    double lo = (__nvvm_fma_rn_d(h, 3.0, l.hi) - l.lo) / 3.0;
+    return __rg_copysign(__rg_exp_dd(h, lo), x);
+}
+__RGDEV_MATH__ double hypot(double x, double y) {
+    double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
+    if (ax == __builtin_inf() || ay == __builtin_inf()) return __builtin_inf();
+    if (ax != ax || ay != ay) return ax + ay;
+    double a = ax > ay ? ax : ay, b = ax > ay ? ay : ax;
+    if (a == 0.0) return 0.0;
+    int e = (int)((__rg_bits(a) >> 52) & 0x7ff) - 1023;
+    if (e < -1000) e = -1000;
+    double sa = __rg_scale(1.0, -e), as = a * sa, bs = b * sa; /* exact */
+    __rg_dd b2 = __rg_two_prod(bs, bs);
+    __rg_dd s = __rg_two_prod(as, as);
+    __rg_dd t = __rg_two_sum(s.hi, b2.hi);
+    double sum = t.hi + (t.lo + s.lo + b2.lo);
+    double r = __nvvm_sqrt_rn_d(sum);
+    /* A correction step: r + (sum - r^2) / (2r). */
+    double c = (__nvvm_fma_rn_d(-r, r, t.hi) + (t.lo + s.lo + b2.lo)) / (2.0 * r);
+    return __rg_scale(1.0, e) * (r + c);
+}
+
+/* Exact remainders: the mantissas' long division, one bit a step. */
+__RGDEV_MATH__ double fmod(double x, double y) {
+    double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
+    if (x != x || y != y || ax == __builtin_inf() || y == 0.0) return __builtin_nan("");
+    if (ax < ay || ay == __builtin_inf()) return x;
+    unsigned long long bx = __rg_bits(ax), by = __rg_bits(ay);
+    int ex = (int)(bx >> 52), ey = (int)(by >> 52);
+    unsigned long long mx = bx & 0x000fffffffffffffull, my = by & 0x000fffffffffffffull;
+    if (ex == 0) {
+        while (!(mx >> 52)) {
+            mx <<= 1;
+            ex--;
+        }
+        ex++;
+    } else {
+        mx |= 1ull << 52;
+    }
+    if (ey == 0) {
+        while (!(my >> 52)) {
+            my <<= 1;
+            ey--;
+        }
+        ey++;
+    } else {
+        my |= 1ull << 52;
+    }
+    for (; ex > ey; ex--) {
+        if (mx >= my) mx -= my;
+        mx <<= 1;
+    }
+    if (mx >= my) mx -= my;
+    if (mx == 0) return __rg_copysign(0.0, x);
+    while (!(mx >> 52)) {
+        mx <<= 1;
+        ex--;
+    }
+    double r;
+    if (ex > 0) {
+        r = __rg_double(((unsigned long long)ex << 52) | (mx & 0x000fffffffffffffull));
+    } else {
+        r = __rg_double(mx >> (1 - ex)); /* subnormal: exact (the remainder is below y) */
+    }
+    return __rg_copysign(r, x);
+}
+__RGDEV_MATH__ double remainder(double x, double y) {
+    double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
+    if (x != x || y != y || ax == __builtin_inf() || y == 0.0) return __builtin_nan("");
+    if (ay == __builtin_inf()) return x;
+    /* |x| mod 2|y| tells the quotient's parity: odd when it is at least |y|. */
+    double r = ay <= 0x1p1022 ? fmod(ax, 2.0 * ay) : ax;
+    int odd = 0;
+    if (r >= ay) {
+        r -= ay; /* exact */
+        odd = 1;
+    }
+    /* nearest, ties to the even quotient */
+    if (r > ay - r || (r == ay - r && odd)) r -= ay;
+    return x < 0.0 ? -r : r;
+}
+
+__RGDEV_MATH__ double ldexp(double x, int e) {
+    if (x == 0.0 || x != x || __builtin_fabs(x) == __builtin_inf()) return x;
+    if (e > 2200) e = 2200;
+    if (e < -2200) e = -2200;
+    while (e > 1000) {
+        x *= 0x1p1000;
+        e -= 1000;
+    }
+    while (e < -1000) {
+        x *= 0x1p-1000 * 0x1p0;
+        e += 1000;
+        if (x == 0.0) return x;
+    }
+    /* one final rounding */
+    if (e < -1021) return x * __rg_pow2(e + 54) * 0x1p-54;
+    return x * __rg_pow2(e);
+}
+__RGDEV_MATH__ double scalbn(double x, int e) { return ldexp(x, e); }
+__RGDEV_MATH__ double frexp(double x, int *e) {
+    if (x == 0.0 || x != x || __builtin_fabs(x) == __builtin_inf()) {
+        *e = 0;
+        return x;
+    }
+    int k = 0;
+    if (__builtin_fabs(x) < 0x1p-1022) {
+        x *= 0x1p54;
+        k = -54;
+    }
+    unsigned long long b = __rg_bits(x);
+    *e = k + (int)((b >> 52) & 0x7ff) - 1022;
+    return __rg_double((b & 0x800fffffffffffffull) | 0x3fe0000000000000ull);
+}
+__RGDEV_MATH__ int ilogb(double x) {
+    if (x == 0.0) return (int)0x80000000;
+    if (x != x) return (int)0x80000000;
+    if (__builtin_fabs(x) == __builtin_inf()) return 0x7fffffff;
+    int e;
+    frexp(x, &e);
+    return e - 1;
+}
+__RGDEV_MATH__ double logb(double x) {
+    if (x == 0.0) return -__builtin_inf();
+    if (x != x) return x;
+    if (__builtin_fabs(x) == __builtin_inf()) return __builtin_inf();
+    return (double)ilogb(x);
+}
+__RGDEV_MATH__ double modf(double x, double *ip) {
+    double t = __nvvm_trunc_d(x);
+    *ip = t;
+    if (__builtin_fabs(x) == __builtin_inf()) return __rg_copysign(0.0, x);
+    return __rg_copysign(x - t, x);
+}
+__RGDEV_MATH__ double nextafter(double x, double y) {
+    if (x != x || y != y) return x + y;
+    if (x == y) return y;
+    if (x == 0.0) return __rg_copysign(__rg_double(1), y);
+    unsigned long long b = __rg_bits(x);
+    b = ((x < y) == (x > 0.0)) ? b + 1 : b - 1;
+    return __rg_double(b);
+}
+__RGDEV_MATH__ double sinpi(double x) {
+    /* x mod 2 is exact; pi times it in double-double. */
+    if (x != x || __builtin_fabs(x) == __builtin_inf()) return x - x;
+    double r = fmod(x, 2.0);
+    double n = __builtin_rint(2.0 * r), t = r - 0.5 * n; /* |t| <= 1/4, exact */
+    __rg_dd p = __rg_two_prod(t, 0x1.921fb54442d18p+1);
+    p.lo = __nvvm_fma_rn_d(t, 0x1.1a62633145c07p-53, p.lo);
+    int q = (int)n & 3;
+    double v = q & 1 ? __rg_cos_kernel(p.hi, p.lo) : __rg_sin_kernel(p.hi, p.lo);
+    v = q & 2 ? -v : v;
+    return v == 0.0 ? __rg_copysign(0.0, x) : v;
+}
+__RGDEV_MATH__ double cospi(double x) {
+    if (x != x || __builtin_fabs(x) == __builtin_inf()) return x - x;
+    double r = fmod(__builtin_fabs(x), 2.0);
+    double n = __builtin_rint(2.0 * r), t = r - 0.5 * n;
+    __rg_dd p = __rg_two_prod(t, 0x1.921fb54442d18p+1);
+    p.lo = __nvvm_fma_rn_d(t, 0x1.1a62633145c07p-53, p.lo);
+    int q = (int)n & 3;
+    double v = q & 1 ? __rg_sin_kernel(p.hi, p.lo) : __rg_cos_kernel(p.hi, p.lo);
+    v = (q + 1) & 2 ? -v : v;
+    return v == 0.0 ? 0.0 : v;
+}
+
+/* Single precision: the double function, rounded once. */
+#define __RG_F1(name, dname)                                                                           \
+    __RGDEV_MATH__ float name(float x) { return (float)dname((double)x); }
+__RG_F1(expf, exp)
+__RG_F1(exp2f, exp2)
+__RG_F1(exp10f, exp10)
+__RG_F1(expm1f, expm1)
+__RG_F1(logf, log)
+__RG_F1(log2f, log2)
+__RG_F1(log10f, log10)
+__RG_F1(log1pf, log1p)
+__RG_F1(sinf, sin)
+__RG_F1(cosf, cos)
+__RG_F1(tanf, tan)
+__RG_F1(asinf, asin)
+__RG_F1(acosf, acos)
+__RG_F1(atanf, atan)
+__RG_F1(sinhf, sinh)
+__RG_F1(coshf, cosh)
+__RG_F1(tanhf, tanh)
+__RG_F1(asinhf, asinh)
+__RG_F1(acoshf, acosh)
+__RG_F1(atanhf, atanh)
+__RG_F1(cbrtf, cbrt)
+__RG_F1(rcbrtf, rcbrt)
+__RG_F1(sinpif, sinpi)
+__RG_F1(cospif, cospi)
+__RG_F1(logbf, logb)
+#undef __RG_F1
+__RGDEV_MATH__ float powf(float x, float y) { return (float)pow((double)x, (double)y); }
+__RGDEV_MATH__ float atan2f(float y, float x) { return (float)atan2((double)y, (double)x); }
+__RGDEV_MATH__ float hypotf(float x, float y) { return (float)hypot((double)x, (double)y); }
+__RGDEV_MATH__ float fmodf(float x, float y) { return (float)fmod((double)x, (double)y); }
+__RGDEV_MATH__ float remainderf(float x, float y) { return (float)remainder((double)x, (double)y); }
+__RGDEV_MATH__ float ldexpf(float x, int e) { return (float)ldexp((double)x, e < -400 ? -400 : e > 400 ? 400 : e); }
+__RGDEV_MATH__ float scalbnf(float x, int e) { return ldexpf(x, e); }
+__RGDEV_MATH__ float frexpf(float x, int *e) { return (float)frexp((double)x, e); }
+__RGDEV_MATH__ int ilogbf(float x) { return ilogb((double)x); }
+__RGDEV_MATH__ float modff(float x, float *ip) {
+    float t = __nvvm_trunc_f(x);
+    *ip = t;
+    if (__builtin_fabsf(x) == __builtin_inff()) return __rg_copysignf(0.0f, x);
+    return __rg_copysignf(x - t, x);
+}
+__RGDEV_MATH__ void sincosf(float x, float *s, float *c) {
+    double sd, cd;
+    sincos((double)x, &sd, &cd);
+    *s = (float)sd;
+    *c = (float)cd;
+}
+__RGDEV_MATH__ float nextafterf(float x, float y) {
+    if (x != x || y != y) return x + y;
+    if (x == y) return y;
+    if (x == 0.0f) return __rg_copysignf(__builtin_bit_cast(float, 1u), y);
+    unsigned int b = __builtin_bit_cast(unsigned int, x);
+    b = ((x < y) == (x > 0.0f)) ? b + 1 : b - 1;
+    return __builtin_bit_cast(float, b);
+}
 
 /* C++ overloads of float arguments (std:: and the global names device code calls). */
 __RGDEV_DEV__ float sqrt(float x) { return sqrtf(x); }
@@ -88,8 +1035,47 @@ __RGDEV_DEV__ float min(float a, float b) { return fminf(a, b); }
 __RGDEV_DEV__ float max(float a, float b) { return fmaxf(a, b); }
 __RGDEV_DEV__ double min(double a, double b) { return fmin(a, b); }
 __RGDEV_DEV__ double max(double a, double b) { return fmax(a, b); }
+#define __RG_OVERLOAD1(name, fname)                                                                    \
+    __RGDEV_DEV__ float name(float x) { return fname(x); }
+__RG_OVERLOAD1(exp, expf)
+__RG_OVERLOAD1(exp2, exp2f)
+__RG_OVERLOAD1(expm1, expm1f)
+__RG_OVERLOAD1(log, logf)
+__RG_OVERLOAD1(log2, log2f)
+__RG_OVERLOAD1(log10, log10f)
+__RG_OVERLOAD1(log1p, log1pf)
+__RG_OVERLOAD1(sin, sinf)
+__RG_OVERLOAD1(cos, cosf)
+__RG_OVERLOAD1(tan, tanf)
+__RG_OVERLOAD1(asin, asinf)
+__RG_OVERLOAD1(acos, acosf)
+__RG_OVERLOAD1(atan, atanf)
+__RG_OVERLOAD1(sinh, sinhf)
+__RG_OVERLOAD1(cosh, coshf)
+__RG_OVERLOAD1(tanh, tanhf)
+__RG_OVERLOAD1(asinh, asinhf)
+__RG_OVERLOAD1(acosh, acoshf)
+__RG_OVERLOAD1(atanh, atanhf)
+__RG_OVERLOAD1(cbrt, cbrtf)
+__RG_OVERLOAD1(trunc, truncf)
+__RG_OVERLOAD1(round, roundf)
+__RG_OVERLOAD1(rint, rintf)
+__RG_OVERLOAD1(rsqrt, rsqrtf)
+#undef __RG_OVERLOAD1
+__RGDEV_DEV__ float pow(float x, float y) { return powf(x, y); }
+__RGDEV_DEV__ float pow(float x, int y) { return powf(x, (float)y); }
+__RGDEV_DEV__ double pow(double x, int y) { return pow(x, (double)y); }
+__RGDEV_DEV__ float atan2(float y, float x) { return atan2f(y, x); }
+__RGDEV_DEV__ float hypot(float x, float y) { return hypotf(x, y); }
+__RGDEV_DEV__ float fmod(float x, float y) { return fmodf(x, y); }
+__RGDEV_DEV__ float copysign(float x, float y) { return copysignf(x, y); }
+__RGDEV_DEV__ float ldexp(float x, int e) { return ldexpf(x, e); }
+__RGDEV_DEV__ float frexp(float x, int *e) { return frexpf(x, e); }
+__RGDEV_DEV__ float modf(float x, float *ip) { return modff(x, ip); }
+__RGDEV_DEV__ void sincos(float x, float *s, float *c) { sincosf(x, s, c); }
 
 #undef __RGDEV_DEV__
+#undef __RGDEV_MATH__
 
 #endif /* __CUDA__ */
 

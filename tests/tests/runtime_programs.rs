@@ -121,6 +121,19 @@ fn mixing_driver_and_runtime_api() {
     program("mixed", &["-lcuda"]);
 }
 
+/// The device math library (rgdev's own, in math_functions.h) against the host's long
+/// double functions: every function in both precisions within CUDA's documented ulp
+/// bounds; exact functions bit for bit.
+#[test]
+fn math_library_within_cudas_bounds() {
+    let exe = compile("mathlib", &["-std=c++17"]);
+    let out = run_ok(&exe, &[]);
+    for f in ["exp ", "log ", "sin ", "pow ", "atan2 ", "fmod "] {
+        assert!(out.lines().any(|l| l.starts_with(f)), "{f} not measured:\n{out}");
+    }
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// `rgdev run` on a Runtime API program: statistics name its kernels, a preset applies
 /// (gf100, compute 2.0: the program is built with PTX for sm_20).
 #[test]
