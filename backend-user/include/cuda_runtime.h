@@ -36,6 +36,22 @@ __RGDEV_BUILTIN_CONVERSIONS(__cuda_builtin_gridDim_t)
 
 #include "device_functions.h"
 #include "math_functions.h"
+
+/* Device printf (clang lowers a device call of printf to vprintf(format, arguments)) and
+   assert (glibc's assert macro calls __assert_fail; CUDA's device runtime has
+   __assertfail, which prints the failure at the next synchronization and stops the grid
+   with cudaErrorAssert). */
+#include <stdio.h>
+extern "C" {
+__device__ int printf(const char *format, ...);
+__device__ int vprintf(const char *format, const char *arguments);
+__device__ void __assertfail(const char *message, const char *file, unsigned int line, const char *function,
+                             size_t charSize);
+__device__ static inline void __assert_fail(const char *message, const char *file, unsigned int line,
+                                            const char *function) {
+    __assertfail(message, file, line, function, sizeof(char));
+}
+}
 #endif /* __CUDA__ */
 
 #if defined(__cplusplus)

@@ -54,6 +54,10 @@ pub struct DeviceOptions {
     pub trace: Option<usize>,
     /// Sanitizers to run on every launch (`Context::check_reports` gives the findings).
     pub checks: CheckMode,
+    /// Where kernels' `printf` and failed `assert`s go (default: this process's standard
+    /// output and error through Rust's streams; libcuda.so.1 writes through the C
+    /// library's, so that they interleave with the program's own `printf`).
+    pub output: Option<platform::OutputSink>,
 }
 
 /// A GPU: the simulated board plus the runtime driving it.
@@ -81,7 +85,8 @@ impl Device {
             eprintln!("rgdev: device configuration: {e}");
             return Err(CuError::InvalidValue);
         }
-        let p = UserPlatform::new(opts.config, opts.clock);
+        let mut p = UserPlatform::new(opts.config, opts.clock);
+        p.set_output(opts.output);
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start(limit);
         }

@@ -56,6 +56,19 @@ impl SimDevice {
     }
 }
 
+/// A function that writes what kernels print.
+pub type OutputFn = dyn Fn(runtime_core::platform::DeviceOutput, &[u8]) + Send + Sync;
+
+/// A writer for what kernels print ([`Platform::device_output`]).
+#[derive(Clone)]
+pub struct OutputSink(pub Arc<OutputFn>);
+
+impl fmt::Debug for OutputSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OutputSink")
+    }
+}
+
 /// The user-space [`Platform`].
 pub struct UserPlatform {
     dev: Arc<SimDevice>,
@@ -63,6 +76,7 @@ pub struct UserPlatform {
     log_level: Option<Level>,
     thread: Mutex<Option<JoinHandle<()>>>,
     progress: Mutex<Option<Progress>>,
+    output: Option<OutputSink>,
 }
 
 /// Environment variable: `1` shows a progress line on stderr while the host waits for the
@@ -110,6 +124,11 @@ impl Progress {
 }
 
 impl UserPlatform {
+    /// Send what kernels print to `sink` (None: this process's Rust standard streams).
+    pub fn set_output(&mut self, sink: Option<OutputSink>) {
+        self.output = sink;
+    }
+
     /// Build a board with `cfg`, assign its BARs as firmware would, and attach it.
     pub fn new(cfg: DeviceConfig, mode: ClockMode) -> Self {
         let mut gpu = FakeGpu::new(cfg);
@@ -136,7 +155,7 @@ impl UserPlatform {
             _ => Some(Level::Warn),
         };
         let progress = std::env::var(PROGRESS_ENV).is_ok_and(|v| v == "1");
-        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Mutex::new(None) };
+        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Mutex::new(None), output: None };
         p.set_progress(progress);
         p
     }
@@ -202,6 +221,22 @@ impl Platform for UserPlatform {
         if self.log_level.is_some_and(|max| level <= max) {
             eprintln!("[rgdev {level:?}] {args}");
         }
+    }
+
+    /// Device `printf` to the program's standard output, failed `assert`s to its standard
+    /// error, each flushed at once (the program's own output around it is in order).
+    fn device_output(&self, to: runtime_core::platform::DeviceOutput, bytes: &[u8]) {
+        use std::io::Write;
+        if let Some(sink) = &self.output {
+            return (sink.0)(to, bytes);
+        }
+        let _ = match to {
+            runtime_core::platform::DeviceOutput::Stdout => {
+                let mut o = std::io::stdout().lock();
+                o.write_all(bytes).and_then(|()| o.flush())
+            }
+            runtime_core::platform::DeviceOutput::Stderr => std::io::stderr().lock().write_all(bytes),
+        };
     }
 
     fn yield_now(&self) -> Activity {

@@ -395,6 +395,11 @@ pub mod compute {
     pub const CHECK_REPORT_ADDRESS_HIGH: u32 = 0x3F0C;
     /// Model (sanitizer): report buffer address bits 31:0.
     pub const CHECK_REPORT_ADDRESS_LOW: u32 = 0x3F10;
+    /// Model: the printf FIFO's address bits 39:32 ([`crate::printf`]); 0 with the low
+    /// word 0: none (device printf is dropped).
+    pub const PRINTF_ADDRESS_HIGH: u32 = 0x3F14;
+    /// Model: the printf FIFO's address bits 31:0.
+    pub const PRINTF_ADDRESS_LOW: u32 = 0x3F18;
     /// Bind a sampler-pool entry to a sampler slot ([`super::BindSampler`]).
     pub const BIND_TEXTURE_SAMPLER: u32 = 0x0228;
     /// Bind a header-pool entry to a texture slot ([`super::BindHeader`]).

@@ -152,6 +152,20 @@ pub enum Op {
     /// Surface store: the element at the coordinates in `a..` of surface c (a handle, or
     /// the immediate) = `b..`; m: [`SurfMods`].
     Sust,
+    /// Device `printf` and `assert` ([`crate::printf`]): each lane appends a record to the
+    /// printf FIFO from the parameters of its call frame at local-memory offset imm. m 0:
+    /// `vprintf(u64 format, u64 args)` at imm and imm + 8, `dst` = the number of arguments
+    /// (-1 for a NULL format); m 1: `__assertfail(u64 message, u64 file, u32 line, u64
+    /// function)` at imm, imm + 8, imm + 16, imm + 24 (the compiler follows it with a trap).
+    Printf,
+}
+
+/// [`Op::Printf`] modes.
+pub mod printf_mode {
+    /// `vprintf`.
+    pub const VPRINTF: u16 = 0;
+    /// `__assertfail`.
+    pub const ASSERT: u16 = 1;
 }
 
 /// Operand types.

@@ -23,5 +23,6 @@ pub mod isa;
 pub mod mmu;
 pub mod occupancy;
 pub mod pci;
+pub mod printf;
 pub mod regs;
 pub mod tex;

@@ -36,6 +36,8 @@ pub enum CuError {
     IllegalState = 401,
     /// CUDA_ERROR_NOT_FOUND
     NotFound = 500,
+    /// CUDA_ERROR_UNSUPPORTED_LIMIT
+    UnsupportedLimit = 215,
     /// CUDA_ERROR_NOT_READY
     NotReady = 600,
     /// CUDA_ERROR_ILLEGAL_ADDRESS
@@ -91,6 +93,7 @@ impl CuError {
             InvalidHandle,
             IllegalState,
             NotFound,
+            UnsupportedLimit,
             NotReady,
             IllegalAddress,
             LaunchOutOfResources,
@@ -129,6 +132,7 @@ impl CuError {
             InvalidHandle => "invalid resource handle",
             IllegalState => "the operation cannot be performed in the present state",
             NotFound => "named symbol not found",
+            UnsupportedLimit => "limit is not supported on this architecture",
             NotReady => "device not ready",
             IllegalAddress => "an illegal memory access was encountered",
             LaunchOutOfResources => "too many resources requested for launch",
@@ -165,6 +169,7 @@ impl CuError {
             InvalidHandle => "CUDA_ERROR_INVALID_HANDLE",
             IllegalState => "CUDA_ERROR_ILLEGAL_STATE",
             NotFound => "CUDA_ERROR_NOT_FOUND",
+            UnsupportedLimit => "CUDA_ERROR_UNSUPPORTED_LIMIT",
             NotReady => "CUDA_ERROR_NOT_READY",
             IllegalAddress => "CUDA_ERROR_ILLEGAL_ADDRESS",
             LaunchOutOfResources => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",

@@ -62,6 +62,15 @@ impl DmaBuffer {
     }
 }
 
+/// Where the output of a kernel's `printf` and failed `assert` goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceOutput {
+    /// `printf`: the program's standard output.
+    Stdout,
+    /// A failed `assert`: standard error.
+    Stderr,
+}
+
 /// Everything the runtime needs from its environment.
 pub trait Platform: Send + Sync + 'static {
     /// The lock used for all runtime state (LOCK).
@@ -69,6 +78,13 @@ pub trait Platform: Send + Sync + 'static {
 
     /// PRINTF.
     fn log(&self, level: Level, args: fmt::Arguments<'_>);
+
+    /// Write what kernels printed (device `printf`, failed `assert`s), flushed at a
+    /// synchronization point. The default logs it at Info level.
+    fn device_output(&self, to: DeviceOutput, bytes: &[u8]) {
+        let _ = to;
+        self.log(Level::Info, format_args!("{}", alloc::string::String::from_utf8_lossy(bytes).trim_end()));
+    }
 
     /// YIELD: let the device (and other threads) run while the runtime waits.
     fn yield_now(&self) -> Activity;

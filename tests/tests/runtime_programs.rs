@@ -134,6 +134,61 @@ fn math_library_within_cudas_bounds() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Device printf: exact text, printed at synchronization after the host's earlier output,
+/// the FIFO limit and the records that did not fit.
+#[test]
+fn device_printf() {
+    let exe = compile("printf", &[]);
+    let out = Command::new(&exe).output().unwrap();
+    let (o, e) = text(&out);
+    assert!(out.status.success(), "{o}{e}");
+    let mut want = String::from(
+        "host: launched\n\
+         [0] gpu:  0.00|ff  |0000|+0|a|0.000000e+00|100000|abc|%\n\
+         [1] gpu:  1.25|100 |0010|-8589934592|b|1.000000e-03|200000|abc|%\n\
+         [2] gpu:  2.50|101 |0020|-17179869184|c|2.000000e-03|300000|abc|%\n\
+         [3] gpu:  3.75|102 |0030|-25769803776|d|3.000000e-03|400000|abc|%\n\
+         no arguments\n\
+         (null)|(nil)|-3|65535|18446744073709551615\n\
+         host: synchronized\n",
+    );
+    for k in 0..51 {
+        want += &format!("line {k}\n");
+    }
+    want += "line 100\nline 101\nall checks passed\n";
+    assert_eq!(o, want);
+    assert!(e.contains("rgdev: 13 device printf records did not fit the FIFO (cudaLimitPrintfFifoSize)"), "{e}");
+    // The same text in functional mode.
+    let toml = exe.parent().unwrap().join("functional.toml");
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
+    let out = Command::new(&exe).env("RGDEV_PRESET", &toml).output().unwrap();
+    assert_eq!(text(&out).0, want);
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
+/// Device assert: CUDA's message for each failing thread on stderr, cudaErrorAssert
+/// sticky until cudaDeviceReset.
+#[test]
+fn device_assert() {
+    let exe = compile("assert", &[]);
+    let out = Command::new(&exe).output().unwrap();
+    let (o, e) = text(&out);
+    assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
+    assert!(o.contains("cudaErrorAssert: device-side assert triggered"), "{o}");
+    let src = root().join("tests/cuda/assert.cu");
+    let lines: Vec<&str> = e.lines().filter(|l| l.contains("Assertion")).collect();
+    assert_eq!(lines.len(), 27, "{e}");
+    for (k, l) in lines.iter().enumerate() {
+        let want = format!(
+            "{}:9: void within(const int *, int, int): block: [1,0,0], thread: [{},0,0] Assertion `v[i] < limit` failed.",
+            src.display(),
+            k + 5
+        );
+        assert_eq!(*l, want);
+    }
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// `rgdev run` on a Runtime API program: statistics name its kernels, a preset applies
 /// (gf100, compute 2.0: the program is built with PTX for sm_20).
 #[test]

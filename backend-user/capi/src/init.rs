@@ -22,7 +22,9 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             eprintln!("rgdev: RGDEV_CHECK: unknown check `{name}` (memcheck, racecheck, initcheck, synccheck, all)");
             CuError::InvalidValue
         })?;
-        let dev = Device::open_with(DeviceOptions { config: config.clone(), checks, ..Default::default() })?;
+        let output = backend_user::platform::OutputSink(std::sync::Arc::new(crate::raw::device_output));
+        let opts = DeviceOptions { config: config.clone(), checks, output: Some(output), ..Default::default() };
+        let dev = Device::open_with(opts)?;
         let profile = profile::Profile::from_env(&dev);
         let write_at_exit = profile.wanted();
         let st = State {

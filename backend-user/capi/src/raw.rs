@@ -170,7 +170,29 @@ pub fn own_symbol(name: &str) -> Option<*mut c_void> {
     (!f.is_null()).then_some(f)
 }
 
+/// What kernels print, written through the C library's streams (`stdout`, `stderr`), as
+/// NVIDIA's driver prints it: device `printf` lands in the program's own stdout buffer, in
+/// order with the program's `printf`.
+pub fn device_output(to: runtime_core::platform::DeviceOutput, bytes: &[u8]) {
+    // SAFETY: glibc's `stdout`/`stderr` are valid `FILE *` for the life of the process;
+    // fwrite reads `bytes.len()` bytes of the live slice, and fflush takes the stream.
+    unsafe {
+        let f = match to {
+            runtime_core::platform::DeviceOutput::Stdout => stdout,
+            runtime_core::platform::DeviceOutput::Stderr => {
+                fflush(stdout); // the program's earlier output first
+                stderr
+            }
+        };
+        fwrite(bytes.as_ptr().cast(), 1, bytes.len(), f);
+    }
+}
+
 unsafe extern "C" {
+    static mut stdout: *mut c_void;
+    static mut stderr: *mut c_void;
+    fn fwrite(p: *const c_void, size: usize, n: usize, f: *mut c_void) -> usize;
+    fn fflush(f: *mut c_void) -> c_int;
     fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
     fn dlopen(file: *const c_char, mode: c_int) -> *mut c_void;
     fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;

@@ -30,8 +30,8 @@ unsupported! {
     cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3 cuCtxCreate_v4
     cuCtxDetach cuCtxDisablePeerAccess cuCtxEnablePeerAccess cuCtxFromGreenCtx cuCtxGetApiVersion
     cuCtxGetCacheConfig cuCtxGetDevResource cuCtxGetDevice_v2 cuCtxGetExecAffinity cuCtxGetFlags cuCtxGetId
-    cuCtxGetLimit cuCtxGetSharedMemConfig cuCtxRecordEvent cuCtxResetPersistingL2Cache
-    cuCtxSetCacheConfig cuCtxSetFlags cuCtxSetLimit cuCtxSetSharedMemConfig cuCtxSynchronize_v2 cuCtxWaitEvent
+    cuCtxGetSharedMemConfig cuCtxRecordEvent cuCtxResetPersistingL2Cache
+    cuCtxSetCacheConfig cuCtxSetFlags cuCtxSetSharedMemConfig cuCtxSynchronize_v2 cuCtxWaitEvent
     cuDestroyExternalMemory cuDestroyExternalSemaphore cuDevResourceGenerateDesc cuDevSmResourceSplitByCount
     cuDeviceGetDefaultMemPool cuDeviceGetDevResource cuDeviceGetExecAffinitySupport
     cuDeviceGetGraphMemAttribute cuDeviceGetHostAtomicCapabilities cuDeviceGetLuid cuDeviceGetMemPool

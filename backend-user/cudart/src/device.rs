@@ -430,6 +430,29 @@ pub extern "C" fn cudaDeviceSynchronize() -> Status {
     })
 }
 
+/// `cudaDeviceSetLimit`: the current device's primary context's limit (cudaLimit values
+/// are the driver's CUlimit values).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceSetLimit(limit: c_int, value: usize) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        error::check(d.cuCtxSetLimit(limit, value))
+    })
+}
+
+/// `cudaDeviceGetLimit`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceGetLimit(value: *mut usize, limit: c_int) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let mut v = 0usize;
+        error::check(d.cuCtxGetLimit(&mut v, limit))?;
+        put(value, v)
+    })
+}
+
 /// `cudaDeviceReset`: destroy the current device's primary context (its memory, streams
 /// and modules, and a sticky error with them).
 #[unsafe(no_mangle)]

@@ -75,6 +75,8 @@ driver! {
     cuCtxGetCurrent(ctx: *mut Handle);
     cuCtxGetDevice(dev: *mut c_int);
     cuCtxSynchronize();
+    cuCtxSetLimit(limit: c_int, value: usize);
+    cuCtxGetLimit(value: *mut usize, limit: c_int);
     cuMemAlloc(p: *mut DevPtr, bytes: usize);
     cuMemFree(p: DevPtr);
     cuMemAllocHost(p: *mut *mut c_void, bytes: usize);

@@ -96,6 +96,7 @@ impl Exec<'_, '_> {
                 })
             }
             Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m)?,
+            Op::Printf => self.printf(d, pc, on, pos, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => self.texture(d, pc, on, regs)?,
             Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled by the SIMT unit"),

@@ -27,6 +27,8 @@ pub struct ComputeRegs {
     pub(crate) check_mode: u32,
     pub(crate) check_table: u64,
     pub(crate) check_report: u64,
+    /// The printf FIFO (model; 0: none).
+    pub(crate) printf: u64,
     /// Texture header and sampler pools: (address, largest valid index).
     pub(crate) header_pool: (u64, u32),
     pub(crate) sampler_pool: (u64, u32),
@@ -121,6 +123,8 @@ impl ComputeRegs {
             CHECK_TABLE_ADDRESS_LOW => self.check_table = lo(self.check_table),
             CHECK_REPORT_ADDRESS_HIGH => self.check_report = hi(self.check_report),
             CHECK_REPORT_ADDRESS_LOW => self.check_report = lo(self.check_report),
+            PRINTF_ADDRESS_HIGH => self.printf = hi(self.printf),
+            PRINTF_ADDRESS_LOW => self.printf = lo(self.printf),
             SET_TEX_HEADER_POOL_A => self.header_pool.0 = hi(self.header_pool.0),
             SET_TEX_HEADER_POOL_B => self.header_pool.0 = lo(self.header_pool.0),
             SET_TEX_HEADER_POOL_C => self.header_pool.1 = data & 0x3F_FFFF,

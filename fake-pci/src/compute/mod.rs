@@ -11,7 +11,8 @@
 //! - `alu`: data instructions by group on a warp's registers, shuffles and votes;
 //! - `ops`: the per-lane arithmetic, conversions, comparisons and atomics;
 //! - `lsu`: shared, local, constant and global memory (through the MMU, coalesced),
-//!   atomics in a fixed lane order (deterministic), the sanitizer's checks.
+//!   atomics in a fixed lane order (deterministic), the sanitizer's checks;
+//! - `printf`: device `printf` and `assert` records appended to the printf FIFO.
 //!
 //! Program counters are instruction indices from the program region (CODE_ADDRESS); a
 //! grid starts at PROGRAM_START / 16. Bad instructions, out-of-range accesses, `trap` and
@@ -24,6 +25,7 @@ mod func;
 mod lsu;
 mod methods;
 mod ops;
+mod printf;
 mod simt;
 mod tex;
 

@@ -13,6 +13,8 @@ pub(crate) struct Frame {
     pub(crate) params: Vec<(u32, u32)>,
     pub(crate) rets: Vec<(u32, u32)>,
     pub(crate) pc: u32,
+    /// The module defines the function (else it only declares it).
+    pub(crate) defined: bool,
 }
 
 /// The functions `f` calls, by name, in the order of its call sites (with repeats).

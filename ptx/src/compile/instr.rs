@@ -212,6 +212,9 @@ impl<'a> Kc<'a> {
                 if !self.frames.contains_key(&callee) {
                     return Err(self.err(format!("call to unknown function `{callee}`")));
                 }
+                if let Some(mode) = self.device_runtime_call(&callee) {
+                    return self.printf_call(&callee, mode);
+                }
                 let at = self.push(Instr::new(Op::Call, Ty::U32));
                 self.call_fixups.push((at, callee, self.pos));
                 Ok(())
@@ -223,6 +226,49 @@ impl<'a> Kc<'a> {
                 i.mods.join(".")
             ))),
         }
+    }
+
+    /// The [`Op::Printf`] mode of a call to a function the device runtime provides
+    /// (`vprintf`, `__assertfail`) when the module declares it without defining it.
+    fn device_runtime_call(&self, callee: &str) -> Option<u16> {
+        let mode = match callee {
+            "vprintf" => hw::isa::printf_mode::VPRINTF,
+            "__assertfail" => hw::isa::printf_mode::ASSERT,
+            _ => return None,
+        };
+        (!self.frames.get(callee).is_some_and(|f| f.defined)).then_some(mode)
+    }
+
+    /// A call of `vprintf` or `__assertfail`: [`Op::Printf`] on the callee's frame (the
+    /// arguments the call site stored there), `vprintf`'s result stored to its return
+    /// slot; `__assertfail` then traps (cudaErrorAssert).
+    fn printf_call(&mut self, callee: &str, mode: u16) -> Result<()> {
+        let fr = &self.frames[callee];
+        let first = fr.params.first().map_or(0, |p| p.0);
+        let offs: Vec<u32> = fr.params.iter().map(|p| p.0 - first).collect();
+        let (want, ret): (&[u32], bool) =
+            if mode == hw::isa::printf_mode::VPRINTF { (&[0, 8], true) } else { (&[0, 8, 16, 24, 32], false) };
+        if offs.len() != want.len() || offs.iter().zip(want).any(|(a, b)| a != b) || (ret && fr.rets.len() != 1) {
+            return Err(self.err(format!("`{callee}` is declared with a prototype the device runtime does not have")));
+        }
+        let ret_slot = fr.rets.first().map(|r| r.0);
+        let d = if ret { self.scratch()? } else { RZ };
+        let mut x = Instr::new(Op::Printf, Ty::U32);
+        x.w0.set_dst(d);
+        x.w0.set_m(mode);
+        x.imm = first as u64;
+        self.push(x);
+        if let Some(slot) = ret_slot.filter(|_| ret) {
+            let mut st = Instr::new(Op::St, Ty::U32);
+            st.w0.set_a(RZ);
+            st.w0.set_b(d);
+            st.w0.set_m(MemMods::encode(Space::Local, 1, 0));
+            st.imm = slot as u64;
+            self.push(st);
+        } else {
+            self.push(Instr::new(Op::Trap, Ty::U32));
+        }
+        Ok(())
     }
 
     pub(crate) fn mul_mode(&self, i: &ast::Instr) -> MulMode {

@@ -196,7 +196,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
     let mut frames: BTreeMap<String, Frame> = BTreeMap::new();
     let mut local_top = 0u32;
     for f in m.funcs.iter().filter(|f| !f.entry) {
-        let mut fr = Frame { base: 0, params: Vec::new(), rets: Vec::new(), pc: 0 };
+        let mut fr = Frame { base: 0, params: Vec::new(), rets: Vec::new(), pc: 0, defined: f.body.is_some() };
         let mut top = local_top;
         for (list, out) in [(&f.params, &mut fr.params), (&f.rets, &mut fr.rets)] {
             for p in list.iter() {

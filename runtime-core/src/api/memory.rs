@@ -125,19 +125,25 @@ impl<P: Platform> Gpu<P> {
     /// (host copies of a context take turns, as on CUDA's legacy stream), never the
     /// context's lock while it waits.
     pub fn memcpy_htod(&self, h: CtxHandle, dst: u64, src: &[u8]) -> Result<()> {
-        self.ctx(h)?.copy_htod(self, dst, src, Pitched::linear(src.len() as u64))
+        let r = self.ctx(h)?.copy_htod(self, dst, src, Pitched::linear(src.len() as u64));
+        self.printf_flush(h);
+        r
     }
 
     /// Copy `shape` from host memory (rows `shape.src_pitch` apart in `src`) to device
     /// memory at `dst` (cuMemcpy2D from the host), as [`Gpu::memcpy_htod`].
     pub fn memcpy_htod_2d(&self, h: CtxHandle, dst: u64, src: &[u8], shape: Pitched) -> Result<()> {
-        self.ctx(h)?.copy_htod(self, dst, src, shape)
+        let r = self.ctx(h)?.copy_htod(self, dst, src, shape);
+        self.printf_flush(h);
+        r
     }
 
     /// Copy `shape` from device memory at `src` to host memory (rows `shape.dst_pitch`
     /// apart in `dst`) (cuMemcpy2D to the host), as [`Gpu::memcpy_dtoh`].
     pub fn memcpy_dtoh_2d(&self, h: CtxHandle, dst: &mut [u8], src: u64, shape: Pitched) -> Result<()> {
-        self.ctx(h)?.copy_dtoh(self, dst, src, shape)
+        let r = self.ctx(h)?.copy_dtoh(self, dst, src, shape);
+        self.printf_flush(h);
+        r
     }
 
     /// Copy `shape` between two device pointers of the context on stream `s`
@@ -151,7 +157,9 @@ impl<P: Platform> Gpu<P> {
     /// waits for earlier work on the context, holding the staging buffers but not the
     /// context's lock.
     pub fn memcpy_dtoh(&self, h: CtxHandle, dst: &mut [u8], src: u64) -> Result<()> {
-        self.ctx(h)?.copy_dtoh(self, dst, src, Pitched::linear(dst.len() as u64))
+        let r = self.ctx(h)?.copy_dtoh(self, dst, src, Pitched::linear(dst.len() as u64));
+        self.printf_flush(h);
+        r
     }
 
     /// Copy `bytes` between two device pointers of the context (device memory or mapped

@@ -232,6 +232,7 @@ impl<P: Platform> Gpu<P> {
 
     /// Destroy a context: wait for its work (unless it faulted), free its memory, unbind its channel.
     pub fn ctx_destroy(&self, h: CtxHandle) -> Result<()> {
+        self.printf_flush(h);
         let ctx = {
             let mut slots = self.contexts.lock();
             Self::slot_of(&slots, h).and_then(|i| slots[i].ctx.take())
@@ -250,8 +251,55 @@ impl<P: Platform> Gpu<P> {
     /// Wait for all work queued on the context (cuCtxSynchronize).
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn ctx_synchronize(&self, h: CtxHandle) -> Result<()> {
-        let waits = self.with_ctx(h, |_, c| c.releases())?;
-        waits.iter().try_for_each(|w| w.wait(self))
+        let waits = self.with_ctx(h, |_, c| c.releases());
+        let r = waits.and_then(|w| w.iter().try_for_each(|w| w.wait(self)));
+        self.printf_flush(h);
+        r
+    }
+
+    /// The printf FIFO size of context `h` (CU_LIMIT_PRINTF_FIFO_SIZE), bytes.
+    pub fn printf_fifo_size(&self, h: CtxHandle) -> Result<u32> {
+        self.with_ctx(h, |_, c| Ok(c.printf_bytes))
+    }
+
+    /// Set context `h`'s printf FIFO size (CU_LIMIT_PRINTF_FIFO_SIZE): only before a
+    /// kernel that prints has been launched (CUDA_ERROR_INVALID_VALUE after, as in CUDA);
+    /// rounded up to 8 bytes, at most 1 GiB.
+    pub fn set_printf_fifo_size(&self, h: CtxHandle, bytes: u64) -> Result<()> {
+        self.with_ctx(h, |_, c| {
+            if c.printf.is_some() || bytes > 1 << 30 {
+                return Err(CuError::InvalidValue);
+            }
+            c.printf_bytes = (bytes.max(8) as u32).next_multiple_of(8);
+            Ok(())
+        })
+    }
+
+    /// Context `h`'s CU_LIMIT_STACK_SIZE, bytes per thread (1024 unless set).
+    pub fn stack_size(&self, h: CtxHandle) -> Result<u32> {
+        self.with_ctx(h, |_, c| Ok(c.stack_bytes))
+    }
+
+    /// Set context `h`'s CU_LIMIT_STACK_SIZE (at most 512 KiB, CUDA's local memory per
+    /// thread). Frames are static here, so it bounds no launch; it is kept and reported.
+    pub fn set_stack_size(&self, h: CtxHandle, bytes: u64) -> Result<()> {
+        self.with_ctx(h, |_, c| {
+            c.stack_bytes = u32::try_from(bytes).ok().filter(|&b| b <= 512 * 1024).ok_or(CuError::InvalidValue)?;
+            Ok(())
+        })
+    }
+
+    /// Print what context `h`'s kernels printed since the last flush (device `printf`,
+    /// failed `assert`s) through the platform: CUDA flushes its printf FIFO at
+    /// synchronization points (context, stream and event synchronization, blocking
+    /// copies, module loads and unloads, context destruction), and so does this runtime,
+    /// even when the context's error is sticky.
+    pub fn printf_flush(&self, h: CtxHandle) {
+        if let Ok(ctx) = self.ctx(h) {
+            for (to, bytes) in ctx.printf_take() {
+                self.dev.platform.device_output(to, &bytes);
+            }
+        }
     }
 
     /// Queue a fence on the context's default stream.

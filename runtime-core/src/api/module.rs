@@ -138,6 +138,7 @@ impl<P: Platform> Gpu<P> {
         let (loaded, indices) =
             self.with_objs(h, &[m.named()], |_, c| Ok((c.module_remove(m.id())?, c.refs_remove(m.id()))))?;
         let freed = self.runtime_free(h, loaded.allocs());
+        self.printf_flush(h);
         // Its references' pool entries, after its work (runtime_free waited for it).
         let released = self.with_ctx(h, |gpu, c| {
             c.refs_release(gpu, &indices);

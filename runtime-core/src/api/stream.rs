@@ -49,7 +49,9 @@ impl<P: Platform> Gpu<P> {
     /// Wait for the work queued on stream `s` (cuStreamSynchronize).
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn stream_synchronize(&self, h: CtxHandle, s: StreamHandle) -> Result<()> {
-        self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local()))?.wait(self)
+        let r = self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local())).and_then(|w| w.wait(self));
+        self.printf_flush(h);
+        r
     }
 
     /// Whether stream `s` has finished its queued work (cuStreamQuery).
@@ -100,8 +102,10 @@ impl<P: Platform> Gpu<P> {
     /// Wait for event `e`'s last record (cuEventSynchronize).
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn event_synchronize(&self, h: CtxHandle, e: EventHandle) -> Result<()> {
-        let w = self.with_objs(h, &[e.named()], |_, c| c.event_release(e.id()))?;
-        w.map_or(Ok(()), |w| w.wait(self))
+        let w = self.with_objs(h, &[e.named()], |_, c| c.event_release(e.id()));
+        let r = w.and_then(|w| w.map_or(Ok(()), |w| w.wait(self)));
+        self.printf_flush(h);
+        r
     }
 
     /// Milliseconds of GPU time between two completed records (cuEventElapsedTime):

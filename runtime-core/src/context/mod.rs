@@ -15,6 +15,7 @@
 
 pub mod memory;
 pub mod module;
+pub mod printf;
 pub mod stream;
 pub mod texref;
 pub mod texture;
@@ -91,6 +92,13 @@ pub(crate) struct Inner {
     next_id: u64,
     /// The sanitizers' table and report buffer (checked contexts).
     check: Option<CheckArea>,
+    /// The device printf FIFO (made at the first launch of a module that prints) and the
+    /// size it has or will have (CU_LIMIT_PRINTF_FIFO_SIZE).
+    pub(crate) printf: Option<printf::PrintfArea>,
+    pub(crate) printf_bytes: u32,
+    /// CU_LIMIT_STACK_SIZE as set (kernels' frames are static, sized by the compiler:
+    /// there is no recursion for a stack to bound).
+    pub(crate) stack_bytes: u32,
     /// CUDA arrays by id.
     arrays: BTreeMap<u64, texture::Array>,
     /// The texture header and sampler pools (made with the first texture or surface
@@ -154,6 +162,9 @@ impl<P: Platform> Context<P> {
                         events: Events::default(),
                         next_id: 1,
                         check,
+                        printf: None,
+                        printf_bytes: hw::printf::DEFAULT_FIFO_BYTES,
+                        stack_bytes: 1024,
                         arrays: BTreeMap::new(),
                         pools: None,
                         refs: BTreeMap::new(),
@@ -225,6 +236,19 @@ impl<P: Platform> Context<P> {
     }
 
     /// The sanitizers' findings since the last call, each with its kernel and PTX lines.
+    /// The device printf records written since the last call, rendered; a context whose
+    /// error is sticky still gives them (a failed assert is what made it sticky).
+    pub(crate) fn printf_take(&self) -> Vec<(printf::Output, Vec<u8>)> {
+        let inner = self.inner.lock();
+        match (&inner.printf, inner.destroyed) {
+            (Some(area), false) => {
+                let (bytes, dropped) = area.take();
+                printf::render(&bytes, dropped)
+            }
+            _ => Vec::new(),
+        }
+    }
+
     pub(crate) fn check_reports(&self) -> Result<(Vec<CheckReport>, u32)> {
         let inner = self.inner.lock();
         if inner.destroyed {

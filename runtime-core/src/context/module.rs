@@ -91,6 +91,8 @@ pub(crate) struct Loaded {
     constant: Option<(u64, u32)>,
     cb0: u64,
     allocs: Vec<u64>,
+    /// Some kernel calls `vprintf` or `__assertfail` (the launch names the printf FIFO).
+    prints: bool,
 }
 
 /// Where a module's segments were uploaded: code, `.global` data, `.const` data (address
@@ -106,7 +108,8 @@ impl Loaded {
     /// A module of `prog` whose segments are `seg`, holding the runtime allocations `allocs`.
     pub(crate) fn new(prog: Program, seg: Segments, allocs: Vec<u64>) -> Self {
         let Segments { code, global, constant, cb0 } = seg;
-        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, allocs }
+        let prints = prog.code.iter().any(|i| i.w0.op() == hw::isa::Op::Printf);
+        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, allocs, prints }
     }
 
     /// Its compiled program.
@@ -293,6 +296,21 @@ impl Inner {
         ch.submit(gpu, pb.words())
     }
 
+    /// The printf FIFO's address, made (and mapped) at the first launch that needs it.
+    fn printf_area<P: Platform>(&mut self, gpu: &Device<P>) -> Result<u64> {
+        if let Some(a) = &self.printf {
+            return Ok(a.va);
+        }
+        let mut held = Vec::new();
+        let made = super::printf::PrintfArea::new(gpu, &mut self.vm, &mut held, self.printf_bytes);
+        self.live()?.held.extend(held);
+        let area = made?;
+        gpu.tlb_flush(self.vm.pd)?;
+        let va = area.va;
+        self.printf = Some(area);
+        Ok(va)
+    }
+
     /// Launch kernel `index` of module `module` as `cfg` says; returns the stream's fence. Each channel has its own parameter buffer, so launches on different
     /// streams never share one.
     pub(crate) fn launch<P: Platform>(
@@ -336,9 +354,10 @@ impl Inner {
             Some(w) => w,
             None => param_words(k, params)?,
         };
-        let (code, mut cb0, constant, pc) = (l.code, l.cb0, l.constant, k.pc);
+        let (code, mut cb0, constant, pc, prints) = (l.code, l.cb0, l.constant, k.pc, l.prints);
         let check = self.check.as_ref().map(|a| (u32::from(a.mode), a.table_va, a.report_va));
         let (local, regs) = (k.local_bytes, k.regs);
+        let printf = if prints { Some(self.printf_area(gpu)?) } else { None };
         if s != 0 {
             cb0 = self.streams.get(&s).ok_or(CuError::InvalidHandle)?.params;
         }
@@ -373,6 +392,9 @@ impl Inner {
                     CHECK_MODE,
                     &[mode, addr40::hi(table), addr40::lo(table), addr40::hi(report), addr40::lo(report)],
                 )?;
+            }
+            if let Some(va) = printf {
+                pb.incr(c, PRINTF_ADDRESS_HIGH, &[addr40::hi(va), addr40::lo(va)])?;
             }
             pb.incr(c, BEGIN_GRID, &[0])?;
             pb.incr(c, LAUNCH, &[0])?;
