@@ -54,6 +54,30 @@ __device__ static inline void __assert_fail(const char *message, const char *fil
 }
 #endif /* __CUDA__ */
 
+/* driver_functions.h's constructors of the pitched and 3D memory types. */
+static __inline__ __host__ struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz) {
+    struct cudaPitchedPtr s;
+    s.ptr = d;
+    s.pitch = p;
+    s.xsize = xsz;
+    s.ysize = ysz;
+    return s;
+}
+static __inline__ __host__ struct cudaPos make_cudaPos(size_t x, size_t y, size_t z) {
+    struct cudaPos p;
+    p.x = x;
+    p.y = y;
+    p.z = z;
+    return p;
+}
+static __inline__ __host__ struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
+    struct cudaExtent e;
+    e.width = w;
+    e.height = h;
+    e.depth = d;
+    return e;
+}
+
 #if defined(__cplusplus)
 
 /* Templates over the C interface, as CUDA's header has them. */
@@ -115,6 +139,97 @@ static __inline__ __host__ cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, d
 template <class T>
 static __inline__ __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry) {
     return cudaFuncGetAttributes(attr, (const void *)entry);
+}
+
+template <class T>
+static __inline__ __host__ cudaError_t cudaFuncSetAttribute(T *entry, enum cudaFuncAttribute attr, int value) {
+    return cudaFuncSetAttribute((const void *)entry, attr, value);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaFuncSetCacheConfig(T *entry, enum cudaFuncCache config) {
+    return cudaFuncSetCacheConfig((const void *)entry, config);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 gridDim, dim3 blockDim,
+                                                                   void **args, size_t sharedMem = 0,
+                                                                   cudaStream_t stream = 0) {
+    return cudaLaunchCooperativeKernel((const void *)func, gridDim, blockDim, args, sharedMem, stream);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func,
+                                                                                     int blockSize,
+                                                                                     size_t dynamicSMemSize) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void *)func, blockSize, dynamicSMemSize);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, T func, int blockSize, size_t dynamicSMemSize, unsigned int flags) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, (const void *)func, blockSize,
+                                                                  dynamicSMemSize, flags);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, T func,
+                                                                                 int numBlocks, int blockSize) {
+    return cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, (const void *)func, numBlocks, blockSize);
+}
+
+/* The block size with the most resident threads per SM (the largest such size on a
+   tie), for dynamic shared memory given per block size by `blockSizeToDynamicSMemSize`;
+   `*minGridSize` blocks of it fill every SM. `blockSizeLimit` 0: the kernel's limit. */
+template <class UnaryFunction, class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+    int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0,
+    unsigned int flags = 0) {
+    if (!minGridSize || !blockSize || !func) return cudaErrorInvalidValue;
+    int device, sms, warp, maxThreads;
+    struct cudaFuncAttributes attr;
+    cudaError_t e;
+    if ((e = cudaGetDevice(&device)) != cudaSuccess) return e;
+    if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) return e;
+    if ((e = cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, device)) != cudaSuccess) return e;
+    if ((e = cudaFuncGetAttributes(&attr, (const void *)func)) != cudaSuccess) return e;
+    maxThreads = attr.maxThreadsPerBlock;
+    if (blockSizeLimit > 0 && blockSizeLimit < maxThreads) maxThreads = blockSizeLimit;
+    int bestBlock = 0, bestThreads = 0, bestBlocks = 0;
+    for (int b = (maxThreads / warp) * warp; b > 0; b -= warp) {
+        int n = 0;
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, (const void *)func, b,
+                                                                  blockSizeToDynamicSMemSize(b), flags);
+        if (e != cudaSuccess) return e;
+        if (n * b > bestThreads) {
+            bestThreads = n * b;
+            bestBlock = b;
+            bestBlocks = n;
+        }
+    }
+    *blockSize = bestBlock;
+    *minGridSize = bestBlocks * sms;
+    return cudaSuccess;
+}
+template <class UnaryFunction, class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(
+    int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0) {
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(minGridSize, blockSize, func,
+                                                                   blockSizeToDynamicSMemSize, blockSizeLimit, 0);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize,
+                                                                                   T func, size_t dynamicSMemSize = 0,
+                                                                                   int blockSizeLimit = 0,
+                                                                                   unsigned int flags = 0) {
+    struct __Fixed {
+        size_t n;
+        __host__ size_t operator()(int) const { return n; }
+    } f = {dynamicSMemSize};
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(minGridSize, blockSize, func, f, blockSizeLimit,
+                                                                   flags);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
+                                                                          size_t dynamicSMemSize = 0,
+                                                                          int blockSizeLimit = 0) {
+    return cudaOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, dynamicSMemSize, blockSizeLimit,
+                                                       0);
 }
 
 #endif /* __cplusplus */

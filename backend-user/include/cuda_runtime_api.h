@@ -44,6 +44,23 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaDeviceReset(void);
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
+cudaError_t cudaThreadSynchronize(void);
+cudaError_t cudaThreadExit(void);
+cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value);
+cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit);
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig);
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig);
+cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig);
+cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig);
+cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
+cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig);
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId);
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
+cudaError_t cudaSetValidDevices(int *device_arr, int len);
+cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit);
 
 /* Memory. */
@@ -54,6 +71,24 @@ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
 cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost);
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream);
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream);
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent);
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent,
+                              cudaStream_t stream);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream);
@@ -70,9 +105,33 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t coun
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
 cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
 
+/* Declared so that programs build; they return cudaErrorNotSupported until unified
+   memory and peer access exist (docs/runtime-api.md). */
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags __RGDEV_DEFAULT(cudaMemAttachGlobal));
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length __RGDEV_DEFAULT(0),
+                                     unsigned int flags __RGDEV_DEFAULT(cudaMemAttachSingle));
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                 cudaStream_t stream __RGDEV_DEFAULT(0));
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream);
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t stream __RGDEV_DEFAULT(0));
+
+/* cuda_profiler_api.h */
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+
 /* Streams and events. */
 cudaError_t cudaStreamCreate(cudaStream_t *pStream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags);
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
+cudaError_t cudaEventElapsedTime_v2(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
@@ -95,6 +154,19 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
                              cudaStream_t stream);
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
+cudaError_t cudaFuncGetName(const char **name, const void *func);
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config);
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                                        size_t sharedMem, cudaStream_t stream);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
+                                                          size_t dynamicSMemSize);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func,
+                                                                   int blockSize, size_t dynamicSMemSize,
+                                                                   unsigned int flags);
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks,
+                                                      int blockSize);
 
 /* The launch path before CUDA 9.2 (what clang emits when it assumes an older CUDA):
    configure, set up each argument at its offset, launch by the host stub's address. */

@@ -524,4 +524,28 @@ typedef struct cudaPointerAttributes {
     void *hostPointer;
 } cudaPointerAttributes;
 
+/* Pitched and 3D memory. */
+struct cudaPos {
+    size_t x, y, z;
+};
+struct cudaExtent {
+    size_t width, height, depth;
+};
+struct cudaPitchedPtr {
+    void *ptr;
+    size_t pitch;
+    size_t xsize;
+    size_t ysize;
+};
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    struct cudaExtent extent;
+    enum cudaMemcpyKind kind;
+};
+
 #endif /* __DRIVER_TYPES_H__ */

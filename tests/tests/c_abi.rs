@@ -153,6 +153,13 @@ fn cudart_has_its_soname_and_exports_what_its_header_declares() {
     assert!(missing.is_empty(), "declared in cuda_runtime_api.h, not exported: {missing:?}");
     // The base name of a function CUDA 12 renamed stays exported for older programs.
     assert!(exported.contains("cudaGetDeviceProperties") && exported.contains("cudaGetDeviceProperties_v2"));
+    // Every function of CUDA 12.9's runtime table is exported (those not implemented
+    // return cudaErrorNotSupported: tests/cuda/apisurface.cu calls one).
+    let table = std::fs::read_to_string(root().join("tests/data/cudart-12.9-api.txt")).unwrap();
+    let names: Vec<&str> = table.lines().filter(|l| !l.starts_with('#') && !l.is_empty()).collect();
+    assert!(names.len() > 300, "{}", names.len());
+    let missing: Vec<&&str> = names.iter().filter(|n| !exported.contains(**n)).collect();
+    assert!(missing.is_empty(), "CUDA 12.9 runtime functions not exported: {missing:?}");
 }
 
 /// libcudart.so.12 as compiled programs use it: registration, launches through

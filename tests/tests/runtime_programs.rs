@@ -115,6 +115,13 @@ fn error_model() {
     program("errors", &[]);
 }
 
+/// Pitched and 3D memory, registered host memory, pointer attributes, occupancy, function
+/// attributes, cooperative launches, priorities, deprecated names, an unsupported call.
+#[test]
+fn the_rest_of_the_api() {
+    program("apisurface", &["-lcuda"]);
+}
+
 /// Driver and Runtime API calls in one program, sharing the primary context.
 #[test]
 fn mixing_driver_and_runtime_api() {

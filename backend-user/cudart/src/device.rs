@@ -464,6 +464,220 @@ pub extern "C" fn cudaDeviceReset() -> Status {
     })
 }
 
+
+/// `cudaThreadSynchronize` (deprecated): `cudaDeviceSynchronize`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaThreadSynchronize() -> Status {
+    cudaDeviceSynchronize()
+}
+
+/// `cudaThreadExit` (deprecated): `cudaDeviceReset`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaThreadExit() -> Status {
+    cudaDeviceReset()
+}
+
+/// `cudaThreadSetLimit` (deprecated): `cudaDeviceSetLimit`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaThreadSetLimit(limit: c_int, value: usize) -> Status {
+    cudaDeviceSetLimit(limit, value)
+}
+
+/// `cudaThreadGetLimit` (deprecated): `cudaDeviceGetLimit`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaThreadGetLimit(value: *mut usize, limit: c_int) -> Status {
+    cudaDeviceGetLimit(value, limit)
+}
+
+/// `cudaFuncCache` values: PreferNone, PreferShared, PreferL1, PreferEqual.
+pub(crate) const CACHE_CONFIGS: std::ops::RangeInclusive<c_int> = 0..=3;
+/// `cudaSharedMemConfig` values: Default, FourByte, EightByte.
+pub(crate) const SHMEM_CONFIGS: std::ops::RangeInclusive<c_int> = 0..=2;
+
+/// Set the current device's preferences (cache, bank size); `None` keeps one.
+fn set_prefs(cache: Option<c_int>, shmem: Option<c_int>) -> Result<(), Status> {
+    state::driver()?;
+    let dev = state::device();
+    state::valid_device(dev)?;
+    if cache.is_some_and(|c| !CACHE_CONFIGS.contains(&c)) || shmem.is_some_and(|s| !SHMEM_CONFIGS.contains(&s)) {
+        return Err(cudaErrorInvalidValue);
+    }
+    let mut r = state::registry();
+    let e = r.device_prefs.entry(dev).or_insert((0, 0));
+    if let Some(c) = cache {
+        e.0 = c;
+    }
+    if let Some(s) = shmem {
+        e.1 = s;
+    }
+    Ok(())
+}
+
+fn prefs() -> Result<(c_int, c_int), Status> {
+    state::driver()?;
+    let dev = state::device();
+    state::valid_device(dev)?;
+    Ok(state::registry().device_prefs.get(&dev).copied().unwrap_or((0, 0)))
+}
+
+/// `cudaDeviceSetCacheConfig`: the L1/shared preference (CUDA: "only a preference"; the
+/// model's L1 and shared memory sizes come from the preset, so it is kept, not applied).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceSetCacheConfig(config: c_int) -> Status {
+    api(|| set_prefs(Some(config), None))
+}
+
+/// `cudaDeviceGetCacheConfig`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceGetCacheConfig(config: *mut c_int) -> Status {
+    api(|| put(config, prefs()?.0))
+}
+
+/// `cudaThreadSetCacheConfig` (deprecated).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaThreadSetCacheConfig(config: c_int) -> Status {
+    cudaDeviceSetCacheConfig(config)
+}
+
+/// `cudaThreadGetCacheConfig` (deprecated).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaThreadGetCacheConfig(config: *mut c_int) -> Status {
+    cudaDeviceGetCacheConfig(config)
+}
+
+/// `cudaDeviceSetSharedMemConfig`: the bank-size preference (kept; the model's banks
+/// are 4 bytes wide).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceSetSharedMemConfig(config: c_int) -> Status {
+    api(|| set_prefs(None, Some(config)))
+}
+
+/// `cudaDeviceGetSharedMemConfig`: cudaSharedMemBankSizeFourByte unless set.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceGetSharedMemConfig(config: *mut c_int) -> Status {
+    api(|| {
+        put(
+            config,
+            match prefs()?.1 {
+                0 => 1,
+                s => s,
+            },
+        )
+    })
+}
+
+/// `cudaDeviceGetPCIBusId`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceGetPCIBusId(id: *mut c_char, len: c_int, dev: c_int) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::valid_device(dev)?;
+        error::check(d.cuDeviceGetPCIBusId(id, len, dev))
+    })
+}
+
+/// `cudaDeviceGetByPCIBusId`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceGetByPCIBusId(dev: *mut c_int, id: *const c_char) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        let mut n = 0;
+        error::check(d.cuDeviceGetByPCIBusId(&mut n, id))?;
+        put(dev, n)
+    })
+}
+
+/// `cudaDeviceCanAccessPeer`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceCanAccessPeer(can: *mut c_int, dev: c_int, peer: c_int) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::valid_device(dev)?;
+        state::valid_device(peer)?;
+        let mut c = 0;
+        error::check(d.cuDeviceCanAccessPeer(&mut c, dev, peer))?;
+        put(can, c)
+    })
+}
+
+/// `cudaChooseDevice`: the first device whose compute capability is at least the one
+/// `prop` asks for (major, minor), else device 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaChooseDevice(dev: *mut c_int, prop: *const DeviceProp) -> Status {
+    api(|| {
+        let want = crate::raw::get(prop).ok_or(cudaErrorInvalidValue)?;
+        let d = state::driver()?;
+        let mut n = 0;
+        error::check(d.cuDeviceGetCount(&mut n))?;
+        let cc = |k: c_int| -> Result<(c_int, c_int), Status> {
+            let (mut a, mut b) = (0, 0);
+            error::check(d.cuDeviceGetAttribute(&mut a, 75, k))?;
+            error::check(d.cuDeviceGetAttribute(&mut b, 76, k))?;
+            Ok((a, b))
+        };
+        for k in 0..n {
+            if cc(k)? >= (want.major, want.minor) {
+                return put(dev, k);
+            }
+        }
+        put(dev, 0)
+    })
+}
+
+/// `cudaSetValidDevices`: the devices (in order) a thread that set none uses; the list
+/// must name valid devices, no repeats.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaSetValidDevices(list: *const c_int, len: c_int) -> Status {
+    api(|| {
+        let n = usize::try_from(len).map_err(|_| cudaErrorInvalidValue)?;
+        let mut v = Vec::with_capacity(n);
+        for k in 0..n {
+            let dev = crate::raw::get(list.wrapping_add(k)).ok_or(cudaErrorInvalidValue)?;
+            state::valid_device(dev)?;
+            if v.contains(&dev) {
+                return Err(cudaErrorInvalidValue);
+            }
+            v.push(dev);
+        }
+        state::registry().valid = v;
+        Ok(())
+    })
+}
+
+/// `cudaInitDevice`: initialize device `dev`'s primary context (flags as
+/// cudaSetDeviceFlags's; cudaInitDeviceFlagsAreValid in `flags` applies them).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaInitDevice(dev: c_int, device_flags: c_uint, flags: c_uint) -> Status {
+    api(|| {
+        state::valid_device(dev)?;
+        if flags & !1 != 0 {
+            return Err(cudaErrorInvalidValue);
+        }
+        let prev = state::device();
+        state::set_device(dev)?;
+        if flags & 1 != 0 {
+            let s = cudaSetDeviceFlags(device_flags);
+            if s != cudaSuccess {
+                return Err(s);
+            }
+        }
+        state::set_device(prev)
+    })
+}
+
+/// `cudaProfilerStart`: profiling collection is rgdev's own and always on (`rgdev run
+/// --stats`); with no profiling tool attached CUDA's call does nothing either.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaProfilerStart() -> Status {
+    api(|| state::driver().map(|_| ()))
+}
+
+/// `cudaProfilerStop`: as `cudaProfilerStart`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaProfilerStop() -> Status {
+    api(|| state::driver().map(|_| ()))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

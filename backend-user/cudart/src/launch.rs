@@ -182,6 +182,9 @@ pub extern "C" fn cudaLaunch(func: *const c_void) -> Status {
     })
 }
 
+/// Shared memory a block may have without opting in (cudaDevAttrMaxSharedMemoryPerBlock).
+const DEFAULT_SHARED_PER_BLOCK: usize = 48 * 1024;
+
 /// Check a configuration as CUDA does before launching: every dimension at least 1,
 /// within the device's limits (cudaErrorInvalidConfiguration).
 fn check_config(grid: Dim3, block: Dim3) -> Result<(), Status> {
@@ -222,6 +225,21 @@ fn launch(
     let d = state::driver()?;
     let f = state::kernel(func as usize)?;
     check_config(grid, block)?;
+    if shared > 0 {
+        // Beyond 48 KiB a kernel must opt in (cudaFuncAttributeMaxDynamicSharedMemorySize).
+        let set = state::registry().func_prefs.get(&(func as usize)).and_then(|p| p.max_dynamic_shared);
+        let limit = match set {
+            Some(v) => v as usize,
+            None => {
+                let mut stat = 0;
+                error::check(d.cuFuncGetAttribute(&mut stat, 1, f))?;
+                DEFAULT_SHARED_PER_BLOCK.saturating_sub(stat as usize)
+            }
+        };
+        if shared > limit {
+            return Err(cudaErrorInvalidValue);
+        }
+    }
     let shared = u32::try_from(shared).map_err(|_| cudaErrorInvalidValue)?;
     let r = d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, stream, args, extra);
     error::check(r).map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidConfiguration } else { e })
@@ -280,6 +298,7 @@ pub extern "C" fn cudaFuncGetAttributes(attr: *mut FuncAttributes, func: *const 
     api(|| {
         let d = state::driver()?;
         let f = state::kernel(func as usize)?;
+        let prefs = state::registry().func_prefs.get(&(func as usize)).copied().unwrap_or_default();
         let at = |a: c_int| -> Result<c_int, Status> {
             let mut x = 0;
             error::check(d.cuFuncGetAttribute(&mut x, a, f))?;
@@ -294,8 +313,8 @@ pub extern "C" fn cudaFuncGetAttributes(attr: *mut FuncAttributes, func: *const 
             ptxVersion: at(5)?,
             binaryVersion: at(6)?,
             cacheModeCA: at(7)?,
-            maxDynamicSharedSizeBytes: at(8)?,
-            preferredShmemCarveout: at(9)?,
+            maxDynamicSharedSizeBytes: prefs.max_dynamic_shared.map_or_else(|| at(8), Ok)?,
+            preferredShmemCarveout: prefs.carveout.map_or_else(|| at(9), Ok)?,
             clusterDimMustBeSet: at(10)?,
             requiredClusterWidth: at(11)?,
             requiredClusterHeight: at(12)?,
@@ -305,5 +324,185 @@ pub extern "C" fn cudaFuncGetAttributes(attr: *mut FuncAttributes, func: *const 
             ..FuncAttributes::default()
         };
         put(attr, a)
+    })
+}
+
+/// The settings of kernel `func` (registered and loadable in the current context).
+fn with_prefs(func: *const c_void, f: impl FnOnce(&mut state::FuncPrefs)) -> Result<(), Status> {
+    state::kernel(func as usize)?;
+    f(state::registry().func_prefs.entry(func as usize).or_default());
+    Ok(())
+}
+
+/// `cudaFuncSetCacheConfig`: the kernel's L1/shared preference (kept, as the device's).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFuncSetCacheConfig(func: *const c_void, config: c_int) -> Status {
+    api(|| {
+        if !crate::device::CACHE_CONFIGS.contains(&config) {
+            return Err(cudaErrorInvalidValue);
+        }
+        with_prefs(func, |p| p.cache = config)
+    })
+}
+
+/// `cudaFuncSetSharedMemConfig`: the kernel's bank-size preference (kept).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFuncSetSharedMemConfig(func: *const c_void, config: c_int) -> Status {
+    api(|| {
+        if !crate::device::SHMEM_CONFIGS.contains(&config) {
+            return Err(cudaErrorInvalidValue);
+        }
+        with_prefs(func, |p| p.shmem = config)
+    })
+}
+
+/// `cudaFuncAttribute` values that can be set.
+const ATTR_MAX_DYNAMIC_SHARED: c_int = 8;
+const ATTR_CARVEOUT: c_int = 9;
+
+/// `cudaFuncSetAttribute`: the most dynamic shared memory a launch may ask for (at most
+/// the device's opt-in limit less the kernel's static shared memory) and the preferred
+/// carveout (-1 to 100 percent); cluster attributes need compute 9.0
+/// (cudaErrorNotSupported here).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, attr: c_int, value: c_int) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        let f = state::kernel(func as usize)?;
+        match attr {
+            ATTR_MAX_DYNAMIC_SHARED => {
+                let mut dev = 0;
+                error::check(d.cuCtxGetDevice(&mut dev))?;
+                let (mut optin, mut stat) = (0, 0);
+                // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN; the static size
+                error::check(d.cuDeviceGetAttribute(&mut optin, 97, dev))?;
+                error::check(d.cuFuncGetAttribute(&mut stat, 1, f))?;
+                if value < 0 || value > optin - stat {
+                    return Err(cudaErrorInvalidValue);
+                }
+                with_prefs(func, |p| p.max_dynamic_shared = Some(value))
+            }
+            ATTR_CARVEOUT => {
+                if !(-1..=100).contains(&value) {
+                    return Err(cudaErrorInvalidValue);
+                }
+                with_prefs(func, |p| p.carveout = Some(value))
+            }
+            10..=15 => Err(cudaErrorNotSupported),
+            _ => Err(cudaErrorInvalidValue),
+        }
+    })
+}
+
+/// `cudaFuncGetName`: the kernel's device name.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFuncGetName(name: *mut *const c_char, func: *const c_void) -> Status {
+    api(|| {
+        let r = state::registry();
+        let (_, n) = r.functions.get(&(func as usize)).ok_or(cudaErrorInvalidDeviceFunction)?;
+        put(name, n.as_ptr())
+    })
+}
+
+/// Resident blocks per SM of `func` at `block` threads and `dynamic` bytes of dynamic
+/// shared memory.
+fn blocks_per_sm(func: *const c_void, block: c_int, dynamic: usize) -> Result<c_int, Status> {
+    let d = state::driver()?;
+    let f = state::kernel(func as usize)?;
+    let mut n = 0;
+    error::check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f, block, dynamic))?;
+    Ok(n)
+}
+
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    n: *mut c_int,
+    func: *const c_void,
+    block: c_int,
+    dynamic: usize,
+) -> Status {
+    api(|| put(n, blocks_per_sm(func, block, dynamic)?))
+}
+
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`: cudaOccupancyDefault or
+/// cudaOccupancyDisableCachingOverride (the model has no caching override to disable).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    n: *mut c_int,
+    func: *const c_void,
+    block: c_int,
+    dynamic: usize,
+    flags: c_uint,
+) -> Status {
+    api(|| {
+        if flags > 1 {
+            return Err(cudaErrorInvalidValue);
+        }
+        put(n, blocks_per_sm(func, block, dynamic)?)
+    })
+}
+
+/// `cudaOccupancyAvailableDynamicSMemPerBlock`: the most dynamic shared memory per
+/// block with which `blocks` blocks of `block` threads are still resident on one SM.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(
+    bytes: *mut usize,
+    func: *const c_void,
+    blocks: c_int,
+    block: c_int,
+) -> Status {
+    api(|| {
+        if blocks <= 0 || block <= 0 {
+            return Err(cudaErrorInvalidValue);
+        }
+        if blocks_per_sm(func, block, 0)? < blocks {
+            return put(bytes, 0);
+        }
+        let d = state::driver()?;
+        let mut dev = 0;
+        error::check(d.cuCtxGetDevice(&mut dev))?;
+        let mut optin = 0;
+        error::check(d.cuDeviceGetAttribute(&mut optin, 97, dev))?;
+        // The largest `s` in [0, optin] that keeps `blocks` resident (monotone in s).
+        let (mut lo, mut hi) = (0usize, optin.max(0) as usize);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if blocks_per_sm(func, block, mid)? >= blocks {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        put(bytes, lo)
+    })
+}
+
+/// `cudaLaunchCooperativeKernel`: a launch whose blocks must all be resident at once
+/// (cudaErrorCooperativeLaunchTooLarge otherwise). Grid-wide synchronization itself
+/// (cooperative groups' grid.sync) is not available to kernels yet.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaLaunchCooperativeKernel(
+    func: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    shared: usize,
+    stream: Handle,
+) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        check_config(grid, block)?;
+        let threads = (block.x as u64 * block.y as u64 * block.z as u64) as c_int;
+        let per_sm = blocks_per_sm(func, threads, shared)? as u64;
+        let mut dev = 0;
+        error::check(d.cuCtxGetDevice(&mut dev))?;
+        let mut sms = 0;
+        error::check(d.cuDeviceGetAttribute(&mut sms, 16, dev))?; // MULTIPROCESSOR_COUNT
+        let blocks = grid.x as u64 * grid.y as u64 * grid.z as u64;
+        if blocks > per_sm * sms as u64 {
+            return Err(cudaErrorCooperativeLaunchTooLarge);
+        }
+        launch(func, grid, block, args, core::ptr::null_mut(), shared, stream)
     })
 }

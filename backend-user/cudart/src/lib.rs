@@ -3,10 +3,11 @@
 //! resolves every entry point through `cuGetProcAddress`, as NVIDIA's runtime does, so
 //! the runtime API's primary context is the Driver API's and programs may mix both.
 //!
-//! Modules, one per area of the API: [`device`], [`memory`], [`stream`] (streams and
+//! Modules, one per area of the API: [`device`], [`memory`], [`pitched`] (2D and 3D
+//! memory), [`stream`] (streams and
 //! events), [`launch`] (what compilers register and `<<<>>>`), over [`state`] (the
 //! current device, primary contexts, registrations), [`error`] (codes and the last
-//! error) and [`driver`]; the fat-binary container is `ptx::fatbin`. docs/runtime-api.md
+//! error) and [`driver`]; [`unsupported`] exports the rest of CUDA 12.9's table; the fat-binary container is `ptx::fatbin`. docs/runtime-api.md
 //! says what is implemented.
 #![deny(missing_docs)]
 #![allow(non_snake_case, clippy::not_unsafe_ptr_arg_deref, clippy::too_many_arguments)]
@@ -16,9 +17,11 @@ pub mod driver;
 pub mod error;
 pub mod launch;
 pub mod memory;
+pub mod pitched;
 mod raw;
 pub mod state;
 pub mod stream;
+pub mod unsupported;
 
 use error::{Status, codes::cudaErrorUnknown};
 

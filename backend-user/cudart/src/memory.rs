@@ -259,3 +259,86 @@ pub extern "C" fn cudaGetSymbolAddress(p: *mut *mut c_void, symbol: *const c_voi
 pub extern "C" fn cudaGetSymbolSize(size: *mut usize, symbol: *const c_void) -> Status {
     api(|| put(size, state::symbol(symbol as usize)?.1))
 }
+
+/// `cudaHostRegister`: the program's pages become pinned and mapped (cudaHostRegister*
+/// flags are the driver's).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaHostRegister(p: *mut c_void, size: usize, flags: c_uint) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        error::check(d.cuMemHostRegister(p, size, flags))
+    })
+}
+
+/// `cudaHostUnregister`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaHostUnregister(p: *mut c_void) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        error::check(d.cuMemHostUnregister(p))
+    })
+}
+
+/// `cudaHostGetFlags`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaHostGetFlags(flags: *mut c_uint, p: *mut c_void) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let mut f = 0;
+        error::check(d.cuMemHostGetFlags(&mut f, p))?;
+        put(flags, f)
+    })
+}
+
+/// `struct cudaPointerAttributes`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PointerAttributes {
+    /// `cudaMemoryType`: 0 unregistered host memory, 1 host, 2 device, 3 managed.
+    pub kind: c_int,
+    /// The device of the memory.
+    pub device: c_int,
+    /// Its device address (NULL for unregistered host memory).
+    pub device_pointer: *mut c_void,
+    /// Its host address (NULL for device memory).
+    pub host_pointer: *mut c_void,
+}
+
+/// `cudaPointerGetAttributes`: what the driver knows of `p`; memory it does not know is
+/// unregistered host memory (cudaMemoryTypeUnregistered, success, as CUDA 11 and later).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaPointerGetAttributes(attr: *mut PointerAttributes, p: *const c_void) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        if attr.is_null() {
+            return Err(cudaErrorInvalidValue);
+        }
+        let at = p as usize as u64;
+        let mut mt: c_uint = 0;
+        // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+        if d.cuPointerGetAttribute((&mut mt as *mut c_uint).cast(), 2, at) != 0 {
+            let none = PointerAttributes {
+                kind: 0,
+                device: -1,
+                device_pointer: core::ptr::null_mut(),
+                host_pointer: p.cast_mut(),
+            };
+            return put(attr, none);
+        }
+        let mut ordinal: c_int = 0;
+        let (mut dp, mut hp): (u64, *mut c_void) = (0, core::ptr::null_mut());
+        // CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, DEVICE_POINTER, HOST_POINTER
+        error::check(d.cuPointerGetAttribute((&mut ordinal as *mut c_int).cast(), 9, at))?;
+        error::check(d.cuPointerGetAttribute((&mut dp as *mut u64).cast(), 3, at))?;
+        let _ = d.cuPointerGetAttribute((&mut hp as *mut *mut c_void).cast(), 4, at);
+        let kind = if mt == 1 { 1 } else { 2 }; // CU_MEMORYTYPE_HOST: pinned host memory
+        put(
+            attr,
+            PointerAttributes { kind, device: ordinal, device_pointer: dp as usize as *mut c_void, host_pointer: hp },
+        )
+    })
+}

@@ -76,3 +76,13 @@ pub fn bytes<'a>(p: *const u8, n: usize) -> Option<&'a [u8]> {
     // the call.
     Some(unsafe { core::slice::from_raw_parts(p, n) })
 }
+
+/// The `T` at `p` (a struct the program passes by pointer); `None` for NULL.
+pub fn get<T: Copy>(p: *const T) -> Option<T> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL and, by the API contract, pointing at a readable `T`; read
+    // unaligned so that a packed caller struct is no undefined behaviour here.
+    Some(unsafe { p.read_unaligned() })
+}

@@ -30,6 +30,28 @@ pub struct Registry {
     reported: Vec<usize>,
     /// Launch limits by device (see [`launch_limits`]), read once.
     limits: HashMap<c_int, [u64; 7]>,
+    /// Per device: the preferred cache configuration and shared-memory bank size
+    /// (cudaDeviceSetCacheConfig, cudaDeviceSetSharedMemConfig: preferences CUDA may
+    /// ignore, and this model does; they are kept and reported).
+    pub device_prefs: HashMap<c_int, (c_int, c_int)>,
+    /// Per kernel (host stub): its cudaFuncAttribute values set (max dynamic shared
+    /// memory, preferred carveout) and its cache and bank-size preferences.
+    pub func_prefs: HashMap<usize, FuncPrefs>,
+    /// cudaSetValidDevices: the devices a thread uses, in order, until it sets one.
+    pub valid: Vec<c_int>,
+}
+
+/// A kernel's settings made through the runtime (see [`Registry::func_prefs`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FuncPrefs {
+    /// cudaFuncAttributeMaxDynamicSharedMemorySize, when set.
+    pub max_dynamic_shared: Option<c_int>,
+    /// cudaFuncAttributePreferredSharedMemoryCarveout (-1: none).
+    pub carveout: Option<c_int>,
+    /// cudaFuncSetCacheConfig.
+    pub cache: c_int,
+    /// cudaFuncSetSharedMemConfig.
+    pub shmem: c_int,
 }
 
 /// The process's registry.
@@ -39,13 +61,17 @@ pub fn registry() -> MutexGuard<'static, Registry> {
 }
 
 thread_local! {
-    /// The thread's current device (cudaSetDevice; 0 until set).
-    static DEVICE: Cell<c_int> = const { Cell::new(0) };
+    /// The thread's current device (cudaSetDevice; -1 until set).
+    static DEVICE: Cell<c_int> = const { Cell::new(-1) };
 }
 
-/// The thread's current device.
+/// The thread's current device: the one it set, else the first of cudaSetValidDevices's
+/// list, else 0.
 pub fn device() -> c_int {
-    DEVICE.with(Cell::get)
+    match DEVICE.with(Cell::get) {
+        -1 => registry().valid.first().copied().unwrap_or(0),
+        d => d,
+    }
 }
 
 /// The driver, initialized (cuInit) once.

@@ -12,6 +12,18 @@ pub extern "C" fn cudaStreamCreate(s: *mut Handle) -> Status {
     cudaStreamCreateWithFlags(s, 0)
 }
 
+/// `cudaStreamCreateWithPriority`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaStreamCreateWithPriority(s: *mut Handle, flags: c_uint, priority: std::ffi::c_int) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let mut h = core::ptr::null_mut();
+        error::check(d.cuStreamCreateWithPriority(&mut h, flags, priority))?;
+        put(s, h)
+    })
+}
+
 /// `cudaStreamCreateWithFlags` (cudaStreamNonBlocking).
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaStreamCreateWithFlags(s: *mut Handle, flags: c_uint) -> Status {
@@ -41,6 +53,14 @@ macro_rules! forward {
 }
 
 forward! {
+    /// `cudaStreamGetFlags`.
+    cudaStreamGetFlags(s: Handle, flags: *mut c_uint) => cuStreamGetFlags;
+    /// `cudaStreamGetPriority`.
+    cudaStreamGetPriority(s: Handle, priority: *mut std::ffi::c_int) => cuStreamGetPriority;
+    /// `cudaEventRecordWithFlags` (cudaEventRecordExternal is the driver's to refuse).
+    cudaEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint) => cuEventRecordWithFlags;
+    /// `cudaDeviceGetStreamPriorityRange`.
+    cudaDeviceGetStreamPriorityRange(least: *mut std::ffi::c_int, greatest: *mut std::ffi::c_int) => cuCtxGetStreamPriorityRange;
     /// `cudaStreamDestroy`.
     cudaStreamDestroy(s: Handle) => cuStreamDestroy;
     /// `cudaStreamSynchronize`.
@@ -82,6 +102,12 @@ fn query(f: impl FnOnce(&crate::driver::Driver) -> crate::driver::CUresult) -> S
         }
     });
     if pending { error::codes::cudaErrorNotReady } else { r }
+}
+
+/// `cudaEventElapsedTime_v2` (CUDA 12.8's name; the same measure).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaEventElapsedTime_v2(ms: *mut f32, a: Handle, b: Handle) -> Status {
+    cudaEventElapsedTime(ms, a, b)
 }
 
 /// `cudaEventCreate`.

@@ -1,0 +1,352 @@
+//! Pitched and 3D memory: `cudaMallocPitch`, `cudaMalloc3D`, `cudaMemcpy2D`/`3D`
+//! (+`Async`) between host and device memory, and `cudaMemset2D`/`3D` (+`Async`), over
+//! the driver's `CUDA_MEMCPY2D`/`CUDA_MEMCPY3D` copies and 2D memsets. CUDA arrays are
+//! not served yet (cudaErrorNotSupported; docs/runtime-api.md).
+
+use crate::driver::{DevPtr, Handle};
+use crate::error::{self, Status, codes::*};
+use crate::{api, put, state};
+use std::ffi::{c_int, c_uint, c_void};
+
+/// `cudaMemcpyKind`.
+const HOST_TO_HOST: c_int = 0;
+const HOST_TO_DEVICE: c_int = 1;
+const DEVICE_TO_HOST: c_int = 2;
+const DEVICE_TO_DEVICE: c_int = 3;
+
+/// `CUmemorytype`.
+const MT_HOST: c_uint = 1;
+const MT_DEVICE: c_uint = 2;
+
+/// `struct cudaPos`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pos {
+    /// x (bytes for linear memory).
+    pub x: usize,
+    /// y.
+    pub y: usize,
+    /// z.
+    pub z: usize,
+}
+
+/// `struct cudaExtent`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Extent {
+    /// Width (bytes for linear memory).
+    pub width: usize,
+    /// Height.
+    pub height: usize,
+    /// Depth.
+    pub depth: usize,
+}
+
+/// `struct cudaPitchedPtr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PitchedPtr {
+    /// The memory.
+    pub ptr: *mut c_void,
+    /// Bytes between rows.
+    pub pitch: usize,
+    /// Logical width of a row, bytes.
+    pub xsize: usize,
+    /// Rows per slice.
+    pub ysize: usize,
+}
+
+/// `struct cudaMemcpy3DParms`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Memcpy3DParms {
+    /// Source array (must be NULL: arrays are not served yet).
+    pub src_array: Handle,
+    /// Source position.
+    pub src_pos: Pos,
+    /// Source memory.
+    pub src_ptr: PitchedPtr,
+    /// Destination array (must be NULL).
+    pub dst_array: Handle,
+    /// Destination position.
+    pub dst_pos: Pos,
+    /// Destination memory.
+    pub dst_ptr: PitchedPtr,
+    /// The copy's extent.
+    pub extent: Extent,
+    /// `cudaMemcpyKind`.
+    pub kind: c_int,
+}
+
+/// The driver's `CUDA_MEMCPY3D` (its 2D copies are the one-slice case).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct Memcpy3D {
+    src_x: usize,
+    src_y: usize,
+    src_z: usize,
+    src_lod: usize,
+    src_type: c_uint,
+    src_host: *const c_void,
+    src_device: DevPtr,
+    src_array: Handle,
+    reserved0: *mut c_void,
+    src_pitch: usize,
+    src_height: usize,
+    dst_x: usize,
+    dst_y: usize,
+    dst_z: usize,
+    dst_lod: usize,
+    dst_type: c_uint,
+    dst_host: *mut c_void,
+    dst_device: DevPtr,
+    dst_array: Handle,
+    reserved1: *mut c_void,
+    dst_pitch: usize,
+    dst_height: usize,
+    width: usize,
+    height: usize,
+    depth: usize,
+}
+
+/// The memory types of a copy's source and destination.
+fn sides(kind: c_int) -> Result<(c_uint, c_uint), Status> {
+    match kind {
+        HOST_TO_HOST => Ok((MT_HOST, MT_HOST)),
+        HOST_TO_DEVICE => Ok((MT_HOST, MT_DEVICE)),
+        DEVICE_TO_HOST => Ok((MT_DEVICE, MT_HOST)),
+        DEVICE_TO_DEVICE => Ok((MT_DEVICE, MT_DEVICE)),
+        // cudaMemcpyDefault needs unified addressing (not yet: docs/runtime-api.md).
+        4 => Err(cudaErrorNotSupported),
+        _ => Err(cudaErrorInvalidMemcpyDirection),
+    }
+}
+
+impl Memcpy3D {
+    /// A copy of `width` bytes x `height` rows x `depth` slices from `src` (rows `spitch`
+    /// apart, slices `sheight` rows apart) to `dst` likewise, of direction `kind`.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        (dst, dpitch, dheight): (*mut c_void, usize, usize),
+        (src, spitch, sheight): (*const c_void, usize, usize),
+        (width, height, depth): (usize, usize, usize),
+        kind: c_int,
+    ) -> Result<Self, Status> {
+        let (st, dt) = sides(kind)?;
+        if height > 1 && (width > spitch || width > dpitch) {
+            return Err(cudaErrorInvalidPitchValue);
+        }
+        let dev = |p: *const c_void| p as usize as DevPtr;
+        Ok(Self {
+            src_x: 0,
+            src_y: 0,
+            src_z: 0,
+            src_lod: 0,
+            src_type: st,
+            src_host: if st == MT_HOST { src } else { core::ptr::null() },
+            src_device: if st == MT_DEVICE { dev(src) } else { 0 },
+            src_array: core::ptr::null_mut(),
+            reserved0: core::ptr::null_mut(),
+            src_pitch: spitch,
+            src_height: sheight,
+            dst_x: 0,
+            dst_y: 0,
+            dst_z: 0,
+            dst_lod: 0,
+            dst_type: dt,
+            dst_host: if dt == MT_HOST { dst } else { core::ptr::null_mut() },
+            dst_device: if dt == MT_DEVICE { dev(dst) } else { 0 },
+            dst_array: core::ptr::null_mut(),
+            reserved1: core::ptr::null_mut(),
+            dst_pitch: dpitch,
+            dst_height: dheight,
+            width,
+            height,
+            depth,
+        })
+    }
+}
+
+/// Run a 3D copy, synchronously or on `s`.
+fn copy3d(c: &Memcpy3D, s: Option<Handle>) -> Result<(), Status> {
+    let d = state::driver()?;
+    state::context()?;
+    if c.width == 0 || c.height == 0 || c.depth == 0 {
+        return Ok(());
+    }
+    let p = (c as *const Memcpy3D).cast();
+    error::check(match s {
+        Some(s) => d.cuMemcpy3DAsync(p, s),
+        None => d.cuMemcpy3D(p),
+    })
+    .map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidPitchValue } else { e })
+}
+
+/// `cudaMallocPitch`: `height` rows of `width` bytes, rows `*pitch` apart (the driver's
+/// pitch for 4-byte elements).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMallocPitch(p: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        if width == 0 || height == 0 {
+            put(pitch, 0)?;
+            return put(p, core::ptr::null_mut());
+        }
+        let (mut a, mut pt) = (0u64, 0usize);
+        error::check(d.cuMemAllocPitch(&mut a, &mut pt, width, height, 4))
+            .map_err(|e| if e == cudaErrorInvalidValue { cudaErrorMemoryAllocation } else { e })?;
+        put(pitch, pt)?;
+        put(p, a as usize as *mut c_void)
+    })
+}
+
+/// `cudaMalloc3D`: `depth` slices of `height` rows of `width` bytes.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMalloc3D(p: *mut PitchedPtr, e: Extent) -> Status {
+    api(|| {
+        let rows = e.height.checked_mul(e.depth).ok_or(cudaErrorInvalidValue)?;
+        let mut ptr = core::ptr::null_mut();
+        let mut pitch = 0;
+        let s = cudaMallocPitch(&mut ptr, &mut pitch, e.width, rows);
+        if s != cudaSuccess {
+            return Err(s);
+        }
+        put(p, PitchedPtr { ptr, pitch, xsize: e.width, ysize: e.height })
+    })
+}
+
+/// `cudaMemcpy2D`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpy2D(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> Status {
+    api(|| copy3d(&Memcpy3D::new((dst, dpitch, height), (src, spitch, height), (width, height, 1), kind)?, None))
+}
+
+/// `cudaMemcpy2DAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpy2DAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+    s: Handle,
+) -> Status {
+    api(|| copy3d(&Memcpy3D::new((dst, dpitch, height), (src, spitch, height), (width, height, 1), kind)?, Some(s)))
+}
+
+/// The driver copy a `cudaMemcpy3DParms` describes (linear memory on both sides).
+fn parms3d(p: *const Memcpy3DParms) -> Result<Memcpy3D, Status> {
+    let p = crate::raw::get(p).ok_or(cudaErrorInvalidValue)?;
+    if !p.src_array.is_null() || !p.dst_array.is_null() {
+        return Err(cudaErrorNotSupported); // CUDA arrays: not yet
+    }
+    let (s, d) = (p.src_ptr, p.dst_ptr);
+    let mut c = Memcpy3D::new(
+        (d.ptr, d.pitch, d.ysize),
+        (s.ptr, s.pitch, s.ysize),
+        (p.extent.width, p.extent.height, p.extent.depth),
+        p.kind,
+    )?;
+    (c.src_x, c.src_y, c.src_z) = (p.src_pos.x, p.src_pos.y, p.src_pos.z);
+    (c.dst_x, c.dst_y, c.dst_z) = (p.dst_pos.x, p.dst_pos.y, p.dst_pos.z);
+    Ok(c)
+}
+
+/// `cudaMemcpy3D`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpy3D(p: *const Memcpy3DParms) -> Status {
+    api(|| copy3d(&parms3d(p)?, None))
+}
+
+/// `cudaMemcpy3DAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpy3DAsync(p: *const Memcpy3DParms, s: Handle) -> Status {
+    api(|| copy3d(&parms3d(p)?, Some(s)))
+}
+
+/// A 2D memset of `height` rows of `width` bytes, rows `pitch` apart.
+fn memset2d(
+    p: *mut c_void,
+    pitch: usize,
+    value: c_int,
+    width: usize,
+    height: usize,
+    s: Option<Handle>,
+) -> Result<(), Status> {
+    let d = state::driver()?;
+    state::context()?;
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    if width > pitch && height > 1 {
+        return Err(cudaErrorInvalidPitchValue);
+    }
+    let at = p as usize as DevPtr;
+    error::check(match s {
+        Some(s) => d.cuMemsetD2D8Async(at, pitch, value as u8, width, height, s),
+        None => d.cuMemsetD2D8(at, pitch, value as u8, width, height),
+    })
+}
+
+/// `cudaMemset2D`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemset2D(p: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize) -> Status {
+    api(|| memset2d(p, pitch, value, width, height, None))
+}
+
+/// `cudaMemset2DAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemset2DAsync(
+    p: *mut c_void,
+    pitch: usize,
+    value: c_int,
+    width: usize,
+    height: usize,
+    s: Handle,
+) -> Status {
+    api(|| memset2d(p, pitch, value, width, height, Some(s)))
+}
+
+/// A 3D memset: every slice's rows of a pitched allocation.
+fn memset3d(p: PitchedPtr, value: c_int, e: Extent, s: Option<Handle>) -> Result<(), Status> {
+    if e.depth == 0 {
+        return Ok(());
+    }
+    if e.depth > 1 && e.height > p.ysize {
+        return Err(cudaErrorInvalidValue);
+    }
+    // The slices are contiguous rows when the extent covers whole slices; else one each.
+    if e.height == p.ysize || e.depth == 1 {
+        let rows = e.height.checked_mul(e.depth).ok_or(cudaErrorInvalidValue)?;
+        return memset2d(p.ptr, p.pitch, value, e.width, rows, s);
+    }
+    let slice = p.pitch.checked_mul(p.ysize).ok_or(cudaErrorInvalidValue)?;
+    for z in 0..e.depth {
+        let at = (p.ptr as usize).wrapping_add(z * slice) as *mut c_void;
+        memset2d(at, p.pitch, value, e.width, e.height, s)?;
+    }
+    Ok(())
+}
+
+/// `cudaMemset3D`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemset3D(p: PitchedPtr, value: c_int, e: Extent) -> Status {
+    api(|| memset3d(p, value, e, None))
+}
+
+/// `cudaMemset3DAsync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemset3DAsync(p: PitchedPtr, value: c_int, e: Extent, s: Handle) -> Status {
+    api(|| memset3d(p, value, e, Some(s)))
+}
