@@ -46,7 +46,6 @@ pub const OTHER_DESCRIPTIONS: &[(std::ffi::c_int, &str)] = &[
     (212, "resource not mapped as array"),
     (213, "resource not mapped as pointer"),
     (214, "uncorrectable ECC error encountered"),
-    (215, "limit is not supported on this architecture"),
     (216, "exclusive-thread device already in use by a different thread"),
     (217, "peer access is not supported between these two devices"),
     (219, "invalid OpenGL or DirectX context"),
