@@ -36,6 +36,8 @@ __RGDEV_BUILTIN_CONVERSIONS(__cuda_builtin_gridDim_t)
 
 #include "device_functions.h"
 #include "math_functions.h"
+#include "texture_indirect_functions.h"
+#include "surface_indirect_functions.h"
 
 /* Device printf (clang lowers a device call of printf to vprintf(format, arguments)) and
    assert (glibc's assert macro calls __assert_fail; CUDA's device runtime has
@@ -139,6 +141,37 @@ static __inline__ __host__ cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, d
 template <class T>
 static __inline__ __host__ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry) {
     return cudaFuncGetAttributes(attr, (const void *)entry);
+}
+
+/* The channel descriptor of element type T. */
+template <class T> struct __rgdev_channel;
+#define __RGDEV_CHANNEL(T, bits, n, kind)                                                              \
+    template <> struct __rgdev_channel<T> {                                                            \
+        static __host__ struct cudaChannelFormatDesc desc() {                                          \
+            return cudaCreateChannelDesc(bits, n > 1 ? bits : 0, n > 2 ? bits : 0, n > 3 ? bits : 0, kind); \
+        }                                                                                              \
+    };
+#define __RGDEV_CHANNELS(T, bits, kind)                                                                \
+    __RGDEV_CHANNEL(T##1, bits, 1, kind) __RGDEV_CHANNEL(T##2, bits, 2, kind) __RGDEV_CHANNEL(T##4, bits, 4, kind)
+__RGDEV_CHANNEL(char, 8, 1, cudaChannelFormatKindSigned)
+__RGDEV_CHANNEL(signed char, 8, 1, cudaChannelFormatKindSigned)
+__RGDEV_CHANNEL(unsigned char, 8, 1, cudaChannelFormatKindUnsigned)
+__RGDEV_CHANNEL(short, 16, 1, cudaChannelFormatKindSigned)
+__RGDEV_CHANNEL(unsigned short, 16, 1, cudaChannelFormatKindUnsigned)
+__RGDEV_CHANNEL(int, 32, 1, cudaChannelFormatKindSigned)
+__RGDEV_CHANNEL(unsigned int, 32, 1, cudaChannelFormatKindUnsigned)
+__RGDEV_CHANNEL(float, 32, 1, cudaChannelFormatKindFloat)
+__RGDEV_CHANNELS(char, 8, cudaChannelFormatKindSigned)
+__RGDEV_CHANNELS(uchar, 8, cudaChannelFormatKindUnsigned)
+__RGDEV_CHANNELS(short, 16, cudaChannelFormatKindSigned)
+__RGDEV_CHANNELS(ushort, 16, cudaChannelFormatKindUnsigned)
+__RGDEV_CHANNELS(int, 32, cudaChannelFormatKindSigned)
+__RGDEV_CHANNELS(uint, 32, cudaChannelFormatKindUnsigned)
+__RGDEV_CHANNELS(float, 32, cudaChannelFormatKindFloat)
+#undef __RGDEV_CHANNELS
+#undef __RGDEV_CHANNEL
+template <class T> static __inline__ __host__ struct cudaChannelFormatDesc cudaCreateChannelDesc(void) {
+    return __rgdev_channel<T>::desc();
 }
 
 template <class T>

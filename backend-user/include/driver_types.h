@@ -524,6 +524,86 @@ typedef struct cudaPointerAttributes {
     void *hostPointer;
 } cudaPointerAttributes;
 
+/* CUDA arrays, textures and surfaces. */
+#define cudaArrayDefault 0x00
+#define cudaArrayLayered 0x01
+#define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayCubemap 0x04
+#define cudaArrayTextureGather 0x08
+typedef enum cudaChannelFormatKind {
+    cudaChannelFormatKindSigned = 0,
+    cudaChannelFormatKindUnsigned = 1,
+    cudaChannelFormatKindFloat = 2,
+    cudaChannelFormatKindNone = 3,
+    cudaChannelFormatKindNV12 = 4
+} cudaChannelFormatKind;
+struct cudaChannelFormatDesc {
+    int x, y, z, w;
+    enum cudaChannelFormatKind f;
+};
+typedef struct CUmipmappedArray_st *cudaMipmappedArray_t;
+typedef const struct CUmipmappedArray_st *cudaMipmappedArray_const_t;
+typedef enum cudaResourceType {
+    cudaResourceTypeArray = 0,
+    cudaResourceTypeMipmappedArray = 1,
+    cudaResourceTypeLinear = 2,
+    cudaResourceTypePitch2D = 3
+} cudaResourceType;
+struct cudaResourceDesc {
+    enum cudaResourceType resType;
+    union {
+        struct {
+            cudaArray_t array;
+        } array;
+        struct {
+            cudaMipmappedArray_t mipmap;
+        } mipmap;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t width;
+            size_t height;
+            size_t pitchInBytes;
+        } pitch2D;
+    } res;
+};
+struct cudaResourceViewDesc;
+typedef enum cudaTextureAddressMode {
+    cudaAddressModeWrap = 0,
+    cudaAddressModeClamp = 1,
+    cudaAddressModeMirror = 2,
+    cudaAddressModeBorder = 3
+} cudaTextureAddressMode;
+typedef enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 } cudaTextureFilterMode;
+typedef enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 } cudaTextureReadMode;
+struct cudaTextureDesc {
+    enum cudaTextureAddressMode addressMode[3];
+    enum cudaTextureFilterMode filterMode;
+    enum cudaTextureReadMode readMode;
+    int sRGB;
+    float borderColor[4];
+    int normalizedCoords;
+    unsigned int maxAnisotropy;
+    enum cudaTextureFilterMode mipmapFilterMode;
+    float mipmapLevelBias;
+    float minMipmapLevelClamp;
+    float maxMipmapLevelClamp;
+    int disableTrilinearOptimization;
+    int seamlessCubemap;
+};
+typedef enum cudaSurfaceBoundaryMode {
+    cudaBoundaryModeZero = 0,
+    cudaBoundaryModeClamp = 1,
+    cudaBoundaryModeTrap = 2
+} cudaSurfaceBoundaryMode;
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+
 /* Pitched and 3D memory. */
 struct cudaPos {
     size_t x, y, z;

@@ -122,6 +122,13 @@ fn the_rest_of_the_api() {
     program("apisurface", &["-lcuda"]);
 }
 
+/// CUDA arrays, texture objects (point and bilinear, linear memory, normalized reads),
+/// surface objects written by a kernel, copies to and from arrays.
+#[test]
+fn arrays_textures_and_surfaces() {
+    program("texture", &[]);
+}
+
 /// Driver and Runtime API calls in one program, sharing the primary context.
 #[test]
 fn mixing_driver_and_runtime_api() {

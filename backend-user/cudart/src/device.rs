@@ -464,7 +464,6 @@ pub extern "C" fn cudaDeviceReset() -> Status {
     })
 }
 
-
 /// `cudaThreadSynchronize` (deprecated): `cudaDeviceSynchronize`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaThreadSynchronize() -> Status {

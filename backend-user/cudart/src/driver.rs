@@ -112,6 +112,16 @@ driver! {
     cuStreamGetPriority(s: Handle, priority: *mut c_int);
     cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint);
     cuOccupancyMaxActiveBlocksPerMultiprocessor(n: *mut c_int, f: Handle, block: c_int, shared: usize);
+    cuArray3DCreate(a: *mut Handle, desc: *const c_void);
+    cuArrayDestroy(a: Handle);
+    cuArray3DGetDescriptor(desc: *mut c_void, a: Handle);
+    cuTexObjectCreate(t: *mut u64, res: *const c_void, tex: *const c_void, view: *const c_void);
+    cuTexObjectDestroy(t: u64);
+    cuTexObjectGetResourceDesc(res: *mut c_void, t: u64);
+    cuTexObjectGetTextureDesc(tex: *mut c_void, t: u64);
+    cuSurfObjectCreate(s: *mut u64, res: *const c_void);
+    cuSurfObjectDestroy(s: u64);
+    cuSurfObjectGetResourceDesc(res: *mut c_void, s: u64);
     cuStreamCreate(s: *mut Handle, flags: c_uint);
     cuStreamDestroy(s: Handle);
     cuStreamSynchronize(s: Handle);

@@ -4,7 +4,7 @@
 //! the runtime API's primary context is the Driver API's and programs may mix both.
 //!
 //! Modules, one per area of the API: [`device`], [`memory`], [`pitched`] (2D and 3D
-//! memory), [`stream`] (streams and
+//! memory), [`texture`] (arrays, texture and surface objects), [`stream`] (streams and
 //! events), [`launch`] (what compilers register and `<<<>>>`), over [`state`] (the
 //! current device, primary contexts, registrations), [`error`] (codes and the last
 //! error) and [`driver`]; [`unsupported`] exports the rest of CUDA 12.9's table; the fat-binary container is `ptx::fatbin`. docs/runtime-api.md
@@ -21,6 +21,7 @@ pub mod pitched;
 mod raw;
 pub mod state;
 pub mod stream;
+pub mod texture;
 pub mod unsupported;
 
 use error::{Status, codes::cudaErrorUnknown};

@@ -1,7 +1,7 @@
 //! Pitched and 3D memory: `cudaMallocPitch`, `cudaMalloc3D`, `cudaMemcpy2D`/`3D`
 //! (+`Async`) between host and device memory, and `cudaMemset2D`/`3D` (+`Async`), over
-//! the driver's `CUDA_MEMCPY2D`/`CUDA_MEMCPY3D` copies and 2D memsets. CUDA arrays are
-//! not served yet (cudaErrorNotSupported; docs/runtime-api.md).
+//! the driver's `CUDA_MEMCPY3D` copies (linear memory or CUDA arrays on either side) and
+//! 2D memsets.
 
 use crate::driver::{DevPtr, Handle};
 use crate::error::{self, Status, codes::*};
@@ -60,13 +60,13 @@ pub struct PitchedPtr {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Memcpy3DParms {
-    /// Source array (must be NULL: arrays are not served yet).
+    /// Source array (or NULL: linear memory).
     pub src_array: Handle,
     /// Source position.
     pub src_pos: Pos,
     /// Source memory.
     pub src_ptr: PitchedPtr,
-    /// Destination array (must be NULL).
+    /// Destination array (or NULL).
     pub dst_array: Handle,
     /// Destination position.
     pub dst_pos: Pos,
@@ -122,49 +122,79 @@ fn sides(kind: c_int) -> Result<(c_uint, c_uint), Status> {
     }
 }
 
-impl Memcpy3D {
-    /// A copy of `width` bytes x `height` rows x `depth` slices from `src` (rows `spitch`
-    /// apart, slices `sheight` rows apart) to `dst` likewise, of direction `kind`.
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        (dst, dpitch, dheight): (*mut c_void, usize, usize),
-        (src, spitch, sheight): (*const c_void, usize, usize),
-        (width, height, depth): (usize, usize, usize),
-        kind: c_int,
-    ) -> Result<Self, Status> {
-        let (st, dt) = sides(kind)?;
-        if height > 1 && (width > spitch || width > dpitch) {
-            return Err(cudaErrorInvalidPitchValue);
+/// `CU_MEMORYTYPE_ARRAY`.
+const MT_ARRAY: c_uint = 3;
+
+/// One side of a copy: linear memory (address, row pitch, rows per slice, position in
+/// bytes) or a CUDA array (position: x in bytes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Side {
+    Linear(*mut c_void, usize, usize, Pos),
+    Array(Handle, Pos),
+}
+
+/// What one side of a `CUDA_MEMCPY3D` holds.
+type SideFields = (c_uint, *mut c_void, DevPtr, Handle, usize, usize, Pos);
+
+impl Side {
+    /// (type, host, device, array, pitch, height, position) of this side, linear memory
+    /// being of type `linear`.
+    fn fields(self, linear: c_uint) -> SideFields {
+        match self {
+            Side::Linear(p, pitch, height, at) => {
+                let host = if linear == MT_HOST { p } else { core::ptr::null_mut() };
+                let dev = if linear == MT_DEVICE { p as usize as DevPtr } else { 0 };
+                (linear, host, dev, core::ptr::null_mut(), pitch, height, at)
+            }
+            Side::Array(a, at) => (MT_ARRAY, core::ptr::null_mut(), 0, a, 0, 0, at),
         }
-        let dev = |p: *const c_void| p as usize as DevPtr;
-        Ok(Self {
-            src_x: 0,
-            src_y: 0,
-            src_z: 0,
-            src_lod: 0,
-            src_type: st,
-            src_host: if st == MT_HOST { src } else { core::ptr::null() },
-            src_device: if st == MT_DEVICE { dev(src) } else { 0 },
-            src_array: core::ptr::null_mut(),
-            reserved0: core::ptr::null_mut(),
-            src_pitch: spitch,
-            src_height: sheight,
-            dst_x: 0,
-            dst_y: 0,
-            dst_z: 0,
-            dst_lod: 0,
-            dst_type: dt,
-            dst_host: if dt == MT_HOST { dst } else { core::ptr::null_mut() },
-            dst_device: if dt == MT_DEVICE { dev(dst) } else { 0 },
-            dst_array: core::ptr::null_mut(),
-            reserved1: core::ptr::null_mut(),
-            dst_pitch: dpitch,
-            dst_height: dheight,
-            width,
-            height,
-            depth,
-        })
     }
+}
+
+/// Copy `width` bytes x `height` rows x `depth` slices from `src` to `dst`, linear
+/// memory on either side being host or device memory as `kind` says; on `s` when `Some`.
+pub(crate) fn copy_sides(
+    dst: Side,
+    src: Side,
+    (width, height, depth): (usize, usize, usize),
+    kind: c_int,
+    s: Option<Handle>,
+) -> Result<(), Status> {
+    let (st, dt) = sides(kind)?;
+    let (src_type, src_host, src_device, src_array, src_pitch, src_height, sp) = src.fields(st);
+    let (dst_type, dst_host, dst_device, dst_array, dst_pitch, dst_height, dp) = dst.fields(dt);
+    let narrow = |pitch: usize, t: c_uint| t != MT_ARRAY && height > 1 && width > pitch;
+    if narrow(src_pitch, src_type) || narrow(dst_pitch, dst_type) {
+        return Err(cudaErrorInvalidPitchValue);
+    }
+    let c = Memcpy3D {
+        src_x: sp.x,
+        src_y: sp.y,
+        src_z: sp.z,
+        src_lod: 0,
+        src_type,
+        src_host,
+        src_device,
+        src_array,
+        reserved0: core::ptr::null_mut(),
+        src_pitch,
+        src_height,
+        dst_x: dp.x,
+        dst_y: dp.y,
+        dst_z: dp.z,
+        dst_lod: 0,
+        dst_type,
+        dst_host,
+        dst_device,
+        dst_array,
+        reserved1: core::ptr::null_mut(),
+        dst_pitch,
+        dst_height,
+        width,
+        height,
+        depth,
+    };
+    copy3d(&c, s)
 }
 
 /// Run a 3D copy, synchronously or on `s`.
@@ -227,7 +257,9 @@ pub extern "C" fn cudaMemcpy2D(
     height: usize,
     kind: c_int,
 ) -> Status {
-    api(|| copy3d(&Memcpy3D::new((dst, dpitch, height), (src, spitch, height), (width, height, 1), kind)?, None))
+    let d = Side::Linear(dst, dpitch, height, Pos::default());
+    let s = Side::Linear(src.cast_mut(), spitch, height, Pos::default());
+    api(|| copy_sides(d, s, (width, height, 1), kind, None))
 }
 
 /// `cudaMemcpy2DAsync`.
@@ -242,37 +274,42 @@ pub extern "C" fn cudaMemcpy2DAsync(
     kind: c_int,
     s: Handle,
 ) -> Status {
-    api(|| copy3d(&Memcpy3D::new((dst, dpitch, height), (src, spitch, height), (width, height, 1), kind)?, Some(s)))
+    let d = Side::Linear(dst, dpitch, height, Pos::default());
+    let src = Side::Linear(src.cast_mut(), spitch, height, Pos::default());
+    api(|| copy_sides(d, src, (width, height, 1), kind, Some(s)))
 }
 
-/// The driver copy a `cudaMemcpy3DParms` describes (linear memory on both sides).
-fn parms3d(p: *const Memcpy3DParms) -> Result<Memcpy3D, Status> {
+/// The copy a `cudaMemcpy3DParms` describes: with an array on either side, x positions
+/// and the width count the array's elements (bytes otherwise).
+fn parms3d(p: *const Memcpy3DParms, s: Option<Handle>) -> Result<(), Status> {
     let p = crate::raw::get(p).ok_or(cudaErrorInvalidValue)?;
-    if !p.src_array.is_null() || !p.dst_array.is_null() {
-        return Err(cudaErrorNotSupported); // CUDA arrays: not yet
-    }
-    let (s, d) = (p.src_ptr, p.dst_ptr);
-    let mut c = Memcpy3D::new(
-        (d.ptr, d.pitch, d.ysize),
-        (s.ptr, s.pitch, s.ysize),
-        (p.extent.width, p.extent.height, p.extent.depth),
-        p.kind,
-    )?;
-    (c.src_x, c.src_y, c.src_z) = (p.src_pos.x, p.src_pos.y, p.src_pos.z);
-    (c.dst_x, c.dst_y, c.dst_z) = (p.dst_pos.x, p.dst_pos.y, p.dst_pos.z);
-    Ok(c)
+    let array = [p.src_array, p.dst_array].into_iter().find(|a| !a.is_null());
+    let elem = match array {
+        Some(a) => crate::texture::element_bytes(a)?,
+        None => 1,
+    };
+    let side = |a: Handle, at: Pos, ptr: PitchedPtr| {
+        if a.is_null() {
+            Side::Linear(ptr.ptr, ptr.pitch, ptr.ysize, at)
+        } else {
+            Side::Array(a, Pos { x: at.x * elem, ..at })
+        }
+    };
+    let (src, dst) = (side(p.src_array, p.src_pos, p.src_ptr), side(p.dst_array, p.dst_pos, p.dst_ptr));
+    let e = p.extent;
+    copy_sides(dst, src, (e.width * elem, e.height, e.depth), p.kind, s)
 }
 
 /// `cudaMemcpy3D`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaMemcpy3D(p: *const Memcpy3DParms) -> Status {
-    api(|| copy3d(&parms3d(p)?, None))
+    api(|| parms3d(p, None))
 }
 
 /// `cudaMemcpy3DAsync`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaMemcpy3DAsync(p: *const Memcpy3DParms, s: Handle) -> Status {
-    api(|| copy3d(&parms3d(p)?, Some(s)))
+    api(|| parms3d(p, Some(s)))
 }
 
 /// A 2D memset of `height` rows of `width` bytes, rows `pitch` apart.

@@ -51,6 +51,8 @@ const HEADERS: &[(&str, &str)] = &[
     ("host_defines.h", include_str!("../../../include/host_defines.h")),
     ("device_functions.h", include_str!("../../../include/device_functions.h")),
     ("math_functions.h", include_str!("../../../include/math_functions.h")),
+    ("texture_indirect_functions.h", include_str!("../../../include/texture_indirect_functions.h")),
+    ("surface_indirect_functions.h", include_str!("../../../include/surface_indirect_functions.h")),
     ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
     ("cuda.h", include_str!("../../../include/cuda.h")),
     ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
