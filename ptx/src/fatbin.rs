@@ -119,6 +119,28 @@ pub fn choose(b: &[u8], arch: u32) -> Result<Vec<u8>, Refused> {
     }
 }
 
+/// Every PTX text to load for a device of architecture `arch`: the uncompressed PTX
+/// entries of the highest architecture not above it, in container order. More than one
+/// is relocatable device code (`-rdc`): the modules are linked at load.
+pub fn choose_all(b: &[u8], arch: u32) -> Result<Vec<Vec<u8>>, Refused> {
+    let all = entries(b)?;
+    let usable = |e: &&Entry| e.kind == PTX && e.flags & COMPRESSED == 0 && e.arch <= arch;
+    let Some(best) = all.iter().filter(usable).map(|e| e.arch).max() else {
+        return Err(Refused::NoPtx(all.iter().map(|e| (e.kind, e.arch, e.flags & COMPRESSED != 0)).collect()));
+    };
+    Ok(all
+        .iter()
+        .filter(usable)
+        .filter(|e| e.arch == best)
+        .map(|e| {
+            let len = e.payload.iter().position(|&c| c == 0).unwrap_or(e.payload.len());
+            let mut ptx = e.payload[..len].to_vec();
+            ptx.push(0);
+            ptx
+        })
+        .collect())
+}
+
 /// A container of `entries` (kind, arch, payload), laid out as compilers lay it out; for
 /// tests and for `rgdev cc`.
 pub fn build(entries: &[(u16, u32, &[u8])]) -> Vec<u8> {
@@ -158,6 +180,10 @@ mod tests {
         assert_eq!(choose(&b, 75).unwrap(), b"ptx70\0");
         assert_eq!(choose(&b, 60).unwrap(), b"ptx50\0");
         assert_eq!(choose(&b, 90).unwrap(), b"ptx80\0");
+        // Relocatable device code: every entry of the chosen architecture.
+        let b = build(&[(PTX, 70, b"a"), (PTX, 50, b"old"), (PTX, 70, b"b")]);
+        assert_eq!(choose_all(&b, 75).unwrap(), vec![b"a\0".to_vec(), b"b\0".to_vec()]);
+        assert_eq!(choose_all(&b, 60).unwrap(), vec![b"old\0".to_vec()]);
     }
 
     #[test]

@@ -129,6 +129,42 @@ fn arrays_textures_and_surfaces() {
     program("texture", &[]);
 }
 
+/// Relocatable device code across two files, in one step (`-rdc=true`) and as nvcc's
+/// separate compilation (`-dc`, then a link of the objects).
+#[test]
+fn relocatable_device_code() {
+    let dir = scratch("rdc");
+    let src = |n: &str| root().join(format!("tests/cuda/{n}.cu"));
+    let inc = root().join("tests/cuda");
+    let one = dir.join("one");
+    let st = rgdev()
+        .args(["cc", "-rdc=true", "-I"])
+        .arg(&inc)
+        .arg(src("rdc_main"))
+        .arg(src("rdc_lib"))
+        .arg("-o")
+        .arg(&one)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    run_ok(&one, &[]);
+    let (a, b) = (dir.join("main.o"), dir.join("lib.o"));
+    for (s, o) in [("rdc_main", &a), ("rdc_lib", &b)] {
+        let st = rgdev().args(["cc", "-dc", "-I"]).arg(&inc).arg(src(s)).arg("-o").arg(o).status().unwrap();
+        assert!(st.success());
+    }
+    let two = dir.join("two");
+    let st = rgdev().arg("cc").arg(&a).arg(&b).arg("-o").arg(&two).status().unwrap();
+    assert!(st.success());
+    run_ok(&two, &[]);
+    // Without the library's half the program does not link (its host code names the
+    // library's `__device__` variable), as with nvcc.
+    let st =
+        rgdev().arg("cc").arg(&a).arg("-o").arg(dir.join("half")).stderr(std::process::Stdio::null()).status().unwrap();
+    assert!(!st.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Driver and Runtime API calls in one program, sharing the primary context.
 #[test]
 fn mixing_driver_and_runtime_api() {

@@ -134,6 +134,19 @@ driver! {
     cuEventElapsedTime(ms: *mut f32, a: Handle, b: Handle);
     cuEventDestroy(e: Handle);
     cuModuleLoadData(m: *mut Handle, image: *const c_void);
+    cuLinkCreate(n: c_uint, opts: *mut c_int, vals: *mut *mut c_void, state: *mut Handle);
+    cuLinkAddData(
+        state: Handle,
+        kind: c_int,
+        data: *mut c_void,
+        size: usize,
+        name: *const c_char,
+        n: c_uint,
+        opts: *mut c_int,
+        vals: *mut *mut c_void,
+    );
+    cuLinkComplete(state: Handle, image: *mut *mut c_void, size: *mut usize);
+    cuLinkDestroy(state: Handle);
     cuModuleGetFunction(f: *mut Handle, m: Handle, name: *const c_char);
     cuModuleGetGlobal(p: *mut DevPtr, bytes: *mut usize, m: Handle, name: *const c_char);
     cuFuncGetAttribute(v: *mut c_int, attr: c_int, f: Handle);

@@ -158,7 +158,7 @@ fn module(r: &mut Registry, d: &Driver, fb: usize, ctx: Handle) -> Result<Handle
         return Ok(m as Handle);
     }
     let Some(Some(image)) = r.fatbins.get(&fb) else { return Err(cudaErrorInvalidKernelImage) };
-    let ptx = match fatbin::choose(image, arch(d)?) {
+    let ptx = match fatbin::choose_all(image, arch(d)?) {
         Ok(p) => p,
         Err(why) => {
             if !r.reported.contains(&fb) {
@@ -172,9 +172,43 @@ fn module(r: &mut Registry, d: &Driver, fb: usize, ctx: Handle) -> Result<Handle
         }
     };
     let mut m: Handle = std::ptr::null_mut();
-    error::check(d.cuModuleLoadData(&mut m, ptx.as_ptr().cast()))?;
+    match ptx.as_slice() {
+        [one] => error::check(d.cuModuleLoadData(&mut m, one.as_ptr().cast()))?,
+        many => link(d, many, &mut m)?,
+    }
     r.modules.insert((fb, ctx as usize), m as usize);
     Ok(m)
+}
+
+/// Link the PTX modules of relocatable device code (`-rdc`) with the driver's linker
+/// and load the result into `m`.
+fn link(d: &Driver, ptx: &[Vec<u8>], m: &mut Handle) -> Result<(), Status> {
+    const CU_JIT_INPUT_PTX: c_int = 1;
+    let mut st: Handle = std::ptr::null_mut();
+    error::check(d.cuLinkCreate(0, std::ptr::null_mut(), std::ptr::null_mut(), &mut st))?;
+    let r = (|| {
+        for (k, p) in ptx.iter().enumerate() {
+            let name = CString::new(format!("rdc{k}.ptx")).expect("no NUL");
+            let data = p.as_ptr().cast_mut().cast();
+            let add = d.cuLinkAddData(
+                st,
+                CU_JIT_INPUT_PTX,
+                data,
+                p.len(),
+                name.as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
+            error::check(add)?;
+        }
+        let (mut image, mut size) = (std::ptr::null_mut(), 0usize);
+        error::check(d.cuLinkComplete(st, &mut image, &mut size))?;
+        // The image lives until cuLinkDestroy: load it first.
+        error::check(d.cuModuleLoadData(m, image))
+    })();
+    let _ = d.cuLinkDestroy(st);
+    r.map_err(|e| if e == cudaErrorInvalidPtx || e == cudaErrorInvalidValue { cudaErrorInvalidKernelImage } else { e })
 }
 
 /// The kernel registered for host stub `func`, in the current context.

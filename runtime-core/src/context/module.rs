@@ -108,7 +108,7 @@ impl Loaded {
     /// A module of `prog` whose segments are `seg`, holding the runtime allocations `allocs`.
     pub(crate) fn new(prog: Program, seg: Segments, allocs: Vec<u64>) -> Self {
         let Segments { code, global, constant, cb0 } = seg;
-        let prints = prog.code.iter().any(|i| i.w0.op() == hw::isa::Op::Printf);
+        let prints = prog.code.iter().any(|i| i.w0.op_or_err().is_ok_and(|o| o == hw::isa::Op::Printf));
         Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, allocs, prints }
     }
 
