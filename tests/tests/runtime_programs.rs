@@ -165,6 +165,12 @@ fn relocatable_device_code() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// cuda_fp16.h: binary16 conversions bit for bit on host and device, half arithmetic.
+#[test]
+fn half_precision() {
+    program("fp16", &[]);
+}
+
 /// Driver and Runtime API calls in one program, sharing the primary context.
 #[test]
 fn mixing_driver_and_runtime_api() {

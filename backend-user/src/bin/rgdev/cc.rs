@@ -54,6 +54,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("math_functions.h", include_str!("../../../include/math_functions.h")),
     ("texture_indirect_functions.h", include_str!("../../../include/texture_indirect_functions.h")),
     ("surface_indirect_functions.h", include_str!("../../../include/surface_indirect_functions.h")),
+    ("cuda_fp16.h", include_str!("../../../include/cuda_fp16.h")),
     ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
     ("cuda.h", include_str!("../../../include/cuda.h")),
     ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
