@@ -166,7 +166,7 @@ fn module(r: &mut Registry, d: &Driver, fb: usize, ctx: Handle) -> Result<Handle
                 eprintln!("rgdev: libcudart: {why}");
             }
             return Err(match why {
-                fatbin::Refused::Malformed(_) => cudaErrorInvalidKernelImage,
+                fatbin::Refused::Malformed(_) | fatbin::Refused::Corrupt(_) => cudaErrorInvalidKernelImage,
                 fatbin::Refused::NoPtx(_) => cudaErrorNoKernelImageForDevice,
             });
         }
