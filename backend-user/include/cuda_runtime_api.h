@@ -155,6 +155,12 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDev
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
                                 cudaStream_t stream __RGDEV_DEFAULT(0));
 
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *driverStatus __RGDEV_DEFAULT(0));
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion,
+                                             unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *driverStatus __RGDEV_DEFAULT(0));
+
 /* cuda_profiler_api.h */
 cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
@@ -218,6 +224,12 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
                             int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize);
 void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName, int ext,
                        size_t size, int constant, int global);
+void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
+                              const char *deviceName, size_t size, int constant);
+void __cudaRegisterTexture(void **fatCubinHandle, const void *hostVar, const void **deviceAddress,
+                           const char *deviceName, int dim, int norm, int ext);
+void __cudaRegisterSurface(void **fatCubinHandle, const void *hostVar, const void **deviceAddress,
+                           const char *deviceName, int dim, int ext);
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __RGDEV_DEFAULT(0),
                                      struct CUstream_st *stream __RGDEV_DEFAULT(0));
 cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream);

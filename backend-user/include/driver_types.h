@@ -604,6 +604,16 @@ typedef enum cudaSurfaceBoundaryMode {
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 
+/* cudaGetDriverEntryPoint. */
+#define cudaEnableDefault 0x0
+#define cudaEnableLegacyStream 0x1
+#define cudaEnablePerThreadDefaultStream 0x2
+typedef enum cudaDriverEntryPointQueryResult {
+    cudaDriverEntryPointSuccess = 0,
+    cudaDriverEntryPointSymbolNotFound = 1,
+    cudaDriverEntryPointVersionNotSufficent = 2
+} cudaDriverEntryPointQueryResult;
+
 /* Pitched and 3D memory. */
 struct cudaPos {
     size_t x, y, z;

@@ -194,6 +194,16 @@ int main() {
     CHECK(cudaThreadGetLimit(&stack, cudaLimitStackSize));
     TRUE(stack == 4096);
 
+    // A Driver API entry point through the runtime.
+    void *fp = nullptr;
+    cudaDriverEntryPointQueryResult qs;
+    CHECK(cudaGetDriverEntryPoint("cuMemAlloc", &fp, cudaEnableDefault, &qs));
+    TRUE(fp != nullptr && qs == cudaDriverEntryPointSuccess);
+    CUdeviceptr viaEntry = 0;
+    TRUE(((CUresult(*)(CUdeviceptr *, size_t))fp)(&viaEntry, 256) == CUDA_SUCCESS && viaEntry != 0);
+    CHECK(cudaGetDriverEntryPoint("cuNoSuchThing", &fp, cudaEnableDefault, &qs));
+    TRUE(qs == cudaDriverEntryPointSymbolNotFound);
+
     // What rgdev does not implement says so.
     void *m = nullptr;
     EXPECT(cudaMallocManaged(&m, 64, cudaMemAttachGlobal), cudaErrorNotSupported);

@@ -664,6 +664,45 @@ pub extern "C" fn cudaInitDevice(dev: c_int, device_flags: c_uint, flags: c_uint
     })
 }
 
+/// `cudaGetDriverEntryPointByVersion`: a Driver API entry point of rgdev's libcuda.so.1
+/// by base name and CUDA version (the driver's cuGetProcAddress); a name the driver does
+/// not have is success with `*status` cudaDriverEntryPointSymbolNotFound.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaGetDriverEntryPointByVersion(
+    symbol: *const c_char,
+    pfn: *mut *mut std::ffi::c_void,
+    version: c_uint,
+    flags: u64,
+    status: *mut c_int,
+) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        let v = c_int::try_from(version).map_err(|_| cudaErrorInvalidValue)?;
+        let mut st: c_int = 0;
+        let r = error::check(d.cuGetProcAddress(symbol, pfn, v, flags, &mut st));
+        if !status.is_null() {
+            put(status, st)?;
+        }
+        // A symbol the driver does not have is the status's news, not an error (CUDA 12).
+        match r {
+            Err(e) if e == cudaErrorSymbolNotFound && st != 0 => Ok(()),
+            r => r,
+        }
+    })
+}
+
+/// `cudaGetDriverEntryPoint`: as `cudaGetDriverEntryPointByVersion` at this runtime's
+/// version (12000).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaGetDriverEntryPoint(
+    symbol: *const c_char,
+    pfn: *mut *mut std::ffi::c_void,
+    flags: u64,
+    status: *mut c_int,
+) -> Status {
+    cudaGetDriverEntryPointByVersion(symbol, pfn, 12000, flags, status)
+}
+
 /// `cudaProfilerStart`: profiling collection is rgdev's own and always on (`rgdev run
 /// --stats`); with no profiling tool attached CUDA's call does nothing either.
 #[unsafe(no_mangle)]

@@ -58,6 +58,7 @@ macro_rules! driver {
 
 driver! {
     cuInit(flags: c_uint);
+    cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64, status: *mut c_int);
     cuDriverGetVersion(v: *mut c_int);
     cuGetErrorName(e: CUresult, s: *mut *const c_char);
     cuGetErrorString(e: CUresult, s: *mut *const c_char);

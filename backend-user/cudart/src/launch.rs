@@ -112,6 +112,62 @@ pub extern "C" fn __cudaRegisterVar(
     }
 }
 
+/// Say once on stderr that a registration names what this runtime does not serve.
+fn unserved(what: &str) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if !said.iter().any(|s| s == what) {
+        eprintln!("rgdev: libcudart: {what}");
+        said.push(what.to_string());
+    }
+}
+
+/// `__cudaRegisterManagedVar`: a `__managed__` variable. Managed memory needs unified
+/// memory (not yet), so the host pointer stays NULL and the module's load reports the
+/// variable; said once on stderr.
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaRegisterManagedVar(
+    _handle: *mut *mut c_void,
+    _host_ptr: *mut *mut c_void,
+    _device_address: *mut c_char,
+    device_name: *const c_char,
+    _size: usize,
+    _constant: c_int,
+) {
+    let name = raw::cstr(device_name).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+    unserved(&format!("__managed__ variable `{name}`: managed memory is not supported yet"));
+}
+
+/// `__cudaRegisterTexture`: a texture reference (CUDA 12 removed them from the language;
+/// programs built by older compilers register them). Not served; said once.
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaRegisterTexture(
+    _handle: *mut *mut c_void,
+    _host_ref: *const c_void,
+    _device_address: *mut *const c_void,
+    device_name: *const c_char,
+    _dim: c_int,
+    _norm: c_int,
+    _ext: c_int,
+) {
+    let name = raw::cstr(device_name).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+    unserved(&format!("texture reference `{name}`: texture references are not supported (use texture objects)"));
+}
+
+/// `__cudaRegisterSurface`: a surface reference, as `__cudaRegisterTexture`.
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaRegisterSurface(
+    _handle: *mut *mut c_void,
+    _host_ref: *const c_void,
+    _device_address: *mut *const c_void,
+    device_name: *const c_char,
+    _dim: c_int,
+    _ext: c_int,
+) {
+    let name = raw::cstr(device_name).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+    unserved(&format!("surface reference `{name}`: surface references are not supported (use surface objects)"));
+}
+
 /// `__cudaPushCallConfiguration`: `<<<grid, block, shared, stream>>>`. Returns 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn __cudaPushCallConfiguration(grid: Dim3, block: Dim3, shared: usize, stream: *mut c_void) -> c_uint {

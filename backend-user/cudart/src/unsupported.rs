@@ -30,7 +30,7 @@ unsupported! {
     cudaDeviceGetTexture1DLinearMaxWidth cudaDeviceGraphMemTrim cudaDeviceRegisterAsyncNotification
     cudaDeviceSetGraphMemAttribute cudaDeviceSetMemPool cudaDeviceUnregisterAsyncNotification
     cudaExternalMemoryGetMappedBuffer cudaExternalMemoryGetMappedMipmappedArray cudaFreeAsync
-    cudaFreeMipmappedArray cudaFuncGetParamInfo cudaGetDriverEntryPoint cudaGetDriverEntryPointByVersion
+    cudaFreeMipmappedArray cudaFuncGetParamInfo
     cudaGetExportTable cudaGetKernel cudaGetMipmappedArrayLevel cudaGetTextureObjectResourceViewDesc
     cudaGraphAddChildGraphNode cudaGraphAddDependencies cudaGraphAddDependencies_v2 cudaGraphAddEmptyNode
     cudaGraphAddEventRecordNode cudaGraphAddEventWaitNode cudaGraphAddExternalSemaphoresSignalNode
