@@ -24,6 +24,7 @@ L:
 ";
 
 pub mod board;
+pub mod built;
 pub mod fuzz;
 pub mod mock;
 pub mod pressure;

@@ -9,18 +9,11 @@ use std::process::Command;
 const DRIVER_API_LAUNCHES: usize = 12;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    tests::built::root()
 }
 
 fn release_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root().join("target"));
-    let dir = target.join("release");
-    assert!(
-        dir.join("libcuda.so.1").exists() && dir.join("rgdev").exists(),
-        "{} has no libcuda.so.1 or rgdev: run `cargo build --release` first (the README's test command does)",
-        dir.display()
-    );
-    dir
+    tests::built::release_dir(&["libcuda.so.1", "rgdev"])
 }
 
 /// kernels/vecadd.ptx as an rgdev container, written by `rgdev ptxas -o`.

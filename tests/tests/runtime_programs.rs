@@ -7,18 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    tests::built::root()
 }
 
 fn release_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root().join("target"));
-    let dir = target.join("release");
-    assert!(
-        dir.join("libcudart.so").exists() && dir.join("rgdev").exists(),
-        "{} has no libcudart.so or rgdev: run `cargo build --release` first (the README's test command does)",
-        dir.display()
-    );
-    dir
+    tests::built::release_dir(&["libcudart.so", "rgdev"])
 }
 
 fn rgdev() -> Command {

@@ -112,6 +112,12 @@ pub extern "C" fn __cudaRegisterVar(
     }
 }
 
+/// Say once on stderr that a registration of `kind` (named `name`) is not served: `why`.
+fn unserved_name(kind: &str, name: *const c_char, why: &str) {
+    let name = raw::cstr(name).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+    unserved(&format!("{kind} `{name}`: {why}"));
+}
+
 /// Say once on stderr that a registration names what this runtime does not serve.
 fn unserved(what: &str) {
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
@@ -134,8 +140,7 @@ pub extern "C" fn __cudaRegisterManagedVar(
     _size: usize,
     _constant: c_int,
 ) {
-    let name = raw::cstr(device_name).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-    unserved(&format!("__managed__ variable `{name}`: managed memory is not supported yet"));
+    unserved_name("__managed__ variable", device_name, "managed memory is not supported yet");
 }
 
 /// `__cudaRegisterTexture`: a texture reference (CUDA 12 removed them from the language;
@@ -150,8 +155,7 @@ pub extern "C" fn __cudaRegisterTexture(
     _norm: c_int,
     _ext: c_int,
 ) {
-    let name = raw::cstr(device_name).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-    unserved(&format!("texture reference `{name}`: texture references are not supported (use texture objects)"));
+    unserved_name("texture reference", device_name, "texture references are not supported (use texture objects)");
 }
 
 /// `__cudaRegisterSurface`: a surface reference, as `__cudaRegisterTexture`.
@@ -164,8 +168,7 @@ pub extern "C" fn __cudaRegisterSurface(
     _dim: c_int,
     _ext: c_int,
 ) {
-    let name = raw::cstr(device_name).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-    unserved(&format!("surface reference `{name}`: surface references are not supported (use surface objects)"));
+    unserved_name("surface reference", device_name, "surface references are not supported (use surface objects)");
 }
 
 /// `__cudaPushCallConfiguration`: `<<<grid, block, shared, stream>>>`. Returns 0.

@@ -536,16 +536,24 @@ pub extern "C" fn cudaDestroyTextureObject(t: u64) -> Status {
     })
 }
 
-/// `cudaGetTextureObjectResourceDesc`.
-#[unsafe(no_mangle)]
-pub extern "C" fn cudaGetTextureObjectResourceDesc(res: *mut ResourceDesc, t: u64) -> Status {
+/// The resource of a texture or surface object, through the driver's `get`.
+fn object_resource(
+    res: *mut ResourceDesc,
+    get: impl FnOnce(&crate::driver::Driver, *mut c_void) -> crate::driver::CUresult,
+) -> Status {
     api(|| {
         let d = state::driver()?;
         state::context()?;
         let mut c = CuResourceDesc { res_type: 0, res: [0; 16], flags: 0 };
-        error::check(d.cuTexObjectGetResourceDesc((&mut c as *mut CuResourceDesc).cast(), t))?;
+        error::check(get(d, (&mut c as *mut CuResourceDesc).cast()))?;
         put(res, rt_resource(&c))
     })
+}
+
+/// `cudaGetTextureObjectResourceDesc`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaGetTextureObjectResourceDesc(res: *mut ResourceDesc, t: u64) -> Status {
+    object_resource(res, |d, out| d.cuTexObjectGetResourceDesc(out, t))
 }
 
 /// `cudaGetTextureObjectTextureDesc`.
@@ -603,11 +611,5 @@ pub extern "C" fn cudaDestroySurfaceObject(s: u64) -> Status {
 /// `cudaGetSurfaceObjectResourceDesc`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaGetSurfaceObjectResourceDesc(res: *mut ResourceDesc, s: u64) -> Status {
-    api(|| {
-        let d = state::driver()?;
-        state::context()?;
-        let mut c = CuResourceDesc { res_type: 0, res: [0; 16], flags: 0 };
-        error::check(d.cuSurfObjectGetResourceDesc((&mut c as *mut CuResourceDesc).cast(), s))?;
-        put(res, rt_resource(&c))
-    })
+    object_resource(res, |d, out| d.cuSurfObjectGetResourceDesc(out, s))
 }
