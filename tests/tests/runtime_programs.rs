@@ -245,9 +245,12 @@ fn rgdev_run_on_a_runtime_program() {
     let exe = compile("matmul", &["-arch=sm_20"]);
     let dir = exe.parent().unwrap();
     let json = dir.join("stats.json");
+    let trace = dir.join("trace.json");
     let out = rgdev()
         .args(["run", "--preset", "gf100", "--stats-json"])
         .arg(&json)
+        .arg("--trace")
+        .arg(&trace)
         .arg("--")
         .arg(&exe)
         .output()
@@ -260,6 +263,11 @@ fn rgdev_run_on_a_runtime_program() {
     assert_eq!(kernels[0]["name"], "_Z6matmulPKfS0_Pfiii");
     assert_eq!(kernels[0]["grid"], serde_json::json!([4, 5, 1]));
     assert!(kernels[0]["cycles"].as_u64().unwrap() > 0);
+    // The timeline has the kernel and the copies on their tracks.
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = t["traceEvents"].as_array().or(t.as_array()).expect("trace events");
+    assert!(events.iter().any(|e| e["name"] == "_Z6matmulPKfS0_Pfiii" && e["ph"] == "X"), "{t}");
+    assert!(events.iter().filter(|e| e["ph"] == "X").count() >= 3, "a kernel and its copies");
     let _ = std::fs::remove_dir_all(dir);
 }
 
