@@ -345,7 +345,7 @@ fn clang_built_program_runs_in_both_modes() {
 
 /// `rgdev cc` follows nvcc's conventions: help on stdout with exit 0, a bad option named
 /// with exit 2, a compile error as clang's diagnostics with exit 1, `-c` then a link of
-/// objects, and `.cu` with `.cpp` in one program.
+/// objects, and `.cu` with `.cpp` and `.c` in one program.
 #[test]
 fn rgdev_cc_command_line() {
     let out = rgdev().args(["cc", "--help"]).output().unwrap();
@@ -377,17 +377,20 @@ fn rgdev_cc_command_line() {
     let cpp = dir.join("main.cpp");
     std::fs::write(
         &cpp,
-        "#include <cstdio>\nint run_twice(int *h, int n);\n\
-         int main() { int h[64]; for (int i = 0; i < 64; i++) h[i] = i;\n\
-           int e = run_twice(h, 64); int bad = 0; for (int i = 0; i < 64; i++) bad += h[i] != 2 * i;\n\
+        "#include <cstdio>\nint run_twice(int *h, int n);\nextern \"C\" int offset(void);\n\
+         int main() { int h[64]; for (int i = 0; i < 64; i++) h[i] = i + offset();\n\
+           int e = run_twice(h, 64); int bad = 0; for (int i = 0; i < 64; i++) bad += h[i] != 2 * (i + 3);\n\
            if (e == 0 && bad == 0) std::puts(\"all checks passed\"); return e || bad; }\n",
     )
     .unwrap();
+    // A C file in the same program, built with the runtime's C header.
+    let c = dir.join("offset.c");
+    std::fs::write(&c, "#include <cuda_runtime_api.h>\nint offset(void) { int v = 0; cudaRuntimeGetVersion(&v); return v == 12000 ? 3 : -1000; }\n").unwrap();
     let obj = dir.join("part.o");
     let st = rgdev().args(["cc", "-c"]).arg(&cu).arg("-o").arg(&obj).status().unwrap();
     assert!(st.success() && obj.exists());
     let exe = dir.join("mix");
-    let st = rgdev().arg("cc").arg(&obj).arg(&cpp).arg("-o").arg(&exe).status().unwrap();
+    let st = rgdev().arg("cc").arg(&obj).arg(&cpp).arg(&c).arg("-o").arg(&exe).status().unwrap();
     assert!(st.success());
     run_ok(&exe, &[]);
     let _ = std::fs::remove_dir_all(&dir);
