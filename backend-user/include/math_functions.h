@@ -962,6 +962,478 @@ __RGDEV_MATH__ double cospi(double x) {
     return v == 0.0 ? 0.0 : v;
 }
 
+/*
+ * The error function family. erf is its Taylor series below 1; above, everything goes
+ * through erfcx(x) = e^(x^2) erfc(x), a smooth function: polynomials on [0.5, 8]
+ * (tools/math_coefficients.py) and its asymptotic series beyond, with e^(-x^2) taken of
+ * x^2 as a double-double.
+ */
+#define __RG_TWO_OVER_SQRTPI 0x1.20dd750429b6dp+0
+#define __RG_TWO_OVER_SQRTPI_LO 0x1.1ae3a914fed80p-56
+
+/* erf(x) = p.hi + rest for |x| < 1 (rest the small part), 2^-57 relative. */
+__RGDEV_MATH__ __rg_dd __rg_erf_small(double x) {
+    double z = x * x;
+    /* (2/sqrt(pi)) (-1)^n / (n! (2n + 1)), n = 19 .. 1 */
+    double q = -0x1.18cc8a061c479p-62;
+    q = __nvvm_fma_rn_d(q, z, 0x1.5f7919bc67b8cp-58);
+    q = __nvvm_fma_rn_d(q, z, -0x1.a2007af3447f6p-54);
+    q = __nvvm_fma_rn_d(q, z, 0x1.d70b3537f4765p-50);
+    q = __nvvm_fma_rn_d(q, z, -0x1.f56f071a885cfp-46);
+    q = __nvvm_fma_rn_d(q, z, 0x1.f683ae4a97007p-42);
+    q = __nvvm_fma_rn_d(q, z, -0x1.d8453cb0c46eap-38);
+    q = __nvvm_fma_rn_d(q, z, 0x1.9e6ad5e55a730p-34);
+    q = __nvvm_fma_rn_d(q, z, -0x1.51d7181c5d36dp-30);
+    q = __nvvm_fma_rn_d(q, z, 0x1.fcc5720624c1cp-27);
+    q = __nvvm_fma_rn_d(q, z, -0x1.5f742ec43e71ap-23);
+    q = __nvvm_fma_rn_d(q, z, 0x1.b9e6c9dc651a3p-20);
+    q = __nvvm_fma_rn_d(q, z, -0x1.f4d25c3e0c2ebp-17);
+    q = __nvvm_fma_rn_d(q, z, 0x1.f9a326f9b89b7p-14);
+    q = __nvvm_fma_rn_d(q, z, -0x1.c02db40040b86p-11);
+    q = __nvvm_fma_rn_d(q, z, 0x1.565bcd0e6a53fp-8);
+    q = __nvvm_fma_rn_d(q, z, -0x1.b82ce31288b51p-6);
+    q = __nvvm_fma_rn_d(q, z, 0x1.ce2f21a042be2p-4);
+    q = __nvvm_fma_rn_d(q, z, -0x1.812746b0379e7p-2);
+    __rg_dd p = __rg_two_prod(x, __RG_TWO_OVER_SQRTPI);
+    p.lo += x * __RG_TWO_OVER_SQRTPI_LO + x * z * q;
+    return p;
+}
+
+/* erfcx(x) for x >= 0.5: the fitted polynomials in u = (x - m) / r, their constant term a
+   double-double; from 8 on the asymptotic series (1 / (x sqrt(pi))) sum (-1)^n (2n-1)!! /
+   (2x^2)^n to n = 18 (its first omitted term is below 2^-60). */
+static __device__ const double __rg_erfcx_c0[15] = {
+    0x1.37d7863ebade2p-46, -0x1.e412f7345926ep-43, 0x1.635d5fe5fc73cp-39, -0x1.02a04a14e43aap-35,
+    0x1.6b984c0138dd8p-32, -0x1.ec0d293395f67p-29, 0x1.3f818962c9a60p-25, -0x1.8c97dd23cacebp-22,
+    0x1.d43a7c7a7c0fap-19, -0x1.054d68296d26ap-15, 0x1.1192f5bd6873cp-12, -0x1.09e77d40e01cep-9,
+    0x1.d90093ae10928p-7, -0x1.78cdd551ee51ap-4, 0x1.038d54ea3d834p-1
+};
+static __device__ const double __rg_erfcx_c1[18] = {
+    -0x1.ddfe13df3446dp-46, 0x1.c8ee5d35f0fe6p-43, -0x1.89dc72c25d886p-40, 0x1.66d11225ee11dp-37,
+    -0x1.40090078056f8p-34, 0x1.15709ea561233p-31, -0x1.d4155e4da48d2p-29, 0x1.7f99660093fdap-26,
+    -0x1.30c0ec8eebc29p-23, 0x1.d4509d425f248p-21, -0x1.5b0abfe6309ffp-18, 0x1.ee705e7311a51p-16,
+    -0x1.513ed7600d3c7p-13, 0x1.b65944f34fbb6p-11, -0x1.0dc51d2941e6cp-8, 0x1.37ea271bc54bcp-6,
+    -0x1.4f1988444caf7p-4, 0x1.494daffa2ad68p-2
+};
+static __device__ const double __rg_erfcx_c2[20] = {
+    -0x1.765214aed4921p-42, 0x1.d497f9598b60ap-40, -0x1.cd539a8193ddep-38, 0x1.1666810f3d63bp-35,
+    -0x1.527f395f218fap-33, 0x1.8c2f441a8c0efp-31, -0x1.c74e1c5371149p-29, 0x1.014e0a0208be0p-26,
+    -0x1.1d7922347c7aap-24, 0x1.3699168d7bd7ep-22, -0x1.4b14624a945b9p-20, 0x1.595f1b10ffe11p-18,
+    -0x1.6025103cace20p-16, 0x1.5e73930542870p-14, -0x1.53dec9d0889cap-12, 0x1.409cc2ed3f027p-10,
+    -0x1.259061ba85698p-8, 0x1.043fe1a98c0d4p-6, -0x1.bd6ae4d14b16fp-5, 0x1.6e9827d229d2dp-3
+};
+static __device__ const double __rg_erfcx_c3[23] = {
+    0x1.028f1b8ae16b7p-42, -0x1.e8e59452fb60fp-41, 0x1.110fda41ea140p-39, -0x1.f7cd8661a9f33p-38,
+    0x1.03956f2260367p-35, -0x1.d9806d433f62ap-34, 0x1.a73db2b330e91p-32, -0x1.7b931f0224871p-30,
+    0x1.51dac6bc001e4p-28, -0x1.29e8afef4d7eep-26, 0x1.045ffc9dc9112p-24, -0x1.c312a78c5953ap-23,
+    0x1.83201a8128c65p-21, -0x1.491bb152f4eb5p-19, 0x1.1513469ecdd63p-17, -0x1.cde4ceca58c4bp-16,
+    0x1.7d0e03edb2214p-14, -0x1.370d06417ac40p-12, 0x1.f64cd9c07b66cp-11, -0x1.9106a7cd79df8p-9,
+    0x1.3c7764a81f462p-7, -0x1.ed7f66d9d09fep-6, 0x1.7c0348489d721p-4
+};
+__RGDEV_DEV__ double __rg_horner_dd0(const double *c, int n, double u, double lo) {
+    double p = c[0];
+    for (int i = 1; i < n - 1; i++) p = __nvvm_fma_rn_d(p, u, c[i]);
+    return c[n - 1] + __nvvm_fma_rn_d(p, u, lo);
+}
+__RGDEV_MATH__ double __rg_erfcx_pos(double x) {
+    if (x < 1.0) return __rg_horner_dd0(__rg_erfcx_c0, 15, (x - 0.75) * 4.0, -0x1.ec2134d851665p-55);
+    if (x < 2.0) return __rg_horner_dd0(__rg_erfcx_c1, 18, (x - 1.5) * 2.0, 0x1.3a3865ece002dp-56);
+    if (x < 4.0) return __rg_horner_dd0(__rg_erfcx_c2, 20, x - 3.0, -0x1.99ac9296879fap-58);
+    if (x < 8.0) return __rg_horner_dd0(__rg_erfcx_c3, 23, (x - 6.0) * 0.5, 0x1.ca9cebb9a1c44p-58);
+    double w = 0.5 / (x * x); /* 0 once x * x overflows: the series is then 1 */
+    double s = 221643095476699771875.0; /* (2n - 1)!!, n = 18 .. 1, alternating */
+    s = __nvvm_fma_rn_d(-s, w, -6332659870762850625.0);
+    s = __nvvm_fma_rn_d(s, w, 191898783962510625.0);
+    s = __nvvm_fma_rn_d(s, w, -6190283353629375.0);
+    s = __nvvm_fma_rn_d(s, w, 213458046676875.0);
+    s = __nvvm_fma_rn_d(s, w, -7905853580625.0);
+    s = __nvvm_fma_rn_d(s, w, 316234143225.0);
+    s = __nvvm_fma_rn_d(s, w, -13749310575.0);
+    s = __nvvm_fma_rn_d(s, w, 654729075.0);
+    s = __nvvm_fma_rn_d(s, w, -34459425.0);
+    s = __nvvm_fma_rn_d(s, w, 2027025.0);
+    s = __nvvm_fma_rn_d(s, w, -135135.0);
+    s = __nvvm_fma_rn_d(s, w, 10395.0);
+    s = __nvvm_fma_rn_d(s, w, -945.0);
+    s = __nvvm_fma_rn_d(s, w, 105.0);
+    s = __nvvm_fma_rn_d(s, w, -15.0);
+    s = __nvvm_fma_rn_d(s, w, 3.0);
+    s = __nvvm_fma_rn_d(s, w, -1.0);
+    s = __nvvm_fma_rn_d(s, w, 1.0);
+    return 0x1.20dd750429b6dp-1 / x * s;
+}
+
+/* erfc(h + l) for h >= 0.5, |l| <= 2^-52 |h|: e^(-(h + l)^2) erfcx(h); near underflow the
+   exponential is taken 2^100 larger and scaled back with the product's one rounding. */
+__RGDEV_MATH__ double __rg_erfc_pos(double h, double l) {
+    if (h > 27.3) return 0.0;
+    __rg_dd s = __rg_two_prod(h, h);
+    s.lo = __nvvm_fma_rn_d(2.0 * h, l, s.lo);
+    double g = __rg_erfcx_pos(h);
+    if (s.hi < 700.0) return __rg_exp_dd(-s.hi, -s.lo) * g;
+    __rg_dd t = __rg_two_sum(100.0 * __RG_LN2_HI, -s.hi); /* 100 ln2_hi is exact */
+    double e = __rg_exp_dd(t.hi, t.lo - s.lo + 100.0 * __RG_LN2_MID + 100.0 * __RG_LN2_LO);
+    return e * g * 0x1p-100;
+}
+__RGDEV_MATH__ double erf(double x) {
+    if (x != x) return x;
+    double ax = __builtin_fabs(x);
+    if (ax < 1.0) {
+        __rg_dd p = __rg_erf_small(x);
+        return p.hi + p.lo;
+    }
+    if (ax >= 6.0) return __rg_copysign(1.0, x); /* erfc(6) < 2^-55 */
+    return __rg_copysign(1.0 - __rg_erfc_pos(ax, 0.0), x);
+}
+/* erfc(x) for x < 0.5: 1 - erf(x), the subtraction in double-double. */
+__RGDEV_MATH__ double __rg_erfc_low(double x) {
+    if (x < -6.0) return 2.0;
+    if (x <= -1.0) return 2.0 - __rg_erfc_pos(-x, 0.0);
+    __rg_dd p = __rg_erf_small(x);
+    __rg_dd d = __rg_two_sum(1.0, -p.hi);
+    return d.hi + (d.lo - p.lo);
+}
+__RGDEV_MATH__ double erfc(double x) {
+    if (x != x) return x;
+    return x < 0.5 ? __rg_erfc_low(x) : __rg_erfc_pos(x, 0.0);
+}
+__RGDEV_MATH__ double erfcx(double x) {
+    if (x != x) return x;
+    if (x >= 0.5) return __rg_erfcx_pos(x);
+    if (x < -26.7) return __builtin_inf();
+    __rg_dd s = __rg_two_prod(x, x);
+    double e = __rg_exp_dd(s.hi, s.lo);
+    if (x <= -1.0) return 2.0 * e - __rg_erfcx_pos(-x);
+    return e * __rg_erfc_low(x);
+}
+/* normcdf(x) = erfc(-x / sqrt(2)) / 2, the argument a double-double: erfc's relative
+   sensitivity to its argument grows like 2 y^2. */
+__RGDEV_MATH__ double normcdf(double x) {
+    if (x != x) return x;
+    if (__builtin_fabs(x) == __builtin_inf()) return x > 0.0 ? 1.0 : 0.0;
+    __rg_dd y = __rg_two_prod(-x, 0x1.6a09e667f3bcdp-1);
+    y.lo = __nvvm_fma_rn_d(-x, -0x1.bdd3413b26456p-55, y.lo);
+    if (y.hi >= 0.5) return 0.5 * __rg_erfc_pos(y.hi, y.lo);
+    /* erfc(h + l) = erfc(h) - l (2/sqrt(pi)) e^(-h^2) */
+    double c = y.hi > -6.0 ? y.lo * __RG_TWO_OVER_SQRTPI * __rg_exp_dd(-y.hi * y.hi, 0.0) : 0.0;
+    return 0.5 * (__rg_erfc_low(y.hi) - c);
+}
+
+/* The inverses, by Newton's method on erf (|y| < 0.75) or on erfc written through erfcx
+   (q < 0.5: erfc(x) - q = e^(-x^2) (erfcx(x) - q e^(x^2)), so the step needs no
+   e^(-x^2) that could underflow). */
+__RGDEV_MATH__ double __rg_erfinv_series(double y) { /* erfinv's Maclaurin series to y^7 */
+    double z = y * y;
+    double p = __nvvm_fma_rn_d(0x1.62847c47dda48p-4, z, 0x1.053c2c0ab91c5p-3);
+    p = __nvvm_fma_rn_d(p, z, 0x1.db29fb2fee5e4p-3);
+    p = __nvvm_fma_rn_d(p, z, 0x1.c5bf891b4ef6bp-1);
+    return y * p;
+}
+/* erfcinv(q) for 0 < q < 0.5 (so x > 0.47). */
+__RGDEV_MATH__ double __rg_erfcinv_small(double q) {
+    __rg_dd lq = __rg_log_dd(q);
+    double x;
+    if (q > 0.1) {
+        x = __rg_erfinv_series(1.0 - q);
+    } else { /* erfc(x) ~ e^(-x^2) / (x sqrt(pi)) */
+        double t = -lq.hi;
+        x = __nvvm_sqrt_rn_d(t);
+        x = __nvvm_sqrt_rn_d(t - log(x * 0x1.c5bf891b4ef6bp+0));
+        x = __nvvm_sqrt_rn_d(t - log(x * 0x1.c5bf891b4ef6bp+0));
+    }
+    for (int i = 0; i < 8; i++) {
+        /* v = q e^(x^2) = e^(x^2 + log q) */
+        __rg_dd s = __rg_two_prod(x, x);
+        __rg_dd a = __rg_two_sum(s.hi, lq.hi);
+        double v = __rg_exp_dd(a.hi, a.lo + s.lo + lq.lo);
+        double dx = (erfcx(x) - v) * 0x1.c5bf891b4ef6bp-1; /* / (2 / sqrt(pi)) */
+        x += dx;
+        if (__builtin_fabs(dx) <= 0x1p-60 * x) break;
+    }
+    return x;
+}
+__RGDEV_MATH__ double erfinv(double y) {
+    if (y != y) return y;
+    double ay = __builtin_fabs(y);
+    if (ay > 1.0) return __builtin_nan("");
+    if (ay == 1.0) return __rg_copysign(__builtin_inf(), y);
+    if (ay >= 0.5) return __rg_copysign(__rg_erfcinv_small(1.0 - ay), y); /* exact */
+    if (ay < 0x1p-50) return y * 0x1.c5bf891b4ef6bp-1 + y * -0x1.618f13eb7ca89p-55;
+    double x = __rg_erfinv_series(y);
+    for (int i = 0; i < 4; i++) {
+        double r = erf(x) - y;
+        x -= r * 0x1.c5bf891b4ef6bp-1 * __rg_exp_dd(x * x, __nvvm_fma_rn_d(x, x, -(x * x)));
+    }
+    return x;
+}
+__RGDEV_MATH__ double erfcinv(double q) {
+    if (q != q) return q;
+    if (q < 0.0 || q > 2.0) return __builtin_nan("");
+    if (q == 0.0) return __builtin_inf();
+    if (q == 2.0) return -__builtin_inf();
+    if (q > 1.0) return -erfinv(q - 1.0); /* -erfcinv(2 - q); q - 1 is exact (Sterbenz) */
+    if (q >= 0.5) return erfinv(1.0 - q); /* exact too */
+    return __rg_erfcinv_small(q);
+}
+__RGDEV_MATH__ double normcdfinv(double p) {
+    if (p != p) return p;
+    if (p < 0.0 || p > 1.0) return __builtin_nan("");
+    double x = erfcinv(2.0 * p);
+    if (__builtin_fabs(x) == __builtin_inf()) return -x;
+    return -(x * 0x1.6a09e667f3bcdp+0 + x * -0x1.bdd3413b26456p-54);
+}
+
+/*
+ * The gamma function. Stirling's series above 12 (to the B_18 term, below 2^-63 there) in
+ * double-double; below, the recurrence Gamma(x) = Gamma(x + n) / (x (x + 1) ... (x + n - 1))
+ * with the product in double-double; under -12 the reflection formula. lgamma near its
+ * zeros 1 and 2 is the Taylor series there, with zeta values as coefficients.
+ */
+__RGDEV_DEV__ __rg_dd __rg_dd_mul(__rg_dd a, __rg_dd b) {
+    __rg_dd p = __rg_two_prod(a.hi, b.hi);
+    p.lo += a.hi * b.lo + a.lo * b.hi;
+    return __rg_fast_two_sum(p.hi, p.lo);
+}
+/* log(h + l) for h > 0 finite. */
+__RGDEV_MATH__ __rg_dd __rg_log_dd2(double h, double l) {
+    __rg_dd r = __rg_log_dd(h);
+    r.lo += l / h;
+    return r;
+}
+/* lgamma(z) for z = zh + zl >= 12. */
+__RGDEV_MATH__ __rg_dd __rg_lgamma_stirling(double zh, double zl) {
+    __rg_dd lz = __rg_log_dd2(zh, zl);
+    if (zh > 0x1p1000) return __rg_dd{zh * (lz.hi - 1.0), 0.0}; /* overflows soon after */
+    __rg_dd t = __rg_two_sum(zh, -0.5);
+    t.lo += zl;
+    __rg_dd p = __rg_two_prod(t.hi, lz.hi);
+    p.lo += t.hi * lz.lo + t.lo * lz.hi;
+    double w = 1.0 / zh, w2 = w * w;
+    /* B_2k / (2k (2k - 1) z^(2k - 1)), k = 9 .. 1 */
+    double s = 43867.0 / 244188.0;
+    s = __nvvm_fma_rn_d(s, w2, -3617.0 / 122400.0);
+    s = __nvvm_fma_rn_d(s, w2, 1.0 / 156.0);
+    s = __nvvm_fma_rn_d(s, w2, -691.0 / 360360.0);
+    s = __nvvm_fma_rn_d(s, w2, 1.0 / 1188.0);
+    s = __nvvm_fma_rn_d(s, w2, -1.0 / 1680.0);
+    s = __nvvm_fma_rn_d(s, w2, 1.0 / 1260.0);
+    s = __nvvm_fma_rn_d(s, w2, -1.0 / 360.0);
+    s = __nvvm_fma_rn_d(s, w2, 1.0 / 12.0);
+    s *= w;
+    /* (z - 1/2) log z - z + log(2 pi) / 2 + s */
+    __rg_dd a = __rg_two_sum(p.hi, -zh);
+    __rg_dd b = __rg_two_sum(a.hi, 0x1.d67f1c864beb5p-1);
+    double lo = b.lo + a.lo + p.lo - zl - 0x1.65b5a1b7ff5dfp-55 + s;
+    return __rg_fast_two_sum(b.hi, lo);
+}
+/* For -12 < x < 12, x no pole: z = x + n >= 12 and the product x (x + 1) ... (x + n - 1). */
+__RGDEV_MATH__ __rg_dd __rg_gamma_shift(double x, __rg_dd *z) {
+    int n = (int)__builtin_ceil(12.0 - x);
+    __rg_dd p = __rg_dd{x, 0.0};
+    for (int k = 1; k < n; k++) p = __rg_dd_mul(p, __rg_two_sum(x, (double)k));
+    *z = __rg_two_sum(x, (double)n);
+    return p;
+}
+__RGDEV_MATH__ double lgamma(double x) {
+    if (x != x) return x;
+    double ax = __builtin_fabs(x);
+    if (ax == __builtin_inf()) return __builtin_inf();
+    if (x <= 0.0 && __builtin_trunc(x) == x) return __builtin_inf(); /* poles */
+    if (x >= 12.0) {
+        __rg_dd l = __rg_lgamma_stirling(x, 0.0);
+        return l.hi + l.lo;
+    }
+    if (__builtin_fabs(x - 1.0) < 0.2) {
+        /* lgamma(1 + z) = -gamma z + sum (-1)^k zeta(k) / k z^k, k = 2 .. 25 */
+        double z = x - 1.0; /* exact */
+        double r = -0x1.47ae151eb9fb7p-5;
+        r = __nvvm_fma_rn_d(r, z, 0x1.555556aaafdcdp-5);
+        r = __nvvm_fma_rn_d(r, z, -0x1.642c88591b66dp-5);
+        r = __nvvm_fma_rn_d(r, z, 0x1.745d1d1778df9p-5);
+        r = __nvvm_fma_rn_d(r, z, -0x1.86186db77bfbfp-5);
+        r = __nvvm_fma_rn_d(r, z, 0x1.9999b3352d5bap-5);
+        r = __nvvm_fma_rn_d(r, z, -0x1.af28a1b5688a0p-5);
+        r = __nvvm_fma_rn_d(r, z, 0x1.c71ce3a20b419p-5);
+        r = __nvvm_fma_rn_d(r, z, -0x1.e1e2d311e8abdp-5);
+        r = __nvvm_fma_rn_d(r, z, 0x1.00010064cdeb2p-4);
+        r = __nvvm_fma_rn_d(r, z, -0x1.11133476e7fe0p-4);
+        r = __nvvm_fma_rn_d(r, z, 0x1.2496df8320c5fp-4);
+        r = __nvvm_fma_rn_d(r, z, -0x1.3b1d971fc5985p-4);
+        r = __nvvm_fma_rn_d(r, z, 0x1.556ad63243bc4p-4);
+        r = __nvvm_fma_rn_d(r, z, -0x1.748c33114c6d6p-4);
+        r = __nvvm_fma_rn_d(r, z, 0x1.9a01e385d5f8fp-4);
+        r = __nvvm_fma_rn_d(r, z, -0x1.c806706d57db4p-4);
+        r = __nvvm_fma_rn_d(r, z, 0x1.010b36af86397p-3);
+        r = __nvvm_fma_rn_d(r, z, -0x1.2703a1dcea3aep-3);
+        r = __nvvm_fma_rn_d(r, z, 0x1.5b40cb100c306p-3);
+        r = __nvvm_fma_rn_d(r, z, -0x1.a8b9c17aa6149p-3);
+        r = __nvvm_fma_rn_d(r, z, 0x1.151322ac7d848p-2);
+        r = __nvvm_fma_rn_d(r, z, -0x1.9a4d55beab2d7p-2);
+        r = __nvvm_fma_rn_d(r, z, 0x1.a51a6625307d3p-1);
+        return z * -0x1.2788cfc6fb619p-1 + z * (0x1.6cb90701fbfabp-58 + z * r);
+    }
+    if (__builtin_fabs(x - 2.0) < 0.2) {
+        /* lgamma(2 + z) = (1 - gamma) z + sum (-1)^k (zeta(k) - 1) / k z^k, k = 2 .. 18 */
+        double z = x - 2.0; /* exact */
+        double r = 0x1.c76bbb3f07a4dp-23;
+        r = __nvvm_fma_rn_d(r, z, -0x1.e2600d93cfd2fp-22);
+        r = __nvvm_fma_rn_d(r, z, 0x1.0064cdeb22f0fp-20);
+        r = __nvvm_fma_rn_d(r, z, -0x1.11b2eb7679541p-19);
+        r = __nvvm_fma_rn_d(r, z, 0x1.2597a39f34aacp-18);
+        r = __nvvm_fma_rn_d(r, z, -0x1.3cbc963ce2243p-17);
+        r = __nvvm_fma_rn_d(r, z, 0x1.580dcee66eb02p-16);
+        r = __nvvm_fma_rn_d(r, z, -0x1.78de5bd7c81efp-15);
+        r = __nvvm_fma_rn_d(r, z, 0x1.a127b0f17d65ap-14);
+        r = __nvvm_fma_rn_d(r, z, -0x1.d3fd4c76d2fc8p-13);
+        r = __nvvm_fma_rn_d(r, z, 0x1.0b36af86396e9p-11);
+        r = __nvvm_fma_rn_d(r, z, -0x1.38ac5c2bf8e08p-10);
+        r = __nvvm_fma_rn_d(r, z, 0x1.7add6eadb6c30p-9);
+        r = __nvvm_fma_rn_d(r, z, -0x1.e404fc218f5f2p-8);
+        r = __nvvm_fma_rn_d(r, z, 0x1.51322ac7d8483p-6);
+        r = __nvvm_fma_rn_d(r, z, -0x1.13e001a557607p-4);
+        r = __nvvm_fma_rn_d(r, z, 0x1.4a34cc4a60fa6p-2);
+        return z * 0x1.b0ee6072093cep-2 + z * (0x1.6cb90701fbfabp-58 + z * r);
+    }
+    if (x > -12.0) {
+        __rg_dd z;
+        __rg_dd p = __rg_gamma_shift(x, &z);
+        __rg_dd l = __rg_lgamma_stirling(z.hi, z.lo);
+        __rg_dd lp = __rg_log_dd2(__builtin_fabs(p.hi), __builtin_fabs(p.hi) == p.hi ? p.lo : -p.lo);
+        __rg_dd d = __rg_two_sum(l.hi, -lp.hi);
+        return d.hi + (d.lo + l.lo - lp.lo);
+    }
+    /* x <= -12: lgamma(x) = log(pi / |x sin(pi x)|) - lgamma(-x) */
+    if (ax >= 0x1p52) return __builtin_inf(); /* an integer: a pole */
+    __rg_dd q = __rg_two_prod(ax, __builtin_fabs(sinpi(x)));
+    __rg_dd lq = __rg_log_dd2(q.hi, q.lo);
+    __rg_dd l = __rg_lgamma_stirling(ax, 0.0);
+    __rg_dd a = __rg_two_sum(0x1.250d048e7a1bdp+0, -lq.hi);
+    __rg_dd d = __rg_two_sum(a.hi, -l.hi);
+    return d.hi + (d.lo + a.lo + 0x1.7abf2ad8d5088p-57 - lq.lo - l.lo);
+}
+__RGDEV_MATH__ double tgamma(double x) {
+    if (x != x || x == __builtin_inf()) return x;
+    if (x == 0.0) return __rg_copysign(__builtin_inf(), x);
+    if (x < 0.0 && (x == -__builtin_inf() || __builtin_trunc(x) == x)) return __builtin_nan("");
+    if (x > 172.0) return __builtin_inf();
+    if (x >= 12.0) {
+        __rg_dd l = __rg_lgamma_stirling(x, 0.0);
+        return __rg_exp_dd(l.hi, l.lo);
+    }
+    if (x > -12.0) {
+        __rg_dd z;
+        __rg_dd p = __rg_gamma_shift(x, &z);
+        __rg_dd l = __rg_lgamma_stirling(z.hi, z.lo);
+        double e = __rg_exp_dd(l.hi, l.lo); /* Gamma(x + n) < 2^75 */
+        double q = e / p.hi;
+        return __builtin_fabs(q) == __builtin_inf() ? q : q - q * (p.lo / p.hi);
+    }
+    /* x <= -12: Gamma(x) = -pi / (x sin(pi x) Gamma(-x)), its magnitude in logarithms */
+    if (x < -190.0) return __rg_copysign(0.0, sinpi(x)); /* below 2^-1074 */
+    double s = sinpi(x);
+    __rg_dd q = __rg_two_prod(-x, __builtin_fabs(s));
+    __rg_dd lq = __rg_log_dd2(q.hi, q.lo);
+    __rg_dd l = __rg_lgamma_stirling(-x, 0.0);
+    __rg_dd a = __rg_two_sum(0x1.250d048e7a1bdp+0, -lq.hi);
+    __rg_dd d = __rg_two_sum(a.hi, -l.hi);
+    __rg_dd m = __rg_fast_two_sum(d.hi, d.lo + a.lo + 0x1.7abf2ad8d5088p-57 - lq.lo - l.lo);
+    return __rg_copysign(__rg_exp_dd(m.hi, m.lo), s);
+}
+
+/* Norms: the largest magnitude scaled to 1 by a power of 2 (exact), the sum of squares in
+   double-double, its square root corrected once (as hypot). */
+__RGDEV_MATH__ double __rg_norm(int n, const double *a, int reciprocal) {
+    double big = 0.0;
+    int has_nan = 0;
+    for (int i = 0; i < n; i++) {
+        double v = __builtin_fabs(a[i]);
+        if (v == __builtin_inf()) return reciprocal ? 0.0 : __builtin_inf();
+        if (v != v) has_nan = 1;
+        if (v > big) big = v;
+    }
+    if (has_nan) return __builtin_nan("");
+    if (big == 0.0) return reciprocal ? __builtin_inf() : 0.0;
+    int e = (int)((__rg_bits(big) >> 52) & 0x7ff) - 1023;
+    if (e < -1000) e = -1000;
+    double sc = __rg_scale(1.0, -e);
+    __rg_dd s = __rg_dd{0.0, 0.0};
+    for (int i = 0; i < n; i++) {
+        double v = a[i] * sc;
+        __rg_dd p = __rg_two_prod(v, v);
+        __rg_dd t = __rg_two_sum(s.hi, p.hi);
+        s = __rg_fast_two_sum(t.hi, t.lo + s.lo + p.lo);
+    }
+    double r = __nvvm_sqrt_rn_d(s.hi);
+    double c = (__nvvm_fma_rn_d(-r, r, s.hi) + s.lo) / (2.0 * r);
+    if (!reciprocal) return __rg_scale(1.0, e) * (r + c);
+    /* 1 / (r + c) = (1 / r) (1 - c / r) */
+    double inv = 1.0 / r;
+    double err = __nvvm_fma_rn_d(-inv, r, 1.0) - inv * c; /* 1 - inv (r + c) */
+    return __rg_scale(1.0, -e) * (inv + inv * err);
+}
+__RGDEV_MATH__ double norm(int n, const double *a) { return __rg_norm(n, a, 0); }
+__RGDEV_MATH__ double rnorm(int n, const double *a) { return __rg_norm(n, a, 1); }
+__RGDEV_MATH__ double norm3d(double a, double b, double c) {
+    double v[3] = {a, b, c};
+    return __rg_norm(3, v, 0);
+}
+__RGDEV_MATH__ double norm4d(double a, double b, double c, double d) {
+    double v[4] = {a, b, c, d};
+    return __rg_norm(4, v, 0);
+}
+__RGDEV_MATH__ double rnorm3d(double a, double b, double c) {
+    double v[3] = {a, b, c};
+    return __rg_norm(3, v, 1);
+}
+__RGDEV_MATH__ double rnorm4d(double a, double b, double c, double d) {
+    double v[4] = {a, b, c, d};
+    return __rg_norm(4, v, 1);
+}
+__RGDEV_MATH__ double rhypot(double a, double b) {
+    double v[2] = {a, b};
+    return __rg_norm(2, v, 1);
+}
+
+/* remquo: the remainder of remainder() and the quotient's last three bits, with x / y's
+   sign; the bits come from long division of |x| mod 8|y| (exact steps). */
+__RGDEV_MATH__ double remquo(double x, double y, int *quo) {
+    double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
+    *quo = 0;
+    if (x != x || y != y || ax == __builtin_inf() || y == 0.0) return __builtin_nan("");
+    if (ay == __builtin_inf()) return x;
+    double t = ay <= 0x1p1020 ? fmod(ax, 8.0 * ay) : ax;
+    int n = 0;
+    for (int i = 3; i >= 0; i--) { /* t < 16 |y|, also when 8 |y| would overflow */
+        double d = ay * (double)(1 << i);
+        if (t >= d) {
+            t -= d; /* exact: d <= t < 2d */
+            n |= 1 << i;
+        }
+    }
+    if (t > ay - t || (t == ay - t && (n & 1))) {
+        t -= ay;
+        n += 1;
+    }
+    n &= 7;
+    *quo = (x < 0.0) != (y < 0.0) ? -n : n;
+    return x < 0.0 ? -t : t;
+}
+__RGDEV_MATH__ double nan(const char *tag) {
+    (void)tag;
+    return __builtin_nan("");
+}
+__RGDEV_MATH__ float nanf(const char *tag) {
+    (void)tag;
+    return __builtin_nanf("");
+}
+__RGDEV_MATH__ double scalbln(double x, long e) { return ldexp(x, e < -4000 ? -4000 : e > 4000 ? 4000 : (int)e); }
+__RGDEV_MATH__ long long llrint(double x) { return (long long)rint(x); }
+__RGDEV_MATH__ long long llrintf(float x) { return (long long)rintf(x); }
+__RGDEV_MATH__ void sincospi(double x, double *s, double *c) {
+    *s = sinpi(x);
+    *c = cospi(x);
+}
+
 /* Single precision: the double function, rounded once. */
 #define __RG_F1(name, dname)                                                                           \
     __RGDEV_MATH__ float name(float x) { return (float)dname((double)x); }
@@ -990,7 +1462,59 @@ __RG_F1(rcbrtf, rcbrt)
 __RG_F1(sinpif, sinpi)
 __RG_F1(cospif, cospi)
 __RG_F1(logbf, logb)
+__RG_F1(erff, erf)
+__RG_F1(erfcf, erfc)
+__RG_F1(erfcxf, erfcx)
+__RG_F1(erfinvf, erfinv)
+__RG_F1(erfcinvf, erfcinv)
+__RG_F1(normcdff, normcdf)
+__RG_F1(normcdfinvf, normcdfinv)
+__RG_F1(lgammaf, lgamma)
+__RG_F1(tgammaf, tgamma)
 #undef __RG_F1
+/* Norms of floats: the squares are exact in double and the sum cannot overflow. */
+__RGDEV_MATH__ float normf(int n, const float *a) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (__builtin_fabsf(a[i]) == __builtin_inff()) return __builtin_inff();
+        s += (double)a[i] * (double)a[i];
+    }
+    return (float)__nvvm_sqrt_rn_d(s);
+}
+__RGDEV_MATH__ float rnormf(int n, const float *a) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (__builtin_fabsf(a[i]) == __builtin_inff()) return 0.0f;
+        s += (double)a[i] * (double)a[i];
+    }
+    return (float)(1.0 / __nvvm_sqrt_rn_d(s));
+}
+__RGDEV_MATH__ float norm3df(float a, float b, float c) {
+    float v[3] = {a, b, c};
+    return normf(3, v);
+}
+__RGDEV_MATH__ float norm4df(float a, float b, float c, float d) {
+    float v[4] = {a, b, c, d};
+    return normf(4, v);
+}
+__RGDEV_MATH__ float rnorm3df(float a, float b, float c) {
+    float v[3] = {a, b, c};
+    return rnormf(3, v);
+}
+__RGDEV_MATH__ float rnorm4df(float a, float b, float c, float d) {
+    float v[4] = {a, b, c, d};
+    return rnormf(4, v);
+}
+__RGDEV_MATH__ float rhypotf(float a, float b) {
+    float v[2] = {a, b};
+    return rnormf(2, v);
+}
+__RGDEV_MATH__ float remquof(float x, float y, int *quo) { return (float)remquo((double)x, (double)y, quo); }
+__RGDEV_MATH__ void sincospif(float x, float *s, float *c) {
+    *s = sinpif(x);
+    *c = cospif(x);
+}
+__RGDEV_MATH__ float fdividef(float a, float b) { return a / b; }
 __RGDEV_MATH__ float powf(float x, float y) { return (float)pow((double)x, (double)y); }
 __RGDEV_MATH__ float atan2f(float y, float x) { return (float)atan2((double)y, (double)x); }
 __RGDEV_MATH__ float hypotf(float x, float y) { return (float)hypot((double)x, (double)y); }
@@ -998,6 +1522,7 @@ __RGDEV_MATH__ float fmodf(float x, float y) { return (float)fmod((double)x, (do
 __RGDEV_MATH__ float remainderf(float x, float y) { return (float)remainder((double)x, (double)y); }
 __RGDEV_MATH__ float ldexpf(float x, int e) { return (float)ldexp((double)x, e < -400 ? -400 : e > 400 ? 400 : e); }
 __RGDEV_MATH__ float scalbnf(float x, int e) { return ldexpf(x, e); }
+__RGDEV_MATH__ float scalblnf(float x, long e) { return ldexpf(x, e < -400 ? -400 : e > 400 ? 400 : (int)e); }
 __RGDEV_MATH__ float frexpf(float x, int *e) { return (float)frexp((double)x, e); }
 __RGDEV_MATH__ int ilogbf(float x) { return ilogb((double)x); }
 __RGDEV_MATH__ float modff(float x, float *ip) {
@@ -1061,7 +1586,13 @@ __RG_OVERLOAD1(trunc, truncf)
 __RG_OVERLOAD1(round, roundf)
 __RG_OVERLOAD1(rint, rintf)
 __RG_OVERLOAD1(rsqrt, rsqrtf)
+__RG_OVERLOAD1(erf, erff)
+__RG_OVERLOAD1(erfc, erfcf)
+__RG_OVERLOAD1(lgamma, lgammaf)
+__RG_OVERLOAD1(tgamma, tgammaf)
 #undef __RG_OVERLOAD1
+__RGDEV_DEV__ float remquo(float x, float y, int *quo) { return remquof(x, y, quo); }
+__RGDEV_DEV__ float scalbln(float x, long e) { return scalblnf(x, e); }
 __RGDEV_DEV__ float pow(float x, float y) { return powf(x, y); }
 __RGDEV_DEV__ float pow(float x, int y) { return powf(x, (float)y); }
 __RGDEV_DEV__ double pow(double x, int y) { return pow(x, (double)y); }

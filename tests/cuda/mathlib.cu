@@ -31,6 +31,45 @@ static double logu(double lo, double hi, bool sign) {
     return sign && uniform(0, 1) < 0.5 ? -v : v;
 }
 
+/* References the C library lacks, in long double. */
+static long double erfcxl(long double x) {
+    if (std::isinf((double)x)) return x > 0 ? 0.0L : INFINITY;
+    long double h = x * x, l = fmal(x, x, -h); /* x^2 = h + l exactly */
+    return erfcl(x) * expl(h) * (1.0L + l);
+}
+static long double erfcinvl(long double q);
+static long double erfinvl(long double y) {
+    if (std::isnan((double)y) || fabsl(y) > 1.0L) return NAN;
+    if (fabsl(y) == 1.0L) return copysignl(INFINITY, y);
+    if (fabsl(y) > 0.5L) return copysignl(erfcinvl(1.0L - fabsl(y)), y);
+    long double x = y * 0.886L;
+    for (int i = 0; i < 60; i++) {
+        long double dx = (erfl(x) - y) / (1.12837916709551257390L * expl(-x * x));
+        x -= dx;
+        if (fabsl(dx) <= 1e-30L * fabsl(x)) break;
+    }
+    return x;
+}
+static long double erfcinvl(long double q) {
+    if (std::isnan((double)q) || q < 0.0L || q > 2.0L) return NAN;
+    if (q == 0.0L) return INFINITY;
+    if (q == 2.0L) return -INFINITY;
+    if (q > 1.0L) return -erfcinvl(2.0L - q);
+    if (q >= 0.5L) return erfinvl(1.0L - q);
+    /* Newton on log erfc(x) = log q, nearly linear in x^2 */
+    long double x = sqrtl(-logl(q)), lq = logl(q);
+    for (int i = 0; i < 200; i++) {
+        long double e = erfcl(x);
+        long double dx = (logl(e) - lq) * e / (1.12837916709551257390L * expl(-x * x));
+        x += dx;
+        if (fabsl(dx) <= 1e-30L * fabsl(x)) break;
+    }
+    return x;
+}
+static long double normcdfl(long double x) { return 0.5L * erfcl(-x / sqrtl(2.0L)); }
+static long double normcdfinvl(long double p) { return -sqrtl(2.0L) * erfcinvl(2.0L * p); }
+static long double rhypotl(long double a, long double b) { return 1.0L / hypotl(a, b); }
+
 /* The error of `got` in ulps of the exact value `want` (a double or float ulp). */
 static double ulps(double got, long double want, bool single) {
     if (std::isnan((double)want)) return std::isnan(got) ? 0 : 1e9;
@@ -164,6 +203,19 @@ int main() {
     FN2(hypot, hypot, hypotf, 2, 3, logu(1e-300, 1e300, true), logu(1e-300, 1e300, true));
     FN2(fmod, fmod, fmodf, 0, 0, logu(1e-30, 1e30, true), logu(1e-30, 1e30, true));
     FN2(remainder, remainder, remainderf, 0, 0, logu(1e-10, 1e10, true), logu(1e-10, 1e10, true));
+    FN1(erf, erf, erff, 2, 2, i % 2 ? uniform(-6.5, 6.5) : logu(1e-300, 1, true));
+    FN1(erfc, erfc, erfcf, 5, 4, i % 3 ? uniform(-6.5, 27.5) : uniform(-1, 1));
+    FN1(erfcx, erfcx, erfcxf, 4, 4, i % 3 ? uniform(-26.5, 100) : uniform(-1, 8));
+    FN1(erfinv, erfinv, erfinvf, 5, 2, i % 3 ? uniform(-1, 1) : 1.0 - logu(1e-16, 1, false));
+    FN1(erfcinv, erfcinv, erfcinvf, 6, 4, i % 2 ? uniform(0, 2) : logu(1e-300, 1, false));
+    FN1(normcdf, normcdf, normcdff, 5, 5, uniform(-38.4, 8.5));
+    FN1(normcdfinv, normcdfinv, normcdfinvf, 8, 5, i % 2 ? uniform(0, 1) : logu(1e-300, 0.5, false));
+    // lgamma's bounds hold outside [-11.0001, -2.2637] (float: [-10.001, -2.264]), where it
+    // has zeros; so do ours, but the interval is left out as CUDA's tables do.
+    FN1(lgamma, lgamma, lgammaf, 4, 6,
+        i % 4 == 0 ? uniform(0, 3) : i % 4 == 1 ? logu(1e-300, 1e300, false) : i % 4 == 2 ? uniform(-2.26, 0) : uniform(-170, -11.01));
+    FN1(tgamma, tgamma, tgammaf, 10, 5, i % 3 == 0 ? uniform(-12, 12) : i % 3 == 1 ? uniform(0, 171.6) : uniform(-185, -12));
+    FN2(rhypot, rhypot, rhypotf, 1, 2, logu(1e-300, 1e300, true), logu(1e-300, 1e300, true));
 
     // Exact functions: one IEEE operation each, compared bit for bit.
     for (int i = 0; i < N; i++) hx[i] = logu(1e-300, 1e300, true) * (i % 7 == 0 ? 1 : 1e-290);
@@ -210,5 +262,33 @@ int main() {
         bad += od[i] != s * 4.0 + c;
     }
     TRUE(bad == 0);
+    // remquo: the remainder and the quotient's last three bits (with the quotient's sign),
+    // exactly as the host's; norms of three and four values against long double.
+    for (int i = 0; i < N; i++) hx[i] = logu(1e-8, 1e8, true), hy[i] = logu(1e-8, 1e8, true);
+    static double oq[N];
+    run2([] __device__(double a, double b) { int q; return remquo(a, b, &q); }, od);
+    run2([] __device__(double a, double b) { int q; remquo(a, b, &q); return (double)q; }, oq);
+    bad = 0;
+    for (int i = 0; i < N; i++) {
+        int q;
+        double r = std::remquo(hx[i], hy[i], &q);
+        bad += od[i] != r || ((long long)oq[i] - q) % 8 != 0 || (oq[i] != 0 && (oq[i] < 0) != ((hx[i] < 0) != (hy[i] < 0)));
+    }
+    TRUE(bad == 0);
+    for (int i = 0; i < N; i++) hx[i] = logu(1e-300, 1e300, true), hy[i] = hx[i] * logu(1e-3, 1e3, true);
+    static double o3[N], r3[N], o4[N];
+    run2([] __device__(double a, double b) { return norm3d(a, b, a - b); }, o3);
+    run2([] __device__(double a, double b) { return rnorm3d(a, b, a - b); }, r3);
+    run2([] __device__(double a, double b) { return norm4d(a, b, a - b, 0.5 * b); }, o4);
+    double w3 = 0, wr = 0, w4 = 0;
+    for (int i = 0; i < N; i++) {
+        long double a = hx[i], b = hy[i], c = (long double)(hx[i] - hy[i]), d = 0.5L * b;
+        long double s3 = sqrtl(a * a + b * b + c * c), s4 = sqrtl(a * a + b * b + c * c + d * d);
+        w3 = std::fmax(w3, ulps(o3[i], s3, false));
+        wr = std::fmax(wr, ulps(r3[i], 1.0L / s3, false));
+        w4 = std::fmax(w4, ulps(o4[i], s4, false));
+    }
+    printf("norm3d     double %6.3f ulp (bound 2)   rnorm3d %6.3f ulp (bound 1)   norm4d %6.3f ulp (bound 2)\n", w3, wr, w4);
+    TRUE(w3 <= 2.5 && wr <= 1.5 && w4 <= 2.5);
     return report();
 }
