@@ -88,6 +88,10 @@ static __inline__ __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return cudaMalloc((void **)(void *)devPtr, size);
 }
 template <class T>
+static __inline__ __host__ cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height) {
+    return cudaMallocPitch((void **)(void *)devPtr, pitch, width, height);
+}
+template <class T>
 static __inline__ __host__ cudaError_t cudaMallocHost(T **ptr, size_t size) {
     return cudaMallocHost((void **)(void *)ptr, size);
 }

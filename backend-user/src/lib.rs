@@ -14,7 +14,7 @@
 //! buf.copy_to(&mut back).unwrap();
 //! assert_eq!(back, data);
 //! ```
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 /// The README's worked example, compiled and run by `cargo test` as a doc test.
@@ -22,12 +22,14 @@
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeWorkedExample;
 
+mod hostmem;
 pub mod platform;
 pub mod preset;
 
 pub use fake_pci::DeviceConfig;
 pub use fake_pci::copy::CopyStats;
 pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
+pub use hostmem::UVA_ENV;
 pub use platform::{ClockMode, SimDevice, UserPlatform};
 pub use runtime_core::{
     CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, LaunchConfig,
@@ -295,6 +297,11 @@ impl<T: Pod> HostBuffer<T> {
     /// This buffer as a kernel argument.
     pub fn arg(&self) -> Arg<'static> {
         Arg::Ptr(self.ptr)
+    }
+    /// The host address of the first element (under unified addressing, the device
+    /// pointer too).
+    pub fn host_addr(&self) -> usize {
+        self.mem.as_mut_ptr().addr()
     }
     /// Number of elements.
     pub fn len(&self) -> usize {

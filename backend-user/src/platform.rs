@@ -280,6 +280,16 @@ impl Platform for UserPlatform {
         self.dev.gpu.lock().unmap_dma(buf.bus);
     }
 
+    fn unified_va(&self) -> Option<runtime_core::range::SharedVa> {
+        crate::hostmem::unified()
+    }
+
+    fn dma_alloc_at(&self, va: u64, len: usize) -> Result<DmaBuffer> {
+        let mem = Arc::new(crate::hostmem::alloc_at(va, len).ok_or(CuError::OutOfMemory)?);
+        let bus = self.dev.gpu.lock().dma_map(mem.clone()).map_err(|_| CuError::OutOfMemory)?;
+        Ok(DmaBuffer { mem, bus })
+    }
+
     fn cfg_read32(&self, off: u16) -> u32 {
         self.dev.gpu.lock().cfg_read32(off)
     }

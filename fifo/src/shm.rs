@@ -20,6 +20,19 @@ pub struct OutOfRange;
 pub struct SharedMem {
     words: Words,
     len: usize,
+    /// What gives memory from [`SharedMem::mapped`] back, run when the value is dropped.
+    release: Option<Release>,
+}
+
+/// A release action of [`SharedMem::mapped`].
+pub type Release = Box<dyn FnOnce() + Send>;
+
+impl Drop for SharedMem {
+    fn drop(&mut self) {
+        if let Some(r) = self.release.take() {
+            r();
+        }
+    }
 }
 
 impl core::fmt::Debug for SharedMem {
@@ -39,6 +52,7 @@ enum Words {
 // SAFETY: a SharedMem is only ever accessed through atomics, so sharing it between the
 // driver's and the device's threads is sound for owned words as for borrowed ones, whose
 // validity `SharedMem::borrowed`'s caller guarantees for as long as they are accessed.
+// The release action is Send and only ever runs in `drop`, with exclusive access.
 #[allow(unsafe_code)]
 unsafe impl Send for SharedMem {}
 // SAFETY: as for Send.
@@ -59,7 +73,22 @@ impl SharedMem {
     #[allow(unsafe_code)]
     pub unsafe fn borrowed(ptr: NonNull<u8>, len: usize) -> Self {
         debug_assert!(ptr.as_ptr().addr().is_multiple_of(8) && len.is_multiple_of(8));
-        Self { words: Words::Borrowed { ptr: ptr.cast(), n: len / 8 }, len }
+        Self { words: Words::Borrowed { ptr: ptr.cast(), n: len / 8 }, len, release: None }
+    }
+
+    /// Memory a platform maps for this value alone, `len` bytes at `ptr`, which `release`
+    /// gives back when the value is dropped (pinned host memory at a fixed address under
+    /// unified addressing: the last reference gone, its address range can be reused).
+    ///
+    /// # Safety
+    /// As for [`SharedMem::borrowed`], the bytes stay valid until `release` runs, and
+    /// nothing but this value accesses them through another path that outlives it.
+    #[allow(unsafe_code)]
+    pub unsafe fn mapped(ptr: NonNull<u8>, len: usize, release: Release) -> Self {
+        // SAFETY: the caller's guarantee covers `borrowed`'s.
+        let mut m = unsafe { Self::borrowed(ptr, len) };
+        m.release = Some(release);
+        m
     }
 
     /// The words.
@@ -76,7 +105,7 @@ impl SharedMem {
     /// `len` zeroed bytes.
     pub fn new(len: usize) -> Self {
         let words: Vec<AtomicU64> = (0..len.div_ceil(8)).map(|_| AtomicU64::new(0)).collect();
-        Self { words: Words::Owned(words.into_boxed_slice()), len }
+        Self { words: Words::Owned(words.into_boxed_slice()), len, release: None }
     }
 
     /// `len` zeroed bytes, or `None` when the allocator cannot provide them (a kernel-side
@@ -85,7 +114,7 @@ impl SharedMem {
         let mut words: Vec<AtomicU64> = Vec::new();
         words.try_reserve_exact(len.div_ceil(8)).ok()?;
         words.extend((0..len.div_ceil(8)).map(|_| AtomicU64::new(0)));
-        Some(Self { words: Words::Owned(words.into_boxed_slice()), len })
+        Some(Self { words: Words::Owned(words.into_boxed_slice()), len, release: None })
     }
 
     /// Size in bytes.

@@ -100,9 +100,30 @@ pub trait Platform: Send + Sync + 'static {
         Err(crate::CuError::NotSupported)
     }
 
-    /// Release DMA memory obtained from [`Platform::dma_alloc`] or
-    /// [`Platform::dma_register`].
+    /// Release DMA memory obtained from [`Platform::dma_alloc`],
+    /// [`Platform::dma_alloc_at`] or [`Platform::dma_register`].
     fn dma_free(&self, buf: &DmaBuffer);
+
+    /// Unified virtual addressing: the process-wide range device pointers come from, which
+    /// the platform has reserved in the host's address space, so that no host pointer is
+    /// ever a device pointer; every context of every device shares it. A platform that
+    /// gives one also places pinned host memory at its device address
+    /// ([`Platform::dma_alloc_at`]). `None` (the default): each context has a range of its
+    /// own, and device and host addresses may coincide.
+    fn unified_va(&self) -> Option<crate::range::SharedVa> {
+        None
+    }
+
+    /// Pinned host memory at host address `va`, `len` bytes (whole pages) of the unified
+    /// range that the caller has taken from [`Platform::unified_va`]: the program's host
+    /// pointer is then its device pointer. The range goes back to the unified allocator
+    /// when the memory is gone (the last [`SharedMem`] reference dropped after
+    /// [`Platform::dma_free`]), not before, so that it cannot be handed out while the old
+    /// memory is still mapped.
+    fn dma_alloc_at(&self, va: u64, len: usize) -> Result<DmaBuffer> {
+        let _ = (va, len);
+        Err(crate::CuError::NotSupported)
+    }
 
     /// PCI configuration read.
     fn cfg_read32(&self, off: u16) -> u32;

@@ -115,6 +115,12 @@ impl RangeAllocator {
     }
 }
 
+/// The process-wide range that unified virtual addressing hands out: one allocator for
+/// the device pointers of every context of every device, over host addresses the platform
+/// has reserved so that no host pointer is ever a device pointer (the platform's
+/// `unified_va`). A spin lock: its holders only update the allocator's free lists.
+pub type SharedVa = alloc::sync::Arc<spin::Mutex<RangeAllocator>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@
 use crate::device::Device;
 use crate::error::{CuError, Result};
 use crate::platform::Platform;
-use crate::range::RangeAllocator;
+use crate::range::{RangeAllocator, SharedVa};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use hw::inst::INST_SIZE;
@@ -24,12 +24,56 @@ pub const LOW_VA_BASE: u64 = 0x1000_0000;
 /// The end of that window: device pointers that fit in 32 bits.
 pub const LOW_VA_END: u64 = 1 << 32;
 
+/// Where a space's addresses come from.
+enum Source {
+    /// A range of its own (BAR1; contexts when there is no unified addressing).
+    Own(RangeAllocator),
+    /// The unified range, shared; the space records what it took, to give it back when it
+    /// is destroyed.
+    Unified { va: SharedVa, taken: BTreeMap<u64, u64> },
+}
+
+impl Source {
+    fn alloc(&mut self, bytes: u64, align: u64) -> Option<u64> {
+        match self {
+            Source::Own(a) => a.alloc(bytes, align),
+            Source::Unified { va, taken } => {
+                let v = va.lock().alloc(bytes, align)?;
+                taken.insert(v, bytes);
+                Some(v)
+            }
+        }
+    }
+
+    fn alloc_at(&mut self, hint: u64, bytes: u64) -> Option<u64> {
+        match self {
+            Source::Own(a) => a.alloc_at(hint, bytes),
+            Source::Unified { va, taken } => {
+                let v = va.lock().alloc_at(hint, bytes)?;
+                taken.insert(v, bytes);
+                Some(v)
+            }
+        }
+    }
+
+    fn free(&mut self, v: u64, bytes: u64) {
+        match self {
+            Source::Own(a) => a.free(v, bytes),
+            Source::Unified { va, taken } => {
+                if taken.remove(&v).is_some() {
+                    va.lock().free(v, bytes);
+                }
+            }
+        }
+    }
+}
+
 /// One address space.
 pub struct VaSpace {
     /// Page directory (VRAM).
     pub pd: u64,
     pts: BTreeMap<u64, u64>,
-    va: RangeAllocator,
+    va: Source,
     /// `[LOW_VA_BASE, LOW_VA_END)`, for 32-bit device pointers (a context's space; see
     /// [`VaSpace::with_low_window`]).
     low: Option<RangeAllocator>,
@@ -45,7 +89,25 @@ impl VaSpace {
         }
         // VA 0 stays unmapped so that a null device pointer faults.
         let base = base.max(mmu::PAGE_SIZE);
-        Ok(Self { pd, pts: BTreeMap::new(), va: RangeAllocator::new(base, len.saturating_sub(base)), low: None })
+        Ok(Self {
+            pd,
+            pts: BTreeMap::new(),
+            va: Source::Own(RangeAllocator::new(base, len.saturating_sub(base))),
+            low: None,
+        })
+    }
+
+    /// A new space whose addresses come from the unified range `va`, shared with every
+    /// other context.
+    pub(crate) fn unified<P: Platform>(gpu: &Device<P>, va: SharedVa) -> Result<Self> {
+        let mut space = Self::new(gpu, 0, 0)?;
+        space.va = Source::Unified { va, taken: BTreeMap::new() };
+        Ok(space)
+    }
+
+    /// Whether the space's addresses are unified ones.
+    pub fn is_unified(&self) -> bool {
+        matches!(self.va, Source::Unified { .. })
     }
 
     /// This space with the window for 32-bit device pointers, `[LOW_VA_BASE, LOW_VA_END)`,
@@ -59,12 +121,12 @@ impl VaSpace {
     /// Reserve `bytes` (rounded to pages) of virtual address space; below 4 GiB when `low`.
     pub(crate) fn alloc_va_in(&mut self, bytes: u64, low: bool) -> Result<u64> {
         let len = bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE;
-        let a = match &mut self.low {
-            Some(l) if low => l,
-            None if low => return Err(CuError::OutOfMemory),
-            _ => &mut self.va,
-        };
-        a.alloc(len, mmu::PAGE_SIZE).ok_or(CuError::OutOfMemory)
+        match &mut self.low {
+            Some(l) if low => l.alloc(len, mmu::PAGE_SIZE),
+            None if low => None,
+            _ => self.va.alloc(len, mmu::PAGE_SIZE),
+        }
+        .ok_or(CuError::OutOfMemory)
     }
 
     /// Reserve `bytes` (rounded to pages) of virtual address space.
@@ -84,13 +146,22 @@ impl VaSpace {
         self.va.alloc(bytes, align).ok_or(CuError::OutOfMemory)
     }
 
+    /// Let go of unified range `va` without giving it back: from now on it belongs to
+    /// pinned host memory placed there ([`Platform::dma_alloc_at`]), whose release
+    /// returns it; freeing it here is then a no-op.
+    pub(crate) fn forget_va(&mut self, va: u64) {
+        if let Source::Unified { taken, .. } = &mut self.va {
+            taken.remove(&va);
+        }
+    }
+
     /// Return a VA range from [`VaSpace::alloc_va`].
     pub(crate) fn free_va(&mut self, va: u64, bytes: u64) {
-        let a = match &mut self.low {
-            Some(l) if (LOW_VA_BASE..LOW_VA_END).contains(&va) => l,
-            _ => &mut self.va,
-        };
-        a.free(va, bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE);
+        let len = bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE;
+        match &mut self.low {
+            Some(l) if (LOW_VA_BASE..LOW_VA_END).contains(&va) => l.free(va, len),
+            _ => self.va.free(va, len),
+        }
     }
 
     fn page_table<P: Platform>(&mut self, gpu: &Device<P>, pde: u64) -> Result<u64> {
@@ -159,8 +230,14 @@ impl VaSpace {
         Ok(())
     }
 
-    /// Free the page tables and the page directory.
+    /// Free the page tables and the page directory, and give unified addresses back.
     pub(crate) fn destroy<P: Platform>(&mut self, gpu: &Device<P>) {
+        if let Source::Unified { va, taken } = &mut self.va {
+            let mut a = va.lock();
+            for (v, bytes) in core::mem::take(taken) {
+                a.free(v, bytes);
+            }
+        }
         for (_, pt) in core::mem::take(&mut self.pts) {
             gpu.vram_free(pt, mmu::SPT_BYTES);
         }

@@ -63,7 +63,7 @@ static void device_query(void) {
         {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 32, 8192},
         {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1, 1 << 30},
         {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 1024, 4096},
-        {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 0, 1},
+        {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1, 1},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 7, 7},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0, 0},
         {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 48 * 1024, 256 * 1024},
@@ -299,6 +299,23 @@ static void pinned(CUfunction f) {
     float back[16];
     CHECK(cuMemcpyDtoH(back, dc, sizeof back));
     TRUE(back[15] == 16.5f);
+    /* Unified addressing: the host pointer is the device pointer, and cuMemcpy infers
+       each direction from the pointers (pageable, pinned, device memory). */
+    TRUE(da == (CUdeviceptr)(uintptr_t)a && dc == (CUdeviceptr)(uintptr_t)c);
+    CUdeviceptr dd;
+    CHECK(cuMemAlloc(&dd, bytes));
+    CHECK(cuMemcpy(dd, (CUdeviceptr)(uintptr_t)c, bytes));
+    float *pageable = (float *)calloc(n, sizeof(float));
+    CHECK(cuMemcpy((CUdeviceptr)(uintptr_t)pageable, dd, bytes));
+    TRUE(pageable[100] == 101.5f && pageable[n - 1] == (float)(n - 1) + 1.5f);
+    pageable[7] = -7.0f;
+    CHECK(cuMemcpyAsync(dd, (CUdeviceptr)(uintptr_t)pageable, bytes, NULL));
+    CHECK(cuMemcpy((CUdeviceptr)(uintptr_t)a, dd, bytes));
+    TRUE(a[7] == -7.0f && a[8] == 9.5f);
+    CHECK(cuMemcpy((CUdeviceptr)(uintptr_t)b, (CUdeviceptr)(uintptr_t)pageable, 8 * sizeof(float)));
+    TRUE(b[7] == -7.0f);
+    free(pageable);
+    CHECK(cuMemFree(dd));
     int x;
     EXPECT(cuMemHostGetDevicePointer(&da, &x, 0), CUDA_ERROR_INVALID_VALUE);
     CHECK(cuMemFreeHost(a));

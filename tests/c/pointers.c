@@ -92,9 +92,12 @@ int main(void) {
     EXPECT(cuPointerGetAttribute(NULL, CU_POINTER_ATTRIBUTE_CONTEXT, d3), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuPointerGetAttributes(0, attrs, out, d3), CUDA_ERROR_INVALID_VALUE);
 
-    /* Without a current context a device address is no one's; freed memory neither. */
+    /* Unified addressing: a device address names its context even with none current;
+       freed memory is no one's. */
     CHECK(cuCtxPopCurrent(&owner));
-    EXPECT(cuPointerGetAttribute(&c, CU_POINTER_ATTRIBUTE_CONTEXT, d3), CUDA_ERROR_INVALID_VALUE);
+    c = NULL;
+    CHECK(cuPointerGetAttribute(&c, CU_POINTER_ATTRIBUTE_CONTEXT, d3));
+    TRUE(c == a);
     CHECK(cuCtxPushCurrent(a));
     CHECK(cuMemFree(d3));
     EXPECT(cuPointerGetAttribute(&c, CU_POINTER_ATTRIBUTE_CONTEXT, d3), CUDA_ERROR_INVALID_VALUE);

@@ -215,8 +215,14 @@ fn many_contexts_are_isolated_and_return_their_memory() {
         for (i, b) in bufs.iter().enumerate() {
             assert!(b.to_vec().unwrap().iter().all(|&v| v == i as u32));
         }
-        // Device pointers of different contexts may coincide: each has its own address space.
-        assert_eq!(bufs[0].device_ptr(), bufs[1].device_ptr());
+        // Unified addressing: device pointers are unique in the process, whatever the context.
+        assert!(dev.gpu().unified_addressing());
+        let mut ranges: Vec<u64> = bufs.iter().map(|b| b.device_ptr()).collect();
+        ranges.sort_unstable();
+        assert!(ranges.windows(2).all(|w| w[1] - w[0] >= 4 << 16), "{ranges:x?}");
+        // Pinned host memory's host address is its device pointer.
+        let h = ctxs[3].alloc_host::<u32>(5000).unwrap();
+        assert_eq!(h.host_addr() as u64, h.device_ptr());
     }
     assert_eq!(dev.mem_info().0, free0, "every context's VRAM came back");
 }

@@ -164,6 +164,17 @@ fn half_precision() {
     program("fp16", &[]);
 }
 
+/// Unified virtual addressing: pinned memory's host pointer used by a kernel,
+/// cudaMemcpyDefault in every direction, pointer attributes; without it (RGDEV_UVA=0)
+/// cudaMemcpyDefault is cudaErrorInvalidValue.
+#[test]
+fn unified_addressing() {
+    let exe = compile("uva", &[]);
+    assert!(run_ok(&exe, &[]).contains("unified addressing\n"));
+    assert!(run_ok(&exe, &[("RGDEV_UVA", "0")]).contains("no unified addressing"));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Driver and Runtime API calls in one program, sharing the primary context.
 #[test]
 fn mixing_driver_and_runtime_api() {

@@ -145,12 +145,19 @@ fn side(
             })
         }
         MEMORYTYPE_DEVICE => Ok(Side::Device(dev.checked_add(offset).ok_or(CuError::InvalidValue)?)),
-        // No unified addressing yet: a unified pointer is a host address of pinned memory
-        // or a device pointer of the context.
+        // A host address of pinned memory, or a device pointer of the context; under
+        // unified addressing anything else is host memory.
         MEMORYTYPE_UNIFIED => {
             let at = (dev as usize).checked_add(offset as usize).ok_or(CuError::InvalidValue)?;
             let d = dev.checked_add(offset).ok_or(CuError::InvalidValue)?;
-            Ok(memory::pinned(h, at, extent as usize)?.map_or(Side::Device(d), Side::Device))
+            if let Some(p) = memory::pinned(h, at, extent as usize)? {
+                return Ok(Side::Device(p));
+            }
+            let (gpu, _) = current()?;
+            if gpu.unified_addressing() && !memory::unified_device(&gpu, h, dev) {
+                return Ok(Side::Host(at));
+            }
+            Ok(Side::Device(d))
         }
         MEMORYTYPE_ARRAY if array.is_null() => Err(CuError::InvalidValue),
         MEMORYTYPE_ARRAY => Ok(Side::Array(ArrayHandle(key(array)), xyz)),

@@ -103,7 +103,7 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE => i(info.l2_bytes as u64),
         CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR => i(info.sm.threads as u64),
         CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT => 1,
-        CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING => 0, // host and device VAs differ
+        CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING => i32::from(gpu.unified_addressing()),
         CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID => 0,
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR => i(info.compute_capability.0 as u64),
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => i(info.compute_capability.1 as u64),

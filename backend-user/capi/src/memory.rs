@@ -158,6 +158,56 @@ pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, 
     })
 }
 
+/// Under unified addressing, whether `ptr` is device memory of context `h`: one of its
+/// allocations (pinned host memory included, whose host and device addresses are the
+/// same) or a VMM mapping. Anything else is host memory.
+pub(crate) fn unified_device(gpu: &UserGpu, h: CtxHandle, ptr: u64) -> bool {
+    gpu.mem_range(h, ptr).is_ok() || gpu.mem_access(h, ptr).is_ok()
+}
+
+/// A copy between two unified pointers, its direction inferred from them (cuMemcpy,
+/// cudaMemcpyDefault); CUDA_ERROR_NOT_SUPPORTED without unified addressing.
+fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    let device = (|| -> Result<(bool, bool)> {
+        let (gpu, h, _) = stream_of(s)?;
+        if !gpu.unified_addressing() {
+            return Err(CuError::NotSupported);
+        }
+        Ok((unified_device(&gpu, h, dst), unified_device(&gpu, h, src)))
+    })();
+    let (dd, sd) = match device {
+        Ok(v) => v,
+        Err(e) => return e.code() as CUresult,
+    };
+    let host = |p: CUdeviceptr| std::ptr::with_exposed_provenance_mut::<c_void>(p as usize);
+    match (dd, sd) {
+        (true, true) => dtod(dst, src, bytes, s, asynchronous),
+        (true, false) => htod(dst, host(src), bytes, s, asynchronous),
+        (false, true) => dtoh(host(dst), src, bytes, s, asynchronous),
+        (false, false) => guard(|| {
+            // In stream order: after the stream's earlier work.
+            let (gpu, h, sh) = stream_of(s)?;
+            gpu.stream_synchronize(h, sh)?;
+            raw::copy_host(host(dst).cast(), host(src).cast(), bytes)?;
+            count_copy(bytes);
+            Ok(())
+        }),
+    }
+}
+
+/// cuMemcpy: a copy between unified pointers, the direction inferred (host memory,
+/// pageable or pinned, device memory), synchronous as cuMemcpyDtoD is.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
+    unified_copy(dst, src, bytes, std::ptr::null_mut(), false)
+}
+
+/// cuMemcpyAsync: [`cuMemcpy`] on a stream (pageable host memory makes it synchronous).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    unified_copy(dst, src, bytes, stream, true)
+}
+
 /// cuMemcpyHtoD_v2: returns once the source may be reused.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {

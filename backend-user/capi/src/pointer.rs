@@ -3,11 +3,10 @@
 //! unique within the process.
 //!
 //! A host address is looked up among the pinned host allocations of every context; a
-//! device address among the current context's allocations and pinned memory. rgdev has no
-//! unified addressing yet: each context has its own device address space (two contexts'
-//! first allocations have the same address), so a device address means something only in
-//! a context, as with cuMemGetAddressRange. With unified addressing (the multi-GPU issue)
-//! the lookup can span every context.
+//! device address among the allocations of every context under unified addressing (device
+//! pointers are unique in the process, and pinned memory's host pointer is its device
+//! pointer), else among the current context's only (each context then has an address
+//! space of its own, as with cuMemGetAddressRange).
 
 use super::*;
 
@@ -88,12 +87,17 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
         }
     });
     pinned.or_else(|| {
-        let ctx = current?;
         let gpu = st.gpu();
-        let (base, size) = gpu.mem_range(ctx, ptr).ok()?;
-        // A VMM mapping grants what cuMemSetAccess gave it; other allocations, everything.
-        let access = gpu.mem_access(ctx, ptr).map_or(ACCESS_READWRITE, |a| vmm::prot(a) as c_uint);
-        Some(Found { ctx, host: false, base, size, dptr: ptr, hptr: None, access })
+        let mut ctxs: Vec<CtxHandle> = current.into_iter().collect();
+        if gpu.unified_addressing() {
+            ctxs.extend(gpu.contexts().into_iter().filter(|&c| Some(c) != current));
+        }
+        ctxs.into_iter().find_map(|ctx| {
+            let (base, size) = gpu.mem_range(ctx, ptr).ok()?;
+            // A VMM mapping grants what cuMemSetAccess gave it; other allocations, everything.
+            let access = gpu.mem_access(ctx, ptr).map_or(ACCESS_READWRITE, |a| vmm::prot(a) as c_uint);
+            Some(Found { ctx, host: false, base, size, dptr: ptr, hptr: None, access })
+        })
     })
 }
 

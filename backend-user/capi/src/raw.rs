@@ -66,6 +66,20 @@ pub fn bytes_mut<'a>(p: *mut u8, n: usize) -> Result<&'a mut [u8]> {
     Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
 }
 
+/// Copy `n` bytes between two buffers of the caller's, which may overlap (memmove).
+pub fn copy_host(dst: *mut u8, src: *const u8, n: usize) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    if dst.is_null() || src.is_null() || n > isize::MAX as usize {
+        return Err(CuError::InvalidValue);
+    }
+    // SAFETY: non-NULL; by the API contract `n` readable bytes at `src` and `n` writable
+    // bytes at `dst` live for the call; `ptr::copy` allows them to overlap.
+    unsafe { std::ptr::copy(src, dst, n) };
+    Ok(())
+}
+
 /// The whole 4 KiB pages holding `[p, p + n)`, seen as memory the device shares
 /// (cuMemHostRegister), and the offset of `p` in them. The pages must be mapped readable,
 /// and writable unless `read_only`, for the whole range (from /proc/self/maps): else

@@ -87,8 +87,8 @@ unsupported! {
     cuMemPoolImportFromShareableHandle cuMemPoolImportPointer cuMemPoolSetAccess cuMemPoolSetAttribute
     cuMemPoolTrimTo cuMemPrefetchAsync cuMemPrefetchAsync_v2 cuMemPrefetchBatchAsync cuMemRangeGetAttribute
     cuMemRangeGetAttributes    cuMemSetMemPool
-    cuMemcpy     cuMemcpy3DBatchAsync
-    cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync  cuMemcpyAsync
+    cuMemcpy3DBatchAsync
+    cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync
          cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
         cuMemcpyPeer cuMemcpyPeerAsync
 

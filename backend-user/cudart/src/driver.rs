@@ -91,6 +91,8 @@ driver! {
     cuMemcpyHtoDAsync(dst: DevPtr, src: *const c_void, n: usize, s: Handle);
     cuMemcpyDtoHAsync(dst: *mut c_void, src: DevPtr, n: usize, s: Handle);
     cuMemcpyDtoDAsync(dst: DevPtr, src: DevPtr, n: usize, s: Handle);
+    cuMemcpy(dst: DevPtr, src: DevPtr, n: usize);
+    cuMemcpyAsync(dst: DevPtr, src: DevPtr, n: usize, s: Handle);
     cuMemsetD8(dst: DevPtr, v: u8, n: usize);
     cuMemsetD8Async(dst: DevPtr, v: u8, n: usize, s: Handle);
     cuMemAllocPitch(p: *mut DevPtr, pitch: *mut usize, width: usize, height: usize, elem: c_uint);

@@ -128,11 +128,19 @@ fn copy(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int, s: Option<H
             crate::raw::copy_host(dst.cast(), src.cast(), n);
             0
         }
-        // Inferring the direction needs unified addressing (not yet: docs/runtime-api.md).
-        (DEFAULT, _) => return Err(cudaErrorNotSupported),
+        // The driver infers the direction from the pointers (unified addressing; without
+        // it, cudaErrorInvalidValue as CUDA gives).
+        (DEFAULT, None) => unified(d.cuMemcpy(dp, sp, n))?,
+        (DEFAULT, Some(s)) => unified(d.cuMemcpyAsync(dp, sp, n, s))?,
         _ => return Err(cudaErrorInvalidMemcpyDirection),
     };
     error::check(r)
+}
+
+/// A unified-addressing call's result: the driver's CUDA_ERROR_NOT_SUPPORTED (no unified
+/// addressing) is cudaErrorInvalidValue for cudaMemcpyDefault, as in CUDA.
+pub(crate) fn unified(r: crate::driver::CUresult) -> Result<crate::driver::CUresult, Status> {
+    if r == 801 { Err(cudaErrorInvalidValue) } else { Ok(r) }
 }
 
 /// `cudaMemcpy`.

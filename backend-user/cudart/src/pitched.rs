@@ -116,14 +116,16 @@ fn sides(kind: c_int) -> Result<(c_uint, c_uint), Status> {
         HOST_TO_DEVICE => Ok((MT_HOST, MT_DEVICE)),
         DEVICE_TO_HOST => Ok((MT_DEVICE, MT_HOST)),
         DEVICE_TO_DEVICE => Ok((MT_DEVICE, MT_DEVICE)),
-        // cudaMemcpyDefault needs unified addressing (not yet: docs/runtime-api.md).
-        4 => Err(cudaErrorNotSupported),
+        // Unified pointers: the driver infers each side's memory.
+        4 => Ok((MT_UNIFIED, MT_UNIFIED)),
         _ => Err(cudaErrorInvalidMemcpyDirection),
     }
 }
 
 /// `CU_MEMORYTYPE_ARRAY`.
 const MT_ARRAY: c_uint = 3;
+/// `CU_MEMORYTYPE_UNIFIED`.
+const MT_UNIFIED: c_uint = 4;
 
 /// One side of a copy: linear memory (address, row pitch, rows per slice, position in
 /// bytes) or a CUDA array (position: x in bytes).
@@ -143,7 +145,7 @@ impl Side {
         match self {
             Side::Linear(p, pitch, height, at) => {
                 let host = if linear == MT_HOST { p } else { core::ptr::null_mut() };
-                let dev = if linear == MT_DEVICE { p as usize as DevPtr } else { 0 };
+                let dev = if linear == MT_DEVICE || linear == MT_UNIFIED { p as usize as DevPtr } else { 0 };
                 (linear, host, dev, core::ptr::null_mut(), pitch, height, at)
             }
             Side::Array(a, at) => (MT_ARRAY, core::ptr::null_mut(), 0, a, 0, 0, at),

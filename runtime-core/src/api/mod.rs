@@ -152,6 +152,13 @@ impl<P: Platform> Gpu<P> {
         }
     }
 
+    /// Whether device pointers are unified with host addresses
+    /// (CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING): the platform reserved their range in the
+    /// host's address space and pinned host memory's host pointer is its device pointer.
+    pub fn unified_addressing(&self) -> bool {
+        self.dev.platform.unified_va().is_some()
+    }
+
     /// The checks contexts are created with.
     pub fn checks(&self) -> CheckMode {
         CheckMode::from(self.checks.load(Ordering::Acquire))

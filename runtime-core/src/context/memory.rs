@@ -195,9 +195,41 @@ impl Inner {
         low: bool,
     ) -> Result<(u64, Arc<fifo::SharedMem>)> {
         let len = usize::try_from(bytes).map_err(|_| CuError::OutOfMemory)?;
+        if self.vm.is_unified() && !low {
+            return self.alloc_host_unified(gpu, bytes);
+        }
         let buf = gpu.platform.dma_alloc(len)?;
         let mem = buf.mem.clone();
         Ok((self.map_host(gpu, buf, bytes, false, low)?, mem))
+    }
+
+    /// [`Inner::alloc_host`] under unified addressing: the memory sits at its device
+    /// address in the host's address space too, so the program's host pointer is its
+    /// device pointer.
+    fn alloc_host_unified<P: Platform>(&mut self, gpu: &Device<P>, bytes: u64) -> Result<(u64, Arc<fifo::SharedMem>)> {
+        let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
+        let len = usize::try_from(rounded).map_err(|_| CuError::OutOfMemory)?;
+        let va = self.vm.alloc_va(rounded)?;
+        let buf = match gpu.platform.dma_alloc_at(va, len) {
+            Ok(b) => b,
+            Err(e) => {
+                self.vm.free_va(va, rounded);
+                return Err(e);
+            }
+        };
+        // The range is the memory's now: its release gives it back.
+        self.vm.forget_va(va);
+        if let Err(e) =
+            self.vm.map(gpu, va, buf.bus, rounded, Target::SysCoherent, false).and_then(|_| gpu.tlb_flush(self.vm.pd))
+        {
+            let _ = self.vm.unmap(gpu, va, rounded);
+            gpu.platform.dma_free(&buf);
+            return Err(e);
+        }
+        let mem = buf.mem.clone();
+        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner: Owner::User });
+        self.table_changed();
+        Ok((va, mem))
     }
 
     /// Map host pages a program registers (cuMemHostRegister: whole pages, `mem`) into the

@@ -128,7 +128,11 @@ impl<P: Platform> Context<P> {
         if cfg.staging_bytes < PAGE_SIZE as u32 {
             return Err(CuError::InvalidValue);
         }
-        let mut vm = VaSpace::new(gpu, VA_BASE, (1 << VA_BITS) - VA_BASE)?.with_low_window();
+        let vm = match gpu.platform.unified_va() {
+            Some(va) => VaSpace::unified(gpu, va)?,
+            None => VaSpace::new(gpu, VA_BASE, (1 << VA_BITS) - VA_BASE)?,
+        };
+        let mut vm = vm.with_low_window();
         let mut held = Vec::new();
         let built = (|| {
             let mut staging = Vec::new();
