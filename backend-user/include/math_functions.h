@@ -971,29 +971,32 @@ __RGDEV_MATH__ double cospi(double x) {
 #define __RG_TWO_OVER_SQRTPI 0x1.20dd750429b6dp+0
 #define __RG_TWO_OVER_SQRTPI_LO 0x1.1ae3a914fed80p-56
 
+/* Horner's rule over a table, highest degree first. */
+__RGDEV_DEV__ double __rg_horner(const double *c, int n, double x) {
+    double p = c[0];
+    for (int i = 1; i < n; i++) p = __nvvm_fma_rn_d(p, x, c[i]);
+    return p;
+}
+/* erf's Taylor coefficients past the first: (2/sqrt(pi)) (-1)^n / (n! (2n + 1)), n = 19 .. 1 */
+static __device__ const double __rg_erf_taylor[19] = {
+    -0x1.18cc8a061c479p-62, 0x1.5f7919bc67b8cp-58, -0x1.a2007af3447f6p-54, 0x1.d70b3537f4765p-50,
+    -0x1.f56f071a885cfp-46, 0x1.f683ae4a97007p-42, -0x1.d8453cb0c46eap-38, 0x1.9e6ad5e55a730p-34,
+    -0x1.51d7181c5d36dp-30, 0x1.fcc5720624c1cp-27, -0x1.5f742ec43e71ap-23, 0x1.b9e6c9dc651a3p-20,
+    -0x1.f4d25c3e0c2ebp-17, 0x1.f9a326f9b89b7p-14, -0x1.c02db40040b86p-11, 0x1.565bcd0e6a53fp-8,
+    -0x1.b82ce31288b51p-6, 0x1.ce2f21a042be2p-4, -0x1.812746b0379e7p-2
+};
+/* erfcx's asymptotic series: (-1)^n (2n - 1)!!, n = 18 .. 0 */
+static __device__ const double __rg_erfcx_asymptotic[19] = {
+    221643095476699771875.0, -6332659870762850625.0, 191898783962510625.0, -6190283353629375.0,
+    213458046676875.0, -7905853580625.0, 316234143225.0, -13749310575.0,
+    654729075.0, -34459425.0, 2027025.0, -135135.0,
+    10395.0, -945.0, 105.0, -15.0,
+    3.0, -1.0, 1.0
+};
 /* erf(x) = p.hi + rest for |x| < 1 (rest the small part), 2^-57 relative. */
 __RGDEV_MATH__ __rg_dd __rg_erf_small(double x) {
     double z = x * x;
-    /* (2/sqrt(pi)) (-1)^n / (n! (2n + 1)), n = 19 .. 1 */
-    double q = -0x1.18cc8a061c479p-62;
-    q = __nvvm_fma_rn_d(q, z, 0x1.5f7919bc67b8cp-58);
-    q = __nvvm_fma_rn_d(q, z, -0x1.a2007af3447f6p-54);
-    q = __nvvm_fma_rn_d(q, z, 0x1.d70b3537f4765p-50);
-    q = __nvvm_fma_rn_d(q, z, -0x1.f56f071a885cfp-46);
-    q = __nvvm_fma_rn_d(q, z, 0x1.f683ae4a97007p-42);
-    q = __nvvm_fma_rn_d(q, z, -0x1.d8453cb0c46eap-38);
-    q = __nvvm_fma_rn_d(q, z, 0x1.9e6ad5e55a730p-34);
-    q = __nvvm_fma_rn_d(q, z, -0x1.51d7181c5d36dp-30);
-    q = __nvvm_fma_rn_d(q, z, 0x1.fcc5720624c1cp-27);
-    q = __nvvm_fma_rn_d(q, z, -0x1.5f742ec43e71ap-23);
-    q = __nvvm_fma_rn_d(q, z, 0x1.b9e6c9dc651a3p-20);
-    q = __nvvm_fma_rn_d(q, z, -0x1.f4d25c3e0c2ebp-17);
-    q = __nvvm_fma_rn_d(q, z, 0x1.f9a326f9b89b7p-14);
-    q = __nvvm_fma_rn_d(q, z, -0x1.c02db40040b86p-11);
-    q = __nvvm_fma_rn_d(q, z, 0x1.565bcd0e6a53fp-8);
-    q = __nvvm_fma_rn_d(q, z, -0x1.b82ce31288b51p-6);
-    q = __nvvm_fma_rn_d(q, z, 0x1.ce2f21a042be2p-4);
-    q = __nvvm_fma_rn_d(q, z, -0x1.812746b0379e7p-2);
+    double q = __rg_horner(__rg_erf_taylor, 19, z);
     __rg_dd p = __rg_two_prod(x, __RG_TWO_OVER_SQRTPI);
     p.lo += x * __RG_TWO_OVER_SQRTPI_LO + x * z * q;
     return p;
@@ -1031,9 +1034,7 @@ static __device__ const double __rg_erfcx_c3[23] = {
     0x1.3c7764a81f462p-7, -0x1.ed7f66d9d09fep-6, 0x1.7c0348489d721p-4
 };
 __RGDEV_DEV__ double __rg_horner_dd0(const double *c, int n, double u, double lo) {
-    double p = c[0];
-    for (int i = 1; i < n - 1; i++) p = __nvvm_fma_rn_d(p, u, c[i]);
-    return c[n - 1] + __nvvm_fma_rn_d(p, u, lo);
+    return c[n - 1] + __nvvm_fma_rn_d(__rg_horner(c, n - 1, u), u, lo);
 }
 __RGDEV_MATH__ double __rg_erfcx_pos(double x) {
     if (x < 1.0) return __rg_horner_dd0(__rg_erfcx_c0, 15, (x - 0.75) * 4.0, -0x1.ec2134d851665p-55);
@@ -1041,25 +1042,7 @@ __RGDEV_MATH__ double __rg_erfcx_pos(double x) {
     if (x < 4.0) return __rg_horner_dd0(__rg_erfcx_c2, 20, x - 3.0, -0x1.99ac9296879fap-58);
     if (x < 8.0) return __rg_horner_dd0(__rg_erfcx_c3, 23, (x - 6.0) * 0.5, 0x1.ca9cebb9a1c44p-58);
     double w = 0.5 / (x * x); /* 0 once x * x overflows: the series is then 1 */
-    double s = 221643095476699771875.0; /* (2n - 1)!!, n = 18 .. 1, alternating */
-    s = __nvvm_fma_rn_d(-s, w, -6332659870762850625.0);
-    s = __nvvm_fma_rn_d(s, w, 191898783962510625.0);
-    s = __nvvm_fma_rn_d(s, w, -6190283353629375.0);
-    s = __nvvm_fma_rn_d(s, w, 213458046676875.0);
-    s = __nvvm_fma_rn_d(s, w, -7905853580625.0);
-    s = __nvvm_fma_rn_d(s, w, 316234143225.0);
-    s = __nvvm_fma_rn_d(s, w, -13749310575.0);
-    s = __nvvm_fma_rn_d(s, w, 654729075.0);
-    s = __nvvm_fma_rn_d(s, w, -34459425.0);
-    s = __nvvm_fma_rn_d(s, w, 2027025.0);
-    s = __nvvm_fma_rn_d(s, w, -135135.0);
-    s = __nvvm_fma_rn_d(s, w, 10395.0);
-    s = __nvvm_fma_rn_d(s, w, -945.0);
-    s = __nvvm_fma_rn_d(s, w, 105.0);
-    s = __nvvm_fma_rn_d(s, w, -15.0);
-    s = __nvvm_fma_rn_d(s, w, 3.0);
-    s = __nvvm_fma_rn_d(s, w, -1.0);
-    s = __nvvm_fma_rn_d(s, w, 1.0);
+    double s = __rg_horner(__rg_erfcx_asymptotic, 19, w);
     return 0x1.20dd750429b6dp-1 / x * s;
 }
 
@@ -1189,6 +1172,29 @@ __RGDEV_MATH__ double normcdfinv(double p) {
  * with the product in double-double; under -12 the reflection formula. lgamma near its
  * zeros 1 and 2 is the Taylor series there, with zeta values as coefficients.
  */
+/* Stirling's series: B_2k / (2k (2k - 1)), k = 9 .. 1 */
+static __device__ const double __rg_stirling[9] = {
+    43867.0 / 244188.0, -3617.0 / 122400.0, 1.0 / 156.0, -691.0 / 360360.0,
+    1.0 / 1188.0, -1.0 / 1680.0, 1.0 / 1260.0, -1.0 / 360.0,
+    1.0 / 12.0
+};
+/* lgamma(1 + z): (-1)^k zeta(k) / k, k = 25 .. 2 */
+static __device__ const double __rg_lgamma_at1[24] = {
+    -0x1.47ae151eb9fb7p-5, 0x1.555556aaafdcdp-5, -0x1.642c88591b66dp-5, 0x1.745d1d1778df9p-5,
+    -0x1.86186db77bfbfp-5, 0x1.9999b3352d5bap-5, -0x1.af28a1b5688a0p-5, 0x1.c71ce3a20b419p-5,
+    -0x1.e1e2d311e8abdp-5, 0x1.00010064cdeb2p-4, -0x1.11133476e7fe0p-4, 0x1.2496df8320c5fp-4,
+    -0x1.3b1d971fc5985p-4, 0x1.556ad63243bc4p-4, -0x1.748c33114c6d6p-4, 0x1.9a01e385d5f8fp-4,
+    -0x1.c806706d57db4p-4, 0x1.010b36af86397p-3, -0x1.2703a1dcea3aep-3, 0x1.5b40cb100c306p-3,
+    -0x1.a8b9c17aa6149p-3, 0x1.151322ac7d848p-2, -0x1.9a4d55beab2d7p-2, 0x1.a51a6625307d3p-1
+};
+/* lgamma(2 + z): (-1)^k (zeta(k) - 1) / k, k = 18 .. 2 */
+static __device__ const double __rg_lgamma_at2[17] = {
+    0x1.c76bbb3f07a4dp-23, -0x1.e2600d93cfd2fp-22, 0x1.0064cdeb22f0fp-20, -0x1.11b2eb7679541p-19,
+    0x1.2597a39f34aacp-18, -0x1.3cbc963ce2243p-17, 0x1.580dcee66eb02p-16, -0x1.78de5bd7c81efp-15,
+    0x1.a127b0f17d65ap-14, -0x1.d3fd4c76d2fc8p-13, 0x1.0b36af86396e9p-11, -0x1.38ac5c2bf8e08p-10,
+    0x1.7add6eadb6c30p-9, -0x1.e404fc218f5f2p-8, 0x1.51322ac7d8483p-6, -0x1.13e001a557607p-4,
+    0x1.4a34cc4a60fa6p-2
+};
 __RGDEV_DEV__ __rg_dd __rg_dd_mul(__rg_dd a, __rg_dd b) {
     __rg_dd p = __rg_two_prod(a.hi, b.hi);
     p.lo += a.hi * b.lo + a.lo * b.hi;
@@ -1209,17 +1215,7 @@ __RGDEV_MATH__ __rg_dd __rg_lgamma_stirling(double zh, double zl) {
     __rg_dd p = __rg_two_prod(t.hi, lz.hi);
     p.lo += t.hi * lz.lo + t.lo * lz.hi;
     double w = 1.0 / zh, w2 = w * w;
-    /* B_2k / (2k (2k - 1) z^(2k - 1)), k = 9 .. 1 */
-    double s = 43867.0 / 244188.0;
-    s = __nvvm_fma_rn_d(s, w2, -3617.0 / 122400.0);
-    s = __nvvm_fma_rn_d(s, w2, 1.0 / 156.0);
-    s = __nvvm_fma_rn_d(s, w2, -691.0 / 360360.0);
-    s = __nvvm_fma_rn_d(s, w2, 1.0 / 1188.0);
-    s = __nvvm_fma_rn_d(s, w2, -1.0 / 1680.0);
-    s = __nvvm_fma_rn_d(s, w2, 1.0 / 1260.0);
-    s = __nvvm_fma_rn_d(s, w2, -1.0 / 360.0);
-    s = __nvvm_fma_rn_d(s, w2, 1.0 / 12.0);
-    s *= w;
+    double s = __rg_horner(__rg_stirling, 9, w2) * w;
     /* (z - 1/2) log z - z + log(2 pi) / 2 + s */
     __rg_dd a = __rg_two_sum(p.hi, -zh);
     __rg_dd b = __rg_two_sum(a.hi, 0x1.d67f1c864beb5p-1);
@@ -1244,54 +1240,15 @@ __RGDEV_MATH__ double lgamma(double x) {
         return l.hi + l.lo;
     }
     if (__builtin_fabs(x - 1.0) < 0.2) {
-        /* lgamma(1 + z) = -gamma z + sum (-1)^k zeta(k) / k z^k, k = 2 .. 25 */
+        /* lgamma(1 + z) = -gamma z + sum (-1)^k zeta(k) / k z^k */
         double z = x - 1.0; /* exact */
-        double r = -0x1.47ae151eb9fb7p-5;
-        r = __nvvm_fma_rn_d(r, z, 0x1.555556aaafdcdp-5);
-        r = __nvvm_fma_rn_d(r, z, -0x1.642c88591b66dp-5);
-        r = __nvvm_fma_rn_d(r, z, 0x1.745d1d1778df9p-5);
-        r = __nvvm_fma_rn_d(r, z, -0x1.86186db77bfbfp-5);
-        r = __nvvm_fma_rn_d(r, z, 0x1.9999b3352d5bap-5);
-        r = __nvvm_fma_rn_d(r, z, -0x1.af28a1b5688a0p-5);
-        r = __nvvm_fma_rn_d(r, z, 0x1.c71ce3a20b419p-5);
-        r = __nvvm_fma_rn_d(r, z, -0x1.e1e2d311e8abdp-5);
-        r = __nvvm_fma_rn_d(r, z, 0x1.00010064cdeb2p-4);
-        r = __nvvm_fma_rn_d(r, z, -0x1.11133476e7fe0p-4);
-        r = __nvvm_fma_rn_d(r, z, 0x1.2496df8320c5fp-4);
-        r = __nvvm_fma_rn_d(r, z, -0x1.3b1d971fc5985p-4);
-        r = __nvvm_fma_rn_d(r, z, 0x1.556ad63243bc4p-4);
-        r = __nvvm_fma_rn_d(r, z, -0x1.748c33114c6d6p-4);
-        r = __nvvm_fma_rn_d(r, z, 0x1.9a01e385d5f8fp-4);
-        r = __nvvm_fma_rn_d(r, z, -0x1.c806706d57db4p-4);
-        r = __nvvm_fma_rn_d(r, z, 0x1.010b36af86397p-3);
-        r = __nvvm_fma_rn_d(r, z, -0x1.2703a1dcea3aep-3);
-        r = __nvvm_fma_rn_d(r, z, 0x1.5b40cb100c306p-3);
-        r = __nvvm_fma_rn_d(r, z, -0x1.a8b9c17aa6149p-3);
-        r = __nvvm_fma_rn_d(r, z, 0x1.151322ac7d848p-2);
-        r = __nvvm_fma_rn_d(r, z, -0x1.9a4d55beab2d7p-2);
-        r = __nvvm_fma_rn_d(r, z, 0x1.a51a6625307d3p-1);
+        double r = __rg_horner(__rg_lgamma_at1, 24, z);
         return z * -0x1.2788cfc6fb619p-1 + z * (0x1.6cb90701fbfabp-58 + z * r);
     }
     if (__builtin_fabs(x - 2.0) < 0.2) {
-        /* lgamma(2 + z) = (1 - gamma) z + sum (-1)^k (zeta(k) - 1) / k z^k, k = 2 .. 18 */
+        /* lgamma(2 + z) = (1 - gamma) z + sum (-1)^k (zeta(k) - 1) / k z^k */
         double z = x - 2.0; /* exact */
-        double r = 0x1.c76bbb3f07a4dp-23;
-        r = __nvvm_fma_rn_d(r, z, -0x1.e2600d93cfd2fp-22);
-        r = __nvvm_fma_rn_d(r, z, 0x1.0064cdeb22f0fp-20);
-        r = __nvvm_fma_rn_d(r, z, -0x1.11b2eb7679541p-19);
-        r = __nvvm_fma_rn_d(r, z, 0x1.2597a39f34aacp-18);
-        r = __nvvm_fma_rn_d(r, z, -0x1.3cbc963ce2243p-17);
-        r = __nvvm_fma_rn_d(r, z, 0x1.580dcee66eb02p-16);
-        r = __nvvm_fma_rn_d(r, z, -0x1.78de5bd7c81efp-15);
-        r = __nvvm_fma_rn_d(r, z, 0x1.a127b0f17d65ap-14);
-        r = __nvvm_fma_rn_d(r, z, -0x1.d3fd4c76d2fc8p-13);
-        r = __nvvm_fma_rn_d(r, z, 0x1.0b36af86396e9p-11);
-        r = __nvvm_fma_rn_d(r, z, -0x1.38ac5c2bf8e08p-10);
-        r = __nvvm_fma_rn_d(r, z, 0x1.7add6eadb6c30p-9);
-        r = __nvvm_fma_rn_d(r, z, -0x1.e404fc218f5f2p-8);
-        r = __nvvm_fma_rn_d(r, z, 0x1.51322ac7d8483p-6);
-        r = __nvvm_fma_rn_d(r, z, -0x1.13e001a557607p-4);
-        r = __nvvm_fma_rn_d(r, z, 0x1.4a34cc4a60fa6p-2);
+        double r = __rg_horner(__rg_lgamma_at2, 17, z);
         return z * 0x1.b0ee6072093cep-2 + z * (0x1.6cb90701fbfabp-58 + z * r);
     }
     if (x > -12.0) {
