@@ -56,6 +56,20 @@ __device__ static inline void __assert_fail(const char *message, const char *fil
 }
 #endif /* __CUDA__ */
 
+#if defined(__CUDA__) && !defined(__CUDA_ARCH__)
+/* This program's (or library's) __managed__ variables, for the runtime (host_defines.h):
+   the linker names the bounds of their section; every translation unit registers it, the
+   runtime keeps it once. */
+extern "C" {
+extern char __start_rgdev_managed[] __attribute__((weak, visibility("hidden")));
+extern char __stop_rgdev_managed[] __attribute__((weak, visibility("hidden")));
+}
+static void __attribute__((constructor, used)) __rgdev_register_managed_data(void) {
+    if (__start_rgdev_managed != __stop_rgdev_managed)
+        __rgdevRegisterManagedData(__start_rgdev_managed, __stop_rgdev_managed);
+}
+#endif
+
 /* driver_functions.h's constructors of the pitched and 3D memory types. */
 static __inline__ __host__ struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz) {
     struct cudaPitchedPtr s;
@@ -90,6 +104,11 @@ static __inline__ __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
 template <class T>
 static __inline__ __host__ cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height) {
     return cudaMallocPitch((void **)(void *)devPtr, pitch, width, height);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaMallocManaged(T **devPtr, size_t size,
+                                                         unsigned int flags = cudaMemAttachGlobal) {
+    return cudaMallocManaged((void **)(void *)devPtr, size, flags);
 }
 template <class T>
 static __inline__ __host__ cudaError_t cudaMallocHost(T **ptr, size_t size) {

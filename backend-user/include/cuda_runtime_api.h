@@ -140,13 +140,24 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t coun
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol);
 cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
 
-/* Declared so that programs build; they return cudaErrorNotSupported until unified
-   memory and peer access exist (docs/runtime-api.md). */
+/* Managed memory (unified addressing needed: cudaErrorNotSupported without). */
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags __RGDEV_DEFAULT(cudaMemAttachGlobal));
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length __RGDEV_DEFAULT(0),
                                      unsigned int flags __RGDEV_DEFAULT(cudaMemAttachSingle));
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
                                  cudaStream_t stream __RGDEV_DEFAULT(0));
+cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                    unsigned int flags, cudaStream_t stream __RGDEV_DEFAULT(0));
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device);
+cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                             struct cudaMemLocation location);
+cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute,
+                                     const void *devPtr, size_t count);
+cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes,
+                                      size_t numAttributes, const void *devPtr, size_t count);
+
+/* Declared so that programs build; they return cudaErrorNotSupported until peer access
+   and the stream-ordered allocator exist (docs/runtime-api.md). */
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream);
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
@@ -226,6 +237,9 @@ void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress
                        size_t size, int constant, int global);
 void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
                               const char *deviceName, size_t size, int constant);
+char __cudaInitModule(void **fatCubinHandle);
+/* rgdev's: the section holding a program's __managed__ variables (cuda_runtime.h). */
+void __rgdevRegisterManagedData(void *start, void *end);
 void __cudaRegisterTexture(void **fatCubinHandle, const void *hostVar, const void **deviceAddress,
                            const char *deviceName, int dim, int norm, int ext);
 void __cudaRegisterSurface(void **fatCubinHandle, const void *hostVar, const void **deviceAddress,

@@ -13,7 +13,16 @@
 #define __global__ __attribute__((global))
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
-#define __managed__ __attribute__((managed))
+#if defined(__CUDA_ARCH__)
+#define __managed__ __device__
+#else
+/* clang has no managed variables for CUDA: a __managed__ variable's host shadow is its
+   storage. It lives in the section `rgdev_managed`, which cuda_runtime.h registers with
+   the runtime; the runtime maps those pages for the device (at their host address when
+   they lie below 16 MiB, as in a program `rgdev cc` links) and has the kernels' module
+   address the variables there, so the host and the kernels share the bytes. */
+#define __managed__ __device__ __attribute__((section("rgdev_managed")))
+#endif
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __grid_constant__ __attribute__((grid_constant))
 #else

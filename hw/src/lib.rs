@@ -18,6 +18,7 @@
 pub mod check;
 pub mod class;
 pub mod cmd;
+pub mod export;
 pub mod inst;
 pub mod isa;
 pub mod mmu;

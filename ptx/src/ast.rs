@@ -58,6 +58,9 @@ pub struct Var {
     pub init: Vec<Init>,
     /// How it links (`.extern`, `.visible`, ...).
     pub linkage: Linkage,
+    /// `.attribute(.managed)`: a managed variable (`__managed__`), whose storage the
+    /// loader places in managed memory rather than in the module's `.global` segment.
+    pub managed: bool,
     /// Where it was declared.
     pub pos: Pos,
 }

@@ -9,7 +9,7 @@
 //! sections, each a u32 count followed by its items (segments are a u32 size then the
 //! initialized prefix): kernels (name, pc, regs, predicate regs, shared, local,
 //! dynamic-shared flag, max threads (0 = none), spill store and load bytes, textures and
-//! surfaces named, parameter (offset, size) list), symbols (name, space, offset, size),
+//! surfaces named, parameter (offset, size) list), symbols (name, space (0 `.global`, 1 `.const`, 2 managed `.global`), offset, size),
 //! the names of the texture, surface and sampler references (three string lists),
 //! relocations (instruction, segment), the `.global` segment, the `.const` segment, the
 //! code (16 bytes an instruction) and each instruction's PTX line (a u32 each, as many as
@@ -25,7 +25,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 /// Bytes of the fixed header: magic, version, total length.
 pub const HEADER_LEN: usize = 24;
 
@@ -123,7 +123,11 @@ impl Program {
         w.u32(self.symbols.len() as u32);
         for s in &self.symbols {
             w.bytes(s.name.as_bytes());
-            w.u32(if s.space == StateSpace::Global { 0 } else { 1 });
+            w.u32(match (s.space, s.managed) {
+                (StateSpace::Global, false) => 0,
+                (StateSpace::Global, true) => 2,
+                _ => 1,
+            });
             w.u32(s.offset);
             w.u32(s.size);
         }
@@ -207,12 +211,13 @@ impl Program {
         let mut symbols = Vec::new();
         for _ in 0..r.count(16)? {
             let name = r.string()?;
-            let space = match r.u32()? {
-                0 => StateSpace::Global,
-                1 => StateSpace::Const,
+            let (space, managed) = match r.u32()? {
+                0 => (StateSpace::Global, false),
+                1 => (StateSpace::Const, false),
+                2 => (StateSpace::Global, true),
                 _ => return None,
             };
-            symbols.push(Symbol { name, space, offset: r.u32()?, size: r.u32()? });
+            symbols.push(Symbol { name, space, offset: r.u32()?, size: r.u32()?, managed });
         }
         let mut handles = [Vec::new(), Vec::new(), Vec::new()];
         for names in handles.iter_mut() {

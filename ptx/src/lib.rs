@@ -21,6 +21,7 @@ pub mod parse;
 pub mod program;
 pub mod spill;
 
+pub use compile::initial_values;
 pub use compile::{Options, compile, compile_ptx, compile_ptx_with, compile_with};
 pub use error::{PtxError, Result};
 pub use link::{Input, link};

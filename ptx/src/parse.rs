@@ -217,7 +217,8 @@ impl Parser {
                 let name = self.ident("a texture name")?;
                 self.punct(';')?;
                 let (ty, vec, align, count, init) = ("texref".into(), 1, 0, None, Vec::new());
-                m.vars.push(Var { space: StateSpace::Global, name, ty, vec, align, count, init, linkage, pos });
+                let managed = false;
+                m.vars.push(Var { space: StateSpace::Global, name, ty, vec, align, count, init, linkage, managed, pos });
                 Ok(())
             }
             _ => Err(self.expected("`.entry`, `.func`, `.global`, `.const` or `.shared`")),
@@ -240,7 +241,7 @@ impl Parser {
         let pos = self.pos();
         let sp = self.ident("a state space")?;
         let space = Self::space(&sp).ok_or_else(|| pos.err(format!("unknown state space `{sp}`")))?;
-        let (mut align, mut vec, mut ty) = (0, 1, None);
+        let (mut align, mut vec, mut ty, mut managed) = (0, 1, None, false);
         while let Some(Tok::Ident(s)) = self.peek().cloned() {
             if !s.starts_with('.') {
                 break;
@@ -248,6 +249,16 @@ impl Parser {
             self.i += 1;
             match s.as_str() {
                 ".align" => align = self.int("an alignment")? as u32,
+                ".attribute" => {
+                    // `.attribute(.managed)`: the one variable attribute with a meaning here.
+                    self.punct('(')?;
+                    let a = self.ident("a variable attribute")?;
+                    if a != ".managed" || space != StateSpace::Global {
+                        return Err(pos.err(format!("variable attribute `{a}` is not supported here")));
+                    }
+                    self.punct(')')?;
+                    managed = true;
+                }
                 ".v2" => vec = 2,
                 ".v4" => vec = 4,
                 ".ptr" | ".global" | ".shared" | ".const" | ".local" => {} // .param .u64 .ptr .global .align 1 x
@@ -273,7 +284,7 @@ impl Parser {
                 init.push(self.init_value()?);
             }
         }
-        Ok(Var { space, name, ty, vec, align, count, init, linkage: Linkage::Internal, pos })
+        Ok(Var { space, name, ty, vec, align, count, init, linkage: Linkage::Internal, managed, pos })
     }
 
     /// The elements of a braced initializer whose `{` has been read, nested lists

@@ -75,6 +75,10 @@ pub struct Symbol {
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
+    /// A managed variable (`.attribute(.managed)`): its bytes in the `.global` segment
+    /// are only its initial value; the loader places it elsewhere
+    /// ([`Program::code_bytes_placed`]).
+    pub managed: bool,
 }
 
 /// A compiled module.
@@ -120,14 +124,37 @@ impl Program {
     }
     /// The code as bytes, with the `.global` segment at `global_base`.
     pub fn code_bytes(&self, global_base: u64) -> Vec<u8> {
+        self.code_bytes_placed(global_base, &[])
+    }
+
+    /// The code as bytes, with the `.global` segment at `global_base` and the `.global`
+    /// symbols `placed` names (index into [`Program::symbols`], address) at addresses of
+    /// their own: an address the code forms inside such a symbol, or one past its end
+    /// where no other symbol starts, points into its placement instead.
+    pub fn code_bytes_placed(&self, global_base: u64, placed: &[(usize, u64)]) -> Vec<u8> {
         let mut code = self.code.clone();
         for r in &self.relocs {
             if let Some(i) = code.get_mut(r.at as usize) {
                 match r.segment {
-                    Segment::Global => i.imm = i.imm.wrapping_add(global_base),
+                    Segment::Global => i.imm = self.relocate(i.imm, global_base, placed),
                 }
             }
         }
         code.iter().flat_map(|i| i.to_bytes()).collect()
+    }
+
+    /// Where offset `off` of the `.global` segment lands (see [`Program::code_bytes_placed`]).
+    fn relocate(&self, off: u64, global_base: u64, placed: &[(usize, u64)]) -> u64 {
+        let start = |s: &Symbol| s.offset as u64;
+        let end = |s: &Symbol| s.offset as u64 + s.size as u64;
+        let inside = |s: &Symbol| s.space == StateSpace::Global && (start(s)..end(s)).contains(&off);
+        let in_any = self.symbols.iter().any(inside);
+        for &(k, addr) in placed {
+            match self.symbols.get(k) {
+                Some(s) if inside(s) || (!in_any && off == end(s)) => return addr.wrapping_add(off - start(s)),
+                _ => {}
+            }
+        }
+        off.wrapping_add(global_base)
     }
 }

@@ -239,6 +239,7 @@ pub fn fit(body: &[Stmt], limit: usize) -> crate::Result<Fitted> {
         count: Some(spilled.len() as u64),
         init: Vec::new(),
         linkage: crate::ast::Linkage::Internal,
+        managed: false,
         pos: Pos::default(),
     }));
     let (mut stores, mut loads) = (0u32, 0u32);

@@ -24,6 +24,12 @@ pub const LOW_VA_BASE: u64 = 0x1000_0000;
 /// The end of that window: device pointers that fit in 32 bits.
 pub const LOW_VA_END: u64 = 1 << 32;
 
+/// The end of the window at the bottom of a context's address space, `[4 KiB, 16 MiB)`,
+/// below the generic windows of shared and local memory, where host memory can be mapped
+/// at the address it has in the host (a program's data linked at a fixed address: its
+/// `__managed__` variables; see [`VaSpace::alloc_va_fixed`]). Nothing else is placed there.
+pub const FIXED_VA_END: u64 = 0x0100_0000;
+
 /// Where a space's addresses come from.
 enum Source {
     /// A range of its own (BAR1; contexts when there is no unified addressing).
@@ -77,6 +83,8 @@ pub struct VaSpace {
     /// `[LOW_VA_BASE, LOW_VA_END)`, for 32-bit device pointers (a context's space; see
     /// [`VaSpace::with_low_window`]).
     low: Option<RangeAllocator>,
+    /// `[PAGE_SIZE, FIXED_VA_END)`, for host memory at its host address (a context's space).
+    fixed: Option<RangeAllocator>,
 }
 
 impl VaSpace {
@@ -94,6 +102,7 @@ impl VaSpace {
             pts: BTreeMap::new(),
             va: Source::Own(RangeAllocator::new(base, len.saturating_sub(base))),
             low: None,
+            fixed: None,
         })
     }
 
@@ -115,7 +124,18 @@ impl VaSpace {
     /// not overlap.
     pub(crate) fn with_low_window(mut self) -> Self {
         self.low = Some(RangeAllocator::new(LOW_VA_BASE, LOW_VA_END - LOW_VA_BASE));
+        self.fixed = Some(RangeAllocator::new(mmu::PAGE_SIZE, FIXED_VA_END - mmu::PAGE_SIZE));
         self
+    }
+
+    /// Reserve exactly `[va, va + bytes)` (whole pages) of the window below
+    /// [`FIXED_VA_END`]; OUT_OF_MEMORY when it is outside the window or taken.
+    pub(crate) fn alloc_va_fixed(&mut self, va: u64, bytes: u64) -> Result<u64> {
+        let aligned = va.is_multiple_of(mmu::PAGE_SIZE) && bytes.is_multiple_of(mmu::PAGE_SIZE);
+        match &mut self.fixed {
+            Some(f) if aligned && bytes > 0 => f.alloc_at(va, bytes).ok_or(CuError::OutOfMemory),
+            _ => Err(CuError::OutOfMemory),
+        }
     }
 
     /// Reserve `bytes` (rounded to pages) of virtual address space; below 4 GiB when `low`.
@@ -158,8 +178,9 @@ impl VaSpace {
     /// Return a VA range from [`VaSpace::alloc_va`].
     pub(crate) fn free_va(&mut self, va: u64, bytes: u64) {
         let len = bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE;
-        match &mut self.low {
-            Some(l) if (LOW_VA_BASE..LOW_VA_END).contains(&va) => l.free(va, len),
+        match (&mut self.low, &mut self.fixed) {
+            (Some(l), _) if (LOW_VA_BASE..LOW_VA_END).contains(&va) => l.free(va, len),
+            (_, Some(f)) if va < FIXED_VA_END => f.free(va, len),
             _ => self.va.free(va, len),
         }
     }

@@ -175,6 +175,18 @@ fn unified_addressing() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Managed memory: `__managed__` variables used by name and by address on both sides,
+/// cudaMallocManaged memory the host and kernels take turns on, copies and memsets,
+/// pointer attributes, advice and prefetches read back as range attributes, the errors;
+/// without unified addressing cudaMallocManaged is cudaErrorNotSupported.
+#[test]
+fn managed_memory() {
+    let exe = compile("managed", &[]);
+    assert!(!run_ok(&exe, &[]).contains("no unified addressing"));
+    assert!(run_ok(&exe, &[("RGDEV_UVA", "0")]).contains("no unified addressing"));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Driver and Runtime API calls in one program, sharing the primary context.
 #[test]
 fn mixing_driver_and_runtime_api() {

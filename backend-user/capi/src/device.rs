@@ -109,7 +109,11 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => i(info.compute_capability.1 as u64),
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => i(info.sm.shared as u64),
         CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR => i(info.sm.regs as u64),
-        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY => 0,
+        // Managed memory needs unified addressing. Its pages live in host memory, which the
+        // host and kernels may reach at any time (no migration): concurrent and direct.
+        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY
+        | CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
+        | CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => i32::from(gpu.unified_addressing()),
         CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD => 0,
         // The SM's double-precision issue interval over its single-precision one.
         CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO => i(info.fp32_per_fp64.into()),
@@ -131,14 +135,13 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED | CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
         // No NUMA: CU_DEVICE_NUMA_CONFIG_NONE, and -1 for the node ids.
         CU_DEVICE_ATTRIBUTE_NUMA_ID | CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID => -1,
-        // Features rgdev does not have (yet): 0. Managed and pageable memory, IPC and interop handles, cooperative and
+        // Features rgdev does not have (yet): 0. Pageable memory access, IPC and interop handles, cooperative and
         // cluster launches, stream memory operations, preemption, compression, L2
         // persistence, RDMA, multicast, MPS, NUMA.
         CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID
         | CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT
         | CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
-        | CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
         | CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
         | CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1
@@ -148,7 +151,6 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         | CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH
         | CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES
         | CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
-        | CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
         | CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED

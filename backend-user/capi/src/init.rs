@@ -33,6 +33,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             primary: None,
             primary_flags: 0,
             host: HashMap::new(),
+            managed: Vec::new(),
             profile,
             buffers: HashMap::new(),
             links: HashMap::new(),

@@ -28,6 +28,7 @@ mod init; // cuInit, versions, error strings
 mod launch; // function attributes and launches
 mod legacy; // the legacy unversioned entry points: old semantics, and the 32-bit ABI
 mod link; // the device linker (cuLink*)
+mod managed; // managed memory, advice and prefetches, the private export table
 mod memory; // allocations, copies, memsets, pinned host memory
 mod module; // modules, functions, globals
 mod occupancy; // the occupancy calculator

@@ -61,6 +61,14 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
         if dptr == 0 {
             return Ok(());
         }
+        let taken = managed::take_alloc(&mut *state()?, h, dptr);
+        if let Some(r) = taken {
+            // Managed memory: host memory at its device address.
+            let freed = gpu.mem_free_host(h, dptr);
+            pointer::forget(&mut *state()?, h, dptr);
+            drop(r);
+            return freed;
+        }
         gpu.mem_free(h, dptr)?;
         pointer::forget(&mut *state()?, h, dptr);
         Ok(())
@@ -101,13 +109,16 @@ pub(crate) fn count_copy(bytes: usize) {
     STATS.copy_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
-/// The device pointer of `[p, p + bytes)` if it lies in pinned host memory of context `ctx`.
+/// The device pointer of `[p, p + bytes)` if it lies in pinned host or managed memory of
+/// context `ctx`.
 pub(crate) fn pinned(ctx: CtxHandle, p: usize, bytes: usize) -> Result<Option<u64>> {
     let st = state()?;
-    Ok(st.host.iter().find_map(|(&base, a)| {
+    let pinned = st.host.iter().find_map(|(&base, a)| {
         let inside = a.ctx == ctx && p >= base && p.checked_add(bytes).is_some_and(|e| e <= base + a.bytes);
         inside.then(|| a.dptr + (p - base) as u64)
-    }))
+    });
+    // Managed memory is host memory the device reaches too.
+    Ok(pinned.or_else(|| managed::device_of(&st, ctx, p, bytes)))
 }
 
 pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
@@ -245,9 +256,18 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes
     dtod(dst, src, bytes, stream, true)
 }
 
+/// Whether device address `p` of context `h` is host memory (pinned or managed): a
+/// synchronous memset of it returns only when it is done, as CUDA's do.
+fn host_backed(h: CtxHandle, p: CUdeviceptr) -> Result<bool> {
+    let st = state()?;
+    let pinned = st.host.values().any(|a| a.ctx == h && p >= a.dptr && p - a.dptr < a.bytes as u64);
+    Ok(pinned || managed::device_of(&st, h, p as usize, 1).is_some())
+}
+
 pub(crate) fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
     let (gpu, h) = current()?;
-    gpu.memset(h, StreamHandle::DEFAULT, dst, v, n as u64).map(|_| ())
+    let f = gpu.memset(h, StreamHandle::DEFAULT, dst, v, n as u64)?;
+    if host_backed(h, dst)? { gpu.fence_wait(h, f) } else { Ok(()) }
 }
 
 /// cuMemsetD8_v2.
@@ -268,35 +288,45 @@ pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUres
     guard(|| memset(dst, MemsetValue::U32(v), n))
 }
 
-pub(crate) fn memset_2d(dst: CUdeviceptr, pitch: usize, v: MemsetValue, w: usize, h: usize, s: Handle) -> CUresult {
+/// A 2D memset on stream `s`; when `sync`, one of the synchronous entry points, which
+/// waits for it when the memory is on the host (pinned or managed).
+pub(crate) fn memset_2d(
+    dst: CUdeviceptr,
+    pitch: usize,
+    v: MemsetValue,
+    (w, h): (usize, usize),
+    s: Handle,
+    sync: bool,
+) -> CUresult {
     guard(|| {
         let (gpu, ctx, sh) = stream_of(s)?;
-        gpu.memset_2d(ctx, sh, dst, pitch as u64, v, (w as u64, h as u64)).map(drop)
+        let f = gpu.memset_2d(ctx, sh, dst, pitch as u64, v, (w as u64, h as u64))?;
+        if sync && host_backed(ctx, dst)? { gpu.fence_wait(ctx, f) } else { Ok(()) }
     })
 }
 
 /// cuMemsetD2D8_v2: `h` rows of `w` bytes, `pitch` bytes apart.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD2D8_v2(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize) -> CUresult {
-    memset_2d(dst, pitch, MemsetValue::U8(v), w, h, std::ptr::null_mut())
+    memset_2d(dst, pitch, MemsetValue::U8(v), (w, h), std::ptr::null_mut(), true)
 }
 
 /// cuMemsetD2D16_v2: `h` rows of `w` 16-bit values, `pitch` bytes apart.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD2D16_v2(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize) -> CUresult {
-    memset_2d(dst, pitch, MemsetValue::U16(v), w, h, std::ptr::null_mut())
+    memset_2d(dst, pitch, MemsetValue::U16(v), (w, h), std::ptr::null_mut(), true)
 }
 
 /// cuMemsetD2D32_v2: `h` rows of `w` 32-bit values, `pitch` bytes apart.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD2D32_v2(dst: CUdeviceptr, pitch: usize, v: c_uint, w: usize, h: usize) -> CUresult {
-    memset_2d(dst, pitch, MemsetValue::U32(v), w, h, std::ptr::null_mut())
+    memset_2d(dst, pitch, MemsetValue::U32(v), (w, h), std::ptr::null_mut(), true)
 }
 
 /// cuMemsetD2D8Async.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD2D8Async(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize, s: Handle) -> CUresult {
-    memset_2d(dst, pitch, MemsetValue::U8(v), w, h, s)
+    memset_2d(dst, pitch, MemsetValue::U8(v), (w, h), s, false)
 }
 
 /// cuMemsetD2D16Async.
@@ -309,7 +339,7 @@ pub extern "C" fn cuMemsetD2D16Async(
     h: usize,
     s: Handle,
 ) -> CUresult {
-    memset_2d(dst, pitch, MemsetValue::U16(v), w, h, s)
+    memset_2d(dst, pitch, MemsetValue::U16(v), (w, h), s, false)
 }
 
 /// cuMemsetD2D32Async.
@@ -322,7 +352,7 @@ pub extern "C" fn cuMemsetD2D32Async(
     h: usize,
     s: Handle,
 ) -> CUresult {
-    memset_2d(dst, pitch, MemsetValue::U32(v), w, h, s)
+    memset_2d(dst, pitch, MemsetValue::U32(v), (w, h), s, false)
 }
 
 pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle) -> CUresult {

@@ -11,6 +11,18 @@ pub(crate) fn load(
     error_log: &mut String,
     info_log: &mut String,
 ) -> Result<ModuleHandle> {
+    load_placed(image, opts, error_log, info_log, &[])
+}
+
+/// [`load`] with the `.global` variables `place` names at the addresses it gives
+/// (runtime core's `module_load_placed`); the loader's managed variables are recorded.
+pub(crate) fn load_placed(
+    image: &[u8],
+    opts: &ptx::Options,
+    error_log: &mut String,
+    info_log: &mut String,
+    place: &[(&str, u64)],
+) -> Result<ModuleHandle> {
     let (gpu, h) = current()?;
     let m = match runtime_core::image_kind(image) {
         ImageKind::Ptx(src) => {
@@ -19,10 +31,19 @@ pub(crate) fn load(
                 CuError::InvalidPtx
             })?;
             info_log.push_str(&resources(&prog));
-            gpu.module_load(h, prog)?
+            gpu.module_load_placed(h, prog, place)?
+        }
+        ImageKind::Container => {
+            let prog = ptx::Program::from_container(image).ok_or(CuError::InvalidImage);
+            prog.and_then(|p| gpu.module_load_placed(h, p, place))
+                .inspect_err(|e| *error_log = format!("rgdev: {}", e.description()))?
         }
         _ => gpu.module_load_image(h, image).inspect_err(|e| *error_log = format!("rgdev: {}", e.description()))?,
     };
+    if let Err(e) = managed::loaded(&gpu, h, m) {
+        let _ = gpu.module_unload(h, m);
+        return Err(e);
+    }
     Ok(m)
 }
 
@@ -174,7 +195,9 @@ pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
         s.profile.collect(&s.dev);
         s.gpu()
     };
-    gpu.module_unload(m.ctx(), m)
+    gpu.module_unload(m.ctx(), m)?;
+    managed::unloaded(&mut *state()?, m);
+    Ok(())
 }
 
 /// cuModuleGetFunction: CUDA_ERROR_NOT_FOUND for an unknown name.

@@ -53,9 +53,25 @@ struct Found {
     hptr: Option<usize>,
     /// `CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS`: what the context may do with it.
     access: c_uint,
+    /// Managed memory (its memory type is reported as device memory, which CUDA allows
+    /// for managed memory wherever it lives).
+    managed: bool,
 }
 
 fn find(st: &State, ptr: u64) -> Option<Found> {
+    if let Some((r, h, d)) = crate::managed::lookup(st, ptr) {
+        let (base, size) = (r.dptr, r.bytes as u64);
+        return Some(Found {
+            ctx: r.ctx,
+            host: false,
+            base,
+            size,
+            dptr: d,
+            hptr: Some(h),
+            access: ACCESS_READWRITE,
+            managed: true,
+        });
+    }
     let current = STACK.with(|s| s.borrow().last().copied());
     let pinned = st.host.iter().find_map(|(&h, a)| {
         let (hp, b) = (ptr as usize, a.bytes);
@@ -69,6 +85,7 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
                 dptr: a.dptr + off,
                 hptr: Some(hp),
                 access: ACCESS_READWRITE,
+                managed: false,
             })
         } else if Some(a.ctx) == current && ptr >= a.dptr && ptr - a.dptr < b as u64 {
             let off = ptr - a.dptr;
@@ -81,6 +98,7 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
                 dptr: ptr,
                 hptr,
                 access: ACCESS_READWRITE,
+                managed: false,
             })
         } else {
             None
@@ -96,7 +114,7 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
             let (base, size) = gpu.mem_range(ctx, ptr).ok()?;
             // A VMM mapping grants what cuMemSetAccess gave it; other allocations, everything.
             let access = gpu.mem_access(ctx, ptr).map_or(ACCESS_READWRITE, |a| vmm::prot(a) as c_uint);
-            Some(Found { ctx, host: false, base, size, dptr: ptr, hptr: None, access })
+            Some(Found { ctx, host: false, base, size, dptr: ptr, hptr: None, access, managed: false })
         })
     })
 }
@@ -127,7 +145,8 @@ fn write(st: &mut State, a: c_int, f: Option<&Found>, data: *mut c_void) -> Resu
             let id = f.map_or(0, |f| buffer_id(st, f.ctx, f.base));
             raw::put(data.cast::<u64>(), id)
         }
-        IS_MANAGED | IS_LEGACY_CUDA_IPC_CAPABLE | IS_GPU_DIRECT_RDMA_CAPABLE => raw::put(data.cast(), flag(false)),
+        IS_MANAGED => raw::put(data.cast(), flag(f.is_some_and(|f| f.managed))),
+        IS_LEGACY_CUDA_IPC_CAPABLE | IS_GPU_DIRECT_RDMA_CAPABLE => raw::put(data.cast(), flag(false)),
         DEVICE_ORDINAL => raw::put(data.cast::<c_int>(), if f.is_some() { 0 } else { -2 }),
         RANGE_START_ADDR => raw::put(data.cast::<CUdeviceptr>(), f.map_or(0, |f| f.base)),
         RANGE_SIZE => raw::put(data.cast::<usize>(), f.map_or(0, |f| f.size as usize)),

@@ -48,6 +48,8 @@ pub(crate) struct State {
     /// The primary context's flags (cuDevicePrimaryCtxSetFlags), kept across resets.
     pub(crate) primary_flags: c_uint,
     pub(crate) host: HashMap<usize, HostAlloc>,
+    /// Managed memory of every context (see `managed`).
+    pub(crate) managed: Vec<crate::managed::Range>,
     pub(crate) profile: profile::Profile,
     /// Buffer ids handed out (CU_POINTER_ATTRIBUTE_BUFFER_ID), by (context, allocation base).
     pub(crate) buffers: HashMap<(u64, u64), u64>,
@@ -70,8 +72,9 @@ impl State {
         }
         self.profile.collect(&self.dev);
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
+        let managed = self.managed.extract_if(.., |r| r.ctx == h).collect();
         self.buffers.retain(|(c, _), _| *c != h.0);
-        Ok(Doomed { gpu, h, _host: host })
+        Ok(Doomed { gpu, h, _host: host, _managed: managed })
     }
 }
 
@@ -81,6 +84,8 @@ pub(crate) struct Doomed {
     pub(crate) h: CtxHandle,
     /// Its pinned host memory stays alive until the context's work has drained.
     pub(crate) _host: Vec<HostAlloc>,
+    /// And its managed memory.
+    pub(crate) _managed: Vec<crate::managed::Range>,
 }
 
 impl Doomed {

@@ -41,7 +41,7 @@ unsupported! {
     cuDeviceUnregisterAsyncNotification cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray cuFlushGPUDirectRDMAWrites cuFuncGetModule cuFuncGetName
     cuFuncGetParamInfo cuFuncIsLoaded cuFuncLoad cuFuncSetAttribute cuFuncSetCacheConfig cuFuncSetSharedMemConfig
-    cuGetExportTable  cuGraphAddBatchMemOpNode cuGraphAddChildGraphNode
+      cuGraphAddBatchMemOpNode cuGraphAddChildGraphNode
     cuGraphAddDependencies cuGraphAddDependencies_v2 cuGraphAddEmptyNode cuGraphAddEventRecordNode
     cuGraphAddEventWaitNode cuGraphAddExternalSemaphoresSignalNode cuGraphAddExternalSemaphoresWaitNode
     cuGraphAddHostNode cuGraphAddKernelNode cuGraphAddKernelNode_v2 cuGraphAddMemAllocNode cuGraphAddMemFreeNode
@@ -77,7 +77,7 @@ unsupported! {
     cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
     cuLibraryUnload      cuLogsCurrent
     cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback
-     cuMemAdvise cuMemAdvise_v2 cuMemAllocAsync cuMemAllocFromPoolAsync cuMemAllocManaged
+       cuMemAllocAsync cuMemAllocFromPoolAsync 
     cuMemBatchDecompressAsync  cuMemDiscardAndPrefetchBatchAsync
     cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync
       cuMemGetDefaultMemPool
@@ -85,8 +85,8 @@ unsupported! {
     cuMemImportFromShareableHandle  cuMemMapArrayAsync cuMemPoolCreate cuMemPoolDestroy
     cuMemPoolExportPointer cuMemPoolExportToShareableHandle cuMemPoolGetAccess cuMemPoolGetAttribute
     cuMemPoolImportFromShareableHandle cuMemPoolImportPointer cuMemPoolSetAccess cuMemPoolSetAttribute
-    cuMemPoolTrimTo cuMemPrefetchAsync cuMemPrefetchAsync_v2 cuMemPrefetchBatchAsync cuMemRangeGetAttribute
-    cuMemRangeGetAttributes    cuMemSetMemPool
+    cuMemPoolTrimTo   cuMemPrefetchBatchAsync 
+        cuMemSetMemPool
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync
          cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
@@ -99,7 +99,7 @@ unsupported! {
     cuMulticastUnbind cuOccupancyAvailableDynamicSMemPerBlock cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
     cuParamSetTexRef cuPointerSetAttribute cuProfilerInitialize
-    cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback cuStreamAttachMemAsync
+    cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback 
     cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2
     cuStreamCopyAttributes cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
     cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx_v2 cuStreamGetDevice

@@ -106,6 +106,20 @@ driver! {
     cuMemHostUnregister(p: *mut c_void);
     cuMemHostGetFlags(flags: *mut c_uint, p: *mut c_void);
     cuPointerGetAttribute(data: *mut c_void, attr: c_int, p: DevPtr);
+    cuMemAllocManaged(p: *mut DevPtr, bytes: usize, flags: c_uint);
+    cuMemAdvise(p: DevPtr, n: usize, advice: c_int, dev: c_int);
+    cuMemPrefetchAsync(p: DevPtr, n: usize, dev: c_int, s: Handle);
+    cuMemRangeGetAttribute(data: *mut c_void, size: usize, attr: c_int, p: DevPtr, n: usize);
+    cuMemRangeGetAttributes(
+        data: *mut *mut c_void,
+        sizes: *mut usize,
+        attrs: *mut c_int,
+        count: usize,
+        p: DevPtr,
+        n: usize,
+    );
+    cuStreamAttachMemAsync(s: Handle, p: DevPtr, length: usize, flags: c_uint);
+    cuGetExportTable(table: *mut *const c_void, id: *const [u8; 16]);
     cuDeviceGetPCIBusId(s: *mut c_char, len: c_int, dev: c_int);
     cuDeviceGetByPCIBusId(dev: *mut c_int, s: *const c_char);
     cuDeviceCanAccessPeer(can: *mut c_int, dev: c_int, peer: c_int);
@@ -166,6 +180,61 @@ driver! {
         params: *mut *mut c_void,
         extra: *mut *mut c_void,
     );
+}
+
+/// rgdev's private table of its libcuda (hw::export): its layout, as the driver exports it.
+#[repr(C)]
+struct ExportTable {
+    size: usize,
+    map_managed_data: unsafe extern "C" fn(*mut c_void, usize, *mut DevPtr) -> CUresult,
+    module_load_placed:
+        unsafe extern "C" fn(*mut Handle, *const c_void, c_uint, *const *const c_char, *const DevPtr) -> CUresult,
+}
+
+/// The private entry points of rgdev's libcuda (`cuGetExportTable`, hw::export).
+pub struct Exports(&'static ExportTable);
+
+impl Exports {
+    /// The table of `d`; CUDA_ERROR_NOT_SUPPORTED (801) when the driver has none (another
+    /// driver) or a shorter one.
+    pub fn get(d: &Driver) -> Result<Self, CUresult> {
+        let mut p: *const c_void = core::ptr::null();
+        match d.cuGetExportTable(&mut p, &hw::export::RGDEV_EXPORT_TABLE_ID) {
+            0 if !p.is_null() => {}
+            0 => return Err(801),
+            e => return Err(e),
+        }
+        // SAFETY: rgdev's libcuda returned its static table for this id (hw::export): a
+        // `usize` size first, which is read before anything else.
+        let size = unsafe { *p.cast::<usize>() };
+        if size < core::mem::size_of::<ExportTable>() {
+            return Err(801);
+        }
+        // SAFETY: the table is static in the driver, which is never unloaded, and at least
+        // as long as this layout, whose function pointers have the prototypes hw::export
+        // documents.
+        Ok(Self(unsafe { &*p.cast::<ExportTable>() }))
+    }
+
+    /// Map the program's pages holding `[p, p + bytes)` into the current context; the
+    /// device address of `p`.
+    pub fn map_managed_data(&self, p: *mut c_void, bytes: usize, dptr: &mut DevPtr) -> CUresult {
+        // SAFETY: the driver's entry point (see `get`); it checks its arguments.
+        unsafe { (self.0.map_managed_data)(p, bytes, dptr) }
+    }
+
+    /// cuModuleLoadData with the variables `names` placed at `addrs` (as many).
+    pub fn module_load_placed(
+        &self,
+        m: &mut Handle,
+        image: *const c_void,
+        names: &[*const c_char],
+        addrs: &[DevPtr],
+    ) -> CUresult {
+        let n = names.len().min(addrs.len()) as c_uint;
+        // SAFETY: the driver's entry point (see `get`), given arrays of `n` entries.
+        unsafe { (self.0.module_load_placed)(m, image, n, names.as_ptr(), addrs.as_ptr()) }
+    }
 }
 
 /// Resolve one NUL-terminated base name.

@@ -102,13 +102,17 @@ pub extern "C" fn __cudaRegisterVar(
     _device_address: *mut c_char,
     device_name: *const c_char,
     _ext: c_int,
-    _size: usize,
+    size: usize,
     _constant: c_int,
     _global: c_int,
 ) {
     if let Some(name) = raw::cstr(device_name) {
         let name = CString::from(name);
-        state::registry().vars.insert(host_var as usize, (handle as usize, name));
+        let host = host_var.expose_provenance();
+        let mut r = state::registry();
+        r.vars.insert(host, (handle as usize, name));
+        r.var_sizes.insert(host, size);
+        state::set_managed_shadows(&mut r);
     }
 }
 
@@ -128,19 +132,48 @@ fn unserved(what: &str) {
     }
 }
 
-/// `__cudaRegisterManagedVar`: a `__managed__` variable. Managed memory needs unified
-/// memory (not yet), so the host pointer stays NULL and the module's load reports the
-/// variable; said once on stderr.
+/// `__cudaRegisterManagedVar`: a `__managed__` variable as nvcc registers it: the PTX
+/// declares it `.attribute(.managed)`, so the loader gives it managed memory, and the
+/// runtime writes its address into the host pointer `host_ptr` when the module is loaded
+/// (at the first use of the fat binary, or `__cudaInitModule`).
 #[unsafe(no_mangle)]
 pub extern "C" fn __cudaRegisterManagedVar(
-    _handle: *mut *mut c_void,
-    _host_ptr: *mut *mut c_void,
+    handle: *mut *mut c_void,
+    host_ptr: *mut *mut c_void,
     _device_address: *mut c_char,
     device_name: *const c_char,
     _size: usize,
     _constant: c_int,
 ) {
-    unserved_name("__managed__ variable", device_name, "managed memory is not supported yet");
+    if let Some(name) = raw::cstr(device_name).filter(|_| !host_ptr.is_null()) {
+        let name = CString::from(name);
+        state::registry().managed_vars.insert(host_ptr.expose_provenance(), (handle as usize, name));
+    }
+}
+
+/// `__cudaInitModule`: load the fat binary's module into the current context now (nvcc's
+/// host code calls it before it first reads a managed variable's pointer). 1 when loaded.
+#[unsafe(no_mangle)]
+pub extern "C" fn __cudaInitModule(handle: *mut *mut c_void) -> c_char {
+    c_char::from(state::init_module(handle as usize).is_ok())
+}
+
+/// `__rgdevRegisterManagedData`: the section `[start, end)` of an executable or library
+/// that holds its `__managed__` variables (`cuda_runtime.h` registers it from each
+/// translation unit of CUDA C++; clang leaves the variables' storage in the program's
+/// data, and the runtime maps those pages for the device). The same section registered
+/// again is ignored.
+#[unsafe(no_mangle)]
+pub extern "C" fn __rgdevRegisterManagedData(start: *mut c_void, end: *mut c_void) {
+    let (s, e) = (start.expose_provenance(), end.expose_provenance());
+    if s == 0 || e <= s {
+        return;
+    }
+    let mut r = state::registry();
+    if !r.managed_data.contains(&(s, e)) {
+        r.managed_data.push((s, e));
+        state::set_managed_shadows(&mut r);
+    }
 }
 
 /// `__cudaRegisterTexture`: a texture reference (CUDA 12 removed them from the language;

@@ -16,6 +16,7 @@ pub mod device;
 pub mod driver;
 pub mod error;
 pub mod launch;
+pub mod managed;
 pub mod memory;
 pub mod pitched;
 mod raw;

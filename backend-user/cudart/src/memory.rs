@@ -343,7 +343,14 @@ pub extern "C" fn cudaPointerGetAttributes(attr: *mut PointerAttributes, p: *con
         error::check(d.cuPointerGetAttribute((&mut ordinal as *mut c_int).cast(), 9, at))?;
         error::check(d.cuPointerGetAttribute((&mut dp as *mut u64).cast(), 3, at))?;
         let _ = d.cuPointerGetAttribute((&mut hp as *mut *mut c_void).cast(), 4, at);
-        let kind = if mt == 1 { 1 } else { 2 }; // CU_MEMORYTYPE_HOST: pinned host memory
+        let mut managed: c_uint = 0;
+        // CU_POINTER_ATTRIBUTE_IS_MANAGED
+        error::check(d.cuPointerGetAttribute((&mut managed as *mut c_uint).cast(), 8, at))?;
+        let kind = match (managed, mt) {
+            (1, _) => 3,  // cudaMemoryTypeManaged
+            (_, 1) => 1,  // CU_MEMORYTYPE_HOST: pinned host memory
+            _ => 2,
+        };
         put(
             attr,
             PointerAttributes { kind, device: ordinal, device_pointer: dp as usize as *mut c_void, host_pointer: hp },

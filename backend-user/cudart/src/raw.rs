@@ -19,6 +19,18 @@ pub fn put<T>(p: *mut T, v: T) -> bool {
     true
 }
 
+/// Copy `bytes` to host address `addr`: the host shadow of a variable a compiler
+/// registered with at least that size (`__cudaRegisterVar`), in the program's writable data.
+pub fn write_at(addr: usize, bytes: &[u8]) {
+    if addr == 0 || bytes.is_empty() {
+        return;
+    }
+    let dst = std::ptr::with_exposed_provenance_mut::<u8>(addr);
+    // SAFETY: by the registration contract `addr` is a live, writable object of the
+    // registered size, which the caller does not exceed; the bytes are the runtime's own.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len()) };
+}
+
 /// A NUL-terminated string, as bytes.
 pub fn cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
     if p.is_null() {

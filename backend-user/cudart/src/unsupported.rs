@@ -67,16 +67,16 @@ unsupported! {
     cudaKernelSetAttributeForDevice cudaLaunchCooperativeKernelMultiDevice cudaLaunchKernelExC
     cudaLibraryEnumerateKernels cudaLibraryGetGlobal cudaLibraryGetKernel cudaLibraryGetKernelCount
     cudaLibraryGetManaged cudaLibraryGetUnifiedFunction cudaLibraryLoadData cudaLibraryLoadFromFile
-    cudaLibraryUnload cudaMallocAsync cudaMallocFromPoolAsync cudaMallocManaged cudaMallocMipmappedArray
-    cudaMemAdvise cudaMemAdvise_v2 cudaMemPoolCreate cudaMemPoolDestroy cudaMemPoolExportPointer
+    cudaLibraryUnload cudaMallocAsync cudaMallocFromPoolAsync  cudaMallocMipmappedArray
+      cudaMemPoolCreate cudaMemPoolDestroy cudaMemPoolExportPointer
     cudaMemPoolExportToShareableHandle cudaMemPoolGetAccess cudaMemPoolGetAttribute
     cudaMemPoolImportFromShareableHandle cudaMemPoolImportPointer cudaMemPoolSetAccess cudaMemPoolSetAttribute
-    cudaMemPoolTrimTo cudaMemPrefetchAsync cudaMemPrefetchAsync_v2 cudaMemRangeGetAttribute
-    cudaMemRangeGetAttributes cudaMemcpy3DBatchAsync cudaMemcpy3DPeer cudaMemcpy3DPeerAsync
+    cudaMemPoolTrimTo   
+     cudaMemcpy3DBatchAsync cudaMemcpy3DPeer cudaMemcpy3DPeerAsync
     cudaMemcpyArrayToArray cudaMemcpyBatchAsync cudaMemcpyFromArrayAsync cudaMemcpyPeer cudaMemcpyPeerAsync
     cudaMemcpyToArrayAsync cudaMipmappedArrayGetMemoryRequirements cudaMipmappedArrayGetSparseProperties
     cudaOccupancyMaxActiveClusters cudaOccupancyMaxPotentialClusterSize cudaSetDoubleForDevice
-    cudaSetDoubleForHost cudaSignalExternalSemaphoresAsync_v2 cudaStreamAttachMemAsync cudaStreamBeginCapture
+    cudaSetDoubleForHost cudaSignalExternalSemaphoresAsync_v2  cudaStreamBeginCapture
     cudaStreamBeginCaptureToGraph cudaStreamCopyAttributes cudaStreamEndCapture cudaStreamGetAttribute
     cudaStreamGetCaptureInfo_v2 cudaStreamGetCaptureInfo_v3 cudaStreamGetDevice cudaStreamGetId
     cudaStreamIsCapturing cudaStreamSetAttribute cudaStreamUpdateCaptureDependencies

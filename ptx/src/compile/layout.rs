@@ -49,6 +49,16 @@ pub(crate) fn var_size(v: &ast::Var) -> Result<(u32, u32)> {
     Ok((size as u32, v.align.max(elem).max(1)))
 }
 
+/// The initial bytes of each initialized module-scope `.global` variable of PTX module
+/// `src`, by name, without compiling the module: what a runtime needs to give a
+/// variable whose storage is on the host (a `__managed__` variable's host shadow) the value
+/// the device code declares.
+pub fn initial_values(src: &str) -> Result<Vec<(String, Vec<u8>)>> {
+    let m = crate::parse(src)?;
+    let initialized = m.vars.iter().filter(|v| v.space == StateSpace::Global && !v.init.is_empty());
+    initialized.filter(|v| scalar_size(&v.ty).is_some()).map(|v| Ok((v.name.clone(), init_bytes(v, var_size(v)?.0)?))).collect()
+}
+
 /// Place `size` bytes aligned to `align` after `top` in a state space: (offset, new top).
 pub(crate) fn place(top: u32, size: u32, align: u32, pos: Pos) -> Result<(u32, u32)> {
     let off = (top as u64).div_ceil(align.max(1) as u64) * align.max(1) as u64;
@@ -152,7 +162,7 @@ pub(crate) fn module_vars<'m>(
                     image.resize(off as usize, 0);
                     image.extend(init_bytes(v, size)?);
                 }
-                prog.symbols.push(Symbol { name: v.name.clone(), space: v.space, offset: off, size });
+                prog.symbols.push(Symbol { name: v.name.clone(), space: v.space, offset: off, size, managed: v.managed });
                 let p = if global { Place::Global(off) } else { Place::Const(off) };
                 places.insert(v.name.clone(), p);
             }

@@ -49,7 +49,7 @@ pub use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
 use calls::*;
 use copies::*;
 use flow::cfg;
-pub use layout::CONST_BANK_BYTES;
+pub use layout::{CONST_BANK_BYTES, initial_values};
 use layout::*;
 use regalloc::{VEC_GROUP, uty, wider};
 
@@ -694,5 +694,30 @@ mod tests {
         let bytes = p.code_bytes(0x1000);
         let ld = Instr::from_bytes(bytes[p.relocs[0].at as usize * 16..][..16].try_into().unwrap());
         assert_eq!(ld.imm, 0x1004);
+    }
+
+    #[test]
+    fn managed_variables_are_placed_by_the_loader() {
+        let src = ".version 6.0\n.target sm_70\n.address_size 64\n.global .align 4 .u32 a[2];\n\
+                   .global .attribute(.managed) .align 4 .u32 m[2] = {5, 6};\n.global .align 4 .u32 b;\n\
+                   .entry k()\n{\n .reg .b32 %r<4>;\n\
+                   ld.global.u32 %r1, [m+4];\n ld.global.u32 %r2, [a+4];\n ld.global.u32 %r3, [b];\n ret;\n}\n";
+        let p = compile_ptx(src).unwrap();
+        let m = p.symbols.iter().position(|s| s.name == "m").unwrap();
+        assert!(p.symbols[m].managed && !p.symbol("a").unwrap().managed);
+        // Its initial value stays in the segment image, for the loader to copy.
+        let off = p.symbols[m].offset as usize;
+        assert_eq!(p.global_init[off..off + 8], [5, 0, 0, 0, 6, 0, 0, 0]);
+        let imm = |bytes: &[u8], k: usize| Instr::from_bytes(bytes[p.relocs[k].at as usize * 16..][..16].try_into().unwrap()).imm;
+        let placed = p.code_bytes_placed(0x1000, &[(m, 0x9_0000)]);
+        assert_eq!(imm(&placed, 0), 0x9_0004);
+        assert_eq!(imm(&placed, 1), 0x1004);
+        assert_eq!(imm(&placed, 2), 0x1000 + p.symbol("b").unwrap().offset as u64);
+        // The container keeps the attribute.
+        let back = Program::from_container(&p.to_container()).unwrap();
+        assert!(back.symbols[m].managed);
+        // Other variable attributes are refused.
+        let bad = src.replace(".attribute(.managed)", ".attribute(.unified(1,2))");
+        assert!(compile_ptx(&bad).is_err());
     }
 }

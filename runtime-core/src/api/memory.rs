@@ -76,6 +76,28 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |gpu, c| c.register_host(gpu, mem, read_only))
     }
 
+    /// Allocate `bytes` of managed memory (cuMemAllocManaged): host memory at its device
+    /// address, so the one pointer serves the host and every kernel; NOT_SUPPORTED without
+    /// unified addressing. Freed with [`Gpu::mem_free_host`].
+    pub fn mem_alloc_managed(&self, h: CtxHandle, bytes: u64) -> Result<(u64, Arc<fifo::SharedMem>)> {
+        if bytes == 0 {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |gpu, c| c.alloc_managed(gpu, bytes, Owner::User))
+    }
+
+    /// Map host pages of the program (`mem`, whole pages starting at host address `host`)
+    /// into context `h` for good, at their host address when the bottom window of the
+    /// address space ([`crate::vm::FIXED_VA_END`]) has it free, else anywhere; returns
+    /// the device address of the first page. What a program's `__managed__` variables
+    /// live in when the compiler leaves their storage in the program's data.
+    pub fn mem_host_map_fixed(&self, h: CtxHandle, mem: Arc<fifo::SharedMem>, host: u64) -> Result<u64> {
+        if mem.is_empty() || !host.is_multiple_of(hw::mmu::PAGE_SIZE) {
+            return Err(CuError::InvalidValue);
+        }
+        self.with_ctx(h, |gpu, c| c.register_host_fixed(gpu, mem, host))
+    }
+
     /// Free pinned host memory from [`Gpu::mem_alloc_host`] (cuMemFreeHost) or unregister
     /// pages from [`Gpu::mem_host_register`] (cuMemHostUnregister), after the work queued
     /// before it.

@@ -5,8 +5,8 @@
 use super::{CtxHandle, Gpu, Object, StreamHandle, object};
 use crate::channel::Fence;
 use crate::context::Inner;
-use crate::context::memory::MemsetValue;
-use crate::context::module::{ImageKind, LaunchConfig, Loaded, Params, Segments, image_kind};
+use crate::context::memory::{MemsetValue, Owner};
+use crate::context::module::{ImageKind, LaunchConfig, Loaded, ManagedVar, Params, Segments, image_kind};
 use crate::device::Device;
 use crate::error::{CuError, Result};
 use crate::limits::{MAX_BLOCK, MAX_SHARED, PARAM_BYTES, block_fits};
@@ -82,9 +82,19 @@ impl<P: Platform> Gpu<P> {
 
     /// Load a compiled program into a context.
     pub fn module_load(&self, h: CtxHandle, prog: Program) -> Result<ModuleHandle> {
+        self.module_load_placed(h, prog, &[])
+    }
+
+    /// Load a compiled program into a context with the `.global` variables `place` names
+    /// (name, address) at those addresses rather than in the module's segment: the
+    /// program's code addresses them there, and cuModuleGetGlobal answers them. Managed
+    /// variables (`.attribute(.managed)`) not named get managed memory of their own,
+    /// holding their initial value ([`Gpu::module_managed`]); without unified addressing a
+    /// module with such variables is NOT_SUPPORTED.
+    pub fn module_load_placed(&self, h: CtxHandle, prog: Program, place: &[(&str, u64)]) -> Result<ModuleHandle> {
         let id = self.with_ctx(h, |_, c| c.new_id())?;
         let mut allocs = Vec::new();
-        match self.module_upload(h, &prog, &mut allocs) {
+        match self.module_upload(h, &prog, &mut allocs, place) {
             Ok(seg) => self.with_ctx(h, |_, c| {
                 c.module_insert(id, Loaded::new(prog, seg, allocs));
                 Ok(ModuleHandle(object(h, id)))
@@ -98,14 +108,35 @@ impl<P: Platform> Gpu<P> {
 
     /// Allocate a program's segments and upload them (through the copy engine, in the
     /// default stream's order).
-    fn module_upload(&self, h: CtxHandle, prog: &Program, allocs: &mut Vec<u64>) -> Result<Segments> {
+    fn module_upload(
+        &self,
+        h: CtxHandle,
+        prog: &Program,
+        allocs: &mut Vec<u64>,
+        place: &[(&str, u64)],
+    ) -> Result<Segments> {
+        let (mut placed, mut managed) = (Vec::new(), Vec::new());
+        for (k, s) in prog.symbols.iter().enumerate().filter(|(_, s)| s.space == ptx::ast::StateSpace::Global) {
+            if let Some(&(_, at)) = place.iter().find(|p| p.0 == s.name) {
+                placed.push((k, at));
+            } else if s.managed {
+                let size = (s.size as u64).max(1);
+                let (addr, mem) = self.with_ctx(h, |gpu, c| c.alloc_managed(gpu, size, Owner::Runtime))?;
+                allocs.push(addr);
+                // Its initial value: its bytes of the segment image (zero past the image).
+                let init = prog.global_init.get(s.offset as usize..).unwrap_or(&[]);
+                mem.write(0, &init[..init.len().min(s.size as usize)]).map_err(|_| CuError::Unknown)?;
+                placed.push((k, addr));
+                managed.push(ManagedVar { name: s.name.clone(), addr, size: s.size as u64, mem });
+            }
+        }
         let mut alloc = |bytes: u64| -> Result<u64> {
             let p = self.runtime_alloc(h, bytes.max(16))?;
             allocs.push(p);
             Ok(p)
         };
         let global = alloc(prog.global_size as u64)?;
-        let code_bytes = prog.code_bytes(global);
+        let code_bytes = prog.code_bytes_placed(global, &placed);
         let code = alloc(code_bytes.len() as u64)?;
         let cb0 = alloc(PARAM_BYTES as u64)?;
         let constant = if prog.const_size == 0 {
@@ -130,7 +161,12 @@ impl<P: Platform> Gpu<P> {
         }
         // The new code may sit where old code was: drop decoded instructions.
         self.with_ctx(h, |gpu, c| c.invalidate_code(gpu))?;
-        Ok(Segments { code, global, constant, cb0 })
+        Ok(Segments { code, global, constant, cb0, placed, managed })
+    }
+
+    /// The managed variables the loader gave memory of their own in module `m`.
+    pub fn module_managed(&self, h: CtxHandle, m: ModuleHandle) -> Result<Vec<ManagedVar>> {
+        self.with_objs(h, &[m.named()], |_, c| Ok(c.module(m.id())?.managed().to_vec()))
     }
 
     /// Unload a module and free its memory (cuModuleUnload).

@@ -128,6 +128,17 @@ pub(crate) enum Backing {
     Mapped(Mapping),
 }
 
+/// Where [`Inner::map_host`] puts a mapping.
+#[derive(Clone, Copy)]
+enum VaPlace {
+    /// Anywhere in the space's range.
+    Any,
+    /// Below 4 GiB (32-bit device pointers).
+    Low,
+    /// At this address when the fixed window has it free, else anywhere.
+    At(u64),
+}
+
 /// Who an allocation belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Owner {
@@ -196,17 +207,38 @@ impl Inner {
     ) -> Result<(u64, Arc<fifo::SharedMem>)> {
         let len = usize::try_from(bytes).map_err(|_| CuError::OutOfMemory)?;
         if self.vm.is_unified() && !low {
-            return self.alloc_host_unified(gpu, bytes);
+            return self.alloc_host_unified(gpu, bytes, Owner::User);
         }
         let buf = gpu.platform.dma_alloc(len)?;
         let mem = buf.mem.clone();
-        Ok((self.map_host(gpu, buf, bytes, false, low)?, mem))
+        let place = if low { VaPlace::Low } else { VaPlace::Any };
+        Ok((self.map_host(gpu, buf, bytes, false, place, Owner::User)?, mem))
+    }
+
+    /// Allocate `bytes` of managed memory for `owner`: pinned host memory at its device
+    /// address (host and device pointers are one), so it needs unified addressing
+    /// (NOT_SUPPORTED without). Kernels reach it through system-memory PTEs.
+    pub(crate) fn alloc_managed<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        bytes: u64,
+        owner: Owner,
+    ) -> Result<(u64, Arc<fifo::SharedMem>)> {
+        if !self.vm.is_unified() {
+            return Err(CuError::NotSupported);
+        }
+        self.alloc_host_unified(gpu, bytes, owner)
     }
 
     /// [`Inner::alloc_host`] under unified addressing: the memory sits at its device
     /// address in the host's address space too, so the program's host pointer is its
     /// device pointer.
-    fn alloc_host_unified<P: Platform>(&mut self, gpu: &Device<P>, bytes: u64) -> Result<(u64, Arc<fifo::SharedMem>)> {
+    fn alloc_host_unified<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        bytes: u64,
+        owner: Owner,
+    ) -> Result<(u64, Arc<fifo::SharedMem>)> {
         let rounded = bytes.checked_next_multiple_of(PAGE_SIZE).ok_or(CuError::OutOfMemory)?;
         let len = usize::try_from(rounded).map_err(|_| CuError::OutOfMemory)?;
         let va = self.vm.alloc_va(rounded)?;
@@ -227,7 +259,7 @@ impl Inner {
             return Err(e);
         }
         let mem = buf.mem.clone();
-        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner: Owner::User });
+        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner });
         self.table_changed();
         Ok((va, mem))
     }
@@ -242,21 +274,43 @@ impl Inner {
     ) -> Result<u64> {
         let bytes = mem.len() as u64;
         let buf = gpu.platform.dma_register(mem)?;
-        self.map_host(gpu, buf, bytes, read_only, false)
+        self.map_host(gpu, buf, bytes, read_only, VaPlace::Any, Owner::User)
     }
 
-    /// Map DMA memory `buf` (`bytes` of it the program's) into the address space as a
-    /// user allocation (below 4 GiB when `low`); on failure `buf` is released.
+    /// Map host pages of the program's (`mem`, whole pages at host address `host`) into
+    /// the address space for the runtime, at their host address when the window below
+    /// [`crate::vm::FIXED_VA_END`] has it free, else anywhere; returns the device address
+    /// of their first byte. They stay mapped as long as the context (the storage of a
+    /// program's `__managed__` variables).
+    pub(crate) fn register_host_fixed<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        mem: Arc<fifo::SharedMem>,
+        host: u64,
+    ) -> Result<u64> {
+        let bytes = mem.len() as u64;
+        let buf = gpu.platform.dma_register(mem)?;
+        self.map_host(gpu, buf, bytes, false, VaPlace::At(host), Owner::Runtime)
+    }
+
+    /// Map DMA memory `buf` (`bytes` of it the program's) into the address space as an
+    /// allocation of `owner`, its address chosen by `place`; on failure `buf` is released.
     fn map_host<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         buf: DmaBuffer,
         bytes: u64,
         read_only: bool,
-        low: bool,
+        place: VaPlace,
+        owner: Owner,
     ) -> Result<u64> {
         let rounded = buf.len() as u64;
-        let va = match self.vm.alloc_va_in(rounded, low) {
+        let va = match place {
+            VaPlace::Any => self.vm.alloc_va(rounded),
+            VaPlace::Low => self.vm.alloc_va_in(rounded, true),
+            VaPlace::At(at) => self.vm.alloc_va_fixed(at, rounded).or_else(|_| self.vm.alloc_va(rounded)),
+        };
+        let va = match va {
             Ok(va) => va,
             Err(e) => {
                 gpu.platform.dma_free(&buf);
@@ -273,7 +327,7 @@ impl Inner {
             gpu.platform.dma_free(&buf);
             return Err(e);
         }
-        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner: Owner::User });
+        self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Host(buf), owner });
         self.table_changed();
         Ok(va)
     }

@@ -15,6 +15,7 @@ use crate::error::{CuError, Result};
 use crate::limits::{MAX_BLOCK, MAX_GRID, MAX_LOCAL, MAX_LOCAL_PER_BLOCK, PARAM_BYTES, block_fits};
 use crate::platform::Platform;
 use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use fifo::Pushbuf;
@@ -82,6 +83,20 @@ pub(crate) struct Legacy {
     pub(crate) params: Vec<u8>,
 }
 
+/// A managed variable of a module (`.attribute(.managed)`) that the loader gave managed
+/// memory of its own: host memory at its device address.
+#[derive(Clone)]
+pub struct ManagedVar {
+    /// Its name.
+    pub name: String,
+    /// Its address (host and device).
+    pub addr: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The memory (whole pages from `addr`).
+    pub mem: Arc<fifo::SharedMem>,
+}
+
 /// A module loaded into a context: its program and where its segments live.
 pub(crate) struct Loaded {
     legacy: BTreeMap<u32, Legacy>,
@@ -90,26 +105,37 @@ pub(crate) struct Loaded {
     global: u64,
     constant: Option<(u64, u32)>,
     cb0: u64,
+    /// `.global` symbols placed outside the segment: (symbol index, address).
+    placed: Vec<(usize, u64)>,
+    managed: Vec<ManagedVar>,
     allocs: Vec<u64>,
     /// Some kernel calls `vprintf` or `__assertfail` (the launch names the printf FIFO).
     prints: bool,
 }
 
 /// Where a module's segments were uploaded: code, `.global` data, `.const` data (address
-/// and size) and the default stream's parameter buffer.
+/// and size), the default stream's parameter buffer, and the `.global` symbols placed
+/// elsewhere (symbol index, address), the loader's managed variables among them.
 pub(crate) struct Segments {
     pub(crate) code: u64,
     pub(crate) global: u64,
     pub(crate) constant: Option<(u64, u32)>,
     pub(crate) cb0: u64,
+    pub(crate) placed: Vec<(usize, u64)>,
+    pub(crate) managed: Vec<ManagedVar>,
 }
 
 impl Loaded {
     /// A module of `prog` whose segments are `seg`, holding the runtime allocations `allocs`.
     pub(crate) fn new(prog: Program, seg: Segments, allocs: Vec<u64>) -> Self {
-        let Segments { code, global, constant, cb0 } = seg;
+        let Segments { code, global, constant, cb0, placed, managed } = seg;
         let prints = prog.code.iter().any(|i| i.w0.op_or_err().is_ok_and(|o| o == hw::isa::Op::Printf));
-        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, allocs, prints }
+        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, placed, managed, allocs, prints }
+    }
+
+    /// The managed variables the loader allocated.
+    pub(crate) fn managed(&self) -> &[ManagedVar] {
+        &self.managed
     }
 
     /// Its compiled program.
@@ -145,7 +171,11 @@ impl Loaded {
     /// A module variable's device address and size. `.const` variables are addressable
     /// too: they live in the buffer bound as constant bank 1.
     pub(crate) fn global(&self, name: &str) -> Result<(u64, u64)> {
-        let s = self.prog.symbol(name).ok_or(CuError::NotFound)?;
+        let k = self.prog.symbols.iter().position(|s| s.name == name).ok_or(CuError::NotFound)?;
+        let s = &self.prog.symbols[k];
+        if let Some(&(_, at)) = self.placed.iter().find(|p| p.0 == k) {
+            return Ok((at, s.size as u64));
+        }
         let base = match s.space {
             ptx::ast::StateSpace::Global => self.global,
             _ => self.constant.map(|(c, _)| c).ok_or(CuError::NotFound)?,

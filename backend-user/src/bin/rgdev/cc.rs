@@ -38,6 +38,8 @@ Options:
   --fatbin, -fatbin           write the device code's fat binary (PTX for every -arch) and stop;
                               clang's -fcuda-include-gpubinary embeds it
   -keep                       keep the intermediate files (printed with -v)
+Programs are linked at a fixed address (-no-pie), so that __managed__ variables have the same
+address on the host and the device; -Xcompiler -shared or -Xlinker -pie links otherwise.
   -v, --verbose               print each command
   --version                   the version
   -h, --help                  this help";
@@ -372,6 +374,13 @@ fn compile(a: &Args, d: &Driver) -> Result<(), String> {
     v.extend(["-o".into(), a.output.clone().unwrap_or_else(|| "a.out".into()).into()]);
     v.extend(a.host_flags.iter().filter(|f| !f.starts_with("-O")).map(OsString::from));
     v.extend(a.link_flags.iter().map(OsString::from));
+    // A program links at a fixed address (not position-independent) so that its
+    // `__managed__` variables, which live in its data, lie low enough to have their host
+    // address on the device too (host_defines.h); a library or an explicit -pie opts out.
+    let flags = || a.host_flags.iter().chain(&a.link_flags);
+    if !flags().any(|f| matches!(f.as_str(), "-shared" | "-pie" | "-Wl,-pie" | "-Wl,-shared")) {
+        v.push("-no-pie".into());
+    }
     let mut l = OsString::from("-L");
     l.push(&lib);
     v.push(l);
