@@ -218,7 +218,18 @@ impl Parser {
                 self.punct(';')?;
                 let (ty, vec, align, count, init) = ("texref".into(), 1, 0, None, Vec::new());
                 let managed = false;
-                m.vars.push(Var { space: StateSpace::Global, name, ty, vec, align, count, init, linkage, managed, pos });
+                m.vars.push(Var {
+                    space: StateSpace::Global,
+                    name,
+                    ty,
+                    vec,
+                    align,
+                    count,
+                    init,
+                    linkage,
+                    managed,
+                    pos,
+                });
                 Ok(())
             }
             _ => Err(self.expected("`.entry`, `.func`, `.global`, `.const` or `.shared`")),

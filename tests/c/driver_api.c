@@ -64,6 +64,8 @@ static void device_query(void) {
         {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1, 1 << 30},
         {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 1024, 4096},
         {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1, 1},
+        {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1, 1},
+        {CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 1, 1},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 7, 7},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0, 0},
         {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 48 * 1024, 256 * 1024},
@@ -318,6 +320,36 @@ static void pinned(CUfunction f) {
     CHECK(cuMemFree(dd));
     int x;
     EXPECT(cuMemHostGetDevicePointer(&da, &x, 0), CUDA_ERROR_INVALID_VALUE);
+
+    /* Managed memory: one pointer, written by the host, copied by the device. */
+    CUdeviceptr m;
+    CHECK(cuMemAllocManaged(&m, bytes, CU_MEM_ATTACH_GLOBAL));
+    float *mh = (float *)(uintptr_t)m;
+    for (int i = 0; i < n; i++)
+        mh[i] = (float)i;
+    CHECK(cuMemcpy((CUdeviceptr)(uintptr_t)a, m, bytes));
+    TRUE(a[n - 1] == (float)(n - 1));
+    unsigned managed = 0, mtype = 0;
+    CHECK(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m + 4));
+    CHECK(cuPointerGetAttribute(&mtype, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, m + 4));
+    TRUE(managed == 1 && mtype == CU_MEMORYTYPE_DEVICE);
+    CHECK(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, (CUdeviceptr)(uintptr_t)a));
+    TRUE(managed == 0);
+    CHECK(cuMemAdvise(m, bytes, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, CU_DEVICE_CPU));
+    CHECK(cuMemPrefetchAsync(m, 4096, 0, NULL));
+    int where = 5;
+    CHECK(cuMemRangeGetAttribute(&where, 4, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, m, bytes));
+    TRUE(where == CU_DEVICE_CPU);
+    CHECK(cuMemRangeGetAttribute(&where, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m, 4096));
+    TRUE(where == 0);
+    EXPECT(cuMemAllocManaged(&m, bytes, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemFreeHost(mh), CUDA_ERROR_INVALID_VALUE);
+    CHECK(cuMemFree((CUdeviceptr)(uintptr_t)mh));
+    EXPECT(cuMemAdvise((CUdeviceptr)(uintptr_t)mh, 4, CU_MEM_ADVISE_SET_READ_MOSTLY, 0), CUDA_ERROR_INVALID_VALUE);
+    /* rgdev's private table answers only its own id. */
+    const void *table = NULL;
+    CUuuid other = {{0}};
+    EXPECT(cuGetExportTable(&table, &other), CUDA_ERROR_INVALID_VALUE);
     CHECK(cuMemFreeHost(a));
     CHECK(cuMemFreeHost(b));
     CHECK(cuMemFreeHost(c));

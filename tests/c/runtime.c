@@ -30,6 +30,7 @@ static const char ptx[] =
     ".version 6.4\n.target sm_70\n.address_size 64\n"
     ".const .align 4 .f32 scale;\n"
     ".global .align 4 .u32 counter;\n"
+    ".visible .global .attribute(.managed) .align 4 .u32 hits = 11;\n"
     ".visible .entry axpy(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)\n{\n"
     " .reg .pred %p<2>;\n .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n .reg .f32 %f<5>;\n"
     " mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %tid.x;\n"
@@ -38,7 +39,7 @@ static const char ptx[] =
     " mul.wide.s32 %rd4, %r4, 4;\n add.s64 %rd5, %rd1, %rd4;\n add.s64 %rd6, %rd2, %rd4;\n"
     " add.s64 %rd7, %rd3, %rd4;\n ld.global.f32 %f1, [%rd5];\n ld.global.f32 %f2, [%rd6];\n"
     " ld.const.f32 %f3, [scale];\n fma.rn.f32 %f4, %f1, %f3, %f2;\n st.global.f32 [%rd7], %f4;\n"
-    " atom.global.add.u32 %r6, [counter], 1;\n"
+    " atom.global.add.u32 %r6, [counter], 1;\n atom.global.add.u32 %r7, [hits], 1;\n"
     "DONE:\n ret;\n}\n"
     ".visible .entry poke(.param .u64 p)\n{\n .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n"
     " ld.param.u64 %rd1, [p];\n mov.u32 %r1, 7;\n st.global.u32 [%rd1], %r1;\n ret;\n}\n";
@@ -80,6 +81,9 @@ static struct wrapper sass_fatbin = {0x466243b1, 1, sass_container, 0};
 /* Host shadows of the device variables, and the host stubs of the kernels. */
 static float scale;
 static unsigned counter;
+/* A __managed__ variable as nvcc compiles it: the host reaches it through a pointer the
+   runtime fills in when the module loads (__cudaInitModule). */
+static unsigned *hits_ptr;
 
 static void axpy(const float *a, const float *b, float *c, int n) {
     dim3 grid, block;
@@ -130,6 +134,7 @@ static void register_program(void) {
     __cudaRegisterFunction(handle, (const char *)poke, (char *)"poke", "poke", -1, 0, 0, 0, 0, 0);
     __cudaRegisterVar(handle, (char *)&scale, (char *)"scale", "scale", 0, sizeof scale, 1, 0);
     __cudaRegisterVar(handle, (char *)&counter, (char *)"counter", "counter", 0, sizeof counter, 0, 0);
+    __cudaRegisterManagedVar(handle, (void **)&hits_ptr, (char *)"hits", "hits", sizeof *hits_ptr, 0);
     __cudaRegisterFatBinaryEnd(handle);
     sass_handle = __cudaRegisterFatBinary(&sass_fatbin);
     __cudaRegisterFunction(sass_handle, (const char *)sass_only, (char *)"k", "k", -1, 0, 0, 0, 0, 0);
@@ -208,6 +213,17 @@ int main(void) {
     TRUE(wrong == 0);
     RT(cudaMemcpyFromSymbol(&count, &counter, sizeof count, 0, cudaMemcpyDeviceToHost));
     TRUE(count == N);
+    /* The managed variable: the loader gave it managed memory holding its initial value;
+       the kernel counted into it, and the host reads it through the pointer. */
+    TRUE(__cudaInitModule(handle) == 1);
+    TRUE(hits_ptr != 0 && *hits_ptr == 11 + N);
+    struct cudaPointerAttributes mpa;
+    RT(cudaPointerGetAttributes(&mpa, hits_ptr));
+    TRUE(mpa.type == cudaMemoryTypeManaged && mpa.devicePointer == (void *)hits_ptr);
+    *hits_ptr = 0;
+    LAUNCH(axpy, dim3_of(1), dim3_of(64), 0, 0, da, db, dc, 64);
+    RT(cudaDeviceSynchronize());
+    TRUE(*hits_ptr == 64);
     size_t size = 0;
     void *addr = 0;
     RT(cudaGetSymbolSize(&size, &scale));

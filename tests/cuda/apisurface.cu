@@ -206,7 +206,7 @@ int main() {
 
     // What rgdev does not implement says so.
     void *m = nullptr;
-    EXPECT(cudaMallocManaged(&m, 64, cudaMemAttachGlobal), cudaErrorNotSupported);
+    EXPECT(cudaMallocAsync(&m, 64, 0), cudaErrorNotSupported);
     EXPECT(cudaGetLastError(), cudaErrorNotSupported);
     return report();
 }

@@ -410,7 +410,8 @@ pub extern "C" fn cuMemRangeGetAttributes(
         let pages = r.advice(h, n);
         drop(st);
         for k in 0..count {
-            let (d, size, a) = (raw::get(data.wrapping_add(k))?, raw::get(sizes.wrapping_add(k))?, raw::get(attrs.wrapping_add(k))?);
+            let (d, size, a) =
+                (raw::get(data.wrapping_add(k))?, raw::get(sizes.wrapping_add(k))?, raw::get(attrs.wrapping_add(k))?);
             range_attribute(d, size, a, &pages)?;
         }
         Ok(())
@@ -425,14 +426,12 @@ pub struct ExportTable {
     /// See [`map_managed_data`].
     pub map_managed_data: extern "C" fn(*mut c_void, usize, *mut CUdeviceptr) -> CUresult,
     /// See [`module_load_placed`].
-    pub module_load_placed: extern "C" fn(*mut Handle, *const c_void, c_uint, *const *const c_char, *const CUdeviceptr) -> CUresult,
+    pub module_load_placed:
+        extern "C" fn(*mut Handle, *const c_void, c_uint, *const *const c_char, *const CUdeviceptr) -> CUresult,
 }
 
-static EXPORTS: ExportTable = ExportTable {
-    size: std::mem::size_of::<ExportTable>(),
-    map_managed_data,
-    module_load_placed,
-};
+static EXPORTS: ExportTable =
+    ExportTable { size: std::mem::size_of::<ExportTable>(), map_managed_data, module_load_placed };
 
 /// cuGetExportTable: rgdev's own table for its id (hw::export), CUDA_ERROR_INVALID_VALUE
 /// for any other.

@@ -77,7 +77,7 @@ unsupported! {
     cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
     cuLibraryUnload      cuLogsCurrent
     cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback
-       cuMemAllocAsync cuMemAllocFromPoolAsync 
+       cuMemAllocAsync cuMemAllocFromPoolAsync
     cuMemBatchDecompressAsync  cuMemDiscardAndPrefetchBatchAsync
     cuMemDiscardBatchAsync cuMemExportToShareableHandle cuMemFreeAsync
       cuMemGetDefaultMemPool
@@ -85,7 +85,7 @@ unsupported! {
     cuMemImportFromShareableHandle  cuMemMapArrayAsync cuMemPoolCreate cuMemPoolDestroy
     cuMemPoolExportPointer cuMemPoolExportToShareableHandle cuMemPoolGetAccess cuMemPoolGetAttribute
     cuMemPoolImportFromShareableHandle cuMemPoolImportPointer cuMemPoolSetAccess cuMemPoolSetAttribute
-    cuMemPoolTrimTo   cuMemPrefetchBatchAsync 
+    cuMemPoolTrimTo   cuMemPrefetchBatchAsync
         cuMemSetMemPool
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync
@@ -99,7 +99,7 @@ unsupported! {
     cuMulticastUnbind cuOccupancyAvailableDynamicSMemPerBlock cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
     cuParamSetTexRef cuPointerSetAttribute cuProfilerInitialize
-    cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback 
+    cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback
     cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2
     cuStreamCopyAttributes cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
     cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx_v2 cuStreamGetDevice

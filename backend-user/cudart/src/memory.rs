@@ -347,8 +347,8 @@ pub extern "C" fn cudaPointerGetAttributes(attr: *mut PointerAttributes, p: *con
         // CU_POINTER_ATTRIBUTE_IS_MANAGED
         error::check(d.cuPointerGetAttribute((&mut managed as *mut c_uint).cast(), 8, at))?;
         let kind = match (managed, mt) {
-            (1, _) => 3,  // cudaMemoryTypeManaged
-            (_, 1) => 1,  // CU_MEMORYTYPE_HOST: pinned host memory
+            (1, _) => 3, // cudaMemoryTypeManaged
+            (_, 1) => 1, // CU_MEMORYTYPE_HOST: pinned host memory
             _ => 2,
         };
         put(

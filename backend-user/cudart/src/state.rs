@@ -209,7 +209,12 @@ fn load(d: &Driver, image: *const c_void, names: &[CString], addrs: &[u64], m: &
 /// program's data (a `rgdev_managed` section): their sections mapped into context `ctx`
 /// (once each), and each variable's name and device address, for the loader to place it
 /// there. The program's host code and the kernels then use the same bytes.
-fn managed_placements(r: &mut Registry, d: &Driver, fb: usize, ctx: Handle) -> Result<(Vec<CString>, Vec<u64>), Status> {
+fn managed_placements(
+    r: &mut Registry,
+    d: &Driver,
+    fb: usize,
+    ctx: Handle,
+) -> Result<(Vec<CString>, Vec<u64>), Status> {
     let mut vars: Vec<(usize, CString, (usize, usize))> = r
         .vars
         .iter()

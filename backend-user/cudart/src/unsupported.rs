@@ -71,7 +71,7 @@ unsupported! {
       cudaMemPoolCreate cudaMemPoolDestroy cudaMemPoolExportPointer
     cudaMemPoolExportToShareableHandle cudaMemPoolGetAccess cudaMemPoolGetAttribute
     cudaMemPoolImportFromShareableHandle cudaMemPoolImportPointer cudaMemPoolSetAccess cudaMemPoolSetAttribute
-    cudaMemPoolTrimTo   
+    cudaMemPoolTrimTo
      cudaMemcpy3DBatchAsync cudaMemcpy3DPeer cudaMemcpy3DPeerAsync
     cudaMemcpyArrayToArray cudaMemcpyBatchAsync cudaMemcpyFromArrayAsync cudaMemcpyPeer cudaMemcpyPeerAsync
     cudaMemcpyToArrayAsync cudaMipmappedArrayGetMemoryRequirements cudaMipmappedArrayGetSparseProperties

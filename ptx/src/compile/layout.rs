@@ -56,7 +56,10 @@ pub(crate) fn var_size(v: &ast::Var) -> Result<(u32, u32)> {
 pub fn initial_values(src: &str) -> Result<Vec<(String, Vec<u8>)>> {
     let m = crate::parse(src)?;
     let initialized = m.vars.iter().filter(|v| v.space == StateSpace::Global && !v.init.is_empty());
-    initialized.filter(|v| scalar_size(&v.ty).is_some()).map(|v| Ok((v.name.clone(), init_bytes(v, var_size(v)?.0)?))).collect()
+    initialized
+        .filter(|v| scalar_size(&v.ty).is_some())
+        .map(|v| Ok((v.name.clone(), init_bytes(v, var_size(v)?.0)?)))
+        .collect()
 }
 
 /// Place `size` bytes aligned to `align` after `top` in a state space: (offset, new top).
@@ -162,7 +165,13 @@ pub(crate) fn module_vars<'m>(
                     image.resize(off as usize, 0);
                     image.extend(init_bytes(v, size)?);
                 }
-                prog.symbols.push(Symbol { name: v.name.clone(), space: v.space, offset: off, size, managed: v.managed });
+                prog.symbols.push(Symbol {
+                    name: v.name.clone(),
+                    space: v.space,
+                    offset: off,
+                    size,
+                    managed: v.managed,
+                });
                 let p = if global { Place::Global(off) } else { Place::Const(off) };
                 places.insert(v.name.clone(), p);
             }

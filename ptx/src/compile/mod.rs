@@ -49,8 +49,8 @@ pub use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
 use calls::*;
 use copies::*;
 use flow::cfg;
-pub use layout::{CONST_BANK_BYTES, initial_values};
 use layout::*;
+pub use layout::{CONST_BANK_BYTES, initial_values};
 use regalloc::{VEC_GROUP, uty, wider};
 
 /// Scratch virtual registers after a function's PTX registers: two groups of 4 for vector
@@ -708,7 +708,9 @@ mod tests {
         // Its initial value stays in the segment image, for the loader to copy.
         let off = p.symbols[m].offset as usize;
         assert_eq!(p.global_init[off..off + 8], [5, 0, 0, 0, 6, 0, 0, 0]);
-        let imm = |bytes: &[u8], k: usize| Instr::from_bytes(bytes[p.relocs[k].at as usize * 16..][..16].try_into().unwrap()).imm;
+        let imm = |bytes: &[u8], k: usize| {
+            Instr::from_bytes(bytes[p.relocs[k].at as usize * 16..][..16].try_into().unwrap()).imm
+        };
         let placed = p.code_bytes_placed(0x1000, &[(m, 0x9_0000)]);
         assert_eq!(imm(&placed, 0), 0x9_0004);
         assert_eq!(imm(&placed, 1), 0x1004);
