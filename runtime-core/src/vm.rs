@@ -27,7 +27,7 @@ pub const LOW_VA_END: u64 = 1 << 32;
 /// The end of the window at the bottom of a context's address space, `[4 KiB, 16 MiB)`,
 /// below the generic windows of shared and local memory, where host memory can be mapped
 /// at the address it has in the host (a program's data linked at a fixed address: its
-/// `__managed__` variables; see [`VaSpace::alloc_va_fixed`]). Nothing else is placed there.
+/// `__managed__` variables; see `VaSpace::alloc_va_fixed`). Nothing else is placed there.
 pub const FIXED_VA_END: u64 = 0x0100_0000;
 
 /// Where a space's addresses come from.
