@@ -206,6 +206,18 @@ fn math_library_within_cudas_bounds() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// The Bessel functions against mpmath's values (tests/cuda/bessel_ref.h): J0, J1, Y0, Y1,
+/// I0, I1 in both precisions, J_n and Y_n, within CUDA's bounds, and the special values.
+#[test]
+fn bessel_functions_within_cudas_bounds() {
+    let exe = compile("bessel", &[]);
+    let out = run_ok(&exe, &[]);
+    for f in ["j0 ", "y1 ", "i1 ", "jn "] {
+        assert!(out.lines().any(|l| l.starts_with(f)), "{f} not measured:\n{out}");
+    }
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Device printf: exact text, printed at synchronization after the host's earlier output,
 /// the FIFO limit and the records that did not fit.
 #[test]
