@@ -16,6 +16,7 @@ use crate::error::{CuError, Result};
 use crate::platform::{Activity, DmaBuffer, Platform};
 use crate::vm::VaSpace;
 use alloc::collections::VecDeque;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{Ordering, fence};
 use fifo::{Pushbuf, Ring};
@@ -37,7 +38,8 @@ pub(crate) struct Release {
 }
 
 impl Release {
-    fn landed(&self) -> bool {
+    /// Whether the release has landed.
+    pub(crate) fn landed(&self) -> bool {
         self.mem.load_u32(self.off, Ordering::Acquire).is_ok_and(|v| v.wrapping_sub(self.target) as i32 >= 0)
     }
 
@@ -59,6 +61,8 @@ pub(crate) fn teardown<P: Platform>(gpu: &Device<P>, vm: &mut VaSpace, mut ch: C
         let last = ch.last_fence();
         result = ch.wait(gpu, last);
     }
+    // Host functions the channel can no longer reach (it faulted) learn why now.
+    gpu.run_host_work(Some((ch.chid, CuError::ContextIsDestroyed)));
     let mut held = core::mem::take(&mut ch.held);
     if let Some(pos) = held.iter().position(|h| matches!(h, Held::Bound(_))) {
         let b = held.remove(pos);
@@ -135,6 +139,8 @@ pub struct Channel {
     fence_va: u64,
     next_seq: u64,
     completed: u64,
+    /// The last value host functions of this channel release (see [`Channel::host_semaphore`]).
+    host_seq: u32,
     userd_bar1: u64,
     pub(crate) held: Vec<Held>,
 }
@@ -229,9 +235,19 @@ impl Channel {
             fence_va,
             next_seq: first_fence,
             completed: first_fence - 1,
+            host_seq: 0,
             userd_bar1,
             held: Vec::new(),
         })
+    }
+
+    /// The semaphore a host function of this channel releases when it has run, and the
+    /// value it releases: (GPU address, memory, offset, value). It lives in the fence page,
+    /// after the 16-byte fence release; the values count up (compared wrapping).
+    pub(crate) fn host_semaphore(&mut self) -> (u64, Arc<fifo::SharedMem>, usize, u32) {
+        const OFF: usize = 32;
+        self.host_seq = self.host_seq.wrapping_add(1);
+        (self.fence_va + OFF as u64, self.fence.mem.clone(), OFF, self.host_seq)
     }
 
     /// Append a fence release (host semaphore, 16-byte with timestamp, after the engines
@@ -341,6 +357,10 @@ impl Channel {
                 continue;
             }
             gpu.service_interrupts();
+            // The rings may be full of work waiting for a host function.
+            if gpu.run_host_work(None) {
+                continue;
+            }
             if gpu.platform.yield_now() == Activity::Idle {
                 self.reclaim(gpu)?;
                 if self.gp_ring.is_full(self.gp_get, self.gp_put) || self.pb_space(n).is_none() {

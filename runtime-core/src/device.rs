@@ -11,6 +11,7 @@ use crate::physmem::{Count, PhysTable};
 use crate::platform::{Activity, Level, Platform};
 use crate::range::RangeAllocator;
 use crate::rlog;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use hw::inst::*;
@@ -104,6 +105,17 @@ pub(crate) struct GpuState {
     flip: usize,
 }
 
+/// A host function a channel waits for (cuLaunchHostFunc, cuStreamAddCallback): the
+/// channel's pushbuffer holds a semaphore acquire that `run` releases after the function.
+pub(crate) struct HostWork {
+    /// The channel that waits.
+    pub(crate) chid: u32,
+    /// Whether the work queued before it is done.
+    pub(crate) ready: Box<dyn Fn() -> bool + Send>,
+    /// The function, given the channel's error if it faulted instead; then the release.
+    pub(crate) run: Box<dyn FnOnce(Option<CuError>) + Send>,
+}
+
 /// A probed, initialized GPU: the register layer under the runtime.
 pub struct Device<P: Platform> {
     pub(crate) platform: P,
@@ -114,6 +126,8 @@ pub struct Device<P: Platform> {
     pub(crate) state: Mutex<P::RawMutex, GpuState>,
     irq: Mutex<P::RawMutex, ()>,
     chan_err: [AtomicU32; NUM_CHANNELS as usize],
+    /// Host functions streams wait for, in the order they were queued.
+    host_work: Mutex<P::RawMutex, Vec<HostWork>>,
     chan_inst: [AtomicU64; NUM_CHANNELS as usize],
     userd_vram: u64,
     userd_bar1: u64,
@@ -234,6 +248,7 @@ impl<P: Platform> Device<P> {
             state: Mutex::new(gpu_state),
             irq: Mutex::new(()),
             chan_err: [const { AtomicU32::new(0) }; NUM_CHANNELS as usize],
+            host_work: Mutex::new(Vec::new()),
             chan_inst: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
             userd_vram: 0,
             userd_bar1: 0,
@@ -619,6 +634,50 @@ impl<P: Platform> Device<P> {
         (0..NUM_CHANNELS).find(|&c| inst != 0 && self.chan_inst[c as usize].load(Ordering::Acquire) == inst)
     }
 
+    /// Queue host work (see [`HostWork`]).
+    pub(crate) fn host_work_push(&self, w: HostWork) {
+        self.host_work.lock().push(w);
+    }
+
+    /// Run the host work whose channel's earlier work is done (or whose channel faulted:
+    /// the function learns the error), in the order it was queued, on this thread, with
+    /// no lock held and the device standing still (nothing advances it while this thread
+    /// is busy here, in the stepped clock): where in simulated time a host function runs
+    /// never depends on how long it takes. `only` limits it to one channel's work, which
+    /// runs whatever its state (the channel is going away). Whether any ran.
+    pub(crate) fn run_host_work(&self, only: Option<(u32, CuError)>) -> bool {
+        let due: Vec<(HostWork, Option<CuError>)> = {
+            let mut q = self.host_work.lock();
+            if q.is_empty() {
+                return false;
+            }
+            let mut due = Vec::new();
+            let mut k = 0;
+            while k < q.len() {
+                let w = &q[k];
+                let state = match only {
+                    Some((chid, e)) if w.chid == chid => Some(self.channel_error(chid).or(Some(e))),
+                    Some(_) => None,
+                    None => match self.channel_error(w.chid) {
+                        Some(e) => Some(Some(e)),
+                        None if (w.ready)() => Some(None),
+                        None => None,
+                    },
+                };
+                match state {
+                    Some(err) => due.push((q.remove(k), err)),
+                    None => k += 1,
+                }
+            }
+            due
+        };
+        let ran = !due.is_empty();
+        for (w, err) in due {
+            (w.run)(err);
+        }
+        ran
+    }
+
     /// Wait until `done()` holds, servicing interrupts; fails with the channel's error if
     /// it faults (the device's watchdog, counted in simulated cycles, is such an error:
     /// CUDA_ERROR_LAUNCH_TIMEOUT, sticky), or with CUDA_ERROR_LAUNCH_TIMEOUT if the device
@@ -630,17 +689,22 @@ impl<P: Platform> Device<P> {
                 return Ok(());
             }
             self.service_interrupts();
+            // Before a fault ends the wait: host functions of faulted channels learn it.
+            let ran = self.run_host_work(None);
             if let Some(e) = self.channel_error(chid) {
                 return Err(e);
             }
+            if ran {
+                continue;
+            }
             match self.platform.yield_now() {
                 Activity::Idle => {
-                    if done() {
-                        return Ok(());
+                    if done() || self.run_host_work(None) {
+                        continue;
                     }
                     self.service_interrupts();
-                    if let Some(e) = self.channel_error(chid) {
-                        return Err(e);
+                    if self.channel_error(chid).is_some() {
+                        continue; // reported above, after the host work it strands
                     }
                     rlog!(&self.platform, Level::Error, "channel {chid}: device idle but the wait can never complete");
                     return Err(CuError::LaunchTimeout);

@@ -10,6 +10,12 @@ __global__ void fill(int *p, int n, int v) {
 
 __global__ void store_at(int *p, long long offset) { p[offset] = 1; }
 
+// What the stream callbacks saw: their status; the host function must not run.
+static cudaError_t seen = cudaSuccess;
+static int host_fn_ran = 0;
+static void CUDART_CB note_status(cudaStream_t, cudaError_t status, void *) { seen = status; }
+static void CUDART_CB host_fn(void *) { host_fn_ran++; }
+
 int main() {
     int *d, h[256];
     CHECK(cudaMalloc(&d, sizeof h));
@@ -40,9 +46,13 @@ int main() {
 
     // An out-of-bounds store, 1 GiB past the allocation: the launch itself succeeds,
     // the fault surfaces at synchronization and stays.
+    // A callback queued after it learns of the fault; a host function is not called.
     store_at<<<1, 1>>>(d, 1ll << 28);
     EXPECT(cudaGetLastError(), cudaSuccess);
+    CHECK(cudaLaunchHostFunc(0, host_fn, nullptr));
+    CHECK(cudaStreamAddCallback(0, note_status, nullptr, 0));
     EXPECT(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+    TRUE(seen == cudaErrorIllegalAddress && host_fn_ran == 0);
     EXPECT(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaErrorIllegalAddress);
     int *more = nullptr;
     EXPECT(cudaMalloc(&more, 16), cudaErrorIllegalAddress);

@@ -23,6 +23,12 @@ static void CUDART_CB host_fn(void *data) {
     order.push_back(tag * 1000 + (int)pinned[tag]);
 }
 
+// Sets pinned[100] to what the device must read after it.
+static void CUDART_CB set_flag(void *data) {
+    order.push_back(-2);
+    pinned[100] = (float)(size_t)data;
+}
+
 static void CUDART_CB callback(cudaStream_t, cudaError_t status, void *data) {
     order.push_back(status == cudaSuccess ? (int)(size_t)data : -1);
 }
@@ -85,6 +91,28 @@ int main() {
     CHECK(cudaStreamAddCallback(s[0], callback, (void *)7, 0));
     CHECK(cudaStreamSynchronize(s[0]));
     TRUE(order.size() == 4 && order[0] == 1010 && order[1] == 2020 && order[2] == 3030 && order[3] == 7);
+    // Asynchronous: the caller goes on while a host function waits for the stream's
+    // earlier work, and the work queued after it waits for it (a copy reads what it wrote).
+    order.clear();
+    pinned[100] = 0;
+    add<<<half / 256, 256, 0, s[0]>>>(d, 1.0f, half);
+    CHECK(cudaLaunchHostFunc(s[0], set_flag, (void *)42));
+    TRUE(order.empty());
+    CHECK(cudaMemcpyAsync(d2, pinned + 100, sizeof(float), cudaMemcpyHostToDevice, s[0]));
+    CHECK(cudaMemcpyAsync(pinned + 101, d2, sizeof(float), cudaMemcpyDeviceToHost, s[0]));
+    CHECK(cudaStreamAddCallback(s[0], callback, (void *)8, 0));
+    TRUE(cudaStreamQuery(s[0]) == cudaErrorNotReady || order.size() == 2);
+    CHECK(cudaStreamSynchronize(s[0]));
+    TRUE(order.size() == 2 && order[0] == -2 && order[1] == 8 && pinned[101] == 42.0f);
+    // More work queued behind a host function than the stream's rings hold: queuing it
+    // runs the function when the rings fill up.
+    order.clear();
+    CHECK(cudaMemset(d, 0, 32 * sizeof(float)));
+    CHECK(cudaLaunchHostFunc(s[0], set_flag, (void *)7));
+    for (int k = 0; k < 1500; k++) add<<<1, 32, 0, s[0]>>>(d, 1.0f, 32);
+    CHECK(cudaStreamSynchronize(s[0]));
+    CHECK(cudaMemcpy(back, d, 32 * sizeof(float), cudaMemcpyDeviceToHost));
+    TRUE(order.size() == 1 && back[0] == 1500.0f && back[31] == 1500.0f);
     EXPECT(cudaStreamAddCallback(s[0], callback, nullptr, 1), cudaErrorInvalidValue);
     EXPECT(cudaLaunchHostFunc(s[0], nullptr, nullptr), cudaErrorInvalidValue);
 

@@ -45,6 +45,11 @@ static float bilinear(const float *img, int w, int h, float x, float y) {
            a * b * at(x0 + 1, y0 + 1);
 }
 
+__global__ void lod(cudaTextureObject_t t, float *out) {
+    int l = threadIdx.x;
+    out[l] = tex2DLod<float>(t, 0.5f, 0.5f, (float)l);
+}
+
 int main() {
     const int w = 16, h = 8;
     float img[h * w];
@@ -186,5 +191,45 @@ int main() {
     CHECK(cudaFreeArray(arr));
     CHECK(cudaFreeArray(carr));
     CHECK(cudaFreeArray(sarr));
+    // A mipmapped array: four levels (16x16 down to 2x2), each filled through its level
+    // array with its own value; tex2DLod reads each level.
+    cudaMipmappedArray_t mip;
+    CHECK(cudaMallocMipmappedArray(&mip, &fd, make_cudaExtent(16, 16, 0), 4));
+    for (unsigned l = 0; l < 4; l++) {
+        cudaArray_t level;
+        CHECK(cudaGetMipmappedArrayLevel(&level, mip, l));
+        cudaExtent e;
+        cudaChannelFormatDesc ld;
+        unsigned lflags;
+        CHECK(cudaArrayGetInfo(&ld, &e, &lflags, level));
+        TRUE(e.width == (16u >> l) && e.height == (16u >> l) && ld.x == 32);
+        float v[256];
+        for (int i = 0; i < 256; i++) v[i] = 10.0f * (l + 1);
+        size_t w = e.width * sizeof(float);
+        CHECK(cudaMemcpy2DToArray(level, 0, 0, v, w, w, e.height, cudaMemcpyHostToDevice));
+    }
+    EXPECT(cudaGetMipmappedArrayLevel(&none, mip, 9), cudaErrorInvalidValue);
+    cudaResourceDesc mr = {};
+    mr.resType = cudaResourceTypeMipmappedArray;
+    mr.res.mipmap.mipmap = mip;
+    cudaTextureDesc mt = {};
+    mt.normalizedCoords = 1;
+    mt.filterMode = cudaFilterModePoint;
+    mt.mipmapFilterMode = cudaFilterModePoint;
+    mt.maxMipmapLevelClamp = 3.0f;
+    cudaTextureObject_t mto;
+    CHECK(cudaCreateTextureObject(&mto, &mr, &mt, nullptr));
+    cudaResourceDesc back_mr;
+    CHECK(cudaGetTextureObjectResourceDesc(&back_mr, mto));
+    TRUE(back_mr.resType == cudaResourceTypeMipmappedArray && back_mr.res.mipmap.mipmap == mip);
+    float *lods;
+    CHECK(cudaMallocManaged(&lods, 4 * sizeof(float)));
+    lod<<<1, 4>>>(mto, lods);
+    CHECK(cudaDeviceSynchronize());
+    TRUE(lods[0] == 10.0f && lods[1] == 20.0f && lods[2] == 30.0f && lods[3] == 40.0f);
+    CHECK(cudaDestroyTextureObject(mto));
+    CHECK(cudaFreeMipmappedArray(mip));
+    CHECK(cudaFreeMipmappedArray(nullptr));
+    CHECK(cudaFree(lods));
     return report();
 }

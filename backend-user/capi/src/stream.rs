@@ -111,3 +111,46 @@ pub extern "C" fn cuStreamQuery(s: Handle) -> CUresult {
         if gpu.stream_query(h, sh)? { Ok(()) } else { Err(CuError::NotReady) }
     })
 }
+
+/// `CUhostFn`.
+pub type HostFn = Option<extern "C" fn(*mut c_void)>;
+/// `CUstreamCallback`: the stream, its status, the data.
+pub type StreamCallback = Option<extern "C" fn(Handle, CUresult, *mut c_void)>;
+
+/// cuLaunchHostFunc: call `f(data)` in stream order: once the stream's earlier work is
+/// done, on a thread waiting for the device (the program's next synchronization), with
+/// the device's time stopped while it runs; the caller goes on at once, and work queued
+/// after it waits for it. Not called if the stream faults first.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunchHostFunc(s: Handle, f: HostFn, data: *mut c_void) -> CUresult {
+    guard(|| {
+        let f = f.ok_or(CuError::InvalidValue)?;
+        let (gpu, h, sh) = stream_of(s)?;
+        let data = data.expose_provenance();
+        let run = move |err: Option<CuError>| {
+            if err.is_none() {
+                f(std::ptr::with_exposed_provenance_mut(data))
+            }
+        };
+        gpu.launch_host_func(h, sh, Box::new(run))
+    })
+}
+
+/// cuStreamAddCallback: as cuLaunchHostFunc, calling `cb(stream, status, data)`; after a
+/// fault it is still called, with the error. `flags` must be 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamAddCallback(s: Handle, cb: StreamCallback, data: *mut c_void, flags: c_uint) -> CUresult {
+    guard(|| {
+        let cb = cb.ok_or(CuError::InvalidValue)?;
+        if flags != 0 {
+            return Err(CuError::InvalidValue);
+        }
+        let (gpu, h, sh) = stream_of(s)?;
+        let (data, stream) = (data.expose_provenance(), s.expose_provenance());
+        let run = move |err: Option<CuError>| {
+            let status = err.map_or(0, |e| e.code() as CUresult);
+            cb(std::ptr::with_exposed_provenance_mut(stream), status, std::ptr::with_exposed_provenance_mut(data))
+        };
+        gpu.launch_host_func(h, sh, Box::new(run))
+    })
+}

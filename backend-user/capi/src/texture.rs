@@ -5,7 +5,7 @@
 //! VRAM, objects are entries of the context's texture header and sampler pools, and the
 //! compute engine's texture unit samples them (runtime-core's `context::texture`).
 //!
-//! Not supported (CUDA_ERROR_NOT_SUPPORTED): mipmapped arrays, layered cube maps, resource views,
+//! Not supported (CUDA_ERROR_NOT_SUPPORTED): layered cube maps, resource views,
 //! and CUDA_ARRAY3D flags other than LAYERED, SURFACE_LDST and TEXTURE_GATHER.
 
 use super::*;

@@ -72,7 +72,7 @@ unsupported! {
     cuGreenCtxWaitEvent cuImportExternalMemory cuImportExternalSemaphore cuIpcCloseMemHandle cuIpcGetEventHandle
     cuIpcGetMemHandle cuIpcOpenEventHandle cuIpcOpenMemHandle_v2 cuKernelGetAttribute cuKernelGetFunction
     cuKernelGetLibrary cuKernelGetName cuKernelGetParamInfo cuKernelSetAttribute cuKernelSetCacheConfig
-    cuLaunchCooperativeKernel cuLaunchCooperativeKernelMultiDevice cuLaunchGridAsync cuLaunchHostFunc
+    cuLaunchCooperativeKernel cuLaunchCooperativeKernelMultiDevice cuLaunchGridAsync
     cuLaunchKernelEx cuLibraryEnumerateKernels cuLibraryGetGlobal cuLibraryGetKernel cuLibraryGetKernelCount
     cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
     cuLibraryUnload      cuLogsCurrent
@@ -99,7 +99,7 @@ unsupported! {
     cuMulticastUnbind cuOccupancyAvailableDynamicSMemPerBlock cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
     cuParamSetTexRef cuPointerSetAttribute cuProfilerInitialize
-    cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync cuStreamAddCallback
+    cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync
     cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2
     cuStreamCopyAttributes cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
     cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx_v2 cuStreamGetDevice

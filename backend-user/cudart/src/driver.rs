@@ -119,6 +119,13 @@ driver! {
         n: usize,
     );
     cuStreamAttachMemAsync(s: Handle, p: DevPtr, length: usize, flags: c_uint);
+    cuLaunchHostFunc(s: Handle, f: Option<extern "C" fn(*mut c_void)>, data: *mut c_void);
+    cuStreamAddCallback(
+        s: Handle,
+        cb: Option<extern "C" fn(Handle, CUresult, *mut c_void)>,
+        data: *mut c_void,
+        flags: c_uint,
+    );
     cuGetExportTable(table: *mut *const c_void, id: *const [u8; 16]);
     cuDeviceGetPCIBusId(s: *mut c_char, len: c_int, dev: c_int);
     cuDeviceGetByPCIBusId(dev: *mut c_int, s: *const c_char);
@@ -131,6 +138,9 @@ driver! {
     cuOccupancyMaxActiveBlocksPerMultiprocessor(n: *mut c_int, f: Handle, block: c_int, shared: usize);
     cuArray3DCreate(a: *mut Handle, desc: *const c_void);
     cuArrayDestroy(a: Handle);
+    cuMipmappedArrayCreate(m: *mut Handle, desc: *const c_void, levels: c_uint);
+    cuMipmappedArrayGetLevel(a: *mut Handle, m: Handle, level: c_uint);
+    cuMipmappedArrayDestroy(m: Handle);
     cuArray3DGetDescriptor(desc: *mut c_void, a: Handle);
     cuTexObjectCreate(t: *mut u64, res: *const c_void, tex: *const c_void, view: *const c_void);
     cuTexObjectDestroy(t: u64);

@@ -145,35 +145,33 @@ pub type HostFn = Option<extern "C" fn(*mut c_void)>;
 /// A stream callback as `cudaStreamAddCallback` takes it: the stream, its status, the data.
 pub type StreamCallback = Option<extern "C" fn(Handle, Status, *mut c_void)>;
 
-/// Run `f` in stream order on `s`: once the work queued before it has completed, and
-/// before anything queued after it (the caller queues that only when this returns). It
-/// runs on the calling thread, which waits for the stream; NVIDIA's runtime runs it on a
-/// thread of its own while the caller goes on (docs/runtime-api.md). Gives the stream's
-/// status for the callback.
-fn in_stream_order(s: Handle, f: impl FnOnce(Status)) -> Result<(), Status> {
-    let d = state::driver()?;
-    state::context()?;
-    let status = match error::check(d.cuStreamSynchronize(s)) {
-        Ok(()) => error::codes::cudaSuccess,
-        // A handle that is no stream is the caller's error; a fault is the callback's news.
-        Err(e) if error::sticky(e) => e,
-        Err(e) => return Err(e),
-    };
-    f(status);
-    if status == error::codes::cudaSuccess { Ok(()) } else { Err(status) }
-}
-
-/// `cudaLaunchHostFunc`: call `f(data)` in stream order on `s`.
+/// `cudaLaunchHostFunc`: call `f(data)` in stream order on `s` (the driver's
+/// cuLaunchHostFunc: once the stream's earlier work is done, on a thread waiting for the
+/// device; the caller goes on at once).
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaLaunchHostFunc(s: Handle, f: HostFn, data: *mut c_void) -> Status {
     api(|| {
-        let f = f.ok_or(error::codes::cudaErrorInvalidValue)?;
-        in_stream_order(s, |status| {
-            if status == error::codes::cudaSuccess {
-                f(data)
-            }
-        })
+        let d = state::driver()?;
+        state::context()?;
+        error::check(d.cuLaunchHostFunc(s, f, data))
     })
+}
+
+/// Stream callbacks waiting to run, by the id passed to the driver as their data: the
+/// program's callback and data (the driver gives a `CUresult`, the callback wants a
+/// `cudaError_t`).
+static CALLBACKS: std::sync::Mutex<Vec<Pending>> = std::sync::Mutex::new(Vec::new());
+/// A callback waiting to run: its id, the program's callback, and its data.
+type Pending = (usize, extern "C" fn(Handle, Status, *mut c_void), usize);
+static NEXT_CALLBACK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+
+/// The driver's callback for `cudaStreamAddCallback`: the program's, its status translated.
+extern "C" fn callback_trampoline(s: Handle, status: crate::driver::CUresult, id: *mut c_void) {
+    let mut list = CALLBACKS.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(k) = list.iter().position(|c| c.0 == id.addr()) else { return };
+    let (_, cb, data) = list.swap_remove(k);
+    drop(list);
+    cb(s, error::from_driver(status), std::ptr::with_exposed_provenance_mut(data));
 }
 
 /// `cudaStreamAddCallback`: call `cb(s, status, data)` in stream order on `s` (flags
@@ -181,10 +179,19 @@ pub extern "C" fn cudaLaunchHostFunc(s: Handle, f: HostFn, data: *mut c_void) ->
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaStreamAddCallback(s: Handle, cb: StreamCallback, data: *mut c_void, flags: c_uint) -> Status {
     api(|| {
+        let d = state::driver()?;
+        state::context()?;
         let cb = cb.ok_or(error::codes::cudaErrorInvalidValue)?;
         if flags != 0 {
             return Err(error::codes::cudaErrorInvalidValue);
         }
-        in_stream_order(s, |status| cb(s, status, data))
+        let id = NEXT_CALLBACK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        CALLBACKS.lock().unwrap_or_else(|p| p.into_inner()).push((id, cb, data.expose_provenance()));
+        let r =
+            error::check(d.cuStreamAddCallback(s, Some(callback_trampoline), std::ptr::without_provenance_mut(id), 0));
+        if r.is_err() {
+            CALLBACKS.lock().unwrap_or_else(|p| p.into_inner()).retain(|c| c.0 != id);
+        }
+        r
     })
 }

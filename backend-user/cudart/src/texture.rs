@@ -1,7 +1,8 @@
 //! CUDA arrays and texture and surface objects through the runtime: channel
 //! descriptors, `cudaMallocArray`/`cudaMalloc3DArray`, copies to and from arrays, and
 //! `cudaCreateTextureObject`/`cudaCreateSurfaceObject`, over the driver's arrays and
-//! objects (sampled by the simulated texture unit). Mipmapped arrays are not served yet.
+//! objects (sampled by the simulated texture unit), and mipmapped arrays
+//! (`cudaMallocMipmappedArray`, `cudaGetMipmappedArrayLevel`, textures over them).
 
 use crate::driver::Handle;
 use crate::error::{self, Status, codes::*};
@@ -91,6 +92,55 @@ fn make_array(a: *mut Handle, desc: *const ChannelFormatDesc, e: Extent, flags: 
     let mut h: Handle = core::ptr::null_mut();
     error::check(d.cuArray3DCreate(&mut h, (&ad as *const Array3DDesc).cast()))?;
     put(a, h)
+}
+
+/// `cudaMallocMipmappedArray`: `levels` levels of an array of extent `e` (1D, 2D or 3D),
+/// each level half the one before (at least one element).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMallocMipmappedArray(
+    m: *mut Handle,
+    desc: *const ChannelFormatDesc,
+    e: Extent,
+    levels: c_uint,
+    flags: c_uint,
+) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let cd = raw::get(desc).ok_or(cudaErrorInvalidValue)?;
+        let (format, channels) = format_of(&cd)?;
+        let ad = Array3DDesc { width: e.width, height: e.height, depth: e.depth, format, channels, flags };
+        let mut h: Handle = core::ptr::null_mut();
+        error::check(d.cuMipmappedArrayCreate(&mut h, (&ad as *const Array3DDesc).cast(), levels))?;
+        put(m, h)
+    })
+}
+
+/// `cudaGetMipmappedArrayLevel`: level `level` as an array (for copies, textures and
+/// surfaces), freed with the mipmapped array.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaGetMipmappedArrayLevel(a: *mut Handle, m: Handle, level: c_uint) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        let mut h: Handle = core::ptr::null_mut();
+        error::check(d.cuMipmappedArrayGetLevel(&mut h, m, level))
+            .map_err(|e| if e == cudaErrorInvalidResourceHandle { cudaErrorInvalidValue } else { e })?;
+        put(a, h)
+    })
+}
+
+/// `cudaFreeMipmappedArray` (NULL does nothing).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaFreeMipmappedArray(m: Handle) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::context()?;
+        if m.is_null() {
+            return Ok(());
+        }
+        error::check(d.cuMipmappedArrayDestroy(m))
+    })
 }
 
 /// `cudaMallocArray`: a 1D (height 0) or 2D array.
@@ -442,7 +492,7 @@ fn cu_resource(r: &ResourceDesc) -> Result<CuResourceDesc, Status> {
     let mut out = CuResourceDesc { res_type: r.res_type as c_uint, res: [0; 16], flags: 0 };
     let u = &r.res;
     match r.res_type {
-        0 => out.res[0] = u.ptr as u64,
+        0 | 1 => out.res[0] = u.ptr as u64,
         2 | 3 => {
             let (format, channels) = format_of(&u.desc)?;
             out.res[0] = u.ptr as u64;
@@ -453,7 +503,6 @@ fn cu_resource(r: &ResourceDesc) -> Result<CuResourceDesc, Status> {
                 out.res[4] = u.c as u64;
             }
         }
-        1 => return Err(cudaErrorNotSupported), // mipmapped arrays: not yet
         _ => return Err(cudaErrorInvalidValue),
     }
     Ok(out)

@@ -30,8 +30,8 @@ unsupported! {
     cudaDeviceGetTexture1DLinearMaxWidth cudaDeviceGraphMemTrim cudaDeviceRegisterAsyncNotification
     cudaDeviceSetGraphMemAttribute cudaDeviceSetMemPool cudaDeviceUnregisterAsyncNotification
     cudaExternalMemoryGetMappedBuffer cudaExternalMemoryGetMappedMipmappedArray cudaFreeAsync
-    cudaFreeMipmappedArray cudaFuncGetParamInfo
-    cudaGetExportTable cudaGetKernel cudaGetMipmappedArrayLevel cudaGetTextureObjectResourceViewDesc
+     cudaFuncGetParamInfo
+    cudaGetExportTable cudaGetKernel  cudaGetTextureObjectResourceViewDesc
     cudaGraphAddChildGraphNode cudaGraphAddDependencies cudaGraphAddDependencies_v2 cudaGraphAddEmptyNode
     cudaGraphAddEventRecordNode cudaGraphAddEventWaitNode cudaGraphAddExternalSemaphoresSignalNode
     cudaGraphAddExternalSemaphoresWaitNode cudaGraphAddHostNode cudaGraphAddKernelNode
@@ -67,7 +67,7 @@ unsupported! {
     cudaKernelSetAttributeForDevice cudaLaunchCooperativeKernelMultiDevice cudaLaunchKernelExC
     cudaLibraryEnumerateKernels cudaLibraryGetGlobal cudaLibraryGetKernel cudaLibraryGetKernelCount
     cudaLibraryGetManaged cudaLibraryGetUnifiedFunction cudaLibraryLoadData cudaLibraryLoadFromFile
-    cudaLibraryUnload cudaMallocAsync cudaMallocFromPoolAsync  cudaMallocMipmappedArray
+    cudaLibraryUnload cudaMallocAsync cudaMallocFromPoolAsync
       cudaMemPoolCreate cudaMemPoolDestroy cudaMemPoolExportPointer
     cudaMemPoolExportToShareableHandle cudaMemPoolGetAccess cudaMemPoolGetAttribute
     cudaMemPoolImportFromShareableHandle cudaMemPoolImportPointer cudaMemPoolSetAccess cudaMemPoolSetAttribute

@@ -54,9 +54,26 @@ impl<P: Platform> Gpu<P> {
         r
     }
 
-    /// Whether stream `s` has finished its queued work (cuStreamQuery).
+    /// Whether stream `s` has finished its queued work (cuStreamQuery). Host functions
+    /// whose turn has come run first.
     pub fn stream_query(&self, h: CtxHandle, s: StreamHandle) -> Result<bool> {
+        self.run_host_work(None);
         self.with_objs(h, &[s.named()], |gpu, c| c.stream_idle(gpu, s.local()))
+    }
+
+    /// Queue host function `run` on stream `s` (cuLaunchHostFunc, cuStreamAddCallback):
+    /// it runs once the stream's earlier work is done, on a thread that waits for the
+    /// device (the next synchronization, of any thread), with the device's time stopped
+    /// while it runs, so its place in simulated time never depends on the host; work
+    /// queued after it waits for it. If the stream faults first it gets the error instead
+    /// (`Some`). Returns at once.
+    pub fn launch_host_func(
+        &self,
+        h: CtxHandle,
+        s: StreamHandle,
+        run: alloc::boxed::Box<dyn FnOnce(Option<CuError>) + Send>,
+    ) -> Result<()> {
+        self.with_objs(h, &[s.named()], |gpu, c| c.host_func(gpu, s.local(), run))
     }
 
     /// The channel id of stream `s` (tools and tests).
@@ -96,6 +113,7 @@ impl<P: Platform> Gpu<P> {
     /// Whether event `e`'s last record has completed (cuEventQuery; an event never recorded
     /// has).
     pub fn event_query(&self, h: CtxHandle, e: EventHandle) -> Result<bool> {
+        self.run_host_work(None);
         self.with_objs(h, &[e.named()], |gpu, c| c.event_done(gpu, e.id()))
     }
 

@@ -17,11 +17,12 @@
 use super::Inner;
 use super::memory::Owner;
 use crate::channel::{Channel, Held, Release, map_dma, release};
-use crate::device::Device;
+use crate::device::{Device, HostWork};
 use crate::error::{CuError, Result};
 use crate::limits::{PARAM_BYTES, STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST};
 use crate::platform::{DmaBuffer, Platform};
 use crate::vm::VaSpace;
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
@@ -147,6 +148,32 @@ pub(crate) fn acquire<const N: usize>(cmd: &mut Pushbuf<N>, va: u64, payload: u3
 }
 
 impl Inner {
+    /// Queue host function `run` on stream `s` (cuLaunchHostFunc, cuStreamAddCallback):
+    /// the channel acquires a semaphore that `run` releases after the function, which a
+    /// thread waiting for the device runs once the stream's earlier work is done (or
+    /// with the channel's error if it faults; see `Device::run_host_work`). The caller goes
+    /// on at once; what is queued after it waits for it.
+    pub(crate) fn host_func<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        s: u64,
+        run: Box<dyn FnOnce(Option<CuError>) + Send>,
+    ) -> Result<()> {
+        let ch = self.ordered(gpu, s)?;
+        let ready = ch.release_of(ch.last_fence())?;
+        let (va, mem, off, value) = ch.host_semaphore();
+        let mut cmd = Pushbuf::<64>::new();
+        acquire(&mut cmd, va, value)?;
+        ch.fence(&mut cmd)?;
+        ch.submit(gpu, cmd.words())?;
+        let release = move |err| {
+            run(err);
+            let _ = mem.store_u32(off, value, Ordering::Release);
+        };
+        gpu.host_work_push(HostWork { chid: ch.chid, ready: Box::new(move || ready.landed()), run: Box::new(release) });
+        Ok(())
+    }
+
     /// A new stream: a channel of the context with its own parameter buffer, at channel
     /// priority `-priority` (CUDA's number clamped to its range); returns its id.
     pub(crate) fn stream_create<P: Platform>(
