@@ -306,6 +306,28 @@ fn rgdev_run_on_a_runtime_program() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Kernels launched on streams other than the default stream keep their names in the
+/// statistics (the kernel is looked up on the default stream's channel and runs on the
+/// stream's).
+#[test]
+fn kernels_on_streams_are_named_in_statistics() {
+    let exe = compile("streams", &[]);
+    let dir = exe.parent().unwrap();
+    let json = dir.join("stats.json");
+    let out = rgdev().args(["run", "--stats-json"]).arg(&json).arg("--").arg(&exe).output().expect("rgdev run runs");
+    let (o, e) = text(&out);
+    assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
+    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let kernels = stats["kernels"].as_array().expect("kernels");
+    let channels: std::collections::BTreeSet<u64> = kernels.iter().filter_map(|k| k["channel"].as_u64()).collect();
+    assert!(channels.len() >= 2, "kernels on several streams: {channels:?}");
+    for k in kernels {
+        let name = k["name"].as_str().unwrap_or("");
+        assert!(name == "_Z3addPffi" || name == "_Z11copy_scaledPKfPffi", "{name}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// The fat binary chosen by architecture: a program built for sm_70 only is refused on a
 /// compute 2.0 preset with cudaErrorNoKernelImageForDevice and a line saying what it
 /// holds; built for both, it runs on either.

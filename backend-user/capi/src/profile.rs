@@ -18,6 +18,10 @@ pub const TRACE: &str = "RGDEV_TRACE";
 #[derive(Default)]
 pub struct Profile {
     names: HashMap<LaunchId, String>,
+    /// The same names by program address and entry alone: a kernel looked up on one
+    /// channel (the context's default stream) runs on others too, its streams, at the same
+    /// addresses (unique in the process under unified addressing).
+    by_code: HashMap<(u64, u32), String>,
     kernels: Vec<(String, KernelStats)>,
     copies: Vec<CopyStats>,
     occupancy: Vec<OccupancySample>,
@@ -46,6 +50,7 @@ impl Profile {
     /// Remember the name of a kernel the program looked up.
     pub fn name(&mut self, id: LaunchId, name: &str) {
         self.names.insert(id, name.to_string());
+        self.by_code.insert((id.code, id.entry), name.to_string());
     }
 
     /// Take the device's records (before a module or context goes away, so that names
@@ -57,7 +62,8 @@ impl Profile {
         let mut sim = dev.sim().lock();
         for k in sim.take_kernel_stats() {
             let id = LaunchId { chid: k.chid, code: k.code, entry: k.entry };
-            let name = self.names.get(&id).cloned().unwrap_or_else(|| format!("kernel@{:#x}+{}", k.code, k.entry));
+            let name = (self.names.get(&id).or_else(|| self.by_code.get(&(k.code, k.entry))).cloned())
+                .unwrap_or_else(|| format!("kernel@{:#x}+{}", k.code, k.entry));
             self.kernels.push((name, k));
         }
         self.copies.extend(sim.take_copy_stats());
