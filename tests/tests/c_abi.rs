@@ -688,3 +688,42 @@ fn an_interrupted_program_still_writes_its_statistics() {
     let _ = std::fs::remove_file(json);
     let _ = std::fs::remove_file(exe);
 }
+
+/// The `rgdev` command line follows the conventions (clap's): help on stdout with status
+/// 0, `help CMD`, `--version`, errors naming the bad argument with status 2, `run PROG
+/// ARGS...` without `--`, the program's exit status passed through (a signal as 128 + N),
+/// and a non-zero status when an output file cannot be written.
+#[test]
+fn command_line_conventions() {
+    let rgdev = || Command::new(release_dir().join("rgdev"));
+    let out = |args: &[&str]| rgdev().args(args).output().expect("rgdev runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let o = out(&["--help"]);
+    assert!(o.status.success() && text(&o.stdout).contains("Usage: rgdev"), "{}", text(&o.stderr));
+    let o = out(&["help", "run"]);
+    assert!(o.status.success() && text(&o.stdout).contains("--stats-json"));
+    let o = out(&["run", "--help"]);
+    assert!(o.status.success() && text(&o.stdout).contains("--check"));
+    let o = out(&["--version"]);
+    assert!(o.status.success() && text(&o.stdout).starts_with("rgdev "));
+    let o = out(&["ptxas", "--help"]);
+    assert!(o.status.success() && text(&o.stdout).contains("usage: rgdev ptxas"));
+    let o = out(&["run", "--nope", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--nope"));
+    let o = out(&["bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("bogus"));
+    let o = out(&["run", "--check", "leakcheck", "/bin/true"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("leakcheck"));
+    // The program's own options follow it, with or without `--`.
+    assert_eq!(out(&["run", "/bin/sh", "-c", "exit 3"]).status.code(), Some(3));
+    assert_eq!(out(&["run", "--", "/bin/sh", "-c", "exit 4"]).status.code(), Some(4));
+    assert_eq!(out(&["run", "/bin/sh", "-c", "kill -TERM $$"]).status.code(), Some(128 + 15));
+    let o = out(&["run", "--stats-json", "/nonexistent-dir/s.json", "/bin/true"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("/nonexistent-dir/s.json"));
+    let o = out(&["info", "--trace", "/nonexistent-dir/t.txt"]);
+    assert!(!o.status.success());
+}

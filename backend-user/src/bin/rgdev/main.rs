@@ -3,7 +3,7 @@
 //! ```text
 //! rgdev info [--preset P]         PCI identity, BOOT_0, VRAM, BARs, engines, the preset
 //! rgdev demo [--preset P] [--trace FILE]   copies, memsets, fences and kernels, checked
-//! rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] -- PROGRAM ARGS...
+//! rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] [--] PROGRAM ARGS...
 //!                                  TOOL: memcheck, racecheck, initcheck, synccheck (comma list) or all
 //!                                 run a CUDA Driver API program on the simulated GPU
 //! rgdev ptxas [-arch=sm_XX] [-v] [-o OUT] [-maxrregcount N] [--warn-on-spills] [--preset P] FILE.ptx
@@ -16,10 +16,17 @@
 //! rgdev timeline TRACE.json -o OUT.svg      render a `run --trace` timeline as an SVG Gantt chart
 //! ```
 //!
+//! The command line is clap's: `--help` (and `help CMD`) on stdout with status 0,
+//! `--version`, errors that name the bad argument (status 2). `ptxas` and `cc` parse
+//! nvcc-style options themselves (`-arch=sm_70`, `-Xcompiler A,B`) and have their own help.
+//!
 //! A preset P is a built-in name or a TOML file (`RGDEV_PRESET` does the same).
 
 use backend_user::{Arg, ClockMode, Device, DeviceOptions, MemsetValue, Result, StreamHandle, preset};
+use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod cc;
@@ -27,28 +34,119 @@ mod ptxas;
 mod signals;
 mod timeline;
 
-fn usage() -> ExitCode {
-    eprintln!(
-        "usage: rgdev info [--preset P] [--trace FILE]\n       rgdev demo [--preset P] [--threaded] [--trace FILE]\n       \
-         {}\n       {}\n       \
-         rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] -- PROGRAM ARGS...\n       \
-         rgdev preset list | show NAME|FILE.toml\n       rgdev timeline TRACE.json -o OUT.svg",
-        ptxas::USAGE,
-        cc::USAGE
-    );
-    ExitCode::from(2)
+/// rgdev: a Gdev-style CUDA runtime and the simulated GPU it drives.
+#[derive(Parser)]
+#[command(name = "rgdev", version, propagate_version = true, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// The simulated GPU: PCI identity, BOOT_0, VRAM, BARs, engines, the preset.
+    Info(DeviceArgs),
+    /// Copies, memsets, fences and kernels on the simulated GPU, checked against the host.
+    Demo {
+        #[command(flatten)]
+        dev: DeviceArgs,
+        /// Run the device on a thread of its own instead of the stepped clock.
+        #[arg(long)]
+        threaded: bool,
+    },
+    /// Run a CUDA program (Driver or Runtime API) on the simulated GPU.
+    Run(RunArgs),
+    /// Compile PTX to an rgdev module as ptxas does (`rgdev ptxas --help`).
+    #[command(disable_help_flag = true)]
+    Ptxas {
+        /// ptxas's options and the PTX file.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Compile and link CUDA programs with clang, as nvcc does (`rgdev cc --help`).
+    #[command(disable_help_flag = true)]
+    Cc {
+        /// nvcc-style options and the input files.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The built-in presets, and a preset as an editable file.
+    Preset {
+        #[command(subcommand)]
+        cmd: PresetCmd,
+    },
+    /// Render a `run --trace` timeline as an SVG Gantt chart.
+    Timeline {
+        /// The Chrome trace (`rgdev run --trace`).
+        trace: PathBuf,
+        /// The SVG to write.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum PresetCmd {
+    /// The built-in presets.
+    List,
+    /// A preset (a built-in name or a TOML file) as TOML.
+    Show {
+        /// A built-in preset's name or a TOML file.
+        preset: String,
+    },
+}
+
+/// The device a command opens.
+#[derive(Args)]
+struct DeviceArgs {
+    /// A built-in preset or a TOML file (also RGDEV_PRESET).
+    #[arg(long, value_name = "P")]
+    preset: Option<String>,
+    /// Write the MMIO trace (every register access) to this file.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// A built-in preset or a TOML file.
+    #[arg(long, value_name = "P")]
+    preset: Option<String>,
+    /// Print launches, copies and simulated time at exit.
+    #[arg(long)]
+    stats: bool,
+    /// Write per-kernel and per-copy statistics as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+    /// Write a Chrome trace (Perfetto, chrome://tracing) to FILE.
+    #[arg(long, value_name = "FILE.json")]
+    trace: Option<PathBuf>,
+    /// Sanitizers: memcheck, racecheck, initcheck, synccheck (a comma list) or all.
+    #[arg(long, value_name = "TOOL", value_parser = check_tools)]
+    check: Option<String>,
+    /// The program and its arguments (`--` is optional).
+    #[arg(required = true, trailing_var_arg = true, value_name = "PROGRAM")]
+    program: Vec<OsString>,
+}
+
+fn check_tools(v: &str) -> std::result::Result<String, String> {
+    let known = ["memcheck", "racecheck", "initcheck", "synccheck", "all"];
+    match v.split(',').find(|t| !known.contains(&t.trim())) {
+        Some(bad) => Err(format!("unknown tool `{bad}` (memcheck, racecheck, initcheck, synccheck, all)")),
+        None => Ok(v.to_string()),
+    }
 }
 
 /// `rgdev preset list|show`.
-fn preset_cmd(args: &[String]) -> ExitCode {
-    match args {
-        [l] if l == "list" => {
+fn preset_cmd(cmd: PresetCmd) -> ExitCode {
+    match cmd {
+        PresetCmd::List => {
             for (name, what) in fake_pci::config::PRESETS {
                 println!("{name:22} {what}");
             }
             ExitCode::SUCCESS
         }
-        [s, spec] if s == "show" => match preset::load(spec) {
+        PresetCmd::Show { preset: spec } => match preset::load(&spec) {
             Ok(cfg) => {
                 print!("{}", preset::to_toml(&cfg));
                 ExitCode::SUCCESS
@@ -58,143 +156,124 @@ fn preset_cmd(args: &[String]) -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        _ => usage(),
     }
+}
+
+/// Make sure an output file can be written before the program runs (created empty).
+fn writable(flag: &str, p: &Path) -> std::result::Result<PathBuf, String> {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    std::fs::File::create(&abs).map_err(|e| format!("{flag} {}: {e}", p.display()))?;
+    Ok(abs)
 }
 
 /// Run a dynamically linked CUDA program against rgdev's libcuda.so.1, which is found
 /// beside this executable (cargo puts both in `target/<profile>`) and put first on the
 /// loader's path. `--stats` makes the library print launches, copies and simulated time at
-/// exit (RGDEV_STATS).
-fn run(args: &[String]) -> ExitCode {
-    let mut env: Vec<(&str, String)> = Vec::new();
-    let mut it = args.iter();
-    let rest: Vec<String> = loop {
-        match it.next().map(String::as_str) {
-            Some("--") => break it.cloned().collect(),
-            Some("--stats") => env.push(("RGDEV_STATS", "1".into())),
-            Some("--check") => {
-                let Some(v) = it.next() else { return usage() };
-                let known = ["memcheck", "racecheck", "initcheck", "synccheck", "all"];
-                if let Some(bad) = v.split(',').find(|t| !known.contains(&t.trim())) {
-                    eprintln!(
-                        "rgdev run: --check: unknown tool `{bad}` (memcheck, racecheck, initcheck, synccheck, all)"
-                    );
-                    return ExitCode::FAILURE;
+/// exit (RGDEV_STATS). Output files are checked writable first; one the library could not
+/// write by the end makes the exit status non-zero.
+fn run(a: RunArgs) -> ExitCode {
+    let mut env: Vec<(&str, OsString)> = Vec::new();
+    if a.stats {
+        env.push(("RGDEV_STATS", "1".into()));
+    }
+    if let Some(c) = &a.check {
+        env.push(("RGDEV_CHECK", c.into()));
+    }
+    if let Some(p) = &a.preset {
+        if let Err(e) = preset::load(p) {
+            eprintln!("rgdev run: {e}");
+            return ExitCode::FAILURE;
+        }
+        // The program runs elsewhere in the tree: give it an absolute path to a file.
+        let v =
+            if p.contains('/') || p.ends_with(".toml") { std::path::absolute(p).map(Into::into) } else { Ok(p.into()) };
+        env.push((preset::ENV, v.unwrap_or_else(|_| p.into())));
+    }
+    let mut outputs = Vec::new();
+    for (flag, var, path) in [("--stats-json", "RGDEV_STATS_JSON", &a.stats_json), ("--trace", "RGDEV_TRACE", &a.trace)]
+    {
+        if let Some(p) = path {
+            match writable(flag, p) {
+                Ok(abs) => {
+                    env.push((var, abs.clone().into()));
+                    outputs.push(abs);
                 }
-                env.push(("RGDEV_CHECK", v.clone()));
-            }
-            Some(flag @ ("--preset" | "--stats-json" | "--trace")) => {
-                let Some(v) = it.next() else { return usage() };
-                if flag == "--preset"
-                    && let Err(e) = preset::load(v)
-                {
+                Err(e) => {
                     eprintln!("rgdev run: {e}");
                     return ExitCode::FAILURE;
                 }
-                let var = match flag {
-                    "--preset" => preset::ENV,
-                    "--stats-json" => "RGDEV_STATS_JSON",
-                    _ => "RGDEV_TRACE",
-                };
-                // The program runs elsewhere in the tree: give it absolute paths.
-                let v =
-                    if flag != "--preset" || v.contains('/') || v.ends_with(".toml") { absolute(v) } else { v.clone() };
-                env.push((var, v));
             }
-            _ => return usage(),
         }
-    };
+    }
     if std::io::stderr().is_terminal() {
         env.push((backend_user::platform::PROGRESS_ENV, "1".into()));
     }
-    let Some((prog, prog_args)) = rest.split_first() else { return usage() };
-    let dir = std::env::current_exe().ok().and_then(|e| e.parent().map(std::path::Path::to_path_buf));
+    let (prog, prog_args) = a.program.split_first().expect("clap requires the program");
+    let dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
     let Some(dir) = dir.filter(|d| d.join("libcuda.so.1").exists()) else {
         eprintln!("rgdev run: libcuda.so.1 is not beside this executable (build with `cargo build --release`)");
         return ExitCode::FAILURE;
     };
-    let mut path = std::ffi::OsString::from(dir.as_os_str());
+    let mut path = OsString::from(dir.as_os_str());
     if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
         path.push(":");
         path.push(old);
     }
     let mut cmd = std::process::Command::new(prog);
     cmd.args(prog_args).env("LD_LIBRARY_PATH", path);
-
     cmd.envs(env);
     let status = cmd.spawn().and_then(|mut child| {
         signals::ignore_interrupts(); // the program gets them, writes its statistics, exits
         child.wait()
     });
-    match status {
+    let prog = prog.to_string_lossy();
+    let code = match status {
         Ok(st) => {
             use std::os::unix::process::ExitStatusExt;
             match (st.code(), st.signal()) {
                 (Some(c), _) => ExitCode::from(c.clamp(0, 255) as u8),
                 (None, sig) => {
                     eprintln!("rgdev run: {prog}: {st}");
-                    ExitCode::from(128 + sig.unwrap_or(0).clamp(0, 127) as u8) // the shell's convention
+                    return ExitCode::from(128 + sig.unwrap_or(0).clamp(0, 127) as u8); // the shell's convention
                 }
             }
         }
         Err(e) => {
             eprintln!("rgdev run: {prog}: {e}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
+        }
+    };
+    // The library writes the files at exit: one still empty was not written.
+    for p in &outputs {
+        if std::fs::metadata(p).is_ok_and(|m| m.len() == 0) {
+            eprintln!("rgdev run: {} was not written (see the program's messages)", p.display());
+            if code == ExitCode::SUCCESS {
+                return ExitCode::FAILURE;
+            }
         }
     }
-}
-
-fn absolute(p: &str) -> String {
-    std::path::absolute(p).map(|a| a.display().to_string()).unwrap_or_else(|_| p.to_string())
+    code
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first() else { return usage() };
-    if cmd == "ptxas" {
-        return ptxas::main(&args[1..]);
-    }
-    if cmd == "cc" {
-        return cc::main(&args[1..]);
-    }
-    if cmd == "run" {
-        return run(&args[1..]);
-    }
-    if cmd == "preset" {
-        return preset_cmd(&args[1..]);
-    }
-    if cmd == "timeline" {
-        return timeline::main(&args[1..]);
-    }
-    let mut trace = None;
-    let mut clock = ClockMode::Stepped;
-    let mut config = match preset::from_env() {
+    let cli = Cli::parse();
+    let (dev_args, clock, demo) = match cli.cmd {
+        Cmd::Ptxas { args } => return ptxas::main(&args),
+        Cmd::Cc { args } => return cc::main(&args),
+        Cmd::Run(a) => return run(a),
+        Cmd::Preset { cmd } => return preset_cmd(cmd),
+        Cmd::Timeline { trace, output } => return timeline::main(&trace, &output),
+        Cmd::Info(d) => (d, ClockMode::Stepped, false),
+        Cmd::Demo { dev, threaded } => (dev, if threaded { ClockMode::Threaded } else { ClockMode::Stepped }, true),
+    };
+    let config = match dev_args.preset.as_deref().map_or_else(preset::from_env, preset::load) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("rgdev: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let mut it = args[1..].iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--trace" => match it.next() {
-                Some(f) => trace = Some(f.clone()),
-                None => return usage(),
-            },
-            "--preset" => match it.next().map(|p| preset::load(p)) {
-                Some(Ok(c)) => config = c,
-                Some(Err(e)) => {
-                    eprintln!("rgdev: {e}");
-                    return ExitCode::FAILURE;
-                }
-                None => return usage(),
-            },
-            "--threaded" => clock = ClockMode::Threaded,
-            _ => return usage(),
-        }
-    }
+    let trace = dev_args.trace;
     let opts = DeviceOptions { config, clock, trace: trace.as_ref().map(|_| 1 << 24), ..DeviceOptions::default() };
     let dev = match Device::open_with(opts) {
         Ok(d) => d,
@@ -204,25 +283,27 @@ fn main() -> ExitCode {
         }
     };
     dev.gpu().platform().set_progress(std::io::stderr().is_terminal());
-    let r = match cmd.as_str() {
-        "info" => {
-            info(&dev);
-            Ok(true)
-        }
-        "demo" => demo(&dev),
-        _ => return usage(),
+    let r = if demo {
+        demo_run(&dev)
+    } else {
+        info(&dev);
+        Ok(true)
     };
+    let mut ok = true;
     if let Some(path) = trace {
         let out =
             std::fs::File::create(&path).and_then(|f| dev.sim().lock().trace_write(&mut std::io::BufWriter::new(f)));
         match out {
-            Ok(n) => eprintln!("rgdev: {n} MMIO accesses traced to {path}"),
-            Err(e) => eprintln!("rgdev: writing {path}: {e}"),
+            Ok(n) => eprintln!("rgdev: {n} MMIO accesses traced to {}", path.display()),
+            Err(e) => {
+                eprintln!("rgdev: writing {}: {e}", path.display());
+                ok = false;
+            }
         }
     }
     match r {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+        Ok(true) if ok => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("rgdev: {e}");
             ExitCode::FAILURE
@@ -276,7 +357,7 @@ fn step<T>(dev: &Device, what: &str, bytes: u64, f: impl FnOnce() -> Result<T>) 
     Ok(r)
 }
 
-fn demo(dev: &Device) -> Result<bool> {
+fn demo_run(dev: &Device) -> Result<bool> {
     let i = dev.info();
     println!(
         "rgdev demo on {:?} ({} MiB VRAM): copies and fences through the copy engine",

@@ -5,6 +5,7 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 const WIDTH: f64 = 1200.0;
@@ -198,19 +199,13 @@ pub fn render(trace: &Value) -> Result<String, String> {
 }
 
 /// The command.
-pub fn main(args: &[String]) -> ExitCode {
-    let (input, output) = match args {
-        [i, o, out] if o == "-o" => (i, out),
-        _ => {
-            eprintln!("usage: rgdev timeline TRACE.json -o OUT.svg");
-            return ExitCode::from(2);
-        }
-    };
+pub fn main(input: &Path, output: &Path) -> ExitCode {
+    let (i, o) = (input.display(), output.display());
     let svg = std::fs::read_to_string(input)
-        .map_err(|e| format!("{input}: {e}"))
-        .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| format!("{input}: not JSON: {e}")))
-        .and_then(|v| render(&v).map_err(|e| format!("{input}: {e}")));
-    match svg.and_then(|s| std::fs::write(output, s).map_err(|e| format!("{output}: {e}"))) {
+        .map_err(|e| format!("{i}: {e}"))
+        .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| format!("{i}: not JSON: {e}")))
+        .and_then(|v| render(&v).map_err(|e| format!("{i}: {e}")));
+    match svg.and_then(|s| std::fs::write(output, s).map_err(|e| format!("{o}: {e}"))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rgdev timeline: {e}");
