@@ -727,3 +727,23 @@ fn command_line_conventions() {
     let o = out(&["info", "--trace", "/nonexistent-dir/t.txt"]);
     assert!(!o.status.success());
 }
+
+/// `rgdev info` reports what deviceQuery does, as text and as JSON, for the preset asked
+/// for (the device's name is the preset's: the register-level chipset is a GF100 for all).
+#[test]
+fn info_reports_device_query_facts() {
+    let run = |args: &[&str]| Command::new(release_dir().join("rgdev")).args(args).output().expect("rgdev runs");
+    for (preset, cc, sms) in [("gv100", "7.0", 80), ("gf100", "2.0", 15)] {
+        let o = run(&["info", "--json", "--preset", preset]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(v["name"], format!("rgdev {preset} (simulated)"));
+        assert_eq!(v["compute_capability"], cc);
+        assert_eq!(v["multiprocessors"], sms);
+        for k in ["warp_size", "max_threads_per_block", "max_grid_dim", "memory_bus_width", "l2_cache_bytes"] {
+            assert!(!v[k].is_null(), "{k} missing");
+        }
+        let text = String::from_utf8_lossy(&run(&["info", "--preset", preset]).stdout).into_owned();
+        assert!(text.contains("warp size") && text.contains(&format!("rgdev {preset}")), "{text}");
+    }
+}

@@ -28,7 +28,8 @@ pub extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) 
         check_device(dev)?;
         let n = usize::try_from(len).ok().filter(|&n| n > 0).ok_or(CuError::InvalidValue)?;
         let st = state()?;
-        let text = format!("rgdev simulated GPU ({:?}, {} SMs)", st.dev.info().chipset, st.dev.info().sms);
+        // The board the preset describes (the register-level chipset is always a GF100).
+        let text = format!("rgdev {} (simulated)", st.config.name);
         let out = raw::bytes_mut(name.cast(), n)?;
         let k = text.len().min(n - 1);
         out[..k].copy_from_slice(&text.as_bytes()[..k]);

@@ -44,8 +44,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// The simulated GPU: PCI identity, BOOT_0, VRAM, BARs, engines, the preset.
-    Info(DeviceArgs),
+    /// The simulated GPU as deviceQuery describes a GPU, with its PCI identity and preset.
+    Info {
+        #[command(flatten)]
+        dev: DeviceArgs,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Copies, memsets, fences and kernels on the simulated GPU, checked against the host.
     Demo {
         #[command(flatten)]
@@ -263,8 +269,8 @@ fn main() -> ExitCode {
         Cmd::Run(a) => return run(a),
         Cmd::Preset { cmd } => return preset_cmd(cmd),
         Cmd::Timeline { trace, output } => return timeline::main(&trace, &output),
-        Cmd::Info(d) => (d, ClockMode::Stepped, false),
-        Cmd::Demo { dev, threaded } => (dev, if threaded { ClockMode::Threaded } else { ClockMode::Stepped }, true),
+        Cmd::Info { dev, json } => (dev, ClockMode::Stepped, Some(json)),
+        Cmd::Demo { dev, threaded } => (dev, if threaded { ClockMode::Threaded } else { ClockMode::Stepped }, None),
     };
     let config = match dev_args.preset.as_deref().map_or_else(preset::from_env, preset::load) {
         Ok(c) => c,
@@ -283,11 +289,12 @@ fn main() -> ExitCode {
         }
     };
     dev.gpu().platform().set_progress(std::io::stderr().is_terminal());
-    let r = if demo {
-        demo_run(&dev)
-    } else {
-        info(&dev);
-        Ok(true)
+    let r = match demo {
+        None => demo_run(&dev),
+        Some(json) => {
+            info(&dev, json);
+            Ok(true)
+        }
     };
     let mut ok = true;
     if let Some(path) = trace {
@@ -311,28 +318,87 @@ fn main() -> ExitCode {
     }
 }
 
-fn info(dev: &Device) {
+/// What `rgdev info` reports: deviceQuery's facts (from the same runtime figures the
+/// Driver API's attributes come from) and the device's identity, as (JSON key, label, value).
+fn device_facts(dev: &Device) -> Vec<(&'static str, &'static str, serde_json::Value)> {
+    use runtime_core::limits::{MAX_BLOCK, MAX_GRID, texture_limits};
+    use serde_json::json;
     let i = dev.info();
+    let gpu = dev.gpu();
     let cfg = dev.sim().lock().config().clone();
-    println!(
-        "device        {:04x}:{:04x} rev {:02x} class {:06x} (subsystem {:04x}:{:04x})",
-        i.vendor, i.device, i.revision, i.class, i.subsystem.0, i.subsystem.1
-    );
-    println!("NV_PMC_BOOT_0 {:#010x} -> chipset {:?} (0x{:X})", i.boot0, i.chipset, (i.boot0 >> 20) & 0x1ff);
-    println!("VRAM          {} MiB", i.vram_size >> 20);
-    println!("BAR0          {:#x} ({} MiB registers)", i.bar0.0, i.bar0.1 >> 20);
-    println!("BAR1          {:#x} ({} MiB VRAM aperture)", i.bar1.0, i.bar1.1 >> 20);
-    println!("units         {} GPCs, {} SMs, SM clock {} MHz", i.gpcs, i.sms, cfg.board.clock_mhz);
-    println!(
-        "preset        {} ({:?} mode), compute {}.{}, L2 {} KiB, DRAM {} GB/s",
-        cfg.name,
-        cfg.mode,
-        cfg.board.cc_major,
-        cfg.board.cc_minor,
-        cfg.l2.bytes >> 10,
-        cfg.dram.mbps / 1000
-    );
-    println!("engines       {}", i.engines.join(", "));
+    let (major, minor) = i.compute_capability;
+    let tex = texture_limits(i.compute_capability);
+    vec![
+        ("name", "device", json!(format!("rgdev {} (simulated)", cfg.name))),
+        ("compute_capability", "CUDA capability", json!(format!("{major}.{minor}"))),
+        ("total_global_mem", "global memory (bytes)", json!(i.vram_size)),
+        ("multiprocessors", "multiprocessors", json!(i.sms)),
+        ("gpcs", "GPCs", json!(i.gpcs)),
+        ("clock_khz", "GPU clock (kHz)", json!(i.clock_khz)),
+        ("memory_clock_khz", "memory clock (kHz)", json!(i.mem_clock_khz)),
+        ("memory_bus_width", "memory bus width (bits)", json!(i.mem_bus_bits)),
+        ("l2_cache_bytes", "L2 cache (bytes)", json!(i.l2_bytes)),
+        ("max_texture_1d", "max 1D texture", json!(tex.tex1d)),
+        ("max_texture_2d", "max 2D texture", json!(tex.tex2d)),
+        ("max_texture_3d", "max 3D texture", json!(tex.tex3d)),
+        ("total_constant_mem", "constant memory (bytes)", json!(64 * 1024)),
+        ("shared_mem_per_block", "shared memory per block (bytes)", json!(gpu.max_shared_per_block())),
+        ("shared_mem_per_multiprocessor", "shared memory per SM (bytes)", json!(i.sm.shared)),
+        ("regs_per_block", "registers per block", json!(gpu.max_regs_per_block())),
+        ("regs_per_multiprocessor", "registers per SM", json!(i.sm.regs)),
+        ("warp_size", "warp size", json!(hw::isa::WARP_SIZE)),
+        ("max_threads_per_multiprocessor", "max threads per SM", json!(i.sm.threads)),
+        ("max_blocks_per_multiprocessor", "max blocks per SM", json!(i.sm.blocks)),
+        ("max_threads_per_block", "max threads per block", json!(MAX_BLOCK[0])),
+        ("max_block_dim", "max block dimensions", json!(MAX_BLOCK)),
+        ("max_grid_dim", "max grid dimensions", json!(MAX_GRID)),
+        ("texture_alignment", "texture alignment (bytes)", json!(runtime_core::context::texture::TEXTURE_ALIGNMENT)),
+        ("async_engine_count", "copy engines", json!(1)),
+        ("concurrent_kernels", "concurrent kernels", json!(i.concurrent_kernels)),
+        ("kernel_exec_timeout", "watchdog (cycles, 0: none)", json!(i.watchdog_cycles)),
+        ("unified_addressing", "unified addressing", json!(gpu.unified_addressing())),
+        ("managed_memory", "managed memory", json!(gpu.unified_addressing())),
+        ("fp32_per_fp64", "FP32 per FP64 instruction", json!(i.fp32_per_fp64)),
+        ("pci", "PCI vendor:device", json!(format!("{:04x}:{:04x}", i.vendor, i.device))),
+        ("pci_subsystem", "PCI subsystem", json!(format!("{:04x}:{:04x}", i.subsystem.0, i.subsystem.1))),
+        ("pci_revision", "PCI revision", json!(i.revision)),
+        ("boot0", "NV_PMC_BOOT_0", json!(format!("{:#010x}", i.boot0))),
+        ("chipset", "register-level chipset", json!(format!("{:?}", i.chipset))),
+        ("bar0", "BAR0", json!({"address": i.bar0.0, "bytes": i.bar0.1})),
+        ("bar1", "BAR1", json!({"address": i.bar1.0, "bytes": i.bar1.1})),
+        ("engines", "engines", json!(i.engines)),
+        ("preset", "preset", json!(cfg.name)),
+        ("mode", "model", json!(format!("{:?}", cfg.mode).to_lowercase())),
+        ("dram_mbps", "DRAM bandwidth (MB/s)", json!(cfg.dram.mbps)),
+    ]
+}
+
+/// `rgdev info`: deviceQuery's facts about the simulated GPU, as text or JSON.
+fn info(dev: &Device, json: bool) {
+    let facts = device_facts(dev);
+    if json {
+        let obj: serde_json::Map<String, serde_json::Value> =
+            facts.into_iter().map(|(k, _, v)| (k.to_string(), v)).collect();
+        println!("{}", serde_json::to_string_pretty(&obj).unwrap_or_default());
+        return;
+    }
+    for (_, label, v) in facts {
+        use serde_json::Value;
+        let text = match &v {
+            Value::String(s) => s.clone(),
+            // Dimensions read as 1024 x 1024 x 64, lists as a, b, c.
+            Value::Array(a) if a.iter().all(Value::is_number) => {
+                a.iter().map(Value::to_string).collect::<Vec<_>>().join(" x ")
+            }
+            Value::Array(a) => a.iter().map(|x| x.as_str().unwrap_or_default()).collect::<Vec<_>>().join(", "),
+            Value::Object(o) => {
+                let (a, b) = (o["address"].as_u64().unwrap_or(0), o["bytes"].as_u64().unwrap_or(0));
+                format!("{a:#x}, {} MiB", b >> 20)
+            }
+            other => other.to_string(),
+        };
+        println!("{label:34} {text}");
+    }
 }
 
 struct Rng(u64);
