@@ -153,6 +153,7 @@ impl FakeGpu {
             chid: job.chid,
             bytes: job.bytes(),
             path: job.path,
+            kind: job.kind,
             start_cycle: job.start_at,
             end_cycle: job.done_at,
             failed: r.is_err(),

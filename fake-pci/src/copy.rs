@@ -170,6 +170,38 @@ pub struct CopyJob {
     pub done_at: u64,
     /// The path its data takes (set at launch).
     pub path: CopyPath,
+    /// Which memories it joins (set at launch).
+    pub kind: CopyKind,
+}
+
+/// Which memories a copy joins, as CUDA's tools name copies: host (system memory) to
+/// device (VRAM), device to host, device to device, host to host, or a fill (memset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CopyKind {
+    /// System memory to VRAM.
+    HtoD,
+    /// VRAM to system memory.
+    DtoH,
+    /// VRAM to VRAM.
+    #[default]
+    DtoD,
+    /// System memory to system memory.
+    HtoH,
+    /// No source: a fill.
+    Memset,
+}
+
+impl CopyKind {
+    /// The name CUDA's tools give it (`HtoD`, ..., `Memset`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::HtoD => "HtoD",
+            Self::DtoH => "DtoH",
+            Self::DtoD => "DtoD",
+            Self::HtoH => "HtoH",
+            Self::Memset => "Memset",
+        }
+    }
 }
 
 impl CopyJob {
@@ -235,6 +267,7 @@ impl CopyJob {
             start_at: 0,
             done_at: 0,
             path: CopyPath::VramFill,
+            kind: CopyKind::Memset,
         })
     }
 
@@ -243,9 +276,10 @@ impl CopyJob {
         if self.transfer { self.lines * self.line_bytes } else { 0 }
     }
 
-    /// The path the data takes: PCIe when either side is system memory. An address that
-    /// does not translate counts as VRAM (the fault comes at execution).
-    pub fn route(&self, mem: &Memory, tlb: &mut Tlb) -> CopyPath {
+    /// The path the data takes, PCIe when either side is system memory, and which
+    /// memories it joins. An address that does not translate counts as VRAM (the fault
+    /// comes at execution).
+    pub fn route(&self, mem: &Memory, tlb: &mut Tlb) -> (CopyPath, CopyKind) {
         let sys = |va: u64, write: bool, tlb: &mut Tlb| {
             tlb.translate(mem, &self.space, va, write).is_ok_and(|(t, _)| t != hw::regs::Target::Vram)
         };
@@ -254,14 +288,14 @@ impl CopyJob {
                 .iter()
                 .any(|s| matches!(s, RemapSrc::SrcX | RemapSrc::SrcY | RemapSrc::SrcZ | RemapSrc::SrcW))
         });
-        if !self.transfer {
-            CopyPath::VramFill
-        } else if (reads_src && sys(self.regs.src, false, tlb)) || sys(self.regs.dst, true, tlb) {
-            CopyPath::Pcie
-        } else if reads_src {
-            CopyPath::VramToVram
-        } else {
-            CopyPath::VramFill
+        if !self.transfer || !reads_src {
+            return (CopyPath::VramFill, CopyKind::Memset);
+        }
+        match (sys(self.regs.src, false, tlb), sys(self.regs.dst, true, tlb)) {
+            (false, false) => (CopyPath::VramToVram, CopyKind::DtoD),
+            (true, false) => (CopyPath::Pcie, CopyKind::HtoD),
+            (false, true) => (CopyPath::Pcie, CopyKind::DtoH),
+            (true, true) => (CopyPath::Pcie, CopyKind::HtoH),
         }
     }
 
@@ -439,6 +473,8 @@ pub struct CopyStats {
     pub bytes: u64,
     /// The path the data took.
     pub path: CopyPath,
+    /// Which memories it joined.
+    pub kind: CopyKind,
     /// Cycle the engine started it.
     pub start_cycle: u64,
     /// Cycle it completed (data landed, semaphore written).

@@ -310,7 +310,7 @@ fn rgdev_run_on_a_runtime_program() {
 /// statistics (the kernel is looked up on the default stream's channel and runs on the
 /// stream's).
 #[test]
-fn kernels_on_streams_are_named_in_statistics() {
+fn statistics_describe_the_run_and_name_every_kernel() {
     let exe = compile("streams", &[]);
     let dir = exe.parent().unwrap();
     let json = dir.join("stats.json");
@@ -324,7 +324,37 @@ fn kernels_on_streams_are_named_in_statistics() {
     for k in kernels {
         let name = k["name"].as_str().unwrap_or("");
         assert!(name == "_Z3addPffi" || name == "_Z11copy_scaledPKfPffi", "{name}");
+        // Each kernel with its resources, context and stream.
+        assert!(k["registers"].as_u64().unwrap_or(0) > 0 && k["shared_bytes"].is_u64(), "{k}");
+        assert!(k["context"].is_string() && k["stream"].is_string(), "{k}");
     }
+    // The file describes its run.
+    assert_eq!(stats["schema_version"], 2);
+    assert!(stats["version"]["rgdev"].is_string() && stats["version"]["commit"].is_string());
+    assert_eq!(stats["config"]["name"], "gv100");
+    assert!(stats["config"]["board"]["sms"].is_u64() && stats["config"]["l2"].is_object());
+    assert!(stats["command_line"][0].as_str().unwrap().ends_with("streams"));
+    assert!(stats["host"]["wall_seconds"].as_f64().unwrap() > 0.0);
+    let copies = stats["copies"].as_array().expect("copies");
+    for kind in ["HtoD", "DtoH", "Memset"] {
+        assert!(copies.iter().any(|c| c["kind"] == kind), "no {kind} copy");
+    }
+    // The summary: kernels by name and copies by kind, largest first, as text and CSV.
+    let out = rgdev().args(["run", "--summary", "--"]).arg(&exe).output().expect("rgdev run runs");
+    let e = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{e}");
+    let rows: Vec<&str> = e.lines().skip_while(|l| !l.contains("Time(%)")).skip(1).collect();
+    assert!(rows[0].starts_with(" GPU activities:") && rows[0].ends_with("_Z3addPffi"), "{e}");
+    assert!(rows.iter().any(|r| r.contains(" 1503 ") && r.ends_with("_Z3addPffi")), "{e}");
+    assert!(
+        rows.iter().any(|r| r.ends_with("[CUDA memcpy HtoD]")) && rows.iter().any(|r| r.ends_with("[CUDA memset]"))
+    );
+    let out = rgdev().args(["run", "--csv"]).arg(&exe).output().expect("rgdev run runs");
+    let e = String::from_utf8_lossy(&out.stderr).into_owned();
+    let csv: Vec<&str> = e.lines().skip_while(|l| !l.starts_with("Type,")).collect();
+    assert_eq!(csv[0], "Type,Time(%),Time (ns),Calls,Avg (ns),Min (ns),Max (ns),Name");
+    let pcts: f64 = csv[1..].iter().filter_map(|l| l.split(',').nth(1)?.parse::<f64>().ok()).sum();
+    assert!((pcts - 100.0).abs() < 0.1, "{e}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

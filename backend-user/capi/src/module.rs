@@ -211,7 +211,9 @@ pub extern "C" fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *co
         let name = raw::str(name)?;
         let f = gpu.module_get_function(m.ctx(), m, name)?;
         let launch_id = gpu.func_launch_id(f.ctx(), f)?;
-        state()?.profile.name(launch_id, name);
+        let a = gpu.func_attributes(f.ctx(), f)?;
+        let facts = profile::FuncFacts { regs: a.regs, shared: a.shared_bytes, local: a.local_bytes };
+        state()?.profile.name(launch_id, name, facts, m.ctx().0);
         raw::put(pf, handle(f.0))
     })
 }

@@ -1,6 +1,8 @@
-//! What `rgdev run --stats-json FILE` and `--trace FILE.json` write: the device's records
-//! of kernels and copies, with kernel names resolved through the functions the program
-//! looked up, as statistics JSON and as a Chrome trace (Perfetto, chrome://tracing).
+//! What `rgdev run --stats-json FILE`, `--summary` and `--trace FILE.json` write: the
+//! device's records of kernels and copies, with kernel names (and resources, context and
+//! stream) resolved through the functions and streams the program made, as statistics JSON
+//! that describes its run (schema, version, configuration, command line, host time), as
+//! nvprof-style summary tables (or CSV), and as a Chrome trace (Perfetto, chrome://tracing).
 
 use backend_user::{CopyStats, Device, DeviceConfig, KernelStats, OccupancySample};
 use fake_pci::config::CopyPath;
@@ -13,6 +15,21 @@ use std::path::PathBuf;
 pub const STATS_JSON: &str = "RGDEV_STATS_JSON";
 /// Environment variable: write a Chrome trace to this file at exit.
 pub const TRACE: &str = "RGDEV_TRACE";
+/// Environment variable: print summary tables at exit (`1`, or `csv` for CSV).
+pub const SUMMARY: &str = "RGDEV_SUMMARY";
+/// The version of the statistics file's layout (docs/rgdev-tool.md has the schema).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// What a kernel's function is: registers per thread, static shared and local bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FuncFacts {
+    /// Registers per thread.
+    pub regs: u32,
+    /// Static shared memory per block.
+    pub shared: u32,
+    /// Local memory per thread.
+    pub local: u32,
+}
 
 /// Records gathered from the device, with names.
 #[derive(Default)]
@@ -22,6 +39,15 @@ pub struct Profile {
     /// channel (the context's default stream) runs on others too, its streams, at the same
     /// addresses (unique in the process under unified addressing).
     by_code: HashMap<(u64, u32), String>,
+    /// Function facts by program address and entry.
+    funcs: HashMap<(u64, u32), FuncFacts>,
+    /// Context and stream handle of each channel seen (a stream's own, or a context's
+    /// default stream, 0).
+    streams: HashMap<u32, (u64, u64)>,
+    /// When the library started (host time: reported, never deciding a result).
+    started: Option<std::time::Instant>,
+    /// Print summary tables at exit: Some(csv).
+    pub summary: Option<bool>,
     kernels: Vec<(String, KernelStats)>,
     copies: Vec<CopyStats>,
     occupancy: Vec<OccupancySample>,
@@ -35,7 +61,9 @@ impl Profile {
     /// From the environment; records occupancy on `dev` when a trace is wanted.
     pub fn from_env(dev: &Device) -> Self {
         let path = |k| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let p = Self { json: path(STATS_JSON), trace: path(TRACE), ..Self::default() };
+        let summary = std::env::var(SUMMARY).ok().filter(|v| !v.is_empty() && v != "0").map(|v| v == "csv");
+        let started = Some(std::time::Instant::now());
+        let p = Self { json: path(STATS_JSON), trace: path(TRACE), summary, started, ..Self::default() };
         if p.trace.is_some() {
             dev.sim().lock().trace_occupancy(true);
         }
@@ -44,13 +72,21 @@ impl Profile {
 
     /// Whether anything is written at exit.
     pub fn wanted(&self) -> bool {
-        self.json.is_some() || self.trace.is_some()
+        self.json.is_some() || self.trace.is_some() || self.summary.is_some()
     }
 
-    /// Remember the name of a kernel the program looked up.
-    pub fn name(&mut self, id: LaunchId, name: &str) {
+    /// Remember the name and facts of a kernel the program looked up in context `ctx`,
+    /// and that the channel it was looked up on is that context's default stream.
+    pub fn name(&mut self, id: LaunchId, name: &str, facts: FuncFacts, ctx: u64) {
         self.names.insert(id, name.to_string());
         self.by_code.insert((id.code, id.entry), name.to_string());
+        self.funcs.insert((id.code, id.entry), facts);
+        self.streams.entry(id.chid).or_insert((ctx, 0));
+    }
+
+    /// Remember that channel `chid` is stream `stream` of context `ctx`.
+    pub fn stream(&mut self, chid: u32, ctx: u64, stream: u64) {
+        self.streams.insert(chid, (ctx, stream));
     }
 
     /// Take the device's records (before a module or context goes away, so that names
@@ -70,9 +106,12 @@ impl Profile {
         self.occupancy.extend(sim.take_occupancy_samples());
     }
 
-    /// Write the files asked for; errors go to stderr.
+    /// Write the files asked for, and print the summary if asked; errors go to stderr.
     pub fn write(&mut self, dev: &Device, cfg: &DeviceConfig) {
         self.collect(dev);
+        if let Some(csv) = self.summary {
+            eprint!("{}", self.summary_text(cfg, csv));
+        }
         if let Some(p) = &self.json
             && let Err(e) = std::fs::write(p, self.stats_json(cfg).to_string())
         {
@@ -91,10 +130,18 @@ impl Profile {
             .kernels
             .iter()
             .map(|(name, k)| {
+                let f = self.funcs.get(&(k.code, k.entry)).copied();
+                let (ctx, stream) =
+                    self.streams.get(&k.chid).copied().map_or((None, None), |(c, s)| (Some(c), Some(s)));
                 json!({
                     "name": name,
                     "seq": k.seq,
                     "channel": k.chid,
+                    "context": ctx.map(|c| format!("{c:#x}")),
+                    "stream": stream.map(|s| format!("{s:#x}")),
+                    "registers": f.map(|f| f.regs),
+                    "shared_bytes": f.map(|f| f.shared),
+                    "local_bytes": f.map(|f| f.local),
                     "grid": k.grid,
                     "block": k.block,
                     "start_cycle": k.start_cycle,
@@ -132,10 +179,13 @@ impl Profile {
             .copies
             .iter()
             .map(|c| {
+                let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
                 json!({
                     "seq": c.seq,
                     "channel": c.chid,
+                    "stream": stream,
                     "bytes": c.bytes,
+                    "kind": c.kind.name(),
                     "path": path_name(c.path),
                     "start_cycle": c.start_cycle,
                     "end_cycle": c.end_cycle,
@@ -145,8 +195,25 @@ impl Profile {
                 })
             })
             .collect();
+        let config: Value = toml::from_str::<toml::Table>(&backend_user::preset::to_toml(cfg))
+            .ok()
+            .and_then(|t| serde_json::to_value(t).ok())
+            .unwrap_or(Value::Null);
+        let wall = self.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        let cycles = self
+            .kernels
+            .iter()
+            .map(|(_, k)| k.end_cycle)
+            .chain(self.copies.iter().map(|c| c.end_cycle))
+            .max()
+            .unwrap_or(0);
         json!({
+            "schema_version": SCHEMA_VERSION,
+            "version": { "rgdev": env!("CARGO_PKG_VERSION"), "commit": option_env!("RGDEV_COMMIT").unwrap_or("unknown") },
+            "command_line": std::env::args().collect::<Vec<_>>(),
+            "host": { "wall_seconds": wall, "simulated_cycles": cycles, "simulated_cycles_per_second": if wall > 0.0 { cycles as f64 / wall } else { 0.0 } },
             "device": { "preset": cfg.name, "mode": format!("{:?}", cfg.mode).to_lowercase(), "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms },
+            "config": config,
             "kernels": kernels,
             "copies": copies,
         })
@@ -186,6 +253,99 @@ impl Profile {
             ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": 2, "ts": us(s.cycle), "args": {"warps": s.warps}}));
         }
         json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
+    }
+}
+
+/// One row of the summary: total, calls, min, max (simulated ns) and the name.
+struct Row {
+    total: u64,
+    calls: u64,
+    min: u64,
+    max: u64,
+    name: String,
+}
+
+impl Profile {
+    /// nvprof's "GPU activities" table (`nsys stats` reads alike): kernels by name and copies
+    /// by kind, each with its share of the GPU's busy time, total, calls, average, minimum
+    /// and maximum, in simulated time, the largest first; CSV (times in ns) when `csv`.
+    pub fn summary_text(&self, cfg: &DeviceConfig, csv: bool) -> String {
+        let mut rows: Vec<Row> = Vec::new();
+        let mut add = |name: String, ns: u64| match rows.iter_mut().find(|r| r.name == name) {
+            Some(r) => {
+                r.total += ns;
+                r.calls += 1;
+                r.min = r.min.min(ns);
+                r.max = r.max.max(ns);
+            }
+            None => rows.push(Row { total: ns, calls: 1, min: ns, max: ns, name }),
+        };
+        for (name, k) in &self.kernels {
+            add(name.clone(), cfg.cycles_to_ns(k.cycles()));
+        }
+        for c in &self.copies {
+            let what = match c.kind.name() {
+                "Memset" => "[CUDA memset]".to_string(),
+                k => format!("[CUDA memcpy {k}]"),
+            };
+            add(what, cfg.cycles_to_ns(c.end_cycle - c.start_cycle));
+        }
+        rows.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.name.cmp(&b.name)));
+        let all: u64 = rows.iter().map(|r| r.total).sum::<u64>().max(1);
+        let pct = |r: &Row| 100.0 * r.total as f64 / all as f64;
+        let mut out = String::new();
+        use std::fmt::Write;
+        if csv {
+            let _ = writeln!(out, "Type,Time(%),Time (ns),Calls,Avg (ns),Min (ns),Max (ns),Name");
+            for r in &rows {
+                let name = r.name.replace('"', "\"\"");
+                let _ = writeln!(
+                    out,
+                    "GPU activities,{:.2},{},{},{},{},{},\"{name}\"",
+                    pct(r),
+                    r.total,
+                    r.calls,
+                    r.total / r.calls,
+                    r.min,
+                    r.max
+                );
+            }
+            return out;
+        }
+        let _ = writeln!(out, "==rgdev== Profiling result ({} preset, simulated time):", cfg.name);
+        let _ = writeln!(
+            out,
+            "{:>16} {:>8} {:>10} {:>8} {:>10} {:>10} {:>10}  Name",
+            "Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max"
+        );
+        for (i, r) in rows.iter().enumerate() {
+            let kind = if i == 0 { "GPU activities:" } else { "" };
+            let _ = writeln!(
+                out,
+                "{kind:>16} {:>7.2}% {:>10} {:>8} {:>10} {:>10} {:>10}  {}",
+                pct(r),
+                time(r.total),
+                r.calls,
+                time(r.total / r.calls),
+                time(r.min),
+                time(r.max),
+                r.name
+            );
+        }
+        if rows.is_empty() {
+            let _ = writeln!(out, "{:>16} (no kernels or copies)", "GPU activities:");
+        }
+        out
+    }
+}
+
+/// A duration as nvprof prints it: ns, us, ms or s with two decimals.
+fn time(ns: u64) -> String {
+    match ns {
+        n if n < 1_000 => format!("{n}ns"),
+        n if n < 1_000_000 => format!("{:.2}us", n as f64 / 1e3),
+        n if n < 1_000_000_000 => format!("{:.2}ms", n as f64 / 1e6),
+        n => format!("{:.2}s", n as f64 / 1e9),
     }
 }
 

@@ -27,6 +27,9 @@ pub(crate) fn stream_create(ph: *mut Handle, flags: c_uint, priority: c_int) -> 
         return Err(CuError::InvalidValue);
     }
     let sh = gpu.stream_create(h, flags & STREAM_NON_BLOCKING != 0, priority)?;
+    if let Ok(chid) = gpu.stream_channel(h, sh) {
+        state()?.profile.stream(chid, h.0, sh.0);
+    }
     raw::put(ph, handle(sh.0))
 }
 

@@ -121,6 +121,12 @@ struct RunArgs {
     /// Print launches, copies and simulated time at exit.
     #[arg(long)]
     stats: bool,
+    /// Print nvprof-style summary tables at exit (kernels by name, copies by kind).
+    #[arg(long)]
+    summary: bool,
+    /// With --summary: the tables as CSV.
+    #[arg(long)]
+    csv: bool,
     /// Write per-kernel and per-copy statistics as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
@@ -184,6 +190,9 @@ fn run(a: RunArgs) -> ExitCode {
     }
     if let Some(c) = &a.check {
         env.push(("RGDEV_CHECK", c.into()));
+    }
+    if a.summary || a.csv {
+        env.push(("RGDEV_SUMMARY", if a.csv { "csv" } else { "1" }.into()));
     }
     if let Some(p) = &a.preset {
         if let Err(e) = preset::load(p) {
