@@ -314,9 +314,29 @@ fn statistics_describe_the_run_and_name_every_kernel() {
     let exe = compile("streams", &[]);
     let dir = exe.parent().unwrap();
     let json = dir.join("stats.json");
-    let out = rgdev().args(["run", "--stats-json"]).arg(&json).arg("--").arg(&exe).output().expect("rgdev run runs");
+    let trace = dir.join("trace.json");
+    let out = rgdev()
+        .args(["run", "--stats-json"])
+        .arg(&json)
+        .arg("--trace")
+        .arg(&trace)
+        .arg("--")
+        .arg(&exe)
+        .output()
+        .expect("rgdev run runs");
     let (o, e) = text(&out);
     assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
+    // The trace: a track per stream, named by context and stream, every kernel named, and
+    // copies with their direction.
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = t["traceEvents"].as_array().expect("trace events");
+    let tracks: Vec<&str> =
+        events.iter().filter(|e| e["name"] == "thread_name").filter_map(|e| e["args"]["name"].as_str()).collect();
+    assert!(tracks.iter().filter(|n| n.contains(" stream 0x")).count() >= 2, "{tracks:?}");
+    assert!(
+        events.iter().filter(|e| e["cat"] == "kernel").all(|e| !e["name"].as_str().unwrap().starts_with("kernel@"))
+    );
+    assert!(events.iter().any(|e| e["cat"] == "copy" && e["args"]["kind"] == "DtoH"));
     let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let kernels = stats["kernels"].as_array().expect("kernels");
     let channels: std::collections::BTreeSet<u64> = kernels.iter().filter_map(|k| k["channel"].as_u64()).collect();

@@ -232,7 +232,13 @@ impl Profile {
         channels.sort_unstable();
         channels.dedup();
         for ch in &channels {
-            ev.push(json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": ch, "args": {"name": format!("channel {ch} (kernels)")}}));
+            // A track per stream: its context and stream handles (the default stream 0x0).
+            let name = match self.streams.get(ch) {
+                Some(&(ctx, 0)) => format!("context {ctx:#x} default stream (channel {ch})"),
+                Some(&(ctx, s)) => format!("context {ctx:#x} stream {s:#x} (channel {ch})"),
+                None => format!("channel {ch} (kernels)"),
+            };
+            ev.push(json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": ch, "args": {"name": name}}));
         }
         ev.push(json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": COPY_TID, "args": {"name": "copy engine"}}));
         for (name, k) in &self.kernels {
@@ -243,10 +249,11 @@ impl Profile {
             }));
         }
         for c in &self.copies {
+            let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
             ev.push(json!({
-                "name": format!("{} {}", size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
+                "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
                 "ts": us(c.start_cycle), "dur": us(c.end_cycle - c.start_cycle),
-                "args": {"channel": c.chid, "bytes": c.bytes},
+                "args": {"channel": c.chid, "stream": stream, "bytes": c.bytes, "kind": c.kind.name(), "path": path_name(c.path)},
             }));
         }
         for s in &self.occupancy {
