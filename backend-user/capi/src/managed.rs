@@ -43,25 +43,13 @@ mod range_attr {
     pub const LAST_PREFETCH_LOCATION_TYPE: c_int = 7;
     pub const LAST_PREFETCH_LOCATION_ID: c_int = 8;
 }
-/// `CUmemLocationType`.
-const LOCATION_INVALID: c_int = 0;
-const LOCATION_DEVICE: c_int = 1;
-const LOCATION_HOST: c_int = 2;
-const LOCATION_HOST_NUMA: c_int = 3;
-const LOCATION_HOST_NUMA_CURRENT: c_int = 4;
+use crate::vmm::{
+    CUmemLocation as MemLocation, LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT,
+    LOCATION_INVALID,
+};
 
 /// The granule advice and prefetches are recorded in.
 const PAGE: usize = 4096;
-
-/// `CUmemLocation`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MemLocation {
-    /// `CUmemLocationType`.
-    pub kind: c_int,
-    /// The device ordinal (or NUMA node).
-    pub id: c_int,
-}
 
 /// What one page of managed memory was advised and prefetched to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

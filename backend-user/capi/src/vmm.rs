@@ -12,10 +12,11 @@ use super::*;
 use runtime_core::Access;
 
 /// `CUmemLocationType`.
-const LOCATION_DEVICE: c_int = 1;
-const LOCATION_HOST: c_int = 2;
-const LOCATION_HOST_NUMA: c_int = 3;
-const LOCATION_HOST_NUMA_CURRENT: c_int = 4;
+pub(crate) const LOCATION_INVALID: c_int = 0;
+pub(crate) const LOCATION_DEVICE: c_int = 1;
+pub(crate) const LOCATION_HOST: c_int = 2;
+pub(crate) const LOCATION_HOST_NUMA: c_int = 3;
+pub(crate) const LOCATION_HOST_NUMA_CURRENT: c_int = 4;
 /// `CUmemAllocationType`: pinned (the only kind).
 const ALLOCATION_PINNED: c_int = 1;
 /// `CUmemAllocationHandleType`: none.
