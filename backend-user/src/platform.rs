@@ -26,6 +26,9 @@ use std::time::Instant;
 pub use hw::pci::{BAR0_BUS, BAR1_BUS};
 /// Cycles one YIELD may run the device in stepped mode.
 pub const YIELD_QUANTUM: u64 = 1 << 22;
+/// Cycles the device runs for a poll (a query of pending work) in the stepped clock: about
+/// a microsecond of a 1.5 GHz part, what a query costs a host (see `Platform::poll`).
+pub const POLL_QUANTUM: u64 = 1 << 11;
 
 /// Who advances the device clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -262,6 +265,17 @@ impl Platform for UserPlatform {
                     p.update(&g, busy);
                 }
                 if busy { Activity::Progress } else { Activity::Idle }
+            }
+        }
+    }
+
+    fn poll(&self) {
+        // The device thread runs on its own; the stepped clock runs POLL_QUANTUM cycles.
+        if self.mode == ClockMode::Stepped {
+            let mut g = self.dev.gpu.lock();
+            let busy = g.run(POLL_QUANTUM) == RunState::Busy;
+            if let Some(p) = self.progress.lock().as_mut() {
+                p.update(&g, busy);
             }
         }
     }

@@ -89,6 +89,15 @@ pub trait Platform: Send + Sync + 'static {
     /// YIELD: let the device (and other threads) run while the runtime waits.
     fn yield_now(&self) -> Activity;
 
+    /// A poll (a stream or event query that found the work pending): the time a query
+    /// costs the host, in which the device runs on. Where the device only runs when the
+    /// host waits (a stepped clock), this is what lets a program that polls in a loop
+    /// progress, by a small deterministic amount of simulated time per poll. The default
+    /// is a YIELD.
+    fn poll(&self) {
+        let _ = self.yield_now();
+    }
+
     /// Allocate `len` bytes (rounded up to 4 KiB) of zeroed DMA-able memory.
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer>;
 

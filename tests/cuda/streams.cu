@@ -113,6 +113,19 @@ int main() {
     CHECK(cudaStreamSynchronize(s[0]));
     CHECK(cudaMemcpy(back, d, 32 * sizeof(float), cudaMemcpyDeviceToHost));
     TRUE(order.size() == 1 && back[0] == 1500.0f && back[31] == 1500.0f);
+    // Polling: a query of pending work lets the device run a little, so a loop of queries
+    // ends (as cuda-samples' asyncAPI waits).
+    add<<<half / 256, 256, 0, s[1]>>>(d, 1.0f, half);
+    cudaEvent_t polled;
+    CHECK(cudaEventCreate(&polled));
+    CHECK(cudaEventRecord(polled, s[1]));
+    long polls = 0;
+    while (polls < 1000000 && cudaEventQuery(polled) == cudaErrorNotReady) polls++;
+    TRUE(polls > 0 && polls < 1000000);
+    add<<<half / 256, 256, 0, s[1]>>>(d, 1.0f, half);
+    for (polls = 0; polls < 1000000 && cudaStreamQuery(s[1]) == cudaErrorNotReady;) polls++;
+    TRUE(polls > 0 && polls < 1000000);
+    CHECK(cudaEventDestroy(polled));
     EXPECT(cudaStreamAddCallback(s[0], callback, nullptr, 1), cudaErrorInvalidValue);
     EXPECT(cudaLaunchHostFunc(s[0], nullptr, nullptr), cudaErrorInvalidValue);
 

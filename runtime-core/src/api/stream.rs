@@ -57,8 +57,21 @@ impl<P: Platform> Gpu<P> {
     /// Whether stream `s` has finished its queued work (cuStreamQuery). Host functions
     /// whose turn has come run first.
     pub fn stream_query(&self, h: CtxHandle, s: StreamHandle) -> Result<bool> {
+        self.polled(|| self.with_objs(h, &[s.named()], |gpu, c| c.stream_idle(gpu, s.local())))
+    }
+
+    /// A query: `done()`, and if the work is pending, a poll of the device (the
+    /// platform's `poll`: it runs a little in a stepped clock, so that a program polling in
+    /// a loop progresses) and `done()` again. Host functions whose turn has come run first.
+    fn polled(&self, done: impl Fn() -> Result<bool>) -> Result<bool> {
         self.run_host_work(None);
-        self.with_objs(h, &[s.named()], |gpu, c| c.stream_idle(gpu, s.local()))
+        if done()? {
+            return Ok(true);
+        }
+        self.platform.poll();
+        self.service_interrupts();
+        self.run_host_work(None);
+        done()
     }
 
     /// Queue host function `run` on stream `s` (cuLaunchHostFunc, cuStreamAddCallback):
@@ -113,8 +126,7 @@ impl<P: Platform> Gpu<P> {
     /// Whether event `e`'s last record has completed (cuEventQuery; an event never recorded
     /// has).
     pub fn event_query(&self, h: CtxHandle, e: EventHandle) -> Result<bool> {
-        self.run_host_work(None);
-        self.with_objs(h, &[e.named()], |gpu, c| c.event_done(gpu, e.id()))
+        self.polled(|| self.with_objs(h, &[e.named()], |gpu, c| c.event_done(gpu, e.id())))
     }
 
     /// Wait for event `e`'s last record (cuEventSynchronize).
