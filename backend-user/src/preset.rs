@@ -15,7 +15,8 @@
 //! mbps = 450000
 //! ```
 //!
-//! Dotted keys (`board.sms = 40`) are the same thing in TOML. The flat keys of earlier
+//! `base` may also name another preset file (a path, relative to this file's directory),
+//! which this one then edits. Dotted keys (`board.sms = 40`) are the same thing in TOML. The flat keys of earlier
 //! rgdev versions (`sms = 40`, `dram_mbps = 450000`: [`OLD_KEYS`](fake_pci::config::OLD_KEYS)) are still accepted.
 //!
 //! `rgdev preset show NAME` prints a complete file to start from.
@@ -30,15 +31,49 @@ pub const ENV: &str = "RGDEV_PRESET";
 /// A built-in preset by name, or a TOML file by path (anything with a `/` or ending in
 /// `.toml`), validated.
 pub fn load(spec: &str) -> Result<DeviceConfig, String> {
-    if spec.contains('/') || spec.ends_with(".toml") {
-        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
-        return from_toml(&text).map_err(|e| format!("{spec}: {e}"));
+    if is_file(spec) {
+        return load_file(std::path::Path::new(spec), 0);
     }
     let cfg = DeviceConfig::preset(spec).ok_or_else(|| {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
         format!("no preset named `{spec}` (built in: {}; or give a .toml file)", names.join(", "))
     })?;
     Ok(cfg)
+}
+
+/// Whether a preset spec names a file rather than a built-in preset.
+fn is_file(spec: &str) -> bool {
+    spec.contains('/') || spec.ends_with(".toml")
+}
+
+/// How many files a chain of `base = FILE` may pass through (a longer one is a cycle).
+const MAX_BASES: usize = 16;
+
+/// A preset file, its `base` resolved relative to its directory (`depth` files deep).
+fn load_file(path: &std::path::Path, depth: usize) -> Result<DeviceConfig, String> {
+    let shown = path.display();
+    if depth >= MAX_BASES {
+        return Err(format!("{shown}: `base` files nest more than {MAX_BASES} deep (a cycle?)"));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    parse(&text, &|base| load_file(&dir.join(base), depth + 1)).map_err(|e| format!("{shown}: {e}"))
+}
+
+/// Apply `key=value` overrides (`rgdev --set`, e.g. `l2.bytes=1048576` or
+/// `mode=functional`): a number sets an integer parameter, anything else a string one; the
+/// result is validated.
+pub fn apply_sets(cfg: &mut DeviceConfig, sets: &[String]) -> Result<(), String> {
+    for s in sets {
+        let (key, value) = s.split_once('=').ok_or_else(|| format!("--set {s}: expected KEY=VALUE"))?;
+        let (key, value) = (key.trim(), value.trim());
+        let v = match value.parse::<i64>() {
+            Ok(i) => toml::Value::Integer(i),
+            Err(_) => toml::Value::String(value.trim_matches('"').to_string()),
+        };
+        set(cfg, key, &v).map_err(|e| format!("--set {s}: {e}"))?;
+    }
+    cfg.validate().map_err(|e| format!("--set: {e}"))
 }
 
 /// The configuration `RGDEV_PRESET` selects, or the default one when it is unset.
@@ -49,15 +84,25 @@ pub fn from_env() -> Result<DeviceConfig, String> {
     }
 }
 
-/// Parse a preset file (see the module documentation).
+/// Parse a preset file (see the module documentation); a `base` that is a file is refused
+/// (no directory to resolve it from: use [`load`]).
 pub fn from_toml(text: &str) -> Result<DeviceConfig, String> {
+    parse(text, &|base| Err(format!("`base`: `{base}` is a file; load the preset from a file")))
+}
+
+/// Parse a preset, `file_base` loading a `base` that names a file.
+fn parse(text: &str, file_base: &dyn Fn(&str) -> Result<DeviceConfig, String>) -> Result<DeviceConfig, String> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string().trim_end().to_string())?;
     let base = match table.get("base") {
         None => "gv100",
         Some(toml::Value::String(b)) => b.as_str(),
-        Some(_) => return Err("`base` must be the name of a built-in preset".into()),
+        Some(_) => return Err("`base` must name a built-in preset or a preset file".into()),
     };
-    let mut cfg = DeviceConfig::preset(base).ok_or_else(|| format!("`base`: no preset named `{base}`"))?;
+    let mut cfg = if is_file(base) {
+        file_base(base)?
+    } else {
+        DeviceConfig::preset(base).ok_or_else(|| format!("`base`: no preset named `{base}`"))?
+    };
     for (key, v) in &table {
         match v {
             _ if key == "base" => {}
@@ -144,5 +189,24 @@ mod tests {
         assert_eq!(old, new);
         assert_eq!((new.board.sms, new.dram.mbps, new.shared.bytes), (4, 1000, 4096));
         assert!(load("/nonexistent/p.toml").unwrap_err().contains("/nonexistent/p.toml"));
+    }
+
+    #[test]
+    fn files_build_on_files_and_sets_override() {
+        let dir = std::env::temp_dir().join(format!("rgdev-preset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("small.toml"), "base = \"gf100\"\nboard.sms = 4\n").unwrap();
+        std::fs::write(dir.join("smaller.toml"), "base = \"small.toml\"\nl2.bytes = 65536\n").unwrap();
+        let c = load(dir.join("smaller.toml").to_str().unwrap()).unwrap();
+        assert_eq!((c.board.sms, c.l2.bytes, c.board.clock_mhz), (4, 65536, 1401));
+        std::fs::write(dir.join("loop.toml"), "base = \"loop.toml\"\n").unwrap();
+        assert!(load(dir.join("loop.toml").to_str().unwrap()).unwrap_err().contains("deep"));
+        let mut c = load("gv100").unwrap();
+        apply_sets(&mut c, &["board.sms=8".into(), "mode=functional".into()]).unwrap();
+        assert_eq!((c.board.sms, c.mode), (8, fake_pci::config::Mode::Functional));
+        assert!(apply_sets(&mut c, &["board.sms".into()]).unwrap_err().contains("KEY=VALUE"));
+        assert!(apply_sets(&mut c, &["board.smz=3".into()]).unwrap_err().contains("smz"));
+        assert!(apply_sets(&mut c, &["board.sms=0".into()]).is_err());
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

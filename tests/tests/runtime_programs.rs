@@ -187,6 +187,42 @@ fn managed_memory() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Sweep points: `--set` overrides reach the program (its statistics hold the effective
+/// configuration), and `rgdev stats merge --csv` makes one table of the runs with the
+/// parameter that differs as a column.
+#[test]
+fn sweep_points_merge_into_one_table() {
+    let exe = compile("vecadd", &[]);
+    let dir = exe.parent().unwrap();
+    let mut files = Vec::new();
+    for sms in [4, 8] {
+        let json = dir.join(format!("sms{sms}.json"));
+        let out = rgdev()
+            .args(["run", "--preset", "gv100", "--set", &format!("board.sms={sms}"), "--set", "mode=functional"])
+            .arg("--stats-json")
+            .arg(&json)
+            .arg(&exe)
+            .output()
+            .expect("rgdev run runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(stats["config"]["board"]["sms"], sms);
+        assert_eq!(stats["config"]["mode"], "functional");
+        files.push(json);
+    }
+    let out = rgdev().args(["stats", "merge", "--csv"]).args(&files).output().expect("rgdev stats runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(out.status.success());
+    assert!(lines[0].starts_with("file,program,board.sms,type,name,calls,"), "{text}");
+    let kernels: Vec<&&str> = lines.iter().filter(|l| l.contains(",kernel,_Z6vecadd")).collect();
+    assert_eq!(kernels.len(), 2, "{text}");
+    assert!(kernels[0].contains(",vecadd,4,kernel,") && kernels[1].contains(",vecadd,8,kernel,"), "{text}");
+    let bad = rgdev().args(["run", "--set", "board.smz=3", "/bin/true"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("smz"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Driver and Runtime API calls in one program, sharing the primary context.
 #[test]
 fn mixing_driver_and_runtime_api() {

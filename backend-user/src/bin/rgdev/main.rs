@@ -32,6 +32,7 @@ use std::process::ExitCode;
 mod cc;
 mod ptxas;
 mod signals;
+mod stats;
 mod timeline;
 
 /// rgdev: a Gdev-style CUDA runtime and the simulated GPU it drives.
@@ -81,6 +82,11 @@ enum Cmd {
         #[command(subcommand)]
         cmd: PresetCmd,
     },
+    /// Statistics files (`run --stats-json`) of many runs.
+    Stats {
+        #[command(subcommand)]
+        cmd: StatsCmd,
+    },
     /// Render a `run --trace` timeline as an SVG Gantt chart.
     Timeline {
         /// The Chrome trace (`rgdev run --trace`).
@@ -88,6 +94,20 @@ enum Cmd {
         /// The SVG to write.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum StatsCmd {
+    /// One table of many runs: a row per kernel name and copy kind of each, with the
+    /// configuration parameters that differ between the runs as columns.
+    Merge {
+        /// Statistics files (`rgdev run --stats-json`).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// CSV instead of aligned text.
+        #[arg(long)]
+        csv: bool,
     },
 }
 
@@ -108,6 +128,9 @@ struct DeviceArgs {
     /// A built-in preset or a TOML file (also RGDEV_PRESET).
     #[arg(long, value_name = "P")]
     preset: Option<String>,
+    /// Override a preset parameter (repeatable), e.g. `--set l2.bytes=1048576`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
     /// Write the MMIO trace (every register access) to this file.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -118,6 +141,9 @@ struct RunArgs {
     /// A built-in preset or a TOML file.
     #[arg(long, value_name = "P")]
     preset: Option<String>,
+    /// Override a preset parameter (repeatable), e.g. `--set l2.bytes=1048576`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
     /// Print launches, copies and simulated time at exit.
     #[arg(long)]
     stats: bool,
@@ -194,7 +220,23 @@ fn run(a: RunArgs) -> ExitCode {
     if a.summary || a.csv {
         env.push(("RGDEV_SUMMARY", if a.csv { "csv" } else { "1" }.into()));
     }
-    if let Some(p) = &a.preset {
+    // With overrides the program gets the effective configuration as a file of its own.
+    let mut effective = None;
+    if !a.sets.is_empty() {
+        let cfg = a.preset.as_deref().map_or_else(preset::from_env, preset::load).and_then(|mut c| {
+            preset::apply_sets(&mut c, &a.sets)?;
+            Ok(c)
+        });
+        let file = std::env::temp_dir().join(format!("rgdev-run-{}.toml", std::process::id()));
+        let written = cfg
+            .and_then(|c| std::fs::write(&file, preset::to_toml(&c)).map_err(|e| format!("{}: {e}", file.display())));
+        if let Err(e) = written {
+            eprintln!("rgdev run: {e}");
+            return ExitCode::FAILURE;
+        }
+        env.push((preset::ENV, file.clone().into()));
+        effective = Some(file);
+    } else if let Some(p) = &a.preset {
         if let Err(e) = preset::load(p) {
             eprintln!("rgdev run: {e}");
             return ExitCode::FAILURE;
@@ -241,6 +283,9 @@ fn run(a: RunArgs) -> ExitCode {
         signals::ignore_interrupts(); // the program gets them, writes its statistics, exits
         child.wait()
     });
+    if let Some(f) = effective {
+        let _ = std::fs::remove_file(f);
+    }
     let prog = prog.to_string_lossy();
     let code = match status {
         Ok(st) => {
@@ -278,10 +323,12 @@ fn main() -> ExitCode {
         Cmd::Run(a) => return run(a),
         Cmd::Preset { cmd } => return preset_cmd(cmd),
         Cmd::Timeline { trace, output } => return timeline::main(&trace, &output),
+        Cmd::Stats { cmd: StatsCmd::Merge { files, csv } } => return stats::merge(&files, csv),
         Cmd::Info { dev, json } => (dev, ClockMode::Stepped, Some(json)),
         Cmd::Demo { dev, threaded } => (dev, if threaded { ClockMode::Threaded } else { ClockMode::Stepped }, None),
     };
-    let config = match dev_args.preset.as_deref().map_or_else(preset::from_env, preset::load) {
+    let loaded = dev_args.preset.as_deref().map_or_else(preset::from_env, preset::load);
+    let config = match loaded.and_then(|mut c| preset::apply_sets(&mut c, &dev_args.sets).map(|()| c)) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("rgdev: {e}");
