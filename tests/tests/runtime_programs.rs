@@ -193,6 +193,31 @@ fn managed_memory() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// The statistics file is written as the run goes: a program killed (SIGKILL: no exit
+/// handler runs) after a synchronization leaves the statistics of what finished.
+#[test]
+fn a_killed_program_keeps_the_statistics_of_what_finished() {
+    use std::io::BufRead;
+    let exe = compile_in("killed", "killed", &[]);
+    let json = exe.parent().unwrap().join("stats.json");
+    let mut child = Command::new(&exe)
+        .env("RGDEV_STATS_JSON", &json)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the program runs");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "synchronized\n");
+    child.kill().unwrap();
+    let _ = child.wait();
+    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let kernels = stats["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 1, "{stats}");
+    assert_eq!(kernels[0]["name"], "_Z4fillPi");
+    assert!(kernels[0]["cycles"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Sweep points: `--set` overrides reach the program (its statistics hold the effective
 /// configuration), and `rgdev stats merge --csv` makes one table of the runs with the
 /// parameter that differs as a column.

@@ -103,7 +103,7 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
     guard(|| {
         let (gpu, h) = current()?;
         let r = gpu.ctx_synchronize(h);
-        sanitize::flush(&gpu, h);
+        synchronized(&gpu, h);
         r
     })
 }

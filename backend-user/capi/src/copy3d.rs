@@ -191,7 +191,7 @@ impl Copy3d {
         }
         if !matches!((self.src, self.dst), (Side::Device(_), Side::Device(_))) {
             let r = gpu.stream_synchronize(h, sh);
-            sanitize::flush(&gpu, h);
+            synchronized(&gpu, h);
             r?;
         }
         for z in 0..self.depth {
@@ -257,14 +257,14 @@ impl Copy3d {
         match (self.src, self.dst) {
             (Side::Host(a), Side::Array(arr, at)) => {
                 let r = gpu.stream_synchronize(h, sh);
-                sanitize::flush(&gpu, h);
+                synchronized(&gpu, h);
                 r?;
                 let src = raw::bytes(std::ptr::with_exposed_provenance(a), host_len(sp, self.src_slice)?)?;
                 gpu.memcpy_htoa(arr, at, src, (sp, self.src_slice), extent)?;
             }
             (Side::Array(arr, at), Side::Host(b)) => {
                 let r = gpu.stream_synchronize(h, sh);
-                sanitize::flush(&gpu, h);
+                synchronized(&gpu, h);
                 r?;
                 let dst = raw::bytes_mut(std::ptr::with_exposed_provenance_mut(b), host_len(dp, self.dst_slice)?)?;
                 gpu.memcpy_atoh(arr, at, dst, (dp, self.dst_slice), extent)?;

@@ -76,7 +76,7 @@ pub extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
     guard(|| {
         let (gpu, h, eh) = event(e)?;
         let r = gpu.event_synchronize(h, eh);
-        sanitize::flush(&gpu, h);
+        synchronized(&gpu, h);
         r
     })
 }

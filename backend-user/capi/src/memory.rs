@@ -143,7 +143,7 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
             gpu.memcpy(h, sh, p, src, bytes as u64)?;
         } else {
             let r = gpu.stream_synchronize(h, sh);
-            sanitize::flush(&gpu, h);
+            synchronized(&gpu, h);
             r?;
             gpu.memcpy_dtoh(h, raw::bytes_mut(dst.cast(), bytes)?, src)?;
         }

@@ -48,6 +48,8 @@ pub struct Profile {
     started: Option<std::time::Instant>,
     /// Print summary tables at exit: Some(csv).
     pub summary: Option<bool>,
+    /// When the statistics file was last written.
+    written: Option<std::time::Instant>,
     kernels: Vec<(String, KernelStats)>,
     copies: Vec<CopyStats>,
     occupancy: Vec<OccupancySample>,
@@ -106,17 +108,33 @@ impl Profile {
         self.occupancy.extend(sim.take_occupancy_samples());
     }
 
+    /// Whether the statistics file is due a rewrite after a synchronization: it is written
+    /// as the run goes (at the first synchronization, then at most once a second of host
+    /// time: when a file is written never changes what is in it), so a run that crashes or
+    /// is killed keeps the kernels and copies that finished before its last write.
+    pub fn checkpoint_due(&self) -> bool {
+        self.json.is_some() && self.written.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1))
+    }
+
+    /// Write the statistics file (whole, through a temporary file renamed over it, so a
+    /// reader never sees half of one).
+    pub fn write_json(&mut self, cfg: &DeviceConfig) {
+        let Some(p) = &self.json else { return };
+        let tmp = p.with_extension("json.partial");
+        let r = std::fs::write(&tmp, self.stats_json(cfg).to_string()).and_then(|()| std::fs::rename(&tmp, p));
+        if let Err(e) = r {
+            eprintln!("rgdev: {}: {e}", p.display());
+        }
+        self.written = Some(std::time::Instant::now());
+    }
+
     /// Write the files asked for, and print the summary if asked; errors go to stderr.
     pub fn write(&mut self, dev: &Device, cfg: &DeviceConfig) {
         self.collect(dev);
         if let Some(csv) = self.summary {
             eprint!("{}", self.summary_text(cfg, csv));
         }
-        if let Some(p) = &self.json
-            && let Err(e) = std::fs::write(p, self.stats_json(cfg).to_string())
-        {
-            eprintln!("rgdev: {}: {e}", p.display());
-        }
+        self.write_json(cfg);
         if let Some(p) = &self.trace
             && let Err(e) = std::fs::write(p, self.chrome_trace(cfg).to_string())
         {

@@ -155,3 +155,16 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> CUresult {
         Err(_) => CuError::Unknown.code() as CUresult,
     }
 }
+
+/// After the host waited for context `h`'s work: the sanitizers' findings are printed, and
+/// the statistics file is brought up to date (see `profile::Profile::checkpoint_due`).
+pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
+    sanitize::flush(gpu, h);
+    if let Ok(mut st) = state()
+        && st.profile.checkpoint_due()
+    {
+        let st = &mut *st;
+        st.profile.collect(&st.dev);
+        st.profile.write_json(&st.config);
+    }
+}

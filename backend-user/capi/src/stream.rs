@@ -101,7 +101,7 @@ pub extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
     guard(|| {
         let (gpu, h, sh) = stream_of(s)?;
         let r = gpu.stream_synchronize(h, sh);
-        sanitize::flush(&gpu, h);
+        synchronized(&gpu, h);
         r
     })
 }

@@ -419,7 +419,7 @@ fn atoh(dst: *mut c_void, src: Handle, offset: usize, bytes: usize) -> Result<()
 fn after_stream(s: Handle) -> Result<()> {
     let (gpu, h, sh) = crate::stream::stream_of(s)?;
     let r = gpu.stream_synchronize(h, sh);
-    sanitize::flush(&gpu, h);
+    synchronized(&gpu, h);
     r
 }
 
