@@ -382,9 +382,12 @@ fn statistics_describe_the_run_and_name_every_kernel() {
     let dir = exe.parent().unwrap();
     let json = dir.join("stats.json");
     let trace = dir.join("trace.json");
+    let csv = dir.join("stats.csv");
     let out = rgdev()
         .args(["run", "--stats-json"])
         .arg(&json)
+        .arg("--stats-csv")
+        .arg(&csv)
         .arg("--trace")
         .arg(&trace)
         .arg("--")
@@ -415,6 +418,14 @@ fn statistics_describe_the_run_and_name_every_kernel() {
         assert!(k["registers"].as_u64().unwrap_or(0) > 0 && k["shared_bytes"].is_u64(), "{k}");
         assert!(k["context"].is_string() && k["stream"].is_string(), "{k}");
     }
+    // The CSV form: a row per kernel and per copy, as in the JSON.
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(header.starts_with("type,name,context,stream,channel,grid,block,registers,"), "{header}");
+    let columns = header.split(',').count();
+    assert!(csv.lines().all(|l| l.split(',').count() == columns), "ragged rows");
+    assert_eq!(csv.lines().filter(|l| l.starts_with("kernel,")).count(), kernels.len());
+    assert_eq!(csv.lines().filter(|l| l.starts_with("copy,")).count(), stats["copies"].as_array().unwrap().len());
     // The file describes its run.
     assert_eq!(stats["schema_version"], 2);
     assert!(stats["version"]["rgdev"].is_string() && stats["version"]["commit"].is_string());

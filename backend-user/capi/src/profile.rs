@@ -13,6 +13,9 @@ use std::path::PathBuf;
 
 /// Environment variable: write per-kernel statistics as JSON to this file at exit.
 pub const STATS_JSON: &str = "RGDEV_STATS_JSON";
+/// Environment variable: write the statistics as CSV (a row per kernel and per copy) to
+/// this file, as the JSON file is written.
+pub const STATS_CSV: &str = "RGDEV_STATS_CSV";
 /// Environment variable: write a Chrome trace to this file at exit.
 pub const TRACE: &str = "RGDEV_TRACE";
 /// Environment variable: print summary tables at exit (`1`, or `csv` for CSV).
@@ -57,6 +60,8 @@ pub struct Profile {
     pub json: Option<PathBuf>,
     /// Where the trace goes.
     pub trace: Option<PathBuf>,
+    /// Where the CSV statistics go.
+    pub csv: Option<PathBuf>,
 }
 
 impl Profile {
@@ -65,7 +70,14 @@ impl Profile {
         let path = |k| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
         let summary = std::env::var(SUMMARY).ok().filter(|v| !v.is_empty() && v != "0").map(|v| v == "csv");
         let started = Some(std::time::Instant::now());
-        let p = Self { json: path(STATS_JSON), trace: path(TRACE), summary, started, ..Self::default() };
+        let p = Self {
+            json: path(STATS_JSON),
+            csv: path(STATS_CSV),
+            trace: path(TRACE),
+            summary,
+            started,
+            ..Self::default()
+        };
         if p.trace.is_some() {
             dev.sim().lock().trace_occupancy(true);
         }
@@ -74,7 +86,7 @@ impl Profile {
 
     /// Whether anything is written at exit.
     pub fn wanted(&self) -> bool {
-        self.json.is_some() || self.trace.is_some() || self.summary.is_some()
+        self.json.is_some() || self.csv.is_some() || self.trace.is_some() || self.summary.is_some()
     }
 
     /// Remember the name and facts of a kernel the program looked up in context `ctx`,
@@ -113,19 +125,83 @@ impl Profile {
     /// time: when a file is written never changes what is in it), so a run that crashes or
     /// is killed keeps the kernels and copies that finished before its last write.
     pub fn checkpoint_due(&self) -> bool {
-        self.json.is_some() && self.written.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1))
+        (self.json.is_some() || self.csv.is_some())
+            && self.written.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1))
     }
 
     /// Write the statistics file (whole, through a temporary file renamed over it, so a
     /// reader never sees half of one).
     pub fn write_json(&mut self, cfg: &DeviceConfig) {
-        let Some(p) = &self.json else { return };
-        let tmp = p.with_extension("json.partial");
-        let r = std::fs::write(&tmp, self.stats_json(cfg).to_string()).and_then(|()| std::fs::rename(&tmp, p));
-        if let Err(e) = r {
-            eprintln!("rgdev: {}: {e}", p.display());
+        let outputs = [
+            (&self.json, "json.partial", self.json.as_ref().map(|_| self.stats_json(cfg).to_string())),
+            (&self.csv, "csv.partial", self.csv.as_ref().map(|_| self.stats_csv(cfg))),
+        ];
+        for (path, ext, text) in outputs {
+            let (Some(p), Some(text)) = (path, text) else { continue };
+            let tmp = p.with_extension(ext);
+            if let Err(e) = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, p)) {
+                eprintln!("rgdev: {}: {e}", p.display());
+            }
         }
         self.written = Some(std::time::Instant::now());
+    }
+
+    /// The statistics as CSV: a row per kernel and per copy, in the order they ran
+    /// (`type` kernel or copy; for a copy, `name` is its kind).
+    pub fn stats_csv(&self, cfg: &DeviceConfig) -> String {
+        use std::fmt::Write;
+        let mut out = String::from(
+            "type,name,context,stream,channel,grid,block,registers,shared_bytes,start_cycle,end_cycle,cycles,time_ns,\
+             warp_instructions,ipc,l2_hit_rate,dram_read_bytes,dram_write_bytes,bytes,path\n",
+        );
+        let q =
+            |s: &str| if s.contains([',', '"']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
+        let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+        for (name, k) in &self.kernels {
+            let f = self.funcs.get(&(k.code, k.entry)).copied().unwrap_or_default();
+            let (ctx, s) = self
+                .streams
+                .get(&k.chid)
+                .map_or((String::new(), String::new()), |&(c, s)| (format!("{c:#x}"), format!("{s:#x}")));
+            let _ = writeln!(
+                out,
+                "kernel,{},{ctx},{s},{},{},{},{},{},{},{},{},{},{},{:.4},{:.4},{},{},,",
+                q(name),
+                k.chid,
+                dims(k.grid),
+                dims(k.block),
+                f.regs,
+                f.shared,
+                k.start_cycle,
+                k.end_cycle,
+                k.cycles(),
+                cfg.cycles_to_ns(k.cycles()),
+                k.warp_instructions,
+                k.ipc(),
+                k.l2_hit_rate(),
+                k.dram_read_bytes,
+                k.dram_write_bytes,
+            );
+        }
+        for c in &self.copies {
+            let (ctx, s) = self
+                .streams
+                .get(&c.chid)
+                .map_or((String::new(), String::new()), |&(x, s)| (format!("{x:#x}"), format!("{s:#x}")));
+            let cycles = c.end_cycle - c.start_cycle;
+            let _ = writeln!(
+                out,
+                "copy,{},{ctx},{s},{},,,,,{},{},{cycles},{},,,,,,{},{}",
+                c.kind.name(),
+                c.chid,
+                c.start_cycle,
+                c.end_cycle,
+                cfg.cycles_to_ns(cycles),
+                c.bytes,
+                path_name(c.path),
+            );
+        }
+        out
     }
 
     /// Write the files asked for, and print the summary if asked; errors go to stderr.

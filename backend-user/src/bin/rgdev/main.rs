@@ -156,6 +156,9 @@ struct RunArgs {
     /// Write per-kernel and per-copy statistics as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
+    /// Write the statistics as CSV (a row per kernel and per copy) to FILE.
+    #[arg(long, value_name = "FILE")]
+    stats_csv: Option<PathBuf>,
     /// Write a Chrome trace (Perfetto, chrome://tracing) to FILE.
     #[arg(long, value_name = "FILE.json")]
     trace: Option<PathBuf>,
@@ -247,8 +250,11 @@ fn run(a: RunArgs) -> ExitCode {
         env.push((preset::ENV, v.unwrap_or_else(|_| p.into())));
     }
     let mut outputs = Vec::new();
-    for (flag, var, path) in [("--stats-json", "RGDEV_STATS_JSON", &a.stats_json), ("--trace", "RGDEV_TRACE", &a.trace)]
-    {
+    for (flag, var, path) in [
+        ("--stats-json", "RGDEV_STATS_JSON", &a.stats_json),
+        ("--stats-csv", "RGDEV_STATS_CSV", &a.stats_csv),
+        ("--trace", "RGDEV_TRACE", &a.trace),
+    ] {
         if let Some(p) = path {
             match writable(flag, p) {
                 Ok(abs) => {
