@@ -27,6 +27,7 @@ pub mod platform;
 pub mod preset;
 
 pub use fake_pci::DeviceConfig;
+pub use fake_pci::TraceFilter;
 pub use fake_pci::copy::CopyStats;
 pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
 pub use hostmem::UVA_ENV;
@@ -54,6 +55,8 @@ pub struct DeviceOptions {
     /// Record up to this many MMIO accesses from power-on (the probe included); read them
     /// with `sim().lock().trace_take()` or `trace_write`.
     pub trace: Option<usize>,
+    /// What the MMIO trace keeps (default: every access, unfolded).
+    pub trace_filter: TraceFilter,
     /// Sanitizers to run on every launch (`Context::check_reports` gives the findings).
     pub checks: CheckMode,
     /// Where kernels' `printf` and failed `assert`s go (default: this process's standard
@@ -90,7 +93,7 @@ impl Device {
         let mut p = UserPlatform::new(opts.config, opts.clock);
         p.set_output(opts.output);
         if let Some(limit) = opts.trace {
-            p.device().lock().trace_start(limit);
+            p.device().lock().trace_start_filtered(limit, opts.trace_filter);
         }
         let gpu = Gpu::probe(p)?;
         gpu.set_checks(opts.checks);

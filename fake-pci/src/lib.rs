@@ -55,7 +55,7 @@ use hw::regs::*;
 use mmu::{AddressSpace, Memory, Tlb};
 use pfifo::Channel;
 use regfile::RegFile;
-pub use trace::{AccessKind, TraceRecord, Window};
+pub use trace::{AccessKind, TraceFilter, TraceRecord, Window};
 
 /// What a write may have started (for a platform that runs the device on its own thread).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub struct FakeGpu {
     pbdma_queue: heapless::Deque<PbdmaRecord, QUEUE>,
     trap_queue: heapless::Deque<TrapRecord, QUEUE>,
     ignored: heapless::HistoryBuf<TraceRecord, IGNORED_LOG>,
-    trace: Option<(Vec<TraceRecord>, usize)>,
+    trace: Option<trace::Tracer>,
     stats: Stats,
 }
 

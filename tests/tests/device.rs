@@ -361,6 +361,54 @@ fn the_trace_records_every_access_as_text() {
     assert_eq!(lines.len(), 5);
 }
 
+/// A filter keeps units, registers and windows, leaves out `-` ones, and folds runs of
+/// consecutive PRAMIN words into one record; an unknown unit is refused by name.
+#[test]
+fn the_trace_filters_and_folds() {
+    use fake_pci::TraceFilter;
+    let pramin = BAR0 + NV_PRAMIN as u64;
+    let run = |b: &mut Board| {
+        b.wr(NV_PMC_ENABLE, 0, PmcEnable::new().with_pfifo(true));
+        b.wr(NV_PBUS_BAR0_WINDOW, 0, PbusBar0Window::new().with_base(1));
+        for i in 0..64 {
+            b.gpu.mmio_write32(pramin + 4 * i, i as u32);
+        }
+        b.gpu.mmio_write32(pramin + 0x1000, 7); // not consecutive: a new run
+        let _ = b.rd(NV_PFIFO_CHAN_INST, 3);
+        let _ = b.gpu.cfg_read32(0);
+    };
+    let mut b = Board::new();
+    b.gpu.trace_start_filtered(100, TraceFilter::folded());
+    run(&mut b);
+    let lines: Vec<String> = b.gpu.trace_take().iter().map(|r| r.to_string()).collect();
+    assert_eq!(lines.len(), 6, "{lines:#?}");
+    assert!(lines[2].ends_with("0x00000000 NV_PRAMIN+0x0 (run of 64 words, 256 bytes)"), "{}", lines[2]);
+    assert!(lines[3].ends_with("0x00000007 NV_PRAMIN+0x1000"), "{}", lines[3]);
+
+    let mut b = Board::new();
+    b.gpu.trace_start_filtered(100, TraceFilter::parse("pfifo,NV_PMC_ENABLE", false).unwrap());
+    run(&mut b);
+    let lines: Vec<String> = b.gpu.trace_take().iter().map(|r| r.to_string()).collect();
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert!(lines[0].ends_with("NV_PMC_ENABLE") && lines[1].contains("NV_PFIFO_CHAN_INST[3]"), "{lines:#?}");
+
+    let mut b = Board::new();
+    b.gpu.trace_start_filtered(10, TraceFilter::parse("-pramin,-config", false).unwrap());
+    run(&mut b);
+    let lines: Vec<String> = b.gpu.trace_take().iter().map(|r| r.to_string()).collect();
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+
+    // Past the limit records are counted, not kept.
+    let mut b = Board::new();
+    b.gpu.trace_start_filtered(3, TraceFilter::default());
+    run(&mut b);
+    assert_eq!(b.gpu.trace_dropped(), 66);
+    assert_eq!(b.gpu.trace_take().len(), 3);
+
+    let e = TraceFilter::parse("PFIFO,PFOO", true).unwrap_err();
+    assert!(e.contains("`PFOO`") && e.contains("PGRAPH"), "{e}");
+}
+
 #[test]
 fn the_trace_streams_to_any_writer() {
     let mut b = Board::new();

@@ -373,6 +373,44 @@ fn rgdev_run_on_a_runtime_program() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `rgdev run --mmio-trace`: the driver's register sequence for a CUDA program, from the
+/// probe on, with BAR1/PRAMIN runs folded, narrowed by a filter, or word by word.
+#[test]
+fn mmio_trace_of_a_program() {
+    let exe = compile_in("mmio-run", "vecadd", &[]);
+    let dir = exe.parent().unwrap();
+    let trace = |name: &str, extra: &[&str]| {
+        let file = dir.join(name);
+        let out = rgdev().arg("run").arg("--mmio-trace").arg(&file).args(extra).arg(&exe).output().unwrap();
+        let (o, e) = text(&out);
+        assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
+        std::fs::read_to_string(&file).unwrap()
+    };
+    let folded = trace("folded.txt", &[]);
+    let lines: Vec<&str> = folded.lines().collect();
+    // The probe reads the PCI identity and BOOT_0 first; channels are set up in PFIFO.
+    assert!(lines[0].starts_with("CR 4 0 0x0 0x"), "{}", lines[0]);
+    assert!(folded.contains(" NV_PMC_BOOT_0\n") && folded.contains("NV_PFIFO_CHAN_INST[0]"), "{folded}");
+    assert!(folded.contains("NV_PFIFO_RUNLIST_SUBMIT") && folded.contains("NV_PFB_TLB_FLUSH_TRIGGER"));
+    let runs = lines.iter().filter(|l| l.contains(" (run of ")).count();
+    assert!(runs > 0 && lines.len() < 1000, "{} lines, {runs} runs", lines.len());
+    let full = trace("full.txt", &["--mmio-no-fold"]);
+    let words: u64 = lines
+        .iter()
+        .map(|l| l.split(" (run of ").nth(1).map_or(1, |r| r.split(' ').next().unwrap().parse::<u64>().unwrap()))
+        .sum();
+    assert_eq!(full.lines().count() as u64, words, "a folded trace accounts for every access");
+    let pfifo = trace("pfifo.txt", &["--mmio-filter", "PFIFO,-NV_PFIFO_INTR_0"]);
+    assert!(
+        pfifo.lines().count() > 3 && pfifo.lines().all(|l| l.contains(" NV_PFIFO_") && !l.contains("INTR_0")),
+        "{pfifo}"
+    );
+    let out = rgdev().args(["run", "--mmio-trace", "x", "--mmio-filter", "PFOO"]).arg(&exe).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("unknown unit or register `PFOO`"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Kernels launched on streams other than the default stream keep their names in the
 /// statistics (the kernel is looked up on the default stream's channel and runs on the
 /// stream's).

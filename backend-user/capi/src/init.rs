@@ -23,7 +23,23 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             CuError::InvalidValue
         })?;
         let output = backend_user::platform::OutputSink(std::sync::Arc::new(crate::raw::device_output));
-        let opts = DeviceOptions { config: config.clone(), checks, output: Some(output), ..Default::default() };
+        // RGDEV_MMIO_TRACE: every register access from the probe on, through the filter
+        // RGDEV_MMIO_FILTER names, BAR1 and PRAMIN runs folded unless RGDEV_MMIO_FOLD=0.
+        let mmio = std::env::var_os(profile::MMIO_TRACE).filter(|v| !v.is_empty());
+        let fold = std::env::var(profile::MMIO_FOLD).map_or(true, |v| v != "0");
+        let filter = backend_user::TraceFilter::parse(&std::env::var(profile::MMIO_FILTER).unwrap_or_default(), fold)
+            .map_err(|e| {
+            eprintln!("rgdev: {}: {e}", profile::MMIO_FILTER);
+            CuError::InvalidValue
+        })?;
+        let opts = DeviceOptions {
+            config: config.clone(),
+            checks,
+            output: Some(output),
+            trace: mmio.as_ref().map(|_| profile::MMIO_LIMIT),
+            trace_filter: filter,
+            ..Default::default()
+        };
         let dev = Device::open_with(opts)?;
         let profile = profile::Profile::from_env(&dev);
         let write_at_exit = profile.wanted();

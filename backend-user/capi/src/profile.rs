@@ -18,6 +18,15 @@ pub const STATS_JSON: &str = "RGDEV_STATS_JSON";
 pub const STATS_CSV: &str = "RGDEV_STATS_CSV";
 /// Environment variable: write a Chrome trace to this file at exit.
 pub const TRACE: &str = "RGDEV_TRACE";
+/// Environment variable: write the MMIO trace (mmiotrace-like text, every register access
+/// from the probe on) to this file at exit.
+pub const MMIO_TRACE: &str = "RGDEV_MMIO_TRACE";
+/// Environment variable: what the MMIO trace keeps (`fake_pci::TraceFilter::parse`).
+pub const MMIO_FILTER: &str = "RGDEV_MMIO_FILTER";
+/// Environment variable: `0` keeps BAR1 and PRAMIN runs word by word in the MMIO trace.
+pub const MMIO_FOLD: &str = "RGDEV_MMIO_FOLD";
+/// At most this many MMIO trace records are kept (the rest are counted and reported).
+pub const MMIO_LIMIT: usize = 1 << 21;
 /// Environment variable: print summary tables at exit (`1`, or `csv` for CSV).
 pub const SUMMARY: &str = "RGDEV_SUMMARY";
 /// The version of the statistics file's layout (docs/rgdev-tool.md has the schema).
@@ -62,6 +71,8 @@ pub struct Profile {
     pub trace: Option<PathBuf>,
     /// Where the CSV statistics go.
     pub csv: Option<PathBuf>,
+    /// Where the MMIO trace goes.
+    pub mmio: Option<PathBuf>,
 }
 
 impl Profile {
@@ -74,6 +85,7 @@ impl Profile {
             json: path(STATS_JSON),
             csv: path(STATS_CSV),
             trace: path(TRACE),
+            mmio: path(MMIO_TRACE),
             summary,
             started,
             ..Self::default()
@@ -86,7 +98,11 @@ impl Profile {
 
     /// Whether anything is written at exit.
     pub fn wanted(&self) -> bool {
-        self.json.is_some() || self.csv.is_some() || self.trace.is_some() || self.summary.is_some()
+        self.json.is_some()
+            || self.csv.is_some()
+            || self.trace.is_some()
+            || self.summary.is_some()
+            || self.mmio.is_some()
     }
 
     /// Remember the name and facts of a kernel the program looked up in context `ctx`,
@@ -215,6 +231,19 @@ impl Profile {
             && let Err(e) = std::fs::write(p, self.chrome_trace(cfg).to_string())
         {
             eprintln!("rgdev: {}: {e}", p.display());
+        }
+        if let Some(p) = &self.mmio {
+            let mut sim = dev.sim().lock();
+            let dropped = sim.trace_dropped();
+            let written = std::fs::File::create(p).and_then(|f| sim.trace_write(&mut std::io::BufWriter::new(f)));
+            match written {
+                Err(e) => eprintln!("rgdev: {}: {e}", p.display()),
+                Ok(_) if dropped > 0 => eprintln!(
+                    "rgdev: {}: the first {MMIO_LIMIT} records; {dropped} more accesses were not kept (narrow it with --mmio-filter)",
+                    p.display()
+                ),
+                Ok(_) => {}
+            }
         }
     }
 

@@ -3,7 +3,8 @@
 //! ```text
 //! rgdev info [--preset P]         PCI identity, BOOT_0, VRAM, BARs, engines, the preset
 //! rgdev demo [--preset P] [--trace FILE]   copies, memsets, fences and kernels, checked
-//! rgdev run [--preset P] [--stats] [--stats-json FILE] [--trace FILE.json] [--check TOOL] [--] PROGRAM ARGS...
+//! rgdev run [--preset P] [--set K=V] [--stats] [--summary [--csv]] [--stats-json FILE] [--stats-csv FILE]
+//!           [--trace FILE.json] [--mmio-trace FILE [--mmio-filter SPEC] [--mmio-no-fold]] [--check TOOL] PROGRAM ARGS...
 //!                                  TOOL: memcheck, racecheck, initcheck, synccheck (comma list) or all
 //!                                 run a CUDA Driver API program on the simulated GPU
 //! rgdev ptxas [-arch=sm_XX] [-v] [-o OUT] [-maxrregcount N] [--warn-on-spills] [--preset P] FILE.ptx
@@ -162,6 +163,16 @@ struct RunArgs {
     /// Write a Chrome trace (Perfetto, chrome://tracing) to FILE.
     #[arg(long, value_name = "FILE.json")]
     trace: Option<PathBuf>,
+    /// Write the MMIO trace (every register access from the probe on, mmiotrace-like text) to FILE.
+    #[arg(long, value_name = "FILE")]
+    mmio_trace: Option<PathBuf>,
+    /// What the MMIO trace keeps: units (PFIFO), registers (NV_PFIFO_RUNLIST) and windows
+    /// (bar0, bar1, pramin, config), a comma list; `-X` leaves X out.
+    #[arg(long, value_name = "SPEC", value_parser = mmio_filter, requires = "mmio_trace", allow_hyphen_values = true)]
+    mmio_filter: Option<String>,
+    /// Keep BAR1 and PRAMIN accesses word by word (by default a run is one line).
+    #[arg(long, requires = "mmio_trace")]
+    mmio_no_fold: bool,
     /// Sanitizers: memcheck, racecheck, initcheck, synccheck (a comma list) or all.
     #[arg(long, value_name = "TOOL", value_parser = check_tools)]
     check: Option<String>,
@@ -176,6 +187,10 @@ fn check_tools(v: &str) -> std::result::Result<String, String> {
         Some(bad) => Err(format!("unknown tool `{bad}` (memcheck, racecheck, initcheck, synccheck, all)")),
         None => Ok(v.to_string()),
     }
+}
+
+fn mmio_filter(v: &str) -> std::result::Result<String, String> {
+    backend_user::TraceFilter::parse(v, true).map(|_| v.to_string())
 }
 
 /// `rgdev preset list|show`.
@@ -220,6 +235,12 @@ fn run(a: RunArgs) -> ExitCode {
     if let Some(c) = &a.check {
         env.push(("RGDEV_CHECK", c.into()));
     }
+    if let Some(f) = &a.mmio_filter {
+        env.push(("RGDEV_MMIO_FILTER", f.into()));
+    }
+    if a.mmio_no_fold {
+        env.push(("RGDEV_MMIO_FOLD", "0".into()));
+    }
     if a.summary || a.csv {
         env.push(("RGDEV_SUMMARY", if a.csv { "csv" } else { "1" }.into()));
     }
@@ -254,6 +275,7 @@ fn run(a: RunArgs) -> ExitCode {
         ("--stats-json", "RGDEV_STATS_JSON", &a.stats_json),
         ("--stats-csv", "RGDEV_STATS_CSV", &a.stats_csv),
         ("--trace", "RGDEV_TRACE", &a.trace),
+        ("--mmio-trace", "RGDEV_MMIO_TRACE", &a.mmio_trace),
     ] {
         if let Some(p) = path {
             match writable(flag, p) {
