@@ -12,6 +12,7 @@
 
 #include "host_defines.h"
 #include "vector_types.h"
+#include <time.h>
 
 #define __RGDEV_DEV__ static __device__ __forceinline__
 
@@ -26,8 +27,9 @@ __RGDEV_DEV__ void __threadfence_system(void) { __nvvm_membar_sys(); }
 
 /* Clocks. */
 __RGDEV_DEV__ long long clock64(void) { return __nvvm_read_ptx_sreg_clock64(); }
-__RGDEV_DEV__ int __rgdev_clock(void) { return __nvvm_read_ptx_sreg_clock(); }
-#define clock() __rgdev_clock()
+/* The device's clock() overloads the C library's on __device__ (clang's CUDA overloading on
+ * host/device attributes), so <time.h> and host code calling clock() are unaffected. */
+__RGDEV_DEV__ clock_t clock(void) { return (clock_t)__nvvm_read_ptx_sreg_clock(); }
 __RGDEV_DEV__ unsigned long long __globaltimer(void) {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

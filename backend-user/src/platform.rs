@@ -57,6 +57,12 @@ impl SimDevice {
     pub fn lock(&self) -> parking_lot::MutexGuard<'_, FakeGpu> {
         self.gpu.lock()
     }
+
+    /// The device's clock in cycles if the device is not locked now (tools that stamp host
+    /// events with simulated time, and must not wait on the device).
+    pub fn try_cycles(&self) -> Option<u64> {
+        self.gpu.try_lock().map(|g| g.cycles())
+    }
 }
 
 /// A function that writes what kernels print.

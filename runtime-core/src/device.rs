@@ -129,11 +129,31 @@ pub struct Device<P: Platform> {
     /// Host functions streams wait for, in the order they were queued.
     host_work: Mutex<P::RawMutex, Vec<HostWork>>,
     chan_inst: [AtomicU64; NUM_CHANNELS as usize],
+    /// Jobs submitted on each channel id since the device came up (launches, copy-engine
+    /// jobs), counted across the channels that reuse the id: the device processes a
+    /// channel's jobs in order, so the n-th record of a channel is its n-th job (tools
+    /// join API calls to the work they started with it).
+    chan_jobs: [[AtomicU64; 2]; NUM_CHANNELS as usize],
     userd_vram: u64,
     userd_bar1: u64,
 }
 
 impl<P: Platform> Device<P> {
+    /// Count a job submitted on channel `chid`: a kernel launch (`copy` false) or a
+    /// copy-engine job.
+    pub(crate) fn count_job(&self, chid: u32, copy: bool) {
+        if let Some(c) = self.chan_jobs.get(chid as usize) {
+            c[usize::from(copy)].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Launches and copy-engine jobs submitted on channel id `chid` so far.
+    pub fn jobs_submitted(&self, chid: u32) -> (u64, u64) {
+        self.chan_jobs
+            .get(chid as usize)
+            .map_or((0, 0), |c| (c[0].load(Ordering::Relaxed), c[1].load(Ordering::Relaxed)))
+    }
+
     /// Probe the device behind `platform`, power its units and enable its interrupts. BAR1
     /// and USERD are the memory layer's next step, [`Device::runlist_init`] the last
     /// (`Gpu::probe` does all three).
@@ -250,6 +270,7 @@ impl<P: Platform> Device<P> {
             chan_err: [const { AtomicU32::new(0) }; NUM_CHANNELS as usize],
             host_work: Mutex::new(Vec::new()),
             chan_inst: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
+            chan_jobs: [const { [const { AtomicU64::new(0) }; 2] }; NUM_CHANNELS as usize],
             userd_vram: 0,
             userd_bar1: 0,
         };

@@ -367,7 +367,7 @@ fn rgdev_run_on_a_runtime_program() {
     assert!(kernels[0]["cycles"].as_u64().unwrap() > 0);
     // The timeline has the kernel and the copies on their tracks.
     let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
-    let events = t["traceEvents"].as_array().or(t.as_array()).expect("trace events");
+    let events = &check_trace_schema(&t);
     assert!(events.iter().any(|e| e["name"] == "_Z6matmulPKfS0_Pfiii" && e["ph"] == "X"), "{t}");
     assert!(events.iter().filter(|e| e["ph"] == "X").count() >= 3, "a kernel and its copies");
     let _ = std::fs::remove_dir_all(dir);
@@ -408,6 +408,109 @@ fn mmio_trace_of_a_program() {
     let out = rgdev().args(["run", "--mmio-trace", "x", "--mmio-filter", "PFOO"]).arg(&exe).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).1.contains("unknown unit or register `PFOO`"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A complete slice: start, end (µs) and name.
+type Slice = (f64, f64, String);
+
+/// What Perfetto's JSON importer needs of a trace (its trace processor cannot be fetched
+/// here): known phases with their fields, and complete slices of one thread properly
+/// nested (a partial overlap is dropped on import).
+fn check_trace_schema(t: &serde_json::Value) -> Vec<serde_json::Value> {
+    let events = t["traceEvents"].as_array().expect("traceEvents").clone();
+    let mut slices: std::collections::BTreeMap<(u64, u64), Vec<Slice>> = Default::default();
+    for e in &events {
+        let ph = e["ph"].as_str().unwrap_or_else(|| panic!("no phase: {e}"));
+        assert!(e["name"].is_string() && e["pid"].is_u64(), "{e}");
+        match ph {
+            "M" => assert!(e["args"]["name"].is_string() || e["args"]["sort_index"].is_i64(), "{e}"),
+            "X" => {
+                let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+                assert!(ts >= 0.0 && dur >= 0.0, "{e}");
+                let key = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().expect("tid"));
+                slices.entry(key).or_default().push((ts, ts + dur, e["name"].to_string()));
+            }
+            "s" | "f" => assert!(e["id"].is_u64() && e["ts"].is_f64() && (ph == "s" || e["bp"] == "e"), "{e}"),
+            "b" | "e" => assert!(e["id"].is_string() && e["cat"].is_string(), "{e}"),
+            "i" => assert!(e["s"] == "t" && e["tid"].is_u64(), "{e}"),
+            "C" => assert!(e["args"].is_object(), "{e}"),
+            other => panic!("unexpected phase {other}: {e}"),
+        }
+    }
+    for ((pid, tid), mut v) in slices {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        let mut open: Vec<Slice> = Vec::new();
+        for s in v {
+            while open.last().is_some_and(|o| o.1 <= s.0 + 1e-9 && !(o.0 == s.0 && o.1 >= s.1)) {
+                open.pop();
+            }
+            if let Some(o) = open.last() {
+                assert!(s.1 <= o.1 + 1e-9, "track {pid}/{tid}: {s:?} overlaps {o:?} without nesting");
+            }
+            open.push(s);
+        }
+    }
+    events
+}
+
+/// The trace's host side: a track per host thread with its API calls and NVTX ranges
+/// (pushed ranges as nested slices, start/end ranges as async slices, marks, thread
+/// names), and a flow from every launch call to its kernel; without a trace NVTX answers
+/// as with no tool attached (the program checks both).
+#[test]
+fn api_calls_and_nvtx_ranges_in_the_trace() {
+    let exe = compile_in("nvtx", "nvtx", &[]);
+    let dir = exe.parent().unwrap();
+    run_ok(&exe, &[]);
+    let trace = dir.join("trace.json");
+    let out = rgdev().arg("run").arg("--trace").arg(&trace).arg(&exe).output().unwrap();
+    let (o, e) = text(&out);
+    assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let ev = check_trace_schema(&t);
+    let named =
+        |name: &str, ph: &str| ev.iter().filter(|e| e["name"] == name && e["ph"] == ph).cloned().collect::<Vec<_>>();
+    let thread = |tid: u64| {
+        ev.iter()
+            .find(|e| e["name"] == "thread_name" && e["pid"] == 0 && e["tid"] == tid)
+            .map(|e| e["args"]["name"].clone())
+    };
+    assert_eq!(thread(1), Some("main (host thread 1)".into()));
+    assert_eq!(thread(2), Some("host thread 2".into()));
+    for (range, tid) in [("setup", 1), ("compute", 1), ("streams", 1), ("worker", 2)] {
+        let r = named(range, "X");
+        assert!(r.len() == 1 && r[0]["pid"] == 0 && r[0]["tid"] == tid && r[0]["cat"] == "nvtx", "{range}: {r:?}");
+    }
+    assert_eq!(named("launched", "i").len(), 1);
+    assert!(named("wait", "b").len() == 1 && named("wait", "e").len() == 1);
+    // The launches inside "compute" on thread 1, and the worker's on thread 2.
+    let compute = &named("compute", "X")[0];
+    let (c0, c1) =
+        (compute["ts"].as_f64().unwrap(), compute["ts"].as_f64().unwrap() + compute["dur"].as_f64().unwrap());
+    let launches = named("cuLaunchKernel", "X");
+    assert_eq!(launches.len(), 4, "two streams, the worker, clocked");
+    let inside = launches.iter().filter(|l| l["tid"] == 1 && (c0..=c1).contains(&l["ts"].as_f64().unwrap())).count();
+    assert_eq!(inside, 2);
+    assert_eq!(launches.iter().filter(|l| l["tid"] == 2).count(), 1);
+    // Every kernel has one flow in, from a launch call of the thread that made it.
+    let kernels: Vec<_> = ev.iter().filter(|e| e["cat"] == "kernel").collect();
+    assert_eq!(kernels.len(), 4);
+    for k in &kernels {
+        let ins: Vec<_> = ev
+            .iter()
+            .filter(|f| {
+                f["ph"] == "f" && f["pid"] == 1 && f["tid"] == k["tid"] && f["ts"] == k["ts"] && f["name"] == "kernel"
+            })
+            .collect();
+        assert_eq!(ins.len(), 1, "{k}");
+        let from = ev.iter().find(|s| s["ph"] == "s" && s["id"] == ins[0]["id"]).expect("the flow's start");
+        assert!(launches.iter().any(|l| l["tid"] == from["tid"] && l["ts"] == from["ts"]), "{from}");
+    }
+    // Copies are joined to the calls that made them too.
+    let copies = ev.iter().filter(|e| e["cat"] == "copy").count();
+    let copy_flows = ev.iter().filter(|e| e["ph"] == "f" && e["name"] == "copy").count();
+    assert!(copies >= 4 && copy_flows == copies, "{copies} copies, {copy_flows} flows");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -100,11 +100,13 @@ pub extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
 /// cuCtxSynchronize: waits for all work of the current context; reports its sticky error.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxSynchronize() -> CUresult {
-    guard(|| {
-        let (gpu, h) = current()?;
-        let r = gpu.ctx_synchronize(h);
-        synchronized(&gpu, h);
-        r
+    apitrace::call("cuCtxSynchronize", None, || {
+        guard(|| {
+            let (gpu, h) = current()?;
+            let r = gpu.ctx_synchronize(h);
+            synchronized(&gpu, h);
+            r
+        })
     })
 }
 

@@ -350,7 +350,9 @@ fn plan_3d(c: &CUDA_MEMCPY3D) -> Result<Copy3d> {
 /// cuMemcpy2D_v2: synchronous.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpy2D_v2(copy: *const CUDA_MEMCPY2D) -> CUresult {
-    guard(|| plan_2d(&raw::get(copy)?)?.run(std::ptr::null_mut(), false))
+    apitrace::call("cuMemcpy2D_v2", Some(std::ptr::null_mut()), || {
+        guard(|| plan_2d(&raw::get(copy)?)?.run(std::ptr::null_mut(), false))
+    })
 }
 
 /// cuMemcpy2DUnaligned_v2: as cuMemcpy2D (rgdev's copy engine has no alignment rules).
@@ -362,17 +364,19 @@ pub extern "C" fn cuMemcpy2DUnaligned_v2(copy: *const CUDA_MEMCPY2D) -> CUresult
 /// cuMemcpy2DAsync_v2: asynchronous between device and pinned memory.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpy2DAsync_v2(copy: *const CUDA_MEMCPY2D, stream: Handle) -> CUresult {
-    guard(|| plan_2d(&raw::get(copy)?)?.run(stream, true))
+    apitrace::call("cuMemcpy2DAsync_v2", Some(stream), || guard(|| plan_2d(&raw::get(copy)?)?.run(stream, true)))
 }
 
 /// cuMemcpy3D_v2: synchronous, one 2D copy per slice.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpy3D_v2(copy: *const CUDA_MEMCPY3D) -> CUresult {
-    guard(|| plan_3d(&raw::get(copy)?)?.run(std::ptr::null_mut(), false))
+    apitrace::call("cuMemcpy3D_v2", Some(std::ptr::null_mut()), || {
+        guard(|| plan_3d(&raw::get(copy)?)?.run(std::ptr::null_mut(), false))
+    })
 }
 
 /// cuMemcpy3DAsync_v2: asynchronous between device and pinned memory.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpy3DAsync_v2(copy: *const CUDA_MEMCPY3D, stream: Handle) -> CUresult {
-    guard(|| plan_3d(&raw::get(copy)?)?.run(stream, true))
+    apitrace::call("cuMemcpy3DAsync_v2", Some(stream), || guard(|| plan_3d(&raw::get(copy)?)?.run(stream, true)))
 }

@@ -42,13 +42,15 @@ pub extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
 /// cuEventRecord: a semaphore release with the GPU timestamp, queued on the stream.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuEventRecord(e: Handle, s: Handle) -> CUresult {
-    guard(|| {
-        let (gpu, h, eh) = event(e)?;
-        let (_, sh_ctx, sh) = stream_of(s)?;
-        if sh_ctx != h {
-            return Err(CuError::InvalidHandle);
-        }
-        gpu.event_record(h, eh, sh)
+    apitrace::call("cuEventRecord", Some(s), || {
+        guard(|| {
+            let (gpu, h, eh) = event(e)?;
+            let (_, sh_ctx, sh) = stream_of(s)?;
+            if sh_ctx != h {
+                return Err(CuError::InvalidHandle);
+            }
+            gpu.event_record(h, eh, sh)
+        })
     })
 }
 
@@ -73,11 +75,13 @@ pub extern "C" fn cuEventQuery(e: Handle) -> CUresult {
 /// cuEventSynchronize.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
-    guard(|| {
-        let (gpu, h, eh) = event(e)?;
-        let r = gpu.event_synchronize(h, eh);
-        synchronized(&gpu, h);
-        r
+    apitrace::call("cuEventSynchronize", None, || {
+        guard(|| {
+            let (gpu, h, eh) = event(e)?;
+            let r = gpu.event_synchronize(h, eh);
+            synchronized(&gpu, h);
+            r
+        })
     })
 }
 
@@ -103,18 +107,20 @@ pub extern "C" fn cuEventElapsedTime_v2(ms: *mut c_float, start: Handle, end: Ha
 /// cuStreamWaitEvent: the GPU waits (a semaphore acquire); flags must be 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUresult {
-    guard(|| {
-        if flags != 0 {
-            return Err(CuError::InvalidValue);
-        }
-        let (gpu, h, eh) = event(e)?;
-        let (_, sh_ctx, sh) = stream_of(s)?;
-        if sh_ctx != h {
-            // Waiting on an event of another context is not supported; a handle that
-            // names no live context is invalid.
-            gpu.stream_flags(sh_ctx, sh)?;
-            return Err(if gpu.ctx_exists(h) { CuError::NotSupported } else { CuError::InvalidHandle });
-        }
-        gpu.stream_wait_event(h, sh, eh)
+    apitrace::call("cuStreamWaitEvent", Some(s), || {
+        guard(|| {
+            if flags != 0 {
+                return Err(CuError::InvalidValue);
+            }
+            let (gpu, h, eh) = event(e)?;
+            let (_, sh_ctx, sh) = stream_of(s)?;
+            if sh_ctx != h {
+                // Waiting on an event of another context is not supported; a handle that
+                // names no live context is invalid.
+                gpu.stream_flags(sh_ctx, sh)?;
+                return Err(if gpu.ctx_exists(h) { CuError::NotSupported } else { CuError::InvalidHandle });
+            }
+            gpu.stream_wait_event(h, sh, eh)
+        })
     })
 }

@@ -84,45 +84,47 @@ pub extern "C" fn cuLaunchKernel(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
-    guard(|| {
-        let (gpu, h, fh, sh) = launch_target(f, stream)?;
-        let cfg = LaunchConfig::new([gx, gy, gz], [bx, by, bz]).shared(shared).on(sh);
-        if !params.is_null() && !extra.is_null() {
-            return Err(CuError::InvalidValue);
-        }
-        let a = gpu.func_attributes(h, fh)?;
-        if !extra.is_null() {
-            let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
-            for i in (0..).step_by(2) {
-                if i > 64 {
-                    return Err(CuError::InvalidValue);
-                }
-                match raw::get(extra.wrapping_add(i))?.addr() {
-                    LAUNCH_PARAM_END => break,
-                    LAUNCH_PARAM_BUFFER_POINTER => buf = raw::get(extra.wrapping_add(i + 1))?.cast(),
-                    LAUNCH_PARAM_BUFFER_SIZE => {
-                        size = Some(raw::get(raw::get(extra.wrapping_add(i + 1))?.cast::<usize>())?)
-                    }
-                    _ => return Err(CuError::InvalidValue),
-                }
-            }
-            let size = size.ok_or(CuError::InvalidValue)?;
-            if size != a.param_bytes as usize {
+    apitrace::call("cuLaunchKernel", Some(stream), || {
+        guard(|| {
+            let (gpu, h, fh, sh) = launch_target(f, stream)?;
+            let cfg = LaunchConfig::new([gx, gy, gz], [bx, by, bz]).shared(shared).on(sh);
+            if !params.is_null() && !extra.is_null() {
                 return Err(CuError::InvalidValue);
             }
-            return launched(gpu.launch(h, fh, &cfg, Params::Buffer(raw::bytes(buf, size)?)));
-        }
-        if a.params.is_empty() {
-            return launched(gpu.launch(h, fh, &cfg, Params::Buffer(&[])));
-        }
-        if params.is_null() {
-            return Err(CuError::InvalidValue);
-        }
-        let mut args = Vec::with_capacity(a.params.len());
-        for (i, &(_, size)) in a.params.iter().enumerate() {
-            args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
-        }
-        launched(gpu.launch(h, fh, &cfg, Params::Args(&args)))
+            let a = gpu.func_attributes(h, fh)?;
+            if !extra.is_null() {
+                let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+                for i in (0..).step_by(2) {
+                    if i > 64 {
+                        return Err(CuError::InvalidValue);
+                    }
+                    match raw::get(extra.wrapping_add(i))?.addr() {
+                        LAUNCH_PARAM_END => break,
+                        LAUNCH_PARAM_BUFFER_POINTER => buf = raw::get(extra.wrapping_add(i + 1))?.cast(),
+                        LAUNCH_PARAM_BUFFER_SIZE => {
+                            size = Some(raw::get(raw::get(extra.wrapping_add(i + 1))?.cast::<usize>())?)
+                        }
+                        _ => return Err(CuError::InvalidValue),
+                    }
+                }
+                let size = size.ok_or(CuError::InvalidValue)?;
+                if size != a.param_bytes as usize {
+                    return Err(CuError::InvalidValue);
+                }
+                return launched(gpu.launch(h, fh, &cfg, Params::Buffer(raw::bytes(buf, size)?)));
+            }
+            if a.params.is_empty() {
+                return launched(gpu.launch(h, fh, &cfg, Params::Buffer(&[])));
+            }
+            if params.is_null() {
+                return Err(CuError::InvalidValue);
+            }
+            let mut args = Vec::with_capacity(a.params.len());
+            for (i, &(_, size)) in a.params.iter().enumerate() {
+                args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
+            }
+            launched(gpu.launch(h, fh, &cfg, Params::Args(&args)))
+        })
     })
 }
 

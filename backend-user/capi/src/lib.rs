@@ -41,6 +41,7 @@ mod texture; // arrays, texture and surface objects, copies with arrays
 pub mod unsupported; // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
 mod vmm; // virtual memory management: physical allocations, reservations, mappings
 // The library's own plumbing.
+mod apitrace; // the host side of the trace: API calls, NVTX ranges
 mod enums; // CUDA's enums, declared once and checked against include/cuda.h
 mod raw; // every access through a caller's pointer
 mod sanitize; // RGDEV_CHECK

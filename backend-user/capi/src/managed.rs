@@ -205,15 +205,18 @@ fn location(l: MemLocation) -> Result<c_int> {
 /// it). NOT_SUPPORTED without unified addressing.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags: c_uint) -> CUresult {
-    guard(|| {
-        let (gpu, h) = current()?;
-        if dptr.is_null() || bytes == 0 || !matches!(flags, ATTACH_GLOBAL | ATTACH_HOST) {
-            return Err(CuError::InvalidValue);
-        }
-        let (p, mem) = gpu.mem_alloc_managed(h, bytes as u64)?;
-        let r = Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, advice: Vec::new(), _mem: mem };
-        state()?.managed.push(r);
-        raw::put(dptr, p)
+    apitrace::call("cuMemAllocManaged", None, || {
+        guard(|| {
+            let (gpu, h) = current()?;
+            if dptr.is_null() || bytes == 0 || !matches!(flags, ATTACH_GLOBAL | ATTACH_HOST) {
+                return Err(CuError::InvalidValue);
+            }
+            let (p, mem) = gpu.mem_alloc_managed(h, bytes as u64)?;
+            let r =
+                Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, advice: Vec::new(), _mem: mem };
+            state()?.managed.push(r);
+            raw::put(dptr, p)
+        })
     })
 }
 
@@ -264,7 +267,7 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
 /// every agent reaches); the range's LAST_PREFETCH_LOCATION records the call.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemPrefetchAsync(p: CUdeviceptr, n: usize, dev: c_int, stream: Handle) -> CUresult {
-    guard(|| prefetch(p, n, dev, stream))
+    apitrace::call("cuMemPrefetchAsync", Some(stream), || guard(|| prefetch(p, n, dev, stream)))
 }
 
 /// cuMemPrefetchAsync_v2: as cuMemPrefetchAsync, to a location; `flags` must be 0.
@@ -416,10 +419,16 @@ pub struct ExportTable {
     /// See [`module_load_placed`].
     pub module_load_placed:
         extern "C" fn(*mut Handle, *const c_void, c_uint, *const *const c_char, *const CUdeviceptr) -> CUresult,
+    /// See [`crate::apitrace::nvtx_event`].
+    pub nvtx_event: extern "C" fn(u32, *const c_char, u64) -> i64,
 }
 
-static EXPORTS: ExportTable =
-    ExportTable { size: std::mem::size_of::<ExportTable>(), map_managed_data, module_load_placed };
+static EXPORTS: ExportTable = ExportTable {
+    size: std::mem::size_of::<ExportTable>(),
+    map_managed_data,
+    module_load_placed,
+    nvtx_event: crate::apitrace::nvtx_event,
+};
 
 /// cuGetExportTable: rgdev's own table for its id (hw::export), CUDA_ERROR_INVALID_VALUE
 /// for any other.

@@ -6,13 +6,15 @@ use super::*;
 /// cuMemAlloc_v2.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresult {
-    guard(|| {
-        let (gpu, h) = current()?;
-        if dptr.is_null() || bytes == 0 {
-            return Err(CuError::InvalidValue);
-        }
-        let p = gpu.mem_alloc(h, bytes as u64)?;
-        raw::put(dptr, p)
+    apitrace::call("cuMemAlloc_v2", None, || {
+        guard(|| {
+            let (gpu, h) = current()?;
+            if dptr.is_null() || bytes == 0 {
+                return Err(CuError::InvalidValue);
+            }
+            let p = gpu.mem_alloc(h, bytes as u64)?;
+            raw::put(dptr, p)
+        })
     })
 }
 
@@ -56,22 +58,24 @@ pub extern "C" fn cuMemAllocPitch_v2(
 /// cuMemFree_v2 (freeing 0 is a no-op, as in CUDA).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
-    guard(|| {
-        let (gpu, h) = current()?;
-        if dptr == 0 {
-            return Ok(());
-        }
-        let taken = managed::take_alloc(&mut *state()?, h, dptr);
-        if let Some(r) = taken {
-            // Managed memory: host memory at its device address.
-            let freed = gpu.mem_free_host(h, dptr);
+    apitrace::call("cuMemFree_v2", None, || {
+        guard(|| {
+            let (gpu, h) = current()?;
+            if dptr == 0 {
+                return Ok(());
+            }
+            let taken = managed::take_alloc(&mut *state()?, h, dptr);
+            if let Some(r) = taken {
+                // Managed memory: host memory at its device address.
+                let freed = gpu.mem_free_host(h, dptr);
+                pointer::forget(&mut *state()?, h, dptr);
+                drop(r);
+                return freed;
+            }
+            gpu.mem_free(h, dptr)?;
             pointer::forget(&mut *state()?, h, dptr);
-            drop(r);
-            return freed;
-        }
-        gpu.mem_free(h, dptr)?;
-        pointer::forget(&mut *state()?, h, dptr);
-        Ok(())
+            Ok(())
+        })
     })
 }
 
@@ -210,50 +214,52 @@ fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asy
 /// pageable or pinned, device memory), synchronous as cuMemcpyDtoD is.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
-    unified_copy(dst, src, bytes, std::ptr::null_mut(), false)
+    apitrace::call("cuMemcpy", Some(std::ptr::null_mut()), || {
+        unified_copy(dst, src, bytes, std::ptr::null_mut(), false)
+    })
 }
 
 /// cuMemcpyAsync: [`cuMemcpy`] on a stream (pageable host memory makes it synchronous).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    unified_copy(dst, src, bytes, stream, true)
+    apitrace::call("cuMemcpyAsync", Some(stream), || unified_copy(dst, src, bytes, stream, true))
 }
 
 /// cuMemcpyHtoD_v2: returns once the source may be reused.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {
-    htod(dst, src, bytes, std::ptr::null_mut(), false)
+    apitrace::call("cuMemcpyHtoD_v2", Some(std::ptr::null_mut()), || htod(dst, src, bytes, std::ptr::null_mut(), false))
 }
 
 /// cuMemcpyDtoH_v2: waits for earlier work of the context (a launch included).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) -> CUresult {
-    dtoh(dst, src, bytes, std::ptr::null_mut(), false)
+    apitrace::call("cuMemcpyDtoH_v2", Some(std::ptr::null_mut()), || dtoh(dst, src, bytes, std::ptr::null_mut(), false))
 }
 
 /// cuMemcpyDtoD_v2.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
-    dtod(dst, src, bytes, std::ptr::null_mut(), false)
+    apitrace::call("cuMemcpyDtoD_v2", Some(std::ptr::null_mut()), || dtod(dst, src, bytes, std::ptr::null_mut(), false))
 }
 
 /// cuMemcpyHtoDAsync_v2: from pinned host memory (cuMemAllocHost/cuMemHostAlloc) it
 /// returns before the copy runs; from pageable memory it is synchronous, as in CUDA.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
-    htod(dst, src, bytes, stream, true)
+    apitrace::call("cuMemcpyHtoDAsync_v2", Some(stream), || htod(dst, src, bytes, stream, true))
 }
 
 /// cuMemcpyDtoHAsync_v2: asynchronous into pinned host memory, else synchronous.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    dtoh(dst, src, bytes, stream, true)
+    apitrace::call("cuMemcpyDtoHAsync_v2", Some(stream), || dtoh(dst, src, bytes, stream, true))
 }
 
 /// cuMemcpyDtoDAsync_v2: asynchronous on the stream.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    dtod(dst, src, bytes, stream, true)
+    apitrace::call("cuMemcpyDtoDAsync_v2", Some(stream), || dtod(dst, src, bytes, stream, true))
 }
 
 /// Whether device address `p` of context `h` is host memory (pinned or managed): a
@@ -273,19 +279,19 @@ pub(crate) fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
 /// cuMemsetD8_v2.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult {
-    guard(|| memset(dst, MemsetValue::U8(v), n))
+    apitrace::call("cuMemsetD8_v2", Some(std::ptr::null_mut()), || guard(|| memset(dst, MemsetValue::U8(v), n)))
 }
 
 /// cuMemsetD16_v2.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult {
-    guard(|| memset(dst, MemsetValue::U16(v), n))
+    apitrace::call("cuMemsetD16_v2", Some(std::ptr::null_mut()), || guard(|| memset(dst, MemsetValue::U16(v), n)))
 }
 
 /// cuMemsetD32_v2.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) -> CUresult {
-    guard(|| memset(dst, MemsetValue::U32(v), n))
+    apitrace::call("cuMemsetD32_v2", Some(std::ptr::null_mut()), || guard(|| memset(dst, MemsetValue::U32(v), n)))
 }
 
 /// A 2D memset on stream `s`; when `sync`, one of the synchronous entry points, which
@@ -365,19 +371,19 @@ pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle
 /// cuMemsetD8Async.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, stream: Handle) -> CUresult {
-    memset_async(dst, MemsetValue::U8(v), n, stream)
+    apitrace::call("cuMemsetD8Async", Some(stream), || memset_async(dst, MemsetValue::U8(v), n, stream))
 }
 
 /// cuMemsetD16Async.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, stream: Handle) -> CUresult {
-    memset_async(dst, MemsetValue::U16(v), n, stream)
+    apitrace::call("cuMemsetD16Async", Some(stream), || memset_async(dst, MemsetValue::U16(v), n, stream))
 }
 
 /// cuMemsetD32Async.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) -> CUresult {
-    memset_async(dst, MemsetValue::U32(v), n, stream)
+    apitrace::call("cuMemsetD32Async", Some(stream), || memset_async(dst, MemsetValue::U32(v), n, stream))
 }
 
 /// CU_MEMHOSTALLOC_PORTABLE | DEVICEMAP | WRITECOMBINED.
@@ -399,13 +405,13 @@ pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint, low:
 /// cuMemAllocHost_v2: pinned host memory, mapped into the current context's page tables.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
-    guard(|| host_alloc(pp, bytes, 0, false))
+    apitrace::call("cuMemAllocHost_v2", None, || guard(|| host_alloc(pp, bytes, 0, false)))
 }
 
 /// cuMemHostAlloc: as cuMemAllocHost; every allocation is device-mapped.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint) -> CUresult {
-    guard(|| host_alloc(pp, bytes, flags, false))
+    apitrace::call("cuMemHostAlloc", None, || guard(|| host_alloc(pp, bytes, flags, false)))
 }
 
 /// cuMemFreeHost.

@@ -77,13 +77,15 @@ pub extern "C" fn cuModuleLoad(module: *mut Handle, fname: *const c_char) -> CUr
 /// cuModuleLoadData: PTX text (NUL-terminated) or an rgdev container.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuModuleLoadData(module: *mut Handle, image: *const c_void) -> CUresult {
-    guard(|| {
-        current()?;
-        if module.is_null() {
-            return Err(CuError::InvalidValue);
-        }
-        let m = load(raw::image(image.cast())?, &Default::default(), &mut String::new(), &mut String::new())?;
-        raw::put(module, handle(m.0))
+    apitrace::call("cuModuleLoadData", Some(std::ptr::null_mut()), || {
+        guard(|| {
+            current()?;
+            if module.is_null() {
+                return Err(CuError::InvalidValue);
+            }
+            let m = load(raw::image(image.cast())?, &Default::default(), &mut String::new(), &mut String::new())?;
+            raw::put(module, handle(m.0))
+        })
     })
 }
 
@@ -162,22 +164,24 @@ pub extern "C" fn cuModuleLoadDataEx(
     options: *const c_int,
     values: *mut *mut c_void,
 ) -> CUresult {
-    guard(|| {
-        current()?;
-        if module.is_null() {
-            return Err(CuError::InvalidValue);
-        }
-        let jit = JitOptions::read(num_options, options, values)?;
-        let (mut err, mut info) = (String::new(), String::new());
-        let r = load(raw::image(image.cast())?, &jit.compile(), &mut err, &mut info);
-        let logs = jit.write_logs(&err, &info);
-        let m = r?;
-        if let Err(e) = logs.and_then(|()| raw::put(module, handle(m.0))) {
-            // The caller never gets the handle: the module must not outlive this call.
-            let _ = unload(m);
-            return Err(e);
-        }
-        Ok(())
+    apitrace::call("cuModuleLoadDataEx", Some(std::ptr::null_mut()), || {
+        guard(|| {
+            current()?;
+            if module.is_null() {
+                return Err(CuError::InvalidValue);
+            }
+            let jit = JitOptions::read(num_options, options, values)?;
+            let (mut err, mut info) = (String::new(), String::new());
+            let r = load(raw::image(image.cast())?, &jit.compile(), &mut err, &mut info);
+            let logs = jit.write_logs(&err, &info);
+            let m = r?;
+            if let Err(e) = logs.and_then(|()| raw::put(module, handle(m.0))) {
+                // The caller never gets the handle: the module must not outlive this call.
+                let _ = unload(m);
+                return Err(e);
+            }
+            Ok(())
+        })
     })
 }
 

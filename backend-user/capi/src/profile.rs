@@ -64,6 +64,12 @@ pub struct Profile {
     written: Option<std::time::Instant>,
     kernels: Vec<(String, KernelStats)>,
     copies: Vec<CopyStats>,
+    /// Each kernel's and copy's number among its channel id's jobs of its engine (the
+    /// order the runtime submitted them in, which `apitrace` joins calls to).
+    kernel_job: Vec<u64>,
+    copy_job: Vec<u64>,
+    /// Jobs seen so far per channel id: (launches, copies).
+    jobs_seen: HashMap<u32, (u64, u64)>,
     occupancy: Vec<OccupancySample>,
     /// Where the statistics go.
     pub json: Option<PathBuf>,
@@ -126,13 +132,25 @@ impl Profile {
             return;
         }
         let mut sim = dev.sim().lock();
-        for k in sim.take_kernel_stats() {
+        let mut ks = sim.take_kernel_stats();
+        ks.sort_by_key(|k| k.seq);
+        for k in ks {
+            let n = &mut self.jobs_seen.entry(k.chid).or_default().0;
+            self.kernel_job.push(*n);
+            *n += 1;
             let id = LaunchId { chid: k.chid, code: k.code, entry: k.entry };
             let name = (self.names.get(&id).or_else(|| self.by_code.get(&(k.code, k.entry))).cloned())
                 .unwrap_or_else(|| format!("kernel@{:#x}+{}", k.code, k.entry));
             self.kernels.push((name, k));
         }
-        self.copies.extend(sim.take_copy_stats());
+        let mut cs = sim.take_copy_stats();
+        cs.sort_by_key(|c| c.seq);
+        for c in cs {
+            let n = &mut self.jobs_seen.entry(c.chid).or_default().1;
+            self.copy_job.push(*n);
+            *n += 1;
+            self.copies.push(c);
+        }
         self.occupancy.extend(sim.take_occupancy_samples());
     }
 
@@ -342,8 +360,81 @@ impl Profile {
         })
     }
 
+    /// The host's tracks: a track per host thread with its API calls and NVTX ranges and
+    /// marks, and a flow from each call to the kernels and copies it started.
+    fn host_events(&self, cfg: &DeviceConfig, ev: &mut Vec<Value>) {
+        let us = |c: u64| cfg.cycles_to_ns(c) as f64 / 1000.0;
+        // Durations from the nanoseconds of both ends, so that nested slices stay nested.
+        let dur = |a: u64, b: u64| cfg.cycles_to_ns(b).saturating_sub(cfg.cycles_to_ns(a)) as f64 / 1000.0;
+        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if h.calls.is_empty() && h.ranges.is_empty() {
+            return;
+        }
+        ev.push(json!({"name": "process_name", "ph": "M", "pid": HOST_PID, "args": {"name": "host (CUDA API, NVTX)"}}));
+        ev.push(json!({"name": "process_sort_index", "ph": "M", "pid": HOST_PID, "args": {"sort_index": -1}}));
+        let mut tids: Vec<u32> = h.calls.iter().map(|c| c.tid).chain(h.ranges.iter().map(|r| r.tid)).collect();
+        tids.sort_unstable();
+        tids.dedup();
+        for t in tids {
+            let name = crate::apitrace::thread_name(&h, t);
+            ev.push(json!({"name": "thread_name", "ph": "M", "pid": HOST_PID, "tid": t, "args": {"name": name}}));
+        }
+        let end = self.kernels.iter().map(|(_, k)| k.end_cycle).chain(self.copies.iter().map(|c| c.end_cycle));
+        let last = end.chain(h.calls.iter().map(|c| c.end)).max().unwrap_or(0);
+        for (i, r) in h.ranges.iter().enumerate() {
+            let (ts, e) = (us(r.start), us(r.end.unwrap_or(last)));
+            let d = dur(r.start, r.end.unwrap_or(last));
+            let args = json!({"open_at_exit": r.end.is_none()});
+            if r.mark {
+                ev.push(json!({"name": r.name, "cat": "nvtx", "ph": "i", "s": "t", "pid": HOST_PID, "tid": r.tid, "ts": ts}));
+            } else if r.by_id {
+                // Start/end ranges may overlap anything: async slices of their own.
+                let id = format!("nvtx{}", i + 1);
+                ev.push(json!({"name": r.name, "cat": "nvtx", "ph": "b", "id": id, "pid": HOST_PID, "tid": r.tid, "ts": ts, "args": args}));
+                ev.push(
+                    json!({"name": r.name, "cat": "nvtx", "ph": "e", "id": id, "pid": HOST_PID, "tid": r.tid, "ts": e}),
+                );
+            } else {
+                ev.push(json!({"name": r.name, "cat": "nvtx", "ph": "X", "pid": HOST_PID, "tid": r.tid, "ts": ts, "dur": d, "args": args}));
+            }
+        }
+        // The device's records by (channel, job number), to join calls to.
+        let kernels: HashMap<(u32, u64), usize> =
+            self.kernels.iter().zip(&self.kernel_job).enumerate().map(|(i, ((_, k), &n))| ((k.chid, n), i)).collect();
+        let copies: HashMap<(u32, u64), usize> =
+            self.copies.iter().zip(&self.copy_job).enumerate().map(|(i, (c, &n))| ((c.chid, n), i)).collect();
+        let mut flow = 0u64;
+        for c in &h.calls {
+            let mut started = Vec::new();
+            for j in &c.jobs {
+                for n in j.launches.clone() {
+                    if let Some(&i) = kernels.get(&(j.chid, n)) {
+                        let k = &self.kernels[i].1;
+                        started.push((k.chid, k.start_cycle, "kernel"));
+                    }
+                }
+                for n in j.copies.clone() {
+                    if let Some(&i) = copies.get(&(j.chid, n)) {
+                        started.push((COPY_TID, self.copies[i].start_cycle, "copy"));
+                    }
+                }
+            }
+            ev.push(json!({
+                "name": c.name, "cat": "api", "ph": "X", "pid": HOST_PID, "tid": c.tid,
+                "ts": us(c.start), "dur": dur(c.start, c.end),
+                "args": {"status": c.status, "jobs": started.len()},
+            }));
+            for (tid, at, what) in started {
+                flow += 1;
+                ev.push(json!({"name": what, "cat": "flow", "ph": "s", "id": flow, "pid": HOST_PID, "tid": c.tid, "ts": us(c.start)}));
+                ev.push(json!({"name": what, "cat": "flow", "ph": "f", "bp": "e", "id": flow, "pid": 1, "tid": tid, "ts": us(at)}));
+            }
+        }
+    }
+
     /// The Chrome trace event format: a track per channel (its kernels), the copy engine,
-    /// and a counter per SM (resident warps).
+    /// a counter per SM (resident warps), and the host's threads (API calls, NVTX ranges,
+    /// flows to the work they started).
     pub fn chrome_trace(&self, cfg: &DeviceConfig) -> Value {
         let us = |c: u64| cfg.cycles_to_ns(c) as f64 / 1000.0;
         let mut ev =
@@ -382,6 +473,7 @@ impl Profile {
         for s in &self.occupancy {
             ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": 2, "ts": us(s.cycle), "args": {"warps": s.warps}}));
         }
+        self.host_events(cfg, &mut ev);
         json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
     }
 }
@@ -481,6 +573,8 @@ fn time(ns: u64) -> String {
 
 /// The copy engine's track in the trace.
 const COPY_TID: u32 = 100_000;
+/// The host's process in the trace.
+const HOST_PID: u32 = 0;
 
 fn size(bytes: u64) -> String {
     match bytes {

@@ -98,11 +98,13 @@ pub extern "C" fn cuStreamDestroy_v2(s: Handle) -> CUresult {
 /// cuStreamSynchronize.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamSynchronize(s: Handle) -> CUresult {
-    guard(|| {
-        let (gpu, h, sh) = stream_of(s)?;
-        let r = gpu.stream_synchronize(h, sh);
-        synchronized(&gpu, h);
-        r
+    apitrace::call("cuStreamSynchronize", Some(s), || {
+        guard(|| {
+            let (gpu, h, sh) = stream_of(s)?;
+            let r = gpu.stream_synchronize(h, sh);
+            synchronized(&gpu, h);
+            r
+        })
     })
 }
 
@@ -126,16 +128,18 @@ pub type StreamCallback = Option<extern "C" fn(Handle, CUresult, *mut c_void)>;
 /// after it waits for it. Not called if the stream faults first.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuLaunchHostFunc(s: Handle, f: HostFn, data: *mut c_void) -> CUresult {
-    guard(|| {
-        let f = f.ok_or(CuError::InvalidValue)?;
-        let (gpu, h, sh) = stream_of(s)?;
-        let data = data.expose_provenance();
-        let run = move |err: Option<CuError>| {
-            if err.is_none() {
-                f(std::ptr::with_exposed_provenance_mut(data))
-            }
-        };
-        gpu.launch_host_func(h, sh, Box::new(run))
+    apitrace::call("cuLaunchHostFunc", Some(s), || {
+        guard(|| {
+            let f = f.ok_or(CuError::InvalidValue)?;
+            let (gpu, h, sh) = stream_of(s)?;
+            let data = data.expose_provenance();
+            let run = move |err: Option<CuError>| {
+                if err.is_none() {
+                    f(std::ptr::with_exposed_provenance_mut(data))
+                }
+            };
+            gpu.launch_host_func(h, sh, Box::new(run))
+        })
     })
 }
 

@@ -391,7 +391,7 @@ fn linear_region(a: ArrayHandle, offset: usize, bytes: usize) -> Result<([u64; 3
 /// cuMemcpyHtoA_v2: host memory to an array's first row from byte `offset`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyHtoA_v2(dst: Handle, offset: usize, src: *const c_void, bytes: usize) -> CUresult {
-    guard(|| htoa(dst, offset, src, bytes))
+    apitrace::call("cuMemcpyHtoA_v2", Some(std::ptr::null_mut()), || guard(|| htoa(dst, offset, src, bytes)))
 }
 
 fn htoa(dst: Handle, offset: usize, src: *const c_void, bytes: usize) -> Result<()> {
@@ -404,7 +404,7 @@ fn htoa(dst: Handle, offset: usize, src: *const c_void, bytes: usize) -> Result<
 /// cuMemcpyAtoH_v2: an array's first row from byte `offset` to host memory.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemcpyAtoH_v2(dst: *mut c_void, src: Handle, offset: usize, bytes: usize) -> CUresult {
-    guard(|| atoh(dst, src, offset, bytes))
+    apitrace::call("cuMemcpyAtoH_v2", Some(std::ptr::null_mut()), || guard(|| atoh(dst, src, offset, bytes)))
 }
 
 fn atoh(dst: *mut c_void, src: Handle, offset: usize, bytes: usize) -> Result<()> {

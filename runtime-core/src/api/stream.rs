@@ -94,6 +94,16 @@ impl<P: Platform> Gpu<P> {
         self.with_objs(h, &[s.named()], |_, c| Ok(c.chan(s.local())?.chid))
     }
 
+    /// Stream `s`'s channel id and the jobs submitted on that id so far (launches,
+    /// copy-engine jobs; see `Device::jobs_submitted`): read before and after an API call,
+    /// they say which of the device's records the call started.
+    pub fn stream_jobs(&self, h: CtxHandle, s: StreamHandle) -> Result<(u32, (u64, u64))> {
+        self.with_objs(h, &[s.named()], |gpu, c| {
+            let chid = c.chan(s.local())?.chid;
+            Ok((chid, gpu.jobs_submitted(chid)))
+        })
+    }
+
     /// Stream `s`'s flags (cuStreamGetFlags, cuStreamGetPriority): whether it is
     /// non-blocking, and its CUDA priority (clamped as at creation). The default stream
     /// is (false, 0).

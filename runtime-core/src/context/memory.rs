@@ -506,6 +506,7 @@ impl Inner {
                 .map_err(|_| CuError::Unknown)?;
             last = ch.fence(&mut cmd)?;
             ch.submit(gpu, cmd.words())?;
+            gpu.count_job(ch.chid, true);
         }
         Ok(last)
     }
@@ -615,6 +616,7 @@ fn copy_pitched<P: Platform>(gpu: &Device<P>, ch: &mut Channel, dst: u64, src: u
         copy_cmd(&mut cmd, from, to, Pitched { width: p.len, height: p.rows, ..shape })?;
         last = ch.fence(&mut cmd)?;
         ch.submit(gpu, cmd.words())?;
+        gpu.count_job(ch.chid, true);
     }
     Ok(last)
 }

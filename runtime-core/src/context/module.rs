@@ -433,6 +433,7 @@ impl Inner {
         r.map_err(|_| CuError::InvalidValue)?;
         let f = ch.fence(&mut pb)?;
         ch.submit(gpu, pb.words())?;
+        gpu.count_job(ch.chid, false);
         self.refs_used(module, s, f);
         Ok(f)
     }

@@ -812,6 +812,7 @@ pub(crate) fn copy_surfaces<P: Platform>(
         .map_err(|_| CuError::Unknown)?;
         last = ch.fence(&mut cmd)?;
         ch.submit(gpu, cmd.words())?;
+        gpu.count_job(ch.chid, true);
     }
     Ok(last)
 }

@@ -60,6 +60,8 @@ const HEADERS: &[(&str, &str)] = &[
     ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
     ("cuda.h", include_str!("../../../include/cuda.h")),
     ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
+    ("nvToolsExt.h", include_str!("../../../include/nvToolsExt.h")),
+    ("nvtx3/nvToolsExt.h", include_str!("../../../include/nvtx3/nvToolsExt.h")),
 ];
 
 /// The parsed command line.
@@ -388,7 +390,11 @@ fn compile(a: &Args, d: &Driver) -> Result<(), String> {
     let mut rpath = OsString::from("-Wl,--disable-new-dtags,-rpath,");
     rpath.push(&lib);
     v.push(rpath);
-    v.extend(["-lcudart", "-lm"].map(OsString::from));
+    // NVTX (libnvToolsExt.so.1) only when the program calls it: NVTX 3 is header-only
+    // with NVIDIA's toolkit, so programs do not name the library.
+    v.extend(
+        ["-Wl,--push-state,--as-needed", "-lnvToolsExt", "-Wl,--pop-state", "-lcudart", "-lm"].map(OsString::from),
+    );
     d.run(&v)
 }
 
@@ -500,6 +506,7 @@ pub fn main(args: &[String]) -> ExitCode {
     let tmp = std::env::temp_dir().join(format!("rgdev-cc-{}-{n}", std::process::id()));
     let include = tmp.join("include");
     let made = std::fs::create_dir_all(&include)
+        .and_then(|()| std::fs::create_dir_all(include.join("nvtx3")))
         .and_then(|()| HEADERS.iter().try_for_each(|(name, text)| std::fs::write(include.join(name), text)));
     if let Err(e) = made {
         eprintln!("rgdev cc: {}: {e}", tmp.display());
