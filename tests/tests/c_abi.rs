@@ -572,6 +572,22 @@ fn stats_json_trace_and_timeline() {
     assert!(st.unwrap().success());
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.contains("vecadd") && text.contains("copy engine"));
+    // Summarized occupancy, a legend with the kernels, round ticks at equal steps.
+    assert!(text.contains("SM occupancy, mean of 80 SMs") && text.contains("<polygon"), "one curve, not 80 strips");
+    assert!(text.contains(">vecadd</text>") && text.contains(">HtoD copy</text>"), "the legend");
+    let ticks: Vec<f64> = text
+        .split("text-anchor=\"middle\">")
+        .skip(1)
+        .map(|t| t.split(' ').next().unwrap().parse::<f64>().unwrap())
+        .collect();
+    assert!(ticks.len() >= 4, "{ticks:?}");
+    let step = ticks[1] - ticks[0];
+    let mag = 10f64.powf(step.log10().floor());
+    assert!([1.0, 2.0, 5.0].iter().any(|m| (step / mag - m).abs() < 1e-9), "step {step}");
+    assert!(
+        ticks.windows(2).all(|p| (p[1] - p[0] - step).abs() < 1e-9) && (ticks[0] / step).fract() == 0.0,
+        "{ticks:?}"
+    );
     // Garbage in: an error, not a crash.
     std::fs::write(&trace, "{\"traceEvents\": 3}").unwrap();
     let out = Command::new(release_dir().join("rgdev")).arg("timeline").arg(&trace).arg("-o").arg(&svg).output();

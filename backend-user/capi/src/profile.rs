@@ -437,6 +437,8 @@ impl Profile {
     /// flows to the work they started).
     pub fn chrome_trace(&self, cfg: &DeviceConfig) -> Value {
         let us = |c: u64| cfg.cycles_to_ns(c) as f64 / 1000.0;
+        // Durations from the nanoseconds of both ends: back-to-back work stays back to back.
+        let dur = |a: u64, b: u64| cfg.cycles_to_ns(b).saturating_sub(cfg.cycles_to_ns(a)) as f64 / 1000.0;
         let mut ev =
             vec![json!({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": format!("rgdev {}", cfg.name)}})];
         ev.push(
@@ -458,7 +460,7 @@ impl Profile {
         for (name, k) in &self.kernels {
             ev.push(json!({
                 "name": name, "cat": "kernel", "ph": "X", "pid": 1, "tid": k.chid,
-                "ts": us(k.start_cycle), "dur": us(k.cycles()),
+                "ts": us(k.start_cycle), "dur": dur(k.start_cycle, k.end_cycle),
                 "args": {"grid": k.grid, "block": k.block, "cycles": k.cycles(), "warp_instructions": k.warp_instructions, "ipc": k.ipc()},
             }));
         }
@@ -466,7 +468,7 @@ impl Profile {
             let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
             ev.push(json!({
                 "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
-                "ts": us(c.start_cycle), "dur": us(c.end_cycle - c.start_cycle),
+                "ts": us(c.start_cycle), "dur": dur(c.start_cycle, c.end_cycle),
                 "args": {"channel": c.chid, "stream": stream, "bytes": c.bytes, "kind": c.kind.name(), "path": path_name(c.path)},
             }));
         }
