@@ -21,7 +21,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::Instant;
 
 pub use hw::pci::{BAR0_BUS, BAR1_BUS};
 /// Cycles one YIELD may run the device in stepped mode.
@@ -84,7 +83,7 @@ pub struct UserPlatform {
     mode: ClockMode,
     log_level: Option<Level>,
     thread: Mutex<Option<JoinHandle<()>>>,
-    progress: Mutex<Option<Progress>>,
+    progress: Arc<Mutex<Option<Progress>>>,
     output: Option<OutputSink>,
 }
 
@@ -92,43 +91,39 @@ pub struct UserPlatform {
 /// device (`rgdev run` sets it when stderr is a terminal).
 pub const PROGRESS_ENV: &str = "RGDEV_PROGRESS";
 
-/// The progress line: at most ten updates a second, erased when the device goes idle.
+/// Simulated cycles between two looks of the progress bar at the work in flight (the
+/// bar itself redraws at most ten times a second of host time).
+pub const PROGRESS_EVERY: u64 = 1 << 10;
+
+/// The progress bar (indicatif) on stderr: blocks done of the grids in flight, simulated
+/// time and warp instructions issued, updated from the device's progress watch as the
+/// device works (mid-kernel too), cleared when it goes idle.
+#[derive(Default)]
 struct Progress {
-    last: Instant,
-    shown: bool,
+    bar: Option<indicatif::ProgressBar>,
+    clock_mhz: u32,
 }
 
 impl Progress {
-    fn update(&mut self, gpu: &FakeGpu, busy: bool) {
-        use std::io::Write;
-        if !busy {
-            if self.shown {
-                eprint!("\r\x1b[K");
-                self.shown = false;
-            }
-            return;
+    fn show(&mut self, s: &fake_pci::watch::Snapshot) {
+        let bar = self.bar.get_or_insert_with(|| {
+            let b =
+                indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr_with_hz(10));
+            let style = indicatif::ProgressStyle::with_template("rgdev {bar:24} {pos}/{len} blocks {wide_msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+            b.set_style(style.progress_chars("#>-"));
+            b
+        });
+        bar.set_length(s.blocks);
+        bar.set_position(s.blocks_done);
+        let ms = s.cycle as f64 / f64::from(self.clock_mhz.max(1)) / 1e3;
+        bar.set_message(format!("{ms:.3} ms  {:.2} M warp instr", s.warp_instructions as f64 / 1e6));
+    }
+
+    fn idle(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
         }
-        if self.last.elapsed().as_millis() < 100 {
-            return;
-        }
-        self.last = Instant::now();
-        let (done, all) = gpu.grid_progress();
-        let ms = gpu.time_ns() as f64 / 1e6;
-        let (_, warp_instr, _) = gpu.compute_stats();
-        let line = if let Some(n) = (done * 30).checked_div(all) {
-            let n = n as usize;
-            format!(
-                "rgdev [{}{}] {done}/{all} blocks  {ms:.3} ms simulated  {:.1} M warp instructions",
-                "#".repeat(n),
-                "-".repeat(30 - n),
-                warp_instr as f64 / 1e6
-            )
-        } else {
-            format!("rgdev  {ms:.3} ms simulated  {:.1} M warp instructions", warp_instr as f64 / 1e6)
-        };
-        eprint!("\r\x1b[K{line}");
-        let _ = std::io::stderr().flush();
-        self.shown = true;
     }
 }
 
@@ -164,14 +159,34 @@ impl UserPlatform {
             _ => Some(Level::Warn),
         };
         let progress = std::env::var(PROGRESS_ENV).is_ok_and(|v| v == "1");
-        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Mutex::new(None), output: None };
+        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Arc::default(), output: None };
         p.set_progress(progress);
         p
     }
 
-    /// Show (or stop showing) a progress line on stderr while waiting for the device.
+    /// Show (or stop showing) a progress bar on stderr while the device works.
     pub fn set_progress(&self, on: bool) {
-        *self.progress.lock() = on.then(|| Progress { last: Instant::now(), shown: false });
+        let mut g = self.dev.gpu.lock();
+        if let Some(old) = self.progress.lock().as_mut() {
+            old.idle();
+        }
+        *self.progress.lock() = on.then(|| Progress { bar: None, clock_mhz: g.config().board.clock_mhz });
+        let watch = on.then(|| {
+            let p = self.progress.clone();
+            fake_pci::watch::Watch::new(PROGRESS_EVERY, move |s| {
+                if let Some(p) = p.lock().as_mut() {
+                    p.show(s);
+                }
+            })
+        });
+        g.set_watch(watch);
+    }
+
+    /// Clear the progress bar when the device has gone idle.
+    fn progress_idle(&self, busy: bool) {
+        if !busy && let Some(p) = self.progress.lock().as_mut() {
+            p.idle();
+        }
     }
 
     /// The attached device.
@@ -253,9 +268,7 @@ impl Platform for UserPlatform {
             ClockMode::Stepped => {
                 let mut g = self.dev.gpu.lock();
                 let busy = g.run(YIELD_QUANTUM) == RunState::Busy;
-                if let Some(p) = self.progress.lock().as_mut() {
-                    p.update(&g, busy);
-                }
+                self.progress_idle(busy);
                 if busy { Activity::Progress } else { Activity::Idle }
             }
             ClockMode::Threaded => {
@@ -267,9 +280,7 @@ impl Platform for UserPlatform {
                     self.dev.event.wait_for(&mut g, std::time::Duration::from_millis(2));
                     busy = !self.dev.idle.load(Ordering::Acquire);
                 }
-                if let Some(p) = self.progress.lock().as_mut() {
-                    p.update(&g, busy);
-                }
+                self.progress_idle(busy);
                 if busy { Activity::Progress } else { Activity::Idle }
             }
         }
@@ -280,9 +291,7 @@ impl Platform for UserPlatform {
         if self.mode == ClockMode::Stepped {
             let mut g = self.dev.gpu.lock();
             let busy = g.run(POLL_QUANTUM) == RunState::Busy;
-            if let Some(p) = self.progress.lock().as_mut() {
-                p.update(&g, busy);
-            }
+            self.progress_idle(busy);
         }
     }
 

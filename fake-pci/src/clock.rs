@@ -70,9 +70,16 @@ impl FakeGpu {
                     if let Some((g, at, r)) = self.compute.advance(&mut self.mem, &mut self.tlb, &self.cfg, horizon) {
                         self.functional_done(g, at, r);
                     }
+                    if self.watch.as_ref().is_some_and(|w| w.due(self.now)) {
+                        let s = self.snapshot();
+                        if let Some(w) = self.watch.as_mut() {
+                            w.fire(&s);
+                        }
+                    }
                     continue;
                 }
-                let mut env = timing::Env { mem: &mut self.mem, tlb: &mut self.tlb, cfg: &self.cfg };
+                let mut env =
+                    timing::Env { mem: &mut self.mem, tlb: &mut self.tlb, cfg: &self.cfg, watch: self.watch.as_mut() };
                 let last = self.timing.advance(&mut self.compute, &mut env, self.now, horizon);
                 self.now = self.now.max(last);
                 continue;

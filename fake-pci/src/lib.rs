@@ -41,6 +41,7 @@ pub mod check;
 pub mod compute;
 pub mod copy;
 pub mod timing;
+pub mod watch; // the progress watch: snapshots of the work in flight for host tools
 // The clock that runs them, and the board's configuration.
 mod clock;
 pub mod config; // parameters grouped by unit (the params! table); keys, validation, presets
@@ -126,6 +127,7 @@ pub struct FakeGpu {
     trap_queue: heapless::Deque<TrapRecord, QUEUE>,
     ignored: heapless::HistoryBuf<TraceRecord, IGNORED_LOG>,
     trace: Option<trace::Tracer>,
+    watch: Option<watch::Watch>,
     stats: Stats,
 }
 
@@ -162,6 +164,7 @@ impl FakeGpu {
             trap_queue: heapless::Deque::new(),
             ignored: heapless::HistoryBuf::new(),
             trace: None,
+            watch: None,
             stats: Stats::default(),
             cfg,
         }
@@ -222,6 +225,20 @@ impl FakeGpu {
     }
 
     /// Progress of the grids in flight on the timing model: (blocks done, blocks in all).
+    /// Watch the work in flight from now on (None: stop).
+    pub fn set_watch(&mut self, w: Option<watch::Watch>) {
+        self.watch = w;
+    }
+
+    /// The work in flight now, as a watch sees it.
+    pub fn snapshot(&self) -> watch::Snapshot {
+        let (blocks_done, blocks) = self.grid_progress();
+        let warp_instructions =
+            self.compute.warp_instructions + self.compute.running_instructions() + self.timing.running_instructions();
+        watch::Snapshot { cycle: self.now, blocks_done, blocks, warp_instructions }
+    }
+
+    /// Blocks finished and blocks in all of the grids in flight.
     pub fn grid_progress(&self) -> (u64, u64) {
         let (t, f) = (self.timing.progress(), self.compute.progress());
         (t.0 + f.0, t.1 + f.1)

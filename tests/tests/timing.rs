@@ -277,6 +277,37 @@ fn the_same_program_twice_gives_identical_cycles_and_statistics() {
     assert_eq!(go(), go());
 }
 
+/// The progress watch sees a kernel mid-way (blocks done and warp instructions growing
+/// before it ends) and changes nothing: the same cycles and statistics as without it.
+#[test]
+fn the_progress_watch_sees_kernels_midway_and_changes_nothing() {
+    use std::sync::{Arc, Mutex};
+    let go = |watch: bool| {
+        let rig = Rig::new(DeviceConfig::default());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        if watch {
+            let s = seen.clone();
+            let w = fake_pci::watch::Watch::new(1000, move |snap| s.lock().unwrap().push(*snap));
+            rig.dev.sim().lock().set_watch(Some(w));
+        }
+        let mut all = vec![rig.fma(64, 400), rig.copy(1 << 16, 3, 0)];
+        let cycles = rig.dev.sim().lock().cycles();
+        all.iter_mut().for_each(|k| k.code = 0);
+        let seen = seen.lock().unwrap().clone();
+        ((all, cycles, rig.dst.to_vec().unwrap()), seen)
+    };
+    let (plain, none) = go(false);
+    let (watched, seen) = go(true);
+    assert!(none.is_empty());
+    assert_eq!(plain, watched, "watching changed the run");
+    let fma = &watched.0[0];
+    let mid: Vec<_> = seen.iter().filter(|s| s.cycle > fma.start_cycle && s.cycle < fma.end_cycle).collect();
+    assert!(mid.len() >= 5, "{} snapshots inside a {}-cycle kernel", mid.len(), fma.cycles());
+    assert!(mid.iter().any(|s| s.blocks == 400 && s.blocks_done > 0 && s.blocks_done < 400), "{mid:?}");
+    assert!(mid.iter().any(|s| s.warp_instructions > 0 && s.warp_instructions < fma.warp_instructions), "{mid:?}");
+    assert!(seen.windows(2).all(|w| w[0].cycle < w[1].cycle && w[0].warp_instructions <= w[1].warp_instructions));
+}
+
 #[test]
 fn functional_mode_computes_the_same_results_without_timing() {
     let timing = Rig::new(DeviceConfig::default());

@@ -232,6 +232,11 @@ impl ComputeEngine {
         self.queue.iter().fold((0, 0), |(d, n), g| (d + g.block, n + g.nblocks))
     }
 
+    /// Functional mode: warp instructions the queued grids have executed so far.
+    pub fn running_instructions(&self) -> u64 {
+        self.queue.iter().map(|g| g.instructions()).sum()
+    }
+
     /// Functional mode: the cycle the running grid has reached (its next event).
     pub fn next_event(&self, cfg: &DeviceConfig) -> Option<u64> {
         self.queue.front().map(|g| g.cycle(cfg))

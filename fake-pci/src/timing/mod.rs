@@ -154,6 +154,8 @@ pub struct Env<'a> {
     pub tlb: &'a mut Tlb,
     /// Configuration.
     pub cfg: &'a DeviceConfig,
+    /// A host tool watching the work (see [`crate::watch`]).
+    pub watch: Option<&'a mut crate::watch::Watch>,
 }
 
 impl Default for TimingEngine {
@@ -208,6 +210,11 @@ impl TimingEngine {
     /// Progress of the grids in flight: (blocks finished, blocks in all).
     pub fn progress(&self) -> (u64, u64) {
         self.grids.iter().flatten().fold((0, 0), |(d, n), g| (d + g.done_blocks, n + g.nblocks))
+    }
+
+    /// Warp instructions the grids in flight have issued so far.
+    pub fn running_instructions(&self) -> u64 {
+        self.grids.iter().flatten().map(|g| g.stats.warp_instructions).sum()
     }
 
     /// Whether grids are in flight or completions are waiting to be reported.
@@ -326,6 +333,13 @@ impl TimingEngine {
             }
             last = t;
             self.cycle(engine, env, t);
+            if let Some(w) = env.watch.as_deref_mut()
+                && w.due(t)
+            {
+                let (blocks_done, blocks) = self.progress();
+                let warp_instructions = engine.warp_instructions + self.running_instructions();
+                w.fire(&crate::watch::Snapshot { cycle: t, blocks_done, blocks, warp_instructions });
+            }
         }
     }
 
