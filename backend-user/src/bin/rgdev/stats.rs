@@ -125,7 +125,8 @@ pub fn merge(files: &[PathBuf], as_csv: bool) -> ExitCode {
         }
     }
     let mut header: Vec<String> = vec!["file".into(), "program".into()];
-    header.extend(keys.iter().cloned());
+    // The configuration's `name` is the preset's: a column of its own name, not the rows'.
+    header.extend(keys.iter().map(|k| if k == "name" { "preset".to_string() } else { k.clone() }));
     header
         .extend(["type", "name", "calls", "time_ns", "cycles", "warp_instructions", "ipc", "bytes"].map(String::from));
     let table: Vec<Vec<String>> = rows
