@@ -575,6 +575,17 @@ fn statistics_describe_the_run_and_name_every_kernel() {
     assert!(stats["command_line"][0].as_str().unwrap().ends_with("streams"));
     assert!(stats["host"]["wall_seconds"].as_f64().unwrap() > 0.0);
     let copies = stats["copies"].as_array().expect("copies");
+    // Each copy's memory kinds and the call that made it: streams.cu copies from pinned
+    // memory asynchronously and from pageable memory synchronously.
+    let has = |kind: &str, src: &str, dst: &str, api: &str| {
+        copies.iter().any(|c| c["kind"] == kind && c["src_kind"] == src && c["dst_kind"] == dst && c["api"] == api)
+    };
+    assert!(has("HtoD", "pinned", "device", "cuMemcpyHtoDAsync_v2"), "{copies:?}");
+    assert!(has("DtoH", "device", "pinned", "cuMemcpyDtoHAsync_v2"), "{copies:?}");
+    assert!(has("DtoH", "device", "pageable", "cuMemcpyDtoH_v2"), "{copies:?}");
+    assert!(copies.iter().any(|c| c["kind"] == "Memset" && c["src_kind"].is_null() && c["dst_kind"] == "device"));
+    assert!(stats["kernels"].as_array().unwrap().iter().all(|k| k["api"] == "cuLaunchKernel"));
+    assert!(header.ends_with(",bytes,path,src_kind,dst_kind"), "{header}");
     for kind in ["HtoD", "DtoH", "Memset"] {
         assert!(copies.iter().any(|c| c["kind"] == kind), "no {kind} copy");
     }

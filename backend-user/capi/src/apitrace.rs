@@ -5,9 +5,12 @@
 //! ranges and marks, which `libnvToolsExt.so.1` reaches through the private export table
 //! (hw::export).
 //!
+//! Calls are recorded while any statistics or trace file is written (copies take their
+//! memory kinds from the calls that made them).
+//!
 //! Host code takes no simulated time: a call's span is the simulated time that passed
 //! while it waited (a synchronous copy, a synchronization), zero for one that only queued
-//! work. Nothing is recorded unless a trace is being written.
+//! work. Nothing is recorded unless an output asks for it.
 
 use super::*;
 use std::ops::Range;
@@ -26,6 +29,16 @@ pub(crate) static HOST: Mutex<HostRecords> = Mutex::new(HostRecords::new());
 thread_local! {
     /// This host thread's number in the trace: 1 for the first thread that called the API.
     static TID: u32 = NEXT_TID.fetch_add(1, Ordering::Relaxed);
+    /// The memory kinds of the copy the current call makes (see `note_kinds`).
+    static KINDS: std::cell::Cell<Option<(&'static str, &'static str)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Say what memory the current call copies from and to (`pointer::memory_kind`), for the
+/// copies it starts; `kinds` is only run while calls are recorded.
+pub(crate) fn note_kinds(kinds: impl FnOnce() -> (&'static str, &'static str)) {
+    if on() {
+        KINDS.with(|k| k.set(Some(kinds())));
+    }
 }
 
 /// The jobs a call started: channel `chid`'s launches and copy-engine jobs in these ranges
@@ -55,6 +68,8 @@ pub struct ApiCall {
     pub status: CUresult,
     /// The jobs it started on its stream's channel and its context's default stream's.
     pub jobs: Vec<Jobs>,
+    /// For a copy: the kinds of memory of its source and destination.
+    pub kinds: Option<(&'static str, &'static str)>,
 }
 
 /// An NVTX range (pushed and popped, or started and ended) or mark (`end == start`,
@@ -152,7 +167,9 @@ pub(crate) fn call(name: &'static str, stream: Option<Handle>, f: impl FnOnce() 
     }
     let before = jobs(stream);
     let start = now();
+    KINDS.with(|k| k.set(None));
     let status = f();
+    let kinds = KINDS.with(std::cell::Cell::take);
     let end = now();
     let after = jobs(stream);
     // A stream that appeared with the call (or went with it) has no jobs to join.
@@ -163,7 +180,7 @@ pub(crate) fn call(name: &'static str, stream: Option<Handle>, f: impl FnOnce() 
             Some(Jobs { chid: c, launches: l0..l1, copies: c0..c1 })
         })
         .collect();
-    host().calls.push(ApiCall { name, tid: tid(), start, end, status, jobs });
+    host().calls.push(ApiCall { name, tid: tid(), start, end, status, jobs, kinds });
     status
 }
 

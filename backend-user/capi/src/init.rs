@@ -42,7 +42,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         };
         let dev = Device::open_with(opts)?;
         let profile = profile::Profile::from_env(&dev);
-        if profile.trace.is_some() {
+        if profile.wanted() {
             apitrace::start(&dev);
         }
         let write_at_exit = profile.wanted();

@@ -127,6 +127,7 @@ pub(crate) fn pinned(ctx: CtxHandle, p: usize, bytes: usize) -> Result<Option<u6
 
 pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
+        apitrace::note_kinds(|| (pointer::memory_kind(src.addr() as u64), pointer::memory_kind(dst)));
         let (gpu, h, sh) = stream_of(s)?;
         if asynchronous && let Some(p) = pinned(h, src.addr(), bytes)? {
             gpu.memcpy(h, sh, dst, p, bytes as u64)?;
@@ -142,6 +143,7 @@ pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle
 
 pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
+        apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst.addr() as u64)));
         let (gpu, h, sh) = stream_of(s)?;
         if asynchronous && let Some(p) = pinned(h, dst.addr(), bytes)? {
             gpu.memcpy(h, sh, p, src, bytes as u64)?;
@@ -158,6 +160,7 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
 
 pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
+        apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst)));
         let (gpu, h, sh) = stream_of(s)?;
         if asynchronous {
             gpu.memcpy(h, sh, dst, src, bytes as u64)?;

@@ -119,6 +119,18 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
     })
 }
 
+/// The kind of memory `ptr` is, as CUDA's tools name copies' sides: `device`, `managed`,
+/// `pinned` (page-locked or registered host memory) or `pageable` (any other host memory).
+pub(crate) fn memory_kind(ptr: u64) -> &'static str {
+    let Ok(st) = state() else { return "pageable" };
+    match find(&st, ptr) {
+        Some(f) if f.managed => "managed",
+        Some(f) if f.host => "pinned",
+        Some(_) => "device",
+        None => "pageable",
+    }
+}
+
 /// The buffer id of the allocation at (`ctx`, `base`), assigned on first use.
 fn buffer_id(st: &mut State, ctx: CtxHandle, base: u64) -> u64 {
     *st.buffers.entry((ctx.0, base)).or_insert_with(|| NEXT_BUFFER.fetch_add(1, Ordering::Relaxed))

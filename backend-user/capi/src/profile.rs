@@ -125,6 +125,56 @@ impl Profile {
         self.streams.insert(chid, (ctx, stream));
     }
 
+    /// Which API call started each kernel and each copy (indices into `h.calls`), by the
+    /// jobs each call counted on its channels (see `apitrace`).
+    fn join(&self, h: &crate::apitrace::HostRecords) -> (HashMap<usize, usize>, HashMap<usize, usize>) {
+        let kernels: HashMap<(u32, u64), usize> =
+            self.kernels.iter().zip(&self.kernel_job).enumerate().map(|(i, ((_, k), &n))| ((k.chid, n), i)).collect();
+        let copies: HashMap<(u32, u64), usize> =
+            self.copies.iter().zip(&self.copy_job).enumerate().map(|(i, (c, &n))| ((c.chid, n), i)).collect();
+        let (mut kc, mut cc) = (HashMap::new(), HashMap::new());
+        for (ci, c) in h.calls.iter().enumerate() {
+            for j in &c.jobs {
+                for n in j.launches.clone() {
+                    if let Some(&i) = kernels.get(&(j.chid, n)) {
+                        kc.insert(i, ci);
+                    }
+                }
+                for n in j.copies.clone() {
+                    if let Some(&i) = copies.get(&(j.chid, n)) {
+                        cc.insert(i, ci);
+                    }
+                }
+            }
+        }
+        (kc, cc)
+    }
+
+    /// Copy `i`'s memory kinds (source, destination): what the call that made it said,
+    /// else what the device saw (system memory is the runtime's pinned staging).
+    fn copy_kinds(
+        &self,
+        i: usize,
+        by: &HashMap<usize, usize>,
+        h: &crate::apitrace::HostRecords,
+    ) -> (&'static str, &'static str) {
+        use fake_pci::copy::CopyKind;
+        let c = &self.copies[i];
+        if c.kind != CopyKind::Memset
+            && let Some(k) = by.get(&i).and_then(|&ci| h.calls[ci].kinds)
+        {
+            return k;
+        }
+        match c.kind {
+            CopyKind::HtoD => ("pinned", "device"),
+            CopyKind::DtoH => ("device", "pinned"),
+            CopyKind::DtoD => ("device", "device"),
+            CopyKind::HtoH => ("pinned", "pinned"),
+            CopyKind::Memset if c.path == CopyPath::Pcie => ("", "pinned"),
+            CopyKind::Memset => ("", "device"),
+        }
+    }
+
     /// Take the device's records (before a module or context goes away, so that names
     /// resolve to what they were when the kernels ran).
     pub fn collect(&mut self, dev: &Device) {
@@ -186,7 +236,7 @@ impl Profile {
         use std::fmt::Write;
         let mut out = String::from(
             "type,name,context,stream,channel,grid,block,registers,shared_bytes,start_cycle,end_cycle,cycles,time_ns,\
-             warp_instructions,ipc,l2_hit_rate,dram_read_bytes,dram_write_bytes,bytes,path\n",
+             warp_instructions,ipc,l2_hit_rate,dram_read_bytes,dram_write_bytes,bytes,path,src_kind,dst_kind\n",
         );
         let q =
             |s: &str| if s.contains([',', '"']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
@@ -199,7 +249,7 @@ impl Profile {
                 .map_or((String::new(), String::new()), |&(c, s)| (format!("{c:#x}"), format!("{s:#x}")));
             let _ = writeln!(
                 out,
-                "kernel,{},{ctx},{s},{},{},{},{},{},{},{},{},{},{},{:.4},{:.4},{},{},,",
+                "kernel,{},{ctx},{s},{},{},{},{},{},{},{},{},{},{},{:.4},{:.4},{},{},,,,",
                 q(name),
                 k.chid,
                 dims(k.grid),
@@ -217,15 +267,18 @@ impl Profile {
                 k.dram_write_bytes,
             );
         }
-        for c in &self.copies {
+        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (_, by_copy) = self.join(&h);
+        for (i, c) in self.copies.iter().enumerate() {
             let (ctx, s) = self
                 .streams
                 .get(&c.chid)
                 .map_or((String::new(), String::new()), |&(x, s)| (format!("{x:#x}"), format!("{s:#x}")));
             let cycles = c.end_cycle - c.start_cycle;
+            let (src, dst) = self.copy_kinds(i, &by_copy, &h);
             let _ = writeln!(
                 out,
-                "copy,{},{ctx},{s},{},,,,,{},{},{cycles},{},,,,,,{},{}",
+                "copy,{},{ctx},{s},{},,,,,{},{},{cycles},{},,,,,,{},{},{src},{dst}",
                 c.kind.name(),
                 c.chid,
                 c.start_cycle,
@@ -267,15 +320,20 @@ impl Profile {
 
     /// One object per kernel and per copy.
     pub fn stats_json(&self, cfg: &DeviceConfig) -> Value {
+        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (by_kernel, by_copy) = self.join(&h);
+        let call = |by: &HashMap<usize, usize>, i: usize| by.get(&i).map(|&ci| h.calls[ci].name);
         let kernels: Vec<Value> = self
             .kernels
             .iter()
-            .map(|(name, k)| {
+            .enumerate()
+            .map(|(i, (name, k))| {
                 let f = self.funcs.get(&(k.code, k.entry)).copied();
                 let (ctx, stream) =
                     self.streams.get(&k.chid).copied().map_or((None, None), |(c, s)| (Some(c), Some(s)));
                 json!({
                     "name": name,
+                    "api": call(&by_kernel, i),
                     "seq": k.seq,
                     "channel": k.chid,
                     "context": ctx.map(|c| format!("{c:#x}")),
@@ -319,9 +377,14 @@ impl Profile {
         let copies: Vec<Value> = self
             .copies
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
+                let (src, dst) = self.copy_kinds(i, &by_copy, &h);
                 json!({
+                    "src_kind": (!src.is_empty()).then_some(src),
+                    "dst_kind": dst,
+                    "api": call(&by_copy, i),
                     "seq": c.seq,
                     "channel": c.chid,
                     "stream": stream,
@@ -398,33 +461,25 @@ impl Profile {
                 ev.push(json!({"name": r.name, "cat": "nvtx", "ph": "X", "pid": HOST_PID, "tid": r.tid, "ts": ts, "dur": d, "args": args}));
             }
         }
-        // The device's records by (channel, job number), to join calls to.
-        let kernels: HashMap<(u32, u64), usize> =
-            self.kernels.iter().zip(&self.kernel_job).enumerate().map(|(i, ((_, k), &n))| ((k.chid, n), i)).collect();
-        let copies: HashMap<(u32, u64), usize> =
-            self.copies.iter().zip(&self.copy_job).enumerate().map(|(i, (c, &n))| ((c.chid, n), i)).collect();
+        // Each call's kernels and copies, in the order of the device's records.
+        let (by_kernel, by_copy) = self.join(&h);
+        let mut started: Vec<Vec<(u32, u64, &str)>> = vec![Vec::new(); h.calls.len()];
+        for (&i, &ci) in &by_kernel {
+            let k = &self.kernels[i].1;
+            started[ci].push((k.chid, k.start_cycle, "kernel"));
+        }
+        for (&i, &ci) in &by_copy {
+            started[ci].push((COPY_TID, self.copies[i].start_cycle, "copy"));
+        }
         let mut flow = 0u64;
-        for c in &h.calls {
-            let mut started = Vec::new();
-            for j in &c.jobs {
-                for n in j.launches.clone() {
-                    if let Some(&i) = kernels.get(&(j.chid, n)) {
-                        let k = &self.kernels[i].1;
-                        started.push((k.chid, k.start_cycle, "kernel"));
-                    }
-                }
-                for n in j.copies.clone() {
-                    if let Some(&i) = copies.get(&(j.chid, n)) {
-                        started.push((COPY_TID, self.copies[i].start_cycle, "copy"));
-                    }
-                }
-            }
+        for (c, started) in h.calls.iter().zip(started.iter_mut()) {
+            started.sort_unstable();
             ev.push(json!({
                 "name": c.name, "cat": "api", "ph": "X", "pid": HOST_PID, "tid": c.tid,
                 "ts": us(c.start), "dur": dur(c.start, c.end),
                 "args": {"status": c.status, "jobs": started.len()},
             }));
-            for (tid, at, what) in started {
+            for &(tid, at, what) in started.iter() {
                 flow += 1;
                 ev.push(json!({"name": what, "cat": "flow", "ph": "s", "id": flow, "pid": HOST_PID, "tid": c.tid, "ts": us(c.start)}));
                 ev.push(json!({"name": what, "cat": "flow", "ph": "f", "bp": "e", "id": flow, "pid": 1, "tid": tid, "ts": us(at)}));
@@ -464,17 +519,21 @@ impl Profile {
                 "args": {"grid": k.grid, "block": k.block, "cycles": k.cycles(), "warp_instructions": k.warp_instructions, "ipc": k.ipc()},
             }));
         }
-        for c in &self.copies {
+        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (_, by_copy) = self.join(&h);
+        for (i, c) in self.copies.iter().enumerate() {
             let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
+            let (src, dst) = self.copy_kinds(i, &by_copy, &h);
             ev.push(json!({
                 "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
                 "ts": us(c.start_cycle), "dur": dur(c.start_cycle, c.end_cycle),
-                "args": {"channel": c.chid, "stream": stream, "bytes": c.bytes, "kind": c.kind.name(), "path": path_name(c.path)},
+                "args": {"channel": c.chid, "stream": stream, "bytes": c.bytes, "kind": c.kind.name(), "path": path_name(c.path), "src_kind": src, "dst_kind": dst},
             }));
         }
         for s in &self.occupancy {
             ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": 2, "ts": us(s.cycle), "args": {"warps": s.warps}}));
         }
+        drop(h);
         self.host_events(cfg, &mut ev);
         json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
     }
