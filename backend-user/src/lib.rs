@@ -57,6 +57,11 @@ pub struct DeviceOptions {
     pub trace: Option<usize>,
     /// What the MMIO trace keeps (default: every access, unfolded).
     pub trace_filter: TraceFilter,
+    /// Stay out of the process's unified address range: each context gets a VA range of
+    /// its own, as with `RGDEV_UVA=0` (tests comparing runs in one process use it, since
+    /// the unified range is shared by every device of the process, so where allocations
+    /// land, and with it TLB and cache placement, depends on the other devices' work).
+    pub separate_va: bool,
     /// Sanitizers to run on every launch (`Context::check_reports` gives the findings).
     pub checks: CheckMode,
     /// Where kernels' `printf` and failed `assert`s go (default: this process's standard
@@ -92,6 +97,7 @@ impl Device {
         }
         let mut p = UserPlatform::new(opts.config, opts.clock);
         p.set_output(opts.output);
+        p.set_separate_va(opts.separate_va);
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start_filtered(limit, opts.trace_filter);
         }

@@ -85,6 +85,7 @@ pub struct UserPlatform {
     thread: Mutex<Option<JoinHandle<()>>>,
     progress: Arc<Mutex<Option<Progress>>>,
     output: Option<OutputSink>,
+    separate_va: bool,
 }
 
 /// Environment variable: `1` shows a progress line on stderr while the host waits for the
@@ -128,6 +129,12 @@ impl Progress {
 }
 
 impl UserPlatform {
+    /// Keep this device's contexts out of the process's unified range (see
+    /// `DeviceOptions::separate_va`).
+    pub fn set_separate_va(&mut self, on: bool) {
+        self.separate_va = on;
+    }
+
     /// Send what kernels print to `sink` (None: this process's Rust standard streams).
     pub fn set_output(&mut self, sink: Option<OutputSink>) {
         self.output = sink;
@@ -159,7 +166,7 @@ impl UserPlatform {
             _ => Some(Level::Warn),
         };
         let progress = std::env::var(PROGRESS_ENV).is_ok_and(|v| v == "1");
-        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Arc::default(), output: None };
+        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Arc::default(), output: None, separate_va: false };
         p.set_progress(progress);
         p
     }
@@ -310,7 +317,7 @@ impl Platform for UserPlatform {
     }
 
     fn unified_va(&self) -> Option<runtime_core::range::SharedVa> {
-        crate::hostmem::unified()
+        if self.separate_va { None } else { crate::hostmem::unified() }
     }
 
     fn dma_alloc_at(&self, va: u64, len: usize) -> Result<DmaBuffer> {
