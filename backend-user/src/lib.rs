@@ -25,10 +25,12 @@ pub struct ReadmeWorkedExample;
 mod hostmem;
 pub mod platform;
 pub mod preset;
+mod system; // a system of GPUs: a device per GPU at its place on the buses
 
 pub use fake_pci::DeviceConfig;
 pub use fake_pci::TraceFilter;
 pub use fake_pci::copy::CopyStats;
+pub use fake_pci::system::SystemConfig;
 pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
 pub use hostmem::UVA_ENV;
 pub use platform::{ClockMode, SimDevice, UserPlatform};
@@ -36,6 +38,7 @@ pub use runtime_core::{
     CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, LaunchConfig,
     MemsetValue, Params, Result, StreamHandle,
 };
+pub use system::System;
 
 use bytemuck::Pod;
 use runtime_core::Gpu;
@@ -62,6 +65,8 @@ pub struct DeviceOptions {
     /// the unified range is shared by every device of the process, so where allocations
     /// land, and with it TLB and cache placement, depends on the other devices' work).
     pub separate_va: bool,
+    /// Where the GPU sits on the buses (a GPU of a system); None: GPU 0's place.
+    pub placement: Option<fake_pci::system::Placement>,
     /// Sanitizers to run on every launch (`Context::check_reports` gives the findings).
     pub checks: CheckMode,
     /// Where kernels' `printf` and failed `assert`s go (default: this process's standard
@@ -74,6 +79,7 @@ pub struct DeviceOptions {
 #[derive(Clone)]
 pub struct Device {
     gpu: Arc<UserGpu>,
+    placement: fake_pci::system::Placement,
 }
 
 impl Device {
@@ -95,7 +101,8 @@ impl Device {
             eprintln!("rgdev: device configuration: {e}");
             return Err(CuError::InvalidValue);
         }
-        let mut p = UserPlatform::new(opts.config, opts.clock);
+        let place = opts.placement.unwrap_or_else(|| SystemConfig::single(opts.config.clone()).placement(0));
+        let mut p = UserPlatform::new_at(opts.config, opts.clock, place.bar0, place.bar1);
         p.set_output(opts.output);
         p.set_separate_va(opts.separate_va);
         if let Some(limit) = opts.trace {
@@ -103,7 +110,18 @@ impl Device {
         }
         let gpu = Gpu::probe(p)?;
         gpu.set_checks(opts.checks);
-        Ok(Self { gpu: Arc::new(gpu) })
+        Ok(Self { gpu: Arc::new(gpu), placement: place })
+    }
+
+    /// Where the GPU sits on the buses: PCI address, BARs, VRAM in the system map.
+    pub fn placement(&self) -> &fake_pci::system::Placement {
+        &self.placement
+    }
+
+    /// The PCI address as CUDA writes it: `domain:bus:device.function` in hex.
+    pub fn pci_bus_id(&self) -> String {
+        let (d, b, v, f) = self.placement.bdf;
+        format!("{d:04x}:{b:02x}:{v:02x}.{f:x}")
     }
 
     /// What the probe found.

@@ -142,8 +142,14 @@ impl UserPlatform {
 
     /// Build a board with `cfg`, assign its BARs as firmware would, and attach it.
     pub fn new(cfg: DeviceConfig, mode: ClockMode) -> Self {
+        Self::new_at(cfg, mode, BAR0_BUS, BAR1_BUS)
+    }
+
+    /// [`UserPlatform::new`] with the BARs at `bar0` and `bar1` (a GPU of a system, at its
+    /// `fake_pci::system::Placement`).
+    pub fn new_at(cfg: DeviceConfig, mode: ClockMode, bar0: u64, bar1: u64) -> Self {
         let mut gpu = FakeGpu::new(cfg);
-        gpu.assign_bars(BAR0_BUS, BAR1_BUS);
+        gpu.assign_bars(bar0, bar1);
         let dev = Arc::new(SimDevice {
             gpu: Mutex::new(gpu),
             wake: Condvar::new(),
@@ -166,7 +172,15 @@ impl UserPlatform {
             _ => Some(Level::Warn),
         };
         let progress = std::env::var(PROGRESS_ENV).is_ok_and(|v| v == "1");
-        let p = Self { dev, mode, log_level, thread: Mutex::new(thread), progress: Arc::default(), output: None, separate_va: false };
+        let p = Self {
+            dev,
+            mode,
+            log_level,
+            thread: Mutex::new(thread),
+            progress: Arc::default(),
+            output: None,
+            separate_va: false,
+        };
         p.set_progress(progress);
         p
     }

@@ -20,9 +20,25 @@
 //! rgdev versions (`sms = 40`, `dram_mbps = 450000`: [`OLD_KEYS`](fake_pci::config::OLD_KEYS)) are still accepted.
 //!
 //! `rgdev preset show NAME` prints a complete file to start from.
+//!
+//! A system of several GPUs ([`SystemConfig`]) is a built-in system preset
+//! (`gv100x2`, `gv100x4`, `dgx1`: [`SYSTEM_PRESETS`]) or a file with a `[system]` table:
+//!
+//! ```toml
+//! [system]
+//! base = "gv100x4"        # a system preset to start from (default: one GPU of `gpu`)
+//! gpus = 4                # how many GPUs (default: the base's)
+//! gpu = "my-gpu.toml"     # every GPU's device preset (default: the base's)
+//!
+//! [interconnect]          # any field of fake_pci::system::Interconnect
+//! nvlinks = [[0, 1, 2], [2, 3, 2]]
+//! ```
+//!
+//! Anywhere a system is expected, a device preset is a system of one GPU.
 
 use fake_pci::DeviceConfig;
 use fake_pci::config::{PRESETS, Value};
+use fake_pci::system::{Interconnect, SYSTEM_PRESETS, SystemConfig};
 
 /// The environment variable that selects a preset (a name or a path) for every device
 /// opened with default options, and for programs run against libcuda.so.1.
@@ -33,6 +49,12 @@ pub const ENV: &str = "RGDEV_PRESET";
 pub fn load(spec: &str) -> Result<DeviceConfig, String> {
     if is_file(spec) {
         return load_file(std::path::Path::new(spec), 0);
+    }
+    if let Some(s) = SystemConfig::preset(spec) {
+        return Err(format!(
+            "`{spec}` is a system of {} GPUs, not one device (open it as a `System`; libcuda.so.1 drives one GPU so far)",
+            s.len()
+        ));
     }
     let cfg = DeviceConfig::preset(spec).ok_or_else(|| {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
@@ -82,6 +104,156 @@ pub fn from_env() -> Result<DeviceConfig, String> {
         Ok(spec) if !spec.is_empty() => load(&spec).map_err(|e| format!("{ENV}: {e}")),
         _ => Ok(DeviceConfig::default()),
     }
+}
+
+/// A system preset: a built-in system, a file with a `[system]` table, or a device preset
+/// (a system of one GPU), validated.
+pub fn load_system(spec: &str) -> Result<SystemConfig, String> {
+    if let Some(s) = SystemConfig::preset(spec) {
+        return Ok(s);
+    }
+    if is_file(spec) {
+        let path = std::path::Path::new(spec);
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{spec}: {e}"))?;
+        let table: toml::Table =
+            text.parse().map_err(|e: toml::de::Error| format!("{spec}: {}", e.to_string().trim_end()))?;
+        if table.contains_key("system") {
+            let dir = path.parent().unwrap_or(std::path::Path::new("."));
+            return parse_system(&table, dir).map_err(|e| format!("{spec}: {e}"));
+        }
+    }
+    load(spec).map(SystemConfig::single).map_err(|e| {
+        if is_file(spec) {
+            e
+        } else {
+            let names: Vec<&str> = SYSTEM_PRESETS.iter().map(|p| p.0).collect();
+            format!("{e}; systems: {}", names.join(", "))
+        }
+    })
+}
+
+/// The system `RGDEV_PRESET` selects (one default GPU when it is unset).
+pub fn system_from_env() -> Result<SystemConfig, String> {
+    match std::env::var(ENV) {
+        Ok(spec) if !spec.is_empty() => load_system(&spec).map_err(|e| format!("{ENV}: {e}")),
+        _ => Ok(SystemConfig::single(DeviceConfig::default())),
+    }
+}
+
+/// A system file's tables (`dir` resolves a `gpu` file).
+fn parse_system(table: &toml::Table, dir: &std::path::Path) -> Result<SystemConfig, String> {
+    let sys = table.get("system").and_then(toml::Value::as_table).ok_or("`system` must be a table")?;
+    if let Some(key) = table.keys().find(|k| !["system", "interconnect"].contains(&k.as_str())) {
+        return Err(format!("unknown table or key `{key}` in a system preset (`[system]`, `[interconnect]`)"));
+    }
+    let text = |k: &str| match sys.get(k) {
+        None => Ok(None),
+        Some(toml::Value::String(v)) => Ok(Some(v.clone())),
+        Some(_) => Err(format!("`system.{k}` must be a string")),
+    };
+    let gpu = text("gpu")?
+        .map(|g| if is_file(&g) { load(dir.join(&g).to_str().unwrap_or(&g)) } else { load(&g) })
+        .transpose()?;
+    let mut s = match text("base")? {
+        Some(b) => SystemConfig::preset(&b).ok_or_else(|| format!("`system.base`: no system preset named `{b}`"))?,
+        None => SystemConfig::single(gpu.clone().unwrap_or_default()),
+    };
+    if let Some(n) = text("name")? {
+        s.name = n;
+    }
+    if let Some(g) = gpu {
+        s.gpus.iter_mut().for_each(|x| *x = g.clone());
+    }
+    match sys.get("gpus") {
+        None => {}
+        Some(toml::Value::Integer(n)) if (1..=fake_pci::system::MAX_GPUS as i64).contains(n) => {
+            let n = *n as usize;
+            if n != s.len() {
+                // A new count: the PCIe layout of that many (two per switch), no NVLink.
+                let g = s.gpus[0].clone();
+                let nv = s.interconnect.clone();
+                s = SystemConfig { name: s.name.clone(), ..SystemConfig::pcie(&s.name, g, n) };
+                s.interconnect.nvlink_mbps = nv.nvlink_mbps;
+            }
+        }
+        Some(_) => return Err(format!("`system.gpus`: 1 to {} GPUs", fake_pci::system::MAX_GPUS)),
+    }
+    if let Some(key) = sys.keys().find(|k| !["base", "name", "gpu", "gpus"].contains(&k.as_str())) {
+        return Err(format!("unknown key `system.{key}` (base, name, gpu, gpus)"));
+    }
+    if let Some(ic) = table.get("interconnect") {
+        let ic = ic.as_table().ok_or("`interconnect` must be a table")?;
+        set_interconnect(&mut s.interconnect, ic)?;
+    }
+    s.validate()?;
+    Ok(s)
+}
+
+/// Apply `[interconnect]` keys.
+fn set_interconnect(ic: &mut Interconnect, t: &toml::Table) -> Result<(), String> {
+    let int = |k: &str, v: &toml::Value| {
+        v.as_integer()
+            .filter(|&i| i >= 0)
+            .map(|i| i as u64)
+            .ok_or_else(|| format!("`interconnect.{k}` must be a non-negative integer"))
+    };
+    let list = |k: &str, v: &toml::Value| -> Result<Vec<u32>, String> {
+        let a = v.as_array().ok_or_else(|| format!("`interconnect.{k}` must be a list of integers"))?;
+        a.iter().map(|x| int(k, x).map(|i| i as u32)).collect()
+    };
+    for (k, v) in t {
+        match k.as_str() {
+            "switch_of" => ic.switch_of = list(k, v)?,
+            "socket_of_switch" => ic.socket_of_switch = list(k, v)?,
+            "nvlinks" => {
+                let a = v.as_array().ok_or("`interconnect.nvlinks` must be a list of [a, b, links]")?;
+                ic.nvlinks = a
+                    .iter()
+                    .map(|e| match list(k, e)?.as_slice() {
+                        &[x, y, n] => Ok((x, y, n)),
+                        _ => Err("`interconnect.nvlinks` entries are [a, b, links]".to_string()),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "nvlink_mbps" => ic.nvlink_mbps = int(k, v)?,
+            "nvlink_latency_ns" => ic.nvlink_latency_ns = int(k, v)?,
+            "pcie_mbps" => ic.pcie_mbps = int(k, v)?,
+            "pix_latency_ns" => ic.pix_latency_ns = int(k, v)?,
+            "phb_latency_ns" => ic.phb_latency_ns = int(k, v)?,
+            "socket_mbps" => ic.socket_mbps = int(k, v)?,
+            "sys_latency_ns" => ic.sys_latency_ns = int(k, v)?,
+            _ => return Err(format!("unknown key `interconnect.{k}`")),
+        }
+    }
+    Ok(())
+}
+
+/// A system as a preset file: its interconnect in full, every GPU as the first one's
+/// preset (`gpu`) when they are all alike.
+pub fn system_to_toml(s: &SystemConfig) -> String {
+    let ic = &s.interconnect;
+    let nums = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let links: Vec<String> = ic.nvlinks.iter().map(|(a, b, n)| format!("[{a}, {b}, {n}]")).collect();
+    format!(
+        "# rgdev system preset (load with RGDEV_PRESET=FILE.toml or --preset FILE.toml)\n\
+         [system]\nname = \"{}\"\ngpus = {}\n# Every GPU's device preset (a built-in name or a file).\ngpu = \"{}\"\n\n\
+         # The PCIe tree, NVLink connections ([a, b, links]) and their speeds.\n[interconnect]\n\
+         switch_of = [{}]\nsocket_of_switch = [{}]\nnvlinks = [{}]\nnvlink_mbps = {}\nnvlink_latency_ns = {}\n\
+         pcie_mbps = {}\npix_latency_ns = {}\nphb_latency_ns = {}\nsocket_mbps = {}\nsys_latency_ns = {}\n",
+        s.name,
+        s.len(),
+        s.gpus[0].name,
+        nums(&ic.switch_of),
+        nums(&ic.socket_of_switch),
+        links.join(", "),
+        ic.nvlink_mbps,
+        ic.nvlink_latency_ns,
+        ic.pcie_mbps,
+        ic.pix_latency_ns,
+        ic.phb_latency_ns,
+        ic.socket_mbps,
+        ic.sys_latency_ns
+    )
 }
 
 /// Parse a preset file (see the module documentation); a `base` that is a file is refused
@@ -189,6 +361,34 @@ mod tests {
         assert_eq!(old, new);
         assert_eq!((new.board.sms, new.dram.mbps, new.shared.bytes), (4, 1000, 4096));
         assert!(load("/nonexistent/p.toml").unwrap_err().contains("/nonexistent/p.toml"));
+    }
+
+    #[test]
+    fn systems_load_from_names_and_files() {
+        assert_eq!(load_system("dgx1").unwrap().len(), 8);
+        assert_eq!(load_system("gf100").unwrap().gpus[0].name, "gf100");
+        assert!(load_system("nope").unwrap_err().contains("dgx1"));
+        let dir = std::env::temp_dir().join(format!("rgdev-system-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("small.toml"), "base = \"gv100\"\nboard.sms = 4\n").unwrap();
+        let file = dir.join("pair.toml");
+        std::fs::write(
+            &file,
+            "[system]\nname = \"pair\"\ngpus = 2\ngpu = \"small.toml\"\n[interconnect]\nnvlinks = [[0, 1, 4]]\n",
+        )
+        .unwrap();
+        let s = load_system(file.to_str().unwrap()).unwrap();
+        assert_eq!((s.name.as_str(), s.len(), s.gpus[1].board.sms), ("pair", 2, 4));
+        assert_eq!(s.path(0, 1), fake_pci::system::Path::NvLink(4));
+        // A preset file written from a system loads back the same.
+        let dgx = load_system("dgx1").unwrap();
+        std::fs::write(dir.join("dgx.toml"), system_to_toml(&dgx)).unwrap();
+        assert_eq!(load_system(dir.join("dgx.toml").to_str().unwrap()).unwrap(), dgx);
+        std::fs::write(&file, "[system]\ngpus = 2\n[interconnect]\nnvlinks = [[0, 1, 9]]\n").unwrap();
+        assert!(load_system(file.to_str().unwrap()).unwrap_err().contains("ports"));
+        std::fs::write(&file, "[system]\ngpus = 2\nspeed = 3\n").unwrap();
+        assert!(load_system(file.to_str().unwrap()).unwrap_err().contains("system.speed"));
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]

@@ -88,3 +88,30 @@ fn info_and_demo_run() {
     }
     assert!(!text.contains("WRONG") && !text.contains("MISMATCH"));
 }
+
+/// `rgdev info` on a system preset: the topology matrix, then every GPU at its own PCI
+/// address and BARs; `--json` the same as one object; `preset list` and `show` know
+/// systems; a system is refused where one device is expected.
+#[test]
+fn info_on_a_system() {
+    let out = rgdev(&["info", "--preset", "dgx1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.starts_with("system dgx1: 8 GPUs"), "{text}");
+    assert!(text.contains("GPU0      X   NV1   NV1   NV2   NV2   SYS   SYS   SYS"), "{text}");
+    assert!(text.contains("GPU 7 (0000:07:00.0):"), "{text}");
+    assert_eq!(text.matches("NV_PMC_BOOT_0").count(), 8);
+    let out = rgdev(&["info", "--preset", "gv100x2", "--json", "--set", "board.sms=8"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["topology"], serde_json::json!([["X", "PIX"], ["PIX", "X"]]));
+    let gpus = v["gpus"].as_array().unwrap();
+    assert_eq!(gpus.len(), 2);
+    assert_eq!((gpus[0]["multiprocessors"].as_u64(), gpus[1]["pci_bus_id"].as_str()), (Some(8), Some("0000:01:00.0")));
+    assert_ne!(gpus[0]["bar0"], gpus[1]["bar0"]);
+    let list = String::from_utf8_lossy(&rgdev(&["preset", "list"]).stdout).into_owned();
+    assert!(list.contains("dgx1") && list.contains("system:"), "{list}");
+    let show = String::from_utf8_lossy(&rgdev(&["preset", "show", "dgx1"]).stdout).into_owned();
+    assert!(show.contains("[interconnect]") && show.contains("[0, 3, 2]"), "{show}");
+    let out = rgdev(&["demo", "--preset", "gv100x2"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("system of 2 GPUs"));
+}

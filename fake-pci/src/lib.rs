@@ -44,7 +44,8 @@ pub mod timing;
 pub mod watch; // the progress watch: snapshots of the work in flight for host tools
 // The clock that runs them, and the board's configuration.
 mod clock;
-pub mod config; // parameters grouped by unit (the params! table); keys, validation, presets
+pub mod config;
+pub mod system; // a system of GPUs: placement on the buses, the interconnect, system presets // parameters grouped by unit (the params! table); keys, validation, presets
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;

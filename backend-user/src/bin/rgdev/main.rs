@@ -200,11 +200,18 @@ fn preset_cmd(cmd: PresetCmd) -> ExitCode {
             for (name, what) in fake_pci::config::PRESETS {
                 println!("{name:22} {what}");
             }
+            for (name, what) in fake_pci::system::SYSTEM_PRESETS {
+                println!("{name:22} system: {what}");
+            }
             ExitCode::SUCCESS
         }
-        PresetCmd::Show { preset: spec } => match preset::load(&spec) {
-            Ok(cfg) => {
-                print!("{}", preset::to_toml(&cfg));
+        PresetCmd::Show { preset: spec } => match preset::load_system(&spec) {
+            Ok(sys) if sys.len() > 1 || fake_pci::system::SystemConfig::preset(&spec).is_some() => {
+                print!("{}", preset::system_to_toml(&sys));
+                ExitCode::SUCCESS
+            }
+            Ok(sys) => {
+                print!("{}", preset::to_toml(&sys.gpus[0]));
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -344,6 +351,7 @@ fn run(a: RunArgs) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    signals::default_sigpipe();
     let cli = Cli::parse();
     let (dev_args, clock, demo) = match cli.cmd {
         Cmd::Ptxas { args } => return ptxas::main(&args),
@@ -355,6 +363,26 @@ fn main() -> ExitCode {
         Cmd::Info { dev, json } => (dev, ClockMode::Stepped, Some(json)),
         Cmd::Demo { dev, threaded } => (dev, if threaded { ClockMode::Threaded } else { ClockMode::Stepped }, None),
     };
+    if let Some(json) = demo {
+        // `info` takes systems: every GPU, and the topology.
+        let sys = dev_args.preset.as_deref().map_or_else(preset::system_from_env, preset::load_system);
+        match sys {
+            Ok(mut sys) if sys.len() > 1 => {
+                for g in &mut sys.gpus {
+                    if let Err(e) = preset::apply_sets(g, &dev_args.sets) {
+                        eprintln!("rgdev: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+                return system_info(sys, json);
+            }
+            Err(e) => {
+                eprintln!("rgdev: {e}");
+                return ExitCode::FAILURE;
+            }
+            Ok(_) => {}
+        }
+    }
     let loaded = dev_args.preset.as_deref().map_or_else(preset::from_env, preset::load);
     let config = match loaded.and_then(|mut c| preset::apply_sets(&mut c, &dev_args.sets).map(|()| c)) {
         Ok(c) => c,
@@ -455,6 +483,47 @@ fn device_facts(dev: &Device) -> Vec<(&'static str, &'static str, serde_json::Va
         ("mode", "model", json!(format!("{:?}", cfg.mode).to_lowercase())),
         ("dram_mbps", "DRAM bandwidth (MB/s)", json!(cfg.dram.mbps)),
     ]
+}
+
+/// `rgdev info` on a system: the topology as `nvidia-smi topo -m` prints it, then each
+/// GPU's facts; JSON: `{"system", "topology", "gpus": [facts...]}`.
+fn system_info(cfg: backend_user::SystemConfig, json: bool) -> ExitCode {
+    let sys = match backend_user::System::open_with(cfg, &DeviceOptions::default()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rgdev: no system: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let c = sys.config();
+    let n = sys.len();
+    if json {
+        let topo: Vec<Vec<String>> = (0..n).map(|i| (0..n).map(|j| c.path(i, j).label()).collect()).collect();
+        let gpus: Vec<serde_json::Value> = sys
+            .devices()
+            .iter()
+            .map(|d| {
+                let mut o: serde_json::Map<String, serde_json::Value> =
+                    device_facts(d).into_iter().map(|(k, _, v)| (k.to_string(), v)).collect();
+                o.insert("pci_bus_id".into(), d.pci_bus_id().into());
+                serde_json::Value::Object(o)
+            })
+            .collect();
+        let v = serde_json::json!({"system": c.name, "topology": topo, "gpus": gpus});
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return ExitCode::SUCCESS;
+    }
+    println!("system {}: {n} GPUs\n", c.name);
+    print!("{}", c.topology_matrix());
+    println!(
+        "\nLegend: NV# = # NVLinks, PIX = same PCIe switch, PHB = across switches under one CPU, SYS = across CPUs\n"
+    );
+    for (i, d) in sys.devices().iter().enumerate() {
+        println!("GPU {i} ({}):", d.pci_bus_id());
+        info(d, false);
+        println!();
+    }
+    ExitCode::SUCCESS
 }
 
 /// `rgdev info`: deviceQuery's facts about the simulated GPU, as text or JSON.

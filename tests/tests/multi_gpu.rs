@@ -1,0 +1,102 @@
+//! Systems of several GPUs (issue 15, item 1): each GPU its own PCI function with its own
+//! BARs, VRAM, engines and clock, brought up by its own runtime instance; the system
+//! presets' topologies; disjoint addresses with lookups by address.
+
+use backend_user::{Arg, DeviceOptions, System, SystemConfig};
+use fake_pci::system::Path;
+
+fn open(name: &str) -> System {
+    let cfg = SystemConfig::preset(name).unwrap();
+    // Functional mode: these tests check placement and independence, not timing.
+    let cfg = SystemConfig {
+        gpus: cfg.gpus.iter().map(|g| g.clone().with(|c| c.mode = fake_pci::config::Mode::Functional)).collect(),
+        ..cfg
+    };
+    System::open_with(cfg, &DeviceOptions::default()).unwrap()
+}
+
+#[test]
+fn two_gpus_are_two_pci_functions_with_their_own_bars_memory_and_clock() {
+    let sys = open("gv100x2");
+    assert_eq!(sys.len(), 2);
+    let (a, b) = (&sys.devices()[0], &sys.devices()[1]);
+    // Each probed through its own configuration space, at its own place.
+    assert_eq!((a.pci_bus_id(), b.pci_bus_id()), ("0000:00:00.0".to_string(), "0000:01:00.0".to_string()));
+    assert_eq!(a.info().bar0.0, hw::pci::BAR0_BUS);
+    assert_eq!(b.info().bar0.0, hw::pci::BAR0_BUS - (16 << 20));
+    assert_eq!(b.info().bar1.0, hw::pci::BAR1_BUS + (64 << 30));
+    assert_eq!(a.info().vram_size, b.info().vram_size);
+    // Work on one GPU is that GPU's alone: its copy engine, its SMs, its clock.
+    let vecadd = include_str!("../../kernels/vecadd.ptx");
+    let b_cycles = b.sim().lock().cycles();
+    let run = |dev: &backend_user::Device, scale: f32| {
+        let ctx = dev.create_context().unwrap();
+        let n = 4096;
+        let x: Vec<f32> = (0..n).map(|i| i as f32 * scale).collect();
+        let (mut p, mut q, r) =
+            (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+        p.copy_from(&x).unwrap();
+        q.copy_from(&x).unwrap();
+        let m = ctx.load_ptx(vecadd).unwrap();
+        let args = [p.arg(), q.arg(), r.arg(), Arg::I32(n as i32)];
+        m.function("vecadd").unwrap().launch([16, 1, 1], [256, 1, 1], 0, &args).unwrap();
+        let out = r.to_vec().unwrap();
+        assert!(out.iter().zip(&x).all(|(o, v)| *o == 2.0 * v));
+        let copies = dev.sim().lock().stats().copies;
+        (p, copies, ctx)
+    };
+    let (pa, copies_a, _ca) = run(a, 1.0);
+    assert_eq!(b.sim().lock().cycles(), b_cycles, "GPU 1 did not run for GPU 0's work");
+    assert_eq!(b.sim().lock().stats().copies, 0);
+    let (pb, copies_b, _cb) = run(b, 3.0);
+    assert!(copies_a > 0 && copies_b == copies_a, "each GPU's copy engine did its own copies");
+    // Live allocations of two GPUs never share an address (one unified range).
+    assert_ne!(pa.device_ptr(), pb.device_ptr());
+}
+
+#[test]
+fn system_presets_have_their_topologies() {
+    let dgx = SystemConfig::preset("dgx1").unwrap();
+    dgx.validate().unwrap();
+    assert_eq!(dgx.len(), 8);
+    // The hybrid cube-mesh: GPUs 0-3 and 4-7 fully connected, plus i to i+4.
+    for i in 0..8 {
+        for j in 0..8 {
+            let linked = i != j && (i / 4 == j / 4 || i % 4 == j % 4);
+            assert_eq!(matches!(dgx.path(i, j), Path::NvLink(_)), linked, "GPU{i} GPU{j}");
+        }
+    }
+    assert_eq!(dgx.path(1, 6), Path::Sys, "across the sockets without a link");
+    let x4 = SystemConfig::preset("gv100x4").unwrap();
+    assert_eq!((x4.path(0, 1), x4.path(1, 2)), (Path::Pix, Path::Phb));
+    assert!(x4.peer_latency_ns(1, 2) > x4.peer_latency_ns(0, 1));
+    assert_eq!(SystemConfig::preset("gv100x2").unwrap().path(0, 1), Path::Pix);
+}
+
+#[test]
+fn eight_gpus_come_up_at_disjoint_addresses() {
+    let sys = open("dgx1");
+    let cfg = sys.config();
+    let mut bars: Vec<u64> = Vec::new();
+    for (i, d) in sys.devices().iter().enumerate() {
+        let (b0, b1) = (d.info().bar0.0, d.info().bar1.0);
+        assert_eq!(cfg.gpu_of_bus(b0), Some(i));
+        assert_eq!(cfg.gpu_of_bus(b1 + d.info().bar1.1 - 1), Some(i));
+        let p = d.placement();
+        assert_eq!(cfg.gpu_of_phys(p.vram_base + 12345), Some((i, 12345)));
+        bars.extend([b0, b1]);
+        assert_eq!(d.pci_bus_id(), format!("0000:{i:02x}:00.0"));
+    }
+    bars.sort_unstable();
+    bars.dedup();
+    assert_eq!(bars.len(), 16);
+}
+
+#[test]
+fn a_system_is_not_a_device_and_bad_systems_are_refused() {
+    let e = backend_user::preset::load("dgx1").unwrap_err();
+    assert!(e.contains("system of 8 GPUs"), "{e}");
+    let mut bad = SystemConfig::preset("gv100x2").unwrap();
+    bad.interconnect.nvlinks.push((0, 5, 1));
+    assert!(System::open_with(bad, &DeviceOptions::default()).is_err());
+}
