@@ -67,6 +67,8 @@ pub struct DeviceOptions {
     pub separate_va: bool,
     /// Where the GPU sits on the buses (a GPU of a system); None: GPU 0's place.
     pub placement: Option<fake_pci::system::Placement>,
+    /// The GPU's ordinal in its system, which its handles carry (`runtime_core::ordinal_of`).
+    pub ordinal: u32,
     /// Sanitizers to run on every launch (`Context::check_reports` gives the findings).
     pub checks: CheckMode,
     /// Where kernels' `printf` and failed `assert`s go (default: this process's standard
@@ -108,7 +110,7 @@ impl Device {
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start_filtered(limit, opts.trace_filter);
         }
-        let gpu = Gpu::probe(p)?;
+        let gpu = Gpu::probe_as(p, opts.ordinal)?;
         gpu.set_checks(opts.checks);
         Ok(Self { gpu: Arc::new(gpu), placement: place })
     }

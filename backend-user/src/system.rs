@@ -1,7 +1,8 @@
 //! A system of simulated GPUs: one [`Device`] per GPU of a [`SystemConfig`], each its own
 //! PCI function with its own BARs (at its [`Placement`](fake_pci::system::Placement)),
 //! VRAM, PFIFO, engines and SMs, probed and brought up by its own instance of the runtime
-//! as a driver brings up each function it finds. The devices share the process's unified
+//! as a driver brings up each function it finds; the handles of GPU `i` carry `i`
+//! (`runtime_core::ordinal_of`), so no two GPUs' handles collide. The devices share the process's unified
 //! address range, so a device pointer names one GPU's memory in the whole process.
 
 use crate::{Device, DeviceOptions, Result, SystemConfig};
@@ -36,6 +37,7 @@ impl System {
                 let o = DeviceOptions {
                     config: config.gpus[i].clone(),
                     placement: Some(config.placement(i)),
+                    ordinal: i as u32,
                     ..opts.clone()
                 };
                 Device::open_with(o)

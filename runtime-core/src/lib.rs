@@ -40,7 +40,7 @@ pub use api::module::{FuncAttributes, FuncHandle, LaunchId, ModuleHandle};
 pub use api::stream::EventHandle;
 pub use api::texref::{Pitch2DMem, TexRefHandle};
 pub use api::texture::{ArrayHandle, CopySide, MipmappedHandle};
-pub use api::{CtxHandle, Gpu};
+pub use api::{CtxHandle, Gpu, MAX_ORDINALS, ordinal_of};
 pub use channel::Fence;
 pub use check::{CheckMode, CheckReport};
 pub use context::memory::{MemsetValue, Pitched};

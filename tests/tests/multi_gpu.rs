@@ -54,6 +54,28 @@ fn two_gpus_are_two_pci_functions_with_their_own_bars_memory_and_clock() {
     assert_ne!(pa.device_ptr(), pb.device_ptr());
 }
 
+/// Every handle names its GPU: a context's, its streams' and modules', and a handle of
+/// one GPU is not a context of another.
+#[test]
+fn handles_carry_their_gpu() {
+    let sys = open("gv100x4");
+    let ctxs: Vec<_> = sys.devices().iter().map(|d| d.gpu().ctx_create().unwrap()).collect();
+    for (i, (d, &h)) in sys.devices().iter().zip(&ctxs).enumerate() {
+        assert_eq!(runtime_core::ordinal_of(h.0), i as u32);
+        assert_eq!(d.gpu().ordinal(), i as u32);
+        let s = d.gpu().stream_create(h, false, 0).unwrap();
+        assert_eq!(runtime_core::ordinal_of(s.0), i as u32);
+        let other = ctxs[(i + 1) % ctxs.len()];
+        assert_eq!(d.gpu().ctx_synchronize(other), Err(backend_user::CuError::InvalidContext));
+        d.gpu().stream_destroy(h, s).unwrap();
+    }
+    let hs: std::collections::HashSet<u64> = ctxs.iter().map(|h| h.0).collect();
+    assert_eq!(hs.len(), 4, "the first context of each GPU has its own handle");
+    for (d, h) in sys.devices().iter().zip(ctxs) {
+        d.gpu().ctx_destroy(h).unwrap();
+    }
+}
+
 #[test]
 fn system_presets_have_their_topologies() {
     let dgx = SystemConfig::preset("dgx1").unwrap();

@@ -5,9 +5,11 @@
 //!
 //! This is the runtime's one handle table, and its handles are what the C ABI hands out
 //! as `CUcontext`, `CUmodule`, `CUfunction`, `CUstream` and `CUevent`:
-//! - a [`CtxHandle`] is 32 bits: the slot's generation (16 bits) over its index + 1
-//!   (16 bits), so a handle of a destroyed context is detected until its slot has been
-//!   reused 65536 times;
+//! - a [`CtxHandle`] is 32 bits: the slot's generation (16 bits) over the GPU's ordinal
+//!   in its system (4 bits, [`Gpu::ordinal`]) over the slot's index + 1 (12 bits), so a
+//!   handle of a destroyed context is detected until its slot has been reused 65536
+//!   times, and every handle names its GPU ([`ordinal_of`]): handles of the GPUs of one
+//!   process never collide;
 //! - an object handle ([`module::ModuleHandle`], [`module::FuncHandle`],
 //!   [`StreamHandle`], [`stream::EventHandle`]) is its context's handle in the high half and the object's id in the context in the
 //!   low half. Ids come from one counter per context and are never reused, so an object
@@ -62,9 +64,13 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use lock_api::Mutex;
 pub use stream::StreamHandle;
 
-/// Most contexts alive at once (a context handle has 16 bits of index; each context
+/// Most contexts alive at once (a context handle has 12 bits of index; each context
 /// holds a channel, and the device has fewer).
-const MAX_CONTEXTS: usize = 0xffff;
+const MAX_CONTEXTS: usize = 0xfff;
+/// Bits of a context handle below the GPU's ordinal (the slot index + 1).
+const INDEX_BITS: u32 = 12;
+/// The most GPUs whose handles stay apart (4 bits of ordinal).
+pub const MAX_ORDINALS: u32 = 16;
 
 struct Slot<P: Platform> {
     generation: u16,
@@ -72,9 +78,9 @@ struct Slot<P: Platform> {
 }
 
 impl<P: Platform> Slot<P> {
-    /// The handle of the context in this slot, slot `idx`.
-    fn handle(&self, idx: usize) -> CtxHandle {
-        CtxHandle(u64::from(self.generation) << 16 | (idx as u64 + 1))
+    /// The handle of the context in this slot, slot `idx` of GPU `ordinal`.
+    fn handle(&self, idx: usize, ordinal: u32) -> CtxHandle {
+        CtxHandle(u64::from(self.generation) << 16 | u64::from(ordinal) << INDEX_BITS | (idx as u64 + 1))
     }
 }
 
@@ -87,6 +93,13 @@ use crate::context::ID_BITS;
 /// The context an object handle names.
 fn owner(obj: u64) -> CtxHandle {
     CtxHandle(obj >> ID_BITS)
+}
+
+/// The ordinal of the GPU a handle names: a context's, or an object's (its context in the
+/// high half), as [`Gpu::probe_as`] numbered it.
+pub fn ordinal_of(handle: u64) -> u32 {
+    let ctx = if handle >> ID_BITS != 0 { handle >> ID_BITS } else { handle };
+    ((ctx >> INDEX_BITS) & u64::from(MAX_ORDINALS - 1)) as u32
 }
 
 /// A handle of an object of a context.
@@ -123,6 +136,8 @@ pub struct Gpu<P: Platform> {
     contexts: Mutex<P::RawMutex, Vec<Slot<P>>>,
     /// The checks of contexts created from now on ([`Gpu::set_checks`]).
     checks: AtomicU32,
+    /// This GPU's ordinal in its system, in every handle it gives out.
+    ordinal: u32,
 }
 
 impl<P: Platform> Deref for Gpu<P> {
@@ -136,10 +151,24 @@ impl<P: Platform> Gpu<P> {
     /// Probe the device behind `platform` and bring it up: units and interrupts, then
     /// BAR1's page tables with USERD mapped, then the runlist.
     pub fn probe(platform: P) -> Result<Self> {
+        Self::probe_as(platform, 0)
+    }
+
+    /// [`Gpu::probe`] for GPU `ordinal` of a system (below [`MAX_ORDINALS`], else
+    /// CUDA_ERROR_INVALID_DEVICE): its handles carry the ordinal.
+    pub fn probe_as(platform: P, ordinal: u32) -> Result<Self> {
+        if ordinal >= MAX_ORDINALS {
+            return Err(CuError::InvalidDevice);
+        }
         let mut dev = Device::probe(platform)?;
         let bar1 = Bar1::bring_up(&mut dev)?;
         dev.runlist_init()?;
-        Ok(Self { dev, _bar1: bar1, contexts: Mutex::new(Vec::new()), checks: AtomicU32::new(0) })
+        Ok(Self { dev, _bar1: bar1, contexts: Mutex::new(Vec::new()), checks: AtomicU32::new(0), ordinal })
+    }
+
+    /// This GPU's ordinal in its system (0 for a lone GPU).
+    pub fn ordinal(&self) -> u32 {
+        self.ordinal
     }
 
     /// Check every launch of contexts created from now on (`rgdev run --check`): the
@@ -186,19 +215,20 @@ impl<P: Platform> Gpu<P> {
         let slot = &mut slots[idx];
         slot.generation = slot.generation.wrapping_add(1);
         slot.ctx = Some(ctx);
-        Ok(slot.handle(idx))
+        Ok(slot.handle(idx, self.ordinal))
     }
 
     /// The slot index context handle `h` names, if its generation is the slot's.
-    fn slot_of(slots: &[Slot<P>], h: CtxHandle) -> Option<usize> {
-        let idx = ((h.0 & 0xffff) as usize).checked_sub(1)?;
-        (h.0 >> 16 == u64::from(slots.get(idx)?.generation)).then_some(idx)
+    fn slot_of(&self, slots: &[Slot<P>], h: CtxHandle) -> Option<usize> {
+        let idx = ((h.0 & MAX_CONTEXTS as u64) as usize).checked_sub(1)?;
+        let ours = ordinal_of(h.0) == self.ordinal && h.0 >> ID_BITS == 0;
+        (ours && h.0 >> 16 == u64::from(slots.get(idx)?.generation)).then_some(idx)
     }
 
     /// The context named by `h`.
     fn ctx(&self, h: CtxHandle) -> Result<Arc<Context<P>>> {
         let slots = self.contexts.lock();
-        Self::slot_of(&slots, h).and_then(|i| slots[i].ctx.clone()).ok_or(CuError::InvalidContext)
+        self.slot_of(&slots, h).and_then(|i| slots[i].ctx.clone()).ok_or(CuError::InvalidContext)
     }
 
     /// Run `f` on context `h`'s state under its lock (see `Context::with`: a destroyed
@@ -229,7 +259,7 @@ impl<P: Platform> Gpu<P> {
     pub fn contexts(&self) -> Vec<CtxHandle> {
         let slots = self.contexts.lock();
         let live = slots.iter().enumerate().filter(|(_, s)| s.ctx.is_some());
-        live.map(|(i, s)| s.handle(i)).collect()
+        live.map(|(i, s)| s.handle(i, self.ordinal)).collect()
     }
 
     /// Whether context `h` exists (not destroyed).
@@ -242,7 +272,7 @@ impl<P: Platform> Gpu<P> {
         self.printf_flush(h);
         let ctx = {
             let mut slots = self.contexts.lock();
-            Self::slot_of(&slots, h).and_then(|i| slots[i].ctx.take())
+            self.slot_of(&slots, h).and_then(|i| slots[i].ctx.take())
         }
         .ok_or(CuError::InvalidContext)?;
         ctx.destroy(&self.dev)
