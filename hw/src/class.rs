@@ -400,6 +400,10 @@ pub mod compute {
     pub const PRINTF_ADDRESS_HIGH: u32 = 0x3F14;
     /// Model: the printf FIFO's address bits 31:0.
     pub const PRINTF_ADDRESS_LOW: u32 = 0x3F18;
+    /// Model: the grid's width, all 32 bits, replacing GRID_DIM_XY's 16-bit x when written
+    /// after it (what a Kepler-and-later launch descriptor's 31-bit grid width gives;
+    /// the runtime sends it for compute capability 3.0 and later).
+    pub const GRID_WIDTH: u32 = 0x3F1C;
     /// Bind a sampler-pool entry to a sampler slot ([`super::BindSampler`]).
     pub const BIND_TEXTURE_SAMPLER: u32 = 0x0228;
     /// Bind a header-pool entry to a texture slot ([`super::BindHeader`]).

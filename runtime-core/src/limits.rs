@@ -9,8 +9,17 @@ pub const PARAM_BYTES: u32 = 4096;
 pub const MAX_SHARED: u32 = 48 * 1024;
 /// Most threads per block, and per block dimension.
 pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
-/// Most blocks per grid dimension (the 16-bit fields of GRID_DIM_XY).
+/// Most blocks per grid dimension before compute capability 3.0 (the 16-bit fields of
+/// GRID_DIM_XY).
 pub const MAX_GRID: [u32; 3] = [65535, 65535, 65535];
+/// Most blocks per grid dimension from compute capability 3.0 on: 2^31 - 1 in x (sent
+/// with the model's GRID_WIDTH method), 65535 in y and z.
+pub const MAX_GRID_SM30: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+
+/// Most blocks per grid dimension for a device of compute capability `cc`.
+pub fn max_grid(cc: (u32, u32)) -> [u32; 3] {
+    if cc.0 >= 3 { MAX_GRID_SM30 } else { MAX_GRID }
+}
 /// Registers available to one block.
 pub const REGS_PER_BLOCK: u32 = 65536;
 /// Local memory per thread (CUDA's limit).

@@ -10,6 +10,14 @@ __global__ void fill(int *p, int n, int v) {
 
 __global__ void store_at(int *p, long long offset) { p[offset] = 1; }
 
+// Counts the blocks that ran, and the largest x index seen.
+__global__ void count_blocks(unsigned *count, unsigned *max_x) {
+    if (threadIdx.x == 0) {
+        atomicAdd(count, 1u);
+        atomicMax(max_x, blockIdx.x);
+    }
+}
+
 // What the stream callbacks saw: their status; the host function must not run.
 static cudaError_t seen = cudaSuccess;
 static int host_fn_ran = 0;
@@ -30,6 +38,22 @@ int main() {
     fill<<<dim3(1, 1, 70000), 32>>>(d, 256, 1);
     EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
     fill<<<1, dim3(32, 1, 65)>>>(d, 256, 1);
+    EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
+
+    // From compute capability 3.0 a grid is up to 2^31 - 1 blocks wide (y and z stay at
+    // 65535): 70000 blocks in x run, every one of them.
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    TRUE(prop.maxGridSize[0] == 2147483647 && prop.maxGridSize[1] == 65535 && prop.maxGridSize[2] == 65535);
+    unsigned *counters, hc[2];
+    CHECK(cudaMalloc(&counters, sizeof hc));
+    CHECK(cudaMemset(counters, 0, sizeof hc));
+    count_blocks<<<70000, 32>>>(counters, counters + 1);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(hc, counters, sizeof hc, cudaMemcpyDeviceToHost));
+    TRUE(hc[0] == 70000 && hc[1] == 69999);
+    CHECK(cudaFree(counters));
+    fill<<<dim3(1, 70000), 32>>>(d, 256, 1);
     EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
 
     // The device is fine: the next launch runs.

@@ -91,6 +91,28 @@ fn launch_errors_are_cuda_errors() {
         ctx.load_ptx(".version 6.0\n.target sm_70\n.address_size 64\n.entry k() { bogus; }").err(),
         Some(CuError::InvalidPtx)
     );
+    // Grid limits by architecture: 65535 in y and z always; in x up to 2^31 - 1 from
+    // compute capability 3.0 (gv100: the runtime sends the model's GRID_WIDTH), 65535 on
+    // Fermi (gf100).
+    assert_eq!(f.launch([1, 65536, 1], [32, 1, 1], 0, &args).err(), Some(CuError::InvalidValue));
+    assert_eq!(f.launch([1u32 << 31, 1, 1], [32, 1, 1], 0, &args).err(), Some(CuError::InvalidValue));
+    f.launch([65537, 1, 1], [32, 1, 1], 0, &args).unwrap();
+    ctx.synchronize().unwrap();
+    let k = dev.take_kernel_stats().pop().unwrap();
+    assert_eq!(k.grid, [65537, 1, 1], "the device ran the whole width");
+    let fermi = Device::open_with(backend_user::DeviceOptions {
+        config: backend_user::DeviceConfig::preset("gf100").unwrap(),
+        ..Default::default()
+    })
+    .unwrap();
+    let fctx = fermi.create_context().unwrap();
+    let fm = fctx.load_ptx(&VECADD.replace("sm_70", "sm_20")).unwrap();
+    let fd = fctx.alloc::<f32>(16).unwrap();
+    let fargs = [fd.arg(), fd.arg(), fd.arg(), Arg::I32(16)];
+    let ff = fm.function("vecadd").unwrap();
+    assert_eq!(ff.launch([65536, 1, 1], [32, 1, 1], 0, &fargs).err(), Some(CuError::InvalidValue));
+    ff.launch([65535, 1, 1], [32, 1, 1], 0, &fargs).unwrap();
+    fctx.synchronize().unwrap();
     // The context still works.
     f.launch([1, 1, 1], [16, 1, 1], 0, &args).unwrap();
     ctx.synchronize().unwrap();

@@ -64,7 +64,7 @@ pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int
 /// attributes not answered.
 pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
     use crate::enums::device_attr::*;
-    use runtime_core::limits::{MAX_BLOCK, MAX_GRID};
+    use runtime_core::limits::{MAX_BLOCK, max_grid};
     let gpu = st.gpu();
     let info = gpu.info();
     let i = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);
@@ -77,7 +77,7 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
             i(MAX_BLOCK[(attr - CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X) as usize] as u64)
         }
         CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X..=CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z => {
-            i(MAX_GRID[(attr - CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X) as usize] as u64)
+            i(max_grid(info.compute_capability)[(attr - CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X) as usize] as u64)
         }
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK => i(gpu.max_shared_per_block() as u64),
         CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY => 64 * 1024,

@@ -81,6 +81,7 @@ impl ComputeRegs {
                 self.grid[1] = d.y() as u32;
             }
             GRID_DIM_Z => self.grid[2] = data,
+            GRID_WIDTH => self.grid[0] = data,
             SHARED_SIZE => self.shared = data,
             THREADS_PER_BLOCK => self.threads = data,
             REGISTER_COUNT => self.regs = data,

@@ -12,7 +12,7 @@ use super::stream::StreamHandle;
 use crate::channel::Fence;
 use crate::device::Device;
 use crate::error::{CuError, Result};
-use crate::limits::{MAX_BLOCK, MAX_GRID, MAX_LOCAL, MAX_LOCAL_PER_BLOCK, PARAM_BYTES, block_fits};
+use crate::limits::{MAX_BLOCK, MAX_LOCAL, MAX_LOCAL_PER_BLOCK, PARAM_BYTES, block_fits, max_grid};
 use crate::platform::Platform;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -27,8 +27,8 @@ pub const SHARED_WINDOW_ADDR: u32 = 0x0100_0000;
 /// Generic-address window of local memory.
 pub const LOCAL_WINDOW_ADDR: u32 = 0x0200_0000;
 
-/// GRID_DIM_XY/BLOCK_DIM_XY data for a shape already checked against [`MAX_GRID`] and the
-/// block limits (each extent fits 16 bits).
+/// GRID_DIM_XY/BLOCK_DIM_XY data for a shape already checked against the grid and block
+/// limits (a grid's x beyond 16 bits goes in GRID_WIDTH too).
 fn dim_xy(d: [u32; 3]) -> u32 {
     DimXy::new().with_x(d[0] as u16).with_y(d[1] as u16).into()
 }
@@ -360,7 +360,8 @@ impl Inner {
             Params::Buffer(_) => None,
         };
         let threads = block.iter().map(|&d| d as u64).product::<u64>();
-        if grid.contains(&0) || (0..3).any(|i| grid[i] > MAX_GRID[i]) || !block_fits(block) {
+        let limit = max_grid(gpu.info().compute_capability);
+        if grid.contains(&0) || (0..3).any(|i| grid[i] > limit[i]) || !block_fits(block) {
             return Err(CuError::InvalidValue);
         }
         if threads > MAX_BLOCK[0] as u64 || k.max_threads.is_some_and(|m| threads > m as u64) {
@@ -411,6 +412,9 @@ impl Inner {
                 pb.incr(c, CB_BIND, &[CbBind::new().with_valid(true).with_slot(1).into()])?;
             }
             pb.incr(c, GRID_DIM_XY, &[dim_xy(grid), grid[2]])?;
+            if grid[0] > u32::from(u16::MAX) {
+                pb.incr(c, GRID_WIDTH, &[grid[0]])?;
+            }
             pb.incr(c, BLOCK_DIM_XY, &[dim_xy(block), block[2]])?;
             pb.incr(c, THREADS_PER_BLOCK, &[threads as u32])?;
             pb.incr(c, REGISTER_COUNT, &[regs])?;

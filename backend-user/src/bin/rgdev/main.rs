@@ -433,7 +433,7 @@ fn main() -> ExitCode {
 /// What `rgdev info` reports: deviceQuery's facts (from the same runtime figures the
 /// Driver API's attributes come from) and the device's identity, as (JSON key, label, value).
 fn device_facts(dev: &Device) -> Vec<(&'static str, &'static str, serde_json::Value)> {
-    use runtime_core::limits::{MAX_BLOCK, MAX_GRID, texture_limits};
+    use runtime_core::limits::{MAX_BLOCK, max_grid, texture_limits};
     use serde_json::json;
     let i = dev.info();
     let gpu = dev.gpu();
@@ -463,7 +463,7 @@ fn device_facts(dev: &Device) -> Vec<(&'static str, &'static str, serde_json::Va
         ("max_blocks_per_multiprocessor", "max blocks per SM", json!(i.sm.blocks)),
         ("max_threads_per_block", "max threads per block", json!(MAX_BLOCK[0])),
         ("max_block_dim", "max block dimensions", json!(MAX_BLOCK)),
-        ("max_grid_dim", "max grid dimensions", json!(MAX_GRID)),
+        ("max_grid_dim", "max grid dimensions", json!(max_grid(i.compute_capability))),
         ("texture_alignment", "texture alignment (bytes)", json!(runtime_core::context::texture::TEXTURE_ALIGNMENT)),
         ("async_engine_count", "copy engines", json!(1)),
         ("concurrent_kernels", "concurrent kernels", json!(i.concurrent_kernels)),
