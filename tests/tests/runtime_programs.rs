@@ -601,12 +601,21 @@ fn statistics_describe_the_run_and_name_every_kernel() {
     assert!(
         rows.iter().any(|r| r.ends_with("[CUDA memcpy HtoD]")) && rows.iter().any(|r| r.ends_with("[CUDA memset]"))
     );
+    // nvprof's second table: the API calls, in simulated time: a call lasts as long as it
+    // waited for the device (a synchronization; a launch whose stream's ring was full).
+    let api: Vec<&&str> = rows.iter().skip_while(|r| !r.starts_with("      API calls:")).collect();
+    assert!(!api.is_empty(), "{e}");
+    assert!(api.iter().any(|r| r.ends_with("cuLaunchKernel") && calls(r) > 1000), "{e}");
+    assert!(api.iter().any(|r| r.ends_with("cuStreamSynchronize") || r.ends_with("cuCtxSynchronize")), "{e}");
     let out = rgdev().args(["run", "--csv"]).arg(&exe).output().expect("rgdev run runs");
     let e = String::from_utf8_lossy(&out.stderr).into_owned();
     let csv: Vec<&str> = e.lines().skip_while(|l| !l.starts_with("Type,")).collect();
     assert_eq!(csv[0], "Type,Time(%),Time (ns),Calls,Avg (ns),Min (ns),Max (ns),Name");
-    let pcts: f64 = csv[1..].iter().filter_map(|l| l.split(',').nth(1)?.parse::<f64>().ok()).sum();
-    assert!((pcts - 100.0).abs() < 0.1, "{e}");
+    for kind in ["GPU activities", "API calls"] {
+        let rows = csv[1..].iter().filter(|l| l.starts_with(&format!("{kind},")));
+        let pcts: f64 = rows.filter_map(|l| l.split(',').nth(1)?.parse::<f64>().ok()).sum();
+        assert!((pcts - 100.0).abs() < 0.1, "{kind}: {e}");
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
 

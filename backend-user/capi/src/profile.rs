@@ -539,6 +539,19 @@ impl Profile {
     }
 }
 
+/// Count one call of `name` lasting `ns` in `rows`.
+fn add_row(rows: &mut Vec<Row>, name: String, ns: u64) {
+    match rows.iter_mut().find(|r| r.name == name) {
+        Some(r) => {
+            r.total += ns;
+            r.calls += 1;
+            r.min = r.min.min(ns);
+            r.max = r.max.max(ns);
+        }
+        None => rows.push(Row { total: ns, calls: 1, min: ns, max: ns, name }),
+    }
+}
+
 /// One row of the summary: total, calls, min, max (simulated ns) and the name.
 struct Row {
     total: u64,
@@ -553,70 +566,74 @@ impl Profile {
     /// by kind, each with its share of the GPU's busy time, total, calls, average, minimum
     /// and maximum, in simulated time, the largest first; CSV (times in ns) when `csv`.
     pub fn summary_text(&self, cfg: &DeviceConfig, csv: bool) -> String {
-        let mut rows: Vec<Row> = Vec::new();
-        let mut add = |name: String, ns: u64| match rows.iter_mut().find(|r| r.name == name) {
-            Some(r) => {
-                r.total += ns;
-                r.calls += 1;
-                r.min = r.min.min(ns);
-                r.max = r.max.max(ns);
-            }
-            None => rows.push(Row { total: ns, calls: 1, min: ns, max: ns, name }),
-        };
+        let mut gpu: Vec<Row> = Vec::new();
         for (name, k) in &self.kernels {
-            add(name.clone(), cfg.cycles_to_ns(k.cycles()));
+            add_row(&mut gpu, name.clone(), cfg.cycles_to_ns(k.cycles()));
         }
         for c in &self.copies {
             let what = match c.kind.name() {
                 "Memset" => "[CUDA memset]".to_string(),
                 k => format!("[CUDA memcpy {k}]"),
             };
-            add(what, cfg.cycles_to_ns(c.end_cycle - c.start_cycle));
+            add_row(&mut gpu, what, cfg.cycles_to_ns(c.end_cycle - c.start_cycle));
         }
-        rows.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.name.cmp(&b.name)));
-        let all: u64 = rows.iter().map(|r| r.total).sum::<u64>().max(1);
-        let pct = |r: &Row| 100.0 * r.total as f64 / all as f64;
+        // nvprof's "API calls": each Driver API entry point's calls, in simulated time (host
+        // code takes none: a call lasts as long as it waited for the device).
+        let mut api: Vec<Row> = Vec::new();
+        {
+            let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            for c in &h.calls {
+                let ns = cfg.cycles_to_ns(c.end).saturating_sub(cfg.cycles_to_ns(c.start));
+                add_row(&mut api, c.name.to_string(), ns);
+            }
+        }
         let mut out = String::new();
         use std::fmt::Write;
         if csv {
             let _ = writeln!(out, "Type,Time(%),Time (ns),Calls,Avg (ns),Min (ns),Max (ns),Name");
-            for r in &rows {
-                let name = r.name.replace('"', "\"\"");
-                let _ = writeln!(
-                    out,
-                    "GPU activities,{:.2},{},{},{},{},{},\"{name}\"",
-                    pct(r),
-                    r.total,
-                    r.calls,
-                    r.total / r.calls,
-                    r.min,
-                    r.max
-                );
-            }
-            return out;
-        }
-        let _ = writeln!(out, "==rgdev== Profiling result ({} preset, simulated time):", cfg.name);
-        let _ = writeln!(
-            out,
-            "{:>16} {:>8} {:>10} {:>8} {:>10} {:>10} {:>10}  Name",
-            "Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max"
-        );
-        for (i, r) in rows.iter().enumerate() {
-            let kind = if i == 0 { "GPU activities:" } else { "" };
+        } else {
+            let _ = writeln!(out, "==rgdev== Profiling result ({} preset, simulated time):", cfg.name);
             let _ = writeln!(
                 out,
-                "{kind:>16} {:>7.2}% {:>10} {:>8} {:>10} {:>10} {:>10}  {}",
-                pct(r),
-                time(r.total),
-                r.calls,
-                time(r.total / r.calls),
-                time(r.min),
-                time(r.max),
-                r.name
+                "{:>16} {:>8} {:>10} {:>8} {:>10} {:>10} {:>10}  Name",
+                "Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max"
             );
         }
-        if rows.is_empty() {
-            let _ = writeln!(out, "{:>16} (no kernels or copies)", "GPU activities:");
+        for (label, mut rows) in [("GPU activities", gpu), ("API calls", api)] {
+            rows.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.name.cmp(&b.name)));
+            let all: u64 = rows.iter().map(|r| r.total).sum::<u64>().max(1);
+            let pct = |r: &Row| 100.0 * r.total as f64 / all as f64;
+            for (i, r) in rows.iter().enumerate() {
+                if csv {
+                    let name = r.name.replace('"', "\"\"");
+                    let _ = writeln!(
+                        out,
+                        "{label},{:.2},{},{},{},{},{},\"{name}\"",
+                        pct(r),
+                        r.total,
+                        r.calls,
+                        r.total / r.calls,
+                        r.min,
+                        r.max
+                    );
+                    continue;
+                }
+                let kind = if i == 0 { format!("{label}:") } else { String::new() };
+                let _ = writeln!(
+                    out,
+                    "{kind:>16} {:>7.2}% {:>10} {:>8} {:>10} {:>10} {:>10}  {}",
+                    pct(r),
+                    time(r.total),
+                    r.calls,
+                    time(r.total / r.calls),
+                    time(r.min),
+                    time(r.max),
+                    r.name
+                );
+            }
+            if rows.is_empty() && !csv && label == "GPU activities" {
+                let _ = writeln!(out, "{:>16} (no kernels or copies)", "GPU activities:");
+            }
         }
         out
     }
