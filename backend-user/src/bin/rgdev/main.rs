@@ -1,8 +1,9 @@
 //! `rgdev`: inspect the simulated GPU and run the demo job.
 //!
 //! ```text
-//! rgdev info [--preset P]         PCI identity, BOOT_0, VRAM, BARs, engines, the preset
-//! rgdev demo [--preset P] [--trace FILE]   copies, memsets, fences and kernels, checked
+//! rgdev info [--preset P] [--json] deviceQuery's facts, PCI identity, BOOT_0, BARs; a system's topology
+//! rgdev demo [--preset P] [--mmio-trace FILE [--mmio-filter SPEC] [--mmio-fold]]
+//!                                 copies, memsets, fences and kernels, checked
 //! rgdev run [--preset P] [--set K=V] [--stats] [--summary [--csv]] [--stats-json FILE] [--stats-csv FILE]
 //!           [--trace FILE.json] [--mmio-trace FILE [--mmio-filter SPEC] [--mmio-no-fold]] [--check TOOL] PROGRAM ARGS...
 //!                                  TOOL: memcheck, racecheck, initcheck, synccheck (comma list) or all
@@ -132,9 +133,17 @@ struct DeviceArgs {
     /// Override a preset parameter (repeatable), e.g. `--set l2.bytes=1048576`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
-    /// Write the MMIO trace (every register access) to this file.
-    #[arg(long, value_name = "FILE")]
+    /// Write the MMIO trace (every register access from power-on) to FILE (`--trace` is
+    /// the old name).
+    #[arg(long = "mmio-trace", alias = "trace", value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// What the MMIO trace keeps: units (PFIFO), registers (NV_PFIFO_RUNLIST) and windows
+    /// (bar0, bar1, pramin, config), a comma list; `-X` leaves X out.
+    #[arg(long, value_name = "SPEC", value_parser = mmio_filter, requires = "trace", allow_hyphen_values = true)]
+    mmio_filter: Option<String>,
+    /// Fold runs of BAR1 and PRAMIN words into one line each.
+    #[arg(long, requires = "trace")]
+    mmio_fold: bool,
 }
 
 #[derive(Args)]
@@ -368,6 +377,12 @@ fn main() -> ExitCode {
         let sys = dev_args.preset.as_deref().map_or_else(preset::system_from_env, preset::load_system);
         match sys {
             Ok(mut sys) if sys.len() > 1 => {
+                if dev_args.trace.is_some() {
+                    eprintln!(
+                        "rgdev: --mmio-trace of a system of several GPUs is not supported yet (trace one GPU's preset)"
+                    );
+                    return ExitCode::FAILURE;
+                }
                 for g in &mut sys.gpus {
                     if let Err(e) = preset::apply_sets(g, &dev_args.sets) {
                         eprintln!("rgdev: {e}");
@@ -392,7 +407,21 @@ fn main() -> ExitCode {
         }
     };
     let trace = dev_args.trace;
-    let opts = DeviceOptions { config, clock, trace: trace.as_ref().map(|_| 1 << 24), ..DeviceOptions::default() };
+    let filter = dev_args.mmio_filter.as_deref().unwrap_or("");
+    let trace_filter = match backend_user::TraceFilter::parse(filter, dev_args.mmio_fold) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("rgdev: --mmio-filter: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let opts = DeviceOptions {
+        config,
+        clock,
+        trace: trace.as_ref().map(|_| 1 << 24),
+        trace_filter,
+        ..DeviceOptions::default()
+    };
     let dev = match Device::open_with(opts) {
         Ok(d) => d,
         Err(e) => {
@@ -413,7 +442,7 @@ fn main() -> ExitCode {
         let out =
             std::fs::File::create(&path).and_then(|f| dev.sim().lock().trace_write(&mut std::io::BufWriter::new(f)));
         match out {
-            Ok(n) => eprintln!("rgdev: {n} MMIO accesses traced to {}", path.display()),
+            Ok(n) => eprintln!("rgdev: MMIO trace ({n} lines) written to {}", path.display()),
             Err(e) => {
                 eprintln!("rgdev: writing {}: {e}", path.display());
                 ok = false;
