@@ -170,10 +170,7 @@ fn parse_system(table: &toml::Table, dir: &std::path::Path) -> Result<SystemConf
             let n = *n as usize;
             if n != s.len() {
                 // A new count: the PCIe layout of that many (two per switch), no NVLink.
-                let g = s.gpus[0].clone();
-                let nv = s.interconnect.clone();
-                s = SystemConfig { name: s.name.clone(), ..SystemConfig::pcie(&s.name, g, n) };
-                s.interconnect.nvlink_mbps = nv.nvlink_mbps;
+                s = SystemConfig::pcie(&s.name, s.gpus[0].clone(), n);
             }
         }
         Some(_) => return Err(format!("`system.gpus`: 1 to {} GPUs", fake_pci::system::MAX_GPUS)),

@@ -56,23 +56,25 @@ impl TraceRecord {
     /// The register unit, window or space the access hit, as a filter names it: a unit
     /// (`NV_PFIFO`), `pramin`, `bar0` (no register), `bar1`, `config` or `unclaimed`.
     pub fn unit(&self) -> &'static str {
-        match self.window {
-            Window::Bar0(off) => match hw::regs::lookup(off) {
-                Some((d, _)) => unit_of(d.name),
-                None if is_pramin(off) => "pramin",
-                None => "bar0",
-            },
-            Window::Bar1(_) => "bar1",
-            Window::Config(_) => "config",
-            Window::Unclaimed => "unclaimed",
-        }
+        self.place().0
     }
 
     /// The register's name (`NV_PMC_ENABLE`), if the access hit one.
     pub fn register(&self) -> Option<&'static str> {
+        self.place().1
+    }
+
+    /// The unit and register, from one lookup in the register table.
+    fn place(&self) -> (&'static str, Option<&'static str>) {
         match self.window {
-            Window::Bar0(off) => hw::regs::lookup(off).map(|(d, _)| d.name),
-            _ => None,
+            Window::Bar0(off) => match hw::regs::lookup(off) {
+                Some((d, _)) => (unit_of(d.name), Some(d.name)),
+                None if is_pramin(off) => ("pramin", None),
+                None => ("bar0", None),
+            },
+            Window::Bar1(_) => ("bar1", None),
+            Window::Config(_) => ("config", None),
+            Window::Unclaimed => ("unclaimed", None),
         }
     }
 
@@ -159,7 +161,7 @@ impl TraceFilter {
 
     /// Whether the trace keeps this access.
     pub fn keeps(&self, r: &TraceRecord) -> bool {
-        let (unit, reg) = (r.unit(), r.register());
+        let (unit, reg) = r.place();
         let hit = |sel: &String| sel == unit || reg == Some(sel.as_str());
         (self.keep.is_empty() || self.keep.iter().any(hit)) && !self.drop.iter().any(hit)
     }

@@ -24,7 +24,7 @@ static DEV: OnceLock<Device> = OnceLock::new();
 static LAST: AtomicU64 = AtomicU64::new(0);
 static NEXT_TID: AtomicU32 = AtomicU32::new(1);
 /// What was recorded.
-pub(crate) static HOST: Mutex<HostRecords> = Mutex::new(HostRecords::new());
+static HOST: Mutex<HostRecords> = Mutex::new(HostRecords::new());
 
 thread_local! {
     /// This host thread's number in the trace: 1 for the first thread that called the API.
@@ -131,7 +131,8 @@ fn on() -> bool {
     ON.load(Ordering::Acquire)
 }
 
-fn host() -> MutexGuard<'static, HostRecords> {
+/// What was recorded, locked.
+pub(crate) fn host() -> MutexGuard<'static, HostRecords> {
     HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

@@ -127,7 +127,7 @@ impl Profile {
 
     /// Which API call started each kernel and each copy (indices into `h.calls`), by the
     /// jobs each call counted on its channels (see `apitrace`).
-    fn join(&self, h: &crate::apitrace::HostRecords) -> (HashMap<usize, usize>, HashMap<usize, usize>) {
+    fn join(&self, h: &crate::apitrace::HostRecords) -> Joined {
         let kernels: HashMap<(u32, u64), usize> =
             self.kernels.iter().zip(&self.kernel_job).enumerate().map(|(i, ((_, k), &n))| ((k.chid, n), i)).collect();
         let copies: HashMap<(u32, u64), usize> =
@@ -267,7 +267,7 @@ impl Profile {
                 k.dram_write_bytes,
             );
         }
-        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let h = crate::apitrace::host();
         let (_, by_copy) = self.join(&h);
         for (i, c) in self.copies.iter().enumerate() {
             let (ctx, s) = self
@@ -320,7 +320,7 @@ impl Profile {
 
     /// One object per kernel and per copy.
     pub fn stats_json(&self, cfg: &DeviceConfig) -> Value {
-        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let h = crate::apitrace::host();
         let (by_kernel, by_copy) = self.join(&h);
         let call = |by: &HashMap<usize, usize>, i: usize| by.get(&i).map(|&ci| h.calls[ci].name);
         let kernels: Vec<Value> = self
@@ -425,11 +425,8 @@ impl Profile {
 
     /// The host's tracks: a track per host thread with its API calls and NVTX ranges and
     /// marks, and a flow from each call to the kernels and copies it started.
-    fn host_events(&self, cfg: &DeviceConfig, ev: &mut Vec<Value>) {
-        let us = |c: u64| cfg.cycles_to_ns(c) as f64 / 1000.0;
-        // Durations from the nanoseconds of both ends, so that nested slices stay nested.
-        let dur = |a: u64, b: u64| cfg.cycles_to_ns(b).saturating_sub(cfg.cycles_to_ns(a)) as f64 / 1000.0;
-        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    fn host_events(&self, cfg: &DeviceConfig, h: &crate::apitrace::HostRecords, joined: &Joined, ev: &mut Vec<Value>) {
+        let (us, dur) = (|c| us(cfg, c), |a, b| dur(cfg, a, b));
         if h.calls.is_empty() && h.ranges.is_empty() {
             return;
         }
@@ -439,7 +436,7 @@ impl Profile {
         tids.sort_unstable();
         tids.dedup();
         for t in tids {
-            let name = crate::apitrace::thread_name(&h, t);
+            let name = crate::apitrace::thread_name(h, t);
             ev.push(json!({"name": "thread_name", "ph": "M", "pid": HOST_PID, "tid": t, "args": {"name": name}}));
         }
         let end = self.kernels.iter().map(|(_, k)| k.end_cycle).chain(self.copies.iter().map(|c| c.end_cycle));
@@ -462,13 +459,13 @@ impl Profile {
             }
         }
         // Each call's kernels and copies, in the order of the device's records.
-        let (by_kernel, by_copy) = self.join(&h);
+        let (by_kernel, by_copy) = joined;
         let mut started: Vec<Vec<(u32, u64, &str)>> = vec![Vec::new(); h.calls.len()];
-        for (&i, &ci) in &by_kernel {
+        for (&i, &ci) in by_kernel {
             let k = &self.kernels[i].1;
             started[ci].push((k.chid, k.start_cycle, "kernel"));
         }
-        for (&i, &ci) in &by_copy {
+        for (&i, &ci) in by_copy {
             started[ci].push((COPY_TID, self.copies[i].start_cycle, "copy"));
         }
         let mut flow = 0u64;
@@ -491,9 +488,9 @@ impl Profile {
     /// a counter per SM (resident warps), and the host's threads (API calls, NVTX ranges,
     /// flows to the work they started).
     pub fn chrome_trace(&self, cfg: &DeviceConfig) -> Value {
-        let us = |c: u64| cfg.cycles_to_ns(c) as f64 / 1000.0;
-        // Durations from the nanoseconds of both ends: back-to-back work stays back to back.
-        let dur = |a: u64, b: u64| cfg.cycles_to_ns(b).saturating_sub(cfg.cycles_to_ns(a)) as f64 / 1000.0;
+        let (us, dur) = (|c| us(cfg, c), |a, b| dur(cfg, a, b));
+        let h = crate::apitrace::host();
+        let joined = self.join(&h);
         let mut ev =
             vec![json!({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": format!("rgdev {}", cfg.name)}})];
         ev.push(
@@ -519,11 +516,9 @@ impl Profile {
                 "args": {"grid": k.grid, "block": k.block, "cycles": k.cycles(), "warp_instructions": k.warp_instructions, "ipc": k.ipc()},
             }));
         }
-        let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (_, by_copy) = self.join(&h);
         for (i, c) in self.copies.iter().enumerate() {
             let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
-            let (src, dst) = self.copy_kinds(i, &by_copy, &h);
+            let (src, dst) = self.copy_kinds(i, &joined.1, &h);
             ev.push(json!({
                 "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
                 "ts": us(c.start_cycle), "dur": dur(c.start_cycle, c.end_cycle),
@@ -533,8 +528,7 @@ impl Profile {
         for s in &self.occupancy {
             ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": 2, "ts": us(s.cycle), "args": {"warps": s.warps}}));
         }
-        drop(h);
-        self.host_events(cfg, &mut ev);
+        self.host_events(cfg, &h, &joined, &mut ev);
         json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
     }
 }
@@ -581,7 +575,7 @@ impl Profile {
         // code takes none: a call lasts as long as it waited for the device).
         let mut api: Vec<Row> = Vec::new();
         {
-            let h = crate::apitrace::HOST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let h = crate::apitrace::host();
             for c in &h.calls {
                 let ns = cfg.cycles_to_ns(c.end).saturating_sub(cfg.cycles_to_ns(c.start));
                 add_row(&mut api, c.name.to_string(), ns);
@@ -651,6 +645,20 @@ fn time(ns: u64) -> String {
 
 /// The copy engine's track in the trace.
 const COPY_TID: u32 = 100_000;
+
+/// Which API call started each kernel and each copy (see `Profile::join`).
+type Joined = (HashMap<usize, usize>, HashMap<usize, usize>);
+
+/// Cycle `c` as trace microseconds.
+fn us(cfg: &DeviceConfig, c: u64) -> f64 {
+    cfg.cycles_to_ns(c) as f64 / 1000.0
+}
+
+/// The microseconds from cycle `a` to cycle `b`, from the nanoseconds of both ends, so
+/// that back-to-back work stays back to back and nested slices stay nested.
+fn dur(cfg: &DeviceConfig, a: u64, b: u64) -> f64 {
+    cfg.cycles_to_ns(b).saturating_sub(cfg.cycles_to_ns(a)) as f64 / 1000.0
+}
 /// The host's process in the trace.
 const HOST_PID: u32 = 0;
 
