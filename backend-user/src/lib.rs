@@ -33,7 +33,7 @@ pub use fake_pci::copy::CopyStats;
 pub use fake_pci::system::SystemConfig;
 pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
 pub use hostmem::UVA_ENV;
-pub use platform::{ClockMode, SimDevice, UserPlatform};
+pub use platform::{ClockMode, Lockstep, SimDevice, UserPlatform};
 pub use runtime_core::{
     CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, LaunchConfig,
     MemsetValue, Params, Result, StreamHandle,
@@ -69,6 +69,9 @@ pub struct DeviceOptions {
     pub placement: Option<fake_pci::system::Placement>,
     /// The GPU's ordinal in its system, which its handles carry (`runtime_core::ordinal_of`).
     pub ordinal: u32,
+    /// The clock this GPU shares with the other GPUs of its system (stepped mode; see
+    /// [`Lockstep`]); the GPUs join it in ordinal order.
+    pub lockstep: Option<Arc<Lockstep>>,
     /// Sanitizers to run on every launch (`Context::check_reports` gives the findings).
     pub checks: CheckMode,
     /// Where kernels' `printf` and failed `assert`s go (default: this process's standard
@@ -107,6 +110,9 @@ impl Device {
         let mut p = UserPlatform::new_at(opts.config, opts.clock, place.bar0, place.bar1);
         p.set_output(opts.output);
         p.set_separate_va(opts.separate_va);
+        if let Some(clock) = opts.lockstep {
+            p.set_lockstep(clock);
+        }
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start_filtered(limit, opts.trace_filter);
         }

@@ -9,6 +9,11 @@
 //! - [`ClockMode::Threaded`]: a device thread runs whenever work is pending and sleeps
 //!   on a condition variable that doorbell writes signal.
 //!
+//! The GPUs of a system share one clock in stepped mode ([`Lockstep`]): whichever GPU the
+//! host waits on runs first, and every other GPU is then run to the same simulated time,
+//! so all GPUs' clocks read the same time after every wait, whichever GPU was waited on,
+//! and work on one GPU goes on while the host waits on another, as on real hardware.
+//!
 //! PRINTF goes to stderr, filtered by `RGDEV_LOG` (`off`, `error`, `warn` (default),
 //! `info`, `debug`).
 
@@ -77,9 +82,91 @@ impl fmt::Debug for OutputSink {
     }
 }
 
+/// The shared clock of a system's GPUs in stepped mode: the GPUs in ordinal order. A
+/// YIELD or poll on one GPU runs it as a lone GPU's would, then brings every other GPU to
+/// the same simulated time (`FakeGpu::step`, which runs their work up to that time and
+/// lets idle ones wait), all under this lock, so a system's steps never interleave and
+/// all clocks agree between them. GPUs with different clock rates agree in nanoseconds.
+#[derive(Default)]
+pub struct Lockstep {
+    devs: Mutex<Vec<Arc<SimDevice>>>,
+}
+
+impl fmt::Debug for Lockstep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Lockstep({} GPUs)", self.devs.lock().len())
+    }
+}
+
+impl Lockstep {
+    /// A clock with no GPUs yet.
+    pub fn new() -> Arc<Self> {
+        Arc::default()
+    }
+
+    /// Add `dev` (the next ordinal): its clock starts at the system's time.
+    fn join(&self, dev: &Arc<SimDevice>) {
+        let mut devs = self.devs.lock();
+        if let Some(first) = devs.first() {
+            let at = Self::time(&first.gpu.lock());
+            let mut g = dev.gpu.lock();
+            let to = at.on(g.config());
+            let now = g.cycles();
+            g.step(to.saturating_sub(now));
+        }
+        devs.push(dev.clone());
+    }
+
+    /// Run `dev` (one of ours) for up to `quantum` cycles as `FakeGpu::run` does, then
+    /// every other GPU to the time it reached; returns `dev`'s state.
+    fn run(&self, dev: &Arc<SimDevice>, quantum: u64) -> RunState {
+        let devs = self.devs.lock();
+        let (state, at) = {
+            let mut g = dev.gpu.lock();
+            let s = g.run(quantum);
+            (s, Self::time(&g))
+        };
+        for d in devs.iter().filter(|d| !Arc::ptr_eq(d, dev)) {
+            let mut g = d.gpu.lock();
+            let to = at.on(g.config());
+            let now = g.cycles();
+            if to > now {
+                g.step(to - now);
+            }
+        }
+        state
+    }
+
+    fn time(g: &FakeGpu) -> Instant {
+        Instant { cycles: g.cycles(), mhz: g.config().board.clock_mhz.max(1) }
+    }
+}
+
+/// A GPU's clock reading: its cycle and its clock rate.
+#[derive(Clone, Copy)]
+struct Instant {
+    cycles: u64,
+    mhz: u32,
+}
+
+impl Instant {
+    /// The same time on a GPU clocked as `cfg` says: the same cycle at the same rate (all
+    /// clocks of a homogeneous system agree exactly), else the last cycle not after it.
+    fn on(self, cfg: &DeviceConfig) -> u64 {
+        let mhz = cfg.board.clock_mhz.max(1);
+        if mhz == self.mhz {
+            self.cycles
+        } else {
+            (u128::from(self.cycles) * u128::from(mhz) / u128::from(self.mhz)) as u64
+        }
+    }
+}
+
 /// The user-space [`Platform`].
 pub struct UserPlatform {
     dev: Arc<SimDevice>,
+    /// The system's shared clock (stepped mode), when this GPU is one of several.
+    lockstep: Option<Arc<Lockstep>>,
     mode: ClockMode,
     log_level: Option<Level>,
     thread: Mutex<Option<JoinHandle<()>>>,
@@ -180,9 +267,27 @@ impl UserPlatform {
             progress: Arc::default(),
             output: None,
             separate_va: false,
+            lockstep: None,
         };
         p.set_progress(progress);
         p
+    }
+
+    /// Make this GPU the next of the system whose shared clock `clock` is (stepped mode:
+    /// a threaded GPU runs on its own thread and keeps its own clock).
+    pub fn set_lockstep(&mut self, clock: Arc<Lockstep>) {
+        if self.mode == ClockMode::Stepped {
+            clock.join(&self.dev);
+            self.lockstep = Some(clock);
+        }
+    }
+
+    /// Run the device for up to `quantum` cycles (with the rest of its system, if any).
+    fn run_stepped(&self, quantum: u64) -> RunState {
+        match &self.lockstep {
+            Some(l) => l.run(&self.dev, quantum),
+            None => self.dev.gpu.lock().run(quantum),
+        }
     }
 
     /// Show (or stop showing) a progress bar on stderr while the device works.
@@ -287,8 +392,7 @@ impl Platform for UserPlatform {
     fn yield_now(&self) -> Activity {
         match self.mode {
             ClockMode::Stepped => {
-                let mut g = self.dev.gpu.lock();
-                let busy = g.run(YIELD_QUANTUM) == RunState::Busy;
+                let busy = self.run_stepped(YIELD_QUANTUM) == RunState::Busy;
                 self.progress_idle(busy);
                 if busy { Activity::Progress } else { Activity::Idle }
             }
@@ -310,8 +414,7 @@ impl Platform for UserPlatform {
     fn poll(&self) {
         // The device thread runs on its own; the stepped clock runs POLL_QUANTUM cycles.
         if self.mode == ClockMode::Stepped {
-            let mut g = self.dev.gpu.lock();
-            let busy = g.run(POLL_QUANTUM) == RunState::Busy;
+            let busy = self.run_stepped(POLL_QUANTUM) == RunState::Busy;
             self.progress_idle(busy);
         }
     }

@@ -3,7 +3,9 @@
 //! VRAM, PFIFO, engines and SMs, probed and brought up by its own instance of the runtime
 //! as a driver brings up each function it finds; the handles of GPU `i` carry `i`
 //! (`runtime_core::ordinal_of`), so no two GPUs' handles collide. The devices share the process's unified
-//! address range, so a device pointer names one GPU's memory in the whole process.
+//! address range, so a device pointer names one GPU's memory in the whole process, and
+//! in stepped mode one clock ([`Lockstep`](crate::Lockstep)): waiting on one GPU runs
+//! the others to the same time.
 
 use crate::{Device, DeviceOptions, Result, SystemConfig};
 
@@ -32,12 +34,14 @@ impl System {
             eprintln!("rgdev: system {}: {e}", config.name);
             return Err(runtime_core::CuError::InvalidValue);
         }
+        let clock = crate::Lockstep::new();
         let devices = (0..config.len())
             .map(|i| {
                 let o = DeviceOptions {
                     config: config.gpus[i].clone(),
                     placement: Some(config.placement(i)),
                     ordinal: i as u32,
+                    lockstep: Some(clock.clone()),
                     ..opts.clone()
                 };
                 Device::open_with(o)

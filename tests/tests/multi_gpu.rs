@@ -46,12 +46,65 @@ fn two_gpus_are_two_pci_functions_with_their_own_bars_memory_and_clock() {
         (p, copies, ctx)
     };
     let (pa, copies_a, _ca) = run(a, 1.0);
-    assert_eq!(b.sim().lock().cycles(), b_cycles, "GPU 1 did not run for GPU 0's work");
+    // One clock (stepped mode): GPU 1's time went on with GPU 0's, with nothing to do.
+    let (a_now, b_now) = (a.sim().lock().cycles(), b.sim().lock().cycles());
+    assert!(a_now > b_cycles && b_now == a_now, "GPU 1's clock {b_now} follows GPU 0's {a_now}");
     assert_eq!(b.sim().lock().stats().copies, 0);
+    assert_eq!(b.sim().lock().stats().methods, 0, "GPU 1 fetched no work for GPU 0's");
     let (pb, copies_b, _cb) = run(b, 3.0);
     assert!(copies_a > 0 && copies_b == copies_a, "each GPU's copy engine did its own copies");
     // Live allocations of two GPUs never share an address (one unified range).
     assert_ne!(pa.device_ptr(), pb.device_ptr());
+}
+
+/// The GPUs of a system share one clock: waiting on one GPU runs the others to the same
+/// time, so work on GPU 0 finishes while the host waits on GPU 1, and every kernel's
+/// cycles are the same whichever GPU the host waits on first.
+#[test]
+fn waiting_on_one_gpu_runs_the_others_in_lockstep() {
+    let vecadd = include_str!("../../kernels/vecadd.ptx");
+    // (kernel start and end cycles on each GPU, both clocks after the wait).
+    let run = |wait_on: usize| {
+        // Apart from the unified range, which parallel tests move allocations in.
+        let opts = DeviceOptions { separate_va: true, ..DeviceOptions::default() };
+        let sys = System::open_with(SystemConfig::preset("gv100x2").unwrap(), &opts).unwrap();
+        let mut keep = Vec::new();
+        let mut fences = Vec::new();
+        for (i, dev) in sys.devices().iter().enumerate() {
+            let ctx = dev.create_context().unwrap();
+            // GPU 0 gets the smaller grid, so it is done before GPU 1.
+            let n = 4096 * (i + 1);
+            let x: Vec<f32> = (0..n).map(|v| v as f32).collect();
+            let (mut p, r) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+            p.copy_from(&x).unwrap();
+            let m = ctx.load_ptx(vecadd).unwrap();
+            let args = [p.arg(), p.arg(), r.arg(), Arg::I32(n as i32)];
+            let f = m.function("vecadd").unwrap().launch([n as u32 / 256, 1, 1], [256, 1, 1], 0, &args).unwrap();
+            fences.push((ctx.clone(), f));
+            keep.push((ctx, m, p, r));
+        }
+        let (ctx, f) = &fences[wait_on];
+        ctx.wait(*f).unwrap();
+        let clocks: Vec<u64> = sys.devices().iter().map(|d| d.sim().lock().cycles()).collect();
+        // Then wait for everything: both kernels' records.
+        for (ctx, _) in &fences {
+            ctx.synchronize().unwrap();
+        }
+        let spans: Vec<Vec<(u64, u64)>> = sys
+            .devices()
+            .iter()
+            .map(|d| d.take_kernel_stats().iter().map(|k| (k.start_cycle, k.end_cycle)).collect())
+            .collect();
+        (spans, clocks)
+    };
+    let (spans1, clocks1) = run(1);
+    assert_eq!(clocks1[0], clocks1[1], "one clock");
+    assert_eq!(spans1[0].len(), 1, "GPU 0's kernel ran while the host waited on GPU 1");
+    assert!(spans1[0][0].1 <= clocks1[0] && spans1[1][0].1 <= clocks1[1]);
+    let (spans0, clocks0) = run(0);
+    assert_eq!(clocks0[0], clocks0[1]);
+    assert!(clocks0[0] < clocks1[0], "waiting on the smaller grid ends sooner");
+    assert_eq!(spans0, spans1, "the same cycles whichever GPU was waited on");
 }
 
 /// Every handle names its GPU: a context's, its streams' and modules', and a handle of
