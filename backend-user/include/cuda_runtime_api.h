@@ -188,6 +188,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority);
 cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags);
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority);
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device);
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream __RGDEV_DEFAULT(0),
                                      unsigned int flags __RGDEV_DEFAULT(0));
 cudaError_t cudaEventElapsedTime_v2(float *ms, cudaEvent_t start, cudaEvent_t end);

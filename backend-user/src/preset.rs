@@ -52,7 +52,7 @@ pub fn load(spec: &str) -> Result<DeviceConfig, String> {
     }
     if let Some(s) = SystemConfig::preset(spec) {
         return Err(format!(
-            "`{spec}` is a system of {} GPUs, not one device (open it as a `System`; libcuda.so.1 drives one GPU so far)",
+            "`{spec}` is a system of {} GPUs, not one device (open it as a `System`)",
             s.len()
         ));
     }

@@ -11,6 +11,14 @@ use alloc::collections::BTreeMap;
 /// Handles carry this tag in their top byte, so that a small integer or a device pointer
 /// passed as a handle is refused rather than taken for one.
 const TAG: u64 = 0xc3 << 56;
+/// Below the tag, the GPU's ordinal in its system (the GPU whose VRAM it is).
+const ORDINAL_SHIFT: u32 = 48;
+
+/// The ordinal of the GPU whose physical allocation `h` is, if `h` is shaped as a handle
+/// (whether it names a live allocation is the table's to say).
+pub fn ordinal_of(h: u64) -> Option<u32> {
+    (h & (0xff << 56) == TAG).then_some(((h >> ORDINAL_SHIFT) & 0xff) as u32)
+}
 
 /// One physical allocation.
 struct Phys {
@@ -41,13 +49,19 @@ pub enum Count {
 pub struct PhysTable {
     by_handle: BTreeMap<u64, Phys>,
     next: u64,
+    ordinal: u32,
 }
 
 impl PhysTable {
+    /// The handles of GPU `ordinal`'s allocations carry it ([`ordinal_of`]).
+    pub fn set_ordinal(&mut self, ordinal: u32) {
+        self.ordinal = ordinal & 0xff;
+    }
+
     /// Record `bytes` of VRAM at `addr`, with one handle reference; returns its handle.
     pub fn insert(&mut self, addr: u64, bytes: u64) -> u64 {
         self.next += 1;
-        let h = TAG | self.next;
+        let h = TAG | u64::from(self.ordinal) << ORDINAL_SHIFT | self.next;
         self.by_handle.insert(h, Phys { addr, bytes, handles: 1, maps: 0 });
         h
     }
@@ -94,5 +108,12 @@ mod tests {
         assert_eq!(t.count(h, Count::Release), Err(CuError::InvalidValue), "gone");
         let g = t.insert(0, 0x1000);
         assert_ne!(g, h, "handles are not reused");
+        assert_eq!(ordinal_of(g), Some(0));
+        let mut other = PhysTable::default();
+        other.set_ordinal(3);
+        let o = other.insert(0x10000, 0x1000);
+        assert_eq!(ordinal_of(o), Some(3));
+        assert!(t.get(o).is_err() && other.get(g).is_err(), "a handle of another GPU names nothing here");
+        assert_eq!(ordinal_of(5), None);
     }
 }

@@ -373,6 +373,64 @@ fn rgdev_run_on_a_runtime_program() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Several GPUs through the Runtime API (multigpu.cu: a slice of the data per device,
+/// cudaSetDevice, per-device streams, flags, primary contexts and resets) on systems of 1,
+/// 2, 4 and 8 GPUs; `rgdev run` on a system: every GPU's kernels and copies in the
+/// statistics with their device, a trace process per GPU, the same cycles in every run.
+#[test]
+fn several_gpus_through_the_runtime_api() {
+    let exe = compile("multigpu", &[]);
+    for (preset, n) in [("gv100", 1), ("gv100x2", 2), ("gv100x4", 4), ("dgx1", 8)] {
+        let out = run_ok(&exe, &[("RGDEV_PRESET", preset)]);
+        assert!(out.contains(&format!("{n} devices\n")), "{preset}: {out}");
+    }
+    let dir = exe.parent().unwrap();
+    let stats = |tag: &str| {
+        let (json, trace) = (dir.join(format!("{tag}.json")), dir.join(format!("{tag}-trace.json")));
+        let out = rgdev()
+            .args(["run", "--preset", "gv100x4", "--stats-json"])
+            .arg(&json)
+            .arg("--trace")
+            .arg(&trace)
+            .arg("--")
+            .arg(&exe)
+            .output()
+            .expect("rgdev run runs");
+        let (o, e) = text(&out);
+        assert!(out.status.success() && o.contains("4 devices"), "{o}{e}");
+        let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+        (s, t)
+    };
+    let (s, t) = stats("a");
+    let kernels = s["kernels"].as_array().unwrap();
+    for d in 0..4u64 {
+        let on: Vec<_> = kernels.iter().filter(|k| k["device"] == d).map(|k| k["name"].as_str().unwrap()).collect();
+        assert_eq!(on, ["_Z5scalePfif", "_Z12partial_sumsPKfiPf"], "device {d}");
+        let copies = s["copies"].as_array().unwrap().iter().filter(|c| c["device"] == d).count();
+        assert!(copies >= 3, "device {d}: its module, its slice in and its sums out");
+    }
+    assert_eq!(s["devices"].as_array().unwrap().len(), 4);
+    assert_eq!(s["devices"][3]["pci_bus_id"], "0000:03:00.0");
+    let events = check_trace_schema(&t);
+    let processes: Vec<_> =
+        events.iter().filter(|e| e["name"] == "process_name").map(|e| e["args"]["name"].as_str().unwrap()).collect();
+    assert!(processes.contains(&"rgdev GPU 3: gv100 (0000:03:00.0)"), "{processes:?}");
+    // GPU g's kernels are on process 1 + 2g, and the host's launches flow to them.
+    for g in 0..4u64 {
+        let pid = 1 + 2 * g;
+        assert_eq!(events.iter().filter(|e| e["cat"] == "kernel" && e["pid"] == pid).count(), 2, "GPU {g}");
+        assert!(events.iter().any(|e| e["ph"] == "f" && e["name"] == "kernel" && e["pid"] == pid), "GPU {g}");
+    }
+    // One clock, deterministic: the same cycles in a second run.
+    let cycles = |s: &serde_json::Value| -> Vec<(u64, u64, u64)> {
+        let k = s["kernels"].as_array().unwrap();
+        k.iter().map(|k| (k["device"].as_u64().unwrap(), k["start_cycle"].as_u64().unwrap(), k["end_cycle"].as_u64().unwrap())).collect()
+    };
+    assert_eq!(cycles(&s), cycles(&stats("b").0));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `rgdev run --mmio-trace`: the driver's register sequence for a CUDA program, from the
 /// probe on, with BAR1/PRAMIN runs folded, narrowed by a filter, or word by word.
 #[test]
@@ -585,7 +643,7 @@ fn statistics_describe_the_run_and_name_every_kernel() {
     assert!(has("DtoH", "device", "pageable", "cuMemcpyDtoH_v2"), "{copies:?}");
     assert!(copies.iter().any(|c| c["kind"] == "Memset" && c["src_kind"].is_null() && c["dst_kind"] == "device"));
     assert!(stats["kernels"].as_array().unwrap().iter().all(|k| k["api"] == "cuLaunchKernel"));
-    assert!(header.ends_with(",bytes,path,src_kind,dst_kind"), "{header}");
+    assert!(header.ends_with(",bytes,path,src_kind,dst_kind,device"), "{header}");
     for kind in ["HtoD", "DtoH", "Memset"] {
         assert!(copies.iter().any(|c| c["kind"] == kind), "no {kind} copy");
     }

@@ -41,10 +41,12 @@ pub(crate) fn note_kinds(kinds: impl FnOnce() -> (&'static str, &'static str)) {
     }
 }
 
-/// The jobs a call started: channel `chid`'s launches and copy-engine jobs in these ranges
-/// of its submission order.
+/// The jobs a call started: channel `chid`'s (of GPU `gpu`) launches and copy-engine jobs
+/// in these ranges of its submission order.
 #[derive(Clone, Debug)]
 pub struct Jobs {
+    /// The GPU's ordinal.
+    pub gpu: u32,
     /// Channel id.
     pub chid: u32,
     /// Launch numbers on the channel.
@@ -153,11 +155,11 @@ fn tid() -> u32 {
 
 /// A stream's channel and its context's default stream's (where work on pageable memory
 /// is staged), with their jobs so far (none for a handle that is not a stream).
-fn jobs(stream: Option<Handle>) -> Vec<(u32, (u64, u64))> {
-    let Some(Ok((gpu, h, sh))) = stream.map(stream::stream_of) else { return Vec::new() };
+fn jobs(stream: Option<Handle>) -> (u32, Vec<(u32, (u64, u64))>) {
+    let Some(Ok((gpu, h, sh))) = stream.map(stream::stream_of) else { return (0, Vec::new()) };
     let mut v: Vec<_> = [sh, StreamHandle::DEFAULT].iter().filter_map(|&s| gpu.stream_jobs(h, s).ok()).collect();
     v.dedup_by_key(|j| j.0);
-    v
+    (gpu.ordinal(), v)
 }
 
 /// Run entry point `name` (on `stream`, if it has one: NULL is the current context's
@@ -174,11 +176,13 @@ pub(crate) fn call(name: &'static str, stream: Option<Handle>, f: impl FnOnce() 
     let end = now();
     let after = jobs(stream);
     // A stream that appeared with the call (or went with it) has no jobs to join.
+    let ((gpu, before), (gpu_after, after)) = (before, after);
     let jobs = before
         .iter()
+        .filter(|_| gpu == gpu_after)
         .filter_map(|&(c, (l0, c0))| {
             let &(_, (l1, c1)) = after.iter().find(|a| a.0 == c)?;
-            Some(Jobs { chid: c, launches: l0..l1, copies: c0..c1 })
+            Some(Jobs { gpu, chid: c, launches: l0..l1, copies: c0..c1 })
         })
         .collect();
     host().calls.push(ApiCall { name, tid: tid(), start, end, status, jobs, kinds });

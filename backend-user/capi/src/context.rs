@@ -1,4 +1,5 @@
-//! Contexts: creation and destruction, CUDA's per-thread context stack, the primary context.
+//! Contexts: creation and destruction on any device, CUDA's per-thread context stack, each
+//! device's primary context.
 
 use super::*;
 
@@ -6,11 +7,11 @@ use super::*;
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
+        let gpu = gpu_at(dev)?;
         if pctx.is_null() || flags > 0x1f {
             return Err(CuError::InvalidValue);
         }
-        let h = gpu()?.ctx_create()?;
+        let h = gpu.ctx_create()?;
         STACK.with(|s| s.borrow_mut().push(h));
         raw::put(pctx, handle(h.0))
     })
@@ -23,7 +24,7 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
     guard(|| {
         let h = CtxHandle(key(ctx));
         let mut st = state()?;
-        if st.primary.is_some_and(|p| p.0 == h) {
+        if st.primary_of(h).is_some() {
             // The primary context belongs to cuDevicePrimaryCtxRelease/Reset.
             return Err(CuError::InvalidContext);
         }
@@ -37,7 +38,7 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
 /// Context handle `ctx` if it names a live context.
 pub(crate) fn check_ctx(ctx: Handle) -> Result<CtxHandle> {
     let h = CtxHandle(key(ctx));
-    if gpu()?.ctx_exists(h) { Ok(h) } else { Err(CuError::InvalidContext) }
+    if gpu_of(h.0)?.ctx_exists(h) { Ok(h) } else { Err(CuError::InvalidContext) }
 }
 
 /// cuCtxPushCurrent_v2.
@@ -88,12 +89,12 @@ pub extern "C" fn cuCtxSetCurrent(ctx: Handle) -> CUresult {
     })
 }
 
-/// cuCtxGetDevice.
+/// cuCtxGetDevice: the ordinal of the current context's GPU.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxGetDevice(dev: *mut CUdevice) -> CUresult {
     guard(|| {
-        current()?;
-        raw::put(dev, 0)
+        let (_, h) = current()?;
+        raw::put(dev, device_of(h))
     })
 }
 
@@ -155,29 +156,30 @@ pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> 
         if pctx.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let retain = |st: &mut State| {
-            st.primary.map(|(h, n)| {
-                st.primary = Some((h, n + 1));
+        let retain = |st: &mut State| -> Result<Option<CtxHandle>> {
+            let b = st.device_mut(dev)?;
+            Ok(b.primary.map(|(h, n)| {
+                b.primary = Some((h, n + 1));
                 h
-            })
+            }))
         };
         let gpu = {
             let mut st = state()?;
-            if let Some(h) = retain(&mut st) {
+            if let Some(h) = retain(&mut st)? {
                 return raw::put(pctx, handle(h.0));
             }
-            st.gpu()
+            st.device(dev)?.dev.gpu().clone()
         };
         // Create it without the library lock (creating waits for the device); another
         // thread may have created it meanwhile, and then that one is the primary.
         let h = gpu.ctx_create()?;
         let mut st = state()?;
-        if let Some(p) = retain(&mut st) {
+        if let Some(p) = retain(&mut st)? {
             drop(st);
             let _ = gpu.ctx_destroy(h);
             return raw::put(pctx, handle(p.0));
         }
-        st.primary = Some((h, 1));
+        st.device_mut(dev)?.primary = Some((h, 1));
         raw::put(pctx, handle(h.0))
     })
 }
@@ -186,18 +188,17 @@ pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> 
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
         let mut st = state()?;
-        match st.primary {
+        match st.device(dev)?.primary {
             None => Err(CuError::InvalidContext),
             Some((h, 1)) => {
-                st.primary = None;
+                st.device_mut(dev)?.primary = None;
                 let doomed = st.take_ctx(h)?;
                 drop(st);
                 doomed.destroy()
             }
             Some((h, n)) => {
-                st.primary = Some((h, n - 1));
+                st.device_mut(dev)?.primary = Some((h, n - 1));
                 Ok(())
             }
         }
@@ -214,9 +215,8 @@ pub extern "C" fn cuDevicePrimaryCtxRelease(dev: CUdevice) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
         let mut st = state()?;
-        let Some((h, _)) = st.primary.take() else { return Ok(()) };
+        let Some((h, _)) = st.device_mut(dev)?.primary.take() else { return Ok(()) };
         let doomed = st.take_ctx(h)?;
         drop(st);
         doomed.destroy()
@@ -251,10 +251,11 @@ pub(crate) fn primary_set_flags(dev: CUdevice, flags: c_uint, refuse_active: boo
         return Err(CuError::NotSupported);
     }
     let mut st = state()?;
-    if refuse_active && st.primary.is_some() {
+    let b = st.device_mut(dev)?;
+    if refuse_active && b.primary.is_some() {
         return Err(CuError::PrimaryContextActive);
     }
-    st.primary_flags = flags;
+    b.primary_flags = flags;
     Ok(())
 }
 
@@ -270,9 +271,9 @@ pub extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) ->
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult {
     guard(|| {
-        check_device(dev)?;
         let st = state()?;
-        let (on, f) = (st.primary.is_some(), st.primary_flags);
+        let b = st.device(dev)?;
+        let (on, f) = (b.primary.is_some(), b.primary_flags);
         drop(st);
         raw::put(flags, f)?;
         raw::put(active, on as c_int)

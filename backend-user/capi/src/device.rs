@@ -3,21 +3,21 @@
 
 use super::*;
 
-/// cuDeviceGetCount: one simulated device.
+/// cuDeviceGetCount: the GPUs of the system.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
     guard(|| {
-        initialized()?;
-        raw::put(count, 1)
+        let n = state()?.gpus.len();
+        raw::put(count, n as c_int)
     })
 }
 
-/// cuDeviceGet: ordinal 0 only.
+/// cuDeviceGet: a `CUdevice` is its ordinal.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
     guard(|| {
         check_device(ordinal)?;
-        raw::put(device, 0)
+        raw::put(device, ordinal)
     })
 }
 
@@ -25,11 +25,11 @@ pub extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
-        let n = usize::try_from(len).ok().filter(|&n| n > 0).ok_or(CuError::InvalidValue)?;
         let st = state()?;
+        let b = st.device(dev)?;
+        let n = usize::try_from(len).ok().filter(|&n| n > 0).ok_or(CuError::InvalidValue)?;
         // The board the preset describes (the register-level chipset is always a GF100).
-        let text = format!("rgdev {} (simulated)", st.config.name);
+        let text = format!("rgdev {} (simulated)", b.config.name);
         let out = raw::bytes_mut(name.cast(), n)?;
         let k = text.len().min(n - 1);
         out[..k].copy_from_slice(&text.as_bytes()[..k]);
@@ -42,8 +42,7 @@ pub extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) 
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
-        let total = state()?.dev.info().vram_size;
+        let total = state()?.device(dev)?.dev.info().vram_size;
         raw::put(bytes, total as usize)
     })
 }
@@ -52,8 +51,7 @@ pub extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUres
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
-        let (ma, mi) = state()?.dev.info().compute_capability;
+        let (ma, mi) = state()?.device(dev)?.dev.info().compute_capability;
         raw::put(major, ma as c_int)?;
         raw::put(minor, mi as c_int)
     })
@@ -62,11 +60,12 @@ pub extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int
 /// The value of a device attribute (`CUdevice_attribute` number), from what the runtime
 /// read from the device at probe (`DeviceInfo`) and its launch limits; `None` for
 /// attributes not answered.
-pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
+pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
     use crate::enums::device_attr::*;
     use runtime_core::limits::{MAX_BLOCK, max_grid};
-    let gpu = st.gpu();
+    let gpu = b.dev.gpu();
     let info = gpu.info();
+    let (domain, bus, device, _) = b.dev.placement().bdf;
     let i = |v: u64| c_int::try_from(v).unwrap_or(c_int::MAX);
     if let Some(v) = texture_attribute(runtime_core::limits::texture_limits(info.compute_capability), attr) {
         return Some(i(v.into()));
@@ -96,8 +95,8 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT => 512,
         CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS => info.concurrent_kernels as c_int, // grids share SMs
         CU_DEVICE_ATTRIBUTE_ECC_ENABLED => 0,
-        CU_DEVICE_ATTRIBUTE_PCI_BUS_ID => 0,
-        CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID => 0,
+        CU_DEVICE_ATTRIBUTE_PCI_BUS_ID => i(bus.into()),
+        CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID => i(device.into()),
         CU_DEVICE_ATTRIBUTE_TCC_DRIVER => 0,
         CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE => i(info.mem_clock_khz as u64), // kHz
         CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH => i(info.mem_bus_bits as u64),
@@ -105,7 +104,7 @@ pub(crate) fn attribute(st: &State, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR => i(info.sm.threads as u64),
         CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT => 1,
         CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING => i32::from(gpu.unified_addressing()),
-        CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID => 0,
+        CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID => i(domain.into()),
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR => i(info.compute_capability.0 as u64),
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => i(info.compute_capability.1 as u64),
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => i(info.sm.shared as u64),
@@ -246,27 +245,22 @@ fn texture_attribute(lim: &runtime_core::limits::TextureLimits, attr: c_int) -> 
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceGetAttribute(pi: *mut c_int, attrib: c_int, dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
-        let v = attribute(&*state()?, attrib).ok_or(CuError::InvalidValue)?;
+        let v = attribute(state()?.device(dev)?, attrib).ok_or(CuError::InvalidValue)?;
         raw::put(pi, v)
     })
 }
 
-/// The device's PCI address as `cuDeviceGetPCIBusId` writes it: domain, bus and device
-/// 0, as CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID/BUS_ID/DEVICE_ID report (the model has one
-/// device and no bus numbering yet), function 0.
-const PCI_BUS_ID: &str = "0000:00:00.0";
-
-/// cuDeviceGetPCIBusId: `domain:bus:device.function` in hex, truncated to `len - 1` bytes
-/// and NUL-terminated.
+/// cuDeviceGetPCIBusId: the GPU's place on the buses (`fake_pci::system::Placement`) as
+/// `domain:bus:device.function` in hex, as CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID/BUS_ID/
+/// DEVICE_ID report it, truncated to `len - 1` bytes and NUL-terminated.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceGetPCIBusId(id: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
+        let text = state()?.device(dev)?.dev.pci_bus_id();
         let n = usize::try_from(len).ok().filter(|&n| n > 0).ok_or(CuError::InvalidValue)?;
         let out = raw::bytes_mut(id.cast(), n)?;
-        let k = PCI_BUS_ID.len().min(n - 1);
-        out[..k].copy_from_slice(&PCI_BUS_ID.as_bytes()[..k]);
+        let k = text.len().min(n - 1);
+        out[..k].copy_from_slice(&text.as_bytes()[..k]);
         out[k] = 0;
         Ok(())
     })
@@ -288,23 +282,25 @@ fn parse_pci(text: &str) -> Option<(u32, u32, u32, u32)> {
     }
 }
 
-/// cuDeviceGetByPCIBusId: the device at a PCI address (ordinal 0 at rgdev's own).
+/// cuDeviceGetByPCIBusId: the device at a PCI address (CUDA_ERROR_INVALID_DEVICE where
+/// there is none).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, id: *const c_char) -> CUresult {
     guard(|| {
-        initialized()?;
+        let st = state()?;
         let want = parse_pci(raw::str(id)?).ok_or(CuError::InvalidValue)?;
-        if Some(want) != parse_pci(PCI_BUS_ID) {
-            return Err(CuError::InvalidDevice);
-        }
-        raw::put(dev, 0)
+        let i = st.devices().position(|d| Some(want) == parse_pci(&d.pci_bus_id())).ok_or(CuError::InvalidDevice)?;
+        drop(st);
+        raw::put(dev, i as CUdevice)
     })
 }
 
 /// The device's UUID: derived from its PCI identity and NV_PMC_BOOT_0 (vendor, device,
-/// subsystem, revision, boot0, then `rgdev`), so the same board model has the same UUID.
-fn uuid(st: &State) -> [u8; 16] {
-    let info = st.dev.info();
+/// subsystem, revision, boot0), then `r` and its PCI bus and device numbers, so a board
+/// has the same UUID in every run, and no two GPUs of a system share one.
+fn uuid(b: &Board) -> [u8; 16] {
+    let info = b.dev.info();
+    let (_, bus, device, function) = b.dev.placement().bdf;
     let mut u = [0u8; 16];
     u[0..2].copy_from_slice(&info.vendor.to_be_bytes());
     u[2..4].copy_from_slice(&info.device.to_be_bytes());
@@ -312,7 +308,9 @@ fn uuid(st: &State) -> [u8; 16] {
     u[6..8].copy_from_slice(&info.subsystem.1.to_be_bytes());
     u[8] = info.revision;
     u[9..13].copy_from_slice(&info.boot0.to_be_bytes());
-    u[13..16].copy_from_slice(b"rgd");
+    u[13] = b'r';
+    u[14] = bus as u8;
+    u[15] = (device << 3 | function) as u8;
     u
 }
 
@@ -320,8 +318,7 @@ fn uuid(st: &State) -> [u8; 16] {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuDeviceGetUuid(out: *mut [u8; 16], dev: CUdevice) -> CUresult {
     guard(|| {
-        check_device(dev)?;
-        let u = uuid(&*state()?);
+        let u = uuid(state()?.device(dev)?);
         raw::put(out, u)
     })
 }

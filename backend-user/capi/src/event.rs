@@ -5,7 +5,7 @@ use super::*;
 /// The runtime and context of an event handle (the runtime checks it on use).
 pub(crate) fn event(e: Handle) -> Result<(Arc<UserGpu>, CtxHandle, EventHandle)> {
     let eh = EventHandle(key(e));
-    Ok((gpu()?, eh.ctx(), eh))
+    Ok((gpu_of(eh.0)?, eh.ctx(), eh))
 }
 
 /// CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING.

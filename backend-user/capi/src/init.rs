@@ -3,8 +3,10 @@
 
 use super::*;
 
-/// cuInit: flags must be 0. Builds the simulated board once (`RGDEV_STATS=1` prints
-/// statistics at exit).
+/// cuInit: flags must be 0. Builds the simulated system once, every GPU of the system
+/// `RGDEV_PRESET` names (a device preset is a system of one), each brought up at its place
+/// on the buses with its ordinal, all on one clock (`RGDEV_STATS=1` prints statistics at
+/// exit).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
     guard(|| {
@@ -14,7 +16,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         if STATE.get().is_some() {
             return Ok(());
         }
-        let config = backend_user::preset::from_env().map_err(|e| {
+        let system = backend_user::preset::system_from_env().map_err(|e| {
             eprintln!("rgdev: {e}");
             CuError::InvalidValue
         })?;
@@ -32,25 +34,38 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             eprintln!("rgdev: {}: {e}", profile::MMIO_FILTER);
             CuError::InvalidValue
         })?;
-        let opts = DeviceOptions {
-            config: config.clone(),
-            checks,
-            output: Some(output),
-            trace: mmio.as_ref().map(|_| profile::MMIO_LIMIT),
-            trace_filter: filter,
-            ..Default::default()
-        };
-        let dev = Device::open_with(opts)?;
-        let profile = profile::Profile::from_env(&dev);
+        if let Err(e) = system.validate() {
+            eprintln!("rgdev: system {}: {e}", system.name);
+            return Err(CuError::InvalidValue);
+        }
+        let clock = backend_user::Lockstep::new();
+        let gpus = (0..system.len())
+            .map(|i| {
+                let config = system.gpus[i].clone();
+                let opts = DeviceOptions {
+                    config: config.clone(),
+                    checks,
+                    output: Some(output.clone()),
+                    trace: mmio.as_ref().map(|_| profile::MMIO_LIMIT),
+                    trace_filter: filter.clone(),
+                    placement: Some(system.placement(i)),
+                    ordinal: i as u32,
+                    lockstep: Some(clock.clone()),
+                    ..Default::default()
+                };
+                let dev = Device::open_with(opts)?;
+                Ok(Board { dev, config, primary: None, primary_flags: 0 })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let profile = profile::Profile::from_env(&gpus);
         if profile.wanted() {
-            apitrace::start(&dev);
+            // One clock: GPU 0's stamps the host's records.
+            apitrace::start(&gpus[0].dev);
         }
         let write_at_exit = profile.wanted();
         let st = State {
-            dev,
-            config,
-            primary: None,
-            primary_flags: 0,
+            gpus,
+            system,
             host: HashMap::new(),
             managed: Vec::new(),
             profile,
@@ -77,7 +92,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
 extern "C" fn write_profile() {
     if let Ok(mut st) = state() {
         let st = &mut *st;
-        st.profile.write(&st.dev, &st.config);
+        st.profile.write(&st.gpus);
     }
 }
 
@@ -89,7 +104,7 @@ extern "C" fn print_stats() {
             n(&STATS.launches),
             n(&STATS.copies),
             n(&STATS.copy_bytes),
-            st.dev.time_ns()
+            st.gpus[0].dev.time_ns()
         );
     }
 }

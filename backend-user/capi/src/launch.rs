@@ -6,7 +6,7 @@ use super::*;
 /// The runtime and context of a function handle (the runtime checks it on use).
 pub(crate) fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {
     let fh = FuncHandle(key(f));
-    Ok((gpu()?, fh.ctx(), fh))
+    Ok((gpu_of(fh.0)?, fh.ctx(), fh))
 }
 
 /// A launch's function and stream: (runtime, context, function, stream). A stream of

@@ -130,7 +130,7 @@ fn find(st: &mut State, p: u64, n: u64) -> Result<(&mut Range, usize)> {
         return Err(CuError::InvalidValue);
     }
     let current = STACK.with(|s| s.borrow().last().copied());
-    let unified = st.gpu().unified_addressing();
+    let unified = st.gpus[0].dev.gpu().unified_addressing();
     st.managed
         .iter_mut()
         .filter(|r| unified || Some(r.ctx) == current)

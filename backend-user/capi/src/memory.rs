@@ -435,7 +435,7 @@ fn host_release(p: *mut c_void, registered: bool) -> Result<()> {
     }
     let a = st.host.remove(&p.addr()).ok_or(CuError::HostMemoryNotRegistered)?;
     pointer::forget(&mut st, a.ctx, a.dptr);
-    let gpu = st.gpu();
+    let gpu = st.gpu_of(a.ctx.0);
     drop(st);
     gpu.mem_free_host(a.ctx, a.mapping)
 }

@@ -196,8 +196,8 @@ pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
     let gpu = {
         let mut st = state()?;
         let s = &mut *st;
-        s.profile.collect(&s.dev);
-        s.gpu()
+        s.profile.collect(&s.gpus);
+        s.gpu_of(m.0)
     };
     gpu.module_unload(m.ctx(), m)?;
     managed::unloaded(&mut *state()?, m);
@@ -208,7 +208,8 @@ pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *const c_char) -> CUresult {
     guard(|| {
-        let (gpu, m) = (gpu()?, ModuleHandle(key(module)));
+        let m = ModuleHandle(key(module));
+        let gpu = gpu_of(m.0)?;
         if pf.is_null() {
             return Err(CuError::InvalidValue);
         }
@@ -232,7 +233,7 @@ pub extern "C" fn cuModuleGetGlobal_v2(
 ) -> CUresult {
     guard(|| {
         let m = ModuleHandle(key(module));
-        let (p, n) = gpu()?.module_get_global(m.ctx(), m, raw::str(name)?)?;
+        let (p, n) = gpu_of(m.0)?.module_get_global(m.ctx(), m, raw::str(name)?)?;
         if !dptr.is_null() {
             raw::put(dptr, p)?;
         }

@@ -28,7 +28,8 @@ pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
     guard(|| {
         let a = attrs(f)?;
         let block = u32::try_from(block).map_err(|_| CuError::InvalidValue)?;
-        let n = blocks_per_sm(&state()?.gpu(), &a, block, dyn_shared);
+        let gpu = gpu_of(key(f))?;
+        let n = blocks_per_sm(&gpu, &a, block, dyn_shared);
         raw::put(num_blocks, n as c_int)
     })
 }
@@ -53,9 +54,8 @@ pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
         if min_grid.is_null() || block_size.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let st = state()?;
-        let (gpu, sms) = (st.gpu(), st.dev.info().sms);
-        drop(st);
+        let gpu = gpu_of(key(f))?;
+        let sms = gpu.info().sms;
         let mut max = a.max_threads;
         if limit > 0 {
             max = max.min(limit as u32);

@@ -105,12 +105,16 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
         }
     });
     pinned.or_else(|| {
-        let gpu = st.gpu();
+        // The current context first; under unified addressing, then every context of every
+        // GPU (their addresses never overlap).
         let mut ctxs: Vec<CtxHandle> = current.into_iter().collect();
-        if gpu.unified_addressing() {
-            ctxs.extend(gpu.contexts().into_iter().filter(|&c| Some(c) != current));
+        if st.gpus[0].dev.gpu().unified_addressing() {
+            for d in st.devices() {
+                ctxs.extend(d.gpu().contexts().into_iter().filter(|&c| Some(c) != current));
+            }
         }
         ctxs.into_iter().find_map(|ctx| {
+            let gpu = st.gpu_of(ctx.0);
             let (base, size) = gpu.mem_range(ctx, ptr).ok()?;
             // A VMM mapping grants what cuMemSetAccess gave it; other allocations, everything.
             let access = gpu.mem_access(ctx, ptr).map_or(ACCESS_READWRITE, |a| vmm::prot(a) as c_uint);
@@ -159,7 +163,8 @@ fn write(st: &mut State, a: c_int, f: Option<&Found>, data: *mut c_void) -> Resu
         }
         IS_MANAGED => raw::put(data.cast(), flag(f.is_some_and(|f| f.managed))),
         IS_LEGACY_CUDA_IPC_CAPABLE | IS_GPU_DIRECT_RDMA_CAPABLE => raw::put(data.cast(), flag(false)),
-        DEVICE_ORDINAL => raw::put(data.cast::<c_int>(), if f.is_some() { 0 } else { -2 }),
+        // The GPU of the context the memory belongs to (-2, cudaInvalidDeviceId, for none).
+        DEVICE_ORDINAL => raw::put(data.cast::<c_int>(), f.map_or(-2, |f| device_of(f.ctx))),
         RANGE_START_ADDR => raw::put(data.cast::<CUdeviceptr>(), f.map_or(0, |f| f.base)),
         RANGE_SIZE => raw::put(data.cast::<usize>(), f.map_or(0, |f| f.size as usize)),
         MAPPED => raw::put(data.cast(), flag(f.is_some())),

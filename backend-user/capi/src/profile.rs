@@ -3,8 +3,13 @@
 //! stream) resolved through the functions and streams the program made, as statistics JSON
 //! that describes its run (schema, version, configuration, command line, host time), as
 //! nvprof-style summary tables (or CSV), and as a Chrome trace (Perfetto, chrome://tracing).
+//!
+//! Records are kept per GPU of the system: a channel id is a GPU's, so every key is
+//! (ordinal, channel); each kernel and copy carries its GPU (`device` in the files), and
+//! the trace has a process per GPU.
 
-use backend_user::{CopyStats, Device, DeviceConfig, KernelStats, OccupancySample};
+use crate::state::Board;
+use backend_user::{CopyStats, DeviceConfig, KernelStats, OccupancySample};
 use fake_pci::config::CopyPath;
 use runtime_core::LaunchId;
 use serde_json::{Value, json};
@@ -46,16 +51,17 @@ pub struct FuncFacts {
 /// Records gathered from the device, with names.
 #[derive(Default)]
 pub struct Profile {
-    names: HashMap<LaunchId, String>,
-    /// The same names by program address and entry alone: a kernel looked up on one
+    /// Kernel names by GPU and launch (channel, program address, entry).
+    names: HashMap<(u32, LaunchId), String>,
+    /// The same names by GPU, program address and entry alone: a kernel looked up on one
     /// channel (the context's default stream) runs on others too, its streams, at the same
-    /// addresses (unique in the process under unified addressing).
-    by_code: HashMap<(u64, u32), String>,
-    /// Function facts by program address and entry.
-    funcs: HashMap<(u64, u32), FuncFacts>,
-    /// Context and stream handle of each channel seen (a stream's own, or a context's
-    /// default stream, 0).
-    streams: HashMap<u32, (u64, u64)>,
+    /// addresses.
+    by_code: HashMap<(u32, u64, u32), String>,
+    /// Function facts by GPU, program address and entry.
+    funcs: HashMap<(u32, u64, u32), FuncFacts>,
+    /// Context and stream handle of each channel seen, by GPU and channel (a stream's
+    /// own, or a context's default stream, 0).
+    streams: HashMap<(u32, u32), (u64, u64)>,
     /// When the library started (host time: reported, never deciding a result).
     started: Option<std::time::Instant>,
     /// Print summary tables at exit: Some(csv).
@@ -64,13 +70,17 @@ pub struct Profile {
     written: Option<std::time::Instant>,
     kernels: Vec<(String, KernelStats)>,
     copies: Vec<CopyStats>,
+    /// Each kernel's and copy's GPU (parallel to `kernels` and `copies`).
+    kernel_gpu: Vec<u32>,
+    copy_gpu: Vec<u32>,
     /// Each kernel's and copy's number among its channel id's jobs of its engine (the
     /// order the runtime submitted them in, which `apitrace` joins calls to).
     kernel_job: Vec<u64>,
     copy_job: Vec<u64>,
-    /// Jobs seen so far per channel id: (launches, copies).
-    jobs_seen: HashMap<u32, (u64, u64)>,
-    occupancy: Vec<OccupancySample>,
+    /// Jobs seen so far per GPU and channel id: (launches, copies).
+    jobs_seen: HashMap<(u32, u32), (u64, u64)>,
+    /// SM occupancy samples, with their GPU.
+    occupancy: Vec<(u32, OccupancySample)>,
     /// Where the statistics go.
     pub json: Option<PathBuf>,
     /// Where the trace goes.
@@ -82,8 +92,8 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// From the environment; records occupancy on `dev` when a trace is wanted.
-    pub fn from_env(dev: &Device) -> Self {
+    /// From the environment; records occupancy on every GPU when a trace is wanted.
+    pub fn from_env(gpus: &[Board]) -> Self {
         let path = |k| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
         let summary = std::env::var(SUMMARY).ok().filter(|v| !v.is_empty() && v != "0").map(|v| v == "csv");
         let started = Some(std::time::Instant::now());
@@ -97,7 +107,9 @@ impl Profile {
             ..Self::default()
         };
         if p.trace.is_some() {
-            dev.sim().lock().trace_occupancy(true);
+            for b in gpus {
+                b.dev.sim().lock().trace_occupancy(true);
+            }
         }
         p
     }
@@ -114,34 +126,50 @@ impl Profile {
     /// Remember the name and facts of a kernel the program looked up in context `ctx`,
     /// and that the channel it was looked up on is that context's default stream.
     pub fn name(&mut self, id: LaunchId, name: &str, facts: FuncFacts, ctx: u64) {
-        self.names.insert(id, name.to_string());
-        self.by_code.insert((id.code, id.entry), name.to_string());
-        self.funcs.insert((id.code, id.entry), facts);
-        self.streams.entry(id.chid).or_insert((ctx, 0));
+        let g = runtime_core::ordinal_of(ctx);
+        self.names.insert((g, id), name.to_string());
+        self.by_code.insert((g, id.code, id.entry), name.to_string());
+        self.funcs.insert((g, id.code, id.entry), facts);
+        self.streams.entry((g, id.chid)).or_insert((ctx, 0));
     }
 
-    /// Remember that channel `chid` is stream `stream` of context `ctx`.
+    /// Remember that channel `chid` (of context `ctx`'s GPU) is stream `stream` of `ctx`.
     pub fn stream(&mut self, chid: u32, ctx: u64, stream: u64) {
-        self.streams.insert(chid, (ctx, stream));
+        self.streams.insert((runtime_core::ordinal_of(ctx), chid), (ctx, stream));
+    }
+
+    /// Kernel `i`'s function facts.
+    fn facts(&self, i: usize) -> Option<FuncFacts> {
+        let k = &self.kernels[i].1;
+        self.funcs.get(&(self.kernel_gpu[i], k.code, k.entry)).copied()
+    }
+
+    /// The context and stream of channel `chid` of GPU `g`.
+    fn stream_of(&self, g: u32, chid: u32) -> Option<(u64, u64)> {
+        self.streams.get(&(g, chid)).copied()
     }
 
     /// Which API call started each kernel and each copy (indices into `h.calls`), by the
     /// jobs each call counted on its channels (see `apitrace`).
     fn join(&self, h: &crate::apitrace::HostRecords) -> Joined {
-        let kernels: HashMap<(u32, u64), usize> =
-            self.kernels.iter().zip(&self.kernel_job).enumerate().map(|(i, ((_, k), &n))| ((k.chid, n), i)).collect();
-        let copies: HashMap<(u32, u64), usize> =
-            self.copies.iter().zip(&self.copy_job).enumerate().map(|(i, (c, &n))| ((c.chid, n), i)).collect();
+        let kernels: HashMap<(u32, u32, u64), usize> = (self.kernels.iter().zip(&self.kernel_gpu).zip(&self.kernel_job))
+            .enumerate()
+            .map(|(i, (((_, k), &g), &n))| ((g, k.chid, n), i))
+            .collect();
+        let copies: HashMap<(u32, u32, u64), usize> = (self.copies.iter().zip(&self.copy_gpu).zip(&self.copy_job))
+            .enumerate()
+            .map(|(i, ((c, &g), &n))| ((g, c.chid, n), i))
+            .collect();
         let (mut kc, mut cc) = (HashMap::new(), HashMap::new());
         for (ci, c) in h.calls.iter().enumerate() {
             for j in &c.jobs {
                 for n in j.launches.clone() {
-                    if let Some(&i) = kernels.get(&(j.chid, n)) {
+                    if let Some(&i) = kernels.get(&(j.gpu, j.chid, n)) {
                         kc.insert(i, ci);
                     }
                 }
                 for n in j.copies.clone() {
-                    if let Some(&i) = copies.get(&(j.chid, n)) {
+                    if let Some(&i) = copies.get(&(j.gpu, j.chid, n)) {
                         cc.insert(i, ci);
                     }
                 }
@@ -175,33 +203,38 @@ impl Profile {
         }
     }
 
-    /// Take the device's records (before a module or context goes away, so that names
-    /// resolve to what they were when the kernels ran).
-    pub fn collect(&mut self, dev: &Device) {
+    /// Take the GPUs' records (before a module or context goes away, so that names
+    /// resolve to what they were when the kernels ran), GPU by GPU.
+    pub fn collect(&mut self, gpus: &[Board]) {
         if !self.wanted() {
             return;
         }
-        let mut sim = dev.sim().lock();
-        let mut ks = sim.take_kernel_stats();
-        ks.sort_by_key(|k| k.seq);
-        for k in ks {
-            let n = &mut self.jobs_seen.entry(k.chid).or_default().0;
-            self.kernel_job.push(*n);
-            *n += 1;
-            let id = LaunchId { chid: k.chid, code: k.code, entry: k.entry };
-            let name = (self.names.get(&id).or_else(|| self.by_code.get(&(k.code, k.entry))).cloned())
-                .unwrap_or_else(|| format!("kernel@{:#x}+{}", k.code, k.entry));
-            self.kernels.push((name, k));
+        for (g, b) in gpus.iter().enumerate() {
+            let g = g as u32;
+            let mut sim = b.dev.sim().lock();
+            let mut ks = sim.take_kernel_stats();
+            ks.sort_by_key(|k| k.seq);
+            for k in ks {
+                let n = &mut self.jobs_seen.entry((g, k.chid)).or_default().0;
+                self.kernel_job.push(*n);
+                *n += 1;
+                let id = LaunchId { chid: k.chid, code: k.code, entry: k.entry };
+                let name = (self.names.get(&(g, id)).or_else(|| self.by_code.get(&(g, k.code, k.entry))).cloned())
+                    .unwrap_or_else(|| format!("kernel@{:#x}+{}", k.code, k.entry));
+                self.kernels.push((name, k));
+                self.kernel_gpu.push(g);
+            }
+            let mut cs = sim.take_copy_stats();
+            cs.sort_by_key(|c| c.seq);
+            for c in cs {
+                let n = &mut self.jobs_seen.entry((g, c.chid)).or_default().1;
+                self.copy_job.push(*n);
+                *n += 1;
+                self.copies.push(c);
+                self.copy_gpu.push(g);
+            }
+            self.occupancy.extend(sim.take_occupancy_samples().into_iter().map(|s| (g, s)));
         }
-        let mut cs = sim.take_copy_stats();
-        cs.sort_by_key(|c| c.seq);
-        for c in cs {
-            let n = &mut self.jobs_seen.entry(c.chid).or_default().1;
-            self.copy_job.push(*n);
-            *n += 1;
-            self.copies.push(c);
-        }
-        self.occupancy.extend(sim.take_occupancy_samples());
     }
 
     /// Whether the statistics file is due a rewrite after a synchronization: it is written
@@ -215,10 +248,10 @@ impl Profile {
 
     /// Write the statistics file (whole, through a temporary file renamed over it, so a
     /// reader never sees half of one).
-    pub fn write_json(&mut self, cfg: &DeviceConfig) {
+    pub fn write_json(&mut self, gpus: &[Board]) {
         let outputs = [
-            (&self.json, "json.partial", self.json.as_ref().map(|_| self.stats_json(cfg).to_string())),
-            (&self.csv, "csv.partial", self.csv.as_ref().map(|_| self.stats_csv(cfg))),
+            (&self.json, "json.partial", self.json.as_ref().map(|_| self.stats_json(gpus).to_string())),
+            (&self.csv, "csv.partial", self.csv.as_ref().map(|_| self.stats_csv(gpus))),
         ];
         for (path, ext, text) in outputs {
             let (Some(p), Some(text)) = (path, text) else { continue };
@@ -232,24 +265,25 @@ impl Profile {
 
     /// The statistics as CSV: a row per kernel and per copy, in the order they ran
     /// (`type` kernel or copy; for a copy, `name` is its kind).
-    pub fn stats_csv(&self, cfg: &DeviceConfig) -> String {
+    pub fn stats_csv(&self, gpus: &[Board]) -> String {
         use std::fmt::Write;
         let mut out = String::from(
             "type,name,context,stream,channel,grid,block,registers,shared_bytes,start_cycle,end_cycle,cycles,time_ns,\
-             warp_instructions,ipc,l2_hit_rate,dram_read_bytes,dram_write_bytes,bytes,path,src_kind,dst_kind\n",
+             warp_instructions,ipc,l2_hit_rate,dram_read_bytes,dram_write_bytes,bytes,path,src_kind,dst_kind,device\n",
         );
         let q =
             |s: &str| if s.contains([',', '"']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
         let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
-        for (name, k) in &self.kernels {
-            let f = self.funcs.get(&(k.code, k.entry)).copied().unwrap_or_default();
+        for (i, (name, k)) in self.kernels.iter().enumerate() {
+            let g = self.kernel_gpu[i];
+            let cfg = &gpus[g as usize].config;
+            let f = self.facts(i).unwrap_or_default();
             let (ctx, s) = self
-                .streams
-                .get(&k.chid)
-                .map_or((String::new(), String::new()), |&(c, s)| (format!("{c:#x}"), format!("{s:#x}")));
+                .stream_of(g, k.chid)
+                .map_or((String::new(), String::new()), |(c, s)| (format!("{c:#x}"), format!("{s:#x}")));
             let _ = writeln!(
                 out,
-                "kernel,{},{ctx},{s},{},{},{},{},{},{},{},{},{},{},{:.4},{:.4},{},{},,,,",
+                "kernel,{},{ctx},{s},{},{},{},{},{},{},{},{},{},{},{:.4},{:.4},{},{},,,,,{g}",
                 q(name),
                 k.chid,
                 dims(k.grid),
@@ -270,15 +304,16 @@ impl Profile {
         let h = crate::apitrace::host();
         let (_, by_copy) = self.join(&h);
         for (i, c) in self.copies.iter().enumerate() {
+            let g = self.copy_gpu[i];
+            let cfg = &gpus[g as usize].config;
             let (ctx, s) = self
-                .streams
-                .get(&c.chid)
-                .map_or((String::new(), String::new()), |&(x, s)| (format!("{x:#x}"), format!("{s:#x}")));
+                .stream_of(g, c.chid)
+                .map_or((String::new(), String::new()), |(x, s)| (format!("{x:#x}"), format!("{s:#x}")));
             let cycles = c.end_cycle - c.start_cycle;
             let (src, dst) = self.copy_kinds(i, &by_copy, &h);
             let _ = writeln!(
                 out,
-                "copy,{},{ctx},{s},{},,,,,{},{},{cycles},{},,,,,,{},{},{src},{dst}",
+                "copy,{},{ctx},{s},{},,,,,{},{},{cycles},{},,,,,,{},{},{src},{dst},{g}",
                 c.kind.name(),
                 c.chid,
                 c.start_cycle,
@@ -292,21 +327,20 @@ impl Profile {
     }
 
     /// Write the files asked for, and print the summary if asked; errors go to stderr.
-    pub fn write(&mut self, dev: &Device, cfg: &DeviceConfig) {
-        self.collect(dev);
+    pub fn write(&mut self, gpus: &[Board]) {
+        self.collect(gpus);
         if let Some(csv) = self.summary {
-            eprint!("{}", self.summary_text(cfg, csv));
+            eprint!("{}", self.summary_text(gpus, csv));
         }
-        self.write_json(cfg);
+        self.write_json(gpus);
         if let Some(p) = &self.trace
-            && let Err(e) = std::fs::write(p, self.chrome_trace(cfg).to_string())
+            && let Err(e) = std::fs::write(p, self.chrome_trace(gpus).to_string())
         {
             eprintln!("rgdev: {}: {e}", p.display());
         }
         if let Some(p) = &self.mmio {
-            let mut sim = dev.sim().lock();
-            let dropped = sim.trace_dropped();
-            let written = std::fs::File::create(p).and_then(|f| sim.trace_write(&mut std::io::BufWriter::new(f)));
+            let dropped = gpus.iter().map(|b| b.dev.sim().lock().trace_dropped()).sum::<u64>();
+            let written = std::fs::File::create(p).and_then(|f| write_mmio(gpus, &mut std::io::BufWriter::new(f)));
             match written {
                 Err(e) => eprintln!("rgdev: {}: {e}", p.display()),
                 Ok(_) if dropped > 0 => eprintln!(
@@ -319,20 +353,23 @@ impl Profile {
     }
 
     /// One object per kernel and per copy.
-    pub fn stats_json(&self, cfg: &DeviceConfig) -> Value {
+    pub fn stats_json(&self, gpus: &[Board]) -> Value {
         let h = crate::apitrace::host();
         let (by_kernel, by_copy) = self.join(&h);
         let call = |by: &HashMap<usize, usize>, i: usize| by.get(&i).map(|&ci| h.calls[ci].name);
+        let cfg = &gpus[0].config;
         let kernels: Vec<Value> = self
             .kernels
             .iter()
             .enumerate()
             .map(|(i, (name, k))| {
-                let f = self.funcs.get(&(k.code, k.entry)).copied();
-                let (ctx, stream) =
-                    self.streams.get(&k.chid).copied().map_or((None, None), |(c, s)| (Some(c), Some(s)));
+                let g = self.kernel_gpu[i];
+                let cfg = &gpus[g as usize].config;
+                let f = self.facts(i);
+                let (ctx, stream) = self.stream_of(g, k.chid).map_or((None, None), |(c, s)| (Some(c), Some(s)));
                 json!({
                     "name": name,
+                    "device": g,
                     "api": call(&by_kernel, i),
                     "seq": k.seq,
                     "channel": k.chid,
@@ -379,9 +416,12 @@ impl Profile {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
+                let g = self.copy_gpu[i];
+                let cfg = &gpus[g as usize].config;
+                let stream = self.stream_of(g, c.chid).map(|(_, s)| format!("{s:#x}"));
                 let (src, dst) = self.copy_kinds(i, &by_copy, &h);
                 json!({
+                    "device": g,
                     "src_kind": (!src.is_empty()).then_some(src),
                     "dst_kind": dst,
                     "api": call(&by_copy, i),
@@ -417,6 +457,7 @@ impl Profile {
             "command_line": std::env::args().collect::<Vec<_>>(),
             "host": { "wall_seconds": wall, "simulated_cycles": cycles, "simulated_cycles_per_second": if wall > 0.0 { cycles as f64 / wall } else { 0.0 } },
             "device": { "preset": cfg.name, "mode": format!("{:?}", cfg.mode).to_lowercase(), "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms },
+            "devices": gpus.iter().map(|b| json!({ "preset": b.config.name, "pci_bus_id": b.dev.pci_bus_id() })).collect::<Vec<_>>(),
             "config": config,
             "kernels": kernels,
             "copies": copies,
@@ -424,8 +465,10 @@ impl Profile {
     }
 
     /// The host's tracks: a track per host thread with its API calls and NVTX ranges and
-    /// marks, and a flow from each call to the kernels and copies it started.
-    fn host_events(&self, cfg: &DeviceConfig, h: &crate::apitrace::HostRecords, joined: &Joined, ev: &mut Vec<Value>) {
+    /// marks, and a flow from each call to the kernels and copies it started. Host records
+    /// carry GPU 0's clock, which every GPU of the system shares.
+    fn host_events(&self, gpus: &[Board], h: &crate::apitrace::HostRecords, joined: &Joined, ev: &mut Vec<Value>) {
+        let cfg = &gpus[0].config;
         let (us, dur) = (|c| us(cfg, c), |a, b| dur(cfg, a, b));
         if h.calls.is_empty() && h.ranges.is_empty() {
             return;
@@ -458,15 +501,15 @@ impl Profile {
                 ev.push(json!({"name": r.name, "cat": "nvtx", "ph": "X", "pid": HOST_PID, "tid": r.tid, "ts": ts, "dur": d, "args": args}));
             }
         }
-        // Each call's kernels and copies, in the order of the device's records.
+        // Each call's kernels and copies (GPU, track, start), in the order of the records.
         let (by_kernel, by_copy) = joined;
-        let mut started: Vec<Vec<(u32, u64, &str)>> = vec![Vec::new(); h.calls.len()];
+        let mut started: Vec<Vec<(u32, u32, u64, &str)>> = vec![Vec::new(); h.calls.len()];
         for (&i, &ci) in by_kernel {
             let k = &self.kernels[i].1;
-            started[ci].push((k.chid, k.start_cycle, "kernel"));
+            started[ci].push((self.kernel_gpu[i], k.chid, k.start_cycle, "kernel"));
         }
         for (&i, &ci) in by_copy {
-            started[ci].push((COPY_TID, self.copies[i].start_cycle, "copy"));
+            started[ci].push((self.copy_gpu[i], COPY_TID, self.copies[i].start_cycle, "copy"));
         }
         let mut flow = 0u64;
         for (c, started) in h.calls.iter().zip(started.iter_mut()) {
@@ -476,61 +519,106 @@ impl Profile {
                 "ts": us(c.start), "dur": dur(c.start, c.end),
                 "args": {"status": c.status, "jobs": started.len()},
             }));
-            for &(tid, at, what) in started.iter() {
+            for &(g, tid, at, what) in started.iter() {
                 flow += 1;
+                let at = crate::profile::us(&gpus[g as usize].config, at);
                 ev.push(json!({"name": what, "cat": "flow", "ph": "s", "id": flow, "pid": HOST_PID, "tid": c.tid, "ts": us(c.start)}));
-                ev.push(json!({"name": what, "cat": "flow", "ph": "f", "bp": "e", "id": flow, "pid": 1, "tid": tid, "ts": us(at)}));
+                ev.push(json!({"name": what, "cat": "flow", "ph": "f", "bp": "e", "id": flow, "pid": gpu_pid(g), "tid": tid, "ts": at}));
             }
         }
     }
 
-    /// The Chrome trace event format: a track per channel (its kernels), the copy engine,
-    /// a counter per SM (resident warps), and the host's threads (API calls, NVTX ranges,
-    /// flows to the work they started).
-    pub fn chrome_trace(&self, cfg: &DeviceConfig) -> Value {
-        let (us, dur) = (|c| us(cfg, c), |a, b| dur(cfg, a, b));
+    /// The Chrome trace event format: per GPU, a process with a track per channel (its
+    /// kernels) and one for the copy engine, and a process with a counter per SM (resident
+    /// warps); and the host's threads (API calls, NVTX ranges, flows to the work they
+    /// started). GPU `g`'s processes are `gpu_pid(g)` and the one after it.
+    pub fn chrome_trace(&self, gpus: &[Board]) -> Value {
         let h = crate::apitrace::host();
         let joined = self.join(&h);
-        let mut ev =
-            vec![json!({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": format!("rgdev {}", cfg.name)}})];
-        ev.push(
-            json!({"name": "process_name", "ph": "M", "pid": 2, "args": {"name": "SM occupancy (resident warps)"}}),
-        );
-        let mut channels: Vec<u32> = self.kernels.iter().map(|(_, k)| k.chid).collect();
-        channels.sort_unstable();
-        channels.dedup();
-        for ch in &channels {
-            // A track per stream: its context and stream handles (the default stream 0x0).
-            let name = match self.streams.get(ch) {
-                Some(&(ctx, 0)) => format!("context {ctx:#x} default stream (channel {ch})"),
-                Some(&(ctx, s)) => format!("context {ctx:#x} stream {s:#x} (channel {ch})"),
-                None => format!("channel {ch} (kernels)"),
+        let mut ev = Vec::new();
+        let several = gpus.len() > 1;
+        for (g, b) in gpus.iter().enumerate() {
+            let (g, pid) = (g as u32, gpu_pid(g as u32));
+            let name = if several {
+                format!("rgdev GPU {g}: {} ({})", b.config.name, b.dev.pci_bus_id())
+            } else {
+                format!("rgdev {}", b.config.name)
             };
-            ev.push(json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": ch, "args": {"name": name}}));
+            let occupancy = if several {
+                format!("GPU {g} SM occupancy (resident warps)")
+            } else {
+                "SM occupancy (resident warps)".to_string()
+            };
+            ev.push(json!({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": name}}));
+            ev.push(json!({"name": "process_name", "ph": "M", "pid": pid + 1, "args": {"name": occupancy}}));
+            let mut channels: Vec<u32> =
+                self.kernels.iter().zip(&self.kernel_gpu).filter(|(_, kg)| **kg == g).map(|((_, k), _)| k.chid).collect();
+            channels.sort_unstable();
+            channels.dedup();
+            for ch in channels {
+                // A track per stream: its context and stream handles (the default stream 0x0).
+                let name = match self.stream_of(g, ch) {
+                    Some((ctx, 0)) => format!("context {ctx:#x} default stream (channel {ch})"),
+                    Some((ctx, s)) => format!("context {ctx:#x} stream {s:#x} (channel {ch})"),
+                    None => format!("channel {ch} (kernels)"),
+                };
+                ev.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": ch, "args": {"name": name}}));
+            }
+            ev.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": COPY_TID, "args": {"name": "copy engine"}}));
         }
-        ev.push(json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": COPY_TID, "args": {"name": "copy engine"}}));
-        for (name, k) in &self.kernels {
+        for (i, (name, k)) in self.kernels.iter().enumerate() {
+            let g = self.kernel_gpu[i];
+            let cfg = &gpus[g as usize].config;
             ev.push(json!({
-                "name": name, "cat": "kernel", "ph": "X", "pid": 1, "tid": k.chid,
-                "ts": us(k.start_cycle), "dur": dur(k.start_cycle, k.end_cycle),
+                "name": name, "cat": "kernel", "ph": "X", "pid": gpu_pid(g), "tid": k.chid,
+                "ts": us(cfg, k.start_cycle), "dur": dur(cfg, k.start_cycle, k.end_cycle),
                 "args": {"grid": k.grid, "block": k.block, "cycles": k.cycles(), "warp_instructions": k.warp_instructions, "ipc": k.ipc()},
             }));
         }
         for (i, c) in self.copies.iter().enumerate() {
-            let stream = self.streams.get(&c.chid).map(|&(_, s)| format!("{s:#x}"));
+            let g = self.copy_gpu[i];
+            let cfg = &gpus[g as usize].config;
+            let stream = self.stream_of(g, c.chid).map(|(_, s)| format!("{s:#x}"));
             let (src, dst) = self.copy_kinds(i, &joined.1, &h);
             ev.push(json!({
-                "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": 1, "tid": COPY_TID,
-                "ts": us(c.start_cycle), "dur": dur(c.start_cycle, c.end_cycle),
+                "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": gpu_pid(g), "tid": COPY_TID,
+                "ts": us(cfg, c.start_cycle), "dur": dur(cfg, c.start_cycle, c.end_cycle),
                 "args": {"channel": c.chid, "stream": stream, "bytes": c.bytes, "kind": c.kind.name(), "path": path_name(c.path), "src_kind": src, "dst_kind": dst},
             }));
         }
-        for s in &self.occupancy {
-            ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": 2, "ts": us(s.cycle), "args": {"warps": s.warps}}));
+        for (g, s) in &self.occupancy {
+            let cfg = &gpus[*g as usize].config;
+            ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": gpu_pid(*g) + 1, "ts": us(cfg, s.cycle), "args": {"warps": s.warps}}));
         }
-        self.host_events(cfg, &h, &joined, &mut ev);
-        json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
+        self.host_events(gpus, &h, &joined, &mut ev);
+        let cfg = &gpus[0].config;
+        json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "gpus": gpus.len(), "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
     }
+}
+
+/// GPU `g`'s process in the trace (its SM occupancy is the next one): 1 for GPU 0, as
+/// with one GPU.
+fn gpu_pid(g: u32) -> u32 {
+    1 + 2 * g
+}
+
+/// The MMIO traces of every GPU as one, in time order (all GPUs share one clock; at the
+/// same cycle, by ordinal), each line of a system of several GPUs ending with its GPU.
+fn write_mmio(gpus: &[Board], w: &mut impl std::io::Write) -> std::io::Result<usize> {
+    let mut recs: Vec<(u64, usize, fake_pci::TraceRecord)> = Vec::new();
+    for (g, b) in gpus.iter().enumerate() {
+        recs.extend(b.dev.sim().lock().trace_take().into_iter().map(|r| (r.cycle, g, r)));
+    }
+    recs.sort_by_key(|&(c, g, _)| (c, g));
+    for (_, g, r) in &recs {
+        if gpus.len() > 1 {
+            writeln!(w, "{r} gpu{g}")?;
+        } else {
+            writeln!(w, "{r}")?;
+        }
+    }
+    w.flush()?;
+    Ok(recs.len())
 }
 
 /// Count one call of `name` lasting `ns` in `rows`.
@@ -559,18 +647,20 @@ impl Profile {
     /// nvprof's "GPU activities" table (`nsys stats` reads alike): kernels by name and copies
     /// by kind, each with its share of the GPU's busy time, total, calls, average, minimum
     /// and maximum, in simulated time, the largest first; CSV (times in ns) when `csv`.
-    pub fn summary_text(&self, cfg: &DeviceConfig, csv: bool) -> String {
+    pub fn summary_text(&self, gpus: &[Board], csv: bool) -> String {
+        let cfg_of = |g: u32| &gpus[g as usize].config;
         let mut gpu: Vec<Row> = Vec::new();
-        for (name, k) in &self.kernels {
-            add_row(&mut gpu, name.clone(), cfg.cycles_to_ns(k.cycles()));
+        for ((name, k), &g) in self.kernels.iter().zip(&self.kernel_gpu) {
+            add_row(&mut gpu, name.clone(), cfg_of(g).cycles_to_ns(k.cycles()));
         }
-        for c in &self.copies {
+        for (c, &g) in self.copies.iter().zip(&self.copy_gpu) {
             let what = match c.kind.name() {
                 "Memset" => "[CUDA memset]".to_string(),
                 k => format!("[CUDA memcpy {k}]"),
             };
-            add_row(&mut gpu, what, cfg.cycles_to_ns(c.end_cycle - c.start_cycle));
+            add_row(&mut gpu, what, cfg_of(g).cycles_to_ns(c.end_cycle - c.start_cycle));
         }
+        let cfg = cfg_of(0);
         // nvprof's "API calls": each Driver API entry point's calls, in simulated time (host
         // code takes none: a call lasts as long as it waited for the device).
         let mut api: Vec<Row> = Vec::new();
@@ -586,7 +676,11 @@ impl Profile {
         if csv {
             let _ = writeln!(out, "Type,Time(%),Time (ns),Calls,Avg (ns),Min (ns),Max (ns),Name");
         } else {
-            let _ = writeln!(out, "==rgdev== Profiling result ({} preset, simulated time):", cfg.name);
+            let what = match gpus.len() {
+                1 => format!("{} preset", cfg.name),
+                n => format!("{n} GPUs, {} preset", cfg.name),
+            };
+            let _ = writeln!(out, "==rgdev== Profiling result ({what}, simulated time):");
             let _ = writeln!(
                 out,
                 "{:>16} {:>8} {:>10} {:>8} {:>10} {:>10} {:>10}  Name",

@@ -69,12 +69,13 @@ pub(crate) fn on() -> bool {
 
 extern "C" fn summary() {
     if let Ok(st) = crate::state() {
-        let gpu = st.gpu();
+        let gpus: Vec<_> = st.devices().map(|d| d.gpu().clone()).collect();
         drop(st);
-        let ctxs = gpu.contexts();
-        for h in ctxs {
-            let _ = gpu.ctx_synchronize(h);
-            flush(&gpu, h);
+        for gpu in gpus {
+            for h in gpu.contexts() {
+                let _ = gpu.ctx_synchronize(h);
+                flush(&gpu, h);
+            }
         }
     }
     let n = ERRORS.load(Ordering::Relaxed);

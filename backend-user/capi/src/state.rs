@@ -1,6 +1,8 @@
-//! The library's process-wide state: the board, its contexts and handle tables, the
-//! per-thread context stack, and `guard`, which runs every entry point (CUDA's error codes,
-//! no unwinding into C).
+//! The library's process-wide state: the system's GPUs (one `Device` each, in ordinal
+//! order, with its primary context), the per-thread context stack, and `guard`, which runs
+//! every entry point (CUDA's error codes, no unwinding into C). Every handle names its GPU
+//! (`runtime_core::ordinal_of`), so a call on a handle goes to that handle's GPU, and a
+//! call on the current context to the current context's.
 
 use super::*;
 
@@ -33,20 +35,28 @@ pub(crate) struct Stats {
 pub(crate) static STATS: Stats =
     Stats { launches: AtomicU64::new(0), copies: AtomicU64::new(0), copy_bytes: AtomicU64::new(0) };
 
-/// The library's state. Handles are the runtime's (its one handle table: `CUcontext`,
-/// `CUmodule`, `CUfunction`, `CUstream` and `CUevent` are runtime-core's handle values,
-/// which name their context and are checked on every use); what is kept here is what the
-/// runtime does not know: the primary context's retain count, the program's pinned host
-/// pointers, and the profile.
-pub(crate) struct State {
+/// One GPU of the system: its runtime and what the library keeps per device.
+pub(crate) struct Board {
     pub(crate) dev: Device,
-    /// The board's configuration, for the statistics file only (device attributes come
-    /// from the device through the runtime).
+    /// The board's configuration, for the statistics file and the device's name (device
+    /// attributes come from the device through the runtime).
     pub(crate) config: DeviceConfig,
     /// The primary context and its retain count.
     pub(crate) primary: Option<(CtxHandle, u32)>,
     /// The primary context's flags (cuDevicePrimaryCtxSetFlags), kept across resets.
     pub(crate) primary_flags: c_uint,
+}
+
+/// The library's state. Handles are the runtime's (its one handle table per GPU:
+/// `CUcontext`, `CUmodule`, `CUfunction`, `CUstream` and `CUevent` are runtime-core's
+/// handle values, which name their GPU and context and are checked on every use); what is
+/// kept here is what the runtime does not know: the primary contexts' retain counts, the
+/// program's pinned host pointers, and the profile.
+pub(crate) struct State {
+    /// The GPUs, by ordinal (`CUdevice`).
+    pub(crate) gpus: Vec<Board>,
+    /// The system they form (its name and interconnect).
+    pub(crate) system: backend_user::SystemConfig,
     pub(crate) host: HashMap<usize, HostAlloc>,
     /// Managed memory of every context (see `managed`).
     pub(crate) managed: Vec<crate::managed::Range>,
@@ -58,19 +68,43 @@ pub(crate) struct State {
 }
 
 impl State {
-    pub(crate) fn gpu(&self) -> Arc<UserGpu> {
-        self.dev.gpu().clone()
+    /// Device `dev` (CUDA_ERROR_INVALID_DEVICE for no such ordinal).
+    pub(crate) fn device(&self, dev: CUdevice) -> Result<&Board> {
+        usize::try_from(dev).ok().and_then(|i| self.gpus.get(i)).ok_or(CuError::InvalidDevice)
+    }
+
+    /// Device `dev`, to change.
+    pub(crate) fn device_mut(&mut self, dev: CUdevice) -> Result<&mut Board> {
+        usize::try_from(dev).ok().and_then(|i| self.gpus.get_mut(i)).ok_or(CuError::InvalidDevice)
+    }
+
+    /// The runtime of the GPU handle `h` names (a context's or an object's). A handle
+    /// naming no GPU of the system goes to GPU 0, whose runtime refuses it as a forged
+    /// handle of its kind.
+    pub(crate) fn gpu_of(&self, h: u64) -> Arc<UserGpu> {
+        let i = runtime_core::ordinal_of(h) as usize;
+        self.gpus.get(i).unwrap_or(&self.gpus[0]).dev.gpu().clone()
+    }
+
+    /// The devices, in ordinal order.
+    pub(crate) fn devices(&self) -> impl Iterator<Item = &Device> {
+        self.gpus.iter().map(|g| &g.dev)
+    }
+
+    /// The device whose primary context `h` is, if it is one.
+    pub(crate) fn primary_of(&self, h: CtxHandle) -> Option<usize> {
+        self.gpus.iter().position(|g| g.primary.is_some_and(|p| p.0 == h))
     }
 
     /// Take context `h` and its pinned host memory out of the library's state; the caller
     /// destroys it with [`Doomed::destroy`] after dropping the lock, so that waiting for
     /// the context's work (a hung kernel waits for the watchdog) blocks no other thread.
     pub(crate) fn take_ctx(&mut self, h: CtxHandle) -> Result<Doomed> {
-        let gpu = self.gpu();
+        let gpu = self.gpu_of(h.0);
         if !gpu.ctx_exists(h) {
             return Err(CuError::InvalidContext);
         }
-        self.profile.collect(&self.dev);
+        self.profile.collect(&self.gpus);
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
         let managed = self.managed.extract_if(.., |r| r.ctx == h).collect();
         self.buffers.retain(|(c, _), _| *c != h.0);
@@ -114,9 +148,15 @@ pub(crate) fn initialized() -> Result<()> {
     state().map(drop)
 }
 
-/// The runtime's device (once initialized), without holding the library lock after.
-pub(crate) fn gpu() -> Result<Arc<UserGpu>> {
-    Ok(state()?.gpu())
+/// The runtime of the GPU handle `h` names (once initialized), without holding the
+/// library lock after.
+pub(crate) fn gpu_of(h: u64) -> Result<Arc<UserGpu>> {
+    Ok(state()?.gpu_of(h))
+}
+
+/// The runtime of device `dev`, without holding the library lock after.
+pub(crate) fn gpu_at(dev: CUdevice) -> Result<Arc<UserGpu>> {
+    Ok(state()?.device(dev)?.dev.gpu().clone())
 }
 
 /// A runtime handle value as a C handle.
@@ -131,20 +171,24 @@ pub(crate) fn key(h: Handle) -> u64 {
 
 /// The calling thread's current context: (runtime, context).
 pub(crate) fn current() -> Result<(Arc<UserGpu>, CtxHandle)> {
-    let gpu = gpu()?;
+    let st = state()?;
     let h = STACK.with(|s| s.borrow().last().copied()).ok_or(CuError::InvalidContext)?;
+    let gpu = st.gpu_of(h.0);
+    drop(st);
     if !gpu.ctx_exists(h) {
         return Err(CuError::InvalidContext);
     }
     Ok((gpu, h))
 }
 
+/// Check that `dev` is a device ordinal of the system (CUDA_ERROR_INVALID_DEVICE).
 pub(crate) fn check_device(dev: CUdevice) -> Result<()> {
-    initialized()?;
-    if dev != 0 {
-        return Err(CuError::InvalidDevice);
-    }
-    Ok(())
+    state()?.device(dev).map(drop)
+}
+
+/// The ordinal (`CUdevice`) of the GPU context `h` is on.
+pub(crate) fn device_of(h: CtxHandle) -> CUdevice {
+    runtime_core::ordinal_of(h.0) as CUdevice
 }
 
 /// Run an entry point: its error as CUDA's number, a panic as CUDA_ERROR_UNKNOWN.
@@ -164,7 +208,7 @@ pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
         && st.profile.checkpoint_due()
     {
         let st = &mut *st;
-        st.profile.collect(&st.dev);
-        st.profile.write_json(&st.config);
+        st.profile.collect(&st.gpus);
+        st.profile.write_json(&st.gpus);
     }
 }

@@ -15,7 +15,7 @@ pub(crate) fn stream_of(s: Handle) -> Result<(Arc<UserGpu>, CtxHandle, StreamHan
         return Ok((gpu, h, StreamHandle::DEFAULT));
     }
     let sh = StreamHandle(key(s));
-    Ok((gpu()?, sh.ctx(), sh))
+    Ok((gpu_of(sh.0)?, sh.ctx(), sh))
 }
 
 /// CU_STREAM_NON_BLOCKING.
@@ -72,6 +72,13 @@ pub(crate) fn stream_info(s: Handle) -> Result<(CtxHandle, bool, c_int)> {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuStreamGetPriority(s: Handle, priority: *mut c_int) -> CUresult {
     guard(|| raw::put(priority, stream_info(s)?.2))
+}
+
+/// cuStreamGetDevice (CUDA 12.8): the device of the stream's context (NULL and the
+/// special streams: the current context's).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuStreamGetDevice(s: Handle, device: *mut CUdevice) -> CUresult {
+    guard(|| raw::put(device, device_of(stream_info(s)?.0)))
 }
 
 /// cuStreamGetFlags.

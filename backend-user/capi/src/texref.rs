@@ -22,16 +22,16 @@ fn get_ref(out: *mut Handle, m: Handle, name: *const c_char, surface: bool) -> R
     if out.is_null() || m.is_null() {
         return Err(CuError::InvalidValue);
     }
-    let r = gpu()?.module_get_ref(ModuleHandle(key(m)), raw::str(name)?, surface)?;
+    let r = gpu_of(key(m))?.module_get_ref(ModuleHandle(key(m)), raw::str(name)?, surface)?;
     raw::put(out, handle(r.0))
 }
 
 fn state(r: Handle, surface: bool) -> Result<RefState> {
-    gpu()?.texref_state(texref(r)?, surface)
+    gpu_of(key(r))?.texref_state(texref(r)?, surface)
 }
 
 fn update(r: Handle, f: impl FnOnce(&mut RefState) -> Result<()>) -> CUresult {
-    guard(|| gpu()?.texref_update(texref(r)?, f))
+    guard(|| gpu_of(key(r))?.texref_update(texref(r)?, f))
 }
 
 /// cuModuleGetTexRef: CUDA_ERROR_NOT_FOUND for a name the module does not declare.
@@ -53,7 +53,7 @@ pub extern "C" fn cuTexRefSetArray(r: Handle, a: Handle, flags: c_uint) -> CUres
         if flags != TRSA_OVERRIDE_FORMAT {
             return Err(CuError::InvalidValue);
         }
-        gpu()?.texref_set_array(texref(r)?, false, array_handle(a)?)
+        gpu_of(key(r))?.texref_set_array(texref(r)?, false, array_handle(a)?)
     })
 }
 
@@ -64,7 +64,7 @@ pub extern "C" fn cuTexRefSetMipmappedArray(r: Handle, m: Handle, flags: c_uint)
         if flags != TRSA_OVERRIDE_FORMAT || m.is_null() {
             return Err(CuError::InvalidValue);
         }
-        gpu()?.texref_set_mipmapped(texref(r)?, MipmappedHandle(key(m)))
+        gpu_of(key(r))?.texref_set_mipmapped(texref(r)?, MipmappedHandle(key(m)))
     })
 }
 
@@ -84,7 +84,7 @@ pub extern "C" fn cuSurfRefSetArray(r: Handle, a: Handle, flags: c_uint) -> CUre
         if flags != 0 {
             return Err(CuError::InvalidValue);
         }
-        gpu()?.texref_set_array(texref(r)?, true, array_handle(a)?)
+        gpu_of(key(r))?.texref_set_array(texref(r)?, true, array_handle(a)?)
     })
 }
 
@@ -94,7 +94,7 @@ pub extern "C" fn cuSurfRefSetArray(r: Handle, a: Handle, flags: c_uint) -> CUre
 #[unsafe(no_mangle)]
 pub extern "C" fn cuTexRefSetAddress_v2(offset: *mut usize, r: Handle, ptr: CUdeviceptr, bytes: usize) -> CUresult {
     guard(|| {
-        let off = gpu()?.texref_set_address(texref(r)?, ptr, bytes as u64)?;
+        let off = gpu_of(key(r))?.texref_set_address(texref(r)?, ptr, bytes as u64)?;
         if !offset.is_null() {
             raw::put(offset, off as usize)?;
         }
@@ -121,7 +121,7 @@ pub extern "C" fn cuTexRefSetAddress2D_v3(
             height: d.height as u64,
             pitch: pitch as u64,
         };
-        gpu()?.texref_set_address_2d(texref(r)?, m)
+        gpu_of(key(r))?.texref_set_address_2d(texref(r)?, m)
     })
 }
 
@@ -193,7 +193,7 @@ pub extern "C" fn cuTexRefSetFlags(r: Handle, flags: c_uint) -> CUresult {
 pub extern "C" fn cuTexRefSetBorderColor(r: Handle, color: *const f32) -> CUresult {
     guard(|| {
         let c: [f32; 4] = raw::get(color.cast())?;
-        gpu()?.texref_update(texref(r)?, |st| {
+        gpu_of(key(r))?.texref_update(texref(r)?, |st| {
             st.desc.border = c;
             Ok(())
         })

@@ -172,7 +172,7 @@ pub extern "C" fn cuMipmappedArrayGetLevel(out: *mut Handle, m: Handle, level: c
         if out.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let a = gpu()?.mipmapped_level(mipmapped_handle(m)?, level)?;
+        let a = gpu_of(key(m))?.mipmapped_level(mipmapped_handle(m)?, level)?;
         raw::put(out, handle(a.0))
     })
 }
@@ -180,7 +180,7 @@ pub extern "C" fn cuMipmappedArrayGetLevel(out: *mut Handle, m: Handle, level: c
 /// cuMipmappedArrayDestroy: after the context's queued work.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMipmappedArrayDestroy(m: Handle) -> CUresult {
-    guard(|| gpu()?.mipmapped_destroy(mipmapped_handle(m)?))
+    guard(|| gpu_of(key(m))?.mipmapped_destroy(mipmapped_handle(m)?))
 }
 
 /// cuArrayDestroy: after the context's queued work.
@@ -188,7 +188,7 @@ pub extern "C" fn cuMipmappedArrayDestroy(m: Handle) -> CUresult {
 pub extern "C" fn cuArrayDestroy(a: Handle) -> CUresult {
     guard(|| {
         let a = array_handle(a).map_err(|_| CuError::InvalidHandle)?;
-        gpu()?.array_destroy(a)
+        gpu_of(a.0)?.array_destroy(a)
     })
 }
 
@@ -196,7 +196,7 @@ pub extern "C" fn cuArrayDestroy(a: Handle) -> CUresult {
 #[unsafe(no_mangle)]
 pub extern "C" fn cuArrayGetDescriptor_v2(out: *mut CUDA_ARRAY_DESCRIPTOR, a: Handle) -> CUresult {
     guard(|| {
-        let d = gpu()?.array_desc(array_handle(a).map_err(|_| CuError::InvalidHandle)?)?;
+        let d = gpu_of(key(a))?.array_desc(array_handle(a).map_err(|_| CuError::InvalidHandle)?)?;
         let desc = CUDA_ARRAY_DESCRIPTOR {
             width: d.width as usize,
             height: d.height as usize,
@@ -211,7 +211,7 @@ pub extern "C" fn cuArrayGetDescriptor_v2(out: *mut CUDA_ARRAY_DESCRIPTOR, a: Ha
 #[unsafe(no_mangle)]
 pub extern "C" fn cuArray3DGetDescriptor_v2(out: *mut CUDA_ARRAY3D_DESCRIPTOR, a: Handle) -> CUresult {
     guard(|| {
-        let d = gpu()?.array_desc(array_handle(a).map_err(|_| CuError::InvalidHandle)?)?;
+        let d = gpu_of(key(a))?.array_desc(array_handle(a).map_err(|_| CuError::InvalidHandle)?)?;
         let desc = CUDA_ARRAY3D_DESCRIPTOR {
             width: d.width as usize,
             height: d.height as usize,
@@ -378,7 +378,7 @@ pub extern "C" fn cuSurfObjectGetResourceDesc(out: *mut CUDA_RESOURCE_DESC, surf
 /// The region of a `cuMemcpy*A` copy of `bytes` from byte `offset` of the array's first
 /// row: (origin, extent).
 fn linear_region(a: ArrayHandle, offset: usize, bytes: usize) -> Result<([u64; 3], [u64; 3])> {
-    let d = gpu()?.array_desc(a)?;
+    let d = gpu_of(a.0)?.array_desc(a)?;
     let row = d.width * d.element_bytes();
     let (offset, bytes) = (offset as u64, bytes as u64);
     // cuMemcpy*A copies within one row of the array, as CUDA's 1D-array copies do.
@@ -398,7 +398,7 @@ fn htoa(dst: Handle, offset: usize, src: *const c_void, bytes: usize) -> Result<
     let a = array_handle(dst)?;
     let (at, extent) = linear_region(a, offset, bytes)?;
     let src = raw::bytes(src.cast(), bytes)?;
-    gpu()?.memcpy_htoa(a, at, src, (bytes as u64, bytes as u64), extent)
+    gpu_of(a.0)?.memcpy_htoa(a, at, src, (bytes as u64, bytes as u64), extent)
 }
 
 /// cuMemcpyAtoH_v2: an array's first row from byte `offset` to host memory.
@@ -411,7 +411,7 @@ fn atoh(dst: *mut c_void, src: Handle, offset: usize, bytes: usize) -> Result<()
     let a = array_handle(src)?;
     let (at, extent) = linear_region(a, offset, bytes)?;
     let dst = raw::bytes_mut(dst.cast(), bytes)?;
-    gpu()?.memcpy_atoh(a, at, dst, (bytes as u64, bytes as u64), extent)
+    gpu_of(a.0)?.memcpy_atoh(a, at, dst, (bytes as u64, bytes as u64), extent)
 }
 
 /// Wait for stream `s`'s earlier work (and report what the sanitizers found in it), for a

@@ -102,7 +102,7 @@ unsupported! {
     cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync
     cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2
     cuStreamCopyAttributes cuStreamEndCapture cuStreamGetAttribute cuStreamGetCaptureInfo
-    cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx_v2 cuStreamGetDevice
+    cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v3 cuStreamGetCtx_v2
     cuStreamGetGreenCtx cuStreamGetId cuStreamIsCapturing cuStreamSetAttribute
     cuStreamUpdateCaptureDependencies cuStreamUpdateCaptureDependencies_v2 cuStreamWaitValue32
     cuStreamWaitValue32_v2 cuStreamWaitValue64 cuStreamWaitValue64_v2 cuStreamWriteValue32 cuStreamWriteValue32_v2

@@ -2,10 +2,11 @@
 //! reservations, mappings and their access flags, enforced by the simulated MMU (a write
 //! through a read-only mapping faults the kernel with CUDA_ERROR_ILLEGAL_ADDRESS).
 //!
-//! Reservations and mappings live in the current context's address space (rgdev has no
-//! unified addressing yet: see `pointer`); physical allocations are the device's, so a
-//! handle may be mapped in any context. Allocations live on device 0 only and are not
-//! shareable across processes: a requested handle type other than
+//! Reservations and mappings live in the current context's address space; physical
+//! allocations are their GPU's (the device the location names; the handle carries its
+//! ordinal), so a handle may be mapped in any context of that GPU. Mapping another GPU's
+//! memory, or granting another GPU access, needs peer access, which rgdev does not have
+//! yet (CUDA_ERROR_NOT_SUPPORTED). Allocations are not shareable across processes: a requested handle type other than
 //! CU_MEM_HANDLE_TYPE_NONE, and export and import, are CUDA_ERROR_NOT_SUPPORTED.
 
 use super::*;
@@ -79,12 +80,14 @@ pub struct CUmemAccessDesc {
     pub flags: c_int,
 }
 
-/// Check a location names device 0: host locations are features rgdev lacks
-/// (NOT_SUPPORTED), another device ordinal INVALID_DEVICE, anything else INVALID_VALUE.
-fn device_location(l: &CUmemLocation) -> Result<()> {
+/// The device a location names: host locations are features rgdev lacks
+/// (NOT_SUPPORTED), an ordinal of no device INVALID_DEVICE, anything else INVALID_VALUE.
+fn device_location(l: &CUmemLocation) -> Result<CUdevice> {
     match l.kind {
-        LOCATION_DEVICE if l.id == 0 => Ok(()),
-        LOCATION_DEVICE => Err(CuError::InvalidDevice),
+        LOCATION_DEVICE => {
+            check_device(l.id)?;
+            Ok(l.id)
+        }
         LOCATION_HOST | LOCATION_HOST_NUMA | LOCATION_HOST_NUMA_CURRENT => Err(CuError::NotSupported),
         _ => Err(CuError::InvalidValue),
     }
@@ -128,12 +131,11 @@ pub extern "C" fn cuMemGetAllocationGranularity(
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemCreate(handle: *mut u64, size: usize, prop: *const CUmemAllocationProp, flags: u64) -> CUresult {
     guard(|| {
-        let gpu = gpu()?;
-        check_prop(prop)?;
+        let p = check_prop(prop)?;
         if flags != 0 || handle.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let h = gpu.mem_create(size as u64)?;
+        let h = gpu_at(p.location.id)?.mem_create(size as u64)?;
         raw::put(handle, h)
     })
 }
@@ -141,22 +143,30 @@ pub extern "C" fn cuMemCreate(handle: *mut u64, size: usize, prop: *const CUmemA
 /// cuMemRelease: drop a handle reference; the memory goes with its last mapping.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemRelease(handle: u64) -> CUresult {
-    guard(|| gpu()?.mem_release(handle))
+    guard(|| phys_gpu(handle)?.mem_release(handle))
 }
 
-/// cuMemGetAllocationPropertiesFromHandle: pinned device memory on device 0, no
+/// The runtime of the GPU whose physical allocation `handle` is (INVALID_VALUE for a
+/// value shaped as no handle, or naming no GPU).
+fn phys_gpu(handle: u64) -> Result<Arc<UserGpu>> {
+    let i = runtime_core::physmem::ordinal_of(handle).ok_or(CuError::InvalidValue)?;
+    gpu_at(i as CUdevice).map_err(|_| CuError::InvalidValue)
+}
+
+/// cuMemGetAllocationPropertiesFromHandle: pinned device memory on its GPU, no
 /// shareable handle types, no compression.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: u64) -> CUresult {
     guard(|| {
-        gpu()?.mem_handle_size(handle)?;
+        phys_gpu(handle)?.mem_handle_size(handle)?;
+        let id = runtime_core::physmem::ordinal_of(handle).unwrap_or(0) as c_int;
         let flags = AllocFlags { compression_type: 0, gpu_direct_rdma_capable: 0, usage: 0, reserved: [0; 4] };
         raw::put(
             prop,
             CUmemAllocationProp {
                 kind: ALLOCATION_PINNED,
                 requested_handle_types: HANDLE_NONE,
-                location: CUmemLocation { kind: LOCATION_DEVICE, id: 0 },
+                location: CUmemLocation { kind: LOCATION_DEVICE, id },
                 win32_handle_meta_data: std::ptr::null_mut(),
                 alloc_flags: flags,
             },
@@ -215,6 +225,10 @@ pub extern "C" fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle:
         if flags != 0 {
             return Err(CuError::InvalidValue);
         }
+        if runtime_core::physmem::ordinal_of(handle).is_some_and(|o| o as CUdevice != device_of(h)) {
+            // Another GPU's memory: a peer mapping.
+            return Err(CuError::NotSupported);
+        }
         gpu.mem_map(h, ptr, size as u64, offset as u64, handle)
     })
 }
@@ -250,8 +264,9 @@ pub(crate) fn prot(a: Access) -> c_int {
     }
 }
 
-/// cuMemSetAccess: the access of device 0 to the whole mappings in `[ptr, ptr + size)`
-/// (each descriptor names device 0; the last one wins, as each replaces the access).
+/// cuMemSetAccess: the access of the current context's device to the whole mappings in
+/// `[ptr, ptr + size)` (the last descriptor naming it wins, as each replaces the access;
+/// one naming another device needs peer access: NOT_SUPPORTED).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemSetAccess(
     ptr: CUdeviceptr,
@@ -267,19 +282,23 @@ pub extern "C" fn cuMemSetAccess(
         let mut granted = None;
         for k in 0..count {
             let d = raw::get(desc.wrapping_add(k))?;
-            device_location(&d.location)?;
+            if device_location(&d.location)? != device_of(h) {
+                return Err(CuError::NotSupported);
+            }
             granted = Some(access(d.flags)?);
         }
         gpu.mem_set_access(h, ptr, size as u64, granted.ok_or(CuError::InvalidValue)?)
     })
 }
 
-/// cuMemGetAccess: device 0's access to the mapping at `ptr`.
+/// cuMemGetAccess: the access of the location's device to the mapping at `ptr` (another
+/// device than the current context's has none: there is no peer access yet).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemGetAccess(flags: *mut u64, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
     guard(|| {
         let (gpu, h) = current()?;
-        device_location(&raw::get(location)?)?;
-        raw::put(flags, prot(gpu.mem_access(h, ptr)?) as u64)
+        let dev = device_location(&raw::get(location)?)?;
+        let a = gpu.mem_access(h, ptr)?;
+        raw::put(flags, prot(if dev == device_of(h) { a } else { Access::None }) as u64)
     })
 }

@@ -133,6 +133,7 @@ driver! {
     cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int);
     cuStreamCreateWithPriority(s: *mut Handle, flags: c_uint, priority: c_int);
     cuStreamGetFlags(s: Handle, flags: *mut c_uint);
+    cuStreamGetDevice(s: Handle, device: *mut c_int);
     cuStreamGetPriority(s: Handle, priority: *mut c_int);
     cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint);
     cuOccupancyMaxActiveBlocksPerMultiprocessor(n: *mut c_int, f: Handle, block: c_int, shared: usize);

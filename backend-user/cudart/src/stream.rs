@@ -55,6 +55,8 @@ macro_rules! forward {
 forward! {
     /// `cudaStreamGetFlags`.
     cudaStreamGetFlags(s: Handle, flags: *mut c_uint) => cuStreamGetFlags;
+    /// `cudaStreamGetDevice`: the device of the stream's context.
+    cudaStreamGetDevice(s: Handle, device: *mut std::ffi::c_int) => cuStreamGetDevice;
     /// `cudaStreamGetPriority`.
     cudaStreamGetPriority(s: Handle, priority: *mut std::ffi::c_int) => cuStreamGetPriority;
     /// `cudaEventRecordWithFlags` (cudaEventRecordExternal is the driver's to refuse).

@@ -78,7 +78,7 @@ unsupported! {
     cudaOccupancyMaxActiveClusters cudaOccupancyMaxPotentialClusterSize cudaSetDoubleForDevice
     cudaSetDoubleForHost cudaSignalExternalSemaphoresAsync_v2  cudaStreamBeginCapture
     cudaStreamBeginCaptureToGraph cudaStreamCopyAttributes cudaStreamEndCapture cudaStreamGetAttribute
-    cudaStreamGetCaptureInfo_v2 cudaStreamGetCaptureInfo_v3 cudaStreamGetDevice cudaStreamGetId
+    cudaStreamGetCaptureInfo_v2 cudaStreamGetCaptureInfo_v3 cudaStreamGetId
     cudaStreamIsCapturing cudaStreamSetAttribute cudaStreamUpdateCaptureDependencies
     cudaStreamUpdateCaptureDependencies_v2 cudaThreadExchangeStreamCaptureMode cudaUserObjectCreate
     cudaUserObjectRelease cudaUserObjectRetain cudaWaitExternalSemaphoresAsync_v2

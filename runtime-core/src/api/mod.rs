@@ -161,6 +161,7 @@ impl<P: Platform> Gpu<P> {
             return Err(CuError::InvalidDevice);
         }
         let mut dev = Device::probe(platform)?;
+        dev.state.lock().phys.set_ordinal(ordinal);
         let bar1 = Bar1::bring_up(&mut dev)?;
         dev.runlist_init()?;
         Ok(Self { dev, _bar1: bar1, contexts: Mutex::new(Vec::new()), checks: AtomicU32::new(0), ordinal })

@@ -263,6 +263,16 @@ fn run(a: RunArgs) -> ExitCode {
     // With overrides the program gets the effective configuration as a file of its own.
     let mut effective = None;
     if !a.sets.is_empty() {
+        // A system's GPUs come from its `gpu` preset: --set changes one device.
+        let system = a.preset.as_deref().map_or_else(preset::system_from_env, preset::load_system);
+        if let Ok(s) = system.as_ref() && s.len() > 1 {
+            eprintln!(
+                "rgdev run: --set changes one device, and `{}` is a system of {} GPUs (write a system file whose `gpu` is a changed device file)",
+                s.name,
+                s.len()
+            );
+            return ExitCode::FAILURE;
+        }
         let cfg = a.preset.as_deref().map_or_else(preset::from_env, preset::load).and_then(|mut c| {
             preset::apply_sets(&mut c, &a.sets)?;
             Ok(c)
@@ -277,7 +287,8 @@ fn run(a: RunArgs) -> ExitCode {
         env.push((preset::ENV, file.clone().into()));
         effective = Some(file);
     } else if let Some(p) = &a.preset {
-        if let Err(e) = preset::load(p) {
+        // A device or a system (libcuda.so.1 brings up every GPU of a system).
+        if let Err(e) = preset::load_system(p) {
             eprintln!("rgdev run: {e}");
             return ExitCode::FAILURE;
         }

@@ -71,7 +71,8 @@ fn chart(trace: &Value) -> Result<Chart, String> {
                 let label = e.pointer("/args/name").and_then(Value::as_str).unwrap_or("").to_string();
                 names.insert((pid, tid), label);
             }
-            "X" if pid <= 1 => {
+            // The host is process 0; GPU g's tracks are process 1 + 2g, its SMs' counters 2 + 2g.
+            "X" if pid == 0 || pid % 2 == 1 => {
                 let (Some(ts), Some(dur)) = (num(e, "ts"), num(e, "dur")) else { continue };
                 let api = cat == "api";
                 if api && dur <= 0.0 {
@@ -89,18 +90,19 @@ fn chart(trace: &Value) -> Result<Chart, String> {
                 };
                 bars.entry((pid, tid)).or_default().push(Bar { name, key, ts, dur, depth: 0, api });
             }
-            "C" if pid == 2 => {
+            "C" if pid >= 2 && pid % 2 == 0 => {
                 let (Some(ts), Some(w)) = (num(e, "ts"), e.pointer("/args/warps").and_then(Value::as_f64)) else {
                     continue;
                 };
-                sms.entry(name).or_default().push((ts, w));
+                sms.entry(format!("{pid}/{name}")).or_default().push((ts, w));
             }
             _ => {}
         }
     }
     let max_warps = trace.pointer("/otherData/max_warps_per_sm").and_then(Value::as_f64).unwrap_or(64.0);
-    // The mean is over the board's SMs (those never sampled held no warps).
-    let board_sms = trace.pointer("/otherData/sms").and_then(Value::as_u64).unwrap_or(0) as usize;
+    // The mean is over every GPU's SMs (those never sampled held no warps).
+    let gpus = trace.pointer("/otherData/gpus").and_then(Value::as_u64).unwrap_or(1) as usize;
+    let board_sms = gpus * trace.pointer("/otherData/sms").and_then(Value::as_u64).unwrap_or(0) as usize;
     let (mut host, mut device) = (Vec::new(), Vec::new());
     for ((pid, tid), mut b) in bars {
         b.sort_by(|x, y| x.ts.total_cmp(&y.ts).then(y.dur.total_cmp(&x.dur)));
@@ -113,7 +115,10 @@ fn chart(trace: &Value) -> Result<Chart, String> {
             bar.depth = open.len();
             open.push(bar.ts + bar.dur);
         }
-        let label = names.get(&(pid, tid)).cloned().unwrap_or(format!("track {tid}"));
+        let mut label = names.get(&(pid, tid)).cloned().unwrap_or(format!("track {tid}"));
+        if gpus > 1 && pid > 0 {
+            label = format!("GPU {}: {label}", pid / 2);
+        }
         let t = Track { label, bars: b };
         if pid == 0 { host.push(t) } else { device.push(t) }
     }
