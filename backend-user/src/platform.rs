@@ -82,26 +82,64 @@ impl fmt::Debug for OutputSink {
     }
 }
 
-/// The shared clock of a system's GPUs in stepped mode: the GPUs in ordinal order. A
-/// YIELD or poll on one GPU runs it as a lone GPU's would, then brings every other GPU to
-/// the same simulated time (`FakeGpu::step`, which runs their work up to that time and
-/// lets idle ones wait), all under this lock, so a system's steps never interleave and
-/// all clocks agree between them. GPUs with different clock rates agree in nanoseconds.
-#[derive(Default)]
+/// The shared clock of a system's GPUs in stepped mode, and their interconnect. A YIELD
+/// or poll on one GPU runs the whole system in slices of at most the shortest link latency
+/// (`slice`): each slice runs every GPU in ordinal order to the same time (`FakeGpu::run`,
+/// then `FakeGpu::step` to let an idle one's clock go on), until the GPU waited on goes
+/// idle or its quantum is spent. So all clocks agree between steps, and every GPU's
+/// evolution is the same whichever GPU the host waits on: a deterministic function of the
+/// program. GPUs with different clock rates agree in time (see [`Instant`]).
+///
+/// The interconnect: while a GPU runs its slice, the VRAM of each peer its peer table
+/// names (NV_PFB_PEER) and the system can reach from it (`SystemConfig::p2p`) is lent to
+/// it (`FakeGpu::lend_peer`) with the link's figures, and given back after; the lender is
+/// locked meanwhile. A peer access that finds no lent VRAM faults.
 pub struct Lockstep {
     devs: Mutex<Vec<Arc<SimDevice>>>,
+    /// Routing id of each GPU, by ordinal.
+    rids: Vec<u16>,
+    /// Link from GPU a to GPU b (None: no peer path).
+    links: Vec<Vec<Option<fake_pci::peer::Link>>>,
+    /// Cycles of one slice (GPU 0's clock).
+    slice: u64,
 }
 
 impl fmt::Debug for Lockstep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Lockstep({} GPUs)", self.devs.lock().len())
+        write!(f, "Lockstep({} GPUs, slices of {} cycles)", self.devs.lock().len(), self.slice)
     }
 }
 
+/// The longest slice of a system's lock step, in cycles (the shortest link latency is
+/// shorter on every preset).
+pub const MAX_SLICE: u64 = 4096;
+/// The shortest.
+pub const MIN_SLICE: u64 = 256;
+
 impl Lockstep {
-    /// A clock with no GPUs yet.
-    pub fn new() -> Arc<Self> {
-        Arc::default()
+    /// The clock and interconnect of `system`, with no GPUs yet (they join in ordinal order).
+    pub fn for_system(system: &fake_pci::system::SystemConfig) -> Arc<Self> {
+        let n = system.len();
+        let cycles = |i: usize, ns: u64| (u128::from(ns) * u128::from(system.gpus[i].board.clock_mhz) / 1000) as u64;
+        let links: Vec<Vec<Option<fake_pci::peer::Link>>> = (0..n)
+            .map(|a| {
+                (0..n)
+                    .map(|b| {
+                        system.p2p(a, b).then(|| fake_pci::peer::Link {
+                            mbps: system.peer_mbps(a, b),
+                            latency_cycles: cycles(a, system.peer_latency_ns(a, b)),
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let shortest = (0..n).flat_map(|a| (0..n).filter(move |&b| a != b).map(move |b| (a, b)));
+        let slice = shortest
+            .map(|(a, b)| cycles(0, system.peer_latency_ns(a, b)))
+            .min()
+            .unwrap_or(MAX_SLICE)
+            .clamp(MIN_SLICE, MAX_SLICE);
+        Arc::new(Self { devs: Mutex::new(Vec::new()), rids: (0..n).map(|i| system.routing_id(i)).collect(), links, slice })
     }
 
     /// Add `dev` (the next ordinal): its clock starts at the system's time.
@@ -117,21 +155,60 @@ impl Lockstep {
         devs.push(dev.clone());
     }
 
-    /// Run `dev` (one of ours) for up to `quantum` cycles as `FakeGpu::run` does, then
-    /// every other GPU to the time it reached; returns `dev`'s state.
+    /// Run the system until `dev` (one of ours) goes idle or `quantum` of its cycles pass,
+    /// slice by slice; returns `dev`'s state.
     fn run(&self, dev: &Arc<SimDevice>, quantum: u64) -> RunState {
         let devs = self.devs.lock();
-        let (state, at) = {
-            let mut g = dev.gpu.lock();
-            let s = g.run(quantum);
-            (s, Self::time(&g))
-        };
-        for d in devs.iter().filter(|d| !Arc::ptr_eq(d, dev)) {
-            let mut g = d.gpu.lock();
-            let to = at.on(g.config());
-            let now = g.cycles();
-            if to > now {
-                g.step(to - now);
+        if devs.len() == 1 {
+            return dev.gpu.lock().run(quantum);
+        }
+        let me = devs.iter().position(|d| Arc::ptr_eq(d, dev)).unwrap_or(0);
+        let start = Self::time(&dev.gpu.lock());
+        let end = start.cycles.saturating_add(quantum);
+        let first_mhz = devs[0].gpu.lock().config().board.clock_mhz.max(1);
+        let slice = Instant { cycles: self.slice, mhz: first_mhz }.on(dev.gpu.lock().config()).max(1);
+        let mut now = start.cycles;
+        loop {
+            let to = Instant { cycles: now.saturating_add(slice).min(end), mhz: start.mhz };
+            let mut mine = RunState::Busy;
+            for i in 0..devs.len() {
+                let s = self.run_one(&devs, i, to);
+                if i == me {
+                    mine = s;
+                }
+            }
+            if mine == RunState::Idle {
+                return RunState::Idle;
+            }
+            now = to.cycles;
+            if now >= end {
+                return RunState::Busy;
+            }
+        }
+    }
+
+    /// Run GPU `i` to time `to`, with the VRAM of the peers it reaches lent to it.
+    fn run_one(&self, devs: &[Arc<SimDevice>], i: usize, to: Instant) -> RunState {
+        let mut g = devs[i].gpu.lock();
+        let mut lenders = Vec::new();
+        for rid in g.peer_ids() {
+            let Some(j) = self.rids.iter().position(|&r| r == rid) else { continue };
+            let Some(link) = self.links.get(i).and_then(|l| l.get(j)).copied().flatten() else { continue };
+            let Some(d) = devs.get(j) else { continue };
+            let mut lender = d.gpu.lock();
+            g.lend_peer(rid, lender.take_vram(), link);
+            lenders.push((rid, lender));
+        }
+        let target = to.on(g.config());
+        let now = g.cycles();
+        let state = g.run(target.saturating_sub(now));
+        let now = g.cycles();
+        if now < target {
+            g.step(target - now);
+        }
+        for (rid, vram) in g.return_peers() {
+            if let Some((_, lender)) = lenders.iter_mut().find(|(r, _)| *r == rid) {
+                lender.put_vram(vram);
             }
         }
         state

@@ -34,7 +34,7 @@ impl System {
             eprintln!("rgdev: system {}: {e}", config.name);
             return Err(runtime_core::CuError::InvalidValue);
         }
-        let clock = crate::Lockstep::new();
+        let clock = crate::Lockstep::for_system(&config);
         let devices = (0..config.len())
             .map(|i| {
                 let o = DeviceOptions {

@@ -189,6 +189,8 @@ pub enum CopyKind {
     HtoH,
     /// No source: a fill.
     Memset,
+    /// One GPU's VRAM and another's (a peer copy, over the interconnect).
+    PtoP,
 }
 
 impl CopyKind {
@@ -200,6 +202,7 @@ impl CopyKind {
             Self::DtoD => "DtoD",
             Self::HtoH => "HtoH",
             Self::Memset => "Memset",
+            Self::PtoP => "PtoP",
         }
     }
 }
@@ -276,12 +279,19 @@ impl CopyJob {
         if self.transfer { self.lines * self.line_bytes } else { 0 }
     }
 
-    /// The path the data takes, PCIe when either side is system memory, and which
-    /// memories it joins. An address that does not translate counts as VRAM (the fault
-    /// comes at execution).
-    pub fn route(&self, mem: &Memory, tlb: &mut Tlb) -> (CopyPath, CopyKind) {
+    /// The path the data takes, PCIe when either side is system memory, the link to a
+    /// peer when either side is another GPU's VRAM (then with that link's figures), and
+    /// which memories it joins. An address that does not translate counts as VRAM (the
+    /// fault comes at execution).
+    pub fn route(&self, mem: &Memory, tlb: &mut Tlb) -> (CopyPath, CopyKind, Option<crate::peer::Link>) {
+        use hw::regs::Target;
+        let peer = |va: u64, write: bool, tlb: &mut Tlb| match tlb.translate(mem, &self.space, va, write) {
+            Ok((Target::Peer, pa)) => Some(mem.peers.link_of(pa).unwrap_or_default()),
+            _ => None,
+        };
         let sys = |va: u64, write: bool, tlb: &mut Tlb| {
-            tlb.translate(mem, &self.space, va, write).is_ok_and(|(t, _)| t != hw::regs::Target::Vram)
+            tlb.translate(mem, &self.space, va, write)
+                .is_ok_and(|(t, _)| matches!(t, Target::SysCoherent | Target::SysNonCoherent))
         };
         let reads_src = self.remap.is_none_or(|r| {
             r.sel[..r.dst_comps]
@@ -289,14 +299,19 @@ impl CopyJob {
                 .any(|s| matches!(s, RemapSrc::SrcX | RemapSrc::SrcY | RemapSrc::SrcZ | RemapSrc::SrcW))
         });
         if !self.transfer || !reads_src {
-            return (CopyPath::VramFill, CopyKind::Memset);
+            let link = peer(self.regs.dst, true, tlb);
+            return (if link.is_some() { CopyPath::Peer } else { CopyPath::VramFill }, CopyKind::Memset, link);
         }
-        match (sys(self.regs.src, false, tlb), sys(self.regs.dst, true, tlb)) {
+        if let Some(link) = peer(self.regs.src, false, tlb).or_else(|| peer(self.regs.dst, true, tlb)) {
+            return (CopyPath::Peer, CopyKind::PtoP, Some(link));
+        }
+        let (path, kind) = match (sys(self.regs.src, false, tlb), sys(self.regs.dst, true, tlb)) {
             (false, false) => (CopyPath::VramToVram, CopyKind::DtoD),
             (true, false) => (CopyPath::Pcie, CopyKind::HtoD),
             (false, true) => (CopyPath::Pcie, CopyKind::DtoH),
             (true, true) => (CopyPath::Pcie, CopyKind::HtoH),
-        }
+        };
+        (path, kind, None)
     }
 
     /// Whether completion raises the non-stall interrupt.

@@ -42,6 +42,7 @@ pub mod compute;
 pub mod copy;
 pub mod timing;
 pub mod watch; // the progress watch: snapshots of the work in flight for host tools
+pub mod peer; // the peer port: other GPUs' VRAM through the peer table
 // The clock that runs them, and the board's configuration.
 mod clock;
 pub mod config;
@@ -146,6 +147,7 @@ impl FakeGpu {
                 bus_master: false,
                 epoch: 0,
                 shadow: None,
+                peers: Default::default(),
             },
             tlb: Tlb::default(),
             channels,
@@ -259,5 +261,44 @@ impl FakeGpu {
     /// Host memory spent on touched VRAM.
     pub fn vram_resident_bytes(&self) -> u64 {
         self.mem.vram.resident_bytes()
+    }
+
+    /// The routing ids the peer table (NV_PFB_PEER) names: the peers whose VRAM this GPU
+    /// reaches, which the platform lends it while it runs.
+    pub fn peer_ids(&self) -> Vec<u16> {
+        let mut ids: Vec<u16> = self.mem.peers.table.iter().flatten().copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// Lend this GPU peer `rid`'s VRAM (taken with [`FakeGpu::take_vram`]) over `link`,
+    /// until [`FakeGpu::return_peers`].
+    pub fn lend_peer(&mut self, rid: u16, vram: vram::Vram, link: peer::Link) {
+        self.mem.peers.lent.push(peer::Lent { rid, vram, link });
+    }
+
+    /// Give back what was lent: (routing id, VRAM).
+    pub fn return_peers(&mut self) -> Vec<(u16, vram::Vram)> {
+        self.mem.peers.lent.drain(..).map(|l| (l.rid, l.vram)).collect()
+    }
+
+    /// Take this GPU's VRAM out to lend it to a peer (the GPU must not run, nor its
+    /// VRAM be reached through BAR1 or PRAMIN, until [`FakeGpu::put_vram`] puts it back:
+    /// the platform holds the GPU's lock meanwhile).
+    pub fn take_vram(&mut self) -> vram::Vram {
+        core::mem::replace(&mut self.mem.vram, vram::Vram::new(0))
+    }
+
+    /// Put back the VRAM [`FakeGpu::take_vram`] took; its write epoch moves (a peer may
+    /// have written it: warps spinning on it must look again).
+    pub fn put_vram(&mut self, v: vram::Vram) {
+        self.mem.vram = v;
+        self.mem.epoch = self.mem.epoch.wrapping_add(1);
+    }
+
+    /// Bytes this GPU moved to and from peers so far (loads, stores and copies).
+    pub fn peer_traffic(&self) -> (u64, u64) {
+        (self.mem.peers.read_bytes.get(), self.mem.peers.write_bytes)
     }
 }

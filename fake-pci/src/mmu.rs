@@ -27,6 +27,8 @@ pub struct Memory {
     pub epoch: u64,
     /// Initcheck's record of the VRAM bytes written (NV_PFB_CHECK_SHADOW on).
     pub shadow: Option<crate::check::Shadow>,
+    /// Other GPUs' VRAM, through the peer table (PTEs with target PEER).
+    pub peers: crate::peer::Peers,
 }
 
 impl Memory {
@@ -37,7 +39,7 @@ impl Memory {
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master => {
                 self.sys.read(pa, buf).map_err(|_| FaultReason::BusError)
             }
-            Target::Invalid => Err(FaultReason::InvalidTarget),
+            Target::Peer => self.peers.read(pa, buf),
             _ => Err(FaultReason::BusError),
         }
     }
@@ -58,7 +60,7 @@ impl Memory {
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master => {
                 self.sys.write(pa, data).map_err(|_| FaultReason::BusError)
             }
-            Target::Invalid => Err(FaultReason::InvalidTarget),
+            Target::Peer => self.peers.write(pa, data),
             _ => Err(FaultReason::BusError),
         }
     }
@@ -116,6 +118,9 @@ impl AddressSpace {
         let lo = InstPdLo::from(rd(INST_PD_LO)?);
         let pd = (lo.addr_lo() as u64) << 12 | (rd(INST_PD_HI)? as u64) << 32;
         let pd_target = lo.target_or_err().map_err(|_| FaultReason::InvalidTarget)?;
+        if pd_target == Target::Peer {
+            return Err(FaultReason::InvalidTarget);
+        }
         let limit = rd(INST_VA_LIMIT_LO)? as u64 | (rd(INST_VA_LIMIT_HI)? as u64) << 32;
         Ok(Self { inst, pd, pd_target, limit })
     }
@@ -296,14 +301,16 @@ fn walk(mem: &Memory, space: &AddressSpace, va: u64) -> Result<TlbEntry, FaultRe
     }
     let (p, sub) = pte.ok_or(FaultReason::PteNotPresent)?;
     let target = p.target_or_err().map_err(|_| FaultReason::InvalidTarget)?;
-    if target == Target::Invalid {
-        return Err(FaultReason::InvalidTarget);
-    }
+    // A peer page: the entry of the peer table rides above the address (`peer`).
+    let page = match target {
+        Target::Peer => crate::peer::peer_address(p.peer(), p.phys() + sub),
+        _ => p.phys() + sub,
+    };
     Ok(TlbEntry {
         pd: space.pd,
         vpn: va >> mmu::PAGE_SHIFT,
         target,
-        page: p.phys() + sub,
+        page,
         read_only: p.read_only(),
         privileged: p.privileged(),
         used: 0,
@@ -318,7 +325,7 @@ mod tests {
 
     fn setup() -> (Memory, AddressSpace) {
         let mut mem =
-            Memory { vram: Vram::new(64 << 20), sys: SysMem::default(), bus_master: true, epoch: 0, shadow: None };
+            Memory { vram: Vram::new(64 << 20), sys: SysMem::default(), bus_master: true, epoch: 0, shadow: None, peers: Default::default() };
         let space = AddressSpace { inst: 0, pd: 0x10000, pd_target: Target::Vram, limit: (1 << 40) - 1 };
         // PDE 1 (VA 128 MiB..256 MiB): small table at 0x100000.
         let pde = Pde::new().with_small_aperture(PdeAperture::Vram).with_small_addr(0x100);

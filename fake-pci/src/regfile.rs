@@ -47,7 +47,7 @@ impl RegFile {
 impl FakeGpu {
     pub(crate) fn pramin_addr(&self, off: u32) -> (Target, u64) {
         let w = PbusBar0Window::from(self.regs.get(NV_PBUS_BAR0_WINDOW, 0));
-        let t = w.target_or_err().unwrap_or(Target::Invalid);
+        let t = w.target_or_err().unwrap_or(Target::Peer);
         (t, ((w.base() as u64) << 16) + (off - NV_PRAMIN) as u64)
     }
 
@@ -144,6 +144,13 @@ impl FakeGpu {
                 return WriteEffect { kick: true };
             }
             offset::NV_PFIFO_CHAN_STATE => return WriteEffect { kick: true },
+            offset::NV_PFB_PEER => {
+                let p = PfbPeer::from(new);
+                if let Some(e) = self.mem.peers.table.get_mut(i as usize) {
+                    *e = p.valid().then(|| p.rid());
+                }
+                // Translations keep the entry's index, not the peer: no TLB flush needed.
+            }
             offset::NV_PFB_CHECK_SHADOW => {
                 self.mem.shadow = (new & 1 == 1).then(|| self.mem.shadow.take().unwrap_or_default());
             }

@@ -226,6 +226,21 @@ impl SystemConfig {
         }
     }
 
+    /// Whether `a` can reach `b`'s memory peer to peer (cuDeviceCanAccessPeer): over
+    /// NVLink, or PCIe through switches and one CPU's host bridge; not across CPU sockets
+    /// (`SYS`: the inter-socket link carries no peer traffic), as on the DGX-1 and most
+    /// dual-socket servers. Never a GPU to itself.
+    pub fn p2p(&self, a: usize, b: usize) -> bool {
+        a < self.len() && b < self.len() && !matches!(self.path(a, b), Path::Same | Path::Sys)
+    }
+
+    /// The PCI routing id of GPU `i` (bus 15:8, device 7:3, function 2:0), what a peer
+    /// table entry names.
+    pub fn routing_id(&self, i: usize) -> u16 {
+        let (_, bus, dev, f) = self.placement(i).bdf;
+        u16::from(bus) << 8 | u16::from(dev) << 3 | u16::from(f)
+    }
+
     /// Peer bandwidth from `a` to `b` per direction, MB/s (0 for the same GPU).
     pub fn peer_mbps(&self, a: usize, b: usize) -> u64 {
         let ic = &self.interconnect;

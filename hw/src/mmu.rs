@@ -117,8 +117,11 @@ pub struct Pte {
     __: B1,
     /// Storage kind (0 = pitch/linear).
     pub kind: B8,
+    /// With target [`Target::Peer`]: the peer table entry (NV_PFB_PEER) naming the GPU
+    /// whose VRAM `addr` is (rgdev's extension, in bits Fermi reserves).
+    pub peer: B3,
     #[skip]
-    __: B20,
+    __: B17,
 }
 
 impl Pte {
@@ -126,11 +129,22 @@ impl Pte {
     pub fn map(phys: u64, target: Target) -> Self {
         Self::new().with_valid(true).with_addr((phys >> PAGE_SHIFT) as u32).with_target(target)
     }
+    /// A valid, writable mapping of `phys` in the VRAM of the GPU peer table entry `peer`
+    /// names.
+    pub fn map_peer(phys: u64, peer: u8) -> Self {
+        Self::map(phys, Target::Peer).with_peer(peer & (PEERS as u8 - 1))
+    }
     /// Physical address of the page.
     pub fn phys(&self) -> u64 {
         (self.addr() as u64) << PAGE_SHIFT
     }
 }
+
+/// Entries of the peer table (NV_PFB_PEER), as many as a PTE's `peer` field names.
+pub const PEERS: usize = 8;
+/// A peer page's address as the MMU hands it on: the peer table entry above this bit,
+/// the address in the peer's VRAM below (VRAM addresses are 40 bits).
+pub const PEER_SHIFT: u32 = 40;
 
 #[cfg(test)]
 mod tests {
@@ -149,6 +163,8 @@ mod tests {
         let pte = Pte::map(0x1234_5000, Target::SysNonCoherent).with_read_only(true).with_kind(0xFE);
         assert_eq!(u64::from(pte), 1 | 4 | (0x12345 << 4) | (3 << 33) | (0xFE << 36));
         assert_eq!(pte.phys(), 0x1234_5000);
+        let peer = Pte::map_peer(0x1000, 5);
+        assert_eq!(u64::from(peer), 1 | (1 << 4) | (1 << 33) | (5 << 44));
     }
 
     #[test]

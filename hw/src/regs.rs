@@ -274,6 +274,10 @@ registers! {
     NV_PFB_TLB_FLUSH_PDB @ 0x100CB8 : Rw, reset 0, mask 0xFFFF_FFF3 => TlbFlushPdb;
     /// TLB flush trigger (bit 31) and type.
     NV_PFB_TLB_FLUSH_TRIGGER @ 0x100CBC : Wo, reset 0, mask 0x8000_0005 => TlbFlushTrigger;
+    /// Model (peer access): peer table entry `i`, the GPU a PTE with target PEER and
+    /// `peer` = i reaches: its PCI routing id (bus 15:8, device 7:3, function 2:0) and
+    /// bit 31 valid.
+    NV_PFB_PEER [8; 0x4] @ 0x100E00 : Rw, reset 0, mask 0x8000_FFFF => PfbPeer;
     /// Model (initcheck): bit 0 on: the device tracks which VRAM bytes were written.
     NV_PFB_CHECK_SHADOW @ 0x100F00 : Rw, reset 0, mask 0x1 => u32;
     /// Model (initcheck): physical address bits 31:0 of a range to mark never written.

@@ -38,7 +38,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             eprintln!("rgdev: system {}: {e}", system.name);
             return Err(CuError::InvalidValue);
         }
-        let clock = backend_user::Lockstep::new();
+        let clock = backend_user::Lockstep::for_system(&system);
         let gpus = (0..system.len())
             .map(|i| {
                 let config = system.gpus[i].clone();

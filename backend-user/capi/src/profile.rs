@@ -200,6 +200,7 @@ impl Profile {
             CopyKind::HtoH => ("pinned", "pinned"),
             CopyKind::Memset if c.path == CopyPath::Pcie => ("", "pinned"),
             CopyKind::Memset => ("", "device"),
+            CopyKind::PtoP => ("device", "device"),
         }
     }
 
@@ -769,5 +770,6 @@ fn path_name(p: CopyPath) -> &'static str {
         CopyPath::Pcie => "PCIe",
         CopyPath::VramToVram => "VRAM to VRAM",
         CopyPath::VramFill => "VRAM fill",
+        CopyPath::Peer => "peer link",
     }
 }

@@ -49,6 +49,8 @@ pub enum CopyPath {
     VramToVram,
     /// VRAM written only (a memset): DRAM once.
     VramFill,
+    /// Another GPU's VRAM on either side: the link to it (NVLink or PCIe peer to peer).
+    Peer,
 }
 
 /// How PFIFO picks the next channel when the current one's time slice ends or it blocks.
@@ -342,8 +344,19 @@ impl DeviceConfig {
             }
             CopyPath::VramToVram => self.transfer_mcycles(2 * bytes, self.dram.mbps).div_ceil(1000),
             CopyPath::VramFill => self.transfer_mcycles(bytes, self.dram.mbps).div_ceil(1000),
+            // The link's figures come with it (`peer_copy_cycles`); alone, DRAM's.
+            CopyPath::Peer => self.transfer_mcycles(bytes, self.dram.mbps).div_ceil(1000),
         };
         self.copy.latency_cycles.saturating_add(engine.max(link))
+    }
+
+    /// [`DeviceConfig::copy_cycles`] for a copy to or from a peer over a link of `mbps`
+    /// MB/s and `latency` cycles: the slowest of the engine, the link and this GPU's DRAM.
+    pub fn peer_copy_cycles(&self, bytes: u64, mbps: u64, latency: u64) -> u64 {
+        let engine = bytes.div_ceil(self.copy.bytes_per_cycle.max(1));
+        let dram = self.transfer_mcycles(bytes, self.dram.mbps).div_ceil(1000);
+        let link = latency.saturating_add(self.transfer_mcycles(bytes, mbps).div_ceil(1000));
+        self.copy.latency_cycles.saturating_add(engine.max(dram).max(link))
     }
 
     /// Millicycles the dispatcher spends placing a block of `warps` warps.

@@ -283,8 +283,12 @@ impl Channel {
                         return Ok(Step::WaitGrids);
                     }
                     let mut job = CopyJob::new(self.chid, self.space, self.copy, m.data).ok_or_else(illegal)?;
-                    (job.path, job.kind) = job.route(u.mem, u.tlb);
-                    let cost = u.cfg.copy_cycles(job.bytes(), job.path);
+                    let link;
+                    (job.path, job.kind, link) = job.route(u.mem, u.tlb);
+                    let cost = match link {
+                        Some(l) => u.cfg.peer_copy_cycles(job.bytes(), l.mbps, l.latency_cycles),
+                        None => u.cfg.copy_cycles(job.bytes(), job.path),
+                    };
                     self.engine_busy_until = u.copy.launch(job, u.now, cost);
                     u.stats.copies += 1;
                     done

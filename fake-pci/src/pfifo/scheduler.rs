@@ -22,7 +22,7 @@ impl FakeGpu {
 
     pub(crate) fn runlist_submit(&mut self, count: u32) {
         let base = PfifoRunlistBase::from(self.regs.get(NV_PFIFO_RUNLIST_BASE, 0));
-        let target = base.target_or_err().unwrap_or(Target::Invalid);
+        let target = base.target_or_err().unwrap_or(Target::Peer);
         let addr = (base.addr() as u64) << 12;
         let mut list = Vec::new();
         let mut err = false;

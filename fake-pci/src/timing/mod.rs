@@ -100,6 +100,8 @@ pub struct TimingEngine {
     l2: Option<Cache>,
     l2_bank_free: Vec<u64>,
     chan_free_mc: Vec<u64>,
+    /// When the link to peers is next free, in millicycles (one link out of the GPU).
+    peer_free_mc: u64,
     done: VecDeque<Done>,
     sectors: Vec<u64>,
     span: Vec<u8>,
@@ -166,6 +168,7 @@ impl Default for TimingEngine {
             l2: None,
             l2_bank_free: Vec::new(),
             chan_free_mc: Vec::new(),
+            peer_free_mc: 0,
             done: VecDeque::new(),
             sectors: Vec::new(),
             span: vec![0u8; 4096],

@@ -366,7 +366,8 @@ impl TimingEngine {
             self.fail(engine, gi, t, GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
             return;
         }
-        let TimingEngine { sms, grids, l2, l2_bank_free, chan_free_mc, sectors, span, probe, .. } = self;
+        let TimingEngine { sms, grids, l2, l2_bank_free, chan_free_mc, sectors, span, probe, peer_free_mc, .. } = self;
+        let peer_before = (env.mem.peers.read_bytes.get(), env.mem.peers.write_bytes);
         let (sm, g) = (&mut sms[s], grids[gi].as_mut().expect("grid"));
         let block = sm.blocks[bi].as_mut().expect("block");
         let nwarps = block.warps.len();
@@ -421,8 +422,21 @@ impl TimingEngine {
                     sm.tex_free = t + busy.max(1);
                     done
                 } else {
-                    let (done, busy) = m.access(&d, probe, t, s, uid, &mut sm.l1);
+                    let (mut done, busy) = m.access(&d, probe, t, s, uid, &mut sm.l1);
                     sm.lsu_free = t + busy.max(1);
+                    // Lanes that reached another GPU's VRAM: the request crosses the link,
+                    // the data comes back over it at the link's bandwidth.
+                    let (r, w) = (
+                        env.mem.peers.read_bytes.get() - peer_before.0,
+                        env.mem.peers.write_bytes - peer_before.1,
+                    );
+                    if r + w > 0 {
+                        g.stats.peer_read_bytes += r;
+                        g.stats.peer_write_bytes += w;
+                        let link = env.mem.peers.last_link.get();
+                        *peer_free_mc = (*peer_free_mc).max(t * 1000) + cfg.transfer_mcycles(r + w, link.mbps);
+                        done = done.max(peer_free_mc.div_ceil(1000) + 2 * link.latency_cycles);
+                    }
                     done
                 }
             } else {

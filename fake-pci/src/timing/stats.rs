@@ -65,6 +65,10 @@ pub struct KernelStats {
     pub dram_read_bytes: u64,
     /// Bytes written to DRAM (evictions and the end-of-kernel write-back).
     pub dram_write_bytes: u64,
+    /// Bytes loaded from and stored to other GPUs' VRAM (peer memory).
+    pub peer_read_bytes: u64,
+    /// See `peer_read_bytes`.
+    pub peer_write_bytes: u64,
     /// Extra cycles shared-memory accesses spent on bank conflicts.
     pub bank_conflict_cycles: u64,
     /// Whether the grid ended in a fault or trap.

@@ -86,12 +86,27 @@ pub struct PmcEnable {
 pub enum Target {
     /// Video memory.
     Vram = 0,
-    /// Reserved encoding; the device treats it as an error.
-    Invalid = 1,
+    /// Another GPU's video memory (rgdev's peer aperture, in PTEs only: the PTE's `peer`
+    /// field indexes the peer table, NV_PFB_PEER; elsewhere the device treats it as an
+    /// error, as Fermi does this reserved encoding).
+    Peer = 1,
     /// System memory, snooped.
     SysCoherent = 2,
     /// System memory, not snooped.
     SysNonCoherent = 3,
+}
+
+/// NV_PFB_PEER layout (model): a peer table entry.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfbPeer {
+    /// The peer's PCI routing id: bus 15:8, device 7:3, function 2:0.
+    pub rid: B16,
+    #[skip]
+    __: B15,
+    /// The entry names a peer.
+    pub valid: bool,
 }
 
 /// NV_PBUS_BAR0_WINDOW layout.
