@@ -26,6 +26,8 @@ pub enum CuError {
     MapFailed = 205,
     /// CUDA_ERROR_NO_BINARY_FOR_GPU
     NoBinaryForGpu = 209,
+    /// CUDA_ERROR_PEER_ACCESS_UNSUPPORTED
+    PeerAccessUnsupported = 217,
     /// CUDA_ERROR_INVALID_PTX
     InvalidPtx = 218,
     /// CUDA_ERROR_FILE_NOT_FOUND
@@ -46,12 +48,18 @@ pub enum CuError {
     LaunchOutOfResources = 701,
     /// CUDA_ERROR_LAUNCH_TIMEOUT
     LaunchTimeout = 702,
+    /// CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+    PeerAccessAlreadyEnabled = 704,
+    /// CUDA_ERROR_PEER_ACCESS_NOT_ENABLED
+    PeerAccessNotEnabled = 705,
     /// CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE
     PrimaryContextActive = 708,
     /// CUDA_ERROR_CONTEXT_IS_DESTROYED
     ContextIsDestroyed = 709,
     /// CUDA_ERROR_ASSERT
     Assert = 710,
+    /// CUDA_ERROR_TOO_MANY_PEERS
+    TooManyPeers = 711,
     /// CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
     HostMemoryAlreadyRegistered = 712,
     /// CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
@@ -88,6 +96,7 @@ impl CuError {
             InvalidContext,
             MapFailed,
             NoBinaryForGpu,
+            PeerAccessUnsupported,
             InvalidPtx,
             FileNotFound,
             InvalidHandle,
@@ -98,9 +107,12 @@ impl CuError {
             IllegalAddress,
             LaunchOutOfResources,
             LaunchTimeout,
+            PeerAccessAlreadyEnabled,
+            PeerAccessNotEnabled,
             PrimaryContextActive,
             ContextIsDestroyed,
             Assert,
+            TooManyPeers,
             HostMemoryAlreadyRegistered,
             HostMemoryNotRegistered,
             IllegalInstruction,
@@ -127,6 +139,7 @@ impl CuError {
             InvalidContext => "invalid device context",
             MapFailed => "mapping of buffer object failed",
             NoBinaryForGpu => "no kernel image is available for execution on the device",
+            PeerAccessUnsupported => "peer access is not supported between these two devices",
             InvalidPtx => "a PTX JIT compilation failed",
             FileNotFound => "file not found",
             InvalidHandle => "invalid resource handle",
@@ -137,6 +150,9 @@ impl CuError {
             IllegalAddress => "an illegal memory access was encountered",
             LaunchOutOfResources => "too many resources requested for launch",
             LaunchTimeout => "the launch timed out and was terminated",
+            PeerAccessAlreadyEnabled => "peer access is already enabled",
+            PeerAccessNotEnabled => "peer access has not been enabled",
+            TooManyPeers => "peer mapping resources exhausted",
             PrimaryContextActive => "primary context active",
             ContextIsDestroyed => "context is destroyed",
             Assert => "device-side assert triggered",
@@ -164,6 +180,7 @@ impl CuError {
             InvalidContext => "CUDA_ERROR_INVALID_CONTEXT",
             MapFailed => "CUDA_ERROR_MAP_FAILED",
             NoBinaryForGpu => "CUDA_ERROR_NO_BINARY_FOR_GPU",
+            PeerAccessUnsupported => "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
             InvalidPtx => "CUDA_ERROR_INVALID_PTX",
             FileNotFound => "CUDA_ERROR_FILE_NOT_FOUND",
             InvalidHandle => "CUDA_ERROR_INVALID_HANDLE",
@@ -174,6 +191,9 @@ impl CuError {
             IllegalAddress => "CUDA_ERROR_ILLEGAL_ADDRESS",
             LaunchOutOfResources => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
             LaunchTimeout => "CUDA_ERROR_LAUNCH_TIMEOUT",
+            PeerAccessAlreadyEnabled => "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+            PeerAccessNotEnabled => "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
+            TooManyPeers => "CUDA_ERROR_TOO_MANY_PEERS",
             PrimaryContextActive => "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
             ContextIsDestroyed => "CUDA_ERROR_CONTEXT_IS_DESTROYED",
             Assert => "CUDA_ERROR_ASSERT",

@@ -219,6 +219,19 @@ impl VaSpace {
         })
     }
 
+    /// Map `[va, va + bytes)` to consecutive pages at `phys` in the VRAM of the GPU peer
+    /// table entry `slot` names (PTE target PEER).
+    pub(crate) fn map_peer<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        phys: u64,
+        bytes: u64,
+        slot: u8,
+    ) -> Result<()> {
+        self.write_ptes(gpu, va, bytes, |i| u64::from(Pte::map_peer(phys + i * mmu::PAGE_SIZE, slot)))
+    }
+
     /// Invalidate the PTEs of `[va, va + bytes)`.
     pub(crate) fn unmap<P: Platform>(&mut self, gpu: &Device<P>, va: u64, bytes: u64) -> Result<()> {
         self.write_ptes(gpu, va, bytes, |_| 0)

@@ -107,6 +107,77 @@ fn waiting_on_one_gpu_runs_the_others_in_lockstep() {
     assert_eq!(spans0, spans1, "the same cycles whichever GPU was waited on");
 }
 
+/// Peer access at the Rust level: GPU 0's context maps GPU 1's buffers through peer PTEs
+/// (the peer table names GPU 1's routing id); its kernels load and store GPU 1's VRAM, its
+/// copy engine copies into it over the link (a PtoP copy); peer loads cost the link's
+/// latency; without the peer table entry the same access faults, in GPU 0's context only.
+#[test]
+fn a_gpu_reaches_its_peers_memory_through_peer_ptes() {
+    let vecadd = include_str!("../../kernels/vecadd.ptx");
+    let cfg = SystemConfig::preset("gv100x2").unwrap();
+    let sys = System::open_with(cfg.clone(), &DeviceOptions::default()).unwrap();
+    let (a, b) = (&sys.devices()[0], &sys.devices()[1]);
+    let (ca, cb) = (a.create_context().unwrap(), b.create_context().unwrap());
+    let n = 1 << 14;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut remote = cb.alloc::<f32>(n).unwrap();
+    remote.copy_from(&x).unwrap();
+    let out_remote = cb.alloc::<f32>(n).unwrap();
+    let (mut local, out_local) = (ca.alloc::<f32>(n).unwrap(), ca.alloc::<f32>(n).unwrap());
+    local.copy_from(&x).unwrap();
+    let m = ca.load_ptx(vecadd).unwrap();
+    let f = m.function("vecadd").unwrap();
+    let run = |p: u64, q: u64, r: u64| {
+        let args = [Arg::U64(p), Arg::U64(q), Arg::U64(r), Arg::I32(n as i32)];
+        f.launch([n as u32 / 256, 1, 1], [256, 1, 1], 0, &args).and_then(|_| ca.synchronize())
+    };
+    // No peer table entry yet: the peer PTEs lead nowhere, the kernel faults in GPU 0.
+    let (ga, gb) = (a.gpu(), b.gpu());
+    for (va, phys, bytes) in gb.mem_user_vram(cb.handle()).unwrap() {
+        ga.mem_map_peer(ca.handle(), va, phys, bytes, 1).unwrap();
+    }
+    assert!(run(remote.device_ptr(), local.device_ptr(), out_local.device_ptr()).is_err(), "no entry: a fault");
+    assert!(cb.synchronize().is_ok(), "GPU 1's context is untouched");
+    // The entry names GPU 1: loads and stores reach its VRAM.
+    let (ca, cb) = (a.create_context().unwrap(), cb);
+    let m = ca.load_ptx(vecadd).unwrap();
+    let f = m.function("vecadd").unwrap();
+    let (mut local, out_local) = (ca.alloc::<f32>(n).unwrap(), ca.alloc::<f32>(n).unwrap());
+    local.copy_from(&x).unwrap();
+    ga.peer_set(1, Some(cfg.routing_id(1))).unwrap();
+    for (va, phys, bytes) in gb.mem_user_vram(cb.handle()).unwrap() {
+        ga.mem_map_peer(ca.handle(), va, phys, bytes, 1).unwrap();
+    }
+    let run = |p: u64, q: u64, r: u64| {
+        let args = [Arg::U64(p), Arg::U64(q), Arg::U64(r), Arg::I32(n as i32)];
+        f.launch([n as u32 / 256, 1, 1], [256, 1, 1], 0, &args).unwrap();
+        ca.synchronize().unwrap();
+        a.take_kernel_stats().pop().unwrap()
+    };
+    let near = run(local.device_ptr(), local.device_ptr(), out_local.device_ptr());
+    let far = run(remote.device_ptr(), local.device_ptr(), out_remote.device_ptr());
+    let want: Vec<f32> = x.iter().map(|v| 2.0 * v).collect();
+    assert_eq!(out_remote.to_vec().unwrap(), want, "GPU 0's kernel read and wrote GPU 1's VRAM");
+    assert_eq!((near.peer_read_bytes, near.peer_write_bytes), (0, 0));
+    assert_eq!((far.peer_read_bytes, far.peer_write_bytes), (4 * n as u64, 4 * n as u64));
+    assert!(far.cycles() > near.cycles() + 1000, "peer loads wait for the link: {} vs {}", far.cycles(), near.cycles());
+    // GPU 0's copy engine writes GPU 1's VRAM over the link.
+    let y: Vec<f32> = (0..n).map(|i| -(i as f32)).collect();
+    local.copy_from(&y).unwrap();
+    a.take_copy_stats();
+    ca.default_stream().copy_async(remote.device_ptr(), local.device_ptr(), 4 * n as u64).unwrap();
+    ca.synchronize().unwrap();
+    assert_eq!(remote.to_vec().unwrap(), y);
+    let c = a.take_copy_stats().pop().unwrap();
+    assert_eq!((c.kind.name(), c.path), ("PtoP", fake_pci::config::CopyPath::Peer));
+    // 64 KiB over PCIe at 12 GB/s: more than 5 us of the link, as the preset says.
+    let ns = a.sim().lock().config().cycles_to_ns(c.end_cycle - c.start_cycle);
+    assert!(ns > 5_000, "{ns} ns");
+    // Unmapped again: the pointer is no longer GPU 0's to reach.
+    ga.mem_unmap_peer(ca.handle(), remote.device_ptr()).unwrap();
+    assert!(ga.mem_unmap_peer(ca.handle(), remote.device_ptr()).is_err());
+}
+
 /// Every handle names its GPU: a context's, its streams' and modules', and a handle of
 /// one GPU is not a context of another.
 #[test]

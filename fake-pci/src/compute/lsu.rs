@@ -58,6 +58,11 @@ impl Exec<'_, '_> {
         let span = (end - lo) as usize;
         let write = d.op == Op::St;
         let (target, pa) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, lo, write).map_err(GridError::Fault)?;
+        if write && target == hw::regs::Target::Peer {
+            // Stores to a peer go lane by lane: the span's read-modify-write below would
+            // move bytes over the link that the store does not.
+            return Ok(false);
+        }
         let fault = |reason| GridError::Fault(Fault { va: lo, reason, write });
         let mut staging = core::mem::take(&mut *self.span);
         let buf = &mut staging[..span];

@@ -8,6 +8,7 @@ use crate::context::memory::{MemsetValue, Owner, Pitched};
 use crate::error::{CuError, Result};
 use crate::platform::Platform;
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 /// The row alignment of cuMemAllocPitch: the texture alignment, so that any row can be
 /// bound to a texture (what CUDA's drivers return on Fermi and later boards).
@@ -116,6 +117,37 @@ impl<P: Platform> Gpu<P> {
     /// memory the runtime holds for itself is not the program's).
     pub fn mem_range(&self, h: CtxHandle, ptr: u64) -> Result<(u64, u64)> {
         self.with_ctx(h, |_, c| c.user_range(ptr))
+    }
+
+    /// Point peer table entry `slot` (NV_PFB_PEER) at the GPU with PCI routing id `rid`
+    /// (None: no GPU): PTEs with target PEER and this entry reach its VRAM.
+    pub fn peer_set(&self, slot: u8, rid: Option<u16>) -> Result<()> {
+        if usize::from(slot) >= hw::mmu::PEERS {
+            return Err(CuError::TooManyPeers);
+        }
+        let e = hw::regs::PfbPeer::new().with_rid(rid.unwrap_or(0)).with_valid(rid.is_some());
+        self.wr(hw::regs::NV_PFB_PEER, u32::from(slot), e);
+        Ok(())
+    }
+
+    /// The program's VRAM allocations in context `h`: (device pointer, physical address,
+    /// bytes), what a peer context maps when it is given access.
+    pub fn mem_user_vram(&self, h: CtxHandle) -> Result<Vec<(u64, u64, u64)>> {
+        self.with_ctx(h, |_, c| Ok(c.user_vram()))
+    }
+
+    /// Map another GPU's VRAM into context `h`: `bytes` at `phys` there, reached through
+    /// peer table entry `slot` (see [`Gpu::peer_set`]), at device pointer `va` (its
+    /// address in its own context, unified addressing). Copies and kernels of `h` then
+    /// reach it over the link.
+    pub fn mem_map_peer(&self, h: CtxHandle, va: u64, phys: u64, bytes: u64, slot: u8) -> Result<()> {
+        self.with_ctx(h, |gpu, c| c.map_peer(gpu, va, (phys, bytes, slot)))
+    }
+
+    /// Undo [`Gpu::mem_map_peer`] at `va`, after the context's queued work.
+    pub fn mem_unmap_peer(&self, h: CtxHandle, va: u64) -> Result<()> {
+        self.ctx_synchronize(h)?;
+        self.with_ctx(h, |gpu, c| c.unmap_peer(gpu, va))
     }
 
     /// Allocate `bytes` of VRAM that the runtime owns (module segments): copies reach it,

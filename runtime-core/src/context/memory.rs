@@ -11,6 +11,7 @@ use crate::error::{CuError, Result};
 use crate::physmem::Count;
 use crate::platform::{DmaBuffer, Platform};
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 use hw::class::addr40;
 use hw::class::{CopySemaphore, LaunchDma, Layout, RemapComponents, RemapSrc, TransferType, copy, subch};
 use hw::mmu::PAGE_SIZE;
@@ -126,6 +127,9 @@ pub(crate) enum Backing {
     Host(DmaBuffer),
     /// A mapping of a physical allocation of the VMM API.
     Mapped(Mapping),
+    /// Another GPU's VRAM, through the peer table (peer access: the memory is the peer's,
+    /// freed by its own context).
+    Peer,
 }
 
 /// Where [`Inner::map_host`] puts a mapping.
@@ -363,6 +367,52 @@ impl Inner {
         }
     }
 
+    /// The program's VRAM allocations (cuMemAlloc): (device pointer, physical address,
+    /// bytes mapped), what a peer maps when it is given access to this context.
+    pub(crate) fn user_vram(&self) -> Vec<(u64, u64, u64)> {
+        let user = self.allocs.iter().filter(|(_, a)| a.owner == Owner::User);
+        user.filter_map(|(&va, a)| match a.backing {
+            Backing::Vram(phys) => Some((va, phys, a.bytes)),
+            _ => None,
+        })
+        .collect()
+    }
+
+    /// Map `bytes` of another GPU's VRAM at `phys` (reached through peer table entry
+    /// `slot`) at `va`, the address it has in its own context: under unified addressing
+    /// no allocation of this context is there. Copies and kernels of this context reach it
+    /// over the link; cuMemFree here does not free it.
+    pub(crate) fn map_peer<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        (phys, bytes, slot): (u64, u64, u8),
+    ) -> Result<()> {
+        let end = va.checked_add(bytes).ok_or(CuError::InvalidValue)?;
+        let overlaps = self.allocs.range(..end).next_back().is_some_and(|(&b, a)| b + a.bytes > va);
+        if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE) || overlaps {
+            return Err(CuError::InvalidValue);
+        }
+        if let Err(e) = self.vm.map_peer(gpu, va, phys, bytes, slot).and_then(|_| gpu.tlb_flush(self.vm.pd)) {
+            let _ = self.vm.unmap(gpu, va, bytes);
+            return Err(e);
+        }
+        self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Peer, owner: Owner::Runtime });
+        self.table_changed();
+        Ok(())
+    }
+
+    /// Undo [`Inner::map_peer`] at `va` (the caller has waited for the work using it).
+    pub(crate) fn unmap_peer<P: Platform>(&mut self, gpu: &Device<P>, va: u64) -> Result<()> {
+        if !self.allocs.get(&va).is_some_and(|a| matches!(a.backing, Backing::Peer)) {
+            return Err(CuError::InvalidValue);
+        }
+        let a = self.allocs.remove(&va).ok_or(CuError::InvalidValue)?;
+        self.table_changed();
+        self.vm.unmap(gpu, va, a.bytes)?;
+        gpu.tlb_flush(self.vm.pd)
+    }
+
     /// Unmap and free the allocation at `ptr` (the caller has waited for the work using it).
     pub(crate) fn free_now<P: Platform>(&mut self, gpu: &Device<P>, ptr: u64) -> Result<()> {
         let a = self.allocs.remove(&ptr).ok_or(CuError::InvalidValue)?;
@@ -585,6 +635,7 @@ pub(super) fn free_backing<P: Platform>(gpu: &Device<P>, a: Alloc) {
         Backing::Mapped(m) => {
             let _ = gpu.phys_count(m.handle, Count::Unmap);
         }
+        Backing::Peer => {}
     }
 }
 
