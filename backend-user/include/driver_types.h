@@ -337,6 +337,13 @@ typedef enum cudaDeviceAttr {
     cudaDevAttrMax = 144
 } cudaDeviceAttr;
 
+typedef enum cudaDeviceP2PAttr {
+    cudaDevP2PAttrPerformanceRank = 1,
+    cudaDevP2PAttrAccessSupported = 2,
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    cudaDevP2PAttrCudaArrayAccessSupported = 4
+} cudaDeviceP2PAttr;
+
 typedef enum cudaLimit {
     cudaLimitStackSize = 0,
     cudaLimitPrintfFifoSize = 1,

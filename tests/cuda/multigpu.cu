@@ -27,6 +27,84 @@ __global__ void partial_sums(const float *x, int n, float *out) {
         out[blockIdx.x] = s[0];
 }
 
+__global__ void axpy(const float *x, const float *y, float *out, int n, float a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = a * x[i] + y[i];
+}
+
+/* Peer access between devices 0 and `peer`: a kernel on device 0 reads the peer's memory
+ * (allocated before access was enabled) and writes the peer's memory (allocated after),
+ * peer copies with and without access, copies between devices inferred from the
+ * pointers, and the errors. */
+static void peer_access(int peer) {
+    const int n = 4096;
+    std::vector<float> x(n), y(n), out(n);
+    for (int i = 0; i < n; i++) {
+        x[i] = (float)i;
+        y[i] = (float)(n - i);
+    }
+    float *xp, *yl, *outp, *tmp;
+    CHECK(cudaSetDevice(peer));
+    CHECK(cudaMalloc(&xp, n * sizeof(float)));
+    CHECK(cudaMemcpy(xp, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMalloc(&yl, n * sizeof(float)));
+    CHECK(cudaMemcpy(yl, y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    // Without access: a peer copy is staged through the host, and still right.
+    CHECK(cudaMalloc(&tmp, n * sizeof(float)));
+    CHECK(cudaMemcpyPeer(tmp, 0, xp, peer, n * sizeof(float)));
+    CHECK(cudaMemcpy(out.data(), tmp, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        TRUE(out[i] == x[i]);
+    EXPECT(cudaDeviceDisablePeerAccess(peer), cudaErrorPeerAccessNotEnabled);
+    EXPECT(cudaDeviceEnablePeerAccess(0, 0), cudaErrorInvalidDevice);
+    EXPECT(cudaDeviceEnablePeerAccess(peer, 1), cudaErrorInvalidValue);
+    cudaGetLastError();
+    CHECK(cudaDeviceEnablePeerAccess(peer, 0));
+    EXPECT(cudaDeviceEnablePeerAccess(peer, 0), cudaErrorPeerAccessAlreadyEnabled);
+    cudaGetLastError();
+    CHECK(cudaSetDevice(peer));
+    CHECK(cudaMalloc(&outp, n * sizeof(float))); // after access was enabled
+    CHECK(cudaSetDevice(0));
+    axpy<<<n / 256, 256>>>(xp, yl, outp, n, 3.0f);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    // The result is in the peer's memory: read it back from the host through the peer.
+    CHECK(cudaSetDevice(peer));
+    CHECK(cudaMemcpy(out.data(), outp, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        TRUE(out[i] == 3.0f * x[i] + y[i]);
+    // A copy between the two devices' memory, its direction from the pointers.
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMemset(tmp, 0, n * sizeof(float)));
+    CHECK(cudaMemcpy(tmp, outp, n * sizeof(float), cudaMemcpyDefault));
+    CHECK(cudaMemcpy(out.data(), tmp, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        TRUE(out[i] == 3.0f * x[i] + y[i]);
+    // Device 0's memory from the peer's side, its pointer naming device 0.
+    std::vector<float> back(n);
+    CHECK(cudaSetDevice(peer));
+    CHECK(cudaMemcpy(back.data(), yl, n * sizeof(float), cudaMemcpyDefault));
+    for (int i = 0; i < n; i++)
+        TRUE(back[i] == y[i]);
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMemcpyPeerAsync(tmp, 0, xp, peer, n * sizeof(float), 0));
+    CHECK(cudaStreamSynchronize(0));
+    CHECK(cudaMemcpy(out.data(), tmp, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        TRUE(out[i] == x[i]);
+    CHECK(cudaDeviceDisablePeerAccess(peer));
+    EXPECT(cudaDeviceDisablePeerAccess(peer), cudaErrorPeerAccessNotEnabled);
+    cudaGetLastError();
+    CHECK(cudaFree(tmp));
+    CHECK(cudaFree(yl));
+    CHECK(cudaSetDevice(peer));
+    CHECK(cudaFree(xp));
+    CHECK(cudaFree(outp));
+    CHECK(cudaSetDevice(0));
+}
+
 __global__ void scale(float *x, int n, float by) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
@@ -121,6 +199,39 @@ int main() {
     TRUE(err <= 1e-6 * cpu);
     if (err > 1e-6 * cpu)
         fprintf(stderr, "sum %.3f, expected %.3f\n", gpu, cpu);
+
+    // Peer access where the topology has a path: every pair of gv100x2 and gv100x4, the
+    // NVLink neighbours of the DGX-1 (not GPUs across its CPU sockets).
+    int pairs = 0;
+    for (int a = 0; a < count; a++)
+        for (int b = 0; b < count; b++) {
+            int can = -1, rank = -1, supported = -1;
+            CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+            if (a == b) {
+                TRUE(can == 0);
+                continue;
+            }
+            CHECK(cudaDeviceGetP2PAttribute(&supported, cudaDevP2PAttrAccessSupported, a, b));
+            CHECK(cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, a, b));
+            TRUE(supported == can && rank >= 0);
+            pairs += can;
+        }
+    printf("%d peer pairs\n", pairs);
+    int last_peer = -1;
+    for (int b = 1; b < count; b++) {
+        int can = 0;
+        CHECK(cudaDeviceCanAccessPeer(&can, 0, b));
+        if (can) {
+            peer_access(b);
+            last_peer = b;
+        } else {
+            CHECK(cudaSetDevice(0));
+            EXPECT(cudaDeviceEnablePeerAccess(b, 0), cudaErrorPeerAccessUnsupported);
+            cudaGetLastError();
+        }
+    }
+    if (last_peer > 0)
+        printf("peer access 0 -> %d\n", last_peer);
 
     // A stream belongs to its device: work on it goes there even from another device.
     if (count > 1) {

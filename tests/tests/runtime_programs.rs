@@ -380,9 +380,12 @@ fn rgdev_run_on_a_runtime_program() {
 #[test]
 fn several_gpus_through_the_runtime_api() {
     let exe = compile("multigpu", &[]);
-    for (preset, n) in [("gv100", 1), ("gv100x2", 2), ("gv100x4", 4), ("dgx1", 8)] {
+    // Peer pairs from the topology: every pair behind PCIe switches under one CPU, the
+    // DGX-1's NVLink neighbours (four each) and none across its sockets.
+    for (preset, n, pairs) in [("gv100", 1, 0), ("gv100x2", 2, 2), ("gv100x4", 4, 12), ("dgx1", 8, 32)] {
         let out = run_ok(&exe, &[("RGDEV_PRESET", preset)]);
-        assert!(out.contains(&format!("{n} devices\n")), "{preset}: {out}");
+        assert!(out.contains(&format!("{n} devices\n{pairs} peer pairs\n")), "{preset}: {out}");
+        assert_eq!(out.contains("peer access 0 -> "), n > 1, "{preset}: {out}");
     }
     let dir = exe.parent().unwrap();
     let stats = |tag: &str| {
@@ -406,11 +409,19 @@ fn several_gpus_through_the_runtime_api() {
     let kernels = s["kernels"].as_array().unwrap();
     for d in 0..4u64 {
         let on: Vec<_> = kernels.iter().filter(|k| k["device"] == d).map(|k| k["name"].as_str().unwrap()).collect();
+        let on: Vec<_> = on.into_iter().filter(|&k| k != "_Z4axpyPKfS0_Pfif").collect();
         assert_eq!(on, ["_Z5scalePfif", "_Z12partial_sumsPKfiPf"], "device {d}");
         let copies = s["copies"].as_array().unwrap().iter().filter(|c| c["device"] == d).count();
         assert!(copies >= 3, "device {d}: its module, its slice in and its sums out");
     }
     assert_eq!(s["devices"].as_array().unwrap().len(), 4);
+    // The peer kernel on GPU 0 loaded and stored GPU 3's VRAM over the link (4096 floats
+    // each way), and the peer copies crossed it.
+    let axpy: Vec<_> = kernels.iter().filter(|k| k["name"] == "_Z4axpyPKfS0_Pfif").collect();
+    assert_eq!(axpy.len(), 3, "one per peer of GPU 0");
+    assert!(axpy.iter().all(|k| k["device"] == 0 && k["peer_read_bytes"] == 16384 && k["peer_write_bytes"] == 16384));
+    let ptop = s["copies"].as_array().unwrap().iter().filter(|c| c["kind"] == "PtoP" && c["path"] == "peer link");
+    assert_eq!(ptop.count(), 6, "cudaMemcpyDefault and cudaMemcpyPeerAsync with access, for each peer");
     assert_eq!(s["devices"][3]["pci_bus_id"], "0000:03:00.0");
     let events = check_trace_schema(&t);
     let processes: Vec<_> =
@@ -419,7 +430,9 @@ fn several_gpus_through_the_runtime_api() {
     // GPU g's kernels are on process 1 + 2g, and the host's launches flow to them.
     for g in 0..4u64 {
         let pid = 1 + 2 * g;
-        assert_eq!(events.iter().filter(|e| e["cat"] == "kernel" && e["pid"] == pid).count(), 2, "GPU {g}");
+        let peer_kernels = if g == 0 { 3 } else { 0 };
+        let n = events.iter().filter(|e| e["cat"] == "kernel" && e["pid"] == pid).count();
+        assert_eq!(n, 2 + peer_kernels, "GPU {g}");
         assert!(events.iter().any(|e| e["ph"] == "f" && e["name"] == "kernel" && e["pid"] == pid), "GPU {g}");
     }
     // One clock, deterministic: the same cycles in a second run.

@@ -329,15 +329,6 @@ pub extern "C" fn cuDeviceGetUuid_v2(out: *mut [u8; 16], dev: CUdevice) -> CUres
     cuDeviceGetUuid(out, dev)
 }
 
-/// cuDeviceCanAccessPeer: there is one device, so never.
-#[unsafe(no_mangle)]
-pub extern "C" fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) -> CUresult {
-    guard(|| {
-        check_device(dev)?;
-        check_device(peer)?;
-        raw::put(can, 0)
-    })
-}
 
 #[cfg(test)]
 mod tests {

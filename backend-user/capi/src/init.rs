@@ -71,6 +71,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             profile,
             buffers: HashMap::new(),
             links: HashMap::new(),
+            peers: Vec::new(),
         };
         if STATE.set(Mutex::new(st)).is_ok() {
             sanitize::start(checks);

@@ -12,7 +12,9 @@
 //! becomes CUDA_ERROR_UNKNOWN instead of unwinding into C), and returns CUDA's code.
 //! Pointer access lives in one module, `raw`.
 //!
-//! One device (ordinal 0) with CUDA's per-thread context stack and a primary context.
+//! Every GPU of the system `RGDEV_PRESET` names (one by default), each with its primary
+//! context, CUDA's per-thread context stack, and peer access between GPUs the topology
+//! connects.
 //! Work is ordered per context (the legacy default stream): a device-to-host copy after a
 //! launch waits for the kernel. Entry points exported but not implemented return
 //! CUDA_ERROR_NOT_SUPPORTED; the README lists them.
@@ -32,6 +34,7 @@ mod managed; // managed memory, advice and prefetches, the private export table
 mod memory; // allocations, copies, memsets, pinned host memory
 mod module; // modules, functions, globals
 mod occupancy; // the occupancy calculator
+mod peer; // peer access between the GPUs of a system, peer copies
 mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
 mod profile; // the statistics and trace files written at exit
@@ -59,6 +62,7 @@ pub use link::*;
 pub use memory::*;
 pub use module::*;
 pub use occupancy::*;
+pub use peer::*;
 pub use stream::*;
 pub use texref::*;
 pub use texture::*;

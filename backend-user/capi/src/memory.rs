@@ -13,7 +13,12 @@ pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresul
                 return Err(CuError::InvalidValue);
             }
             let p = gpu.mem_alloc(h, bytes as u64)?;
-            raw::put(dptr, p)
+            if let Err(e) = peer::allocated(h, p).and_then(|()| raw::put(dptr, p)) {
+                peer::freeing(h, p);
+                let _ = gpu.mem_free(h, p);
+                return Err(e);
+            }
+            Ok(())
         })
     })
 }
@@ -33,7 +38,8 @@ pub(crate) fn alloc_pitch(
         return Err(CuError::InvalidValue);
     }
     let (p, pitch) = gpu.mem_alloc_pitch(h, width, height, elem, low)?;
-    store(p, pitch).inspect_err(|_| {
+    peer::allocated(h, p).and_then(|()| store(p, pitch)).inspect_err(|_| {
+        peer::freeing(h, p);
         let _ = gpu.mem_free(h, p);
     })
 }
@@ -72,6 +78,7 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
                 drop(r);
                 return freed;
             }
+            peer::freeing(h, dptr);
             gpu.mem_free(h, dptr)?;
             pointer::forget(&mut *state()?, h, dptr);
             Ok(())
@@ -186,18 +193,42 @@ pub(crate) fn unified_device(gpu: &UserGpu, h: CtxHandle, ptr: u64) -> bool {
 /// A copy between two unified pointers, its direction inferred from them (cuMemcpy,
 /// cudaMemcpyDefault); CUDA_ERROR_NOT_SUPPORTED without unified addressing.
 fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
-    let device = (|| -> Result<(bool, bool)> {
-        let (gpu, h, _) = stream_of(s)?;
+    let device = (|| -> Result<(bool, bool, Option<CtxHandle>, Option<CtxHandle>, CtxHandle, StreamHandle)> {
+        let (gpu, h, sh) = stream_of(s)?;
         if !gpu.unified_addressing() {
             return Err(CuError::NotSupported);
         }
-        Ok((unified_device(&gpu, h, dst), unified_device(&gpu, h, src)))
+        // Device memory of another GPU's context: a peer copy.
+        let other = |p: u64, ours: bool| if ours { None } else { peer::device_owner(p) };
+        let (dd, sd) = (unified_device(&gpu, h, dst), unified_device(&gpu, h, src));
+        Ok((dd, sd, other(dst, dd), other(src, sd), h, sh))
     })();
-    let (dd, sd) = match device {
+    let (dd, sd, dst_other, src_other, h, sh) = match device {
         Ok(v) => v,
         Err(e) => return e.code() as CUresult,
     };
     let host = |p: CUdeviceptr| std::ptr::with_exposed_provenance_mut::<c_void>(p as usize);
+    if dst_other.is_some() || src_other.is_some() {
+        return guard(|| {
+            apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst)));
+            match (dst_other.or(dd.then_some(h)), src_other.or(sd.then_some(h))) {
+                (Some(dc), Some(sc)) => peer::copy((dst, dc), (src, sc), bytes, Some((h, sh)), asynchronous)?,
+                // Host memory and another GPU's memory: a copy in that GPU's context, in
+                // the stream's order.
+                (Some(dc), None) => {
+                    gpu_of(h.0)?.stream_synchronize(h, sh)?;
+                    gpu_of(dc.0)?.memcpy_htod(dc, dst, raw::bytes(host(src).cast(), bytes)?)?;
+                }
+                (None, Some(sc)) => {
+                    gpu_of(h.0)?.stream_synchronize(h, sh)?;
+                    gpu_of(sc.0)?.memcpy_dtoh(sc, raw::bytes_mut(host(dst).cast(), bytes)?, src)?;
+                }
+                (None, None) => return Err(CuError::InvalidValue),
+            }
+            count_copy(bytes);
+            Ok(())
+        });
+    }
     match (dd, sd) {
         (true, true) => dtod(dst, src, bytes, s, asynchronous),
         (true, false) => htod(dst, host(src), bytes, s, asynchronous),

@@ -123,6 +123,12 @@ fn find(st: &State, ptr: u64) -> Option<Found> {
     })
 }
 
+/// The context `ptr`'s memory belongs to, on any GPU, and whether it is host memory
+/// (pinned or managed) rather than device memory.
+pub(crate) fn owner(st: &State, ptr: u64) -> Option<(CtxHandle, bool)> {
+    find(st, ptr).map(|f| (f.ctx, f.host || f.managed))
+}
+
 /// The kind of memory `ptr` is, as CUDA's tools name copies' sides: `device`, `managed`,
 /// `pinned` (page-locked or registered host memory) or `pageable` (any other host memory).
 pub(crate) fn memory_kind(ptr: u64) -> &'static str {

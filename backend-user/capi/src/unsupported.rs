@@ -28,14 +28,14 @@ unsupported! {
 
     cuArrayGetMemoryRequirements cuArrayGetPlane cuArrayGetSparseProperties cuCoredumpGetAttribute
     cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3 cuCtxCreate_v4
-    cuCtxDetach cuCtxDisablePeerAccess cuCtxEnablePeerAccess cuCtxFromGreenCtx cuCtxGetApiVersion
+    cuCtxDetach cuCtxFromGreenCtx cuCtxGetApiVersion
     cuCtxGetCacheConfig cuCtxGetDevResource cuCtxGetDevice_v2 cuCtxGetExecAffinity cuCtxGetFlags cuCtxGetId
     cuCtxGetSharedMemConfig cuCtxRecordEvent cuCtxResetPersistingL2Cache
     cuCtxSetCacheConfig cuCtxSetFlags cuCtxSetSharedMemConfig cuCtxSynchronize_v2 cuCtxWaitEvent
     cuDestroyExternalMemory cuDestroyExternalSemaphore cuDevResourceGenerateDesc cuDevSmResourceSplitByCount
     cuDeviceGetDefaultMemPool cuDeviceGetDevResource cuDeviceGetExecAffinitySupport
     cuDeviceGetGraphMemAttribute cuDeviceGetHostAtomicCapabilities cuDeviceGetLuid cuDeviceGetMemPool
-    cuDeviceGetP2PAtomicCapabilities cuDeviceGetP2PAttribute cuDeviceGetProperties
+    cuDeviceGetP2PAtomicCapabilities cuDeviceGetProperties
     cuDeviceGetTexture1DLinearMaxWidth cuDeviceGraphMemTrim
     cuDeviceRegisterAsyncNotification cuDeviceSetGraphMemAttribute cuDeviceSetMemPool
     cuDeviceUnregisterAsyncNotification cuExternalMemoryGetMappedBuffer
@@ -90,7 +90,7 @@ unsupported! {
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync
          cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
-        cuMemcpyPeer cuMemcpyPeerAsync
+        
 
 
     cuMipmappedArrayGetMemoryRequirements cuMipmappedArrayGetSparseProperties cuModuleEnumerateFunctions

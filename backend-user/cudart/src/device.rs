@@ -599,6 +599,44 @@ pub extern "C" fn cudaDeviceCanAccessPeer(can: *mut c_int, dev: c_int, peer: c_i
     })
 }
 
+/// `cudaDeviceGetP2PAttribute`: the driver's answer (from the system's topology).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceGetP2PAttribute(value: *mut c_int, attr: c_int, src: c_int, dst: c_int) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::valid_device(src)?;
+        state::valid_device(dst)?;
+        let mut v = 0;
+        error::check(d.cuDeviceGetP2PAttribute(&mut v, attr, src, dst))?;
+        put(value, v)
+    })
+}
+
+/// `cudaDeviceEnablePeerAccess`: the current device's primary context may reach
+/// `peer`'s (its primary context's memory, now and later); `flags` must be 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceEnablePeerAccess(peer: c_int, flags: c_uint) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::valid_device(peer)?;
+        state::context()?;
+        let p = state::primary(peer)?;
+        error::check(d.cuCtxEnablePeerAccess(p, flags))
+    })
+}
+
+/// `cudaDeviceDisablePeerAccess`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaDeviceDisablePeerAccess(peer: c_int) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::valid_device(peer)?;
+        state::context()?;
+        let p = state::primary(peer)?;
+        error::check(d.cuCtxDisablePeerAccess(p))
+    })
+}
+
 /// `cudaChooseDevice`: the first device whose compute capability is at least the one
 /// `prop` asks for (major, minor), else device 0.
 #[unsafe(no_mangle)]

@@ -130,6 +130,11 @@ driver! {
     cuDeviceGetPCIBusId(s: *mut c_char, len: c_int, dev: c_int);
     cuDeviceGetByPCIBusId(dev: *mut c_int, s: *const c_char);
     cuDeviceCanAccessPeer(can: *mut c_int, dev: c_int, peer: c_int);
+    cuDeviceGetP2PAttribute(v: *mut c_int, attr: c_int, src: c_int, dst: c_int);
+    cuCtxEnablePeerAccess(peer: Handle, flags: c_uint);
+    cuCtxDisablePeerAccess(peer: Handle);
+    cuMemcpyPeer(dst: DevPtr, dc: Handle, src: DevPtr, sc: Handle, n: usize);
+    cuMemcpyPeerAsync(dst: DevPtr, dc: Handle, src: DevPtr, sc: Handle, n: usize, s: Handle);
     cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int);
     cuStreamCreateWithPriority(s: *mut Handle, flags: c_uint, priority: c_int);
     cuStreamGetFlags(s: Handle, flags: *mut c_uint);

@@ -155,6 +155,38 @@ pub extern "C" fn cudaMemcpyAsync(dst: *mut c_void, src: *const c_void, n: usize
     api(|| copy(dst, src, n, kind, Some(s)))
 }
 
+/// `cudaMemcpyPeer`: between the memory of two devices' primary contexts.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpyPeer(dst: *mut c_void, dd: c_int, src: *const c_void, sd: c_int, n: usize) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::valid_device(dd)?;
+        state::valid_device(sd)?;
+        let (dc, sc) = (state::primary(dd)?, state::primary(sd)?);
+        error::check(d.cuMemcpyPeer(dst as usize as u64, dc, src as usize as u64, sc, n))
+    })
+}
+
+/// `cudaMemcpyPeerAsync`: as cudaMemcpyPeer, on a stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaMemcpyPeerAsync(
+    dst: *mut c_void,
+    dd: c_int,
+    src: *const c_void,
+    sd: c_int,
+    n: usize,
+    s: Handle,
+) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        state::valid_device(dd)?;
+        state::valid_device(sd)?;
+        state::context()?;
+        let (dc, sc) = (state::primary(dd)?, state::primary(sd)?);
+        error::check(d.cuMemcpyPeerAsync(dst as usize as u64, dc, src as usize as u64, sc, n, s))
+    })
+}
+
 /// `cudaMemset`.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaMemset(p: *mut c_void, value: c_int, n: usize) -> Status {

@@ -113,7 +113,7 @@ pub fn set_device(dev: c_int) -> Result<(), Status> {
 }
 
 /// Device `dev`'s primary context, retained once per process.
-fn primary(dev: c_int) -> Result<Handle, Status> {
+pub fn primary(dev: c_int) -> Result<Handle, Status> {
     let d = driver()?;
     let mut r = registry();
     if let Some(&c) = r.primary.get(&dev) {

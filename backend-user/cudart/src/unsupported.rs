@@ -25,8 +25,8 @@ macro_rules! unsupported {
 unsupported! {
     cudaArrayGetMemoryRequirements cudaArrayGetPlane cudaArrayGetSparseProperties
     cudaCtxResetPersistingL2Cache cudaDestroyExternalMemory cudaDestroyExternalSemaphore
-    cudaDeviceDisablePeerAccess cudaDeviceEnablePeerAccess cudaDeviceFlushGPUDirectRDMAWrites
-    cudaDeviceGetDefaultMemPool cudaDeviceGetGraphMemAttribute cudaDeviceGetMemPool cudaDeviceGetP2PAttribute
+      cudaDeviceFlushGPUDirectRDMAWrites
+    cudaDeviceGetDefaultMemPool cudaDeviceGetGraphMemAttribute cudaDeviceGetMemPool 
     cudaDeviceGetTexture1DLinearMaxWidth cudaDeviceGraphMemTrim cudaDeviceRegisterAsyncNotification
     cudaDeviceSetGraphMemAttribute cudaDeviceSetMemPool cudaDeviceUnregisterAsyncNotification
     cudaExternalMemoryGetMappedBuffer cudaExternalMemoryGetMappedMipmappedArray cudaFreeAsync
@@ -73,7 +73,7 @@ unsupported! {
     cudaMemPoolImportFromShareableHandle cudaMemPoolImportPointer cudaMemPoolSetAccess cudaMemPoolSetAttribute
     cudaMemPoolTrimTo
      cudaMemcpy3DBatchAsync cudaMemcpy3DPeer cudaMemcpy3DPeerAsync
-    cudaMemcpyArrayToArray cudaMemcpyBatchAsync cudaMemcpyFromArrayAsync cudaMemcpyPeer cudaMemcpyPeerAsync
+    cudaMemcpyArrayToArray cudaMemcpyBatchAsync cudaMemcpyFromArrayAsync  
     cudaMemcpyToArrayAsync cudaMipmappedArrayGetMemoryRequirements cudaMipmappedArrayGetSparseProperties
     cudaOccupancyMaxActiveClusters cudaOccupancyMaxPotentialClusterSize cudaSetDoubleForDevice
     cudaSetDoubleForHost cudaSignalExternalSemaphoresAsync_v2  cudaStreamBeginCapture
