@@ -139,7 +139,12 @@ impl Lockstep {
             .min()
             .unwrap_or(MAX_SLICE)
             .clamp(MIN_SLICE, MAX_SLICE);
-        Arc::new(Self { devs: Mutex::new(Vec::new()), rids: (0..n).map(|i| system.routing_id(i)).collect(), links, slice })
+        Arc::new(Self {
+            devs: Mutex::new(Vec::new()),
+            rids: (0..n).map(|i| system.routing_id(i)).collect(),
+            links,
+            slice,
+        })
     }
 
     /// Add `dev` (the next ordinal): its clock starts at the system's time.

@@ -51,10 +51,7 @@ pub fn load(spec: &str) -> Result<DeviceConfig, String> {
         return load_file(std::path::Path::new(spec), 0);
     }
     if let Some(s) = SystemConfig::preset(spec) {
-        return Err(format!(
-            "`{spec}` is a system of {} GPUs, not one device (open it as a `System`)",
-            s.len()
-        ));
+        return Err(format!("`{spec}` is a system of {} GPUs, not one device (open it as a `System`)", s.len()));
     }
     let cfg = DeviceConfig::preset(spec).ok_or_else(|| {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();

@@ -40,9 +40,9 @@ pub mod pfifo;
 pub mod check;
 pub mod compute;
 pub mod copy;
+pub mod peer;
 pub mod timing;
-pub mod watch; // the progress watch: snapshots of the work in flight for host tools
-pub mod peer; // the peer port: other GPUs' VRAM through the peer table
+pub mod watch; // the progress watch: snapshots of the work in flight for host tools // the peer port: other GPUs' VRAM through the peer table
 // The clock that runs them, and the board's configuration.
 mod clock;
 pub mod config;

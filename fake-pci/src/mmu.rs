@@ -324,8 +324,14 @@ mod tests {
     use hw::mmu::PdeAperture;
 
     fn setup() -> (Memory, AddressSpace) {
-        let mut mem =
-            Memory { vram: Vram::new(64 << 20), sys: SysMem::default(), bus_master: true, epoch: 0, shadow: None, peers: Default::default() };
+        let mut mem = Memory {
+            vram: Vram::new(64 << 20),
+            sys: SysMem::default(),
+            bus_master: true,
+            epoch: 0,
+            shadow: None,
+            peers: Default::default(),
+        };
         let space = AddressSpace { inst: 0, pd: 0x10000, pd_target: Target::Vram, limit: (1 << 40) - 1 };
         // PDE 1 (VA 128 MiB..256 MiB): small table at 0x100000.
         let pde = Pde::new().with_small_aperture(PdeAperture::Vram).with_small_addr(0x100);

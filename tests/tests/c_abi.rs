@@ -178,6 +178,26 @@ fn legacy_32_bit_abi_and_pitched_memory() {
     run_c("legacy");
 }
 
+/// Several GPUs and peer access through the Driver API (tests/c/peer.c): on one GPU, and
+/// on two and eight (the DGX-1), where device 1 is an NVLink neighbour of device 0.
+#[test]
+fn several_gpus_and_peer_access() {
+    let exe = build("peer", "direct");
+    for (preset, says) in
+        [("gv100", "1 device\n"), ("gv100x2", "2 devices, peer access\n"), ("dgx1", "8 devices, peer access\n")]
+    {
+        let out = Command::new(&exe)
+            .env("LD_LIBRARY_PATH", release_dir())
+            .env("RGDEV_PRESET", preset)
+            .env("RGDEV_LOG", "off")
+            .output()
+            .expect("test program runs");
+        let (o, e) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && o.contains(says) && o.contains("all checks passed"), "{preset}:\n{o}{e}");
+    }
+    let _ = std::fs::remove_file(exe);
+}
+
 /// Pointer attributes across contexts and memory kinds (tests/c/pointers.c).
 #[test]
 fn pointer_attributes() {

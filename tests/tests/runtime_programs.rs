@@ -438,7 +438,11 @@ fn several_gpus_through_the_runtime_api() {
     // One clock, deterministic: the same cycles in a second run.
     let cycles = |s: &serde_json::Value| -> Vec<(u64, u64, u64)> {
         let k = s["kernels"].as_array().unwrap();
-        k.iter().map(|k| (k["device"].as_u64().unwrap(), k["start_cycle"].as_u64().unwrap(), k["end_cycle"].as_u64().unwrap())).collect()
+        k.iter()
+            .map(|k| {
+                (k["device"].as_u64().unwrap(), k["start_cycle"].as_u64().unwrap(), k["end_cycle"].as_u64().unwrap())
+            })
+            .collect()
     };
     assert_eq!(cycles(&s), cycles(&stats("b").0));
     let _ = std::fs::remove_dir_all(dir);

@@ -153,9 +153,12 @@ fn tid() -> u32 {
     TID.with(|t| *t)
 }
 
-/// A stream's channel and its context's default stream's (where work on pageable memory
+/// A channel and its (launches, copy-engine jobs) so far.
+type ChannelJobs = (u32, (u64, u64));
+
+/// The GPU of a stream, and its channel and its context's default stream's (where work on pageable memory
 /// is staged), with their jobs so far (none for a handle that is not a stream).
-fn jobs(stream: Option<Handle>) -> (u32, Vec<(u32, (u64, u64))>) {
+fn jobs(stream: Option<Handle>) -> (u32, Vec<ChannelJobs>) {
     let Some(Ok((gpu, h, sh))) = stream.map(stream::stream_of) else { return (0, Vec::new()) };
     let mut v: Vec<_> = [sh, StreamHandle::DEFAULT].iter().filter_map(|&s| gpu.stream_jobs(h, s).ok()).collect();
     v.dedup_by_key(|j| j.0);

@@ -309,8 +309,8 @@ fn uuid(b: &Board) -> [u8; 16] {
     u[8] = info.revision;
     u[9..13].copy_from_slice(&info.boot0.to_be_bytes());
     u[13] = b'r';
-    u[14] = bus as u8;
-    u[15] = (device << 3 | function) as u8;
+    u[14] = bus;
+    u[15] = device << 3 | function;
     u
 }
 
@@ -328,7 +328,6 @@ pub extern "C" fn cuDeviceGetUuid(out: *mut [u8; 16], dev: CUdevice) -> CUresult
 pub extern "C" fn cuDeviceGetUuid_v2(out: *mut [u8; 16], dev: CUdevice) -> CUresult {
     cuDeviceGetUuid(out, dev)
 }
-
 
 #[cfg(test)]
 mod tests {

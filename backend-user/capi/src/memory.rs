@@ -192,8 +192,17 @@ pub(crate) fn unified_device(gpu: &UserGpu, h: CtxHandle, ptr: u64) -> bool {
 
 /// A copy between two unified pointers, its direction inferred from them (cuMemcpy,
 /// cudaMemcpyDefault); CUDA_ERROR_NOT_SUPPORTED without unified addressing.
+/// Where the two sides of a copy between unified pointers are: device memory of the
+/// stream's context (`dst`, `src`), else device memory of another GPU's context.
+struct Sides {
+    dst: bool,
+    src: bool,
+    dst_other: Option<CtxHandle>,
+    src_other: Option<CtxHandle>,
+}
+
 fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
-    let device = (|| -> Result<(bool, bool, Option<CtxHandle>, Option<CtxHandle>, CtxHandle, StreamHandle)> {
+    let device = (|| -> Result<(Sides, CtxHandle, StreamHandle)> {
         let (gpu, h, sh) = stream_of(s)?;
         if !gpu.unified_addressing() {
             return Err(CuError::NotSupported);
@@ -201,9 +210,9 @@ fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asy
         // Device memory of another GPU's context: a peer copy.
         let other = |p: u64, ours: bool| if ours { None } else { peer::device_owner(p) };
         let (dd, sd) = (unified_device(&gpu, h, dst), unified_device(&gpu, h, src));
-        Ok((dd, sd, other(dst, dd), other(src, sd), h, sh))
+        Ok((Sides { dst: dd, src: sd, dst_other: other(dst, dd), src_other: other(src, sd) }, h, sh))
     })();
-    let (dd, sd, dst_other, src_other, h, sh) = match device {
+    let (Sides { dst: dd, src: sd, dst_other, src_other }, h, sh) = match device {
         Ok(v) => v,
         Err(e) => return e.code() as CUresult,
     };

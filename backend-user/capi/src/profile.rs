@@ -152,10 +152,11 @@ impl Profile {
     /// Which API call started each kernel and each copy (indices into `h.calls`), by the
     /// jobs each call counted on its channels (see `apitrace`).
     fn join(&self, h: &crate::apitrace::HostRecords) -> Joined {
-        let kernels: HashMap<(u32, u32, u64), usize> = (self.kernels.iter().zip(&self.kernel_gpu).zip(&self.kernel_job))
-            .enumerate()
-            .map(|(i, (((_, k), &g), &n))| ((g, k.chid, n), i))
-            .collect();
+        let kernels: HashMap<(u32, u32, u64), usize> =
+            (self.kernels.iter().zip(&self.kernel_gpu).zip(&self.kernel_job))
+                .enumerate()
+                .map(|(i, (((_, k), &g), &n))| ((g, k.chid, n), i))
+                .collect();
         let copies: HashMap<(u32, u32, u64), usize> = (self.copies.iter().zip(&self.copy_gpu).zip(&self.copy_job))
             .enumerate()
             .map(|(i, ((c, &g), &n))| ((g, c.chid, n), i))
@@ -554,8 +555,13 @@ impl Profile {
             };
             ev.push(json!({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": name}}));
             ev.push(json!({"name": "process_name", "ph": "M", "pid": pid + 1, "args": {"name": occupancy}}));
-            let mut channels: Vec<u32> =
-                self.kernels.iter().zip(&self.kernel_gpu).filter(|(_, kg)| **kg == g).map(|((_, k), _)| k.chid).collect();
+            let mut channels: Vec<u32> = self
+                .kernels
+                .iter()
+                .zip(&self.kernel_gpu)
+                .filter(|(_, kg)| **kg == g)
+                .map(|((_, k), _)| k.chid)
+                .collect();
             channels.sort_unstable();
             channels.dedup();
             for ch in channels {
@@ -567,7 +573,9 @@ impl Profile {
                 };
                 ev.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": ch, "args": {"name": name}}));
             }
-            ev.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": COPY_TID, "args": {"name": "copy engine"}}));
+            ev.push(
+                json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": COPY_TID, "args": {"name": "copy engine"}}),
+            );
         }
         for (i, (name, k)) in self.kernels.iter().enumerate() {
             let g = self.kernel_gpu[i];

@@ -90,7 +90,7 @@ unsupported! {
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync
          cuMemcpyBatchAsync cuMemcpyBatchAsync_v2
-        
+
 
 
     cuMipmappedArrayGetMemoryRequirements cuMipmappedArrayGetSparseProperties cuModuleEnumerateFunctions

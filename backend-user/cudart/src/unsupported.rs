@@ -26,7 +26,7 @@ unsupported! {
     cudaArrayGetMemoryRequirements cudaArrayGetPlane cudaArrayGetSparseProperties
     cudaCtxResetPersistingL2Cache cudaDestroyExternalMemory cudaDestroyExternalSemaphore
       cudaDeviceFlushGPUDirectRDMAWrites
-    cudaDeviceGetDefaultMemPool cudaDeviceGetGraphMemAttribute cudaDeviceGetMemPool 
+    cudaDeviceGetDefaultMemPool cudaDeviceGetGraphMemAttribute cudaDeviceGetMemPool
     cudaDeviceGetTexture1DLinearMaxWidth cudaDeviceGraphMemTrim cudaDeviceRegisterAsyncNotification
     cudaDeviceSetGraphMemAttribute cudaDeviceSetMemPool cudaDeviceUnregisterAsyncNotification
     cudaExternalMemoryGetMappedBuffer cudaExternalMemoryGetMappedMipmappedArray cudaFreeAsync
@@ -73,7 +73,7 @@ unsupported! {
     cudaMemPoolImportFromShareableHandle cudaMemPoolImportPointer cudaMemPoolSetAccess cudaMemPoolSetAttribute
     cudaMemPoolTrimTo
      cudaMemcpy3DBatchAsync cudaMemcpy3DPeer cudaMemcpy3DPeerAsync
-    cudaMemcpyArrayToArray cudaMemcpyBatchAsync cudaMemcpyFromArrayAsync  
+    cudaMemcpyArrayToArray cudaMemcpyBatchAsync cudaMemcpyFromArrayAsync
     cudaMemcpyToArrayAsync cudaMipmappedArrayGetMemoryRequirements cudaMipmappedArrayGetSparseProperties
     cudaOccupancyMaxActiveClusters cudaOccupancyMaxPotentialClusterSize cudaSetDoubleForDevice
     cudaSetDoubleForHost cudaSignalExternalSemaphoresAsync_v2  cudaStreamBeginCapture

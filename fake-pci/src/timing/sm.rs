@@ -426,10 +426,8 @@ impl TimingEngine {
                     sm.lsu_free = t + busy.max(1);
                     // Lanes that reached another GPU's VRAM: the request crosses the link,
                     // the data comes back over it at the link's bandwidth.
-                    let (r, w) = (
-                        env.mem.peers.read_bytes.get() - peer_before.0,
-                        env.mem.peers.write_bytes - peer_before.1,
-                    );
+                    let (r, w) =
+                        (env.mem.peers.read_bytes.get() - peer_before.0, env.mem.peers.write_bytes - peer_before.1);
                     if r + w > 0 {
                         g.stats.peer_read_bytes += r;
                         g.stats.peer_write_bytes += w;

@@ -265,7 +265,9 @@ fn run(a: RunArgs) -> ExitCode {
     if !a.sets.is_empty() {
         // A system's GPUs come from its `gpu` preset: --set changes one device.
         let system = a.preset.as_deref().map_or_else(preset::system_from_env, preset::load_system);
-        if let Ok(s) = system.as_ref() && s.len() > 1 {
+        if let Ok(s) = system.as_ref()
+            && s.len() > 1
+        {
             eprintln!(
                 "rgdev run: --set changes one device, and `{}` is a system of {} GPUs (write a system file whose `gpu` is a changed device file)",
                 s.name,

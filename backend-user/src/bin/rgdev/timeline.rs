@@ -137,6 +137,7 @@ fn color(key: &str) -> String {
         ("DtoH copy", "#2fb59a"),
         ("DtoD copy", "#e08a2a"),
         ("HtoH copy", "#9a7b5a"),
+        ("PtoP copy", "#b04fc0"),
         ("memset", "#8a9a3a"),
     ];
     if let Some((_, c)) = fixed.iter().find(|(k, _)| *k == key) {
