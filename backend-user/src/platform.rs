@@ -18,6 +18,7 @@
 //! `info`, `debug`).
 
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
+use hw::regs::NV_PFB_PEER;
 use fifo::SharedMem;
 use parking_lot::{Condvar, Mutex};
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
@@ -94,8 +95,17 @@ impl fmt::Debug for OutputSink {
 /// names (NV_PFB_PEER) and the system can reach from it (`SystemConfig::p2p`) is lent to
 /// it (`FakeGpu::lend_peer`) with the link's figures, and given back after; the lender is
 /// locked meanwhile. A peer access that finds no lent VRAM faults.
+///
+/// Parallel and still deterministic: GPUs that share nothing (no peer table entry between
+/// them, no host memory registered with both) cannot see each other within a slice, so
+/// the groups of GPUs that do share run on different host threads (up to `threads`), each
+/// group's GPUs in ordinal order on one thread, and every slice ends at a barrier. That
+/// gives exactly the cycles and results of the sequential order. Peer table writes take
+/// the system's lock, so the groups cannot change during a step.
 pub struct Lockstep {
     devs: Mutex<Vec<Arc<SimDevice>>>,
+    /// Host threads a step may use.
+    threads: std::sync::atomic::AtomicUsize,
     /// Routing id of each GPU, by ordinal.
     rids: Vec<u16>,
     /// Link from GPU a to GPU b (None: no peer path).
@@ -109,6 +119,10 @@ impl fmt::Debug for Lockstep {
         write!(f, "Lockstep({} GPUs, slices of {} cycles)", self.devs.lock().len(), self.slice)
     }
 }
+
+/// Environment variable: host threads the simulation of a system of GPUs may use (default:
+/// the host's cores, at most one per GPU; `1` runs the GPUs on the waiting thread).
+pub const THREADS_ENV: &str = "RGDEV_SIM_THREADS";
 
 /// The longest slice of a system's lock step, in cycles (the shortest link latency is
 /// shorter on every preset).
@@ -139,12 +153,76 @@ impl Lockstep {
             .min()
             .unwrap_or(MAX_SLICE)
             .clamp(MIN_SLICE, MAX_SLICE);
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let threads = std::env::var(THREADS_ENV).ok().and_then(|v| v.parse().ok()).unwrap_or(cores).clamp(1, n.max(1));
         Arc::new(Self {
             devs: Mutex::new(Vec::new()),
+            threads: std::sync::atomic::AtomicUsize::new(threads),
             rids: (0..n).map(|i| system.routing_id(i)).collect(),
             links,
             slice,
         })
+    }
+
+    /// Use at most `n` host threads per step (at least 1).
+    pub fn set_threads(&self, n: usize) {
+        self.threads.store(n.max(1), Ordering::Relaxed);
+    }
+
+    /// Host threads a step may use.
+    pub fn threads(&self) -> usize {
+        self.threads.load(Ordering::Relaxed)
+    }
+
+    /// Run `f` under the system's lock: no step runs meanwhile (a peer table write).
+    fn exclusive<T>(&self, f: impl FnOnce() -> T) -> T {
+        let _devs = self.devs.lock();
+        f()
+    }
+
+    /// The groups of GPUs that share something (a peer table entry naming a GPU of the
+    /// system, host memory registered with both), each in ordinal order, ordered by their
+    /// first.
+    fn groups(&self, devs: &[Arc<SimDevice>]) -> Vec<Vec<usize>> {
+        fn root(p: &mut [usize], mut i: usize) -> usize {
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
+        }
+        fn union(p: &mut [usize], a: usize, b: usize) {
+            let (ra, rb) = (root(p, a), root(p, b));
+            p[ra.max(rb)] = ra.min(rb);
+        }
+        let n = devs.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        let mut owner: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        for (i, d) in devs.iter().enumerate() {
+            let g = d.gpu.lock();
+            for rid in g.peer_ids() {
+                if let Some(j) = self.rids.iter().position(|&r| r == rid).filter(|&j| j < n && j != i) {
+                    union(&mut parent, i, j);
+                }
+            }
+            for id in g.dma_region_ids() {
+                match owner.get(&id) {
+                    Some(&j) => union(&mut parent, i, j),
+                    None => {
+                        owner.insert(id, i);
+                    }
+                }
+            }
+        }
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for i in 0..n {
+            let r = root(&mut parent, i);
+            match groups.iter_mut().find(|g| g[0] == r) {
+                Some(g) => g.push(i),
+                None => groups.push(vec![i]),
+            }
+        }
+        groups
     }
 
     /// Add `dev` (the next ordinal): its clock starts at the system's time.
@@ -172,24 +250,62 @@ impl Lockstep {
         let end = start.cycles.saturating_add(quantum);
         let first_mhz = devs[0].gpu.lock().config().board.clock_mhz.max(1);
         let slice = Instant { cycles: self.slice, mhz: first_mhz }.on(dev.gpu.lock().config()).max(1);
-        let mut now = start.cycles;
-        loop {
-            let to = Instant { cycles: now.saturating_add(slice).min(end), mhz: start.mhz };
-            let mut mine = RunState::Busy;
-            for i in 0..devs.len() {
+        let groups = self.groups(&devs);
+        let threads = self.threads().min(groups.len()).max(1);
+        // Thread t runs groups t, t + threads, ...: each group's GPUs in ordinal order.
+        let parts: Vec<Vec<usize>> = (0..threads)
+            .map(|t| groups.iter().skip(t).step_by(threads).flatten().copied().collect())
+            .collect();
+        let idle: Vec<AtomicBool> = devs.iter().map(|_| AtomicBool::new(false)).collect();
+        let run_part = |part: &[usize], to: Instant| {
+            for &i in part {
                 let s = self.run_one(&devs, i, to);
-                if i == me {
-                    mine = s;
+                idle[i].store(s == RunState::Idle, Ordering::Release);
+            }
+        };
+        let slices = (start.cycles..end).step_by(slice as usize).map(|c| c.saturating_add(slice).min(end));
+        if threads == 1 {
+            for c in slices {
+                run_part(&parts[0], Instant { cycles: c, mhz: start.mhz });
+                if idle[me].load(Ordering::Acquire) {
+                    return RunState::Idle;
                 }
             }
-            if mine == RunState::Idle {
-                return RunState::Idle;
-            }
-            now = to.cycles;
-            if now >= end {
-                return RunState::Busy;
-            }
+            return RunState::Busy;
         }
+        // Every slice: the target, a barrier, each thread its part, a barrier.
+        let target = std::sync::atomic::AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let barrier = std::sync::Barrier::new(threads);
+        std::thread::scope(|scope| {
+            for part in &parts[1..] {
+                let (target, stop, barrier, run_part) = (&target, &stop, &barrier, &run_part);
+                scope.spawn(move || {
+                    loop {
+                        barrier.wait();
+                        if stop.load(Ordering::Acquire) {
+                            break;
+                        }
+                        run_part(part, Instant { cycles: target.load(Ordering::Acquire), mhz: start.mhz });
+                        barrier.wait();
+                    }
+                });
+            }
+            let mut state = RunState::Busy;
+            for c in slices {
+                target.store(c, Ordering::Release);
+                barrier.wait();
+                run_part(&parts[0], Instant { cycles: c, mhz: start.mhz });
+                barrier.wait();
+                if idle[me].load(Ordering::Acquire) {
+                    state = RunState::Idle;
+                    break;
+                }
+            }
+            stop.store(true, Ordering::Release);
+            barrier.wait();
+            state
+        })
     }
 
     /// Run GPU `i` to time `to`, with the VRAM of the peers it reaches lent to it.
@@ -538,6 +654,22 @@ impl Platform for UserPlatform {
     }
 
     fn mmio_write32(&self, addr: u64, value: u32) {
+        // A peer table write waits for the system's step: its GPU groups stand meanwhile.
+        if let Some(l) = &self.lockstep {
+            let off = addr.wrapping_sub(self.dev.gpu.lock().bar0_base());
+            let last = NV_PFB_PEER.offset_at(hw::mmu::PEERS as u32 - 1) as u64;
+            let table = NV_PFB_PEER.offset_at(0) as u64..=last;
+            if table.contains(&off) {
+                return l.exclusive(|| self.write_now(addr, value));
+            }
+        }
+        self.write_now(addr, value)
+    }
+}
+
+impl UserPlatform {
+    /// Write a register now.
+    fn write_now(&self, addr: u64, value: u32) {
         let mut g = self.dev.gpu.lock();
         let effect = g.mmio_write32(addr, value);
         if effect.kick && self.mode == ClockMode::Threaded {

@@ -13,6 +13,7 @@ use crate::{Device, DeviceOptions, Result, SystemConfig};
 pub struct System {
     config: SystemConfig,
     devices: Vec<Device>,
+    clock: std::sync::Arc<crate::Lockstep>,
 }
 
 impl System {
@@ -47,7 +48,13 @@ impl System {
                 Device::open_with(o)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { config, devices })
+        Ok(Self { config, devices, clock })
+    }
+
+    /// The system's shared clock (stepped mode): how many host threads it may use
+    /// (`Lockstep::set_threads`; the cycles and results do not depend on it).
+    pub fn clock(&self) -> &crate::Lockstep {
+        &self.clock
     }
 
     /// The system's configuration (GPUs and interconnect).

@@ -36,6 +36,12 @@ impl SysMem {
         Self { regions: BTreeMap::new(), window: (base, end), cursor: base }
     }
 
+    /// The identities of the regions (their memory's address in the host): two devices
+    /// that register the same memory share it.
+    pub fn region_ids(&self) -> impl Iterator<Item = usize> + '_ {
+        self.regions.values().map(|m| Arc::as_ptr(m) as usize)
+    }
+
     /// Register `mem` at a free, 4 KiB aligned bus address of the IOVA window and return
     /// it (what an IOMMU driver does when a driver maps a DMA buffer). Next fit: each probe
     /// is one O(log n) lookup and skips a whole region.

@@ -178,6 +178,92 @@ fn a_gpu_reaches_its_peers_memory_through_peer_ptes() {
     assert!(ga.mem_unmap_peer(ca.handle(), remote.device_ptr()).is_err());
 }
 
+/// The parallel lock step gives the sequential one's cycles and results exactly: four GPUs
+/// each running kernels, two of them peers (one group, one thread), on 1, 2 and 4 host
+/// threads. Each run is a process of its own (this test binary, running
+/// `parallel_simulation_child`): the unified address range is the process's, and tests
+/// running beside each other would move allocations, and with them cache placement.
+#[test]
+fn parallel_simulation_is_exactly_the_sequential_one() {
+    let run = |threads: usize| {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["parallel_simulation_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env("RGDEV_TEST_SIM_THREADS", threads.to_string())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        let line = text.lines().find(|l| l.starts_with("RUN ")).expect("the child's result").to_string();
+        line
+    };
+    let one = run(1);
+    assert!(one.contains("peer_read_bytes 9216"), "the sum read GPU 1's memory over the link: {one}");
+    for threads in [2, 4] {
+        assert_eq!(run(threads), one, "{threads} threads: the same results and cycles");
+    }
+}
+
+/// The workload of `parallel_simulation_is_exactly_the_sequential_one`, on the host
+/// threads `RGDEV_TEST_SIM_THREADS` says (does nothing without it): prints one line of
+/// every result and kernel record.
+#[test]
+fn parallel_simulation_child() {
+    let Some(threads) = std::env::var("RGDEV_TEST_SIM_THREADS").ok().and_then(|t| t.parse::<usize>().ok()) else {
+        return;
+    };
+    let matmul = include_str!("../../kernels/matmul.ptx");
+    let vecadd = include_str!("../../kernels/vecadd.ptx");
+    let run = |threads: usize| {
+        let cfg = SystemConfig::preset("gv100x4").unwrap();
+        let opts = DeviceOptions { separate_va: false, ..DeviceOptions::default() };
+        let sys = System::open_with(cfg.clone(), &opts).unwrap();
+        sys.clock().set_threads(threads);
+        let mut keep = Vec::new();
+        let mut outs = Vec::new();
+        let n = 48usize;
+        for (g, dev) in sys.devices().iter().enumerate() {
+            let ctx = dev.create_context().unwrap();
+            let a: Vec<f32> = (0..n * n).map(|i| ((i * (g + 3)) % 17) as f32 - 8.0).collect();
+            let (mut pa, pc) = (ctx.alloc::<f32>(n * n).unwrap(), ctx.alloc::<f32>(n * n).unwrap());
+            pa.copy_from(&a).unwrap();
+            let m = ctx.load_ptx(matmul).unwrap();
+            let f = m.function("matmul16").unwrap();
+            let args = [pa.arg(), pa.arg(), pc.arg(), Arg::I32(n as i32)];
+            f.launch([3, 3, 1], [16, 16, 1], 0, &args).unwrap();
+            outs.push(pc);
+            keep.push((ctx, m, pa));
+        }
+        // GPU 0 reads GPU 1's result through a peer mapping, on the same stream order.
+        let (ga, gb) = (sys.devices()[0].gpu(), sys.devices()[1].gpu());
+        let (c0, c1) = (keep[0].0.handle(), keep[1].0.handle());
+        ga.peer_set(1, Some(cfg.routing_id(1))).unwrap();
+        for (va, phys, bytes) in gb.mem_user_vram(c1).unwrap() {
+            ga.mem_map_peer(c0, va, phys, bytes, 1).unwrap();
+        }
+        let m = keep[0].0.load_ptx(vecadd).unwrap();
+        let sum = keep[0].0.alloc::<f32>(n * n).unwrap();
+        let args = [outs[0].arg(), outs[1].arg(), sum.arg(), Arg::I32((n * n) as i32)];
+        m.function("vecadd").unwrap().launch([9, 1, 1], [256, 1, 1], 0, &args).unwrap();
+        for (ctx, ..) in &keep {
+            ctx.synchronize().unwrap();
+        }
+        let results: Vec<Vec<f32>> = outs.iter().chain([&sum]).map(|b| b.to_vec().unwrap()).collect();
+        let stats: Vec<Vec<(u64, u64, u64, u64)>> = sys
+            .devices()
+            .iter()
+            .map(|d| {
+                let ks = d.take_kernel_stats();
+                ks.iter().map(|k| (k.start_cycle, k.end_cycle, k.warp_instructions, k.peer_read_bytes)).collect()
+            })
+            .collect();
+        (results, stats)
+    };
+    let (results, stats) = run(threads);
+    assert_eq!(stats[0].len(), 2, "GPU 0 ran its matmul and the peer sum");
+    let bits: Vec<Vec<u32>> = results.iter().map(|r| r.iter().map(|v| v.to_bits()).collect()).collect();
+    println!("\nRUN peer_read_bytes {} kernels {stats:?} results {bits:?}", stats[0][1].3);
+}
+
 /// Every handle names its GPU: a context's, its streams' and modules', and a handle of
 /// one GPU is not a context of another.
 #[test]
