@@ -8,6 +8,7 @@
  * Run by tests/tests/c_abi.rs:  peer
  */
 #include <cuda.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,7 +71,13 @@ int main(void) {
     TRUE(which == 1);
     for (int i = 0; i < N; i++)
         host[i] = (float)i * 0.25f;
-    CUdeviceptr in1, out1;
+    CUdeviceptr in1, out1, man;
+    /* Managed memory of device 1's context, before device 0 has one: every context of
+     * every GPU reaches it, those created later too. */
+    CHECK(cuMemAllocManaged(&man, sizeof host, CU_MEM_ATTACH_GLOBAL));
+    float *mh = (float *)(uintptr_t)man;
+    for (int i = 0; i < N; i++)
+        mh[i] = (float)i;
     CHECK(cuMemAlloc(&in1, sizeof host));
     CHECK(cuMemcpyHtoD(in1, host, sizeof host));
     CHECK(cuCtxCreate(&c0, 0, d0));
@@ -99,6 +106,11 @@ int main(void) {
     CHECK(cuModuleLoadData(&m, PTX));
     CHECK(cuModuleGetFunction(&f, m, "inc"));
     unsigned n = N;
+    /* Device 1's managed memory, in place, from a kernel on device 0. */
+    void *margs[] = {&man, &man, &n};
+    CHECK(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, NULL, margs, NULL));
+    CHECK(cuCtxSynchronize());
+    TRUE(mh[0] == 1.0f && mh[N - 1] == (float)N);
     void *args[] = {&in1, &out1, &n};
     CHECK(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
     CHECK(cuCtxSynchronize());
@@ -134,6 +146,7 @@ int main(void) {
     EXPECT(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
     CHECK(cuCtxPushCurrent(c1));
     CHECK(cuMemcpyDtoH(back, in1, 16));
+    CHECK(cuMemFree(man));
     CHECK(cuCtxPopCurrent(NULL));
     CHECK(cuCtxDestroy(c0));
 

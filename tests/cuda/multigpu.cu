@@ -233,6 +233,32 @@ int main() {
     if (last_peer > 0)
         printf("peer access 0 -> %d\n", last_peer);
 
+    // Managed memory: one allocation, a slice per device, kernels on every device and
+    // the host taking turns on it.
+    {
+        const int per = 4096;
+        float *m = nullptr;
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaMallocManaged(&m, (size_t)per * count * sizeof(float)));
+        for (int i = 0; i < per * count; i++)
+            m[i] = (float)i;
+        for (int d = 0; d < count; d++) {
+            CHECK(cudaSetDevice(d));
+            scale<<<per / threads, threads>>>(m + d * per, per, (float)(d + 2));
+            CHECK(cudaGetLastError());
+        }
+        for (int d = 0; d < count; d++) {
+            CHECK(cudaSetDevice(d));
+            CHECK(cudaDeviceSynchronize());
+        }
+        int wrong = 0;
+        for (int i = 0; i < per * count; i++)
+            wrong += m[i] != (float)i * (float)(i / per + 2);
+        TRUE(wrong == 0);
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaFree(m));
+    }
+
     // A stream belongs to its device: work on it goes there even from another device.
     if (count > 1) {
         CHECK(cudaSetDevice(0));

@@ -174,8 +174,8 @@ fn a_gpu_reaches_its_peers_memory_through_peer_ptes() {
     let ns = a.sim().lock().config().cycles_to_ns(c.end_cycle - c.start_cycle);
     assert!(ns > 5_000, "{ns} ns");
     // Unmapped again: the pointer is no longer GPU 0's to reach.
-    ga.mem_unmap_peer(ca.handle(), remote.device_ptr()).unwrap();
-    assert!(ga.mem_unmap_peer(ca.handle(), remote.device_ptr()).is_err());
+    ga.mem_unmap_foreign(ca.handle(), remote.device_ptr()).unwrap();
+    assert!(ga.mem_unmap_foreign(ca.handle(), remote.device_ptr()).is_err());
 }
 
 /// The parallel lock step gives the sequential one's cycles and results exactly: four GPUs

@@ -72,6 +72,7 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
             }
             let taken = managed::take_alloc(&mut *state()?, h, dptr);
             if let Some(r) = taken {
+                managed::unmap_everywhere(&r);
                 // Managed memory: host memory at its device address.
                 let freed = gpu.mem_free_host(h, dptr);
                 pointer::forget(&mut *state()?, h, dptr);

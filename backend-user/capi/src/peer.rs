@@ -116,7 +116,7 @@ pub extern "C" fn cuCtxEnablePeerAccess(peer: Handle, flags: c_uint) -> CUresult
         for (i, &m) in allocs.iter().enumerate() {
             if let Err(e) = map_one(&st, access, m) {
                 for &(va, ..) in &allocs[..i] {
-                    let _ = gpu.mem_unmap_peer(from, va);
+                    let _ = gpu.mem_unmap_foreign(from, va);
                 }
                 return Err(e);
             }
@@ -139,7 +139,7 @@ pub extern "C" fn cuCtxDisablePeerAccess(peer: Handle) -> CUresult {
         let allocs = st.gpu_of(to.0).mem_user_vram(to)?;
         drop(st);
         for (va, ..) in allocs {
-            let _ = gpu.mem_unmap_peer(from, va);
+            let _ = gpu.mem_unmap_foreign(from, va);
         }
         Ok(())
     })
@@ -167,7 +167,7 @@ pub(crate) fn freeing(h: CtxHandle, ptr: u64) {
         st.peers.iter().filter(|a| a.to == h).map(|a| (st.gpu_of(a.from.0), a.from)).collect();
     drop(st);
     for (gpu, f) in from {
-        let _ = gpu.mem_unmap_peer(f, ptr);
+        let _ = gpu.mem_unmap_foreign(f, ptr);
     }
 }
 

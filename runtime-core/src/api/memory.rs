@@ -144,10 +144,17 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |gpu, c| c.map_peer(gpu, va, (phys, bytes, slot)))
     }
 
-    /// Undo [`Gpu::mem_map_peer`] at `va`, after the context's queued work.
-    pub fn mem_unmap_peer(&self, h: CtxHandle, va: u64) -> Result<()> {
+    /// Map host memory `mem` another context allocated at unified address `va` (managed
+    /// memory) into context `h` at the same address; kernels and copies of `h` reach it.
+    pub fn mem_map_host_at(&self, h: CtxHandle, va: u64, mem: Arc<fifo::SharedMem>) -> Result<()> {
+        self.with_ctx(h, |gpu, c| c.map_host_at(gpu, va, mem))
+    }
+
+    /// Undo [`Gpu::mem_map_peer`] or [`Gpu::mem_map_host_at`] at `va`, after the
+    /// context's queued work.
+    pub fn mem_unmap_foreign(&self, h: CtxHandle, va: u64) -> Result<()> {
         self.ctx_synchronize(h)?;
-        self.with_ctx(h, |gpu, c| c.unmap_peer(gpu, va))
+        self.with_ctx(h, |gpu, c| c.unmap_foreign(gpu, va))
     }
 
     /// Allocate `bytes` of VRAM that the runtime owns (module segments): copies reach it,

@@ -150,6 +150,9 @@ pub(crate) enum Owner {
     User,
     /// The runtime (module segments, parameter buffers): freed only by whatever created it.
     Runtime,
+    /// Another context's memory mapped here too (a peer's VRAM, managed memory): unmapped
+    /// when that context frees it, never freed here.
+    Foreign,
 }
 
 /// One allocation: the size asked for, the bytes mapped, what backs it, whose it is.
@@ -397,20 +400,51 @@ impl Inner {
             let _ = self.vm.unmap(gpu, va, bytes);
             return Err(e);
         }
-        self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Peer, owner: Owner::Runtime });
+        self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Peer, owner: Owner::Foreign });
         self.table_changed();
         Ok(())
     }
 
-    /// Undo [`Inner::map_peer`] at `va` (the caller has waited for the work using it).
-    pub(crate) fn unmap_peer<P: Platform>(&mut self, gpu: &Device<P>, va: u64) -> Result<()> {
-        if !self.allocs.get(&va).is_some_and(|a| matches!(a.backing, Backing::Peer)) {
+    /// Map host memory `mem` that another context allocated at unified address `va`
+    /// (managed memory, which every context of every GPU reaches) into this context at the
+    /// same address, registered for this GPU's DMA; the other context frees it.
+    pub(crate) fn map_host_at<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        mem: Arc<fifo::SharedMem>,
+    ) -> Result<()> {
+        let bytes = (mem.len() as u64).next_multiple_of(PAGE_SIZE);
+        let end = va.checked_add(bytes).ok_or(CuError::InvalidValue)?;
+        let overlaps = self.allocs.range(..end).next_back().is_some_and(|(&b, a)| b + a.bytes > va);
+        if bytes == 0 || !va.is_multiple_of(PAGE_SIZE) || overlaps {
+            return Err(CuError::InvalidValue);
+        }
+        let buf = gpu.platform.dma_register(mem)?;
+        if let Err(e) =
+            self.vm.map(gpu, va, buf.bus, bytes, Target::SysCoherent, false).and_then(|_| gpu.tlb_flush(self.vm.pd))
+        {
+            let _ = self.vm.unmap(gpu, va, bytes);
+            gpu.platform.dma_free(&buf);
+            return Err(e);
+        }
+        self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Host(buf), owner: Owner::Foreign });
+        self.table_changed();
+        Ok(())
+    }
+
+    /// Undo [`Inner::map_peer`] or [`Inner::map_host_at`] at `va` (the caller has waited
+    /// for the work using it).
+    pub(crate) fn unmap_foreign<P: Platform>(&mut self, gpu: &Device<P>, va: u64) -> Result<()> {
+        if !self.allocs.get(&va).is_some_and(|a| a.owner == Owner::Foreign) {
             return Err(CuError::InvalidValue);
         }
         let a = self.allocs.remove(&va).ok_or(CuError::InvalidValue)?;
         self.table_changed();
         self.vm.unmap(gpu, va, a.bytes)?;
-        gpu.tlb_flush(self.vm.pd)
+        gpu.tlb_flush(self.vm.pd)?;
+        free_backing(gpu, a);
+        Ok(())
     }
 
     /// Unmap and free the allocation at `ptr` (the caller has waited for the work using it).
