@@ -124,6 +124,10 @@ impl fmt::Debug for Lockstep {
 /// the host's cores, at most one per GPU; `1` runs the GPUs on the waiting thread).
 pub const THREADS_ENV: &str = "RGDEV_SIM_THREADS";
 
+/// A step runs on several host threads only when it may last this many slices (a YIELD's
+/// quantum does; a poll's does not, and starting threads would cost more than it saves).
+pub const PARALLEL_SLICES: u64 = 16;
+
 /// The longest slice of a system's lock step, in cycles (the shortest link latency is
 /// shorter on every preset).
 pub const MAX_SLICE: u64 = 4096;
@@ -251,7 +255,9 @@ impl Lockstep {
         let first_mhz = devs[0].gpu.lock().config().board.clock_mhz.max(1);
         let slice = Instant { cycles: self.slice, mhz: first_mhz }.on(dev.gpu.lock().config()).max(1);
         let groups = self.groups(&devs);
-        let threads = self.threads().min(groups.len()).max(1);
+        // Threads pay for themselves over many slices (a YIELD), not a poll's few.
+        let slices_left = (end - start.cycles).div_ceil(slice);
+        let threads = if slices_left < PARALLEL_SLICES { 1 } else { self.threads().min(groups.len()).max(1) };
         // Thread t runs groups t, t + threads, ...: each group's GPUs in ordinal order.
         let parts: Vec<Vec<usize>> = (0..threads)
             .map(|t| groups.iter().skip(t).step_by(threads).flatten().copied().collect())
