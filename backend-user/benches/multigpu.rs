@@ -56,7 +56,8 @@ fn run(sys: &System, work: Work) -> (u64, Duration) {
             Work::Memory { total } => {
                 let n = total / gpus;
                 let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
-                let (mut a, b, c) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+                let (mut a, b, c) =
+                    (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
                 a.copy_from(&x).unwrap();
                 let m = ctx.load_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
                 let f = m.function("vecadd").unwrap();
@@ -100,10 +101,15 @@ fn system(gpus: usize) -> SystemConfig {
 
 fn main() {
     let cases = [
-        ("compute-bound (spin: 256 dependent FMAs per thread, 512 Ki threads)", Work::Compute { total: 1 << 19, iters: 256 }),
+        (
+            "compute-bound (spin: 256 dependent FMAs per thread, 512 Ki threads)",
+            Work::Compute { total: 1 << 19, iters: 256 },
+        ),
         ("memory-bound (vector add, 4 Mi f32)", Work::Memory { total: 4 << 20 }),
     ];
-    println!("rgdev multi-GPU scaling (gv100; 1 GPU, gv100x2, gv100x4; simulated time from the launches to the last GPU's completion)");
+    println!(
+        "rgdev multi-GPU scaling (gv100; 1 GPU, gv100x2, gv100x4; simulated time from the launches to the last GPU's completion)"
+    );
     println!("| kernel | GPUs | simulated | speedup vs 1 GPU | host time |");
     println!("|---|---|---|---|---|");
     for (name, work) in cases {

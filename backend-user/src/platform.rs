@@ -18,8 +18,8 @@
 //! `info`, `debug`).
 
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
-use hw::regs::NV_PFB_PEER;
 use fifo::SharedMem;
+use hw::regs::NV_PFB_PEER;
 use parking_lot::{Condvar, Mutex};
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
 use runtime_core::{CuError, Result};
@@ -259,9 +259,8 @@ impl Lockstep {
         let slices_left = (end - start.cycles).div_ceil(slice);
         let threads = if slices_left < PARALLEL_SLICES { 1 } else { self.threads().min(groups.len()).max(1) };
         // Thread t runs groups t, t + threads, ...: each group's GPUs in ordinal order.
-        let parts: Vec<Vec<usize>> = (0..threads)
-            .map(|t| groups.iter().skip(t).step_by(threads).flatten().copied().collect())
-            .collect();
+        let parts: Vec<Vec<usize>> =
+            (0..threads).map(|t| groups.iter().skip(t).step_by(threads).flatten().copied().collect()).collect();
         let idle: Vec<AtomicBool> = devs.iter().map(|_| AtomicBool::new(false)).collect();
         let run_part = |part: &[usize], to: Instant| {
             for &i in part {

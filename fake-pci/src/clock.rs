@@ -70,6 +70,7 @@ impl FakeGpu {
                     if let Some((g, at, r)) = self.compute.advance(&mut self.mem, &mut self.tlb, &self.cfg, horizon) {
                         self.functional_done(g, at, r);
                     }
+                    self.flush_replays();
                     if self.watch.as_ref().is_some_and(|w| w.due(self.now)) {
                         let s = self.snapshot();
                         if let Some(w) = self.watch.as_mut() {
@@ -82,6 +83,7 @@ impl FakeGpu {
                     timing::Env { mem: &mut self.mem, tlb: &mut self.tlb, cfg: &self.cfg, watch: self.watch.as_mut() };
                 let last = self.timing.advance(&mut self.compute, &mut env, self.now, horizon);
                 self.now = self.now.max(last);
+                self.flush_replays();
                 continue;
             }
             let Some(t) = other else {
@@ -106,6 +108,51 @@ impl FakeGpu {
         }
     }
 
+    /// Write the replayable faults the engines recorded to the fault buffer (NV_PFB_REPLAY_*)
+    /// and raise its interrupt; with no buffer enabled, or a record that cannot be written,
+    /// the parked accesses are cancelled: their grids fail with the fault.
+    pub(crate) fn flush_replays(&mut self) {
+        use hw::replay::*;
+        if self.timing.replay_log.is_empty() && self.compute.replay_log.is_empty() {
+            return;
+        }
+        let mut recs = core::mem::take(&mut self.timing.replay_log);
+        recs.append(&mut self.compute.replay_log);
+        let size = self.regs.get(NV_PFB_REPLAY_BUFFER_SIZE, 0);
+        let base = u64::from(self.regs.get(NV_PFB_REPLAY_BUFFER_LO, 0))
+            | u64::from(self.regs.get(NV_PFB_REPLAY_BUFFER_HI, 0)) << 32;
+        let entries = size & 0xFFFF;
+        if size & ENABLE == 0 || entries == 0 {
+            self.replay_now(true);
+            return;
+        }
+        let mut intr = self.regs.get(NV_PFB_REPLAY_INTR, 0);
+        for r in recs {
+            let (put, get) = (self.regs.get(NV_PFB_REPLAY_PUT, 0), self.regs.get(NV_PFB_REPLAY_GET, 0));
+            let next = (put + 1) % entries;
+            if next == get % entries {
+                // Full: the warp stays parked and faults again after the next replay.
+                intr |= INTR_OVERFLOW;
+                continue;
+            }
+            let e = Entry { va: r.fault.va, inst: r.inst, chid: r.chid, write: r.fault.write };
+            let at = base + u64::from(put) * ENTRY_BYTES as u64;
+            if self.mem.sys.write(at, &e.encode()).is_err() {
+                intr |= INTR_OVERFLOW;
+                continue;
+            }
+            self.regs.set(NV_PFB_REPLAY_PUT, 0, next);
+            intr |= INTR_FAULT;
+        }
+        self.regs.set(NV_PFB_REPLAY_INTR, 0, intr);
+    }
+
+    /// NV_PFB_REPLAY: retry (or cancel) every parked access, now.
+    pub(crate) fn replay_now(&mut self, cancel: bool) {
+        self.timing.replay(&mut self.compute, self.now, cancel);
+        self.compute.replay(&self.cfg, self.now, cancel);
+    }
+
     /// A functional-mode grid ended at cycle `at`: record its statistics; its channel hears
     /// of it at that cycle.
     pub(crate) fn functional_done(&mut self, g: compute::FuncGrid, at: u64, r: Result<(), compute::GridError>) {
@@ -123,6 +170,7 @@ impl FakeGpu {
             max_warps_per_sm: self.cfg.sm.max_threads / 32,
             sms: self.cfg.board.sms,
             blocks_per_sm: g.per_sm,
+            replayable_faults: g.replayable_faults,
             failed: r.is_err(),
             ..timing::KernelStats::default()
         });
@@ -140,7 +188,7 @@ impl FakeGpu {
         let inst = ch.space.inst;
         match d.result {
             Ok(()) => {}
-            Err(compute::GridError::Fault(fault)) => {
+            Err(compute::GridError::Fault(fault) | compute::GridError::Replay(fault)) => {
                 self.channel_error(d.chid, inst, ChanError::Fault { unit: hw::regs::fault_unit::PGRAPH, fault })
             }
             Err(compute::GridError::Trap(t)) => self.channel_error(d.chid, inst, ChanError::Trap(t)),

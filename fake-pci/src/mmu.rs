@@ -108,6 +108,9 @@ pub struct AddressSpace {
     pub pd_target: Target,
     /// Highest valid virtual address.
     pub limit: u64,
+    /// Compute accesses that find no PTE park and are recorded for replay (INST_PD_LO
+    /// `replayable`) rather than failing.
+    pub replayable: bool,
 }
 
 impl AddressSpace {
@@ -122,7 +125,7 @@ impl AddressSpace {
             return Err(FaultReason::InvalidTarget);
         }
         let limit = rd(INST_VA_LIMIT_LO)? as u64 | (rd(INST_VA_LIMIT_HI)? as u64) << 32;
-        Ok(Self { inst, pd, pd_target, limit })
+        Ok(Self { inst, pd, pd_target, limit, replayable: lo.replayable() })
     }
 }
 
@@ -332,7 +335,8 @@ mod tests {
             shadow: None,
             peers: Default::default(),
         };
-        let space = AddressSpace { inst: 0, pd: 0x10000, pd_target: Target::Vram, limit: (1 << 40) - 1 };
+        let space =
+            AddressSpace { inst: 0, pd: 0x10000, pd_target: Target::Vram, limit: (1 << 40) - 1, replayable: false };
         // PDE 1 (VA 128 MiB..256 MiB): small table at 0x100000.
         let pde = Pde::new().with_small_aperture(PdeAperture::Vram).with_small_addr(0x100);
         mem.vram.write(0x10000 + 8, &u64::from(pde).to_le_bytes()).unwrap();

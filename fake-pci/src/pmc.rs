@@ -56,7 +56,8 @@ impl FakeGpu {
         let e = self.enable();
         let pfifo = e.pfifo() && self.pfifo_intr() & self.regs.get(NV_PFIFO_INTR_EN_0, 0) != 0;
         let pgraph = e.pgraph() && self.regs.get(NV_PGRAPH_INTR, 0) & self.regs.get(NV_PGRAPH_INTR_EN, 0) != 0;
-        PmcIntr::new().with_pfifo(pfifo).with_pgraph(pgraph)
+        let pfb = self.regs.get(NV_PFB_REPLAY_INTR, 0) & self.regs.get(NV_PFB_REPLAY_INTR_EN, 0) != 0;
+        PmcIntr::new().with_pfifo(pfifo).with_pgraph(pgraph).with_pfb(pfb)
     }
 
     /// Whether the INTA line is asserted (stall or non-stall interrupt pending and enabled).

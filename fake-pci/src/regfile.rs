@@ -151,6 +151,13 @@ impl FakeGpu {
                 }
                 // Translations keep the entry's index, not the peer: no TLB flush needed.
             }
+            offset::NV_PFB_REPLAY => {
+                self.regs.values[slot] = 0; // self-clearing
+                if new & (hw::replay::REPLAY | hw::replay::CANCEL) != 0 {
+                    self.replay_now(new & hw::replay::CANCEL != 0);
+                    return WriteEffect { kick: true };
+                }
+            }
             offset::NV_PFB_CHECK_SHADOW => {
                 self.mem.shadow = (new & 1 == 1).then(|| self.mem.shadow.take().unwrap_or_default());
             }

@@ -69,7 +69,13 @@ pub struct InstPdLo {
     /// Where the page directory lives.
     pub target: Target,
     #[skip]
-    __: B10,
+    __: B3,
+    /// Model (after Pascal's PAGE_DIR_BASE FAULT_REPLAY bits): a compute access that finds
+    /// no PTE parks the warp and records the fault in the replayable fault buffer
+    /// (NV_PFB_REPLAY_*) instead of failing the grid.
+    pub replayable: bool,
+    #[skip]
+    __: B6,
     /// Page directory address bits 31:12.
     pub addr_lo: B20,
 }

@@ -26,4 +26,5 @@ pub mod occupancy;
 pub mod pci;
 pub mod printf;
 pub mod regs;
+pub mod replay;
 pub mod tex;

@@ -6,6 +6,7 @@
 //!
 //! Register sequences follow nouveau's gf100 code paths (fifo init, bar init, vm flush).
 
+pub mod replay; // replayable faults: the fault buffer and its service
 use crate::error::{CuError, Result};
 use crate::physmem::{Count, PhysTable};
 use crate::platform::{Activity, Level, Platform};
@@ -136,6 +137,8 @@ pub struct Device<P: Platform> {
     chan_jobs: [[AtomicU64; 2]; NUM_CHANNELS as usize],
     userd_vram: u64,
     userd_bar1: u64,
+    /// Replayable faults: the fault buffer and its service.
+    pub(crate) replay: replay::Replay<P>,
 }
 
 impl<P: Platform> Device<P> {
@@ -273,6 +276,7 @@ impl<P: Platform> Device<P> {
             chan_jobs: [const { [const { AtomicU64::new(0) }; 2] }; NUM_CHANNELS as usize],
             userd_vram: 0,
             userd_bar1: 0,
+            replay: replay::Replay::new(),
         };
         gpu.init()?;
         Ok(gpu)
@@ -462,7 +466,8 @@ impl<P: Platform> Device<P> {
 
     /// Point instance block `inst` at page directory `pd` with VA limit `limit`.
     pub(crate) fn write_inst_vm(&self, inst: u64, pd: u64, limit: u64) -> Result<()> {
-        let lo = InstPdLo::new().with_addr_lo((pd >> 12) as u32).with_target(Target::Vram);
+        let replayable = self.replay.on.load(Ordering::Acquire);
+        let lo = InstPdLo::new().with_addr_lo((pd >> 12) as u32).with_target(Target::Vram).with_replayable(replayable);
         self.pramin_write(inst + INST_PD_LO as u64, [lo.into(), (pd >> 32) as u32, limit as u32, (limit >> 32) as u32])
     }
 
@@ -710,6 +715,8 @@ impl<P: Platform> Device<P> {
                 return Ok(());
             }
             self.service_interrupts();
+            // Parked accesses made present go on.
+            self.service_replays();
             // Before a fault ends the wait: host functions of faulted channels learn it.
             let ran = self.run_host_work(None);
             if let Some(e) = self.channel_error(chid) {
@@ -720,7 +727,7 @@ impl<P: Platform> Device<P> {
             }
             match self.platform.yield_now() {
                 Activity::Idle => {
-                    if done() || self.run_host_work(None) {
+                    if done() || self.run_host_work(None) || self.service_replays() {
                         continue;
                     }
                     self.service_interrupts();

@@ -193,8 +193,7 @@ fn parallel_simulation_is_exactly_the_sequential_one() {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-        let line = text.lines().find(|l| l.starts_with("RUN ")).expect("the child's result").to_string();
-        line
+        text.lines().find(|l| l.starts_with("RUN ")).expect("the child's result").to_string()
     };
     let one = run(1);
     assert!(one.contains("peer_read_bytes 9216"), "the sum read GPU 1's memory over the link: {one}");

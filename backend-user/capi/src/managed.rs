@@ -515,8 +515,16 @@ extern "C" fn map_managed_data(p: *mut c_void, bytes: usize, dptr: *mut CUdevice
         let (mem, off) = raw::host_pages(p, bytes, false)?;
         let host = p.addr() - off;
         let d = gpu.mem_host_map_fixed(h, mem.clone(), host as u64)?;
-        let r =
-            Range { ctx: h, host, dptr: d, bytes: mem.len(), kind: Kind::Data, advice: Vec::new(), mapped: Vec::new(), mem };
+        let r = Range {
+            ctx: h,
+            host,
+            dptr: d,
+            bytes: mem.len(),
+            kind: Kind::Data,
+            advice: Vec::new(),
+            mapped: Vec::new(),
+            mem,
+        };
         state()?.managed.push(r);
         raw::put(dptr, d + off as u64)
     })

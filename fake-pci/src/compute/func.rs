@@ -45,6 +45,12 @@ pub(crate) struct FuncGrid {
     pub(crate) thread_instrs: u64,
     /// Cycle the grid started running (its launch, or the end of the grid before it).
     pub(crate) start: u64,
+    /// Parked by a replayable fault: the fault and the grid's cycle then.
+    pub(crate) waiting: Option<(Fault, u64)>,
+    /// Cancelled while parked: it fails with this fault at its next turn.
+    pub(crate) cancelled: Option<Fault>,
+    /// Replayable faults recorded.
+    pub(crate) replayable_faults: u64,
 }
 
 impl FuncGrid {
@@ -143,6 +149,11 @@ impl FuncGrid {
                 Ok(false) => {
                     *pass = Some(at);
                     break Ok(false);
+                }
+                Err(e @ GridError::Replay(_)) => {
+                    // The warp's instruction did nothing: the pass resumes at it.
+                    *pass = Some(at);
+                    break Err(e);
                 }
                 Err(e) => break Err(e),
             }

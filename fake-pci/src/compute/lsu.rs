@@ -161,6 +161,33 @@ impl Exec<'_, '_> {
         }
     }
 
+    /// In a replayable context: before any lane's access is made, every global page the
+    /// instruction touches must have a PTE; the first that has none ends the instruction
+    /// unexecuted, for a replay ([`GridError::Replay`]). Other faults are met by the
+    /// access itself.
+    fn replay_check(&mut self, d: D, space: Space, bytes: usize, on: u32, regs: &[u64]) -> Result<(), GridError> {
+        let write = d.op != Op::Ld;
+        for l in 0..32usize {
+            if on >> l & 1 == 0 {
+                continue;
+            }
+            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+            let (s, addr) = self.resolve(space, base.wrapping_add(d.imm));
+            if s != Space::Global {
+                continue;
+            }
+            let last = addr.wrapping_add(bytes.max(1) as u64 - 1);
+            for a in [addr, last] {
+                if let Err(f) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, a, write)
+                    && matches!(f.reason, hw::regs::FaultReason::PteNotPresent | hw::regs::FaultReason::PdeNotPresent)
+                {
+                    return Err(GridError::Replay(f));
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[inline]
     pub(crate) fn memory(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
         let (regs, shared, local) = (&mut *m.regs, &mut *m.shared, &mut *m.local);
@@ -174,6 +201,9 @@ impl Exec<'_, '_> {
         if let Some(p) = self.probe.as_deref_mut() {
             p.on = on;
             p.bytes = (size * n) as u32;
+        }
+        if self.cx.space.replayable {
+            self.replay_check(d, space, size * n, on, regs)?;
         }
         // A checked launch takes every lane through the checks below.
         if self.check.is_none() && matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {

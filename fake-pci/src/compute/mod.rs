@@ -76,6 +76,30 @@ pub enum GridError {
     Fault(Fault),
     /// A trap.
     Trap(Trap),
+    /// An access of a replayable context found no PTE: the warp waits, the instruction
+    /// not executed, for software to make the page present and replay it.
+    Replay(Fault),
+}
+
+/// A replayable fault to write to the fault buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayRecord {
+    /// The faulting channel.
+    pub chid: u32,
+    /// Its instance block.
+    pub inst: u64,
+    /// The access.
+    pub fault: Fault,
+}
+
+impl GridError {
+    /// What the grid fails with: a cancelled replay is the fault it was.
+    pub fn fatal(self) -> Self {
+        match self {
+            Self::Replay(f) => Self::Fault(f),
+            e => e,
+        }
+    }
 }
 
 /// The engine: its instruction cache and statistics.
@@ -94,6 +118,8 @@ pub struct ComputeEngine {
     pub grids: u64,
     /// Occupancy of the last grid: (blocks resident per SM, waves of blocks).
     pub last_occupancy: (u32, u64),
+    /// Functional mode: faults of a parked grid not yet written to the fault buffer.
+    pub replay_log: Vec<ReplayRecord>,
 }
 
 /// Everything one launch needs, borrowed from the device.
@@ -218,6 +244,9 @@ impl ComputeEngine {
             idle: 0,
             thread_instrs: 0,
             start: cx.now,
+            waiting: None,
+            cancelled: None,
+            replayable_faults: 0,
         });
         Ok(())
     }
@@ -239,7 +268,22 @@ impl ComputeEngine {
 
     /// Functional mode: the cycle the running grid has reached (its next event).
     pub fn next_event(&self, cfg: &DeviceConfig) -> Option<u64> {
-        self.queue.front().map(|g| g.cycle(cfg))
+        self.queue.front().filter(|g| g.waiting.is_none()).map(|g| g.cycle(cfg))
+    }
+
+    /// NV_PFB_REPLAY at cycle `t`: a grid parked by a replayable fault goes on from `t`
+    /// (`cancel`: it fails with its fault at its next turn).
+    pub(crate) fn replay(&mut self, cfg: &DeviceConfig, t: u64, cancel: bool) {
+        if let Some(g) = self.queue.front_mut()
+            && let Some((f, parked)) = g.waiting.take()
+        {
+            if cancel {
+                g.cancelled = Some(f);
+            }
+            // The time it waited passes for it too.
+            g.start = g.start.saturating_add(t.saturating_sub(parked));
+            let _ = cfg;
+        }
     }
 
     /// Functional mode: run the front grid until it reaches cycle `horizon`, ends or
@@ -253,12 +297,25 @@ impl ComputeEngine {
         horizon: u64,
     ) -> Option<(FuncGrid, u64, Result<(), GridError>)> {
         let g = self.queue.front_mut()?;
+        if g.waiting.is_some() {
+            return None;
+        }
         let now = g.cycle(cfg);
         let sms = cfg.board.sms.max(1) as u64;
         let limit = g.work.saturating_add(horizon.saturating_sub(now).max(1).saturating_mul(sms));
-        let (at, r) = match g.run(mem, tlb, cfg, limit) {
+        let result = match g.cancelled.take() {
+            Some(f) => Err(GridError::Fault(f)),
+            None => g.run(mem, tlb, cfg, limit),
+        };
+        let (at, r) = match result {
             Ok(false) => return None,
             Ok(true) => (g.end(cfg), Ok(())),
+            Err(GridError::Replay(f)) => {
+                g.replayable_faults += 1;
+                g.waiting = Some((f, now.max(g.cycle(cfg))));
+                self.replay_log.push(ReplayRecord { chid: g.chid, inst: g.space.inst, fault: f });
+                return None;
+            }
             Err(e) => (g.cycle(cfg), Err(e)),
         };
         let mut g = self.queue.pop_front()?;

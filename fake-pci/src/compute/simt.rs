@@ -290,7 +290,13 @@ impl Exec<'_, '_> {
                 return Ok(Flow::Next);
             }
             let pos = WarpPos { base: w.base, warpid, nwarps, ctaid };
-            self.execute(d, pc, (on, active), pos, m)?;
+            if let Err(e) = self.execute(d, pc, (on, active), pos, m) {
+                if matches!(e, GridError::Replay(_)) {
+                    // Not executed: the replay issues this instruction again.
+                    w.goto(pc);
+                }
+                return Err(e);
+            }
             return Ok(Flow::Next);
         }
     }

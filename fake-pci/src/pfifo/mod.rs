@@ -385,7 +385,7 @@ impl Channel {
                         self.grids_in_flight += 1;
                         done
                     }
-                    Err(GridError::Fault(f)) => Err(fault(f)),
+                    Err(GridError::Fault(f) | GridError::Replay(f)) => Err(fault(f)),
                     Err(GridError::Trap(t)) => Err(ChanError::Trap(t)),
                 }
             }

@@ -55,7 +55,8 @@ impl FakeGpu {
                 }
                 Err(e) => {
                     // Keep a stopped placeholder so the error is reported once.
-                    let space = AddressSpace { inst: addr, pd: 0, pd_target: Target::Vram, limit: 0 };
+                    let space =
+                        AddressSpace { inst: addr, pd: 0, pd_target: Target::Vram, limit: 0, replayable: false };
                     self.channels[chid as usize] = Some(Box::new(Channel::stopped(chid, space)));
                     self.channel_error(chid, addr, e);
                 }

@@ -85,6 +85,7 @@ impl TimingEngine {
                 at_barrier: false,
                 cache: None,
                 spin: None,
+                replay: false,
             };
             let si = match sm.slots.iter().position(|x| x.is_none()) {
                 Some(si) => si,

@@ -80,6 +80,8 @@ pub(crate) struct GridRun {
     stats: KernelStats,
     /// The sanitizer's state of the grid (checked launches).
     check: Option<crate::check::GridCheck>,
+    /// The first fault a warp of the grid is parked on (what a cancel fails it with).
+    replay_fault: Option<crate::mmu::Fault>,
 }
 
 /// A grid that has finished (or failed), reported to its channel at `at`.
@@ -118,6 +120,8 @@ pub struct TimingEngine {
     /// can, so the SMs are not stepped and time moves to the first grid's watchdog
     /// deadline (see [`Self::next_event`]).
     frozen: Option<(u64, u64)>,
+    /// Faults of parked warps not yet written to the fault buffer.
+    pub replay_log: Vec<crate::compute::ReplayRecord>,
 }
 
 /// A change of an SM's resident warps (recorded while occupancy tracing is on).
@@ -169,6 +173,7 @@ impl Default for TimingEngine {
             l2_bank_free: Vec::new(),
             chan_free_mc: Vec::new(),
             peer_free_mc: 0,
+            replay_log: Vec::new(),
             done: VecDeque::new(),
             sectors: Vec::new(),
             span: vec![0u8; 4096],
@@ -275,6 +280,7 @@ impl TimingEngine {
             last_sm: self.sms.len() - 1,
             stats,
             check: crate::check::GridCheck::new(r, cx.mem, cx.tlb, &cx.space),
+            replay_fault: None,
         };
         match self.grids.iter().position(|g| g.is_none()) {
             Some(i) => self.grids[i] = Some(g),
@@ -494,6 +500,36 @@ impl TimingEngine {
         for g in self.grids.iter_mut().flatten() {
             g.blocked = false;
         }
+    }
+
+    /// NV_PFB_REPLAY at cycle `t`: every parked warp retries its instruction (`cancel`:
+    /// the grids with parked warps fail with their fault instead).
+    pub fn replay(&mut self, engine: &mut ComputeEngine, t: u64, cancel: bool) {
+        if cancel {
+            for gi in 0..self.grids.len() {
+                if let Some(f) = self.grids[gi].as_mut().and_then(|g| g.replay_fault.take()) {
+                    self.fail(engine, gi, t, GridError::Fault(f));
+                }
+            }
+            return;
+        }
+        for g in self.grids.iter_mut().flatten() {
+            g.replay_fault = None;
+        }
+        for sm in &mut self.sms {
+            let mut any = false;
+            for sl in sm.slots.iter_mut().flatten().filter(|sl| sl.replay) {
+                (sl.ready_at, sl.replay, sl.cache) = (t, false, None);
+                any = true;
+            }
+            if any {
+                for sc in &mut sm.sched {
+                    sc.next_at = 0;
+                }
+                sm.wake = sm.wake.min(t);
+            }
+        }
+        self.frozen = None;
     }
 
     /// Drop the grids of a channel that went away (nothing is reported).

@@ -78,6 +78,8 @@ pub(crate) struct Slot {
     /// The memory epoch at which the warp was found spinning (it goes on issuing: a
     /// spinning warp takes issue slots and bandwidth like any other).
     pub(crate) spin: Option<u64>,
+    /// Parked by a replayable fault: it issues again after NV_PFB_REPLAY.
+    pub(crate) replay: bool,
 }
 
 /// A block resident on an SM.
@@ -390,6 +392,16 @@ impl TimingEngine {
         };
         let (d, flow) = match res {
             Ok(x) => x,
+            Err(GridError::Replay(f)) => {
+                // The instruction did nothing: the warp waits for the page and a replay.
+                g.stats.replayable_faults += 1;
+                g.replay_fault.get_or_insert(f);
+                self.replay_log.push(crate::compute::ReplayRecord { chid: g.chid, inst: g.space.inst, fault: f });
+                if let Some(sl) = sm.slots[slot].as_mut() {
+                    (sl.ready_at, sl.replay, sl.cache) = (u64::MAX, true, None);
+                }
+                return;
+            }
             Err(e) => {
                 self.fail(engine, gi, t, e);
                 return;

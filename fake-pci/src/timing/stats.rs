@@ -65,6 +65,9 @@ pub struct KernelStats {
     pub dram_read_bytes: u64,
     /// Bytes written to DRAM (evictions and the end-of-kernel write-back).
     pub dram_write_bytes: u64,
+    /// Accesses that found no PTE in a replayable context and waited for a replay (one a
+    /// warp and instruction; a replayed access that faults again counts again).
+    pub replayable_faults: u64,
     /// Bytes loaded from and stored to other GPUs' VRAM (peer memory).
     pub peer_read_bytes: u64,
     /// See `peer_read_bytes`.

@@ -47,8 +47,10 @@ pub struct PmcIntr {
     __: B3,
     /// Graphics/compute.
     pub pgraph: bool,
+    /// Framebuffer/MMU (model: replayable faults recorded, NV_PFB_REPLAY_INTR).
+    pub pfb: bool,
     #[skip]
-    __: B7,
+    __: B6,
     /// Timer.
     pub ptimer: bool,
     #[skip]

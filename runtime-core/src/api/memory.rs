@@ -119,6 +119,19 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |_, c| c.user_range(ptr))
     }
 
+    /// Enable replayable faults (the device's fault buffer, `entries` records): contexts
+    /// created from now on park an access that finds no PTE instead of failing, and the
+    /// threads waiting for the device call `handler` with the faults, then replay the
+    /// parked accesses (or cancel them, failing their grids, when it returns false). The
+    /// handler may call the runtime; it runs on a waiting thread.
+    pub fn enable_replayable_faults(
+        &self,
+        entries: u32,
+        handler: impl Fn(&[hw::replay::Entry]) -> bool + Send + Sync + 'static,
+    ) -> Result<()> {
+        self.replay_enable(entries, Arc::new(handler))
+    }
+
     /// Point peer table entry `slot` (NV_PFB_PEER) at the GPU with PCI routing id `rid`
     /// (None: no GPU): PTEs with target PEER and this entry reach its VRAM.
     pub fn peer_set(&self, slot: u8, rid: Option<u16>) -> Result<()> {

@@ -84,6 +84,13 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |gpu, c| c.set_access(gpu, va, bytes, access))
     }
 
+    /// [`Gpu::mem_set_access`] without waiting for the context's work: for a replayable
+    /// fault handler, whose faulting accesses are parked until it returns (waiting for
+    /// them would never end).
+    pub fn mem_set_access_now(&self, h: CtxHandle, va: u64, bytes: u64, access: Access) -> Result<()> {
+        self.with_ctx(h, |gpu, c| c.set_access(gpu, va, bytes, access))
+    }
+
     /// The access the mapping at `va` grants (cuMemGetAccess).
     pub fn mem_access(&self, h: CtxHandle, va: u64) -> Result<Access> {
         self.with_ctx(h, |_, c| c.mapping_at(va).map(|m| m.access))
