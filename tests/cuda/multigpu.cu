@@ -259,6 +259,24 @@ int main() {
         CHECK(cudaFree(m));
     }
 
+    // Pinned memory of device 0, read and written in place by a kernel on every device
+    // (unified addressing: each device reaches it when its kernel first touches it).
+    {
+        float *pin = nullptr;
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaMallocHost(&pin, 1024 * sizeof(float)));
+        for (int i = 0; i < 1024; i++)
+            pin[i] = 1.0f;
+        for (int d = 0; d < count; d++) {
+            CHECK(cudaSetDevice(d));
+            scale<<<1024 / threads, threads>>>(pin, 1024, 2.0f);
+            CHECK(cudaDeviceSynchronize());
+        }
+        TRUE(pin[0] == (float)(1 << count) && pin[1023] == (float)(1 << count));
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaFreeHost(pin));
+    }
+
     // A stream belongs to its device: work on it goes there even from another device.
     if (count > 1) {
         CHECK(cudaSetDevice(0));

@@ -53,6 +53,29 @@ fn compile_in(tag: &str, name: &str, extra: &[&str]) -> PathBuf {
     exe
 }
 
+/// `rgdev run --preset PRESET --stats-json JSON --trace TRACE -- EXE`, which must succeed:
+/// its stdout, the statistics and the trace.
+fn run_with_stats(
+    exe: &Path,
+    preset: &str,
+    json: &Path,
+    trace: &Path,
+) -> (String, serde_json::Value, serde_json::Value) {
+    let out = rgdev()
+        .args(["run", "--preset", preset, "--stats-json"])
+        .arg(json)
+        .arg("--trace")
+        .arg(trace)
+        .arg("--")
+        .arg(exe)
+        .output()
+        .expect("rgdev run runs");
+    let (o, e) = text(&out);
+    assert!(out.status.success(), "{o}{e}");
+    let read = |p: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
+    (o, read(json), read(trace))
+}
+
 /// Run a program that prints "all checks passed"; its stdout.
 fn run_ok(exe: &Path, env: &[(&str, &str)]) -> String {
     let out = Command::new(exe).envs(env.iter().copied()).output().expect("the program runs");
@@ -346,27 +369,14 @@ fn device_assert() {
 fn rgdev_run_on_a_runtime_program() {
     let exe = compile_in("matmul-run", "matmul", &["-arch=sm_20"]);
     let dir = exe.parent().unwrap();
-    let json = dir.join("stats.json");
-    let trace = dir.join("trace.json");
-    let out = rgdev()
-        .args(["run", "--preset", "gf100", "--stats-json"])
-        .arg(&json)
-        .arg("--trace")
-        .arg(&trace)
-        .arg("--")
-        .arg(&exe)
-        .output()
-        .expect("rgdev run runs");
-    let (o, e) = text(&out);
-    assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
-    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (o, stats, t) = run_with_stats(&exe, "gf100", &dir.join("stats.json"), &dir.join("trace.json"));
+    assert!(o.contains("all checks passed"), "{o}");
     let kernels = stats["kernels"].as_array().expect("kernels");
     assert_eq!(kernels.len(), 1, "{stats}");
     assert_eq!(kernels[0]["name"], "_Z6matmulPKfS0_Pfiii");
     assert_eq!(kernels[0]["grid"], serde_json::json!([4, 5, 1]));
     assert!(kernels[0]["cycles"].as_u64().unwrap() > 0);
     // The timeline has the kernel and the copies on their tracks.
-    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     let events = &check_trace_schema(&t);
     assert!(events.iter().any(|e| e["name"] == "_Z6matmulPKfS0_Pfiii" && e["ph"] == "X"), "{t}");
     assert!(events.iter().filter(|e| e["ph"] == "X").count() >= 3, "a kernel and its copies");
@@ -390,19 +400,8 @@ fn several_gpus_through_the_runtime_api() {
     let dir = exe.parent().unwrap();
     let stats = |tag: &str| {
         let (json, trace) = (dir.join(format!("{tag}.json")), dir.join(format!("{tag}-trace.json")));
-        let out = rgdev()
-            .args(["run", "--preset", "gv100x4", "--stats-json"])
-            .arg(&json)
-            .arg("--trace")
-            .arg(&trace)
-            .arg("--")
-            .arg(&exe)
-            .output()
-            .expect("rgdev run runs");
-        let (o, e) = text(&out);
-        assert!(out.status.success() && o.contains("4 devices"), "{o}{e}");
-        let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+        let (o, s, t) = run_with_stats(&exe, "gv100x4", &json, &trace);
+        assert!(o.contains("4 devices"), "{o}");
         (s, t)
     };
     let (s, t) = stats("a");
@@ -410,8 +409,15 @@ fn several_gpus_through_the_runtime_api() {
     for d in 0..4u64 {
         let on: Vec<_> = kernels.iter().filter(|k| k["device"] == d).map(|k| k["name"].as_str().unwrap()).collect();
         let on: Vec<_> = on.into_iter().filter(|&k| k != "_Z4axpyPKfS0_Pfif").collect();
-        // The slice's two kernels, then one on its slice of the managed allocation.
-        assert_eq!(on, ["_Z5scalePfif", "_Z12partial_sumsPKfiPf", "_Z5scalePfif"], "device {d}");
+        // The slice's two kernels, then one on its slice of the managed allocation, one on
+        // device 0's pinned memory.
+        assert_eq!(on, ["_Z5scalePfif", "_Z12partial_sumsPKfiPf", "_Z5scalePfif", "_Z5scalePfif"], "device {d}");
+        // Another device's managed and pinned memory is mapped when a kernel first touches
+        // it: a replayable fault (device 0 made both).
+        let scales: Vec<_> = kernels.iter().filter(|k| k["device"] == d && k["name"] == "_Z5scalePfif").collect();
+        let faulted = |k: &serde_json::Value| k["replayable_faults"].as_u64().unwrap() > 0;
+        assert!(!faulted(scales[0]), "device {d}: its own memory");
+        assert_eq!((faulted(scales[1]), faulted(scales[2])), (d > 0, d > 0), "device {d}");
         let copies = s["copies"].as_array().unwrap().iter().filter(|c| c["device"] == d).count();
         assert!(copies >= 3, "device {d}: its module, its slice in and its sums out");
     }
@@ -433,7 +439,7 @@ fn several_gpus_through_the_runtime_api() {
         let pid = 1 + 2 * g;
         let peer_kernels = if g == 0 { 3 } else { 0 };
         let n = events.iter().filter(|e| e["cat"] == "kernel" && e["pid"] == pid).count();
-        assert_eq!(n, 3 + peer_kernels, "GPU {g}");
+        assert_eq!(n, 4 + peer_kernels, "GPU {g}");
         assert!(events.iter().any(|e| e["ph"] == "f" && e["name"] == "kernel" && e["pid"] == pid), "GPU {g}");
     }
     // One clock, deterministic: the same cycles in a second run.

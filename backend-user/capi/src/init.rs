@@ -57,6 +57,17 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
                 Ok(Board { dev, config, primary: None, primary_flags: 0 })
             })
             .collect::<Result<Vec<_>>>()?;
+        // Every context is replayable: a kernel touching host memory of another context
+        // gets it mapped on demand (`demand`). That needs unified addressing.
+        for b in &gpus {
+            let gpu = b.dev.gpu();
+            if gpu.unified_addressing() {
+                let weak = Arc::downgrade(gpu);
+                gpu.enable_replayable_faults(demand::FAULT_BUFFER_ENTRIES, move |f| {
+                    weak.upgrade().is_some_and(|g| demand::service(&g, f))
+                })?;
+            }
+        }
         let profile = profile::Profile::from_env(&gpus);
         if profile.wanted() {
             // One clock: GPU 0's stamps the host's records.

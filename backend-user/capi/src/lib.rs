@@ -24,6 +24,7 @@
 // One module per API area of CUDA's Driver API reference.
 mod context; // contexts, the context stack, primary contexts
 mod copy3d; // pitched copies: cuMemcpy2D, cuMemcpy3D
+mod demand; // host memory reached from other contexts on demand (replayable faults)
 mod device; // devices and their attributes
 mod event; // events
 mod init; // cuInit, versions, error strings

@@ -6,8 +6,9 @@
 //! Managed memory is host memory at its device address under unified addressing (runtime
 //! core's `alloc_managed`): the one pointer serves the host and every kernel at any time,
 //! without migration, so the device reports concurrent managed access and direct host
-//! access. cuMemAllocManaged memory is mapped into every context of every GPU, those
-//! created later included, as CUDA makes it reachable from all of them. Advice and prefetches are recorded per 4 KiB page and answered by the range
+//! access. cuMemAllocManaged memory is reachable from every context of every GPU, as CUDA
+//! makes it: mapped into another context when one of its kernels first touches it
+//! ([`crate::demand`]). Advice and prefetches are recorded per 4 KiB page and answered by the range
 //! attributes as CUDA defines them; where the data lives does not change (page migration
 //! is issue 15's). A program's `__managed__` variables, which clang leaves in the
 //! program's data, are mapped where they are ([`map_managed_data`]).
@@ -89,10 +90,8 @@ pub(crate) struct Range {
     pub(crate) kind: Kind,
     /// Per page, from the first; empty until something is advised or prefetched.
     advice: Vec<Advice>,
-    /// The other contexts it is mapped into (cuMemAllocManaged memory).
-    pub(crate) mapped: Vec<CtxHandle>,
     /// Keeps the memory alive.
-    mem: Arc<fifo::SharedMem>,
+    _mem: Arc<fifo::SharedMem>,
 }
 
 impl Range {
@@ -176,8 +175,7 @@ pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()>
             bytes,
             kind: Kind::Var(m.0),
             advice: Vec::new(),
-            mapped: Vec::new(),
-            mem: v.mem,
+            _mem: v.mem,
         });
     }
     Ok(())
@@ -191,46 +189,6 @@ pub(crate) fn unloaded(st: &mut State, m: ModuleHandle) {
 /// Whether `dev` is a device ordinal of the system.
 fn device_ok(dev: c_int) -> bool {
     check_device(dev).is_ok()
-}
-
-/// Map cuMemAllocManaged memory into context `c` too (another context's, or one created
-/// since), recording it; failures are left out (the context then faults on it).
-fn map_into(st: &mut State, i: usize, c: CtxHandle) {
-    let r = &st.managed[i];
-    if r.ctx == c || r.mapped.contains(&c) || r.kind != Kind::Alloc {
-        return;
-    }
-    let (dptr, mem) = (r.dptr, r.mem.clone());
-    if st.gpu_of(c.0).mem_map_host_at(c, dptr, mem).is_ok() {
-        st.managed[i].mapped.push(c);
-    }
-}
-
-/// A context was created: the managed memory that exists reaches it too.
-pub(crate) fn context_created(c: CtxHandle) {
-    if let Ok(mut st) = state() {
-        for i in 0..st.managed.len() {
-            map_into(&mut st, i, c);
-        }
-    }
-}
-
-/// Context `c` is going: its mappings of other contexts' managed memory go with it.
-pub(crate) fn context_gone(st: &mut State, c: CtxHandle) {
-    for r in &mut st.managed {
-        r.mapped.retain(|&x| x != c);
-    }
-}
-
-/// Unmap range `r` from the other contexts it was mapped into (after their work).
-pub(crate) fn unmap_everywhere(r: &Range) {
-    let gpus: Vec<(Arc<UserGpu>, CtxHandle)> = match state() {
-        Ok(st) => r.mapped.iter().map(|&c| (st.gpu_of(c.0), c)).collect(),
-        Err(_) => return,
-    };
-    for (gpu, c) in gpus {
-        let _ = gpu.mem_unmap_foreign(c, r.dptr);
-    }
 }
 
 /// A location as CU_DEVICE_CPU or a device ordinal; INVALID_DEVICE for a bad device,
@@ -256,25 +214,11 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
                 return Err(CuError::InvalidValue);
             }
             let (p, mem) = gpu.mem_alloc_managed(h, bytes as u64)?;
-            let r = Range {
-                ctx: h,
-                host: p as usize,
-                dptr: p,
-                bytes,
-                kind: Kind::Alloc,
-                advice: Vec::new(),
-                mapped: Vec::new(),
-                mem,
-            };
-            let mut st = state()?;
-            st.managed.push(r);
-            // Every other context of every GPU reaches it too.
-            let i = st.managed.len() - 1;
-            let others: Vec<CtxHandle> = st.devices().flat_map(|d| d.gpu().contexts()).collect();
-            for c in others {
-                map_into(&mut st, i, c);
-            }
-            drop(st);
+            // Every other context of every GPU reaches it on demand.
+            demand::add(h, p, mem.clone());
+            let r =
+                Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, advice: Vec::new(), _mem: mem };
+            state()?.managed.push(r);
             raw::put(dptr, p)
         })
     })
@@ -515,16 +459,7 @@ extern "C" fn map_managed_data(p: *mut c_void, bytes: usize, dptr: *mut CUdevice
         let (mem, off) = raw::host_pages(p, bytes, false)?;
         let host = p.addr() - off;
         let d = gpu.mem_host_map_fixed(h, mem.clone(), host as u64)?;
-        let r = Range {
-            ctx: h,
-            host,
-            dptr: d,
-            bytes: mem.len(),
-            kind: Kind::Data,
-            advice: Vec::new(),
-            mapped: Vec::new(),
-            mem,
-        };
+        let r = Range { ctx: h, host, dptr: d, bytes: mem.len(), kind: Kind::Data, advice: Vec::new(), _mem: mem };
         state()?.managed.push(r);
         raw::put(dptr, d + off as u64)
     })

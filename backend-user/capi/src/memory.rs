@@ -72,7 +72,7 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
             }
             let taken = managed::take_alloc(&mut *state()?, h, dptr);
             if let Some(r) = taken {
-                managed::unmap_everywhere(&r);
+                demand::remove(r.dptr);
                 // Managed memory: host memory at its device address.
                 let freed = gpu.mem_free_host(h, dptr);
                 pointer::forget(&mut *state()?, h, dptr);
@@ -441,6 +441,8 @@ pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint, low:
     }
     let (dptr, mem) = gpu.mem_alloc_host_in(h, bytes as u64, low)?;
     let p = mem.as_mut_ptr();
+    // Every other context of every GPU reaches it on demand.
+    demand::add(h, dptr, mem.clone());
     let a = HostAlloc { ctx: h, dptr, bytes, mapping: dptr, flags, registered: false, _mem: mem };
     state()?.host.insert(p.addr(), a);
     raw::put(pp, p.cast())
@@ -478,6 +480,9 @@ fn host_release(p: *mut c_void, registered: bool) -> Result<()> {
     pointer::forget(&mut st, a.ctx, a.dptr);
     let gpu = st.gpu_of(a.ctx.0);
     drop(st);
+    if !a.registered {
+        demand::remove(a.mapping);
+    }
     gpu.mem_free_host(a.ctx, a.mapping)
 }
 

@@ -408,6 +408,7 @@ impl Profile {
                     "l2_hit_rate": k.l2_hit_rate(),
                     "dram_read_bytes": k.dram_read_bytes,
                     "dram_write_bytes": k.dram_write_bytes,
+                    "replayable_faults": k.replayable_faults,
                     "peer_read_bytes": k.peer_read_bytes,
                     "peer_write_bytes": k.peer_write_bytes,
                     "bank_conflict_cycles": k.bank_conflict_cycles,

@@ -109,10 +109,9 @@ impl State {
         self.profile.collect(&self.gpus);
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
         let managed = self.managed.extract_if(.., |r| r.ctx == h).collect();
-        crate::managed::context_gone(self, h);
         self.buffers.retain(|(c, _), _| *c != h.0);
         let peer_unmaps = crate::peer::forget(self, h);
-        Ok(Doomed { gpu, h, _host: host, managed, peer_unmaps })
+        Ok(Doomed { gpu, h, _host: host, _managed: managed, peer_unmaps })
     }
 }
 
@@ -123,7 +122,7 @@ pub(crate) struct Doomed {
     /// Its pinned host memory stays alive until the context's work has drained.
     pub(crate) _host: Vec<HostAlloc>,
     /// And its managed memory.
-    pub(crate) managed: Vec<crate::managed::Range>,
+    pub(crate) _managed: Vec<crate::managed::Range>,
     /// Its memory as other contexts map it (peer access): unmapped first.
     pub(crate) peer_unmaps: Vec<(Arc<UserGpu>, CtxHandle, u64)>,
 }
@@ -133,9 +132,8 @@ impl Doomed {
         for (gpu, from, va) in &self.peer_unmaps {
             let _ = gpu.mem_unmap_foreign(*from, *va);
         }
-        for r in &self.managed {
-            crate::managed::unmap_everywhere(r);
-        }
+        // Its pinned and managed memory leaves the contexts that reached it.
+        crate::demand::context_gone(self.h);
         if sanitize::on() {
             let _ = self.gpu.ctx_synchronize(self.h);
             sanitize::flush(&self.gpu, self.h);

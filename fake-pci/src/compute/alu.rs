@@ -95,7 +95,7 @@ impl Exec<'_, '_> {
                     if to { a.wrapping_sub(window) } else { a.wrapping_add(window) }
                 })
             }
-            Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m)?,
+            Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m).map_err(|e| self.replayable(e))?,
             Op::Printf => self.printf(d, pc, on, pos, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => self.texture(d, pc, on, regs)?,

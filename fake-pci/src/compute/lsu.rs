@@ -161,6 +161,24 @@ impl Exec<'_, '_> {
         }
     }
 
+    /// A fault of a global access as a replayable context meets it: a page with no PTE
+    /// waits for a replay (checked launches excepted: the sanitizer reports first).
+    pub(crate) fn replayable(&self, e: GridError) -> GridError {
+        match e {
+            GridError::Fault(f)
+                if self.cx.space.replayable
+                    && self.check.is_none()
+                    && matches!(
+                        f.reason,
+                        hw::regs::FaultReason::PteNotPresent | hw::regs::FaultReason::PdeNotPresent
+                    ) =>
+            {
+                GridError::Replay(f)
+            }
+            e => e,
+        }
+    }
+
     /// In a replayable context: before any lane's access is made, every global page the
     /// instruction touches must have a PTE; the first that has none ends the instruction
     /// unexecuted, for a replay ([`GridError::Replay`]). Other faults are met by the
@@ -202,8 +220,16 @@ impl Exec<'_, '_> {
             p.on = on;
             p.bytes = (size * n) as u32;
         }
-        if self.cx.space.replayable {
-            self.replay_check(d, space, size * n, on, regs)?;
+        // A replayable fault must leave the instruction as if not executed. A store replayed
+        // writes what it wrote, and a load whose address registers it does not overwrite
+        // reloads the same lanes: their faults are met as the access makes them. Atomics
+        // and loads into their own address register check every page first.
+        if self.cx.space.replayable && self.check.is_none() {
+            let a = usize::from(d.a);
+            let aliased = d.op == Op::Ld && d.a != RZ && (usize::from(d.dst)..usize::from(d.dst) + n).contains(&a);
+            if d.op == Op::Atom || aliased {
+                self.replay_check(d, space, size * n, on, regs)?;
+            }
         }
         // A checked launch takes every lane through the checks below.
         if self.check.is_none() && matches!(d.op, Op::Ld | Op::St) && self.coalesced(d, space, n, size, on, regs)? {

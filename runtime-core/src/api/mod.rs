@@ -263,6 +263,17 @@ impl<P: Platform> Gpu<P> {
         live.map(|(i, s)| s.handle(i, self.ordinal)).collect()
     }
 
+    /// The context whose channel `chid` is (a replayable fault names its channel).
+    pub fn ctx_of_channel(&self, chid: u32) -> Option<CtxHandle> {
+        // The contexts first, their locks after: no context lock under the table's.
+        let live: Vec<(CtxHandle, Arc<Context<P>>)> = {
+            let slots = self.contexts.lock();
+            let live = slots.iter().enumerate().filter_map(|(i, s)| Some((s.handle(i, self.ordinal), s.ctx.clone()?)));
+            live.collect()
+        };
+        live.into_iter().find(|(_, c)| c.owns_channel(chid)).map(|(h, _)| h)
+    }
+
     /// Whether context `h` exists (not destroyed).
     pub fn ctx_exists(&self, h: CtxHandle) -> bool {
         self.ctx(h).is_ok()

@@ -70,6 +70,9 @@ impl<P: Platform> Gpu<P> {
         }
         self.platform.poll();
         self.service_interrupts();
+        // A query holds no context's lock: a program polling while a kernel waits for a
+        // replayable fault's service gets it served.
+        self.service_replays();
         self.run_host_work(None);
         done()
     }

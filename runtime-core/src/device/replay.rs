@@ -33,11 +33,14 @@ pub(crate) struct Service {
 pub(crate) struct Replay<P: Platform> {
     service: Mutex<P::RawMutex, Option<Service>>,
     pub(crate) on: AtomicBool,
+    /// A service is running (a handler that waits for the device does not serve again
+    /// from inside its own wait).
+    busy: AtomicBool,
 }
 
 impl<P: Platform> Replay<P> {
     pub(crate) fn new() -> Self {
-        Self { service: Mutex::new(None), on: AtomicBool::new(false) }
+        Self { service: Mutex::new(None), on: AtomicBool::new(false), busy: AtomicBool::new(false) }
     }
 }
 
@@ -71,6 +74,23 @@ impl<P: Platform> Device<P> {
         if intr & (INTR_FAULT | INTR_OVERFLOW) == 0 || intr == BAD_READ {
             return false;
         }
+        if self.replay.busy.swap(true, Ordering::AcqRel) {
+            // Another thread serves them (or this one, from a wait inside its handler):
+            // the parked work goes on once it is done.
+            return true;
+        }
+        struct Done<'a>(&'a AtomicBool);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::Release);
+            }
+        }
+        let _done = Done(&self.replay.busy);
+        self.serve(intr)
+    }
+
+    /// [`Device::service_replays`] once it is this thread's to run.
+    fn serve(&self, intr: u32) -> bool {
         let (records, handler) = {
             let s = self.replay.service.lock();
             let Some(s) = s.as_ref() else { return false };
