@@ -584,7 +584,7 @@ impl Profile {
             ev.push(json!({
                 "name": name, "cat": "kernel", "ph": "X", "pid": gpu_pid(g), "tid": k.chid,
                 "ts": us(cfg, k.start_cycle), "dur": dur(cfg, k.start_cycle, k.end_cycle),
-                "args": {"grid": k.grid, "block": k.block, "cycles": k.cycles(), "warp_instructions": k.warp_instructions, "ipc": k.ipc()},
+                "args": {"grid": k.grid, "block": k.block, "cycles": k.cycles(), "warp_instructions": k.warp_instructions, "ipc": k.ipc(), "peer_bytes": k.peer_read_bytes + k.peer_write_bytes, "replayable_faults": k.replayable_faults},
             }));
         }
         for (i, c) in self.copies.iter().enumerate() {
