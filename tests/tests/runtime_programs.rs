@@ -412,16 +412,21 @@ fn several_gpus_through_the_runtime_api() {
         // The slice's two kernels, then one on its slice of the managed allocation, one on
         // device 0's pinned memory.
         assert_eq!(on, ["_Z5scalePfif", "_Z12partial_sumsPKfiPf", "_Z5scalePfif", "_Z5scalePfif"], "device {d}");
-        // Another device's managed and pinned memory is mapped when a kernel first touches
-        // it: a replayable fault (device 0 made both).
+        // Managed memory is paged: every device's first touch of its slice faults and
+        // migrates it. Device 0's pinned memory is mapped into another device's context
+        // when its kernel first touches it: a replayable fault there too.
         let scales: Vec<_> = kernels.iter().filter(|k| k["device"] == d && k["name"] == "_Z5scalePfif").collect();
         let faulted = |k: &serde_json::Value| k["replayable_faults"].as_u64().unwrap() > 0;
         assert!(!faulted(scales[0]), "device {d}: its own memory");
-        assert_eq!((faulted(scales[1]), faulted(scales[2])), (d > 0, d > 0), "device {d}");
+        assert_eq!((faulted(scales[1]), faulted(scales[2])), (true, d > 0), "device {d}");
         let copies = s["copies"].as_array().unwrap().iter().filter(|c| c["device"] == d).count();
         assert!(copies >= 3, "device {d}: its module, its slice in and its sums out");
     }
     assert_eq!(s["devices"].as_array().unwrap().len(), 4);
+    // Each device's 16 KiB slice of the managed allocation: 4 pages migrated to it, and
+    // back to the host when the host synchronized.
+    let um = &s["unified_memory"];
+    assert_eq!((um["migrations_to_gpu"].as_u64(), um["migrations_to_host"].as_u64()), (Some(16), Some(16)), "{um}");
     // The peer kernel on GPU 0 loaded and stored GPU 3's VRAM over the link (4096 floats
     // each way), and the peer copies crossed it.
     let axpy: Vec<_> = kernels.iter().filter(|k| k["name"] == "_Z4axpyPKfS0_Pfif").collect();
@@ -452,6 +457,29 @@ fn several_gpus_through_the_runtime_api() {
             .collect()
     };
     assert_eq!(cycles(&s), cycles(&stats("b").0));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Managed memory paged on demand, oversubscribed: twice the VRAM of a 16 MiB preset,
+/// touched whole by two kernels and by the host in turns, correct; every page migrated to
+/// the GPU and back per kernel, pages evicted to make room (the statistics' counts).
+#[test]
+fn managed_memory_twice_the_vram() {
+    let exe = compile("oversub", &[]);
+    let dir = exe.parent().unwrap();
+    let preset = dir.join("small.toml");
+    std::fs::write(&preset, "base = \"gv100\"\n[board]\nvram_size = 16777216\n").unwrap();
+    let json = dir.join("stats.json");
+    let out = run_ok(&exe, &[("RGDEV_PRESET", preset.to_str().unwrap()), ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
+    assert!(out.contains("VRAM 16 MiB, managed 32 MiB"), "{out}");
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let um = &s["unified_memory"];
+    let pages = (32 << 20) / 4096;
+    assert_eq!(um["migrations_to_gpu"].as_u64(), Some(2 * pages), "{um}");
+    assert_eq!(um["migrations_to_host"].as_u64(), Some(2 * pages), "{um}");
+    assert!(um["evictions"].as_u64().unwrap() >= pages / 2, "more than fits was brought in: {um}");
+    let kernels = s["kernels"].as_array().unwrap();
+    assert!(kernels.iter().all(|k| k["replayable_faults"].as_u64().unwrap() >= pages), "{kernels:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

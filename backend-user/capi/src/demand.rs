@@ -14,6 +14,7 @@
 
 use super::*;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Host memory another context may need: its device address range, memory and owner.
 struct Region {
@@ -22,6 +23,50 @@ struct Region {
     owner: CtxHandle,
     /// Contexts it was mapped into on demand.
     mapped: Vec<CtxHandle>,
+    /// Managed memory paged on demand (see `paging`): each 4 KiB page's place.
+    pages: Vec<Page>,
+}
+
+/// Where a page of paged managed memory is: on the host (its memory), or migrated to one
+/// GPU's VRAM and mapped there in the contexts that touched it.
+#[derive(Clone, Default)]
+struct Page {
+    on: Option<(usize, u64)>,
+    mapped: Vec<CtxHandle>,
+}
+
+/// The page size managed memory migrates in.
+pub(crate) const PAGE: u64 = 4096;
+
+/// The GPUs' runtimes by ordinal, for the fault service (which takes no library lock).
+static GPUS: OnceLock<Vec<std::sync::Weak<UserGpu>>> = OnceLock::new();
+
+/// Counts of paged managed memory (`unified_memory` in the statistics).
+#[derive(Default)]
+pub(crate) struct Counts {
+    /// Page migrations from the host to a GPU.
+    pub(crate) to_gpu: AtomicU64,
+    /// Page migrations from a GPU back to the host (at synchronization, before host-side
+    /// copies, for another GPU, or evicted for room).
+    pub(crate) to_host: AtomicU64,
+    /// Pages evicted from a full VRAM.
+    pub(crate) evictions: AtomicU64,
+}
+
+/// What paged managed memory did.
+pub(crate) static COUNTS: Counts =
+    Counts { to_gpu: AtomicU64::new(0), to_host: AtomicU64::new(0), evictions: AtomicU64::new(0) };
+
+/// Pages on GPUs now (host accesses write them back first when there are any).
+static RESIDENT: AtomicU64 = AtomicU64::new(0);
+
+/// Record the system's GPUs for the fault service.
+pub(crate) fn set_gpus(gpus: Vec<std::sync::Weak<UserGpu>>) {
+    let _ = GPUS.set(gpus);
+}
+
+fn gpu_at(i: usize) -> Option<Arc<UserGpu>> {
+    GPUS.get()?.get(i)?.upgrade()
 }
 
 /// The regions by base device address.
@@ -37,13 +82,129 @@ pub(crate) const FAULT_BUFFER_ENTRIES: u32 = 256;
 /// Context `owner` made host memory `mem` reachable at device address `base`.
 pub(crate) fn add(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
     let bytes = mem.len() as u64;
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new() });
+    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages: Vec::new() });
+}
+
+/// Whether managed memory on `gpu` is paged (CUDA 6+ on Pascal and later): its pages live
+/// on the host or on one GPU, a GPU's first touch migrates them there (a replayable
+/// fault), and host access after synchronization finds them back on the host. Needs the
+/// replayable faults of unified addressing and compute capability 6.0 or later; else
+/// managed memory is host memory that every GPU reaches in place.
+pub(crate) fn paging(gpu: &UserGpu) -> bool {
+    gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6
+}
+
+/// Context `owner` allocated managed memory `mem` at `base`, paged: no GPU has its pages
+/// yet (the owner's PTEs go too), so the first touch of each migrates it.
+pub(crate) fn add_paged(gpu: &UserGpu, owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) -> Result<()> {
+    let bytes = mem.len() as u64;
+    gpu.mem_pages_set(owner, base, bytes, None)?;
+    let pages = vec![Page::default(); bytes.div_ceil(PAGE) as usize];
+    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages });
+    Ok(())
+}
+
+/// Whether `[p, p + n)` touches paged managed memory.
+pub(crate) fn paged(p: u64, n: u64) -> bool {
+    let rs = regions();
+    let end = p.saturating_add(n.max(1));
+    rs.range(..end).next_back().is_some_and(|(&b, r)| p < b + r.bytes && !r.pages.is_empty())
+}
+
+/// Bring every page of paged managed memory back to the host (what host access after a
+/// synchronization, and host-side copies, need): write each GPU copy back, unmap it, free
+/// its VRAM.
+pub(crate) fn to_host_all() {
+    if RESIDENT.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let mut rs = regions();
+    for (&base, r) in rs.iter_mut() {
+        for k in 0..r.pages.len() {
+            write_back(base, r, k);
+        }
+    }
+}
+
+/// Page `k` of region `r` (at `base`) back on the host, if it is on a GPU.
+fn write_back(base: u64, r: &mut Region, k: usize) {
+    let Some((g, phys)) = r.pages[k].on.take() else { return };
+    let va = base + k as u64 * PAGE;
+    if let Some(gpu) = gpu_at(g) {
+        let mut buf = vec![0u8; PAGE as usize];
+        if gpu.vram_read(phys, &mut buf).is_ok() {
+            let _ = r.mem.write(k * PAGE as usize, &buf);
+        }
+        for c in std::mem::take(&mut r.pages[k].mapped) {
+            let _ = gpu.mem_pages_set(c, va, PAGE, None);
+        }
+        gpu.vram_pages_free(phys, PAGE);
+    }
+    RESIDENT.fetch_sub(1, Ordering::AcqRel);
+    COUNTS.to_host.fetch_add(1, Ordering::Relaxed);
+}
+
+/// VRAM for one page on GPU `g`: evicting pages of paged managed memory there, oldest
+/// region first, while VRAM is full (oversubscription).
+fn page_on(rs: &mut BTreeMap<u64, Region>, g: usize, gpu: &UserGpu) -> Option<u64> {
+    loop {
+        if let Ok(p) = gpu.vram_pages_alloc(PAGE) {
+            return Some(p);
+        }
+        let victim = rs
+            .iter()
+            .find_map(|(&b, r)| r.pages.iter().position(|p| p.on.is_some_and(|(x, _)| x == g)).map(|k| (b, k)))?;
+        let (b, k) = victim;
+        if let Some(r) = rs.get_mut(&b) {
+            write_back(b, r, k);
+            COUNTS.evictions.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A fault of context `ctx` (GPU `g`) on page `k` of paged region `base`: migrate the page
+/// to that GPU if it is elsewhere, and map it in the context.
+fn migrate(rs: &mut BTreeMap<u64, Region>, base: u64, k: usize, g: usize, gpu: &UserGpu, ctx: CtxHandle) -> bool {
+    let va = base + k as u64 * PAGE;
+    let here = rs.get(&base).and_then(|r| r.pages.get(k)).and_then(|p| p.on).filter(|&(x, _)| x == g);
+    let phys = match here {
+        Some((_, phys)) => phys,
+        None => {
+            // On another GPU: back to the host first.
+            if let Some(r) = rs.get_mut(&base) {
+                write_back(base, r, k);
+            }
+            let Some(phys) = page_on(rs, g, gpu) else { return false };
+            let Some(r) = rs.get_mut(&base) else { return false };
+            let mut buf = vec![0u8; PAGE as usize];
+            let _ = r.mem.read(k * PAGE as usize, &mut buf);
+            if gpu.vram_write(phys, &buf).is_err() {
+                gpu.vram_pages_free(phys, PAGE);
+                return false;
+            }
+            r.pages[k].on = Some((g, phys));
+            RESIDENT.fetch_add(1, Ordering::AcqRel);
+            COUNTS.to_gpu.fetch_add(1, Ordering::Relaxed);
+            phys
+        }
+    };
+    let Some(p) = rs.get_mut(&base).and_then(|r| r.pages.get_mut(k)) else { return false };
+    if !p.mapped.contains(&ctx) {
+        if gpu.mem_pages_set(ctx, va, PAGE, Some(phys)).is_err() {
+            return false;
+        }
+        p.mapped.push(ctx);
+    }
+    true
 }
 
 /// The memory at `base` is going: unmap it from the contexts it was mapped into (each
 /// after its work), and forget it.
 pub(crate) fn remove(base: u64) {
-    let Some(r) = regions().remove(&base) else { return };
+    let Some(mut r) = regions().remove(&base) else { return };
+    for k in 0..r.pages.len() {
+        write_back(base, &mut r, k);
+    }
     unmap_all(base, &r.mapped);
 }
 
@@ -64,9 +225,18 @@ pub(crate) fn context_gone(h: CtxHandle) {
         for r in rs.values_mut() {
             r.mapped.retain(|&c| c != h);
         }
+        for (&b, r) in rs.iter_mut() {
+            for p in &mut r.pages {
+                p.mapped.retain(|&c| c != h);
+            }
+            let _ = b;
+        }
         let owned: Vec<u64> = rs.iter().filter(|(_, r)| r.owner == h).map(|(&b, _)| b).collect();
         for b in owned {
-            if let Some(r) = rs.remove(&b) {
+            if let Some(mut r) = rs.remove(&b) {
+                for k in 0..r.pages.len() {
+                    write_back(b, &mut r, k);
+                }
                 gone.push((b, r.mapped));
             }
         }
@@ -81,11 +251,22 @@ pub(crate) fn context_gone(h: CtxHandle) {
 /// is outside every region, or its context cannot be found.
 pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
     let mut ok = true;
+    let g = gpu.ordinal() as usize;
     for f in faults {
         let Some(ctx) = gpu.ctx_of_channel(f.chid) else {
             ok = false;
             continue;
         };
+        // Paged managed memory: the page migrates here.
+        {
+            let mut rs = regions();
+            let paged = rs.range(..=f.va).next_back().filter(|(b, r)| f.va < *b + r.bytes && !r.pages.is_empty());
+            if let Some((&base, _)) = paged {
+                let k = ((f.va - base) / PAGE) as usize;
+                ok &= migrate(&mut rs, base, k, g, gpu, ctx);
+                continue;
+            }
+        }
         let found = {
             let rs = regions();
             rs.range(..=f.va).next_back().filter(|(b, r)| f.va < *b + r.bytes).map(|(&b, r)| {

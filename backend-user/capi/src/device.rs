@@ -109,11 +109,15 @@ pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR => i(info.compute_capability.1 as u64),
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => i(info.sm.shared as u64),
         CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR => i(info.sm.regs as u64),
-        // Managed memory needs unified addressing. Its pages live in host memory, which the
-        // host and kernels may reach at any time (no migration): concurrent and direct.
-        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY
-        | CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
-        | CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => i32::from(gpu.unified_addressing()),
+        // Managed memory needs unified addressing. Paged (compute capability 6.0 on), its
+        // pages migrate to the GPU that touches them and come back to the host when the
+        // host synchronizes: the host may not touch it while kernels run, nor reach a
+        // GPU's pages directly. Otherwise it is host memory that the host and kernels
+        // reach at any time: concurrent and direct.
+        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY => i32::from(gpu.unified_addressing()),
+        CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS | CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => {
+            i32::from(gpu.unified_addressing() && !crate::demand::paging(gpu))
+        }
         CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD => 0,
         // The SM's double-precision issue interval over its single-precision one.
         CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO => i(info.fp32_per_fp64.into()),

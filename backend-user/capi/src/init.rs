@@ -57,6 +57,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
                 Ok(Board { dev, config, primary: None, primary_flags: 0 })
             })
             .collect::<Result<Vec<_>>>()?;
+        demand::set_gpus(gpus.iter().map(|b| Arc::downgrade(b.dev.gpu())).collect());
         // Every context is replayable: a kernel touching host memory of another context
         // gets it mapped on demand (`demand`). That needs unified addressing.
         for b in &gpus {

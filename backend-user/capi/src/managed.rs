@@ -214,8 +214,13 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
                 return Err(CuError::InvalidValue);
             }
             let (p, mem) = gpu.mem_alloc_managed(h, bytes as u64)?;
-            // Every other context of every GPU reaches it on demand.
-            demand::add(h, p, mem.clone());
+            // Every context of every GPU reaches it on demand: its pages migrate to the
+            // GPU that touches them (paged), or are mapped where they are.
+            if demand::paging(&gpu) {
+                demand::add_paged(&gpu, h, p, mem.clone())?;
+            } else {
+                demand::add(h, p, mem.clone());
+            }
             let r =
                 Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, advice: Vec::new(), _mem: mem };
             state()?.managed.push(r);

@@ -129,14 +129,55 @@ pub(crate) fn pinned(ctx: CtxHandle, p: usize, bytes: usize) -> Result<Option<u6
         let inside = a.ctx == ctx && p >= base && p.checked_add(bytes).is_some_and(|e| e <= base + a.bytes);
         inside.then(|| a.dptr + (p - base) as u64)
     });
-    // Managed memory is host memory the device reaches too.
+    // Managed memory is host memory the device reaches too (paged managed memory is not
+    // mapped for the copy engine: it is copied as pageable memory).
+    drop(st);
+    if pinned.is_none() && demand::paged(p as u64, bytes as u64) {
+        return Ok(None);
+    }
+    let st = state()?;
     Ok(pinned.or_else(|| managed::device_of(&st, ctx, p, bytes)))
+}
+
+/// A copy or memset of `[p, p + n)` that touches paged managed memory: the pages come back
+/// to the host and the operation is the host's, in stream `(h, sh)`'s order. None when it
+/// touches none (the operation goes its usual way, after the pages are home).
+fn host_side(
+    gpu: &UserGpu,
+    (h, sh): (CtxHandle, StreamHandle),
+    ranges: &[(u64, usize)],
+    op: impl FnOnce() -> Result<()>,
+) -> Option<Result<()>> {
+    demand::to_host_all();
+    if !ranges.iter().any(|&(p, n)| demand::paged(p, n as u64)) {
+        return None;
+    }
+    Some(gpu.stream_synchronize(h, sh).and_then(|()| op()))
+}
+
+/// `value` repeated over `n` elements at host address `p`.
+fn host_fill(p: u64, v: MemsetValue, n: usize) -> Result<()> {
+    let (pattern, size): ([u8; 4], usize) = match v {
+        MemsetValue::U8(x) => ([x, 0, 0, 0], 1),
+        MemsetValue::U16(x) => ([x as u8, (x >> 8) as u8, 0, 0], 2),
+        MemsetValue::U32(x) => (x.to_le_bytes(), 4),
+    };
+    let out = raw::bytes_mut(std::ptr::with_exposed_provenance_mut(p as usize), n * size)?;
+    for c in out.chunks_exact_mut(size) {
+        c.copy_from_slice(&pattern[..size]);
+    }
+    Ok(())
 }
 
 pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
         apitrace::note_kinds(|| (pointer::memory_kind(src.addr() as u64), pointer::memory_kind(dst)));
         let (gpu, h, sh) = stream_of(s)?;
+        let to = std::ptr::with_exposed_provenance_mut::<u8>(dst as usize);
+        if let Some(r) = host_side(&gpu, (h, sh), &[(dst, bytes)], || raw::copy_host(to, src.cast(), bytes)) {
+            count_copy(bytes);
+            return r;
+        }
         if asynchronous && let Some(p) = pinned(h, src.addr(), bytes)? {
             gpu.memcpy(h, sh, dst, p, bytes as u64)?;
         } else {
@@ -153,6 +194,11 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
     guard(|| {
         apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst.addr() as u64)));
         let (gpu, h, sh) = stream_of(s)?;
+        let from = std::ptr::with_exposed_provenance::<u8>(src as usize);
+        if let Some(r) = host_side(&gpu, (h, sh), &[(src, bytes)], || raw::copy_host(dst.cast(), from, bytes)) {
+            count_copy(bytes);
+            return r;
+        }
         if asynchronous && let Some(p) = pinned(h, dst.addr(), bytes)? {
             gpu.memcpy(h, sh, p, src, bytes as u64)?;
         } else {
@@ -170,6 +216,17 @@ pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, 
     guard(|| {
         apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst)));
         let (gpu, h, sh) = stream_of(s)?;
+        let host = |p: u64| std::ptr::with_exposed_provenance_mut::<u8>(p as usize);
+        let (dp, sp) = (demand::paged(dst, bytes as u64), demand::paged(src, bytes as u64));
+        let op = || match (dp, sp) {
+            (true, true) => raw::copy_host(host(dst), host(src), bytes),
+            (true, false) => gpu.memcpy_dtoh(h, raw::bytes_mut(host(dst), bytes)?, src),
+            _ => gpu.memcpy_htod(h, dst, raw::bytes(host(src), bytes)?),
+        };
+        if let Some(r) = host_side(&gpu, (h, sh), &[(dst, bytes), (src, bytes)], op) {
+            count_copy(bytes);
+            return r;
+        }
         if asynchronous {
             gpu.memcpy(h, sh, dst, src, bytes as u64)?;
         } else {
@@ -203,6 +260,8 @@ struct Sides {
 }
 
 fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
+    // Host memory read or written below is current: paged managed memory comes home.
+    demand::to_host_all();
     let device = (|| -> Result<(Sides, CtxHandle, StreamHandle)> {
         let (gpu, h, sh) = stream_of(s)?;
         if !gpu.unified_addressing() {
@@ -316,6 +375,10 @@ fn host_backed(h: CtxHandle, p: CUdeviceptr) -> Result<bool> {
 
 pub(crate) fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
     let (gpu, h) = current()?;
+    let bytes = n * v.size() as usize;
+    if let Some(r) = host_side(&gpu, (h, StreamHandle::DEFAULT), &[(dst, bytes)], || host_fill(dst, v, n)) {
+        return r;
+    }
     let f = gpu.memset(h, StreamHandle::DEFAULT, dst, v, n as u64)?;
     if host_backed(h, dst)? { gpu.fence_wait(h, f) } else { Ok(()) }
 }
@@ -408,6 +471,10 @@ pub extern "C" fn cuMemsetD2D32Async(
 pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle) -> CUresult {
     guard(|| {
         let (gpu, h, sh) = stream_of(s)?;
+        let bytes = n * v.size() as usize;
+        if let Some(r) = host_side(&gpu, (h, sh), &[(dst, bytes)], || host_fill(dst, v, n)) {
+            return r;
+        }
         gpu.memset(h, sh, dst, v, n as u64).map(drop)
     })
 }

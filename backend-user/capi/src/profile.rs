@@ -464,6 +464,12 @@ impl Profile {
             "device": { "preset": cfg.name, "mode": format!("{:?}", cfg.mode).to_lowercase(), "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms },
             "devices": gpus.iter().map(|b| json!({ "preset": b.config.name, "pci_bus_id": b.dev.pci_bus_id() })).collect::<Vec<_>>(),
             "config": config,
+            "unified_memory": {
+                "migrations_to_gpu": crate::demand::COUNTS.to_gpu.load(std::sync::atomic::Ordering::Relaxed),
+                "migrations_to_host": crate::demand::COUNTS.to_host.load(std::sync::atomic::Ordering::Relaxed),
+                "evictions": crate::demand::COUNTS.evictions.load(std::sync::atomic::Ordering::Relaxed),
+                "page_bytes": crate::demand::PAGE,
+            },
             "kernels": kernels,
             "copies": copies,
         })

@@ -213,6 +213,8 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> CUresult {
 /// After the host waited for context `h`'s work: the sanitizers' findings are printed, and
 /// the statistics file is brought up to date (see `profile::Profile::checkpoint_due`).
 pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
+    // Host access after synchronization: paged managed memory is back on the host.
+    crate::demand::to_host_all();
     sanitize::flush(gpu, h);
     if let Ok(mut st) = state()
         && st.profile.checkpoint_due()

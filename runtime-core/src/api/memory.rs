@@ -132,6 +132,47 @@ impl<P: Platform> Gpu<P> {
         self.replay_enable(entries, Arc::new(handler))
     }
 
+    /// VRAM for pages the caller manages itself (managed memory migrated to this GPU):
+    /// `bytes` (whole pages) at a physical address; free with [`Gpu::vram_pages_free`].
+    pub fn vram_pages_alloc(&self, bytes: u64) -> Result<u64> {
+        if bytes == 0 || !bytes.is_multiple_of(hw::mmu::PAGE_SIZE) {
+            return Err(CuError::InvalidValue);
+        }
+        self.vram_alloc(bytes, hw::mmu::PAGE_SIZE)
+    }
+
+    /// Give back VRAM [`Gpu::vram_pages_alloc`] gave.
+    pub fn vram_pages_free(&self, phys: u64, bytes: u64) {
+        self.vram_free(phys, bytes);
+    }
+
+    /// Write `data` (whole words) to VRAM at `phys` through the PRAMIN window.
+    pub fn vram_write(&self, phys: u64, data: &[u8]) -> Result<()> {
+        if !data.len().is_multiple_of(4) {
+            return Err(CuError::InvalidValue);
+        }
+        self.pramin_write(phys, data.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+    }
+
+    /// Read VRAM at `phys` into `buf` (whole words) through the PRAMIN window.
+    pub fn vram_read(&self, phys: u64, buf: &mut [u8]) -> Result<()> {
+        if !buf.len().is_multiple_of(4) {
+            return Err(CuError::InvalidValue);
+        }
+        for (i, w) in buf.chunks_exact_mut(4).enumerate() {
+            w.copy_from_slice(&self.pramin_read(phys + 4 * i as u64)?.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// Point the PTEs of `[va, va + bytes)` in context `h` at VRAM `phys` (`Some`) or make
+    /// them invalid (`None`), now, without waiting: pages a replayable fault handler
+    /// migrates (the accesses that need them are parked). The context's allocation table
+    /// does not change: the caller keeps track of what it mapped.
+    pub fn mem_pages_set(&self, h: CtxHandle, va: u64, bytes: u64, phys: Option<u64>) -> Result<()> {
+        self.ctx(h)?.with_unchecked(|inner| inner.set_pages(&self.dev, va, bytes, phys))
+    }
+
     /// Point peer table entry `slot` (NV_PFB_PEER) at the GPU with PCI routing id `rid`
     /// (None: no GPU): PTEs with target PEER and this entry reach its VRAM.
     pub fn peer_set(&self, slot: u8, rid: Option<u16>) -> Result<()> {

@@ -32,7 +32,8 @@ pub enum MemsetValue {
 }
 
 impl MemsetValue {
-    fn size(self) -> u64 {
+    /// Bytes of one element.
+    pub fn size(self) -> u64 {
         match self {
             Self::U8(_) => 1,
             Self::U16(_) => 2,
@@ -403,6 +404,25 @@ impl Inner {
         self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Peer, owner: Owner::Foreign });
         self.table_changed();
         Ok(())
+    }
+
+    /// Point the PTEs of `[va, va + bytes)` at VRAM `phys`, or make them invalid, and
+    /// flush the TLB (see `Gpu::mem_pages_set`).
+    pub(crate) fn set_pages<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        bytes: u64,
+        phys: Option<u64>,
+    ) -> Result<()> {
+        if bytes == 0 || !va.is_multiple_of(PAGE_SIZE) || !bytes.is_multiple_of(PAGE_SIZE) {
+            return Err(CuError::InvalidValue);
+        }
+        match phys {
+            Some(p) => self.vm.map(gpu, va, p, bytes, Target::Vram, false)?,
+            None => self.vm.unmap(gpu, va, bytes)?,
+        }
+        gpu.tlb_flush(self.vm.pd)
     }
 
     /// Map host memory `mem` that another context allocated at unified address `va`

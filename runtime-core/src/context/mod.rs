@@ -186,6 +186,14 @@ impl<P: Platform> Context<P> {
         }
     }
 
+    /// Run `f` on the context's state even when it has a sticky error (the page tables
+    /// of a context whose other stream faulted still change), unless it is destroyed.
+    pub(crate) fn with_unchecked<T>(&self, f: impl FnOnce(&mut Inner) -> Result<T>) -> Result<T> {
+        let mut inner = self.inner.lock();
+        inner.live()?;
+        f(&mut inner)
+    }
+
     /// Whether channel id `chid` is one of the context's (its default stream's or a
     /// stream's).
     pub(crate) fn owns_channel(&self, chid: u32) -> bool {
