@@ -149,8 +149,10 @@ impl FakeGpu {
 
     /// NV_PFB_REPLAY: retry (or cancel) every parked access, now.
     pub(crate) fn replay_now(&mut self, cancel: bool) {
-        self.timing.replay(&mut self.compute, self.now, cancel);
-        self.compute.replay(&self.cfg, self.now, cancel);
+        // The warps retry once the fault service's cost has passed (`uvm.replay_cycles`).
+        let at = if cancel { self.now } else { self.now.saturating_add(self.cfg.uvm.replay_cycles) };
+        self.timing.replay(&mut self.compute, at, cancel);
+        self.compute.replay(&self.cfg, at, cancel);
     }
 
     /// A functional-mode grid ended at cycle `at`: record its statistics; its channel hears

@@ -278,6 +278,13 @@ params! {
         /// Copy engine throughput, bytes per cycle (its own limit, before PCIe and DRAM).
         bytes_per_cycle: u64,
     }
+    /// The MMU's replayable faults (managed memory paged on demand).
+    uvm: Uvm {
+        /// Cycles from NV_PFB_REPLAY to the parked warps' retry: what a driver's fault
+        /// service costs beyond the page copy it makes (interrupt, reading the fault
+        /// buffer, page-table update, TLB invalidate); tens of microseconds on real GPUs.
+        replay_cycles: u64,
+    }
     /// PFIFO: method processing, GPFIFO fetch and channel scheduling.
     pfifo: Pfifo {
         /// Cycles to process one method.

@@ -77,6 +77,8 @@ impl DeviceConfig {
             dram: Dram { channels: 32, latency: 220, mbps: 900_000, clock_mhz: 877, bus_bits: 4096 },
             pcie: Pcie { mbps: 12_000, latency_cycles: 1500 },
             copy: CopyCosts { latency_cycles: 400, bytes_per_cycle: 256 },
+            // 20 us at 1530 MHz: the order of a fault batch's service on Pascal and Volta.
+            uvm: Uvm { replay_cycles: 30_600 },
             pfifo: Pfifo {
                 method_cycles: 1,
                 gpfifo_fetch_cycles: 20,

@@ -103,6 +103,7 @@ impl DeviceConfig {
             ("dispatch.launch_overhead_cycles", self.dispatch.launch_overhead_cycles, 1 << 32),
             ("copy.latency_cycles", self.copy.latency_cycles, 1 << 32),
             ("pcie.latency_cycles", self.pcie.latency_cycles, 1 << 32),
+            ("uvm.replay_cycles", self.uvm.replay_cycles, 1 << 32),
             ("pfifo.method_cycles", self.pfifo.method_cycles, 1 << 32),
             ("pfifo.gpfifo_fetch_cycles", self.pfifo.gpfifo_fetch_cycles, 1 << 32),
             ("pfifo.timeslice_cycles", self.pfifo.timeslice_cycles, 1 << 32),
