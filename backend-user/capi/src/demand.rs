@@ -1,6 +1,10 @@
-//! Host memory reached on demand, the first user of the device's replayable faults: pinned
-//! host memory (cuMemAllocHost, cuMemHostAlloc) and managed memory (cuMemAllocManaged)
-//! are reachable from every context of every GPU, as CUDA's unified addressing makes them.
+//! Host memory reached on demand, through the device's replayable faults: pinned host
+//! memory (cuMemAllocHost, cuMemHostAlloc) and managed memory (cuMemAllocManaged) are
+//! reachable from every context of every GPU, as CUDA's unified addressing makes them.
+//! Managed memory on a device of compute capability 6.0 or later is paged: see
+//! [`add_paged`] (its pages migrate to the GPU that touches them, come back to the host
+//! when the host synchronizes or copies, and leave a full VRAM). Other host memory is
+//! mapped where it is:
 //! The context that made an allocation has it mapped; any other gets a mapping when one of
 //! its kernels first touches it: the access finds no PTE and parks as a replayable fault
 //! (every context the library creates is replayable), and the fault service, run by the
@@ -225,11 +229,8 @@ pub(crate) fn context_gone(h: CtxHandle) {
         for r in rs.values_mut() {
             r.mapped.retain(|&c| c != h);
         }
-        for (&b, r) in rs.iter_mut() {
-            for p in &mut r.pages {
-                p.mapped.retain(|&c| c != h);
-            }
-            let _ = b;
+        for p in rs.values_mut().flat_map(|r| r.pages.iter_mut()) {
+            p.mapped.retain(|&c| c != h);
         }
         let owned: Vec<u64> = rs.iter().filter(|(_, r)| r.owner == h).map(|(&b, _)| b).collect();
         for b in owned {
