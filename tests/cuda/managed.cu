@@ -38,6 +38,13 @@ __global__ void count(int n) {
 
 __global__ void through(int *p, int v) { *p += v; }
 
+// Run on managed memory prefetched to the device first (paged: it finds every page there).
+__global__ void prefetched(float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] += 1.0f;
+}
+
 __global__ void scale(float *x, int n, float a) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[i] = x[i] * a + 1.0f;
 }
@@ -187,6 +194,22 @@ int main() {
     scale<<<4, 64>>>(x, 16, 1.0f);
     CHECK(cudaDeviceSynchronize());
     EXPECT(x[3] == 1.0f && x[20] == 20.0f);
+
+    // A prefetch to the device ahead of the kernel: paged, no page is missing when it runs.
+    {
+        const int pn = 16384;
+        float *q = nullptr;
+        CHECK(cudaMallocManaged(&q, pn * sizeof(float)));
+        for (int i = 0; i < pn; i++)
+            q[i] = (float)i;
+        CHECK(cudaMemPrefetchAsync(q, pn * sizeof(float), 0, 0));
+        prefetched<<<pn / 256, 256>>>(q, pn);
+        CHECK(cudaDeviceSynchronize());
+        for (int i = 0; i < pn; i++)
+            EXPECT(q[i] == (float)i + 1.0f);
+        CHECK(cudaMemPrefetchAsync(q, pn * sizeof(float), cudaCpuDeviceId, 0));
+        CHECK(cudaFree(q));
+    }
 
     // Errors.
     float *bad = nullptr;

@@ -211,7 +211,17 @@ fn unified_addressing() {
 #[test]
 fn managed_memory() {
     let exe = compile("managed", &[]);
-    assert!(!run_ok(&exe, &[]).contains("no unified addressing"));
+    let json = exe.parent().unwrap().join("stats.json");
+    assert!(!run_ok(&exe, &[("RGDEV_STATS_JSON", json.to_str().unwrap())]).contains("no unified addressing"));
+    // Paged (gv100 is 7.0): kernels fault their pages in, but not after a prefetch.
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let faults = |name: &str| -> Vec<u64> {
+        let k = s["kernels"].as_array().unwrap().iter().filter(|k| k["name"] == name);
+        k.map(|k| k["replayable_faults"].as_u64().unwrap()).collect()
+    };
+    assert!(faults("_Z5scalePfif").iter().any(|&f| f > 0), "{s}");
+    assert_eq!(faults("_Z10prefetchedPfi"), [0], "every page was there");
+    assert!(s["unified_memory"]["migrations_to_gpu"].as_u64().unwrap() >= 16, "{}", s["unified_memory"]);
     assert!(run_ok(&exe, &[("RGDEV_UVA", "0")]).contains("no unified addressing"));
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }

@@ -148,6 +148,31 @@ fn write_back(base: u64, r: &mut Region, k: usize) {
     COUNTS.to_host.fetch_add(1, Ordering::Relaxed);
 }
 
+/// cuMemPrefetchAsync of paged managed memory `[p, p + n)`: every page moves to GPU `g`
+/// (`to`, mapped in context `ctx` when given) or to the host (`None`), now.
+pub(crate) fn prefetch(p: u64, n: u64, to: Option<(usize, Option<CtxHandle>)>) {
+    let mut rs = regions();
+    let Some((&base, r)) = rs.range(..=p).next_back().filter(|(b, r)| p < *b + r.bytes && !r.pages.is_empty()) else {
+        return;
+    };
+    let first = ((p - base) / PAGE) as usize;
+    let last = ((p + n.max(1) - 1 - base) / PAGE) as usize;
+    let last = last.min(r.pages.len() - 1);
+    for k in first..=last {
+        match to {
+            None => {
+                if let Some(r) = rs.get_mut(&base) {
+                    write_back(base, r, k);
+                }
+            }
+            Some((g, ctx)) => {
+                let Some(gpu) = gpu_at(g) else { return };
+                migrate(&mut rs, base, k, g, &gpu, ctx);
+            }
+        }
+    }
+}
+
 /// VRAM for one page on GPU `g`: evicting pages of paged managed memory there, oldest
 /// region first, while VRAM is full (oversubscription).
 fn page_on(rs: &mut BTreeMap<u64, Region>, g: usize, gpu: &UserGpu) -> Option<u64> {
@@ -167,8 +192,15 @@ fn page_on(rs: &mut BTreeMap<u64, Region>, g: usize, gpu: &UserGpu) -> Option<u6
 }
 
 /// A fault of context `ctx` (GPU `g`) on page `k` of paged region `base`: migrate the page
-/// to that GPU if it is elsewhere, and map it in the context.
-fn migrate(rs: &mut BTreeMap<u64, Region>, base: u64, k: usize, g: usize, gpu: &UserGpu, ctx: CtxHandle) -> bool {
+/// to that GPU if it is elsewhere, and map it in the context (a prefetch may name none).
+fn migrate(
+    rs: &mut BTreeMap<u64, Region>,
+    base: u64,
+    k: usize,
+    g: usize,
+    gpu: &UserGpu,
+    ctx: Option<CtxHandle>,
+) -> bool {
     let va = base + k as u64 * PAGE;
     let here = rs.get(&base).and_then(|r| r.pages.get(k)).and_then(|p| p.on).filter(|&(x, _)| x == g);
     let phys = match here {
@@ -193,6 +225,7 @@ fn migrate(rs: &mut BTreeMap<u64, Region>, base: u64, k: usize, g: usize, gpu: &
         }
     };
     let Some(p) = rs.get_mut(&base).and_then(|r| r.pages.get_mut(k)) else { return false };
+    let Some(ctx) = ctx else { return true };
     if !p.mapped.contains(&ctx) {
         if gpu.mem_pages_set(ctx, va, PAGE, Some(phys)).is_err() {
             return false;
@@ -264,7 +297,7 @@ pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
             let paged = rs.range(..=f.va).next_back().filter(|(b, r)| f.va < *b + r.bytes && !r.pages.is_empty());
             if let Some((&base, _)) = paged {
                 let k = ((f.va - base) / PAGE) as usize;
-                ok &= migrate(&mut rs, base, k, g, gpu, ctx);
+                ok &= migrate(&mut rs, base, k, g, gpu, Some(ctx));
                 continue;
             }
         }

@@ -7,8 +7,8 @@
 //! core's `alloc_managed`): the one pointer serves the host and every kernel at any time,
 //! without migration, so the device reports concurrent managed access and direct host
 //! access. cuMemAllocManaged memory is reachable from every context of every GPU, as CUDA
-//! makes it: mapped into another context when one of its kernels first touches it
-//! ([`crate::demand`]). Advice and prefetches are recorded per 4 KiB page and answered by the range
+//! makes it, and paged on devices of compute capability 6.0 and later, prefetches moving
+//! its pages ([`crate::demand`]). Advice and prefetches are recorded per 4 KiB page and answered by the range
 //! attributes as CUDA defines them; where the data lives does not change (page migration
 //! is issue 15's). A program's `__managed__` variables, which clang leaves in the
 //! program's data, are mapped where they are ([`map_managed_data`]).
@@ -305,6 +305,12 @@ fn prefetch(p: CUdeviceptr, n: usize, dev: c_int, stream: Handle) -> Result<()> 
     let mut st = state()?;
     let (r, host) = find(&mut st, p, n as u64)?;
     r.pages(host, n).iter_mut().for_each(|a| a.prefetched = dev);
+    let base = r.dptr + (host - r.host) as u64;
+    drop(st);
+    // Paged memory moves now: to the device (mapped for the stream's context when it is
+    // that device's), or home to the host.
+    let to = (dev != DEVICE_CPU).then(|| (dev as usize, (gpu.ordinal() as c_int == dev).then_some(h)));
+    demand::prefetch(base, n as u64, to);
     Ok(())
 }
 
