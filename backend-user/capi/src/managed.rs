@@ -4,14 +4,14 @@
 //! `__managed__` variables.
 //!
 //! Managed memory is host memory at its device address under unified addressing (runtime
-//! core's `alloc_managed`): the one pointer serves the host and every kernel at any time,
-//! without migration, so the device reports concurrent managed access and direct host
-//! access. cuMemAllocManaged memory is reachable from every context of every GPU, as CUDA
-//! makes it, and paged on devices of compute capability 6.0 and later, prefetches moving
-//! its pages ([`crate::demand`]). Advice and prefetches are recorded per 4 KiB page and answered by the range
-//! attributes as CUDA defines them; where the data lives does not change (page migration
-//! is issue 15's). A program's `__managed__` variables, which clang leaves in the
-//! program's data, are mapped where they are ([`map_managed_data`]).
+//! core's `alloc_managed`), reachable from every context of every GPU. On devices of
+//! compute capability 6.0 and later cuMemAllocManaged memory is paged
+//! ([`crate::demand`]): its pages migrate to the GPU that touches them and come home when
+//! the host synchronizes, and prefetches move them; before that, the one pointer serves
+//! the host and every kernel in place (concurrent managed access, direct host access).
+//! Advice and prefetches are recorded per 4 KiB page and answered by the range attributes
+//! as CUDA defines them (advice moves nothing). A program's `__managed__` variables, which
+//! clang leaves in the program's data, are mapped where they are ([`map_managed_data`]).
 
 use super::*;
 use runtime_core::ModuleHandle;
