@@ -479,9 +479,20 @@ fn managed_memory_twice_the_vram() {
     let dir = exe.parent().unwrap();
     let preset = dir.join("small.toml");
     std::fs::write(&preset, "base = \"gv100\"\n[board]\nvram_size = 16777216\n").unwrap();
-    let json = dir.join("stats.json");
-    let out = run_ok(&exe, &[("RGDEV_PRESET", preset.to_str().unwrap()), ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
+    let (json, trace) = (dir.join("stats.json"), dir.join("trace.json"));
+    let env = [
+        ("RGDEV_PRESET", preset.to_str().unwrap()),
+        ("RGDEV_STATS_JSON", json.to_str().unwrap()),
+        ("RGDEV_TRACE", trace.to_str().unwrap()),
+    ];
+    let out = run_ok(&exe, &env);
     assert!(out.contains("VRAM 16 MiB, managed 32 MiB"), "{out}");
+    // The trace shows the fault service at work on a track of its own.
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = check_trace_schema(&t);
+    let uvm: Vec<_> = events.iter().filter(|e| e["cat"] == "uvm").collect();
+    assert!(uvm.iter().any(|e| e["name"].as_str().unwrap().contains("pages in")), "{uvm:?}");
+    assert!(uvm.iter().any(|e| e["name"].as_str().unwrap().contains("back to the host")));
     let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let um = &s["unified_memory"];
     let pages = (32 << 20) / 4096;

@@ -102,13 +102,16 @@ pub struct HostRecords {
     pub ranges: Vec<NvtxRange>,
     /// Names given to threads (nvtxNameOsThread).
     pub thread_names: Vec<(u32, String)>,
+    /// What the unified-memory fault service did, with the cycle it did it at: a
+    /// service's faults and page migrations, write-backs, prefetches.
+    pub uvm: Vec<(u64, String)>,
     /// Open pushed ranges per thread (indices into `ranges`).
     stacks: Vec<(u32, Vec<usize>)>,
 }
 
 impl HostRecords {
     const fn new() -> Self {
-        Self { calls: Vec::new(), ranges: Vec::new(), thread_names: Vec::new(), stacks: Vec::new() }
+        Self { calls: Vec::new(), ranges: Vec::new(), thread_names: Vec::new(), uvm: Vec::new(), stacks: Vec::new() }
     }
 
     fn stack(&mut self, tid: u32) -> &mut Vec<usize> {
@@ -190,6 +193,14 @@ pub(crate) fn call(name: &'static str, stream: Option<Handle>, f: impl FnOnce() 
         .collect();
     host().calls.push(ApiCall { name, tid: tid(), start, end, status, jobs, kinds });
     status
+}
+
+/// Record what the unified-memory service did (`what`), now, while a trace is written.
+pub(crate) fn uvm_event(what: impl FnOnce() -> String) {
+    if on() {
+        let at = now();
+        host().uvm.push((at, what()));
+    }
 }
 
 use hw::export::nvtx as op;

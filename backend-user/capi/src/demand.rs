@@ -119,7 +119,8 @@ pub(crate) fn paged(p: u64, n: u64) -> bool {
 /// synchronization, and host-side copies, need): write each GPU copy back, unmap it, free
 /// its VRAM.
 pub(crate) fn to_host_all() {
-    if RESIDENT.load(Ordering::Acquire) == 0 {
+    let pages = RESIDENT.load(Ordering::Acquire);
+    if pages == 0 {
         return;
     }
     let mut rs = regions();
@@ -128,6 +129,7 @@ pub(crate) fn to_host_all() {
             write_back(base, r, k);
         }
     }
+    apitrace::uvm_event(|| format!("{pages} pages back to the host"));
 }
 
 /// Page `k` of region `r` (at `base`) back on the host, if it is on a GPU.
@@ -151,6 +153,8 @@ fn write_back(base: u64, r: &mut Region, k: usize) {
 /// cuMemPrefetchAsync of paged managed memory `[p, p + n)`: every page moves to GPU `g`
 /// (`to`, mapped in context `ctx` when given) or to the host (`None`), now.
 pub(crate) fn prefetch(p: u64, n: u64, to: Option<(usize, Option<CtxHandle>)>) {
+    let whither = to.map_or("the host".to_string(), |(g, _)| format!("GPU {g}"));
+    apitrace::uvm_event(|| format!("prefetch {} pages to {whither}", n.div_ceil(PAGE)));
     let mut rs = regions();
     let Some((&base, r)) = rs.range(..=p).next_back().filter(|(b, r)| p < *b + r.bytes && !r.pages.is_empty()) else {
         return;
@@ -286,6 +290,7 @@ pub(crate) fn context_gone(h: CtxHandle) {
 pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
     let mut ok = true;
     let g = gpu.ordinal() as usize;
+    let (in0, ev0) = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.evictions.load(Ordering::Relaxed));
     for f in faults {
         let Some(ctx) = gpu.ctx_of_channel(f.chid) else {
             ok = false;
@@ -322,5 +327,11 @@ pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
             None => ok = false,
         }
     }
+    apitrace::uvm_event(|| {
+        let moved = COUNTS.to_gpu.load(Ordering::Relaxed) - in0;
+        let evicted = COUNTS.evictions.load(Ordering::Relaxed) - ev0;
+        let how = if ok { "replayed" } else { "cancelled" };
+        format!("GPU {g}: {} faults, {moved} pages in, {evicted} evicted, {how}", faults.len())
+    });
     ok
 }

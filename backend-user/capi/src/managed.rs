@@ -7,8 +7,9 @@
 //! core's `alloc_managed`), reachable from every context of every GPU. On devices of
 //! compute capability 6.0 and later cuMemAllocManaged memory is paged
 //! ([`crate::demand`]): its pages migrate to the GPU that touches them and come home when
-//! the host synchronizes, and prefetches move them; before that, the one pointer serves
-//! the host and every kernel in place (concurrent managed access, direct host access).
+//! the host synchronizes, and prefetches move them. On earlier devices the one pointer
+//! serves the host and every kernel in place (concurrent managed access, direct host
+//! access).
 //! Advice and prefetches are recorded per 4 KiB page and answered by the range attributes
 //! as CUDA defines them (advice moves nothing). A program's `__managed__` variables, which
 //! clang leaves in the program's data, are mapped where they are ([`map_managed_data`]).

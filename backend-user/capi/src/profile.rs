@@ -481,8 +481,15 @@ impl Profile {
     fn host_events(&self, gpus: &[Board], h: &crate::apitrace::HostRecords, joined: &Joined, ev: &mut Vec<Value>) {
         let cfg = &gpus[0].config;
         let (us, dur) = (|c| us(cfg, c), |a, b| dur(cfg, a, b));
-        if h.calls.is_empty() && h.ranges.is_empty() {
+        if h.calls.is_empty() && h.ranges.is_empty() && h.uvm.is_empty() {
             return;
+        }
+        if !h.uvm.is_empty() {
+            let name = "unified memory (fault service, migrations)";
+            ev.push(json!({"name": "thread_name", "ph": "M", "pid": HOST_PID, "tid": UVM_TID, "args": {"name": name}}));
+            for (at, what) in &h.uvm {
+                ev.push(json!({"name": what, "cat": "uvm", "ph": "i", "s": "t", "pid": HOST_PID, "tid": UVM_TID, "ts": us(*at)}));
+            }
         }
         ev.push(json!({"name": "process_name", "ph": "M", "pid": HOST_PID, "args": {"name": "host (CUDA API, NVTX)"}}));
         ev.push(json!({"name": "process_sort_index", "ph": "M", "pid": HOST_PID, "args": {"sort_index": -1}}));
@@ -757,6 +764,8 @@ fn time(ns: u64) -> String {
 
 /// The copy engine's track in the trace.
 const COPY_TID: u32 = 100_000;
+/// The unified-memory service's track (in the host's process).
+const UVM_TID: u32 = 100_001;
 
 /// Which API call started each kernel and each copy (see `Profile::join`).
 type Joined = (HashMap<usize, usize>, HashMap<usize, usize>);
