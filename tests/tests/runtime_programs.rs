@@ -53,8 +53,8 @@ fn compile_in(tag: &str, name: &str, extra: &[&str]) -> PathBuf {
     exe
 }
 
-/// `rgdev run --preset PRESET --stats-json JSON --trace TRACE -- EXE`, which must succeed:
-/// its stdout, the statistics and the trace.
+/// `rgdev run --preset PRESET --stats-json JSON --trace TRACE -- EXE` with managed memory
+/// paged (`RGDEV_UVM=paging`), which must succeed: its stdout, the statistics and the trace.
 fn run_with_stats(
     exe: &Path,
     preset: &str,
@@ -62,6 +62,7 @@ fn run_with_stats(
     trace: &Path,
 ) -> (String, serde_json::Value, serde_json::Value) {
     let out = rgdev()
+        .env("RGDEV_UVM", "paging")
         .args(["run", "--preset", preset, "--stats-json"])
         .arg(json)
         .arg("--trace")
@@ -212,7 +213,9 @@ fn unified_addressing() {
 fn managed_memory() {
     let exe = compile("managed", &[]);
     let json = exe.parent().unwrap().join("stats.json");
-    assert!(!run_ok(&exe, &[("RGDEV_STATS_JSON", json.to_str().unwrap())]).contains("no unified addressing"));
+    assert!(!run_ok(&exe, &[]).contains("no unified addressing"));
+    let paged = [("RGDEV_STATS_JSON", json.to_str().unwrap()), ("RGDEV_UVM", "paging")];
+    assert!(!run_ok(&exe, &paged).contains("no unified addressing"));
     // Paged (gv100 is 7.0): kernels fault their pages in, but not after a prefetch.
     let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let faults = |name: &str| -> Vec<u64> {
@@ -484,6 +487,7 @@ fn managed_memory_twice_the_vram() {
         ("RGDEV_PRESET", preset.to_str().unwrap()),
         ("RGDEV_STATS_JSON", json.to_str().unwrap()),
         ("RGDEV_TRACE", trace.to_str().unwrap()),
+        ("RGDEV_UVM", "paging"),
     ];
     let out = run_ok(&exe, &env);
     assert!(out.contains("VRAM 16 MiB, managed 32 MiB"), "{out}");

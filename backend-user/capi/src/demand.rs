@@ -1,10 +1,11 @@
 //! Host memory reached on demand, through the device's replayable faults: pinned host
 //! memory (cuMemAllocHost, cuMemHostAlloc) and managed memory (cuMemAllocManaged) are
 //! reachable from every context of every GPU, as CUDA's unified addressing makes them.
-//! Managed memory on a device of compute capability 6.0 or later is paged: see
+//! Managed memory is mapped into every context at once ([`add_everywhere`]), or, with
+//! `RGDEV_UVM=paging` on a device of compute capability 6.0 or later, paged: see
 //! [`add_paged`] (its pages migrate to the GPU that touches them, come back to the host
-//! when the host synchronizes or copies, and leave a full VRAM). Other host memory is
-//! mapped where it is:
+//! when the host synchronizes or copies, and leave a full VRAM). Pinned memory is mapped
+//! where it is, on demand:
 //! The context that made an allocation has it mapped; any other gets a mapping when one of
 //! its kernels first touches it: the access finds no PTE and parks as a replayable fault
 //! (every context the library creates is replayable), and the fault service, run by the
@@ -29,6 +30,8 @@ struct Region {
     mapped: Vec<CtxHandle>,
     /// Managed memory paged on demand (see `paging`): each 4 KiB page's place.
     pages: Vec<Page>,
+    /// Managed memory not paged: mapped into every context at once.
+    eager: bool,
 }
 
 /// Where a page of paged managed memory is: on the host (its memory), or migrated to one
@@ -86,16 +89,66 @@ pub(crate) const FAULT_BUFFER_ENTRIES: u32 = 256;
 /// Context `owner` made host memory `mem` reachable at device address `base`.
 pub(crate) fn add(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
     let bytes = mem.len() as u64;
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages: Vec::new() });
+    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages: Vec::new(), eager: false });
 }
+
+/// Environment variable: `paging` pages managed memory on demand (see [`paging`]).
+pub(crate) const UVM_ENV: &str = "RGDEV_UVM";
 
 /// Whether managed memory on `gpu` is paged (CUDA 6+ on Pascal and later): its pages live
 /// on the host or on one GPU, a GPU's first touch migrates them there (a replayable
 /// fault), and host access after synchronization finds them back on the host. Needs the
-/// replayable faults of unified addressing and compute capability 6.0 or later; else
-/// managed memory is host memory that every GPU reaches in place.
+/// replayable faults of unified addressing, compute capability 6.0 or later, and, for now,
+/// `RGDEV_UVM=paging`: a launch that waits for ring space holds its context's lock, so
+/// the fault service cannot run there, and a program queuing more launches than the ring
+/// holds on memory still to migrate would wait forever (it gets CUDA_ERROR_LAUNCH_TIMEOUT).
+/// Otherwise managed memory is host memory every context of every GPU has mapped.
 pub(crate) fn paging(gpu: &UserGpu) -> bool {
-    gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6
+    static ON: OnceLock<bool> = OnceLock::new();
+    let on = *ON.get_or_init(|| std::env::var(UVM_ENV).is_ok_and(|v| v == "paging"));
+    on && gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6
+}
+
+/// Context `owner` allocated managed memory `mem` at `base`, not paged: every context of
+/// every GPU has it mapped at once (those made later when they are made), so no kernel
+/// waits for a fault service to reach it.
+pub(crate) fn add_everywhere(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
+    let bytes = mem.len() as u64;
+    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages: Vec::new(), eager: true });
+    let ctxs: Vec<(Arc<UserGpu>, CtxHandle)> = GPUS
+        .get()
+        .into_iter()
+        .flatten()
+        .filter_map(std::sync::Weak::upgrade)
+        .flat_map(|g| g.contexts().into_iter().map(move |c| (g.clone(), c)))
+        .collect();
+    for (gpu, c) in ctxs {
+        map_eagerly(&gpu, base, c);
+    }
+}
+
+/// Map region `base` (managed, not paged) into context `c` now, unless it is there.
+fn map_eagerly(gpu: &UserGpu, base: u64, c: CtxHandle) {
+    let mem = {
+        let rs = regions();
+        match rs.get(&base) {
+            Some(r) if r.owner != c && !r.mapped.contains(&c) && r.pages.is_empty() && r.eager => r.mem.clone(),
+            _ => return,
+        }
+    };
+    if gpu.mem_map_host_at(c, base, mem).is_ok()
+        && let Some(r) = regions().get_mut(&base)
+    {
+        r.mapped.push(c);
+    }
+}
+
+/// Context `c` was created on `gpu`: managed memory that is not paged is mapped into it.
+pub(crate) fn context_created(gpu: &UserGpu, c: CtxHandle) {
+    let eager: Vec<u64> = regions().iter().filter(|(_, r)| r.eager).map(|(&b, _)| b).collect();
+    for base in eager {
+        map_eagerly(gpu, base, c);
+    }
 }
 
 /// Context `owner` allocated managed memory `mem` at `base`, paged: no GPU has its pages
@@ -104,7 +157,7 @@ pub(crate) fn add_paged(gpu: &UserGpu, owner: CtxHandle, base: u64, mem: Arc<fif
     let bytes = mem.len() as u64;
     gpu.mem_pages_set(owner, base, bytes, None)?;
     let pages = vec![Page::default(); bytes.div_ceil(PAGE) as usize];
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages });
+    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages, eager: false });
     Ok(())
 }
 

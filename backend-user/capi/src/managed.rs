@@ -4,12 +4,12 @@
 //! `__managed__` variables.
 //!
 //! Managed memory is host memory at its device address under unified addressing (runtime
-//! core's `alloc_managed`), reachable from every context of every GPU. On devices of
-//! compute capability 6.0 and later cuMemAllocManaged memory is paged
-//! ([`crate::demand`]): its pages migrate to the GPU that touches them and come home when
-//! the host synchronizes, and prefetches move them. On earlier devices the one pointer
+//! core's `alloc_managed`), mapped into every context of every GPU, where the one pointer
 //! serves the host and every kernel in place (concurrent managed access, direct host
-//! access).
+//! access). With `RGDEV_UVM=paging`, on devices of compute capability 6.0 and later,
+//! cuMemAllocManaged memory is paged instead ([`crate::demand`]): its pages migrate to the
+//! GPU that touches them and come home when the host synchronizes, and prefetches move
+//! them.
 //! Advice and prefetches are recorded per 4 KiB page and answered by the range attributes
 //! as CUDA defines them (advice moves nothing). A program's `__managed__` variables, which
 //! clang leaves in the program's data, are mapped where they are ([`map_managed_data`]).
@@ -220,7 +220,7 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
             if demand::paging(&gpu) {
                 demand::add_paged(&gpu, h, p, mem.clone())?;
             } else {
-                demand::add(h, p, mem.clone());
+                demand::add_everywhere(h, p, mem.clone());
             }
             let r =
                 Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, advice: Vec::new(), _mem: mem };
