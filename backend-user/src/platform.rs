@@ -254,10 +254,15 @@ impl Lockstep {
         let end = start.cycles.saturating_add(quantum);
         let first_mhz = devs[0].gpu.lock().config().board.clock_mhz.max(1);
         let slice = Instant { cycles: self.slice, mhz: first_mhz }.on(dev.gpu.lock().config()).max(1);
-        let groups = self.groups(&devs);
-        // Threads pay for themselves over many slices (a YIELD), not a poll's few.
+        // Threads pay for themselves over many slices (a YIELD), not a poll's few: the groups
+        // are worked out only then.
         let slices_left = (end - start.cycles).div_ceil(slice);
-        let threads = if slices_left < PARALLEL_SLICES { 1 } else { self.threads().min(groups.len()).max(1) };
+        let groups = if slices_left < PARALLEL_SLICES || self.threads() == 1 {
+            vec![(0..devs.len()).collect()]
+        } else {
+            self.groups(&devs)
+        };
+        let threads = self.threads().min(groups.len()).max(1);
         // Thread t runs groups t, t + threads, ...: each group's GPUs in ordinal order.
         let parts: Vec<Vec<usize>> =
             (0..threads).map(|t| groups.iter().skip(t).step_by(threads).flatten().copied().collect()).collect();
@@ -370,6 +375,8 @@ pub struct UserPlatform {
     dev: Arc<SimDevice>,
     /// The system's shared clock (stepped mode), when this GPU is one of several.
     lockstep: Option<Arc<Lockstep>>,
+    /// Where firmware put BAR0 (the probe restores it after sizing).
+    bar0: u64,
     mode: ClockMode,
     log_level: Option<Level>,
     thread: Mutex<Option<JoinHandle<()>>>,
@@ -471,6 +478,7 @@ impl UserPlatform {
             output: None,
             separate_va: false,
             lockstep: None,
+            bar0,
         };
         p.set_progress(progress);
         p
@@ -661,7 +669,7 @@ impl Platform for UserPlatform {
     fn mmio_write32(&self, addr: u64, value: u32) {
         // A peer table write waits for the system's step: its GPU groups stand meanwhile.
         if let Some(l) = &self.lockstep {
-            let off = addr.wrapping_sub(self.dev.gpu.lock().bar0_base());
+            let off = addr.wrapping_sub(self.bar0);
             let last = NV_PFB_PEER.offset_at(hw::mmu::PEERS as u32 - 1) as u64;
             let table = NV_PFB_PEER.offset_at(0) as u64..=last;
             if table.contains(&off) {

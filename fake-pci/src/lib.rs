@@ -297,11 +297,6 @@ impl FakeGpu {
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
     }
 
-    /// BAR0's bus address, as configuration space holds it.
-    pub fn bar0_base(&self) -> u64 {
-        self.pci.bar0()
-    }
-
     /// The identities of the host memory regions registered for DMA (see
     /// `SysMem::region_ids`): GPUs registering the same memory share it.
     pub fn dma_region_ids(&self) -> Vec<usize> {

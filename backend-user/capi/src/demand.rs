@@ -88,8 +88,14 @@ pub(crate) const FAULT_BUFFER_ENTRIES: u32 = 256;
 
 /// Context `owner` made host memory `mem` reachable at device address `base`.
 pub(crate) fn add(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
+    insert(owner, base, mem, Vec::new(), false);
+}
+
+/// Record region `base`: `mem` of `owner`, paged when `pages` holds its pages, mapped into
+/// every context at once when `eager`.
+fn insert(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>, pages: Vec<Page>, eager: bool) {
     let bytes = mem.len() as u64;
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages: Vec::new(), eager: false });
+    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages, eager });
 }
 
 /// Environment variable: `paging` pages managed memory on demand (see [`paging`]).
@@ -113,8 +119,7 @@ pub(crate) fn paging(gpu: &UserGpu) -> bool {
 /// every GPU has it mapped at once (those made later when they are made), so no kernel
 /// waits for a fault service to reach it.
 pub(crate) fn add_everywhere(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
-    let bytes = mem.len() as u64;
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages: Vec::new(), eager: true });
+    insert(owner, base, mem, Vec::new(), true);
     let ctxs: Vec<(Arc<UserGpu>, CtxHandle)> = GPUS
         .get()
         .into_iter()
@@ -156,8 +161,7 @@ pub(crate) fn context_created(gpu: &UserGpu, c: CtxHandle) {
 pub(crate) fn add_paged(gpu: &UserGpu, owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) -> Result<()> {
     let bytes = mem.len() as u64;
     gpu.mem_pages_set(owner, base, bytes, None)?;
-    let pages = vec![Page::default(); bytes.div_ceil(PAGE) as usize];
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages, eager: false });
+    insert(owner, base, mem, vec![Page::default(); bytes.div_ceil(PAGE) as usize], false);
     Ok(())
 }
 

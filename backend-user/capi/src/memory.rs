@@ -139,20 +139,26 @@ pub(crate) fn pinned(ctx: CtxHandle, p: usize, bytes: usize) -> Result<Option<u6
     Ok(pinned.or_else(|| managed::device_of(&st, ctx, p, bytes)))
 }
 
-/// A copy or memset of `[p, p + n)` that touches paged managed memory: the pages come back
-/// to the host and the operation is the host's, in stream `(h, sh)`'s order. None when it
-/// touches none (the operation goes its usual way, after the pages are home).
+/// An address range: start and bytes.
+type Span = (u64, usize);
+
+/// A copy or memset whose device side (`device` ranges) or host side (`host`) touches paged
+/// managed memory: the pages come home first; when the device side does, the operation is
+/// the host's (`op`), in stream `(h, sh)`'s order. None otherwise: the operation goes its
+/// usual way (the host side then reads or writes current host memory).
 fn host_side(
     gpu: &UserGpu,
     (h, sh): (CtxHandle, StreamHandle),
-    ranges: &[(u64, usize)],
+    (device, host): (&[Span], &[Span]),
     op: impl FnOnce() -> Result<()>,
 ) -> Option<Result<()>> {
-    demand::to_host_all();
-    if !ranges.iter().any(|&(p, n)| demand::paged(p, n as u64)) {
+    let paged = |r: &[Span]| r.iter().any(|&(p, n)| demand::paged(p, n as u64));
+    let on_device = paged(device);
+    if !on_device && !paged(host) {
         return None;
     }
-    Some(gpu.stream_synchronize(h, sh).and_then(|()| op()))
+    demand::to_host_all();
+    on_device.then(|| gpu.stream_synchronize(h, sh).and_then(|()| op()))
 }
 
 /// `value` repeated over `n` elements at host address `p`.
@@ -174,7 +180,8 @@ pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle
         apitrace::note_kinds(|| (pointer::memory_kind(src.addr() as u64), pointer::memory_kind(dst)));
         let (gpu, h, sh) = stream_of(s)?;
         let to = std::ptr::with_exposed_provenance_mut::<u8>(dst as usize);
-        if let Some(r) = host_side(&gpu, (h, sh), &[(dst, bytes)], || raw::copy_host(to, src.cast(), bytes)) {
+        let sides = (&[(dst, bytes)][..], &[(src.addr() as u64, bytes)][..]);
+        if let Some(r) = host_side(&gpu, (h, sh), sides, || raw::copy_host(to, src.cast(), bytes)) {
             count_copy(bytes);
             return r;
         }
@@ -195,7 +202,8 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
         apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst.addr() as u64)));
         let (gpu, h, sh) = stream_of(s)?;
         let from = std::ptr::with_exposed_provenance::<u8>(src as usize);
-        if let Some(r) = host_side(&gpu, (h, sh), &[(src, bytes)], || raw::copy_host(dst.cast(), from, bytes)) {
+        let sides = (&[(src, bytes)][..], &[(dst.addr() as u64, bytes)][..]);
+        if let Some(r) = host_side(&gpu, (h, sh), sides, || raw::copy_host(dst.cast(), from, bytes)) {
             count_copy(bytes);
             return r;
         }
@@ -223,7 +231,7 @@ pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, 
             (true, false) => gpu.memcpy_dtoh(h, raw::bytes_mut(host(dst), bytes)?, src),
             _ => gpu.memcpy_htod(h, dst, raw::bytes(host(src), bytes)?),
         };
-        if let Some(r) = host_side(&gpu, (h, sh), &[(dst, bytes), (src, bytes)], op) {
+        if let Some(r) = host_side(&gpu, (h, sh), (&[(dst, bytes), (src, bytes)], &[]), op) {
             count_copy(bytes);
             return r;
         }
@@ -261,7 +269,9 @@ struct Sides {
 
 fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     // Host memory read or written below is current: paged managed memory comes home.
-    demand::to_host_all();
+    if demand::paged(dst, bytes as u64) || demand::paged(src, bytes as u64) {
+        demand::to_host_all();
+    }
     let device = (|| -> Result<(Sides, CtxHandle, StreamHandle)> {
         let (gpu, h, sh) = stream_of(s)?;
         if !gpu.unified_addressing() {
@@ -376,7 +386,7 @@ fn host_backed(h: CtxHandle, p: CUdeviceptr) -> Result<bool> {
 pub(crate) fn memset(dst: CUdeviceptr, v: MemsetValue, n: usize) -> Result<()> {
     let (gpu, h) = current()?;
     let bytes = n * v.size() as usize;
-    if let Some(r) = host_side(&gpu, (h, StreamHandle::DEFAULT), &[(dst, bytes)], || host_fill(dst, v, n)) {
+    if let Some(r) = host_side(&gpu, (h, StreamHandle::DEFAULT), (&[(dst, bytes)], &[]), || host_fill(dst, v, n)) {
         return r;
     }
     let f = gpu.memset(h, StreamHandle::DEFAULT, dst, v, n as u64)?;
@@ -472,7 +482,7 @@ pub(crate) fn memset_async(dst: CUdeviceptr, v: MemsetValue, n: usize, s: Handle
     guard(|| {
         let (gpu, h, sh) = stream_of(s)?;
         let bytes = n * v.size() as usize;
-        if let Some(r) = host_side(&gpu, (h, sh), &[(dst, bytes)], || host_fill(dst, v, n)) {
+        if let Some(r) = host_side(&gpu, (h, sh), (&[(dst, bytes)], &[]), || host_fill(dst, v, n)) {
             return r;
         }
         gpu.memset(h, sh, dst, v, n as u64).map(drop)
