@@ -92,6 +92,12 @@ impl Device {
     /// or a TOML file), else the default `gv100` preset. A preset that does not load is
     /// reported on stderr and gives `CuError::InvalidValue`.
     pub fn open() -> Result<Self> {
+        // A system presented as one logical GPU is opened as one.
+        if let Ok(sys) = preset::system_from_env()
+            && sys.unified
+        {
+            return Self::open_unified(sys, &DeviceOptions::default());
+        }
         let config = preset::from_env().map_err(|e| {
             eprintln!("rgdev: {e}");
             CuError::InvalidValue
@@ -119,6 +125,19 @@ impl Device {
         let gpu = Gpu::probe_as(p, opts.ordinal)?;
         gpu.set_checks(opts.checks);
         Ok(Self { gpu: Arc::new(gpu), placement: place })
+    }
+
+    /// The GPUs of `system` presented as one logical GPU (MGPUSim's unified GPU,
+    /// `runtime_core::api::gang`): each brought up as in [`System::open_with`], then the
+    /// first leads the others, and what the program sees is the first. Its allocations
+    /// are split by pages over the GPUs, its launches by blocks, its modules loaded on all.
+    pub fn open_unified(system: SystemConfig, opts: &DeviceOptions) -> Result<Self> {
+        let sys = System::open_with(system, opts)?;
+        let rids: Vec<u16> = (0..sys.len()).map(|i| sys.config().routing_id(i)).collect();
+        let first = sys.devices()[0].clone();
+        let others = sys.devices()[1..].iter().map(|d| d.gpu.clone()).collect();
+        first.gpu.gang_form(others, &rids)?;
+        Ok(first)
     }
 
     /// Where the GPU sits on the buses: PCI address, BARs, VRAM in the system map.

@@ -274,11 +274,23 @@ impl Lockstep {
             }
         };
         let slices = (start.cycles..end).step_by(slice as usize).map(|c| c.saturating_add(slice).min(end));
+        // This GPU went idle: the host gets control back (as with one GPU), told the
+        // system is idle only if every GPU is: a channel here may wait for another GPU's
+        // semaphore (a gang's launch), which that GPU's work still releases.
+        // A GPU blocked on such a semaphore was idle when it ran, before a GPU after it in
+        // the slice released it: every GPU looks again at the slice's end (no time passes).
+        let settled = |c: u64| {
+            if !idle.iter().all(|i| i.load(Ordering::Acquire)) {
+                return RunState::Busy;
+            }
+            let again = (0..devs.len()).map(|i| self.run_one(&devs, i, Instant { cycles: c, mhz: start.mhz }));
+            if again.fold(false, |busy, s| busy | (s == RunState::Busy)) { RunState::Busy } else { RunState::Idle }
+        };
         if threads == 1 {
             for c in slices {
                 run_part(&parts[0], Instant { cycles: c, mhz: start.mhz });
                 if idle[me].load(Ordering::Acquire) {
-                    return RunState::Idle;
+                    return settled(c);
                 }
             }
             return RunState::Busy;
@@ -308,7 +320,7 @@ impl Lockstep {
                 run_part(&parts[0], Instant { cycles: c, mhz: start.mhz });
                 barrier.wait();
                 if idle[me].load(Ordering::Acquire) {
-                    state = RunState::Idle;
+                    state = settled(c);
                     break;
                 }
             }

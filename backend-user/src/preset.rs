@@ -29,6 +29,7 @@
 //! base = "gv100x4"        # a system preset to start from (default: one GPU of `gpu`)
 //! gpus = 4                # how many GPUs (default: the base's)
 //! gpu = "my-gpu.toml"     # every GPU's device preset (default: the base's)
+//! unified = true          # present them as one logical GPU (default: the base's)
 //!
 //! [interconnect]          # any field of fake_pci::system::Interconnect
 //! nvlinks = [[0, 1, 2], [2, 3, 2]]
@@ -167,13 +168,18 @@ fn parse_system(table: &toml::Table, dir: &std::path::Path) -> Result<SystemConf
             let n = *n as usize;
             if n != s.len() {
                 // A new count: the PCIe layout of that many (two per switch), no NVLink.
-                s = SystemConfig::pcie(&s.name, s.gpus[0].clone(), n);
+                s = SystemConfig { unified: s.unified, ..SystemConfig::pcie(&s.name, s.gpus[0].clone(), n) };
             }
         }
         Some(_) => return Err(format!("`system.gpus`: 1 to {} GPUs", fake_pci::system::MAX_GPUS)),
     }
-    if let Some(key) = sys.keys().find(|k| !["base", "name", "gpu", "gpus"].contains(&k.as_str())) {
-        return Err(format!("unknown key `system.{key}` (base, name, gpu, gpus)"));
+    match sys.get("unified") {
+        None => {}
+        Some(toml::Value::Boolean(b)) => s.unified = *b,
+        Some(_) => return Err("`system.unified` must be true or false".into()),
+    }
+    if let Some(key) = sys.keys().find(|k| !["base", "name", "gpu", "gpus", "unified"].contains(&k.as_str())) {
+        return Err(format!("unknown key `system.{key}` (base, name, gpu, gpus, unified)"));
     }
     if let Some(ic) = table.get("interconnect") {
         let ic = ic.as_table().ok_or("`interconnect` must be a table")?;
@@ -230,13 +236,15 @@ pub fn system_to_toml(s: &SystemConfig) -> String {
     let links: Vec<String> = ic.nvlinks.iter().map(|(a, b, n)| format!("[{a}, {b}, {n}]")).collect();
     format!(
         "# rgdev system preset (load with RGDEV_PRESET=FILE.toml or --preset FILE.toml)\n\
-         [system]\nname = \"{}\"\ngpus = {}\n# Every GPU's device preset (a built-in name or a file).\ngpu = \"{}\"\n\n\
+         [system]\nname = \"{}\"\ngpus = {}\n# Every GPU's device preset (a built-in name or a file).\ngpu = \"{}\"\n\
+         # Present the GPUs to programs as one logical GPU.\nunified = {}\n\n\
          # The PCIe tree, NVLink connections ([a, b, links]) and their speeds.\n[interconnect]\n\
          switch_of = [{}]\nsocket_of_switch = [{}]\nnvlinks = [{}]\nnvlink_mbps = {}\nnvlink_latency_ns = {}\n\
          pcie_mbps = {}\npix_latency_ns = {}\nphb_latency_ns = {}\nsocket_mbps = {}\nsys_latency_ns = {}\n",
         s.name,
         s.len(),
         s.gpus[0].name,
+        s.unified,
         nums(&ic.switch_of),
         nums(&ic.socket_of_switch),
         links.join(", "),

@@ -165,6 +165,7 @@ impl FakeGpu {
             entry: g.r.start,
             grid: g.r.grid,
             block: g.r.block,
+            blocks: (g.first, g.nblocks),
             start_cycle: g.start,
             end_cycle: at,
             warp_instructions: g.instructions(),

@@ -52,6 +52,9 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use compute::ComputeEngine;
 pub use config::DeviceConfig;
+
+/// A GPU's VRAM and its initcheck shadow, as lent to a peer ([`FakeGpu::take_vram`]).
+pub type Store = (vram::Vram, Option<check::Shadow>);
 use copy::CopyEngine;
 use fault::{FaultRecord, PbdmaRecord, QUEUE, TrapRecord};
 use hw::regs::*;
@@ -274,26 +277,27 @@ impl FakeGpu {
 
     /// Lend this GPU peer `rid`'s VRAM (taken with [`FakeGpu::take_vram`]) over `link`,
     /// until [`FakeGpu::return_peers`].
-    pub fn lend_peer(&mut self, rid: u16, vram: vram::Vram, link: peer::Link) {
-        self.mem.peers.lent.push(peer::Lent { rid, vram, link });
+    pub fn lend_peer(&mut self, rid: u16, (vram, shadow): Store, link: peer::Link) {
+        self.mem.peers.lent.push(peer::Lent { rid, vram, shadow, link });
     }
 
-    /// Give back what was lent: (routing id, VRAM).
-    pub fn return_peers(&mut self) -> Vec<(u16, vram::Vram)> {
-        self.mem.peers.lent.drain(..).map(|l| (l.rid, l.vram)).collect()
+    /// Give back what was lent: (routing id, VRAM and shadow).
+    pub fn return_peers(&mut self) -> Vec<(u16, Store)> {
+        self.mem.peers.lent.drain(..).map(|l| (l.rid, (l.vram, l.shadow))).collect()
     }
 
-    /// Take this GPU's VRAM out to lend it to a peer (the GPU must not run, nor its
+    /// Take this GPU's VRAM (and initcheck shadow) out to lend it to a peer (the GPU must not run, nor its
     /// VRAM be reached through BAR1 or PRAMIN, until [`FakeGpu::put_vram`] puts it back:
     /// the platform holds the GPU's lock meanwhile).
-    pub fn take_vram(&mut self) -> vram::Vram {
-        core::mem::replace(&mut self.mem.vram, vram::Vram::new(0))
+    pub fn take_vram(&mut self) -> Store {
+        (core::mem::replace(&mut self.mem.vram, vram::Vram::new(0)), self.mem.shadow.take())
     }
 
     /// Put back the VRAM [`FakeGpu::take_vram`] took; its write epoch moves (a peer may
     /// have written it: warps spinning on it must look again).
-    pub fn put_vram(&mut self, v: vram::Vram) {
+    pub fn put_vram(&mut self, (v, shadow): Store) {
         self.mem.vram = v;
+        self.mem.shadow = shadow;
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
     }
 

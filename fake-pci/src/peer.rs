@@ -39,6 +39,9 @@ pub struct Lent {
     pub rid: u16,
     /// Its VRAM.
     pub vram: Vram,
+    /// Its initcheck shadow, when it keeps one: peer stores mark it, and peer loads of a
+    /// checked grid are checked against it.
+    pub shadow: Option<crate::check::Shadow>,
     /// The link to it.
     pub link: Link,
 }
@@ -90,9 +93,18 @@ impl Peers {
             VramError::OutOfRange => FaultReason::BusError,
             VramError::NoBacking => FaultReason::NoBacking,
         })?;
+        if let Some(s) = l.shadow.as_mut() {
+            s.mark(off, data.len() as u64);
+        }
         self.last_link.set(l.link);
         self.write_bytes += data.len() as u64;
         Ok(())
+    }
+
+    /// Whether the peer bytes at marked address `pa` were written since their allocation,
+    /// by the peer's initcheck shadow (true where it keeps none).
+    pub fn written(&self, pa: u64, len: u64) -> bool {
+        self.find(pa).map_or(true, |(i, off)| self.lent[i].shadow.as_ref().is_none_or(|s| s.written(off, len)))
     }
 
     /// Bytes moved to and from peers so far.
@@ -119,7 +131,7 @@ mod tests {
         p.table[2] = Some(0x0100);
         assert_eq!(p.read(peer_address(2, 0x1000), &mut b), Err(FaultReason::BusError), "not lent");
         let link = Link { mbps: 25_000, latency_cycles: 1000 };
-        p.lent.push(Lent { rid: 0x0100, vram: Vram::new(1 << 20), link });
+        p.lent.push(Lent { rid: 0x0100, vram: Vram::new(1 << 20), shadow: None, link });
         p.write(peer_address(2, 0x1000), &[1, 2, 3, 4]).unwrap();
         p.read(peer_address(2, 0x1000), &mut b).unwrap();
         assert_eq!((b, p.read_bytes.get(), p.write_bytes, p.last_link.get()), ([1, 2, 3, 4], 4, 4, link));

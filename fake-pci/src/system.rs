@@ -31,6 +31,7 @@ pub const PHYS_ALIGN: u64 = 1 << 30;
 pub const SYSTEM_PRESETS: &[(&str, &str)] = &[
     ("gv100x2", "two gv100 behind one PCIe 3.0 switch (PIX), no NVLink"),
     ("gv100x4", "four gv100, two per PCIe switch, the switches under one CPU socket (PIX, PHB)"),
+    ("gv100x4u", "gv100x4 presented to programs as one logical GPU (memory split by pages, grids by blocks)"),
     (
         "dgx1",
         "DGX-1 with V100: eight gv100 in the NVLink hybrid cube-mesh (six 25 GB/s links per GPU), \
@@ -113,6 +114,9 @@ pub struct SystemConfig {
     pub gpus: Vec<DeviceConfig>,
     /// How they are connected.
     pub interconnect: Interconnect,
+    /// Whether the runtime presents the GPUs to the program as one logical GPU (MGPUSim's
+    /// unified GPU: memory split by pages, grids by blocks; `runtime_core::api::gang`).
+    pub unified: bool,
 }
 
 impl Interconnect {
@@ -138,12 +142,12 @@ impl Interconnect {
 impl SystemConfig {
     /// A system of one GPU.
     pub fn single(gpu: DeviceConfig) -> Self {
-        Self { name: gpu.name.clone(), gpus: vec![gpu], interconnect: Interconnect::pcie(1, 1, 1) }
+        Self { name: gpu.name.clone(), gpus: vec![gpu], interconnect: Interconnect::pcie(1, 1, 1), unified: false }
     }
 
     /// `n` copies of `gpu` on PCIe: two per switch, two switches per socket.
     pub fn pcie(name: &str, gpu: DeviceConfig, n: usize) -> Self {
-        Self { name: name.to_string(), gpus: vec![gpu; n], interconnect: Interconnect::pcie(n, 2, 2) }
+        Self { name: name.to_string(), gpus: vec![gpu; n], interconnect: Interconnect::pcie(n, 2, 2), unified: false }
     }
 
     /// A built-in system preset by name (see [`SYSTEM_PRESETS`]).
@@ -152,6 +156,7 @@ impl SystemConfig {
         match name {
             "gv100x2" => Some(Self::pcie(name, gv100, 2)),
             "gv100x4" => Some(Self::pcie(name, gv100, 4)),
+            "gv100x4u" => Some(Self { unified: true, ..Self::pcie(name, gv100, 4) }),
             "dgx1" => Some(Self::dgx1(gv100)),
             _ => None,
         }
@@ -182,7 +187,7 @@ impl SystemConfig {
             (6, 7, 2),
         ];
         let interconnect = Interconnect { nvlinks, ..Interconnect::pcie(8, 2, 2) };
-        Self { name: "dgx1".into(), gpus: vec![gpu; 8], interconnect }
+        Self { name: "dgx1".into(), gpus: vec![gpu; 8], interconnect, unified: false }
     }
 
     /// How many GPUs.

@@ -404,6 +404,14 @@ pub mod compute {
     /// after it (what a Kepler-and-later launch descriptor's 31-bit grid width gives;
     /// the runtime sends it for compute capability 3.0 and later).
     pub const GRID_WIDTH: u32 = 0x3F1C;
+    /// Model: the first block (flattened id, x fastest) the next LAUNCH runs. With
+    /// [`GRID_BLOCK_COUNT`] it gives a launch a contiguous range of its grid's blocks
+    /// (MGPUSim's work-group filter): the blocks keep their ids (`%ctaid`) and the grid its
+    /// shape (`%nctaid`), and the others are not run. Both reset to 0 at LAUNCH.
+    pub const GRID_FIRST_BLOCK: u32 = 0x3F20;
+    /// Model: how many blocks from [`GRID_FIRST_BLOCK`] the next LAUNCH runs (0: the whole
+    /// grid); a range past the grid's end is a bad launch.
+    pub const GRID_BLOCK_COUNT: u32 = 0x3F24;
     /// Bind a sampler-pool entry to a sampler slot ([`super::BindSampler`]).
     pub const BIND_TEXTURE_SAMPLER: u32 = 0x0228;
     /// Bind a header-pool entry to a texture slot ([`super::BindHeader`]).

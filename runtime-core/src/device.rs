@@ -139,7 +139,14 @@ pub struct Device<P: Platform> {
     userd_bar1: u64,
     /// Replayable faults: the fault buffer and its service.
     pub(crate) replay: replay::Replay<P>,
+    /// The errors of channels of other GPUs that a channel of this one waits for (the
+    /// pieces of a gang's work, `api::gang`): consulted by every wait.
+    pub(crate) linked: spin::Once<Linked>,
 }
+
+/// What a wait on channel `chid` also fails on: an error of another GPU's channel whose
+/// work this channel acquires (see [`Device::wait_for`]).
+pub(crate) type Linked = alloc::boxed::Box<dyn Fn(u32) -> Option<CuError> + Send + Sync>;
 
 impl<P: Platform> Device<P> {
     /// Count a job submitted on channel `chid`: a kernel launch (`copy` false) or a
@@ -277,6 +284,7 @@ impl<P: Platform> Device<P> {
             userd_vram: 0,
             userd_bar1: 0,
             replay: replay::Replay::new(),
+            linked: spin::Once::new(),
         };
         gpu.init()?;
         Ok(gpu)
@@ -719,7 +727,7 @@ impl<P: Platform> Device<P> {
             self.service_replays();
             // Before a fault ends the wait: host functions of faulted channels learn it.
             let ran = self.run_host_work(None);
-            if let Some(e) = self.channel_error(chid) {
+            if let Some(e) = self.channel_error(chid).or_else(|| self.linked.get().and_then(|l| l(chid))) {
                 return Err(e);
             }
             if ran {
@@ -731,7 +739,7 @@ impl<P: Platform> Device<P> {
                         continue;
                     }
                     self.service_interrupts();
-                    if self.channel_error(chid).is_some() {
+                    if self.channel_error(chid).is_some() || self.linked.get().and_then(|l| l(chid)).is_some() {
                         continue; // reported above, after the host work it strands
                     }
                     rlog!(&self.platform, Level::Error, "channel {chid}: device idle but the wait can never complete");

@@ -35,9 +35,21 @@ impl Drop for Checked {
     }
 }
 
+thread_local! {
+    /// Run this thread's test on the unified 4-GPU device (`gv100x4u`) rather than one GPU.
+    static UNIFIED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 fn setup(ptx: &str) -> (Checked, Context, Module) {
     let all = CheckMode::new().with_memcheck(true).with_racecheck(true).with_initcheck(true).with_synccheck(true);
-    let dev = Device::open_with(DeviceOptions { checks: all, ..Default::default() }).unwrap();
+    let opts = DeviceOptions { checks: all, ..Default::default() };
+    let dev = if UNIFIED.get() {
+        let sys = backend_user::SystemConfig::preset("gv100x4u").unwrap();
+        assert!(sys.unified);
+        Device::open_unified(sys, &opts).unwrap()
+    } else {
+        Device::open_with(opts).unwrap()
+    };
     let ctx = dev.create_context().unwrap();
     let m = ctx.load_ptx(ptx).unwrap();
     (Checked { dev, ctx: ctx.clone() }, ctx, m)
@@ -511,4 +523,34 @@ fn f64_nbody_step() {
         );
         assert_eq!(out[i].m, b.m);
     }
+}
+
+/// The same tests, unmodified, on one logical GPU made of four (issue 15, item 5): memory
+/// split by pages over the four, every grid split by blocks, each test's results checked
+/// against the same references as on one GPU, with every sanitizer on.
+mod unified {
+    macro_rules! on_four_gpus {
+        ($($name:ident),* $(,)?) => {$(
+            #[test]
+            fn $name() {
+                super::UNIFIED.set(true);
+                super::$name();
+            }
+        )*};
+    }
+
+    on_four_gpus!(
+        saxpy_and_daxpy,
+        tiled_matrix_multiply_16_and_32,
+        warp_shuffle_reduction,
+        block_prefix_scan,
+        histogram_with_shared_atomics,
+        shared_memory_transpose,
+        mandelbrot_with_heavy_divergence,
+        local_arrays_with_dynamic_indexing,
+        constant_data_written_through_the_module_global_and_dynamic_shared_memory,
+        non_inlined_device_functions_with_parameters_and_return_values,
+        math_functions_within_documented_bounds,
+        f64_nbody_step,
+    );
 }

@@ -331,3 +331,64 @@ fn a_system_is_not_a_device_and_bad_systems_are_refused() {
     bad.interconnect.nvlinks.push((0, 5, 1));
     assert!(System::open_with(bad, &DeviceOptions::default()).is_err());
 }
+
+/// The unified 4-GPU device (`gv100x4u`, issue 15 item 5), functional mode unless `timing`.
+fn unified(timing: bool) -> backend_user::Device {
+    let mut cfg = SystemConfig::preset("gv100x4u").unwrap();
+    if !timing {
+        cfg.gpus.iter_mut().for_each(|g| g.mode = fake_pci::config::Mode::Functional);
+    }
+    backend_user::Device::open_unified(cfg, &DeviceOptions::default()).unwrap()
+}
+
+#[test]
+fn one_logical_gpu_splits_memory_by_pages_and_grids_by_blocks() {
+    let dev = unified(true);
+    let others = dev.gpu().gang_members();
+    assert_eq!(others.len(), 3, "one device standing for four");
+    let sims: Vec<_> =
+        std::iter::once(dev.sim().clone()).chain(others.iter().map(|o| o.platform().device().clone())).collect();
+    let free = |i: usize| if i == 0 { dev.gpu().mem_info().0 } else { others[i - 1].mem_info().0 };
+    let before: Vec<u64> = (0..4).map(free).collect();
+    let ctx = dev.create_context().unwrap();
+    let n = 1 << 18; // 1 MiB of f32: 256 pages, 64 on each GPU
+    let (mut a, mut b) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+    let c = ctx.alloc::<f32>(n).unwrap();
+    let used: Vec<u64> = (0..4).map(|i| before[i] - free(i)).collect();
+    for (i, u) in used.iter().enumerate() {
+        // The three 1 MiB buffers, a quarter on each GPU, plus each GPU's context.
+        assert!((3 * (256 << 10)..3 * (256 << 10) + (8 << 20)).contains(u), "GPU {i} holds {u} bytes");
+    }
+    for s in &sims {
+        s.lock().take_copy_stats();
+        s.lock().take_kernel_stats();
+    }
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let y: Vec<f32> = (0..n).map(|i| 3.0 - i as f32).collect();
+    a.copy_from(&x).unwrap();
+    b.copy_from(&y).unwrap();
+    // Each GPU's copy engine wrote its own pieces: a quarter of each buffer.
+    for (i, s) in sims.iter().enumerate() {
+        let copies = s.lock().take_copy_stats();
+        let to_vram: Vec<u64> =
+            copies.iter().filter(|c| c.kind == fake_pci::copy::CopyKind::HtoD).map(|c| c.bytes).collect();
+        assert_eq!(to_vram.iter().sum::<u64>(), 2 * (256 << 10), "GPU {i}: {copies:?}");
+    }
+    let m = ctx.load_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
+    let blocks = (n as u32).div_ceil(256);
+    m.function("vecadd")
+        .unwrap()
+        .launch([blocks, 1, 1], [256, 1, 1], 0, &[a.arg(), b.arg(), c.arg(), Arg::I32(n as i32)])
+        .unwrap();
+    let out = c.to_vec().unwrap();
+    assert!((0..n).all(|i| out[i] == x[i] + y[i]));
+    // Four pieces of the grid, a contiguous quarter each, the first on the first GPU.
+    for (i, s) in sims.iter().enumerate() {
+        let k = s.lock().take_kernel_stats();
+        assert_eq!(k.len(), 1, "GPU {i}");
+        assert_eq!((k[0].grid, k[0].blocks), ([blocks, 1, 1], (i as u64 * 256, 256)), "GPU {i}");
+        assert!(k[0].warp_instructions > 0, "GPU {i} ran its blocks");
+        // Its blocks read and wrote its own quarter: no traffic over the links.
+        assert_eq!(k[0].peer_read_bytes + k[0].peer_write_bytes, 0, "GPU {i}");
+    }
+}

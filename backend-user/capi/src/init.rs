@@ -69,6 +69,15 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
                 })?;
             }
         }
+        // A system presented as one logical GPU: the first GPU leads the others, and is
+        // the one device the program sees.
+        let mut gpus = gpus;
+        if system.unified && gpus.len() > 1 {
+            let rids: Vec<u16> = (0..gpus.len()).map(|i| system.routing_id(i)).collect();
+            let others = gpus[1..].iter().map(|b| b.dev.gpu().clone()).collect();
+            gpus[0].dev.gpu().gang_form(others, &rids)?;
+            gpus.truncate(1);
+        }
         let profile = profile::Profile::from_env(&gpus);
         if profile.wanted() {
             // One clock: GPU 0's stamps the host's records.

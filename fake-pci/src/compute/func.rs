@@ -27,6 +27,9 @@ pub(crate) struct FuncGrid {
     pub(crate) code: Vec<Option<D>>,
     pub(crate) span: Vec<u8>,
     pub(crate) threads: u32,
+    /// The flattened id of the first block the launch runs (its range's start).
+    pub(crate) first: u64,
+    /// Blocks the launch runs.
     pub(crate) nblocks: u64,
     pub(crate) per_sm: u32,
     pub(crate) nregs: usize,
@@ -95,6 +98,7 @@ impl FuncGrid {
             code,
             span,
             threads,
+            first,
             nblocks,
             nregs,
             bufs,
@@ -140,7 +144,7 @@ impl FuncGrid {
                     (0, false)
                 }
             };
-            let i = *block;
+            let i = *first + *block;
             let (gx, gy) = (r.grid[0] as u64, r.grid[1] as u64);
             let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
             x.smid = (i % sms) as u32;

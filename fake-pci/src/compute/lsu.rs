@@ -480,8 +480,13 @@ impl Exec<'_, '_> {
         if mode.initcheck()
             && space == Space::Global
             && access != AccessKind::Write
-            && let Ok((hw::regs::Target::Vram, pa)) = cx.tlb.translate(cx.mem, &cx.space, addr, false)
-            && cx.mem.shadow.as_ref().is_some_and(|s| !s.written(pa, bytes))
+            && let Ok((target, pa)) = cx.tlb.translate(cx.mem, &cx.space, addr, false)
+            && match target {
+                hw::regs::Target::Vram => cx.mem.shadow.as_ref().is_some_and(|s| !s.written(pa, bytes)),
+                // Another GPU's VRAM: by its shadow, lent with it.
+                hw::regs::Target::Peer => !cx.mem.peers.written(pa, bytes),
+                _ => false,
+            }
         {
             chk.report(cx.mem, cx.tlb, &cx.space, rec(CheckKind::Uninitialized));
         }

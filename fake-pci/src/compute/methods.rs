@@ -14,6 +14,10 @@ pub struct ComputeRegs {
     pub(crate) cb_offset: u32,
     pub(crate) cbs: [Option<(u64, u32)>; CB_SLOTS],
     pub(crate) grid: [u32; 3],
+    /// The next launch's block range (model: GRID_FIRST_BLOCK, GRID_BLOCK_COUNT; count 0:
+    /// the whole grid).
+    pub(crate) first_block: u32,
+    pub(crate) block_count: u32,
     pub(crate) block: [u32; 3],
     pub(crate) threads: u32,
     pub(crate) regs: u32,
@@ -69,6 +73,12 @@ pub enum Action {
 }
 
 impl ComputeRegs {
+    /// Forget the block range: it applies to one LAUNCH.
+    pub fn range_done(&mut self) {
+        self.first_block = 0;
+        self.block_count = 0;
+    }
+
     /// Latch a compute method.
     pub fn set(&mut self, method: u32, data: u32) -> Action {
         let hi = |v: u64| addr40::with_hi(v, data);
@@ -82,6 +92,8 @@ impl ComputeRegs {
             }
             GRID_DIM_Z => self.grid[2] = data,
             GRID_WIDTH => self.grid[0] = data,
+            GRID_FIRST_BLOCK => self.first_block = data,
+            GRID_BLOCK_COUNT => self.block_count = data,
             SHARED_SIZE => self.shared = data,
             THREADS_PER_BLOCK => self.threads = data,
             REGISTER_COUNT => self.regs = data,

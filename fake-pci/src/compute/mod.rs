@@ -145,11 +145,12 @@ impl ComputeEngine {
     }
 
     /// Check a launch's shape against the engine's and the SM's limits; returns the
-    /// threads per block, the blocks, the blocks an SM holds at once and what one takes.
+    /// threads per block, the blocks it runs (its range: first flattened id and count),
+    /// the blocks an SM holds at once and what one takes.
     pub(crate) fn check_launch(
         cfg: &DeviceConfig,
         r: &ComputeRegs,
-    ) -> Result<(u32, u64, u32, hw::occupancy::BlockCost), GridError> {
+    ) -> Result<(u32, (u64, u64), u32, hw::occupancy::BlockCost), GridError> {
         let bad = GridError::Trap(Trap { reason: TrapReason::BadLaunch, pc: 0 });
         let threads = r.block[0] as u64 * r.block[1] as u64 * r.block[2] as u64;
         if threads == 0
@@ -161,6 +162,14 @@ impl ComputeEngine {
             return Err(bad);
         }
         let nblocks = r.grid[0] as u64 * r.grid[1] as u64 * r.grid[2] as u64;
+        let (first, count) = match r.block_count {
+            0 if r.first_block == 0 => (0, nblocks),
+            0 => return Err(bad),
+            c => (r.first_block as u64, c as u64),
+        };
+        if first + count > nblocks {
+            return Err(bad);
+        }
         // The dispatcher: how many blocks of this shape an SM holds at once.
         let sm = cfg.sm_limits();
         let cost = hw::occupancy::block_cost(&sm, threads as u32, r.regs, r.shared).ok_or(bad)?;
@@ -168,7 +177,7 @@ impl ComputeEngine {
         if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
             return Err(bad); // the block does not fit on an SM, or asks for too much local memory
         }
-        Ok((threads as u32, nblocks, per_sm, cost))
+        Ok((threads as u32, (first, count), per_sm, cost))
     }
 
     /// The constant banks bound at launch, read through the MMU.
@@ -209,7 +218,7 @@ impl ComputeEngine {
         r: &ComputeRegs,
         seq: u64,
     ) -> Result<(), GridError> {
-        let (threads, nblocks, per_sm, _) = Self::check_launch(cx.cfg, r)?;
+        let (threads, (first, nblocks), per_sm, _) = Self::check_launch(cx.cfg, r)?;
         let banks = Self::read_banks(cx, r)?;
         let nregs = slots(r.regs);
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
@@ -232,6 +241,7 @@ impl ComputeEngine {
             code,
             span: vec![0u8; 4096],
             threads,
+            first,
             nblocks,
             per_sm,
             nregs,

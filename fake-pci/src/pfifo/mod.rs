@@ -380,6 +380,7 @@ impl Channel {
                     Mode::Timing => u.timing.submit(u.compute, &mut cx, self.chid, &self.compute, seq),
                     Mode::Functional => u.compute.submit(&mut cx, self.chid, &self.compute, seq),
                 };
+                self.compute.range_done();
                 match r {
                     Ok(()) => {
                         self.grids_in_flight += 1;

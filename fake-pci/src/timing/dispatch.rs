@@ -34,7 +34,7 @@ impl TimingEngine {
         let sms = &self.sms;
         let Some(s) = choose_sm(sms.len(), |s| &sms[s].free, &c, g.last_sm) else { return Ok(false) };
         g.last_sm = s;
-        let i = g.next_block;
+        let i = g.first + g.next_block;
         g.next_block += 1;
         let warps = g.threads.div_ceil(32);
         // Fractions of a cycle carry over while the dispatcher keeps pace; one that waited

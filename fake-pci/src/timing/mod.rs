@@ -70,6 +70,9 @@ pub(crate) struct GridRun {
     code: Vec<Option<D>>,
     threads: u32,
     nregs: usize,
+    /// The flattened id of the first block the launch runs (its range's start).
+    first: u64,
+    /// Blocks the launch runs, and the next to place (counted from `first`).
     nblocks: u64,
     next_block: u64,
     done_blocks: u64,
@@ -242,7 +245,7 @@ impl TimingEngine {
         let cfg = cx.cfg;
         self.build(cfg);
         self.frozen = None;
-        let (threads, nblocks, per_sm, cost) = ComputeEngine::check_launch(cfg, r)?;
+        let (threads, (first, nblocks), per_sm, cost) = ComputeEngine::check_launch(cfg, r)?;
         let banks = ComputeEngine::read_banks(cx, r)?;
         // L1s and texture caches are not coherent: a kernel starts with them invalidated,
         // as on real parts.
@@ -257,6 +260,7 @@ impl TimingEngine {
             entry: r.start,
             grid: r.grid,
             block: r.block,
+            blocks: (first, nblocks),
             start_cycle: cx.now,
             max_warps_per_sm: cfg.sm.max_threads / 32,
             sms: cfg.board.sms,
@@ -271,6 +275,7 @@ impl TimingEngine {
             code: engine.take_code(&cx.space, r),
             threads,
             nregs: crate::compute::slots(r.regs),
+            first,
             nblocks,
             next_block: 0,
             done_blocks: 0,

@@ -30,6 +30,9 @@ pub struct KernelStats {
     pub grid: [u32; 3],
     /// Block dimensions.
     pub block: [u32; 3],
+    /// The blocks this launch ran: the first flattened block id and how many (the whole
+    /// grid unless the launch named a range, GRID_FIRST_BLOCK and GRID_BLOCK_COUNT).
+    pub blocks: (u64, u64),
     /// Cycle of LAUNCH.
     pub start_cycle: u64,
     /// Cycle of completion (after the end-of-kernel L2 write-back).

@@ -26,6 +26,9 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
+        if let Some(g) = self.gang.get().filter(|_| !low) {
+            return self.gang_alloc(g, h, bytes);
+        }
         self.with_ctx(h, |gpu, c| c.alloc_vram_in(gpu, bytes, Owner::User, low))
     }
 
@@ -110,7 +113,11 @@ impl<P: Platform> Gpu<P> {
     fn free_alloc(&self, h: CtxHandle, ptr: u64, host: bool) -> Result<()> {
         self.with_ctx(h, |_, c| c.user_alloc(ptr, host))?;
         self.ctx_synchronize(h)?;
-        self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))
+        self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))?;
+        if let Some(g) = self.gang.get().filter(|_| !host) {
+            self.gang_freed(g, h, ptr);
+        }
+        Ok(())
     }
 
     /// The program's allocation containing `ptr`: (base, size) (cuMemGetAddressRange;
@@ -240,6 +247,9 @@ impl<P: Platform> Gpu<P> {
     /// (host copies of a context take turns, as on CUDA's legacy stream), never the
     /// context's lock while it waits.
     pub fn memcpy_htod(&self, h: CtxHandle, dst: u64, src: &[u8]) -> Result<()> {
+        if let Some(pieces) = self.gang_copy_pieces(h, dst, src.len() as u64) {
+            return self.gang_copy_htod(h, dst, src, &pieces);
+        }
         let r = self.ctx(h)?.copy_htod(self, dst, src, Pitched::linear(src.len() as u64));
         self.printf_flush(h);
         r
@@ -272,6 +282,9 @@ impl<P: Platform> Gpu<P> {
     /// waits for earlier work on the context, holding the staging buffers but not the
     /// context's lock.
     pub fn memcpy_dtoh(&self, h: CtxHandle, dst: &mut [u8], src: u64) -> Result<()> {
+        if let Some(pieces) = self.gang_copy_pieces(h, src, dst.len() as u64) {
+            return self.gang_copy_dtoh(h, dst, src, &pieces);
+        }
         let r = self.ctx(h)?.copy_dtoh(self, dst, src, Pitched::linear(dst.len() as u64));
         self.printf_flush(h);
         r

@@ -43,6 +43,7 @@ macro_rules! object_handle {
     };
 }
 
+pub mod gang;
 pub mod memory;
 pub mod module;
 pub mod stream;
@@ -138,6 +139,8 @@ pub struct Gpu<P: Platform> {
     checks: AtomicU32,
     /// This GPU's ordinal in its system, in every handle it gives out.
     ordinal: u32,
+    /// The gang this GPU leads, if any (one logical GPU over many: [`gang`]).
+    gang: spin::Once<gang::Gang<P>>,
 }
 
 impl<P: Platform> Deref for Gpu<P> {
@@ -164,7 +167,14 @@ impl<P: Platform> Gpu<P> {
         dev.state.lock().phys.set_ordinal(ordinal);
         let bar1 = Bar1::bring_up(&mut dev)?;
         dev.runlist_init()?;
-        Ok(Self { dev, _bar1: bar1, contexts: Mutex::new(Vec::new()), checks: AtomicU32::new(0), ordinal })
+        Ok(Self {
+            dev,
+            _bar1: bar1,
+            contexts: Mutex::new(Vec::new()),
+            checks: AtomicU32::new(0),
+            ordinal,
+            gang: spin::Once::new(),
+        })
     }
 
     /// This GPU's ordinal in its system (0 for a lone GPU).
@@ -179,6 +189,9 @@ impl<P: Platform> Gpu<P> {
         self.checks.store(mode.into(), Ordering::Release);
         if mode.initcheck() {
             self.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, 1);
+        }
+        for o in self.gang_members() {
+            o.set_checks(mode);
         }
     }
 
@@ -216,7 +229,15 @@ impl<P: Platform> Gpu<P> {
         let slot = &mut slots[idx];
         slot.generation = slot.generation.wrapping_add(1);
         slot.ctx = Some(ctx);
-        Ok(slot.handle(idx, self.ordinal))
+        let h = slot.handle(idx, self.ordinal);
+        drop(slots);
+        if let Some(g) = self.gang.get()
+            && let Err(e) = self.gang_ctx_created(g, h, cfg)
+        {
+            let _ = self.ctx_destroy(h);
+            return Err(e);
+        }
+        Ok(h)
     }
 
     /// The slot index context handle `h` names, if its generation is the slot's.
@@ -282,19 +303,30 @@ impl<P: Platform> Gpu<P> {
     /// Destroy a context: wait for its work (unless it faulted), free its memory, unbind its channel.
     pub fn ctx_destroy(&self, h: CtxHandle) -> Result<()> {
         self.printf_flush(h);
+        let first_chan = self.gang.get().and_then(|_| self.ctx_channel(h).ok());
         let ctx = {
             let mut slots = self.contexts.lock();
             self.slot_of(&slots, h).and_then(|i| slots[i].ctx.take())
         }
         .ok_or(CuError::InvalidContext)?;
-        ctx.destroy(&self.dev)
+        let r = ctx.destroy(&self.dev);
+        if let Some(g) = self.gang.get() {
+            self.gang_ctx_destroyed(g, h, first_chan);
+        }
+        r
     }
 
     /// The findings of context `h`'s checked launches since the last call, and how many
     /// did not fit the report buffer. Read after synchronizing; a context whose error is
     /// sticky still gives them.
     pub fn check_reports(&self, h: CtxHandle) -> Result<(Vec<CheckReport>, u32)> {
-        self.ctx(h)?.check_reports()
+        let (mut reports, mut dropped) = self.ctx(h)?.check_reports()?;
+        if let Some(g) = self.gang.get() {
+            let (r, d) = self.gang_check_reports(g, h);
+            reports.extend(r);
+            dropped += d;
+        }
+        Ok((reports, dropped))
     }
 
     /// Wait for all work queued on the context (cuCtxSynchronize).
@@ -303,6 +335,9 @@ impl<P: Platform> Gpu<P> {
         let waits = self.with_ctx(h, |_, c| c.releases());
         let r = waits.and_then(|w| w.iter().try_for_each(|w| w.wait(self)));
         self.printf_flush(h);
+        if let Some(g) = self.gang.get() {
+            self.gang_printf_flush(g, h);
+        }
         r
     }
 

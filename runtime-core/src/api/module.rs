@@ -95,10 +95,19 @@ impl<P: Platform> Gpu<P> {
         let id = self.with_ctx(h, |_, c| c.new_id())?;
         let mut allocs = Vec::new();
         match self.module_upload(h, &prog, &mut allocs, place) {
-            Ok(seg) => self.with_ctx(h, |_, c| {
-                c.module_insert(id, Loaded::new(prog, seg, allocs));
-                Ok(ModuleHandle(object(h, id)))
-            }),
+            Ok(seg) => {
+                let m = self.with_ctx(h, |_, c| {
+                    c.module_insert(id, Loaded::new(prog, seg, allocs));
+                    Ok(ModuleHandle(object(h, id)))
+                })?;
+                if let Some(g) = self.gang.get()
+                    && let Err(e) = self.gang_module_loaded(g, h, m)
+                {
+                    let _ = self.module_unload(h, m);
+                    return Err(e);
+                }
+                Ok(m)
+            }
             Err(e) => {
                 let _ = self.runtime_free(h, &allocs);
                 Err(e)
@@ -171,6 +180,10 @@ impl<P: Platform> Gpu<P> {
 
     /// Unload a module and free its memory (cuModuleUnload).
     pub fn module_unload(&self, h: CtxHandle, m: ModuleHandle) -> Result<()> {
+        if let Some(g) = self.gang.get() {
+            self.with_objs(h, &[m.named()], |_, c| c.module(m.id()).map(drop))?;
+            self.gang_module_unloading(g, h, m);
+        }
         let (loaded, indices) =
             self.with_objs(h, &[m.named()], |_, c| Ok((c.module_remove(m.id())?, c.refs_remove(m.id()))))?;
         let freed = self.runtime_free(h, loaded.allocs());
@@ -283,6 +296,9 @@ impl<P: Platform> Gpu<P> {
     /// parameter size; bytes beyond it are ignored, as the driver copies only the declared
     /// parameters.
     pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
+        if self.gang.get().is_some() {
+            return Err(CuError::NotSupported); // docs/multi-gpu.md: one logical GPU
+        }
         self.launch_refs_ready(h, &[f.named()], f, |gpu, c| {
             let (m, i) = c.func(f.id())?;
             let need = c.module(m)?.kernel(i)?.param_bytes as usize;
@@ -294,22 +310,25 @@ impl<P: Platform> Gpu<P> {
             }
             params.truncate(need);
             let cfg = LaunchConfig::new([grid[0], grid[1], 1], block).shared(shared);
-            c.launch(gpu, (m, i), &cfg, Params::Buffer(&params))
+            c.launch(gpu, (m, i), &cfg, Params::Buffer(&params), None)
         })
     }
 
     /// Launch `f` as `cfg` says with `params` (cuLaunchKernel). Returns the fence of the
     /// launch's stream; the kernel runs asynchronously.
     pub fn launch(&self, h: CtxHandle, f: FuncHandle, cfg: &LaunchConfig, params: Params<'_>) -> Result<Fence> {
+        if let Some(g) = self.gang.get() {
+            return self.gang_launch(g, h, f, cfg, params);
+        }
         self.launch_refs_ready(h, &[f.named(), cfg.stream.named()], f, |gpu, c| {
-            c.launch(gpu, c.func(f.id())?, cfg, params)
+            c.launch(gpu, c.func(f.id())?, cfg, params, None)
         })
     }
 
     /// Run launch `go` of kernel `f` under the context's lock once no kernel in flight
     /// reads texture-reference entries the launch would rewrite (waiting for those
     /// kernels outside the lock).
-    fn launch_refs_ready(
+    pub(super) fn launch_refs_ready(
         &self,
         h: CtxHandle,
         named: &[Option<u64>],

@@ -43,7 +43,11 @@ impl<P: Platform> Gpu<P> {
         }
         let w = self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local()))?;
         let waited = w.wait(self);
-        self.with_objs(h, &[s.named()], |gpu, c| c.stream_remove(gpu, s.local())).and(waited)
+        let r = self.with_objs(h, &[s.named()], |gpu, c| c.stream_remove(gpu, s.local())).and(waited);
+        if let Some(g) = self.gang.get() {
+            self.gang_stream_destroyed(g, h, s);
+        }
+        r
     }
 
     /// Wait for the work queued on stream `s` (cuStreamSynchronize).

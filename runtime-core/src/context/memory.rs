@@ -131,6 +131,18 @@ pub(crate) enum Backing {
     /// Another GPU's VRAM, through the peer table (peer access: the memory is the peer's,
     /// freed by its own context).
     Peer,
+    /// VRAM split by pages over the GPUs of a gang (one logical GPU over many): pieces here
+    /// and pieces of the other GPUs through the peer table; the gang frees the pieces.
+    Split,
+}
+
+/// Where a piece of a split allocation lives, seen from one GPU of the gang.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Share {
+    /// This GPU's VRAM at this physical address.
+    Local(u64),
+    /// Another GPU's VRAM at this physical address, through this peer table entry.
+    Peer(u64, u8),
 }
 
 /// Where [`Inner::map_host`] puts a mapping.
@@ -352,7 +364,7 @@ impl Inner {
     pub(crate) fn user_alloc(&self, ptr: u64, host: bool) -> Result<()> {
         match self.allocs.get(&ptr).filter(|a| a.owner == Owner::User).map(|a| &a.backing) {
             Some(Backing::Host(_)) if host => Ok(()),
-            Some(Backing::Vram(_)) if !host => Ok(()),
+            Some(Backing::Vram(_) | Backing::Split) if !host => Ok(()),
             _ => Err(CuError::InvalidValue),
         }
     }
@@ -404,6 +416,72 @@ impl Inner {
         self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Peer, owner: Owner::Foreign });
         self.table_changed();
         Ok(())
+    }
+
+    /// Map VRAM split over the GPUs of a gang: `pieces` (bytes each, whole pages, and
+    /// where they live) one after another from `va` (a new address when None), as one
+    /// allocation of `size` bytes for `owner` (the program's on the gang's first GPU,
+    /// foreign on the others). Returns the device pointer. The gang frees the pieces.
+    pub(crate) fn map_split<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: Option<u64>,
+        size: u64,
+        pieces: &[(u64, Share)],
+        owner: Owner,
+    ) -> Result<u64> {
+        let bytes: u64 = pieces.iter().map(|p| p.0).sum();
+        if size == 0 || size > bytes || pieces.iter().any(|p| p.0 == 0 || !p.0.is_multiple_of(PAGE_SIZE)) {
+            return Err(CuError::InvalidValue);
+        }
+        let va = match va {
+            Some(va) => {
+                let end = va.checked_add(bytes).ok_or(CuError::InvalidValue)?;
+                if self.allocs.range(..end).next_back().is_some_and(|(&b, a)| b + a.bytes > va) {
+                    return Err(CuError::InvalidValue);
+                }
+                va
+            }
+            None => self.vm.alloc_va(bytes)?,
+        };
+        let mut at = va;
+        let mapped = pieces.iter().try_for_each(|&(len, piece)| {
+            match piece {
+                Share::Local(phys) => self.vm.map(gpu, at, phys, len, Target::Vram, false)?,
+                Share::Peer(phys, slot) => self.vm.map_peer(gpu, at, phys, len, slot)?,
+            }
+            at += len;
+            Ok(())
+        });
+        if let Err(e) = mapped.and_then(|()| gpu.tlb_flush(self.vm.pd)) {
+            let _ = self.vm.unmap(gpu, va, bytes);
+            if owner != Owner::Foreign {
+                self.vm.free_va(va, bytes);
+            }
+            return Err(e);
+        }
+        self.allocs.insert(va, Alloc { size, bytes, backing: Backing::Split, owner });
+        if self.check.as_ref().is_some_and(|c| c.mode.initcheck()) {
+            // This GPU's own pieces start unwritten.
+            for &(len, piece) in pieces {
+                if let Share::Local(phys) = piece {
+                    gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_LO, 0, phys as u32);
+                    gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_HI, 0, (phys >> 32) as u32);
+                    gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_SIZE, 0, len as u32);
+                }
+            }
+        }
+        self.table_changed();
+        Ok(va)
+    }
+
+    /// The VRAM behind runtime allocation `va` (a module segment): (physical address,
+    /// bytes mapped).
+    pub(crate) fn vram_extent(&self, va: u64) -> Option<(u64, u64)> {
+        match self.allocs.get(&va)? {
+            Alloc { backing: Backing::Vram(phys), bytes, .. } => Some((*phys, *bytes)),
+            _ => None,
+        }
     }
 
     /// Point the PTEs of `[va, va + bytes)` at VRAM `phys`, or make them invalid, and
@@ -689,7 +767,7 @@ pub(super) fn free_backing<P: Platform>(gpu: &Device<P>, a: Alloc) {
         Backing::Mapped(m) => {
             let _ = gpu.phys_count(m.handle, Count::Unmap);
         }
-        Backing::Peer => {}
+        Backing::Peer | Backing::Split => {}
     }
 }
 

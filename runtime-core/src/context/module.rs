@@ -113,6 +113,15 @@ pub(crate) struct Loaded {
     prints: bool,
 }
 
+/// A module's data segments and variables (see [`Loaded::data`]).
+#[derive(Clone)]
+pub(crate) struct Data {
+    pub(crate) global: u64,
+    pub(crate) constant: Option<(u64, u32)>,
+    pub(crate) placed: Vec<(usize, u64)>,
+    pub(crate) managed: Vec<ManagedVar>,
+}
+
 /// Where a module's segments were uploaded: code, `.global` data, `.const` data (address
 /// and size), the default stream's parameter buffer, and the `.global` symbols placed
 /// elsewhere (symbol index, address), the loader's managed variables among them.
@@ -131,6 +140,24 @@ impl Loaded {
         let Segments { code, global, constant, cb0, placed, managed } = seg;
         let prints = prog.code.iter().any(|i| i.w0.op_or_err().is_ok_and(|o| o == hw::isa::Op::Printf));
         Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, placed, managed, allocs, prints }
+    }
+
+    /// The module's data as another copy of it shares it (a gang's other GPUs): `.global`
+    /// segment, `.const` segment, placed symbols and managed variables.
+    pub(crate) fn data(&self) -> Data {
+        Data {
+            global: self.global,
+            constant: self.constant,
+            placed: self.placed.clone(),
+            managed: self.managed.clone(),
+        }
+    }
+
+    /// A copy of a module whose data is `data` (another GPU's copy, reached through the
+    /// peer table): its own code and parameter buffer at `code` and `cb0`.
+    pub(crate) fn sharing(prog: Program, code: u64, cb0: u64, data: Data, allocs: Vec<u64>) -> Self {
+        let Data { global, constant, placed, managed } = data;
+        Self::new(prog, Segments { code, global, constant, cb0, placed, managed }, allocs)
     }
 
     /// The managed variables the loader allocated.
@@ -341,14 +368,17 @@ impl Inner {
         Ok(va)
     }
 
-    /// Launch kernel `index` of module `module` as `cfg` says; returns the stream's fence. Each channel has its own parameter buffer, so launches on different
-    /// streams never share one.
+    /// Launch kernel `index` of module `module` as `cfg` says; returns the stream's fence.
+    /// Each channel has its own parameter buffer, so launches on different streams never
+    /// share one. `range` (first flattened block id, count) runs only those blocks of the
+    /// grid (GRID_FIRST_BLOCK, GRID_BLOCK_COUNT); None runs them all.
     pub(crate) fn launch<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         (module, index): (u64, u32),
         cfg: &LaunchConfig,
         params: Params<'_>,
+        range: Option<(u32, u32)>,
     ) -> Result<Fence> {
         let LaunchConfig { grid, block, shared, stream } = *cfg;
         let s = stream.local();
@@ -429,6 +459,9 @@ impl Inner {
             }
             if let Some(va) = printf {
                 pb.incr(c, PRINTF_ADDRESS_HIGH, &[addr40::hi(va), addr40::lo(va)])?;
+            }
+            if let Some((first, count)) = range {
+                pb.incr(c, GRID_FIRST_BLOCK, &[first, count])?;
             }
             pb.incr(c, BEGIN_GRID, &[0])?;
             pb.incr(c, LAUNCH, &[0])?;

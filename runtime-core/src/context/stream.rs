@@ -73,6 +73,9 @@ pub(crate) struct Events {
     /// slot is satisfied by the newer one.
     counter: u32,
     list: BTreeMap<u64, Event>,
+    /// Semaphore pages of other GPUs' channels this context's channels acquire on (the
+    /// GPUs of a gang), by their memory: (memory, address here).
+    foreign: Vec<(alloc::sync::Arc<fifo::SharedMem>, u64)>,
     held: Vec<Held>,
 }
 
@@ -130,9 +133,32 @@ impl Events {
         self.free.pop().ok_or(CuError::OutOfMemory)
     }
 
+    /// The address in this context of `mem`, a semaphore page of another GPU's channel,
+    /// mapped (system-memory PTEs, registered for this GPU's DMA) at its first use.
+    fn foreign_va<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        vm: &mut VaSpace,
+        mem: &alloc::sync::Arc<fifo::SharedMem>,
+    ) -> Result<u64> {
+        if let Some((_, va)) = self.foreign.iter().find(|(m, _)| alloc::sync::Arc::ptr_eq(m, mem)) {
+            return Ok(*va);
+        }
+        let buf = gpu.platform.dma_register(mem.clone())?;
+        self.held.push(Held::Dma(buf.clone()));
+        let len = (buf.len() as u64).next_multiple_of(PAGE_SIZE);
+        let va = vm.alloc_va(len)?;
+        self.held.push(Held::Va(va, len));
+        vm.map(gpu, va, buf.bus, len, hw::regs::Target::SysCoherent, false)?;
+        gpu.tlb_flush(vm.pd)?;
+        self.foreign.push((mem.clone(), va));
+        Ok(va)
+    }
+
     /// Unmap and free the slots' pages (the context is being destroyed).
     pub(crate) fn release<P: Platform>(&mut self, gpu: &Device<P>, vm: &mut VaSpace) {
         release(gpu, vm, &mut self.held);
+        self.foreign.clear();
         self.pages.clear();
         self.free.clear();
         self.list.clear();
@@ -148,6 +174,25 @@ pub(crate) fn acquire<const N: usize>(cmd: &mut Pushbuf<N>, va: u64, payload: u3
 }
 
 impl Inner {
+    /// Queue a fence on stream `s` (in the default stream's order) and return its release:
+    /// what another GPU's channel acquires to follow the stream's work so far.
+    pub(crate) fn mark<P: Platform>(&mut self, gpu: &Device<P>, s: u64) -> Result<(crate::channel::Fence, Release)> {
+        let ch = self.ordered(gpu, s)?;
+        let mut cmd = Pushbuf::<64>::new();
+        let f = ch.fence(&mut cmd)?;
+        ch.submit(gpu, cmd.words())?;
+        Ok((f, ch.release_of(f)?))
+    }
+
+    /// Make stream `s` wait, on the GPU, for release `r` of another GPU's channel (see
+    /// [`Inner::mark`]): an acquire of its semaphore, whose page is mapped here at first use.
+    pub(crate) fn acquire_foreign<P: Platform>(&mut self, gpu: &Device<P>, s: u64, r: &Release) -> Result<()> {
+        let va = self.events.foreign_va(gpu, &mut self.vm, &r.mem)?;
+        let mut cmd = Pushbuf::<64>::new();
+        acquire(&mut cmd, va + r.off as u64, r.target)?;
+        self.chan(s)?.submit(gpu, cmd.words())
+    }
+
     /// Queue host function `run` on stream `s` (cuLaunchHostFunc, cuStreamAddCallback):
     /// the channel acquires a semaphore that `run` releases after the function, which a
     /// thread waiting for the device runs once the stream's earlier work is done (or
