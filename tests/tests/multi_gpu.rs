@@ -392,3 +392,55 @@ fn one_logical_gpu_splits_memory_by_pages_and_grids_by_blocks() {
         assert_eq!(k[0].peer_read_bytes + k[0].peer_write_bytes, 0, "GPU {i}");
     }
 }
+
+#[test]
+fn a_fault_in_another_gpus_part_of_a_grid_is_the_grids_error() {
+    let dev = unified(false);
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
+    let a = ctx.alloc::<f32>(8192).unwrap();
+    let c = ctx.alloc::<f32>(4096).unwrap();
+    // 17 blocks of 256 threads with n = 4352: block 16, the last GPU's, writes 64 floats
+    // past `c`, where nothing is mapped.
+    m.function("vecadd")
+        .unwrap()
+        .launch([17, 1, 1], [256, 1, 1], 0, &[a.arg(), a.arg(), c.arg(), Arg::I32(4352)])
+        .unwrap();
+    assert_eq!(ctx.synchronize(), Err(runtime_core::CuError::IllegalAddress));
+    assert_eq!(ctx.synchronize(), Err(runtime_core::CuError::IllegalAddress), "sticky, as in CUDA");
+    // The first GPU's part ran to its end; the fourth GPU's failed.
+    let failed = |s: &std::sync::Arc<backend_user::SimDevice>| s.lock().take_kernel_stats().iter().any(|k| k.failed);
+    let others = dev.gpu().gang_members();
+    assert!(!failed(dev.sim()) && failed(others[2].platform().device()));
+}
+
+#[test]
+fn one_logical_gpu_is_deterministic() {
+    let run = || {
+        let dev = unified(true);
+        let ctx = dev.create_context().unwrap();
+        let n = 50_000usize;
+        let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32).collect();
+        let mut a = ctx.alloc::<f32>(n).unwrap();
+        a.copy_from(&x).unwrap();
+        let c = ctx.alloc::<f32>(n).unwrap();
+        let m = ctx.load_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
+        let f = m.function("vecadd").unwrap();
+        for _ in 0..3 {
+            f.launch(
+                [(n as u32).div_ceil(128), 1, 1],
+                [128, 1, 1],
+                0,
+                &[a.arg(), a.arg(), c.arg(), Arg::I32(n as i32)],
+            )
+            .unwrap();
+        }
+        let out = c.to_vec().unwrap();
+        let mut cycles = vec![dev.sim().lock().cycles()];
+        cycles.extend(dev.gpu().gang_members().iter().map(|o| o.platform().device().lock().cycles()));
+        (out, cycles)
+    };
+    let (a, b) = (run(), run());
+    assert!(a.0.iter().enumerate().all(|(i, &v)| v == 2.0 * (i % 97) as f32));
+    assert_eq!(a, b, "the same results and cycles on every GPU");
+}

@@ -878,3 +878,41 @@ fn rgdev_cc_command_line() {
     run_ok(&exe, &[]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One logical GPU over four (`gv100x4u`, issue 15 item 5): unmodified Runtime API
+/// programs see one device and pass their own checks while their allocations are split
+/// by pages over the four GPUs and every grid by blocks; the statistics show each GPU's
+/// part of each kernel, and those parts cover the grid.
+#[test]
+fn one_logical_gpu_over_four_runs_unmodified_programs() {
+    let unified = [("RGDEV_PRESET", "gv100x4u")];
+    for name in ["vecadd", "matmul", "streams", "constant", "dynshared", "uva", "managed", "printf", "errors"] {
+        let exe = compile_in(&format!("unified-{name}"), name, &[]);
+        run_ok(&exe, &unified);
+        if name == "vecadd" {
+            let json = exe.with_extension("json");
+            let out =
+                rgdev().args(["run", "--preset", "gv100x4u", "--stats-json"]).arg(&json).arg("--").arg(&exe).output();
+            let out = out.expect("rgdev run runs");
+            assert!(out.status.success(), "{:?}", text(&out));
+            let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            assert_eq!(s["devices"].as_array().unwrap().len(), 4);
+            for kernel in ["_Z6vecaddPKfS0_Pfi", "_Z13scale_stridedPffi"] {
+                let parts: Vec<&serde_json::Value> =
+                    s["kernels"].as_array().unwrap().iter().filter(|k| k["name"] == kernel).collect();
+                let devices: Vec<u64> = parts.iter().map(|k| k["device"].as_u64().unwrap()).collect();
+                assert_eq!(devices, [0, 1, 2, 3], "{kernel}: a part on each GPU");
+                let grid = parts[0]["grid"][0].as_u64().unwrap();
+                let mut next = 0;
+                for k in &parts {
+                    let (first, count) = (k["blocks"][0].as_u64().unwrap(), k["blocks"][1].as_u64().unwrap());
+                    assert_eq!((first, k["grid"][0].as_u64().unwrap()), (next, grid), "{kernel}: contiguous ranges");
+                    assert!(count > 0 && count.abs_diff(grid / 4) <= 1, "{kernel}: a quarter each");
+                    next += count;
+                }
+                assert_eq!(next, grid, "{kernel}: the ranges cover the grid");
+            }
+        }
+        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    }
+}

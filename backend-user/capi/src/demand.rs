@@ -108,11 +108,13 @@ pub(crate) const UVM_ENV: &str = "RGDEV_UVM";
 /// `RGDEV_UVM=paging`: a launch that waits for ring space holds its context's lock, so
 /// the fault service cannot run there, and a program queuing more launches than the ring
 /// holds on memory still to migrate would wait forever (it gets CUDA_ERROR_LAUNCH_TIMEOUT).
-/// Otherwise managed memory is host memory every context of every GPU has mapped.
+/// Otherwise managed memory is host memory every context of every GPU has mapped. Not
+/// on one logical GPU over several (a gang): there it is host memory too, mapped into
+/// every GPU's part of each context.
 pub(crate) fn paging(gpu: &UserGpu) -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     let on = *ON.get_or_init(|| std::env::var(UVM_ENV).is_ok_and(|v| v == "paging"));
-    on && gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6
+    on && gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6 && gpu.gang_members().is_empty()
 }
 
 /// Context `owner` allocated managed memory `mem` at `base`, not paged: every context of

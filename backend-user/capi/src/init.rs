@@ -72,13 +72,18 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         // A system presented as one logical GPU: the first GPU leads the others, and is
         // the one device the program sees.
         let mut gpus = gpus;
+        let mut physical = Vec::new();
         if system.unified && gpus.len() > 1 {
             let rids: Vec<u16> = (0..gpus.len()).map(|i| system.routing_id(i)).collect();
             let others = gpus[1..].iter().map(|b| b.dev.gpu().clone()).collect();
             gpus[0].dev.gpu().gang_form(others, &rids)?;
+            physical = gpus
+                .iter()
+                .map(|b| Board { dev: b.dev.clone(), config: b.config.clone(), primary: None, primary_flags: 0 })
+                .collect();
             gpus.truncate(1);
         }
-        let profile = profile::Profile::from_env(&gpus);
+        let profile = profile::Profile::from_env(if physical.is_empty() { &gpus } else { &physical });
         if profile.wanted() {
             // One clock: GPU 0's stamps the host's records.
             apitrace::start(&gpus[0].dev);
@@ -86,6 +91,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         let write_at_exit = profile.wanted();
         let st = State {
             gpus,
+            physical,
             system,
             host: HashMap::new(),
             managed: Vec::new(),
@@ -114,7 +120,9 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
 extern "C" fn write_profile() {
     if let Ok(mut st) = state() {
         let st = &mut *st;
-        st.profile.write(&st.gpus);
+        let st = &mut *st;
+        let boards = if st.physical.is_empty() { &st.gpus } else { &st.physical };
+        st.profile.write(boards);
     }
 }
 

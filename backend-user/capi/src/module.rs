@@ -196,7 +196,8 @@ pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
     let gpu = {
         let mut st = state()?;
         let s = &mut *st;
-        s.profile.collect(&s.gpus);
+        let boards = if s.physical.is_empty() { &s.gpus } else { &s.physical };
+        s.profile.collect(boards);
         s.gpu_of(m.0)
     };
     gpu.module_unload(m.ctx(), m)?;
@@ -218,7 +219,12 @@ pub extern "C" fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *co
         let launch_id = gpu.func_launch_id(f.ctx(), f)?;
         let a = gpu.func_attributes(f.ctx(), f)?;
         let facts = profile::FuncFacts { regs: a.regs, shared: a.shared_bytes, local: a.local_bytes };
-        state()?.profile.name(launch_id, name, facts, m.ctx().0);
+        let mut st = state()?;
+        st.profile.name(launch_id, name, facts, m.ctx().0);
+        // One logical GPU: the kernel's copies on the other GPUs run its other blocks.
+        for (o, c, of) in gpu.gang_kernel(m.ctx(), f)? {
+            st.profile.name(o.func_launch_id(c, of)?, name, facts, c.0);
+        }
         raw::put(pf, handle(f.0))
     })
 }

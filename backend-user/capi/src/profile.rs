@@ -382,6 +382,7 @@ impl Profile {
                     "local_bytes": f.map(|f| f.local),
                     "grid": k.grid,
                     "block": k.block,
+                    "blocks": [k.blocks.0, k.blocks.1],
                     "start_cycle": k.start_cycle,
                     "end_cycle": k.end_cycle,
                     "cycles": k.cycles(),

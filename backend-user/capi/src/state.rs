@@ -55,6 +55,9 @@ pub(crate) struct Board {
 pub(crate) struct State {
     /// The GPUs, by ordinal (`CUdevice`).
     pub(crate) gpus: Vec<Board>,
+    /// Every GPU of the system when the program sees fewer (one logical GPU over all:
+    /// the statistics and trace still show each), else empty.
+    pub(crate) physical: Vec<Board>,
     /// The system they form (its name and interconnect).
     pub(crate) system: backend_user::SystemConfig,
     pub(crate) host: HashMap<usize, HostAlloc>,
@@ -106,7 +109,8 @@ impl State {
         if !gpu.ctx_exists(h) {
             return Err(CuError::InvalidContext);
         }
-        self.profile.collect(&self.gpus);
+        let boards = if self.physical.is_empty() { &self.gpus } else { &self.physical };
+        self.profile.collect(boards);
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
         let managed = self.managed.extract_if(.., |r| r.ctx == h).collect();
         self.buffers.retain(|(c, _), _| *c != h.0);
@@ -220,7 +224,9 @@ pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
         && st.profile.checkpoint_due()
     {
         let st = &mut *st;
-        st.profile.collect(&st.gpus);
-        st.profile.write_json(&st.gpus);
+        let st = &mut *st;
+        let boards = if st.physical.is_empty() { &st.gpus } else { &st.physical };
+        st.profile.collect(boards);
+        st.profile.write_json(boards);
     }
 }

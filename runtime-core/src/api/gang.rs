@@ -58,6 +58,9 @@ struct Link {
 pub(crate) struct Gang<P: Platform> {
     /// The other GPUs, member 1 on.
     others: Vec<Arc<Gpu<P>>>,
+    /// What the program is told of the one device: the first GPU's description with the
+    /// gang's SMs and VRAM.
+    info: crate::device::DeviceInfo,
     ctxs: Mutex<P::RawMutex, BTreeMap<u64, Ctx>>,
     links: Arc<Mutex<P::RawMutex, Vec<Link>>>,
 }
@@ -113,13 +116,35 @@ impl<P: Platform> Gpu<P> {
                 let of: Vec<(usize, u32)> =
                     seen.lock().iter().find(|l| l.chans.contains(&chid)).map(|l| l.others.clone()).unwrap_or_default();
                 of.into_iter().find_map(|(m, c)| {
+                    // Nothing else serves the other GPUs: their interrupts and parked
+                    // accesses are looked at here.
                     gpus[m].service_interrupts();
+                    gpus[m].service_replays();
                     gpus[m].channel_error(c)
                 })
             })
         });
-        self.gang.call_once(|| Gang { others, ctxs: Mutex::new(BTreeMap::new()), links });
+        let mut info = self.dev.info().clone();
+        for o in &others {
+            info.sms += o.dev.info().sms;
+            info.gpcs += o.dev.info().gpcs;
+            info.vram_size += o.dev.info().vram_size;
+        }
+        self.gang.call_once(|| Gang { others, info, ctxs: Mutex::new(BTreeMap::new()), links });
         Ok(())
+    }
+
+    /// What the probe found; for the first GPU of a gang, the one device the program sees:
+    /// the GPUs' SMs, GPCs and VRAM together (each GPU's SMs are alike, so per-SM figures
+    /// are the first one's).
+    pub fn info(&self) -> &crate::device::DeviceInfo {
+        self.gang.get().map_or(self.dev.info(), |g| &g.info)
+    }
+
+    /// Free and total VRAM bytes (cuMemGetInfo): a gang's together.
+    pub fn mem_info(&self) -> (u64, u64) {
+        let mine = self.dev.mem_info();
+        self.gang_members().iter().map(|o| o.mem_info()).fold(mine, |(f, t), (f2, t2)| (f + f2, t + t2))
     }
 
     /// The GPUs of this GPU's gang after it (empty when it leads none).
@@ -238,6 +263,31 @@ impl<P: Platform> Gpu<P> {
             ctx.allocs.insert(va, pieces);
         }
         Ok(va)
+    }
+
+    /// Host memory `mem` was mapped at `va` into context `h` (pinned, registered or
+    /// managed memory): map it into the counterparts too, where their kernels' pieces
+    /// reach it. Nothing to do off a gang.
+    pub(super) fn gang_share_host(&self, h: CtxHandle, va: u64, mem: &Arc<fifo::SharedMem>) -> Result<()> {
+        let Some(g) = self.gang.get() else { return Ok(()) };
+        let others = self.gang_others(g, h)?;
+        for (m, (o, &c)) in g.others.iter().zip(&others).enumerate() {
+            if let Err(e) = o.mem_map_host_at(c, va, mem.clone()) {
+                for (o, &c) in g.others.iter().zip(&others).take(m) {
+                    let _ = o.mem_unmap_foreign(c, va);
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Host memory at `va` left context `h`: it leaves the counterparts too.
+    pub(super) fn gang_unshare(&self, h: CtxHandle, va: u64) {
+        let Some(g) = self.gang.get() else { return };
+        for (o, &c) in g.others.iter().zip(&self.gang_others(g, h).unwrap_or_default()) {
+            let _ = o.mem_unmap_foreign(c, va);
+        }
     }
 
     /// cuMemFree of a split allocation, once the first GPU's context freed it: unmap it
@@ -472,6 +522,16 @@ impl<P: Platform> Gpu<P> {
         Ok(funcs)
     }
 
+    /// The copies of kernel `f` of context `h` on the other GPUs of this GPU's gang (none
+    /// off a gang): (GPU, context there, kernel there), which run its other blocks.
+    #[allow(clippy::type_complexity)]
+    pub fn gang_kernel(&self, h: CtxHandle, f: FuncHandle) -> Result<Vec<(Arc<Gpu<P>>, CtxHandle, FuncHandle)>> {
+        let Some(g) = self.gang.get() else { return Ok(Vec::new()) };
+        let funcs = self.gang_funcs(g, h, f)?;
+        let others = self.gang_others(g, h)?;
+        Ok(g.others.iter().zip(others).zip(funcs).map(|((o, c), f)| (o.clone(), c, f)).collect())
+    }
+
     /// cuLaunchKernel on a gang: the grid's blocks split into contiguous ranges, one per
     /// GPU, ordered by the first GPU's stream (see the module documentation).
     pub(super) fn gang_launch(
@@ -484,6 +544,10 @@ impl<P: Platform> Gpu<P> {
     ) -> Result<Fence> {
         let s = cfg.stream;
         let others = self.gang_others(g, h)?;
+        // Textures and surfaces are the first GPU's alone (docs/multi-gpu.md).
+        if self.with_objs(h, &[f.named()], |_, c| Ok(c.module(c.func(f.id())?.0)?.textured()))? {
+            return Err(CuError::NotSupported);
+        }
         let funcs = self.gang_funcs(g, h, f)?;
         let streams = self.gang_streams(g, h, s)?;
         let blocks = cfg.grid.iter().map(|&d| d as u64).product::<u64>();

@@ -67,7 +67,9 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes, low))
+        let (va, mem) = self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes, low))?;
+        self.gang_share_host(h, va, &mem)?;
+        Ok((va, mem))
     }
 
     /// Map host pages a program registers (cuMemHostRegister: `mem`, whole 4 KiB pages of
@@ -77,7 +79,9 @@ impl<P: Platform> Gpu<P> {
         if mem.is_empty() {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| c.register_host(gpu, mem, read_only))
+        let va = self.with_ctx(h, |gpu, c| c.register_host(gpu, mem.clone(), read_only))?;
+        self.gang_share_host(h, va, &mem)?;
+        Ok(va)
     }
 
     /// Allocate `bytes` of managed memory (cuMemAllocManaged): host memory at its device
@@ -87,7 +91,9 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| c.alloc_managed(gpu, bytes, Owner::User))
+        let (va, mem) = self.with_ctx(h, |gpu, c| c.alloc_managed(gpu, bytes, Owner::User))?;
+        self.gang_share_host(h, va, &mem)?;
+        Ok((va, mem))
     }
 
     /// Map host pages of the program (`mem`, whole pages starting at host address `host`)
@@ -99,7 +105,9 @@ impl<P: Platform> Gpu<P> {
         if mem.is_empty() || !host.is_multiple_of(hw::mmu::PAGE_SIZE) {
             return Err(CuError::InvalidValue);
         }
-        self.with_ctx(h, |gpu, c| c.register_host_fixed(gpu, mem, host))
+        let va = self.with_ctx(h, |gpu, c| c.register_host_fixed(gpu, mem.clone(), host))?;
+        self.gang_share_host(h, va, &mem)?;
+        Ok(va)
     }
 
     /// Free pinned host memory from [`Gpu::mem_alloc_host`] (cuMemFreeHost) or unregister
@@ -114,8 +122,12 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |_, c| c.user_alloc(ptr, host))?;
         self.ctx_synchronize(h)?;
         self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))?;
-        if let Some(g) = self.gang.get().filter(|_| !host) {
-            self.gang_freed(g, h, ptr);
+        match self.gang.get() {
+            Some(_) if host => self.gang_unshare(h, ptr),
+            Some(g) => {
+                self.gang_freed(g, h, ptr);
+            }
+            None => {}
         }
         Ok(())
     }
@@ -208,14 +220,17 @@ impl<P: Platform> Gpu<P> {
     /// Map host memory `mem` another context allocated at unified address `va` (managed
     /// memory) into context `h` at the same address; kernels and copies of `h` reach it.
     pub fn mem_map_host_at(&self, h: CtxHandle, va: u64, mem: Arc<fifo::SharedMem>) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.map_host_at(gpu, va, mem))
+        self.with_ctx(h, |gpu, c| c.map_host_at(gpu, va, mem.clone()))?;
+        self.gang_share_host(h, va, &mem)
     }
 
     /// Undo [`Gpu::mem_map_peer`] or [`Gpu::mem_map_host_at`] at `va`, after the
     /// context's queued work.
     pub fn mem_unmap_foreign(&self, h: CtxHandle, va: u64) -> Result<()> {
         self.ctx_synchronize(h)?;
-        self.with_ctx(h, |gpu, c| c.unmap_foreign(gpu, va))
+        self.with_ctx(h, |gpu, c| c.unmap_foreign(gpu, va))?;
+        self.gang_unshare(h, va);
+        Ok(())
     }
 
     /// Allocate `bytes` of VRAM that the runtime owns (module segments): copies reach it,

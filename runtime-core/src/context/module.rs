@@ -160,6 +160,17 @@ impl Loaded {
         Self::new(prog, Segments { code, global, constant, cb0, placed, managed }, allocs)
     }
 
+    /// Whether the module's code reads textures or surfaces (references or objects).
+    pub(crate) fn textured(&self) -> bool {
+        use hw::isa::Op;
+        let p = &self.prog;
+        !p.textures.is_empty()
+            || !p.surfaces.is_empty()
+            || p.code.iter().any(|i| {
+                i.w0.op_or_err().is_ok_and(|o| matches!(o, Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust))
+            })
+    }
+
     /// The managed variables the loader allocated.
     pub(crate) fn managed(&self) -> &[ManagedVar] {
         &self.managed
