@@ -91,6 +91,54 @@ fn run(sys: &System, work: Work) -> (u64, Duration) {
     (end.saturating_sub(t0), host)
 }
 
+/// Run `work` whole on one logical GPU over four (`gv100x4u`): one allocation and one
+/// launch, which the runtime splits (simulated ns from the launch to the last GPU's part's
+/// completion, host time).
+fn run_unified(work: Work) -> (u64, Duration) {
+    let dev = backend_user::Device::open_unified(SystemConfig::preset("gv100x4u").unwrap(), &DeviceOptions::default())
+        .unwrap();
+    let ctx = dev.create_context().unwrap();
+    let (n, m, f, args, _bufs) = match work {
+        Work::Compute { total, iters } => {
+            let out = ctx.alloc::<f32>(total).unwrap();
+            let m = ctx.load_ptx(SPIN).unwrap();
+            let f = m.function("spin").unwrap();
+            (total, m, f, vec![out.arg(), Arg::U32(total as u32), Arg::U32(iters)], vec![out])
+        }
+        Work::Memory { total } => {
+            let x: Vec<f32> = (0..total).map(|i| i as f32).collect();
+            let (mut a, c) = (ctx.alloc::<f32>(total).unwrap(), ctx.alloc::<f32>(total).unwrap());
+            a.copy_from(&x).unwrap();
+            let m = ctx.load_ptx(include_str!("../../kernels/vecadd.ptx")).unwrap();
+            let f = m.function("vecadd").unwrap();
+            (total, m, f, vec![a.arg(), a.arg(), c.arg(), Arg::I32(total as i32)], vec![a, c])
+        }
+    };
+    ctx.synchronize().unwrap();
+    let sims: Vec<_> = std::iter::once(dev.sim().clone())
+        .chain(dev.gpu().gang_members().iter().map(|o| o.platform().device().clone()))
+        .collect();
+    for s in &sims {
+        s.lock().take_kernel_stats();
+    }
+    let t0 = dev.time_ns();
+    let host = Instant::now();
+    f.launch([n.div_ceil(256) as u32, 1, 1], [256, 1, 1], 0, &args).unwrap();
+    ctx.synchronize().unwrap();
+    let host = host.elapsed();
+    drop(m);
+    let end = sims
+        .iter()
+        .flat_map(|s| {
+            let mut g = s.lock();
+            let cfg = g.config().clone();
+            g.take_kernel_stats().into_iter().map(move |k| cfg.cycles_to_ns(k.end_cycle)).collect::<Vec<_>>()
+        })
+        .max()
+        .unwrap_or(t0);
+    (end.saturating_sub(t0), host)
+}
+
 fn system(gpus: usize) -> SystemConfig {
     match gpus {
         1 => SystemConfig::single(DeviceConfig::default()),
@@ -127,6 +175,14 @@ fn main() {
                 host.as_secs_f64() * 1e3
             );
         }
+        // The same whole kernel on one logical GPU over four: the runtime splits it.
+        let (ns, host) = run_unified(work);
+        println!(
+            "| {name} | 4 as one (gv100x4u) | {:.1} us | {:.2}x | {:.0} ms |",
+            ns as f64 / 1e3,
+            one as f64 / ns.max(1) as f64,
+            host.as_secs_f64() * 1e3
+        );
     }
     // The parallel simulator: two busy GPUs, the same work on 1 and on 2 host threads.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);

@@ -468,3 +468,35 @@ fn texture_fetches_hit_what_loads_brought_into_voltas_l1_but_not_fermis_own_text
     assert_eq!((f.l1_misses, f.tex_hits, f.tex_misses), (sectors, 0, sectors), "{f:?}");
     assert_eq!(f.l2_hits, sectors, "the fetches find the loads' sectors in the L2");
 }
+
+/// Coherence at a release (issue 15 item 6): a system-scope fence (`membar.sys`,
+/// `__threadfence_system`) waits for the L2's dirty lines to be written back, so that the
+/// host or a peer may see the warp's stores; a device-scope one (`membar.gl`) does not.
+#[test]
+fn system_fences_write_the_l2_back() {
+    let kernel = |scope: &str| {
+        format!(
+            "{HDR}.visible .entry fence(.param .u64 out)\n{{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n\
+             mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %tid.x;\n mad.lo.s32 %r1, %r1, %r2, %r3;\n\
+             ld.param.u64 %rd1, [out];\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n\
+             st.global.u32 [%rd3], %r1;\n membar.{scope};\n st.global.u32 [%rd3], %r3;\n ret;\n}}\n"
+        )
+    };
+    let run = |scope: &str| {
+        let dev = Device::open_with(DeviceOptions { separate_va: true, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let out = ctx.alloc::<u32>(64 * 256).unwrap();
+        let m = ctx.load_ptx(&kernel(scope)).unwrap();
+        stats(&dev);
+        m.function("fence").unwrap().launch([64, 1, 1], [256, 1, 1], 0, &[out.arg()]).unwrap();
+        ctx.synchronize().unwrap();
+        assert!(out.to_vec().unwrap().iter().enumerate().all(|(i, &v)| v == (i % 256) as u32));
+        one(&dev)
+    };
+    let (gl, sys) = (run("gl"), run("sys"));
+    assert_eq!((gl.system_fences, sys.system_fences), (0, 64 * 8), "one per warp that fenced");
+    // Each warp waited for the write-back of the lines stored so far: the stores reach
+    // DRAM earlier and more often, and the kernel takes longer.
+    assert!(sys.dram_write_bytes > gl.dram_write_bytes, "{} vs {}", sys.dram_write_bytes, gl.dram_write_bytes);
+    assert!(sys.cycles() > gl.cycles(), "{} vs {}", sys.cycles(), gl.cycles());
+}

@@ -383,6 +383,7 @@ impl Profile {
                     "grid": k.grid,
                     "block": k.block,
                     "blocks": [k.blocks.0, k.blocks.1],
+                    "system_fences": k.system_fences,
                     "start_cycle": k.start_cycle,
                     "end_cycle": k.end_cycle,
                     "cycles": k.cycles(),

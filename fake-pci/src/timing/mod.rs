@@ -190,6 +190,22 @@ impl Default for TimingEngine {
     }
 }
 
+/// Write the L2's dirty sectors back to DRAM from cycle `t`, each on its channel after
+/// what the channel has queued: (the cycle the write-back drains, bytes written).
+pub(crate) fn write_back(l2: &mut Cache, chans: &mut [u64], cfg: &DeviceConfig, t: u64) -> (u64, u64) {
+    let sector_mc = cfg.transfer_mcycles(cfg.sector_bytes as u64 * chans.len() as u64, cfg.dram.mbps);
+    let mut end = t * 1000;
+    let mut bytes = 0;
+    let n = chans.len();
+    l2.clean(|line| {
+        let c = channel(line, n);
+        chans[c] = chans[c].max(t * 1000) + sector_mc;
+        end = end.max(chans[c]);
+        bytes += cfg.sector_bytes as u64;
+    });
+    (end.div_ceil(1000), bytes)
+}
+
 impl TimingEngine {
     fn build(&mut self, cfg: &DeviceConfig) {
         if !self.sms.is_empty() {
@@ -421,20 +437,11 @@ impl TimingEngine {
     /// Write back the L2's dirty sectors from cycle `t`; returns when the write-back drains.
     pub fn flush_l2(&mut self, cfg: &DeviceConfig, t: u64, stats: Option<&mut KernelStats>) -> u64 {
         let Some(l2) = self.l2.as_mut() else { return t };
-        let sector_mc = cfg.transfer_mcycles(cfg.sector_bytes as u64 * self.chan_free_mc.len() as u64, cfg.dram.mbps);
-        let chans = &mut self.chan_free_mc;
-        let mut end = t * 1000;
-        let mut bytes = 0;
-        l2.clean(|line| {
-            let c = channel(line, chans.len());
-            chans[c] = chans[c].max(t * 1000) + sector_mc;
-            end = end.max(chans[c]);
-            bytes += cfg.sector_bytes as u64;
-        });
+        let (end, bytes) = write_back(l2, &mut self.chan_free_mc, cfg, t);
         if let Some(st) = stats {
             st.dram_write_bytes += bytes;
         }
-        end.div_ceil(1000)
+        end
     }
 
     fn finish(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, gi: usize, t: u64) {

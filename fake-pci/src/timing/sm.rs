@@ -411,6 +411,14 @@ impl TimingEngine {
         let sl = sm.slots[slot].as_mut().expect("slot");
         sl.ready_at = t + 1;
         sl.cache = None;
+        if d.is_some_and(|d| d.op == Op::Membar && d.m & 1 == 1) {
+            // A system-scope fence: before the host or a peer may observe the warp's
+            // stores, the L2's dirty lines are written back; the warp waits for that.
+            let (end, bytes) = super::write_back(l2.as_mut().expect("l2"), chan_free_mc, cfg, t);
+            g.stats.dram_write_bytes += bytes;
+            g.stats.system_fences += 1;
+            sl.ready_at = sl.ready_at.max(end);
+        }
         if let Some(d) = d {
             let class = classify(&d);
             let (latency, interval) = match class {

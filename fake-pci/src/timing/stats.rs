@@ -33,6 +33,9 @@ pub struct KernelStats {
     /// The blocks this launch ran: the first flattened block id and how many (the whole
     /// grid unless the launch named a range, GRID_FIRST_BLOCK and GRID_BLOCK_COUNT).
     pub blocks: (u64, u64),
+    /// System-scope fences executed (`membar.sys`, `__threadfence_system`), each of which
+    /// waited for the L2's dirty lines to be written back.
+    pub system_fences: u64,
     /// Cycle of LAUNCH.
     pub start_cycle: u64,
     /// Cycle of completion (after the end-of-kernel L2 write-back).

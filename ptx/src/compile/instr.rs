@@ -162,7 +162,10 @@ impl<'a> Kc<'a> {
                 Ok(())
             }
             "membar" | "fence" => {
-                self.push(Instr::new(Op::Membar, Ty::U32));
+                // m bit 0: system scope (`membar.sys`, `fence.*.sys`: __threadfence_system).
+                let mut x = Instr::new(Op::Membar, Ty::U32);
+                x.w0.set_m(u16::from(i.mods.iter().any(|m| m == "sys")));
+                self.push(x);
                 Ok(())
             }
             "atom" | "red" => self.atom(i),

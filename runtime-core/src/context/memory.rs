@@ -633,7 +633,20 @@ impl Inner {
         }
         self.check_range(src, shape.extent(shape.src_pitch)?, false)?;
         self.check_range(dst, shape.extent(shape.dst_pitch)?, true)?;
+        // Coherence (gem5's flush forwarding): a copy to memory another agent reads (the
+        // host's, a peer's) writes the L2's dirty lines back first, as before a copy to
+        // the host, so that kernels still running leave nothing it would miss.
+        let elsewhere = self
+            .allocs
+            .range(..=dst)
+            .next_back()
+            .is_some_and(|(_, a)| matches!(a.backing, Backing::Host(_) | Backing::Peer | Backing::Split));
         let ch = self.ordered(gpu, s)?;
+        if elsewhere {
+            let mut cmd = Cmd::new();
+            l2_flush(&mut cmd)?;
+            ch.submit(gpu, cmd.words())?;
+        }
         copy_pitched(gpu, ch, dst, src, shape)
     }
 
