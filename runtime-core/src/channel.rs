@@ -357,8 +357,17 @@ impl Channel {
                 continue;
             }
             gpu.service_interrupts();
-            // The rings may be full of work waiting for a host function.
+            // The rings may be full of work waiting for a host function, or for pages the
+            // fault service makes present (it takes no context lock for those: this
+            // thread holds its context's).
             if gpu.run_host_work(None) {
+                continue;
+            }
+            let waiting = &gpu.chan_waiting[self.chid as usize % gpu.chan_waiting.len()];
+            waiting.store(true, Ordering::Release);
+            let served = gpu.service_replays();
+            waiting.store(false, Ordering::Release);
+            if served {
                 continue;
             }
             if gpu.platform.yield_now() == Activity::Idle {

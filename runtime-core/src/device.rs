@@ -130,6 +130,11 @@ pub struct Device<P: Platform> {
     /// Host functions streams wait for, in the order they were queued.
     host_work: Mutex<P::RawMutex, Vec<HostWork>>,
     chan_inst: [AtomicU64; NUM_CHANNELS as usize],
+    /// The context each channel id belongs to (its handle's value; 0: none), which the
+    /// fault service reads without any context's lock.
+    pub(crate) chan_owner: [AtomicU64; NUM_CHANNELS as usize],
+    /// Channels whose submitter waits for ring space holding its context's lock.
+    pub(crate) chan_waiting: [core::sync::atomic::AtomicBool; NUM_CHANNELS as usize],
     /// Jobs submitted on each channel id since the device came up (launches, copy-engine
     /// jobs), counted across the channels that reuse the id: the device processes a
     /// channel's jobs in order, so the n-th record of a channel is its n-th job (tools
@@ -280,6 +285,8 @@ impl<P: Platform> Device<P> {
             chan_err: [const { AtomicU32::new(0) }; NUM_CHANNELS as usize],
             host_work: Mutex::new(Vec::new()),
             chan_inst: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
+            chan_owner: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
+            chan_waiting: [const { core::sync::atomic::AtomicBool::new(false) }; NUM_CHANNELS as usize],
             chan_jobs: [const { [const { AtomicU64::new(0) }; 2] }; NUM_CHANNELS as usize],
             userd_vram: 0,
             userd_bar1: 0,

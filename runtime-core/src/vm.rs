@@ -30,6 +30,29 @@ pub const LOW_VA_END: u64 = 1 << 32;
 /// `__managed__` variables; see `VaSpace::alloc_va_fixed`). Nothing else is placed there.
 pub const FIXED_VA_END: u64 = 0x0100_0000;
 
+/// Where the PTEs of a range of a context's address space are (`VaSpace::pte_slots`):
+/// page tables live as long as the space, so they may be written without the context,
+/// until it is destroyed.
+#[derive(Clone, Debug)]
+pub struct PteSlots {
+    pd: u64,
+    va: u64,
+    end: u64,
+    /// The page table of each page directory entry the range spans, in order.
+    pts: Vec<u64>,
+}
+
+impl PteSlots {
+    /// The page directory (for the TLB flush) and the physical address of `va`'s PTE.
+    pub(crate) fn slot(&self, va: u64) -> Option<(u64, u64)> {
+        if va < self.va || va >= self.end {
+            return None;
+        }
+        let pt = self.pts.get((mmu::pde_index(va) - mmu::pde_index(self.va)) as usize)?;
+        Some((self.pd, pt + mmu::spte_index(va) * mmu::ENTRY_SIZE))
+    }
+}
+
 /// Where a space's addresses come from.
 enum Source {
     /// A range of its own (BAR1; contexts when there is no unified addressing).
@@ -201,6 +224,18 @@ impl VaSpace {
         }
         self.pts.insert(pde, pt);
         Ok(pt)
+    }
+
+    /// Where the PTEs of `[va, va + bytes)` are (the page tables made now where missing):
+    /// what the API layer's `pte_set` writes without this space.
+    pub(crate) fn pte_slots<P: Platform>(&mut self, gpu: &Device<P>, va: u64, bytes: u64) -> Result<PteSlots> {
+        if bytes == 0 || !va.is_multiple_of(mmu::PAGE_SIZE) {
+            return Err(CuError::InvalidValue);
+        }
+        let last = va.checked_add(bytes - 1).ok_or(CuError::InvalidValue)?;
+        let pts =
+            (mmu::pde_index(va)..=mmu::pde_index(last)).map(|pde| self.page_table(gpu, pde)).collect::<Result<_>>()?;
+        Ok(PteSlots { pd: self.pd, va, end: last + 1, pts })
     }
 
     /// Map `[va, va + bytes)` to consecutive pages at `phys` in `target`, read-only when

@@ -40,6 +40,8 @@ static void device_query(void) {
     CHECK(cuDeviceComputeCapability(&major, &minor, dev));
     TRUE(major == 7 && minor == 0);
 
+    const char *uvm = getenv("RGDEV_UVM");
+    const int host_uvm = uvm && strcmp(uvm, "host") == 0;
     struct {
         CUdevice_attribute a;
         int lo, hi;
@@ -65,7 +67,8 @@ static void device_query(void) {
         {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 1024, 4096},
         {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1, 1},
         {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1, 1},
-        {CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 1, 1},
+        // Managed memory is paged on demand (0) unless RGDEV_UVM=host (1).
+        {CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, host_uvm, host_uvm},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 7, 7},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0, 0},
         {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 48 * 1024, 256 * 1024},

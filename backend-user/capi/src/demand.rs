@@ -1,8 +1,8 @@
 //! Host memory reached on demand, through the device's replayable faults: pinned host
 //! memory (cuMemAllocHost, cuMemHostAlloc) and managed memory (cuMemAllocManaged) are
 //! reachable from every context of every GPU, as CUDA's unified addressing makes them.
-//! Managed memory is mapped into every context at once ([`add_everywhere`]), or, with
-//! `RGDEV_UVM=paging` on a device of compute capability 6.0 or later, paged: see
+//! Managed memory on a device of compute capability 6.0 or later is paged (unless
+//! `RGDEV_UVM=host`; else it is mapped into every context at once, [`add_everywhere`]): see
 //! [`add_paged`] (its pages migrate to the GPU that touches them, come back to the host
 //! when the host synchronizes or copies, and leave a full VRAM). Pinned memory is mapped
 //! where it is, on demand:
@@ -32,6 +32,10 @@ struct Region {
     pages: Vec<Page>,
     /// Managed memory not paged: mapped into every context at once.
     eager: bool,
+    /// Paged memory: where its PTEs are in each context (of any GPU), found when the
+    /// memory or the context was made, so that the fault service points them with no
+    /// context's lock (a launch waiting for ring space holds its context's).
+    slots: Vec<(CtxHandle, runtime_core::vm::PteSlots)>,
 }
 
 /// Where a page of paged managed memory is: on the host (its memory), or migrated to one
@@ -95,25 +99,26 @@ pub(crate) fn add(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
 /// every context at once when `eager`.
 fn insert(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>, pages: Vec<Page>, eager: bool) {
     let bytes = mem.len() as u64;
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages, eager });
+    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages, eager, slots: Vec::new() });
 }
 
-/// Environment variable: `paging` pages managed memory on demand (see [`paging`]).
+/// Environment variable: `host` keeps managed memory as host memory mapped everywhere
+/// rather than paged on demand (see [`paging`]; `paging`, the default, is accepted).
 pub(crate) const UVM_ENV: &str = "RGDEV_UVM";
 
 /// Whether managed memory on `gpu` is paged (CUDA 6+ on Pascal and later): its pages live
 /// on the host or on one GPU, a GPU's first touch migrates them there (a replayable
 /// fault), and host access after synchronization finds them back on the host. Needs the
-/// replayable faults of unified addressing, compute capability 6.0 or later, and, for now,
-/// `RGDEV_UVM=paging`: a launch that waits for ring space holds its context's lock, so
-/// the fault service cannot run there, and a program queuing more launches than the ring
-/// holds on memory still to migrate would wait forever (it gets CUDA_ERROR_LAUNCH_TIMEOUT).
-/// Otherwise managed memory is host memory every context of every GPU has mapped. Not
-/// on one logical GPU over several (a gang): there it is host memory too, mapped into
-/// every GPU's part of each context.
+/// replayable faults of unified addressing and compute capability 6.0 or later; the
+/// default there (`RGDEV_UVM=host` keeps managed memory as host memory every context of
+/// every GPU has mapped, as on older devices). The fault service takes no context's lock
+/// for it (PTE slots found when the memory or the context was made), so it also runs where
+/// a launch waits for ring space holding its context's. Not on one logical GPU over
+/// several (a gang): there managed memory is host memory mapped into every GPU's part of
+/// each context.
 pub(crate) fn paging(gpu: &UserGpu) -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    let on = *ON.get_or_init(|| std::env::var(UVM_ENV).is_ok_and(|v| v == "paging"));
+    let on = *ON.get_or_init(|| std::env::var(UVM_ENV).map_or(true, |v| v != "host"));
     on && gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6 && gpu.gang_members().is_empty()
 }
 
@@ -150,11 +155,32 @@ fn map_eagerly(gpu: &UserGpu, base: u64, c: CtxHandle) {
     }
 }
 
-/// Context `c` was created on `gpu`: managed memory that is not paged is mapped into it.
+/// Context `c` was created on `gpu`: managed memory that is not paged is mapped into it,
+/// and the PTEs of paged memory are found in it.
 pub(crate) fn context_created(gpu: &UserGpu, c: CtxHandle) {
     let eager: Vec<u64> = regions().iter().filter(|(_, r)| r.eager).map(|(&b, _)| b).collect();
     for base in eager {
         map_eagerly(gpu, base, c);
+    }
+    let paged: Vec<(u64, u64)> =
+        regions().iter().filter(|(_, r)| !r.pages.is_empty()).map(|(&b, r)| (b, r.bytes)).collect();
+    for (base, bytes) in paged {
+        if let Ok(s) = gpu.pte_slots(c, base, bytes.next_multiple_of(PAGE))
+            && let Some(r) = regions().get_mut(&base)
+        {
+            r.slots.push((c, s));
+        }
+    }
+}
+
+/// Point page `va` of region `r` in context `c` of `gpu` at VRAM `phys` (or unmap it):
+/// through the PTE slots found for it, with no context's lock.
+fn set_page(gpu: &UserGpu, r: &Region, c: CtxHandle, va: u64, phys: Option<u64>) -> bool {
+    match r.slots.iter().find(|(x, _)| *x == c) {
+        Some((_, s)) => gpu.pte_set(s, va, phys).is_ok(),
+        // Not found (a context the library did not make): through the context, unless
+        // its lock is held by a launch waiting for ring space.
+        None => !gpu.ctx_waits_in_submit(c) && gpu.mem_pages_set(c, va, PAGE, phys).is_ok(),
     }
 }
 
@@ -163,7 +189,17 @@ pub(crate) fn context_created(gpu: &UserGpu, c: CtxHandle) {
 pub(crate) fn add_paged(gpu: &UserGpu, owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) -> Result<()> {
     let bytes = mem.len() as u64;
     gpu.mem_pages_set(owner, base, bytes, None)?;
+    // Every context of every GPU may touch it: where its PTEs are in each.
+    let mut slots = Vec::new();
+    for g in GPUS.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade) {
+        for c in g.contexts() {
+            slots.push((c, g.pte_slots(c, base, bytes.next_multiple_of(PAGE))?));
+        }
+    }
     insert(owner, base, mem, vec![Page::default(); bytes.div_ceil(PAGE) as usize], false);
+    if let Some(r) = regions().get_mut(&base) {
+        r.slots = slots;
+    }
     Ok(())
 }
 
@@ -201,7 +237,7 @@ fn write_back(base: u64, r: &mut Region, k: usize) {
             let _ = r.mem.write(k * PAGE as usize, &buf);
         }
         for c in std::mem::take(&mut r.pages[k].mapped) {
-            let _ = gpu.mem_pages_set(c, va, PAGE, None);
+            let _ = set_page(&gpu, r, c, va, None);
         }
         gpu.vram_pages_free(phys, PAGE);
     }
@@ -287,13 +323,13 @@ fn migrate(
             phys
         }
     };
-    let Some(p) = rs.get_mut(&base).and_then(|r| r.pages.get_mut(k)) else { return false };
+    let Some(r) = rs.get_mut(&base) else { return false };
     let Some(ctx) = ctx else { return true };
-    if !p.mapped.contains(&ctx) {
-        if gpu.mem_pages_set(ctx, va, PAGE, Some(phys)).is_err() {
+    if !r.pages.get(k).is_some_and(|p| p.mapped.contains(&ctx)) {
+        if !set_page(gpu, r, ctx, va, Some(phys)) {
             return false;
         }
-        p.mapped.push(ctx);
+        r.pages[k].mapped.push(ctx);
     }
     true
 }
@@ -324,6 +360,8 @@ pub(crate) fn context_gone(h: CtxHandle) {
         let mut rs = regions();
         for r in rs.values_mut() {
             r.mapped.retain(|&c| c != h);
+            // Its page tables go with it.
+            r.slots.retain(|(c, _)| *c != h);
         }
         for p in rs.values_mut().flat_map(|r| r.pages.iter_mut()) {
             p.mapped.retain(|&c| c != h);
@@ -375,6 +413,9 @@ pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
         match found {
             // Mapped by an earlier record of this batch.
             Some((_, _, true)) => {}
+            // A launch waiting for ring space holds the context's lock: the access fails
+            // (docs/multi-gpu.md).
+            Some(_) if gpu.ctx_waits_in_submit(ctx) => ok = false,
             Some((base, mem, false)) => match gpu.mem_map_host_at(ctx, base, mem) {
                 Ok(()) => {
                     if let Some(r) = regions().get_mut(&base) {

@@ -192,6 +192,26 @@ impl<P: Platform> Gpu<P> {
         self.ctx(h)?.with_unchecked(|inner| inner.set_pages(&self.dev, va, bytes, phys))
     }
 
+    /// Where the PTEs of `[va, va + bytes)` of context `h` are, its page tables made now
+    /// where missing: [`Gpu::pte_set`] then points those pages without the context's
+    /// lock (a fault service runs where a thread may hold it). Valid until the context is
+    /// destroyed.
+    pub fn pte_slots(&self, h: CtxHandle, va: u64, bytes: u64) -> Result<crate::vm::PteSlots> {
+        self.ctx(h)?.with_unchecked(|inner| inner.vm.pte_slots(&self.dev, va, bytes))
+    }
+
+    /// Point the page at `va` (of `slots`, this GPU's) at VRAM `phys`, or make it invalid,
+    /// and flush the TLB: through PRAMIN, with no context's lock.
+    pub fn pte_set(&self, slots: &crate::vm::PteSlots, va: u64, phys: Option<u64>) -> Result<()> {
+        if !va.is_multiple_of(hw::mmu::PAGE_SIZE) {
+            return Err(CuError::InvalidValue);
+        }
+        let (pd, at) = slots.slot(va).ok_or(CuError::InvalidValue)?;
+        let pte = phys.map_or(0, |p| u64::from(hw::mmu::Pte::map(p, hw::regs::Target::Vram)));
+        self.pramin_write(at, [pte as u32, (pte >> 32) as u32])?;
+        self.tlb_flush(pd)
+    }
+
     /// Point peer table entry `slot` (NV_PFB_PEER) at the GPU with PCI routing id `rid`
     /// (None: no GPU): PTEs with target PEER and this entry reach its VRAM.
     pub fn peer_set(&self, slot: u8, rid: Option<u16>) -> Result<()> {

@@ -231,6 +231,9 @@ impl<P: Platform> Gpu<P> {
         slot.ctx = Some(ctx);
         let h = slot.handle(idx, self.ordinal);
         drop(slots);
+        if let Ok(chid) = self.ctx_channel(h) {
+            self.own_channel(chid, Some(h));
+        }
         if let Some(g) = self.gang.get()
             && let Err(e) = self.gang_ctx_created(g, h, cfg)
         {
@@ -284,15 +287,27 @@ impl<P: Platform> Gpu<P> {
         live.map(|(i, s)| s.handle(i, self.ordinal)).collect()
     }
 
-    /// The context whose channel `chid` is (a replayable fault names its channel).
+    /// The context whose channel `chid` is (a replayable fault names its channel). Takes
+    /// no context's lock: the fault service calls it where a thread may hold one.
     pub fn ctx_of_channel(&self, chid: u32) -> Option<CtxHandle> {
-        // The contexts first, their locks after: no context lock under the table's.
-        let live: Vec<(CtxHandle, Arc<Context<P>>)> = {
-            let slots = self.contexts.lock();
-            let live = slots.iter().enumerate().filter_map(|(i, s)| Some((s.handle(i, self.ordinal), s.ctx.clone()?)));
-            live.collect()
-        };
-        live.into_iter().find(|(_, c)| c.owns_channel(chid)).map(|(h, _)| h)
+        let h = CtxHandle(self.chan_owner.get(chid as usize)?.load(Ordering::Acquire));
+        (h.0 != 0 && self.ctx_exists(h)).then_some(h)
+    }
+
+    /// Record that channel `chid` is context `h`'s (None: no one's).
+    pub(crate) fn own_channel(&self, chid: u32, h: Option<CtxHandle>) {
+        if let Some(o) = self.chan_owner.get(chid as usize) {
+            o.store(h.map_or(0, |h| h.0), Ordering::Release);
+        }
+    }
+
+    /// Whether a thread holding context `h`'s lock waits for ring space on one of its
+    /// channels (the fault service must not take that lock then).
+    pub fn ctx_waits_in_submit(&self, h: CtxHandle) -> bool {
+        self.chan_owner
+            .iter()
+            .zip(&self.chan_waiting)
+            .any(|(o, w)| o.load(Ordering::Acquire) == h.0 && w.load(Ordering::Acquire))
     }
 
     /// Whether context `h` exists (not destroyed).
@@ -303,7 +318,10 @@ impl<P: Platform> Gpu<P> {
     /// Destroy a context: wait for its work (unless it faulted), free its memory, unbind its channel.
     pub fn ctx_destroy(&self, h: CtxHandle) -> Result<()> {
         self.printf_flush(h);
-        let first_chan = self.gang.get().and_then(|_| self.ctx_channel(h).ok());
+        let first_chan = self.ctx_channel(h).ok();
+        if let Some(c) = first_chan {
+            self.own_channel(c, None);
+        }
         let ctx = {
             let mut slots = self.contexts.lock();
             self.slot_of(&slots, h).and_then(|i| slots[i].ctx.take())

@@ -32,7 +32,12 @@ impl<P: Platform> Gpu<P> {
     /// [`crate::limits::STREAM_PRIORITY_GREATEST`]..=0; more urgent streams get a higher
     /// channel priority in PFIFO's scheduler.
     pub fn stream_create(&self, h: CtxHandle, non_blocking: bool, priority: i32) -> Result<StreamHandle> {
-        self.with_ctx(h, |gpu, c| Ok(StreamHandle(object(h, c.stream_create(gpu, non_blocking, priority)?))))
+        let (s, chid) = self.with_ctx(h, |gpu, c| {
+            let id = c.stream_create(gpu, non_blocking, priority)?;
+            Ok((StreamHandle(object(h, id)), c.chan(id)?.chid))
+        })?;
+        self.own_channel(chid, Some(h));
+        Ok(s)
     }
 
     /// Destroy a stream (cuStreamDestroy): its queued work completes first (waited for

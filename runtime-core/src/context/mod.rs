@@ -194,13 +194,6 @@ impl<P: Platform> Context<P> {
         f(&mut inner)
     }
 
-    /// Whether channel id `chid` is one of the context's (its default stream's or a
-    /// stream's).
-    pub(crate) fn owns_channel(&self, chid: u32) -> bool {
-        let inner = self.inner.lock();
-        inner.ch.as_ref().is_some_and(|c| c.chid == chid) || inner.streams.values().any(|s| s.ch.chid == chid)
-    }
-
     /// Run `f` on the context's state, unless the context is destroyed or has a sticky
     /// error (a fault on any of its channels).
     pub(crate) fn with<T>(&self, gpu: &Device<P>, f: impl FnOnce(&mut Inner) -> Result<T>) -> Result<T> {
