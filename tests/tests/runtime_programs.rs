@@ -77,6 +77,14 @@ fn run_with_stats(
     (o, read(json), read(trace))
 }
 
+/// `rgdev timeline TRACE -o SVG`, which must succeed: the SVG.
+fn timeline(trace: &Path) -> String {
+    let svg = trace.with_extension("svg");
+    let out = rgdev().arg("timeline").arg(trace).arg("-o").arg(&svg).output().expect("rgdev timeline runs");
+    assert!(out.status.success(), "{:?}", text(&out));
+    std::fs::read_to_string(&svg).unwrap()
+}
+
 /// Run a program that prints "all checks passed"; its stdout.
 fn run_ok(exe: &Path, env: &[(&str, &str)]) -> String {
     let out = Command::new(exe).envs(env.iter().copied()).output().expect("the program runs");
@@ -503,6 +511,9 @@ fn managed_memory_twice_the_vram() {
     let uvm: Vec<_> = events.iter().filter(|e| e["cat"] == "uvm").collect();
     assert!(uvm.iter().any(|e| e["name"].as_str().unwrap().contains("pages in")), "{uvm:?}");
     assert!(uvm.iter().any(|e| e["name"].as_str().unwrap().contains("back to the host")));
+    // `rgdev timeline` draws them on a row of their own.
+    let svg = timeline(&trace);
+    assert!(svg.contains(">unified memory (migrations)<") && svg.contains("pages in"), "{svg}");
     let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let um = &s["unified_memory"];
     let pages = (32 << 20) / 4096;
@@ -899,10 +910,10 @@ fn one_logical_gpu_over_four_runs_unmodified_programs() {
         let host = [unified[0], ("RGDEV_UVM", "host")];
         run_ok(&exe, if name == "managed" { &host } else { &unified });
         if name == "vecadd" {
-            let json = exe.with_extension("json");
-            let out =
-                rgdev().args(["run", "--preset", "gv100x4u", "--stats-json"]).arg(&json).arg("--").arg(&exe).output();
-            let out = out.expect("rgdev run runs");
+            let (json, trace) = (exe.with_extension("json"), exe.with_extension("trace.json"));
+            let mut run = rgdev();
+            run.args(["run", "--preset", "gv100x4u", "--stats-json"]).arg(&json).arg("--trace").arg(&trace);
+            let out = run.arg("--").arg(&exe).output().expect("rgdev run runs");
             assert!(out.status.success(), "{:?}", text(&out));
             let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
             assert_eq!(s["devices"].as_array().unwrap().len(), 4);
@@ -921,6 +932,13 @@ fn one_logical_gpu_over_four_runs_unmodified_programs() {
                 }
                 assert_eq!(next, grid, "{kernel}: the ranges cover the grid");
             }
+            // The grid-stride kernel reads and writes every GPU's quarter from every GPU:
+            // the timeline has each GPU's traffic over the links.
+            let svg = timeline(&trace);
+            for g in 0..4 {
+                assert!(svg.contains(&format!(">GPU {g}: links (peer traffic)<")), "GPU {g}");
+            }
+            assert!(svg.contains("_Z13scale_stridedPffi: ") && svg.contains(" over links"));
         }
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }

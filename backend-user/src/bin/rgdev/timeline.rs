@@ -4,7 +4,10 @@
 //! copies as bars, labelled where they fit, runs of one kernel labelled once), SM
 //! occupancy summarized as an aggregate curve over a heat strip (the mean over all SMs of
 //! resident warps against the SM's limit), a time axis with round ticks, and a legend of
-//! the colours (kernels by name, copies by kind).
+//! the colours (kernels by name, copies by kind). A row per GPU for its traffic over the
+//! interconnect (its peer copies, and its kernels whose loads and stores crossed a link,
+//! with the bytes moved), and one for unified memory (each fault service with its
+//! migrations, write-backs and prefetches, as ticks).
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -59,6 +62,8 @@ fn chart(trace: &Value) -> Result<Chart, String> {
     let mut names: BTreeMap<(u64, u64), String> = BTreeMap::new();
     let mut bars: BTreeMap<(u64, u64), Vec<Bar>> = BTreeMap::new();
     let mut sms: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    // Each GPU's traffic over the interconnect, and unified memory's events.
+    let (mut links, mut uvm): (BTreeMap<u64, Vec<Bar>>, Vec<Bar>) = (BTreeMap::new(), Vec::new());
     let num = |e: &Value, k: &str| e.get(k).and_then(Value::as_f64);
     for e in events {
         let ph = e.get("ph").and_then(Value::as_str).unwrap_or("");
@@ -88,7 +93,32 @@ fn chart(trace: &Value) -> Result<Chart, String> {
                     "nvtx" => format!("NVTX {name}"),
                     _ => name.clone(),
                 };
+                let gpu = pid.saturating_sub(1) / 2;
+                let peer_bytes = e.pointer("/args/peer_bytes").and_then(Value::as_u64).unwrap_or(0);
+                if cat == "copy" && e.pointer("/args/kind").and_then(Value::as_str) == Some("PtoP") {
+                    let bar = Bar { name: name.clone(), key: "peer copy".into(), ts, dur, depth: 0, api: false };
+                    links.entry(gpu).or_default().push(bar);
+                } else if cat == "kernel" && peer_bytes > 0 {
+                    let name = format!("{name}: {} over links", bytes_label(peer_bytes));
+                    let bar = Bar { name, key: "peer loads and stores".into(), ts, dur, depth: 0, api: false };
+                    links.entry(gpu).or_default().push(bar);
+                }
                 bars.entry((pid, tid)).or_default().push(Bar { name, key, ts, dur, depth: 0, api });
+            }
+            // Unified memory's instants: a fault service (pages in, evictions), a write-back,
+            // a prefetch.
+            "i" if cat == "uvm" => {
+                let Some(ts) = num(e, "ts") else { continue };
+                let key = if name.contains("prefetch") {
+                    "prefetch"
+                } else if name.contains("back to the host") {
+                    "pages back to the host"
+                } else if name.contains("cancelled") {
+                    "fault service (cancelled)"
+                } else {
+                    "fault service (migrations)"
+                };
+                uvm.push(Bar { name, key: key.into(), ts, dur: 0.0, depth: 0, api: false });
             }
             "C" if pid >= 2 && pid % 2 == 0 => {
                 let (Some(ts), Some(w)) = (num(e, "ts"), e.pointer("/args/warps").and_then(Value::as_f64)) else {
@@ -122,7 +152,23 @@ fn chart(trace: &Value) -> Result<Chart, String> {
         let t = Track { label, bars: b };
         if pid == 0 { host.push(t) } else { device.push(t) }
     }
+    for (g, mut bars) in links {
+        bars.sort_by(|x, y| x.ts.total_cmp(&y.ts));
+        device.push(Track { label: format!("GPU {g}: links (peer traffic)"), bars });
+    }
+    if !uvm.is_empty() {
+        device.push(Track { label: "unified memory (migrations)".into(), bars: uvm });
+    }
     Ok(Chart { host, device, board_sms: board_sms.max(sms.len()), sms, max_warps: max_warps.max(1.0) })
+}
+
+/// Bytes as B, KiB or MiB.
+fn bytes_label(b: u64) -> String {
+    match b {
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
 }
 
 fn esc(s: &str) -> String {
