@@ -21,8 +21,10 @@ use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
 use hw::class::{
-    BlockSize, CopyInterrupt, CopySemaphore, LaunchDma, Layout, Origin, RemapComponents, RemapSrc, TransferType,
+    BlockSize, CopyInterrupt, CopySemaphore, LaunchDma, Layout, Origin, PhysTarget, RemapComponents, RemapSrc,
+    TransferType,
 };
+use hw::regs::Target;
 use hw::tex::{BlockLinear, MAX_BLOCK_LOG2};
 
 /// Methods latched by a channel for its copy object.
@@ -54,6 +56,10 @@ pub struct CopyRegs {
     pub src_bl: BlRegs,
     /// Block-linear destination surface.
     pub dst_bl: BlRegs,
+    /// SET_SRC_PHYS_MODE and SET_DST_PHYS_MODE ([`hw::class::PhysMode`]).
+    pub src_phys: u32,
+    /// See `src_phys`.
+    pub dst_phys: u32,
 }
 
 /// The block-linear surface registers of one side of a copy.
@@ -132,6 +138,8 @@ impl CopyRegs {
             SET_SRC_DEPTH => self.src_bl.depth = data,
             SET_SRC_LAYER => self.src_bl.layer = data,
             SET_SRC_ORIGIN => self.src_bl.origin = data,
+            SET_SRC_PHYS_MODE => self.src_phys = data,
+            SET_DST_PHYS_MODE => self.dst_phys = data,
             _ => return false,
         }
         true
@@ -164,6 +172,9 @@ pub struct CopyJob {
     semaphore: CopySemaphore,
     interrupt: bool,
     transfer: bool,
+    /// The memory of a physical source or destination address (None: virtual).
+    src_phys: Option<Target>,
+    dst_phys: Option<Target>,
     /// Cycle at which the job starts moving data.
     pub start_at: u64,
     /// Cycle at which the job completes.
@@ -253,6 +264,22 @@ impl CopyJob {
         } else {
             None
         };
+        // Physical addresses: pitch-linear lines, no remapping.
+        let phys = |on: bool, mode: u32| -> Option<Option<Target>> {
+            if !on {
+                return Some(None);
+            }
+            match hw::class::PhysMode::from(mode).target_or_err().ok()? {
+                PhysTarget::LocalFb => Some(Some(Target::Vram)),
+                PhysTarget::CoherentSysmem => Some(Some(Target::SysCoherent)),
+                PhysTarget::NoncoherentSysmem => Some(Some(Target::SysNonCoherent)),
+                PhysTarget::Invalid => None,
+            }
+        };
+        let (src_phys, dst_phys) = (phys(l.src_physical(), regs.src_phys)?, phys(l.dst_physical(), regs.dst_phys)?);
+        if (src_phys.is_some() || dst_phys.is_some()) && (remap.is_some() || src != Side::Pitch || dst != Side::Pitch) {
+            return None;
+        }
         let pixel = remap.map_or(1, |r| (r.comp * r.dst_comps) as u64);
         let line_bytes = regs.line_length as u64 * pixel;
         Some(Self {
@@ -267,6 +294,8 @@ impl CopyJob {
             semaphore,
             interrupt,
             transfer,
+            src_phys,
+            dst_phys,
             start_at: 0,
             done_at: 0,
             path: CopyPath::VramFill,
@@ -285,13 +314,23 @@ impl CopyJob {
     /// fault comes at execution).
     pub fn route(&self, mem: &Memory, tlb: &mut Tlb) -> (CopyPath, CopyKind, Option<crate::peer::Link>) {
         use hw::regs::Target;
-        let peer = |va: u64, write: bool, tlb: &mut Tlb| match tlb.translate(mem, &self.space, va, write) {
-            Ok((Target::Peer, pa)) => Some(mem.peers.link_of(pa).unwrap_or_default()),
-            _ => None,
+        let peer = |va: u64, write: bool, tlb: &mut Tlb| {
+            if if write { self.dst_phys.is_some() } else { self.src_phys.is_some() } {
+                return None; // a physical side is this GPU's VRAM or system memory
+            }
+            match tlb.translate(mem, &self.space, va, write) {
+                Ok((Target::Peer, pa)) => Some(mem.peers.link_of(pa).unwrap_or_default()),
+                _ => None,
+            }
         };
         let sys = |va: u64, write: bool, tlb: &mut Tlb| {
-            tlb.translate(mem, &self.space, va, write)
-                .is_ok_and(|(t, _)| matches!(t, Target::SysCoherent | Target::SysNonCoherent))
+            let phys = if write { self.dst_phys } else { self.src_phys };
+            match phys {
+                Some(t) => matches!(t, Target::SysCoherent | Target::SysNonCoherent),
+                None => tlb
+                    .translate(mem, &self.space, va, write)
+                    .is_ok_and(|(t, _)| matches!(t, Target::SysCoherent | Target::SysNonCoherent)),
+            }
         };
         let reads_src = self.remap.is_none_or(|r| {
             r.sel[..r.dst_comps]
@@ -327,6 +366,10 @@ impl CopyJob {
                 let dst = self.regs.dst.wrapping_add(line * self.regs.pitch_out as u64);
                 match (self.remap, self.src, self.dst) {
                     (Some(r), ..) => self.remap_line(mem, tlb, r, src, dst, scratch)?,
+                    (None, Side::Pitch, Side::Pitch) if self.src_phys.is_some() || self.dst_phys.is_some() => {
+                        let (s, d) = ((self.src_phys, src), (self.dst_phys, dst));
+                        copy_line_phys(mem, tlb, &self.space, s, d, self.line_bytes, scratch)?
+                    }
                     (None, Side::Pitch, Side::Pitch) => {
                         copy_line(mem, tlb, &self.space, src, dst, self.line_bytes, scratch)?
                     }
@@ -472,6 +515,36 @@ fn copy_line(
         let n = (bytes - done).min(CHUNK as u64) as usize;
         tlb.read_va(mem, space, src.wrapping_add(done), &mut scratch[..n])?;
         tlb.write_va(mem, space, dst.wrapping_add(done), &scratch[..n])?;
+        done += n as u64;
+    }
+    Ok(())
+}
+
+/// A pitch line with a physical side (or two): a side with a target is read or written
+/// at its physical address in that memory, the other through the MMU.
+fn copy_line_phys(
+    mem: &mut Memory,
+    tlb: &mut Tlb,
+    space: &AddressSpace,
+    (src_t, src): (Option<Target>, u64),
+    (dst_t, dst): (Option<Target>, u64),
+    bytes: u64,
+    scratch: &mut Vec<u8>,
+) -> Result<(), Fault> {
+    let fault = |va: u64, write: bool| move |reason| Fault { va, reason, write };
+    let mut done = 0u64;
+    scratch.resize(CHUNK, 0);
+    while done < bytes {
+        let n = (bytes - done).min(CHUNK as u64) as usize;
+        let (s, d) = (src.wrapping_add(done), dst.wrapping_add(done));
+        match src_t {
+            Some(t) => mem.read(t, s, &mut scratch[..n]).map_err(fault(s, false))?,
+            None => tlb.read_va(mem, space, s, &mut scratch[..n])?,
+        }
+        match dst_t {
+            Some(t) => mem.write(t, d, &scratch[..n]).map_err(fault(d, true))?,
+            None => tlb.write_va(mem, space, d, &scratch[..n])?,
+        }
         done += n as u64;
     }
     Ok(())

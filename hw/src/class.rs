@@ -239,6 +239,11 @@ pub mod copy {
     pub const SET_SEMAPHORE_B: u32 = 0x0244;
     /// Semaphore payload.
     pub const SET_SEMAPHORE_PAYLOAD: u32 = 0x0248;
+    /// Where a physical source address points ([`super::PhysMode`]), for a LAUNCH_DMA
+    /// whose `src_physical` is set (Kepler's copy class has it; Fermi's only virtual).
+    pub const SET_SRC_PHYS_MODE: u32 = 0x0260;
+    /// Where a physical destination address points.
+    pub const SET_DST_PHYS_MODE: u32 = 0x0264;
     /// Start the transfer ([`super::LaunchDma`]).
     pub const LAUNCH_DMA: u32 = 0x0300;
     /// Source address bits 39:32.
@@ -549,7 +554,39 @@ pub struct LaunchDma {
     /// Use the remap unit (memset).
     pub remap: bool,
     #[skip]
-    __: B21,
+    __: B1,
+    /// The source address is physical, in the memory SET_SRC_PHYS_MODE names (Kepler's
+    /// SRC_TYPE; pitch-linear copies without remapping only).
+    pub src_physical: bool,
+    /// The destination address is physical (SET_DST_PHYS_MODE; DST_TYPE).
+    pub dst_physical: bool,
+    #[skip]
+    __: B18,
+}
+
+/// SET_SRC/DST_PHYS_MODE: the memory a physical copy address is in.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PhysMode {
+    /// The aperture.
+    pub target: PhysTarget,
+    #[skip]
+    __: B30,
+}
+
+/// A physical copy address's memory.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq)]
+#[bits = 2]
+pub enum PhysTarget {
+    /// This GPU's VRAM.
+    LocalFb = 0,
+    /// System memory, snooped (a bus address).
+    CoherentSysmem = 1,
+    /// System memory, not snooped.
+    NoncoherentSysmem = 2,
+    /// Reserved.
+    Invalid = 3,
 }
 
 /// Remap source selector.

@@ -104,3 +104,40 @@ fn a_fault_the_handler_cannot_serve_fails_the_grid() {
         assert!(faults >= 1, "{mode:?}");
     }
 }
+
+/// What a fault service migrates goes through the copy engine, on the runtime's own
+/// channel, by physical address (LAUNCH_DMA `src_physical`/`dst_physical`): host memory
+/// to a VRAM page and back, timed on the simulated clock as PCIe copies.
+#[test]
+fn migrations_go_through_the_copy_engine_by_physical_address() {
+    use runtime_core::api::migrate::Side;
+    let dev = backend_user::Device::open().unwrap();
+    let gpu = dev.gpu();
+    let mem = std::sync::Arc::new(fifo::SharedMem::new(3 * 4096));
+    let data: Vec<u8> = (0..3 * 4096).map(|i| (i * 7 % 251) as u8).collect();
+    mem.write(0, &data).unwrap();
+    let phys = gpu.vram_pages_alloc(2 * 4096).unwrap();
+    dev.take_copy_stats();
+    let t0 = dev.time_ns();
+    // Pages 1 and 2 of the host memory to the two VRAM pages, swapped.
+    gpu.migrate(&[
+        (Side::Host(mem.clone(), 4096), Side::Vram(phys + 4096), 4096),
+        (Side::Host(mem.clone(), 8192), Side::Vram(phys), 4096),
+    ])
+    .unwrap();
+    let mut buf = vec![0u8; 8192];
+    gpu.vram_read(phys, &mut buf).unwrap();
+    assert_eq!((&buf[..4096], &buf[4096..]), (&data[8192..], &data[4096..8192]));
+    // And back, over page 0.
+    gpu.migrate(&[(Side::Vram(phys + 4096), Side::Host(mem.clone(), 0), 4096)]).unwrap();
+    let mut back = vec![0u8; 4096];
+    mem.read(0, &mut back).unwrap();
+    assert_eq!(back, data[4096..8192]);
+    let copies = dev.take_copy_stats();
+    let kinds: Vec<_> = copies.iter().map(|c| (c.kind, c.bytes)).collect();
+    use fake_pci::copy::CopyKind::{DtoH, HtoD};
+    assert_eq!(kinds, [(HtoD, 4096), (HtoD, 4096), (DtoH, 4096)]);
+    assert!(dev.time_ns() > t0, "the copies took simulated time");
+    gpu.migrate_forget(&mem);
+    gpu.vram_pages_free(phys, 2 * 4096);
+}

@@ -522,6 +522,11 @@ fn managed_memory_twice_the_vram() {
     assert!(um["evictions"].as_u64().unwrap() >= pages / 2, "more than fits was brought in: {um}");
     let kernels = s["kernels"].as_array().unwrap();
     assert!(kernels.iter().all(|k| k["replayable_faults"].as_u64().unwrap() >= pages), "{kernels:?}");
+    // Every migration is a copy-engine job of the runtime's migration channel (4 KiB over
+    // PCIe), told from the program's copies.
+    let migrations: Vec<_> = s["copies"].as_array().unwrap().iter().filter(|c| c["migration"] == true).collect();
+    assert_eq!(migrations.len() as u64, 4 * pages);
+    assert!(migrations.iter().all(|c| c["bytes"] == 4096 && c["path"] == "PCIe" && c["api"].is_null()));
     let _ = std::fs::remove_dir_all(dir);
 }
 

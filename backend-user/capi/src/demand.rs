@@ -18,6 +18,7 @@
 //! runs inside a wait, which may be one that another thread entered holding that lock.
 
 use super::*;
+use runtime_core::api::migrate::Side;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -232,9 +233,14 @@ fn write_back(base: u64, r: &mut Region, k: usize) {
     let Some((g, phys)) = r.pages[k].on.take() else { return };
     let va = base + k as u64 * PAGE;
     if let Some(gpu) = gpu_at(g) {
-        let mut buf = vec![0u8; PAGE as usize];
-        if gpu.vram_read(phys, &mut buf).is_ok() {
-            let _ = r.mem.write(k * PAGE as usize, &buf);
+        // The copy engine moves it (the runtime's migration channel, physical addresses).
+        let off = k as u64 * PAGE;
+        let len = PAGE.min(r.mem.len() as u64 - off);
+        if gpu.migrate(&[(Side::Vram(phys), Side::Host(r.mem.clone(), off), len)]).is_err() {
+            let mut buf = vec![0u8; PAGE as usize];
+            if gpu.vram_read(phys, &mut buf).is_ok() {
+                let _ = r.mem.write(off as usize, &buf[..len as usize]);
+            }
         }
         for c in std::mem::take(&mut r.pages[k].mapped) {
             let _ = set_page(&gpu, r, c, va, None);
@@ -311,9 +317,10 @@ fn migrate(
             }
             let Some(phys) = page_on(rs, g, gpu) else { return false };
             let Some(r) = rs.get_mut(&base) else { return false };
-            let mut buf = vec![0u8; PAGE as usize];
-            let _ = r.mem.read(k * PAGE as usize, &mut buf);
-            if gpu.vram_write(phys, &buf).is_err() {
+            // By the copy engine, host memory to the page's VRAM.
+            let off = k as u64 * PAGE;
+            let len = PAGE.min(r.mem.len() as u64 - off);
+            if gpu.migrate(&[(Side::Host(r.mem.clone(), off), Side::Vram(phys), len)]).is_err() {
                 gpu.vram_pages_free(phys, PAGE);
                 return false;
             }
@@ -341,7 +348,17 @@ pub(crate) fn remove(base: u64) {
     for k in 0..r.pages.len() {
         write_back(base, &mut r, k);
     }
+    forget_for_migrations(&r);
     unmap_all(base, &r.mapped);
+}
+
+/// Paged region `r` is going: the GPUs' migration channels let its memory go.
+fn forget_for_migrations(r: &Region) {
+    if !r.pages.is_empty() {
+        for g in GPUS.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade) {
+            g.migrate_forget(&r.mem);
+        }
+    }
 }
 
 fn unmap_all(base: u64, ctxs: &[CtxHandle]) {
@@ -372,6 +389,7 @@ pub(crate) fn context_gone(h: CtxHandle) {
                 for k in 0..r.pages.len() {
                     write_back(b, &mut r, k);
                 }
+                forget_for_migrations(&r);
                 gone.push((b, r.mapped));
             }
         }

@@ -70,6 +70,8 @@ pub struct Profile {
     written: Option<std::time::Instant>,
     kernels: Vec<(String, KernelStats)>,
     copies: Vec<CopyStats>,
+    /// Whether each copy moved a page of managed memory (the runtime's migration channel).
+    copy_migration: Vec<bool>,
     /// Each kernel's and copy's GPU (parallel to `kernels` and `copies`).
     kernel_gpu: Vec<u32>,
     copy_gpu: Vec<u32>,
@@ -213,6 +215,8 @@ impl Profile {
         }
         for (g, b) in gpus.iter().enumerate() {
             let g = g as u32;
+            // Before the device's lock: a migration holds its channel's while the device runs.
+            let migrations = b.dev.gpu().migration_channel();
             let mut sim = b.dev.sim().lock();
             let mut ks = sim.take_kernel_stats();
             ks.sort_by_key(|k| k.seq);
@@ -232,6 +236,7 @@ impl Profile {
                 let n = &mut self.jobs_seen.entry((g, c.chid)).or_default().1;
                 self.copy_job.push(*n);
                 *n += 1;
+                self.copy_migration.push(migrations == Some(c.chid));
                 self.copies.push(c);
                 self.copy_gpu.push(g);
             }
@@ -432,6 +437,7 @@ impl Profile {
                     "src_kind": (!src.is_empty()).then_some(src),
                     "dst_kind": dst,
                     "api": call(&by_copy, i),
+                    "migration": self.copy_migration[i],
                     "seq": c.seq,
                     "channel": c.chid,
                     "stream": stream,
@@ -592,6 +598,7 @@ impl Profile {
             ev.push(
                 json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": COPY_TID, "args": {"name": "copy engine"}}),
             );
+            ev.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": MIGRATION_TID, "args": {"name": "copy engine: page migrations"}}));
         }
         for (i, (name, k)) in self.kernels.iter().enumerate() {
             let g = self.kernel_gpu[i];
@@ -607,8 +614,9 @@ impl Profile {
             let cfg = &gpus[g as usize].config;
             let stream = self.stream_of(g, c.chid).map(|(_, s)| format!("{s:#x}"));
             let (src, dst) = self.copy_kinds(i, &joined.1, &h);
+            let (cat, tid) = if self.copy_migration[i] { ("migration", MIGRATION_TID) } else { ("copy", COPY_TID) };
             ev.push(json!({
-                "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": "copy", "ph": "X", "pid": gpu_pid(g), "tid": COPY_TID,
+                "name": format!("{} {} ({})", c.kind.name(), size(c.bytes), path_name(c.path)), "cat": cat, "ph": "X", "pid": gpu_pid(g), "tid": tid,
                 "ts": us(cfg, c.start_cycle), "dur": dur(cfg, c.start_cycle, c.end_cycle),
                 "args": {"channel": c.chid, "stream": stream, "bytes": c.bytes, "kind": c.kind.name(), "path": path_name(c.path), "src_kind": src, "dst_kind": dst},
             }));
@@ -680,9 +688,11 @@ impl Profile {
         for ((name, k), &g) in self.kernels.iter().zip(&self.kernel_gpu) {
             add_row(&mut gpu, name.clone(), cfg_of(g).cycles_to_ns(k.cycles()));
         }
-        for (c, &g) in self.copies.iter().zip(&self.copy_gpu) {
+        for ((c, &g), &migration) in self.copies.iter().zip(&self.copy_gpu).zip(&self.copy_migration) {
             let what = match c.kind.name() {
                 "Memset" => "[CUDA memset]".to_string(),
+                // nvprof's name for what the driver moves for managed memory.
+                k if migration => format!("[Unified Memory Memcpy {k}]"),
                 k => format!("[CUDA memcpy {k}]"),
             };
             add_row(&mut gpu, what, cfg_of(g).cycles_to_ns(c.end_cycle - c.start_cycle));
@@ -768,6 +778,8 @@ fn time(ns: u64) -> String {
 const COPY_TID: u32 = 100_000;
 /// The unified-memory service's track (in the host's process).
 const UVM_TID: u32 = 100_001;
+/// A GPU's track of the page migrations its copy engine made.
+const MIGRATION_TID: u32 = 100_002;
 
 /// Which API call started each kernel and each copy (see `Profile::join`).
 type Joined = (HashMap<usize, usize>, HashMap<usize, usize>);

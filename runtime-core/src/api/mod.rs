@@ -45,6 +45,7 @@ macro_rules! object_handle {
 
 pub mod gang;
 pub mod memory;
+pub mod migrate;
 pub mod module;
 pub mod stream;
 pub mod texref;
@@ -141,6 +142,8 @@ pub struct Gpu<P: Platform> {
     ordinal: u32,
     /// The gang this GPU leads, if any (one logical GPU over many: [`gang`]).
     gang: spin::Once<gang::Gang<P>>,
+    /// The runtime's page-migration channel, made at its first use ([`migrate`]).
+    migrator: Mutex<P::RawMutex, Option<migrate::Migrator>>,
 }
 
 impl<P: Platform> Deref for Gpu<P> {
@@ -174,6 +177,7 @@ impl<P: Platform> Gpu<P> {
             checks: AtomicU32::new(0),
             ordinal,
             gang: spin::Once::new(),
+            migrator: Mutex::new(None),
         })
     }
 

@@ -90,6 +90,7 @@ fn chart(trace: &Value) -> Result<Chart, String> {
                         None => "copy".into(),
                     },
                     "api" => "API call (waiting)".into(),
+                    "migration" => "page migration".into(),
                     "nvtx" => format!("NVTX {name}"),
                     _ => name.clone(),
                 };
