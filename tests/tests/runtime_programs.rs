@@ -522,6 +522,12 @@ fn managed_memory_twice_the_vram() {
     assert!(um["evictions"].as_u64().unwrap() >= pages / 2, "more than fits was brought in: {um}");
     let kernels = s["kernels"].as_array().unwrap();
     assert!(kernels.iter().all(|k| k["replayable_faults"].as_u64().unwrap() >= pages), "{kernels:?}");
+    // Per kernel: every page came in for its faults, and pages left for room (evictions).
+    for k in kernels {
+        let (to_gpu, to_host) = (k["migrations_to_gpu"].as_u64().unwrap(), k["migrations_to_host"].as_u64().unwrap());
+        assert_eq!(to_gpu, pages, "{k}");
+        assert!(to_host >= pages / 4 && k["migrated_bytes"].as_u64() == Some((to_gpu + to_host) * 4096), "{k}");
+    }
     // Every migration is a copy-engine job of the runtime's migration channel (4 KiB over
     // PCIe), told from the program's copies.
     let migrations: Vec<_> = s["copies"].as_array().unwrap().iter().filter(|c| c["migration"] == true).collect();

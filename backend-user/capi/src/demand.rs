@@ -69,6 +69,25 @@ pub(crate) struct Counts {
 pub(crate) static COUNTS: Counts =
     Counts { to_gpu: AtomicU64::new(0), to_host: AtomicU64::new(0), evictions: AtomicU64::new(0) };
 
+/// Pages a fault service moved for one fault: on `gpu`, for channel `chid`'s access, at
+/// `cycle` (the faulting kernel is still running then: its statistics count them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Moved {
+    pub(crate) gpu: u32,
+    pub(crate) chid: u32,
+    pub(crate) cycle: u64,
+    pub(crate) to_gpu: u64,
+    pub(crate) to_host: u64,
+}
+
+/// What each fault moved, oldest first (taken by the profile).
+pub(crate) static MOVED: Mutex<Vec<Moved>> = Mutex::new(Vec::new());
+
+/// The records of [`MOVED`] so far, taken.
+pub(crate) fn take_moved() -> Vec<Moved> {
+    std::mem::take(&mut *MOVED.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+}
+
 /// Pages on GPUs now (host accesses write them back first when there are any).
 static RESIDENT: AtomicU64 = AtomicU64::new(0);
 
@@ -417,7 +436,21 @@ pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
             let paged = rs.range(..=f.va).next_back().filter(|(b, r)| f.va < *b + r.bytes && !r.pages.is_empty());
             if let Some((&base, _)) = paged {
                 let k = ((f.va - base) / PAGE) as usize;
+                let before = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.to_host.load(Ordering::Relaxed));
                 ok &= migrate(&mut rs, base, k, g, gpu, Some(ctx));
+                let after = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.to_host.load(Ordering::Relaxed));
+                if after != before {
+                    // For the statistics of the kernel whose access this was.
+                    let at = gpu.platform().device().lock().cycles();
+                    let m = Moved {
+                        gpu: g as u32,
+                        chid: f.chid,
+                        cycle: at,
+                        to_gpu: after.0 - before.0,
+                        to_host: after.1 - before.1,
+                    };
+                    MOVED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(m);
+                }
                 continue;
             }
         }

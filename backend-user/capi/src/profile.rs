@@ -13,6 +13,7 @@ use backend_user::{CopyStats, DeviceConfig, KernelStats, OccupancySample};
 use fake_pci::config::CopyPath;
 use runtime_core::LaunchId;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -72,6 +73,9 @@ pub struct Profile {
     copies: Vec<CopyStats>,
     /// Whether each copy moved a page of managed memory (the runtime's migration channel).
     copy_migration: Vec<bool>,
+    /// What the fault service moved for each fault, by GPU and channel: (cycle, pages to
+    /// the GPU, pages to the host), in time order.
+    moved: BTreeMap<(u32, u32), Vec<MovedAt>>,
     /// Each kernel's and copy's GPU (parallel to `kernels` and `copies`).
     kernel_gpu: Vec<u32>,
     copy_gpu: Vec<u32>,
@@ -212,6 +216,9 @@ impl Profile {
     pub fn collect(&mut self, gpus: &[Board]) {
         if !self.wanted() {
             return;
+        }
+        for m in crate::demand::take_moved() {
+            self.moved.entry((m.gpu, m.chid)).or_default().push((m.cycle, m.to_gpu, m.to_host));
         }
         for (g, b) in gpus.iter().enumerate() {
             let g = g as u32;
@@ -373,8 +380,14 @@ impl Profile {
                 let g = self.kernel_gpu[i];
                 let cfg = &gpus[g as usize].config;
                 let f = self.facts(i);
+                // What the fault service moved while the kernel ran, for its channel.
+                let moved = self.moved.get(&(g, k.chid)).map_or((0, 0), |v| {
+                    let from = v.partition_point(|m| m.0 < k.start_cycle);
+                    let to = v.partition_point(|m| m.0 <= k.end_cycle);
+                    v[from..to].iter().fold((0, 0), |(a, b), m| (a + m.1, b + m.2))
+                });
                 let (ctx, stream) = self.stream_of(g, k.chid).map_or((None, None), |(c, s)| (Some(c), Some(s)));
-                json!({
+                let mut v = json!({
                     "name": name,
                     "device": g,
                     "api": call(&by_kernel, i),
@@ -420,7 +433,12 @@ impl Profile {
                     "peer_write_bytes": k.peer_write_bytes,
                     "bank_conflict_cycles": k.bank_conflict_cycles,
                     "failed": k.failed,
-                })
+                });
+                // Unified memory: the pages its faults moved, and their bytes.
+                v["migrations_to_gpu"] = json!(moved.0);
+                v["migrations_to_host"] = json!(moved.1);
+                v["migrated_bytes"] = json!((moved.0 + moved.1) * crate::demand::PAGE);
+                v
             })
             .collect();
         let copies: Vec<Value> = self
@@ -778,6 +796,9 @@ fn time(ns: u64) -> String {
 const COPY_TID: u32 = 100_000;
 /// The unified-memory service's track (in the host's process).
 const UVM_TID: u32 = 100_001;
+/// Pages a fault moved: (cycle, to the GPU, to the host).
+type MovedAt = (u64, u64, u64);
+
 /// A GPU's track of the page migrations its copy engine made.
 const MIGRATION_TID: u32 = 100_002;
 
