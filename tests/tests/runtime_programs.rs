@@ -243,6 +243,32 @@ fn managed_memory() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// cudaMemAdvise acted on (advise.cu, paged managed memory of 16 pages): a preferred
+/// location on the host and a device that accesses the memory map the host pages where
+/// they are (faults, no migration); read-mostly pages get read-only copies that a write
+/// drops (the copies are not written back); without advice the pages migrate.
+#[test]
+fn managed_memory_advice() {
+    let exe = compile("advise", &[]);
+    let json = exe.parent().unwrap().join("stats.json");
+    run_ok(&exe, &[("RGDEV_STATS_JSON", json.to_str().unwrap())]);
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let moved = |name: &str| {
+        let k = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).expect(name);
+        let n = |f: &str| k[f].as_u64().unwrap();
+        (n("replayable_faults") > 0, n("migrations_to_gpu"), n("migrations_to_host"))
+    };
+    assert_eq!(moved("_Z7on_hostPfi"), (true, 0, 0), "mapped where it lives");
+    assert_eq!(moved("_Z8accessedPfi"), (true, 0, 0), "mapped where it lives");
+    assert_eq!(moved("_Z9read_onlyPKfPfi"), (true, 16, 0), "a copy per page, the host keeps it");
+    // The load makes a copy, the store drops it and takes the page.
+    assert_eq!(moved("_Z10then_writePfi"), (true, 32, 0));
+    assert_eq!(moved("_Z9unadvisedPfi"), (true, 16, 0));
+    // Back to the host at synchronization: the written pages only, twice.
+    assert_eq!(s["unified_memory"]["migrations_to_host"], 32, "{}", s["unified_memory"]);
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// The statistics file is written as the run goes: a program killed (SIGKILL: no exit
 /// handler runs) after a synchronization leaves the statistics of what finished.
 #[test]

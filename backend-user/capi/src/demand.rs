@@ -37,6 +37,8 @@ struct Region {
     /// memory or the context was made, so that the fault service points them with no
     /// context's lock (a launch waiting for ring space holds its context's).
     slots: Vec<(CtxHandle, runtime_core::vm::PteSlots)>,
+    /// Paged memory: each page's advice (empty: none given).
+    advice: Vec<Adv>,
 }
 
 /// Where a page of paged managed memory is: on the host (its memory), or migrated to one
@@ -45,7 +47,29 @@ struct Region {
 struct Page {
     on: Option<(usize, u64)>,
     mapped: Vec<CtxHandle>,
+    /// Read-only copies of a read-mostly page that lives on the host: (GPU, its VRAM, the
+    /// contexts there that map it).
+    copies: Vec<(usize, u64, Vec<CtxHandle>)>,
+    /// Contexts that map the host page itself, of GPUs that reach it where it lives
+    /// (preferred location the host, or accessed by their GPU): (GPU, context).
+    remote: Vec<(usize, CtxHandle)>,
 }
+
+/// A page's advice (cuMemAdvise), as the fault service acts on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Adv {
+    /// Read-mostly: a GPU's read fault gets a read-only copy, the host keeps the page;
+    /// a write drops the copies.
+    pub(crate) read_mostly: bool,
+    /// The preferred location: a device, -1 the host (its faults map the host page where it
+    /// is rather than migrate it), -2 none.
+    pub(crate) preferred: i32,
+    /// Devices that map the page where it lives (bit `d + 1`; bit 0 the host).
+    pub(crate) accessed_by: u32,
+}
+
+/// No advice.
+pub(crate) const NO_ADV: Adv = Adv { read_mostly: false, preferred: -2, accessed_by: 0 };
 
 /// The page size managed memory migrates in.
 pub(crate) const PAGE: u64 = 4096;
@@ -119,7 +143,8 @@ pub(crate) fn add(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
 /// every context at once when `eager`.
 fn insert(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>, pages: Vec<Page>, eager: bool) {
     let bytes = mem.len() as u64;
-    regions().insert(base, Region { bytes, mem, owner, mapped: Vec::new(), pages, eager, slots: Vec::new() });
+    let r = Region { bytes, mem, owner, mapped: Vec::new(), pages, eager, slots: Vec::new(), advice: Vec::new() };
+    regions().insert(base, r);
 }
 
 /// Environment variable: `host` keeps managed memory as host memory mapped everywhere
@@ -196,6 +221,19 @@ pub(crate) fn context_created(gpu: &UserGpu, c: CtxHandle) {
 /// Point page `va` of region `r` in context `c` of `gpu` at VRAM `phys` (or unmap it):
 /// through the PTE slots found for it, with no context's lock.
 fn set_page(gpu: &UserGpu, r: &Region, c: CtxHandle, va: u64, phys: Option<u64>) -> bool {
+    set_pte(gpu, r, c, va, phys.map(|p| (hw::regs::Target::Vram, p, false)))
+}
+
+/// [`set_page`] to any memory: (target, address, read-only).
+fn set_pte(gpu: &UserGpu, r: &Region, c: CtxHandle, va: u64, to: Option<(hw::regs::Target, u64, bool)>) -> bool {
+    let phys = match to {
+        Some((hw::regs::Target::Vram, p, false)) => Some(p),
+        Some(_) => {
+            // Only through the slots (system memory or read-only).
+            return r.slots.iter().find(|(x, _)| *x == c).is_some_and(|(_, s)| gpu.pte_set_to(s, va, to).is_ok());
+        }
+        None => None,
+    };
     match r.slots.iter().find(|(x, _)| *x == c) {
         Some((_, s)) => gpu.pte_set(s, va, phys).is_ok(),
         // Not found (a context the library did not make): through the context, unless
@@ -223,6 +261,107 @@ pub(crate) fn add_paged(gpu: &UserGpu, owner: CtxHandle, base: u64, mem: Arc<fif
     Ok(())
 }
 
+/// cuMemAdvise on paged managed memory `[p, p + n)`: `f` changes each page's advice. A
+/// page whose advice changed loses its read-only copies and direct mappings.
+pub(crate) fn advise(p: u64, n: u64, f: impl Fn(&mut Adv)) {
+    let mut rs = regions();
+    let Some((&base, r)) = rs.range_mut(..=p).next_back().filter(|(b, r)| p < *b + r.bytes && !r.pages.is_empty())
+    else {
+        return;
+    };
+    if r.advice.is_empty() {
+        r.advice = vec![NO_ADV; r.pages.len()];
+    }
+    let first = ((p - base) / PAGE) as usize;
+    let last = (((p + n.max(1) - 1 - base) / PAGE) as usize).min(r.pages.len() - 1);
+    for k in first..=last {
+        let before = r.advice[k];
+        f(&mut r.advice[k]);
+        if r.advice[k] != before {
+            // The next access faults again and finds the new advice.
+            drop_copies(base, r, k);
+            drop_remote(base, r, k);
+        }
+    }
+}
+
+/// Page `k` of region `r` (at `base`): its read-only copies go (unmapped, their VRAM freed).
+fn drop_copies(base: u64, r: &mut Region, k: usize) {
+    let va = base + k as u64 * PAGE;
+    for (g, phys, ctxs) in std::mem::take(&mut r.pages[k].copies) {
+        if let Some(gpu) = gpu_at(g) {
+            for c in ctxs {
+                let _ = set_page(&gpu, r, c, va, None);
+            }
+            gpu.vram_pages_free(phys, PAGE);
+        }
+        RESIDENT.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Page `k` of region `r`: the direct mappings of its host page go (it is about to move).
+fn drop_remote(base: u64, r: &mut Region, k: usize) {
+    let va = base + k as u64 * PAGE;
+    for (g, c) in std::mem::take(&mut r.pages[k].remote) {
+        if let Some(gpu) = gpu_at(g) {
+            let _ = set_page(&gpu, r, c, va, None);
+        }
+    }
+}
+
+/// What the advice of page `k` makes a fault by context `ctx` of GPU `g` do, instead of a
+/// migration, while the page is on the host: map the host page where it is (preferred
+/// location the host, or accessed by `g`), or give `g` a read-only copy (read-mostly, a
+/// read). None: migrate as usual. True when the page is now mapped.
+fn advised(base: u64, r: &mut Region, k: usize, g: usize, gpu: &UserGpu, ctx: CtxHandle, write: bool) -> Option<bool> {
+    let a = r.advice.get(k).copied().unwrap_or(NO_ADV);
+    if r.pages[k].on.is_some() || a == NO_ADV {
+        return None;
+    }
+    let va = base + k as u64 * PAGE;
+    let direct = a.preferred == -1 || a.accessed_by & (1 << (g + 1)) != 0;
+    if direct {
+        // Mapped where it lives: the GPU reads and writes host memory over PCIe.
+        drop_copies(base, r, k);
+        let Ok(bus) = gpu.host_bus(&r.mem) else { return Some(false) };
+        let ok = set_pte(gpu, r, ctx, va, Some((hw::regs::Target::SysCoherent, bus + k as u64 * PAGE, false)));
+        if ok && !r.pages[k].remote.contains(&(g, ctx)) {
+            r.pages[k].remote.push((g, ctx));
+        }
+        return Some(ok);
+    }
+    if a.read_mostly && !write {
+        // A read-only copy on this GPU (made once, mapped per context).
+        let copy = match r.pages[k].copies.iter().position(|c| c.0 == g) {
+            Some(i) => i,
+            None => {
+                let phys = gpu.vram_pages_alloc(PAGE).ok()?;
+                let off = k as u64 * PAGE;
+                let len = PAGE.min(r.mem.len() as u64 - off);
+                if gpu.migrate(&[(Side::Host(r.mem.clone(), off), Side::Vram(phys), len)]).is_err() {
+                    gpu.vram_pages_free(phys, PAGE);
+                    return Some(false);
+                }
+                RESIDENT.fetch_add(1, Ordering::AcqRel);
+                COUNTS.to_gpu.fetch_add(1, Ordering::Relaxed);
+                r.pages[k].copies.push((g, phys, Vec::new()));
+                r.pages[k].copies.len() - 1
+            }
+        };
+        let phys = r.pages[k].copies[copy].1;
+        let ok = set_pte(gpu, r, ctx, va, Some((hw::regs::Target::Vram, phys, true)));
+        if ok && !r.pages[k].copies[copy].2.contains(&ctx) {
+            r.pages[k].copies[copy].2.push(ctx);
+        }
+        return Some(ok);
+    }
+    // A write to a read-mostly page (or advice that does not apply): the copies and
+    // direct mappings go, and the page migrates.
+    drop_copies(base, r, k);
+    drop_remote(base, r, k);
+    None
+}
+
 /// Whether `[p, p + n)` touches paged managed memory.
 pub(crate) fn paged(p: u64, n: u64) -> bool {
     let rs = regions();
@@ -242,6 +381,8 @@ pub(crate) fn to_host_all() {
     for (&base, r) in rs.iter_mut() {
         for k in 0..r.pages.len() {
             write_back(base, r, k);
+            // Read-only copies: the host may write the page now.
+            drop_copies(base, r, k);
         }
     }
     apitrace::uvm_event(|| format!("{pages} pages back to the host"));
@@ -330,9 +471,12 @@ fn migrate(
     let phys = match here {
         Some((_, phys)) => phys,
         None => {
-            // On another GPU: back to the host first.
+            // On another GPU: back to the host first. Read-only copies and direct mappings
+            // of the host page go: the page is about to live elsewhere.
             if let Some(r) = rs.get_mut(&base) {
                 write_back(base, r, k);
+                drop_copies(base, r, k);
+                drop_remote(base, r, k);
             }
             let Some(phys) = page_on(rs, g, gpu) else { return false };
             let Some(r) = rs.get_mut(&base) else { return false };
@@ -437,7 +581,11 @@ pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
             if let Some((&base, _)) = paged {
                 let k = ((f.va - base) / PAGE) as usize;
                 let before = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.to_host.load(Ordering::Relaxed));
-                ok &= migrate(&mut rs, base, k, g, gpu, Some(ctx));
+                let advised = rs.get_mut(&base).and_then(|r| advised(base, r, k, g, gpu, ctx, f.write));
+                ok &= match advised {
+                    Some(done) => done,
+                    None => migrate(&mut rs, base, k, g, gpu, Some(ctx)),
+                };
                 let after = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.to_host.load(Ordering::Relaxed));
                 if after != before {
                     // For the statistics of the kernel whose access this was.

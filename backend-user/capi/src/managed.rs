@@ -259,16 +259,20 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
     let mut st = state()?;
     let (r, h) = find(&mut st, p, n as u64)?;
     let bit = 1u32 << (dev + 1).clamp(0, 31);
+    let apply = |read_mostly: &mut bool, preferred: &mut c_int, accessed_by: &mut u32| match advice {
+        advise::SET_READ_MOSTLY => *read_mostly = true,
+        advise::UNSET_READ_MOSTLY => *read_mostly = false,
+        advise::SET_PREFERRED_LOCATION => *preferred = dev,
+        advise::UNSET_PREFERRED_LOCATION => *preferred = DEVICE_INVALID,
+        advise::SET_ACCESSED_BY => *accessed_by |= bit,
+        _ => *accessed_by &= !bit,
+    };
     for a in r.pages(h, n) {
-        match advice {
-            advise::SET_READ_MOSTLY => a.read_mostly = true,
-            advise::UNSET_READ_MOSTLY => a.read_mostly = false,
-            advise::SET_PREFERRED_LOCATION => a.preferred = dev,
-            advise::UNSET_PREFERRED_LOCATION => a.preferred = DEVICE_INVALID,
-            advise::SET_ACCESSED_BY => a.accessed_by |= bit,
-            _ => a.accessed_by &= !bit,
-        }
+        apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by);
     }
+    drop(st);
+    // Paged memory: the fault service acts on it.
+    demand::advise(p, n as u64, |a| apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by));
     Ok(())
 }
 

@@ -161,8 +161,10 @@ impl Exec<'_, '_> {
         }
     }
 
-    /// A fault of a global access as a replayable context meets it: a page with no PTE
-    /// waits for a replay (checked launches excepted: the sanitizer reports first).
+    /// A fault of a global access as a replayable context meets it: a page with no PTE,
+    /// or a write to a read-only page (a read-duplicated page the service must make
+    /// writable), waits for a replay (checked launches excepted: the sanitizer reports
+    /// first).
     pub(crate) fn replayable(&self, e: GridError) -> GridError {
         match e {
             GridError::Fault(f)
@@ -170,7 +172,9 @@ impl Exec<'_, '_> {
                     && self.check.is_none()
                     && matches!(
                         f.reason,
-                        hw::regs::FaultReason::PteNotPresent | hw::regs::FaultReason::PdeNotPresent
+                        hw::regs::FaultReason::PteNotPresent
+                            | hw::regs::FaultReason::PdeNotPresent
+                            | hw::regs::FaultReason::ReadOnly
                     ) =>
             {
                 GridError::Replay(f)
@@ -197,7 +201,12 @@ impl Exec<'_, '_> {
             let last = addr.wrapping_add(bytes.max(1) as u64 - 1);
             for a in [addr, last] {
                 if let Err(f) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, a, write)
-                    && matches!(f.reason, hw::regs::FaultReason::PteNotPresent | hw::regs::FaultReason::PdeNotPresent)
+                    && matches!(
+                        f.reason,
+                        hw::regs::FaultReason::PteNotPresent
+                            | hw::regs::FaultReason::PdeNotPresent
+                            | hw::regs::FaultReason::ReadOnly
+                    )
                 {
                     return Err(GridError::Replay(f));
                 }

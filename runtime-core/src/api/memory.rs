@@ -203,11 +203,22 @@ impl<P: Platform> Gpu<P> {
     /// Point the page at `va` (of `slots`, this GPU's) at VRAM `phys`, or make it invalid,
     /// and flush the TLB: through PRAMIN, with no context's lock.
     pub fn pte_set(&self, slots: &crate::vm::PteSlots, va: u64, phys: Option<u64>) -> Result<()> {
+        self.pte_set_to(slots, va, phys.map(|p| (hw::regs::Target::Vram, p, false)))
+    }
+
+    /// [`Gpu::pte_set`] to any memory: `(target, physical or bus address, read-only)`
+    /// (system memory at a bus address this GPU's DMA reaches: [`Gpu::host_bus`]).
+    pub fn pte_set_to(
+        &self,
+        slots: &crate::vm::PteSlots,
+        va: u64,
+        to: Option<(hw::regs::Target, u64, bool)>,
+    ) -> Result<()> {
         if !va.is_multiple_of(hw::mmu::PAGE_SIZE) {
             return Err(CuError::InvalidValue);
         }
         let (pd, at) = slots.slot(va).ok_or(CuError::InvalidValue)?;
-        let pte = phys.map_or(0, |p| u64::from(hw::mmu::Pte::map(p, hw::regs::Target::Vram)));
+        let pte = to.map_or(0, |(t, p, ro)| u64::from(hw::mmu::Pte::map(p, t).with_read_only(ro)));
         self.pramin_write(at, [pte as u32, (pte >> 32) as u32])?;
         self.tlb_flush(pd)
     }

@@ -39,9 +39,6 @@ impl<P: Platform> Gpu<P> {
     /// for the last (see the module documentation). Host memory stays registered for this
     /// GPU until [`Gpu::migrate_forget`].
     pub fn migrate(&self, copies: &[(Side, Side, u64)]) -> Result<()> {
-        if copies.is_empty() {
-            return Ok(());
-        }
         let mut m = self.migrator.lock();
         if m.is_none() {
             let mut vm = VaSpace::new(&self.dev, MIGRATOR_VA.0, MIGRATOR_VA.1)?;
@@ -99,6 +96,26 @@ impl<P: Platform> Gpu<P> {
             mg.ch.wait(&self.dev, f)?;
         }
         Ok(())
+    }
+
+    /// The bus address at which this GPU reaches host memory `mem` (registered for its DMA
+    /// at the first call, with the memory the migration channel copies; given back by
+    /// [`Gpu::migrate_forget`]).
+    pub fn host_bus(&self, mem: &Arc<fifo::SharedMem>) -> Result<u64> {
+        let mut m = self.migrator.lock();
+        if m.is_none() {
+            drop(m);
+            self.migrate(&[])?;
+            m = self.migrator.lock();
+        }
+        let mg = m.as_mut().ok_or(CuError::Unknown)?;
+        if let Some((_, b)) = mg.host.iter().find(|(h, _)| Arc::ptr_eq(h, mem)) {
+            return Ok(b.bus);
+        }
+        let b = self.dev.platform.dma_register(mem.clone())?;
+        let bus = b.bus;
+        mg.host.push((mem.clone(), b));
+        Ok(bus)
     }
 
     /// The channel id of the migration channel, once it exists (tools tell its copies from
