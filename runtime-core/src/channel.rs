@@ -363,13 +363,11 @@ impl Channel {
             if gpu.run_host_work(None) {
                 continue;
             }
+            // Then the device runs on (a service another thread runs may be waiting for it).
             let waiting = &gpu.chan_waiting[self.chid as usize % gpu.chan_waiting.len()];
             waiting.store(true, Ordering::Release);
-            let served = gpu.service_replays();
+            gpu.service_replays();
             waiting.store(false, Ordering::Release);
-            if served {
-                continue;
-            }
             if gpu.platform.yield_now() == Activity::Idle {
                 self.reclaim(gpu)?;
                 if self.gp_ring.is_full(self.gp_get, self.gp_put) || self.pb_space(n).is_none() {

@@ -444,3 +444,22 @@ fn one_logical_gpu_is_deterministic() {
     assert!(a.0.iter().enumerate().all(|(i, &v)| v == 2.0 * (i % 97) as f32));
     assert_eq!(a, b, "the same results and cycles on every GPU");
 }
+
+#[test]
+fn what_one_logical_gpu_does_not_do_is_not_supported() {
+    use runtime_core::CuError::NotSupported;
+    let dev = unified(false);
+    let ctx = dev.create_context().unwrap();
+    let gpu = dev.gpu();
+    // A VMM physical allocation would be one GPU's alone.
+    assert_eq!(gpu.mem_create(2 << 20), Err(NotSupported));
+    assert_eq!(gpu.mem_reserve(ctx.handle(), 2 << 20, 0, 0), Err(NotSupported));
+    // The legacy launch.
+    let m = gpu.module_load_ptx(ctx.handle(), include_str!("../../kernels/vecadd.ptx")).unwrap();
+    let f = gpu.module_get_function(ctx.handle(), m, "vecadd").unwrap();
+    assert_eq!(gpu.launch_grid(ctx.handle(), f, [1, 1]), Err(NotSupported));
+    // The device the program sees has the four GPUs' SMs and VRAM.
+    let one = dev.gpu().gang_members()[0].info().clone();
+    assert_eq!((dev.info().sms, dev.info().vram_size), (4 * one.sms, 4 * one.vram_size));
+    assert_eq!(dev.mem_info().1, 4 * one.vram_size);
+}

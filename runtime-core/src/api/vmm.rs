@@ -30,6 +30,11 @@ impl<P: Platform> Gpu<P> {
     /// Allocate `bytes` of VRAM as a physical allocation (cuMemCreate); returns its handle.
     pub fn mem_create(&self, bytes: u64) -> Result<u64> {
         granules(bytes)?;
+        if self.gang.get().is_some() {
+            // One logical GPU over many: a physical allocation would be one GPU's, out of
+            // the others' reach (docs/multi-gpu.md).
+            return Err(CuError::NotSupported);
+        }
         self.phys_create(bytes)
     }
 
@@ -48,6 +53,9 @@ impl<P: Platform> Gpu<P> {
     /// granularity), at `hint` if that range is free (cuMemAddressReserve).
     pub fn mem_reserve(&self, h: CtxHandle, bytes: u64, align: u64, hint: u64) -> Result<u64> {
         granules(bytes)?;
+        if self.gang.get().is_some() {
+            return Err(CuError::NotSupported);
+        }
         let align = align.max(PAGE_SIZE);
         if !align.is_power_of_two() {
             return Err(CuError::InvalidValue);
