@@ -391,6 +391,18 @@ fn one_logical_gpu_splits_memory_by_pages_and_grids_by_blocks() {
         // Its blocks read and wrote its own quarter: no traffic over the links.
         assert_eq!(k[0].peer_read_bytes + k[0].peer_write_bytes, 0, "GPU {i}");
     }
+    // Stream-ordered copies and memsets: each quarter by its owner's copy engine, locally.
+    let (h, s) = (ctx.handle(), runtime_core::StreamHandle::DEFAULT);
+    let gpu = dev.gpu();
+    gpu.memset(h, s, c.device_ptr(), runtime_core::MemsetValue::U32(7), n as u64).unwrap();
+    gpu.memcpy(h, s, b.device_ptr(), c.device_ptr(), 4 * n as u64).unwrap();
+    assert!(b.to_vec().unwrap().iter().all(|&v| v.to_bits() == 7));
+    for (i, s) in sims.iter().enumerate() {
+        let copies = s.lock().take_copy_stats();
+        let mine = |k: fake_pci::copy::CopyKind| copies.iter().filter(|c| c.kind == k).map(|c| c.bytes).sum::<u64>();
+        use fake_pci::copy::CopyKind::{DtoD, Memset, PtoP};
+        assert_eq!((mine(Memset), mine(DtoD), mine(PtoP)), (256 << 10, 256 << 10, 0), "GPU {i}: {copies:?}");
+    }
 }
 
 #[test]

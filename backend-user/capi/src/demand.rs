@@ -393,6 +393,11 @@ fn write_back(base: u64, r: &mut Region, k: usize) {
     let Some((g, phys)) = r.pages[k].on.take() else { return };
     let va = base + k as u64 * PAGE;
     if let Some(gpu) = gpu_at(g) {
+        // Unmapped first: a warp still running stores nothing the copy would miss (its
+        // access faults and waits for the page to come back).
+        for c in std::mem::take(&mut r.pages[k].mapped) {
+            let _ = set_page(&gpu, r, c, va, None);
+        }
         // The copy engine moves it (the runtime's migration channel, physical addresses).
         let off = k as u64 * PAGE;
         let len = PAGE.min(r.mem.len() as u64 - off);
@@ -401,9 +406,6 @@ fn write_back(base: u64, r: &mut Region, k: usize) {
             if gpu.vram_read(phys, &mut buf).is_ok() {
                 let _ = r.mem.write(off as usize, &buf[..len as usize]);
             }
-        }
-        for c in std::mem::take(&mut r.pages[k].mapped) {
-            let _ = set_page(&gpu, r, c, va, None);
         }
         gpu.vram_pages_free(phys, PAGE);
     }

@@ -395,6 +395,44 @@ impl<P: Platform> Gpu<P> {
         Ok(())
     }
 
+    /// A stream-ordered copy or memset into a split allocation (`pieces` from
+    /// [`Gpu::gang_copy_pieces`], by destination): each piece on its owner's copy engine,
+    /// ordered by stream `s` of context `h` as a launch's parts are (see
+    /// [`Gpu::gang_launch`]). `op` queues one piece: (GPU, its context, its stream,
+    /// destination, bytes); the first GPU's pieces go on `s` itself.
+    pub(super) fn gang_split(
+        &self,
+        h: CtxHandle,
+        s: StreamHandle,
+        pieces: &[(Option<usize>, u64, u64)],
+        op: impl Fn(&Gpu<P>, CtxHandle, StreamHandle, u64, u64) -> Result<Fence>,
+    ) -> Result<Fence> {
+        let g = self.gang.get().ok_or(CuError::Unknown)?;
+        let others = self.gang_others(g, h)?;
+        let streams = self.gang_streams(g, h, s)?;
+        let (_, before) = self.with_objs(h, &[s.named()], |gpu, c| c.mark(gpu, s.local()))?;
+        let mut after = Vec::new();
+        for &(owner, dst, len) in pieces {
+            match owner {
+                None => {
+                    op(self, h, s, dst, len)?;
+                }
+                Some(m) => {
+                    let (o, c, fs) = (&g.others[m], others[m], streams[m]);
+                    o.with_objs(c, &[fs.named()], |gpu, x| x.acquire_foreign(gpu, fs.local(), &before))?;
+                    op(o, c, fs, dst, len)?;
+                    after.push(o.with_objs(c, &[fs.named()], |gpu, x| x.mark(gpu, fs.local()))?.1);
+                }
+            }
+        }
+        self.with_objs(h, &[s.named()], |gpu, c| {
+            for r in &after {
+                c.acquire_foreign(gpu, s.local(), r)?;
+            }
+            c.mark(gpu, s.local()).map(|(f, _)| f)
+        })
+    }
+
     /// A module was loaded into context `h`: load it on the other GPUs, sharing its data.
     pub(super) fn gang_module_loaded(&self, g: &Gang<P>, h: CtxHandle, m: ModuleHandle) -> Result<()> {
         let others = self.gang_others(g, h)?;

@@ -341,12 +341,29 @@ impl<P: Platform> Gpu<P> {
     /// cuMemcpyAsync). Returns at once with the stream's fence; a copy of nothing queues
     /// nothing and returns the stream's last fence.
     pub fn memcpy(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
+        // One logical GPU: each page of the destination by its owner's copy engine.
+        if let Some(pieces) = self.gang_copy_pieces(h, dst, bytes) {
+            self.with_objs(h, &[s.named()], |_, c| c.check_range(src, bytes, false))?;
+            return self.gang_split(h, s, &pieces, |gpu, c, fs, d, len| {
+                let src = src + (d - dst);
+                gpu.with_objs(c, &[fs.named()], |dev, x| x.copy(dev, fs.local(), d, src, Pitched::linear(len)))
+            });
+        }
         self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, Pitched::linear(bytes)))
     }
 
     /// Set `count` elements at `dst` to `value` on stream `s` (cuMemsetD8/D16/D32 and
     /// their Async forms). Asynchronous: returns the stream's fence.
     pub fn memset(&self, h: CtxHandle, s: StreamHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
+        let bytes = count.checked_mul(value.size()).ok_or(CuError::InvalidValue)?;
+        if dst.is_multiple_of(value.size())
+            && let Some(pieces) = self.gang_copy_pieces(h, dst, bytes)
+        {
+            return self.gang_split(h, s, &pieces, |gpu, c, fs, d, len| {
+                let n = len / value.size();
+                gpu.with_objs(c, &[fs.named()], |dev, x| x.memset(dev, fs.local(), d, value, (n, 1, 0)))
+            });
+        }
         self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, (count, 1, 0)))
     }
 
