@@ -4,15 +4,15 @@
 //! `__managed__` variables.
 //!
 //! Managed memory is host memory at its device address under unified addressing (runtime
-//! core's `alloc_managed`), mapped into every context of every GPU, where the one pointer
-//! serves the host and every kernel in place (concurrent managed access, direct host
-//! access). With `RGDEV_UVM=paging`, on devices of compute capability 6.0 and later,
-//! cuMemAllocManaged memory is paged instead ([`crate::demand`]): its pages migrate to the
-//! GPU that touches them and come home when the host synchronizes, and prefetches move
-//! them.
+//! core's `alloc_managed`). On devices of compute capability 6.0 and later it is paged
+//! ([`crate::demand`]; `RGDEV_UVM=host` opts out): its pages migrate to the GPU that
+//! touches them (by the copy engine) and come home when the host synchronizes,
+//! prefetches move them, and the fault service acts on the advice. Otherwise it is mapped
+//! into every context of every GPU, where the one pointer serves the host and every
+//! kernel in place (concurrent managed access, direct host access).
 //! Advice and prefetches are recorded per 4 KiB page and answered by the range attributes
-//! as CUDA defines them (advice moves nothing). A program's `__managed__` variables, which
-//! clang leaves in the program's data, are mapped where they are ([`map_managed_data`]).
+//! as CUDA defines them. A program's `__managed__` variables, which clang leaves in the
+//! program's data, are mapped where they are ([`map_managed_data`]).
 
 use super::*;
 use runtime_core::ModuleHandle;
@@ -277,8 +277,9 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
 }
 
 /// cuMemPrefetchAsync: `[p, p + n)` of managed memory to device `dev` or the host
-/// (CU_DEVICE_CPU), in the order of `stream`. The pages stay where they are (host memory
-/// every agent reaches); the range's LAST_PREFETCH_LOCATION records the call.
+/// (CU_DEVICE_CPU), in the order of `stream`: paged memory moves now; memory that is not
+/// paged stays where it is (host memory every agent reaches). The range's
+/// LAST_PREFETCH_LOCATION records the call.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuMemPrefetchAsync(p: CUdeviceptr, n: usize, dev: c_int, stream: Handle) -> CUresult {
     apitrace::call("cuMemPrefetchAsync", Some(stream), || guard(|| prefetch(p, n, dev, stream)))
