@@ -332,6 +332,19 @@ static void pinned(CUfunction f) {
         mh[i] = (float)i;
     CHECK(cuMemcpy((CUdeviceptr)(uintptr_t)a, m, bytes));
     TRUE(a[n - 1] == (float)(n - 1));
+    /* A 2D copy naming it device memory: paged managed memory is copied by the host. */
+    float rows[4][8];
+    CUDA_MEMCPY2D c2 = {0};
+    c2.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c2.srcDevice = m;
+    c2.srcPitch = 16 * sizeof(float);
+    c2.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c2.dstHost = rows;
+    c2.dstPitch = sizeof rows[0];
+    c2.WidthInBytes = sizeof rows[0];
+    c2.Height = 4;
+    CHECK(cuMemcpy2D(&c2));
+    TRUE(rows[3][7] == 3 * 16 + 7 && rows[1][0] == 16);
     unsigned managed = 0, mtype = 0;
     CHECK(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m + 4));
     CHECK(cuPointerGetAttribute(&mtype, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, m + 4));

@@ -75,6 +75,20 @@ int main() {
     bad = 0;
     for (int i = 0; i < n; i++) bad += x[i] != 1.0f - ((float)(i % 100) * 2.0f + 4.0f);
     TRUE(bad == 0);
+    // 2D copies with paged managed memory on either side: the host's, once the pages are
+    // home (here after a kernel left them on the device).
+    const int w = 64, rows = 8;
+    float *d2 = nullptr;
+    size_t pitch = 0;
+    CHECK(cudaMallocPitch(&d2, &pitch, w * sizeof(float), rows));
+    unadvised<<<n / 256, 256>>>(x, n);
+    CHECK(cudaMemcpy2D(d2, pitch, x, w * sizeof(float), w * sizeof(float), rows, cudaMemcpyDefault));
+    CHECK(cudaMemcpy2D(x + 4096, w * sizeof(float), d2, pitch, w * sizeof(float), rows, cudaMemcpyDeviceToDevice));
+    CHECK(cudaDeviceSynchronize());
+    bad = 0;
+    for (int i = 0; i < w * rows; i++) bad += x[4096 + i] != x[i] || x[i] != 2.0f - ((float)(i % 100) * 2.0f + 4.0f);
+    TRUE(bad == 0);
+    CHECK(cudaFree(d2));
     free(h);
     CHECK(cudaFree(out));
     CHECK(cudaFree(x));
