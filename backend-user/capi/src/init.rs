@@ -83,7 +83,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
                 .collect();
             gpus.truncate(1);
         }
-        let profile = profile::Profile::from_env(if physical.is_empty() { &gpus } else { &physical });
+        let profile = profile::Profile::from_env(crate::state::boards(&gpus, &physical));
         if profile.wanted() {
             // One clock: GPU 0's stamps the host's records.
             apitrace::start(&gpus[0].dev);
@@ -121,7 +121,7 @@ extern "C" fn write_profile() {
     if let Ok(mut st) = state() {
         let st = &mut *st;
         let st = &mut *st;
-        let boards = if st.physical.is_empty() { &st.gpus } else { &st.physical };
+        let boards = crate::state::boards(&st.gpus, &st.physical);
         st.profile.write(boards);
     }
 }

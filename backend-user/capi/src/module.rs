@@ -196,7 +196,7 @@ pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
     let gpu = {
         let mut st = state()?;
         let s = &mut *st;
-        let boards = if s.physical.is_empty() { &s.gpus } else { &s.physical };
+        let boards = crate::state::boards(&s.gpus, &s.physical);
         s.profile.collect(boards);
         s.gpu_of(m.0)
     };

@@ -109,7 +109,7 @@ impl State {
         if !gpu.ctx_exists(h) {
             return Err(CuError::InvalidContext);
         }
-        let boards = if self.physical.is_empty() { &self.gpus } else { &self.physical };
+        let boards = boards(&self.gpus, &self.physical);
         self.profile.collect(boards);
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
         let managed = self.managed.extract_if(.., |r| r.ctx == h).collect();
@@ -144,6 +144,13 @@ impl Doomed {
         }
         self.gpu.ctx_destroy(self.h)
     }
+}
+
+/// The boards the statistics and trace show: every GPU of the system (`physical` when the
+/// program sees fewer, else `gpus`). A function of the two fields, not of the state, so
+/// that the profile beside them can be borrowed at once.
+pub(crate) fn boards<'a>(gpus: &'a [Board], physical: &'a [Board]) -> &'a [Board] {
+    if physical.is_empty() { gpus } else { physical }
 }
 
 pub(crate) static STATE: OnceLock<Mutex<State>> = OnceLock::new();
@@ -225,7 +232,7 @@ pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
     {
         let st = &mut *st;
         let st = &mut *st;
-        let boards = if st.physical.is_empty() { &st.gpus } else { &st.physical };
+        let boards = boards(&st.gpus, &st.physical);
         st.profile.collect(boards);
         st.profile.write_json(boards);
     }

@@ -395,17 +395,18 @@ impl<P: Platform> Gpu<P> {
         Ok(())
     }
 
-    /// A stream-ordered copy or memset into a split allocation (`pieces` from
-    /// [`Gpu::gang_copy_pieces`], by destination): each piece on its owner's copy engine,
-    /// ordered by stream `s` of context `h` as a launch's parts are (see
-    /// [`Gpu::gang_launch`]). `op` queues one piece: (GPU, its context, its stream,
-    /// destination, bytes); the first GPU's pieces go on `s` itself.
+    /// Work of stream `s` of context `h` in parts, each on its GPU (`parts`: owner, None
+    /// for this GPU, and two numbers `op` takes: a launch's block range, a copy's
+    /// destination and bytes). Stream `s` releases a fence that each other GPU's part
+    /// acquires first, then acquires each of those parts' fences and releases its own, so
+    /// that `s` alone orders the whole. `op` queues one part: (GPU, its context, its
+    /// stream, owner, the two numbers); this GPU's parts go on `s` itself.
     pub(super) fn gang_split(
         &self,
         h: CtxHandle,
         s: StreamHandle,
         pieces: &[(Option<usize>, u64, u64)],
-        op: impl Fn(&Gpu<P>, CtxHandle, StreamHandle, u64, u64) -> Result<Fence>,
+        op: impl Fn(&Gpu<P>, CtxHandle, StreamHandle, Option<usize>, u64, u64) -> Result<Fence>,
     ) -> Result<Fence> {
         let g = self.gang.get().ok_or(CuError::Unknown)?;
         let others = self.gang_others(g, h)?;
@@ -415,12 +416,12 @@ impl<P: Platform> Gpu<P> {
         for &(owner, dst, len) in pieces {
             match owner {
                 None => {
-                    op(self, h, s, dst, len)?;
+                    op(self, h, s, None, dst, len)?;
                 }
                 Some(m) => {
                     let (o, c, fs) = (&g.others[m], others[m], streams[m]);
                     o.with_objs(c, &[fs.named()], |gpu, x| x.acquire_foreign(gpu, fs.local(), &before))?;
-                    op(o, c, fs, dst, len)?;
+                    op(o, c, fs, owner, dst, len)?;
                     after.push(o.with_objs(c, &[fs.named()], |gpu, x| x.mark(gpu, fs.local()))?.1);
                 }
             }
@@ -571,7 +572,7 @@ impl<P: Platform> Gpu<P> {
     }
 
     /// cuLaunchKernel on a gang: the grid's blocks split into contiguous ranges, one per
-    /// GPU, ordered by the first GPU's stream (see the module documentation).
+    /// GPU, ordered by the first GPU's stream ([`Gpu::gang_split`]).
     pub(super) fn gang_launch(
         &self,
         g: &Gang<P>,
@@ -587,31 +588,20 @@ impl<P: Platform> Gpu<P> {
             return Err(CuError::NotSupported);
         }
         let funcs = self.gang_funcs(g, h, f)?;
-        let streams = self.gang_streams(g, h, s)?;
         let blocks = cfg.grid.iter().map(|&d| d as u64).product::<u64>();
-        let ranges = split_even(blocks, others.len() + 1);
-        let range = |m: usize| Some((ranges[m].0 as u32, ranges[m].1 as u32));
-        // What the other pieces wait for: the stream's work so far. Then the first GPU's
-        // piece, which checks the launch as a lone launch would.
-        let (_, before) = self.with_objs(h, &[s.named()], |gpu, c| c.mark(gpu, s.local()))?;
-        self.launch_refs_ready(h, &[f.named(), s.named()], f, |gpu, c| {
-            c.launch(gpu, c.func(f.id())?, cfg, params, range(0))
-        })?;
-        let mut after = Vec::new();
-        for (m, (o, &c)) in g.others.iter().zip(&others).enumerate().filter(|(m, _)| ranges[m + 1].1 > 0) {
-            let fs = streams[m];
-            let fcfg = LaunchConfig { stream: fs, ..*cfg };
-            o.with_objs(c, &[fs.named()], |gpu, x| x.acquire_foreign(gpu, fs.local(), &before))?;
-            o.launch_refs_ready(c, &[funcs[m].named(), fs.named()], funcs[m], |gpu, x| {
-                x.launch(gpu, x.func(funcs[m].id())?, &fcfg, params, range(m + 1))
-            })?;
-            after.push(o.with_objs(c, &[fs.named()], |gpu, x| x.mark(gpu, fs.local()))?.1);
-        }
-        self.with_objs(h, &[s.named()], |gpu, c| {
-            for r in &after {
-                c.acquire_foreign(gpu, s.local(), r)?;
-            }
-            c.mark(gpu, s.local()).map(|(f, _)| f)
+        // The first GPU's range first: it checks the launch as a lone launch would.
+        let parts: Vec<(Option<usize>, u64, u64)> = split_even(blocks, others.len() + 1)
+            .into_iter()
+            .enumerate()
+            .filter(|&(m, (_, count))| m == 0 || count > 0)
+            .map(|(m, (first, count))| (m.checked_sub(1), first, count))
+            .collect();
+        self.gang_split(h, s, &parts, |gpu, c, stream, owner, first, count| {
+            let (f, cfg) = (owner.map_or(f, |m| funcs[m]), LaunchConfig { stream, ..*cfg });
+            let range = Some((first as u32, count as u32));
+            gpu.launch_refs_ready(c, &[f.named(), stream.named()], f, |dev, x| {
+                x.launch(dev, x.func(f.id())?, &cfg, params, range)
+            })
         })
     }
 

@@ -344,7 +344,7 @@ impl<P: Platform> Gpu<P> {
         // One logical GPU: each page of the destination by its owner's copy engine.
         if let Some(pieces) = self.gang_copy_pieces(h, dst, bytes) {
             self.with_objs(h, &[s.named()], |_, c| c.check_range(src, bytes, false))?;
-            return self.gang_split(h, s, &pieces, |gpu, c, fs, d, len| {
+            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, d, len| {
                 let src = src + (d - dst);
                 gpu.with_objs(c, &[fs.named()], |dev, x| x.copy(dev, fs.local(), d, src, Pitched::linear(len)))
             });
@@ -359,7 +359,7 @@ impl<P: Platform> Gpu<P> {
         if dst.is_multiple_of(value.size())
             && let Some(pieces) = self.gang_copy_pieces(h, dst, bytes)
         {
-            return self.gang_split(h, s, &pieces, |gpu, c, fs, d, len| {
+            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, d, len| {
                 let n = len / value.size();
                 gpu.with_objs(c, &[fs.named()], |dev, x| x.memset(dev, fs.local(), d, value, (n, 1, 0)))
             });

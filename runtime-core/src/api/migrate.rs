@@ -30,6 +30,22 @@ pub(crate) struct Migrator {
     host: Vec<(Arc<fifo::SharedMem>, DmaBuffer)>,
 }
 
+/// The bus address of host memory `mem` for this GPU among the registrations `host`,
+/// registered at first use.
+fn bus<P: Platform>(
+    host: &mut Vec<(Arc<fifo::SharedMem>, DmaBuffer)>,
+    dev: &crate::device::Device<P>,
+    mem: &Arc<fifo::SharedMem>,
+) -> Result<u64> {
+    if let Some((_, b)) = host.iter().find(|(h, _)| Arc::ptr_eq(h, mem)) {
+        return Ok(b.bus);
+    }
+    let b = dev.platform.dma_register(mem.clone())?;
+    let at = b.bus;
+    host.push((mem.clone(), b));
+    Ok(at)
+}
+
 /// The VA window of the migration channel's own address space (its rings only), as
 /// `VaSpace::new` takes it.
 const MIGRATOR_VA: (u64, u64) = (1 << 32, 1 << 34);
@@ -55,18 +71,7 @@ impl<P: Platform> Gpu<P> {
         let mut addr = |side: &Side| -> Result<(PhysTarget, u64)> {
             Ok(match side {
                 Side::Vram(p) => (PhysTarget::LocalFb, *p),
-                Side::Host(mem, off) => {
-                    let bus = match mg.host.iter().find(|(h, _)| Arc::ptr_eq(h, mem)) {
-                        Some((_, b)) => b.bus,
-                        None => {
-                            let b = self.dev.platform.dma_register(mem.clone())?;
-                            let bus = b.bus;
-                            mg.host.push((mem.clone(), b));
-                            bus
-                        }
-                    };
-                    (PhysTarget::CoherentSysmem, bus + off)
-                }
+                Side::Host(mem, off) => (PhysTarget::CoherentSysmem, bus(&mut mg.host, &self.dev, mem)? + off),
             })
         };
         let launch: u32 = LaunchDma::new()
@@ -108,14 +113,7 @@ impl<P: Platform> Gpu<P> {
             self.migrate(&[])?;
             m = self.migrator.lock();
         }
-        let mg = m.as_mut().ok_or(CuError::Unknown)?;
-        if let Some((_, b)) = mg.host.iter().find(|(h, _)| Arc::ptr_eq(h, mem)) {
-            return Ok(b.bus);
-        }
-        let b = self.dev.platform.dma_register(mem.clone())?;
-        let bus = b.bus;
-        mg.host.push((mem.clone(), b));
-        Ok(bus)
+        bus(&mut m.as_mut().ok_or(CuError::Unknown)?.host, &self.dev, mem)
     }
 
     /// The channel id of the migration channel, once it exists (tools tell its copies from

@@ -207,14 +207,19 @@ impl Inner {
             return Err(e);
         }
         self.allocs.insert(va, Alloc { size: bytes, bytes: rounded, backing: Backing::Vram(phys), owner });
-        if self.check.as_ref().is_some_and(|c| c.mode.initcheck()) {
-            // Fresh memory holds nothing written yet, whatever the last owner wrote.
-            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_LO, 0, phys as u32);
-            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_HI, 0, (phys >> 32) as u32);
-            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_SIZE, 0, rounded as u32);
-        }
+        self.fresh_vram(gpu, phys, rounded);
         self.table_changed();
         Ok(va)
+    }
+
+    /// Initcheck (checked contexts): fresh VRAM at `phys` holds nothing written yet,
+    /// whatever its last owner wrote.
+    fn fresh_vram<P: Platform>(&self, gpu: &Device<P>, phys: u64, bytes: u64) {
+        if self.check.as_ref().is_some_and(|c| c.mode.initcheck()) {
+            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_LO, 0, phys as u32);
+            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_HI, 0, (phys >> 32) as u32);
+            gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_SIZE, 0, bytes as u32);
+        }
     }
 
     /// Allocate `bytes` of pinned host memory and map it with system-memory PTEs for the
@@ -461,14 +466,10 @@ impl Inner {
             return Err(e);
         }
         self.allocs.insert(va, Alloc { size, bytes, backing: Backing::Split, owner });
-        if self.check.as_ref().is_some_and(|c| c.mode.initcheck()) {
-            // This GPU's own pieces start unwritten.
-            for &(len, piece) in pieces {
-                if let Share::Local(phys) = piece {
-                    gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_LO, 0, phys as u32);
-                    gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_HI, 0, (phys >> 32) as u32);
-                    gpu.wr(hw::regs::NV_PFB_CHECK_CLEAR_SIZE, 0, len as u32);
-                }
+        // This GPU's own pieces start unwritten.
+        for &(len, piece) in pieces {
+            if let Share::Local(phys) = piece {
+                self.fresh_vram(gpu, phys, len);
             }
         }
         self.table_changed();
