@@ -147,7 +147,15 @@ pub struct Device<P: Platform> {
     /// The errors of channels of other GPUs that a channel of this one waits for (the
     /// pieces of a gang's work, `api::gang`): consulted by every wait.
     pub(crate) linked: spin::Once<Linked>,
+    /// The system's other GPUs, which every wait also serves (see [`Device::serve_others`]).
+    pub(crate) others: spin::Once<Others>,
 }
+
+/// What a wait also serves: the system's other GPUs (their interrupts, parked accesses and
+/// host work), true when it did something. Work on one GPU may wait for another's (an
+/// event of another device, a page another GPU's faults bring), and a thread that waits
+/// for one GPU is a thread the whole system has.
+pub(crate) type Others = alloc::boxed::Box<dyn Fn() -> bool + Send + Sync>;
 
 /// What a wait on channel `chid` also fails on: an error of another GPU's channel whose
 /// work this channel acquires (see [`Device::wait_for`]).
@@ -292,6 +300,7 @@ impl<P: Platform> Device<P> {
             userd_bar1: 0,
             replay: replay::Replay::new(),
             linked: spin::Once::new(),
+            others: spin::Once::new(),
         };
         gpu.init()?;
         Ok(gpu)
@@ -719,6 +728,20 @@ impl<P: Platform> Device<P> {
         ran
     }
 
+    /// Serve the system's other GPUs, where the system has installed how
+    /// ([`crate::api::Gpu::serve_also`]): true when that did something.
+    fn serve_others(&self) -> bool {
+        self.others.get().is_some_and(|f| f())
+    }
+
+    /// This GPU's interrupts, parked accesses and host work, served now (what a wait on
+    /// another GPU of the system does for this one): true when something was done.
+    pub(crate) fn serve_all(&self) -> bool {
+        self.service_interrupts();
+        let replayed = self.service_replays();
+        self.run_host_work(None) | replayed
+    }
+
     /// Wait until `done()` holds, servicing interrupts; fails with the channel's error if
     /// it faults (the device's watchdog, counted in simulated cycles, is such an error:
     /// CUDA_ERROR_LAUNCH_TIMEOUT, sticky), or with CUDA_ERROR_LAUNCH_TIMEOUT if the device
@@ -734,6 +757,7 @@ impl<P: Platform> Device<P> {
             self.service_replays();
             // Before a fault ends the wait: host functions of faulted channels learn it.
             let ran = self.run_host_work(None);
+            self.serve_others();
             if let Some(e) = self.channel_error(chid).or_else(|| self.linked.get().and_then(|l| l(chid))) {
                 return Err(e);
             }
@@ -742,7 +766,7 @@ impl<P: Platform> Device<P> {
             }
             match self.platform.yield_now() {
                 Activity::Idle => {
-                    if done() || self.run_host_work(None) || self.service_replays() {
+                    if done() || self.run_host_work(None) || self.service_replays() || self.serve_others() {
                         continue;
                     }
                     self.service_interrupts();

@@ -4,7 +4,8 @@
  * attributes naming the device; cuCtxEnablePeerAccess making the peer context's memory
  * reachable from a kernel (loaded as PTX text) and by cuMemcpyDtoD in the current
  * context; cuMemcpyPeer; the peer-access errors; a context destroyed while a peer
- * reaches its memory. On one GPU it checks the single-device answers and stops.
+ * reaches its memory; a stream of one device waiting for another's event. On one GPU
+ * it checks the single-device answers and stops.
  * Run by tests/tests/c_abi.rs:  peer
  */
 #include <cuda.h>
@@ -122,6 +123,33 @@ int main(void) {
         bad += back[i] != host[i] + 1.0f;
     TRUE(bad == 0);
 
+    /* A stream of device 1 waits for an event of device 0 (cuStreamWaitEvent across
+     * devices): its copy of what device 0's kernel writes into device 1's memory comes
+     * after the kernel. An event never recorded is no wait. */
+    CUevent ev, never;
+    CUstream s1;
+    CHECK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+    CHECK(cuEventCreate(&never, CU_EVENT_DISABLE_TIMING));
+    CHECK(cuCtxPushCurrent(c1));
+    CHECK(cuMemsetD32(out1, 0, N));
+    CHECK(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+    CHECK(cuCtxPopCurrent(NULL));
+    CHECK(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    CHECK(cuEventRecord(ev, NULL));
+    CHECK(cuCtxPushCurrent(c1));
+    CHECK(cuStreamWaitEvent(s1, never, 0));
+    CHECK(cuStreamWaitEvent(s1, ev, 0));
+    memset(back, 0, sizeof back);
+    CHECK(cuMemcpyDtoHAsync(back, out1, sizeof back, s1));
+    CHECK(cuStreamSynchronize(s1));
+    CHECK(cuStreamDestroy(s1));
+    CHECK(cuCtxPopCurrent(NULL));
+    bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += back[i] != host[i] + 1.0f;
+    TRUE(bad == 0);
+    CHECK(cuEventDestroy(never));
+
     /* Device 0's copy engine reaches device 1's memory as any other in its context. */
     CUdeviceptr local;
     CHECK(cuMemAlloc(&local, sizeof host));
@@ -160,6 +188,13 @@ int main(void) {
     CHECK(cuMemAlloc(&again, 4096));
     CHECK(cuMemFree(again));
     CHECK(cuCtxDestroy(c2));
+    /* An event whose context is gone is no handle to wait on. */
+    CUcontext c3;
+    CUstream s3;
+    CHECK(cuCtxCreate(&c3, 0, d1));
+    CHECK(cuStreamCreate(&s3, 0));
+    EXPECT(cuStreamWaitEvent(s3, ev, 0), CUDA_ERROR_INVALID_HANDLE);
+    CHECK(cuCtxDestroy(c3));
     printf("%d devices, peer access\n", count);
     return report();
 }

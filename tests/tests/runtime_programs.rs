@@ -234,6 +234,10 @@ fn managed_memory() {
         k.map(|k| k["replayable_faults"].as_u64().unwrap()).collect()
     };
     assert!(faults("_Z5scalePfif").iter().any(|&f| f > 0), "{s}");
+    // The program's __managed__ variables are paged too: every kernel on them faults their
+    // pages in (the host touched them in between).
+    let count = faults("_Z5counti");
+    assert!(count.len() == 2 && count.iter().all(|&f| f > 0), "{count:?}");
     let prefetched = faults("_Z10prefetchedPfi");
     assert_eq!(prefetched[0], 0, "every page was there");
     assert!(prefetched[1] > 0 && prefetched.len() > 1000, "the loop's first kernel faulted");
@@ -244,9 +248,10 @@ fn managed_memory() {
 }
 
 /// cudaMemAdvise acted on (advise.cu, paged managed memory of 16 pages): a preferred
-/// location on the host and a device that accesses the memory map the host pages where
-/// they are (faults, no migration); read-mostly pages get read-only copies that a write
-/// drops (the copies are not written back); without advice the pages migrate.
+/// location on the host maps the host pages where they are at the kernel's faults, and a
+/// device advised to access the memory has them mapped at the advice (no fault; neither
+/// migrates); read-mostly pages get read-only copies that a write drops (the copies are
+/// not written back); without advice the pages migrate.
 #[test]
 fn managed_memory_advice() {
     let exe = compile("advise", &[]);
@@ -259,7 +264,7 @@ fn managed_memory_advice() {
         (n("replayable_faults") > 0, n("migrations_to_gpu"), n("migrations_to_host"))
     };
     assert_eq!(moved("_Z7on_hostPfi"), (true, 0, 0), "mapped where it lives");
-    assert_eq!(moved("_Z8accessedPfi"), (true, 0, 0), "mapped where it lives");
+    assert_eq!(moved("_Z8accessedPfi"), (false, 0, 0), "mapped where it lives when advised: no fault");
     assert_eq!(moved("_Z9read_onlyPKfPfi"), (true, 16, 0), "a copy per page, the host keeps it");
     // The load makes a copy, the store drops it and takes the page.
     assert_eq!(moved("_Z10then_writePfi"), (true, 32, 0));
@@ -267,6 +272,36 @@ fn managed_memory_advice() {
     // Back to the host at synchronization: the written pages only, three times (the second
     // unadvised kernel's before the 2D copies).
     assert_eq!(s["unified_memory"]["migrations_to_host"], 48, "{}", s["unified_memory"]);
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
+/// cudaMemAdvise across two GPUs (advise_peers.cu on gv100x2, 16 pages of managed memory;
+/// GPU 1's kernel follows GPU 0's through an event of GPU 0, no synchronization between):
+/// GPU 0 as the preferred location keeps the pages, which GPU 1 reaches over the link;
+/// GPU 1 advised to access the memory has it mapped where it lives, and takes no fault;
+/// without advice GPU 1 takes the pages from GPU 0.
+#[test]
+fn managed_memory_advice_across_gpus() {
+    let exe = compile("advise_peers", &[]);
+    let json = exe.parent().unwrap().join("stats.json");
+    run_ok(&exe, &[("RGDEV_PRESET", "gv100x2"), ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // (device, faults, pages in, pages out, bytes loaded and stored over the link)
+    let k = |name: &str| {
+        let k = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).expect(name);
+        let n = |f: &str| k[f].as_u64().unwrap();
+        let link = (n("peer_read_bytes"), n("peer_write_bytes"));
+        (n("device"), n("replayable_faults") > 0, n("migrations_to_gpu"), n("migrations_to_host"), link)
+    };
+    let over_link = (65536, 65536);
+    assert_eq!(k("_Z11preferred_0Pfi"), (0, true, 16, 0, (0, 0)));
+    assert_eq!(k("_Z11preferred_1Pfi"), (1, true, 0, 0, over_link), "mapped on GPU 0, its preferred location");
+    assert_eq!(k("_Z10accessed_0Pfi"), (0, true, 16, 0, (0, 0)));
+    assert_eq!(k("_Z10accessed_1Pfi"), (1, false, 0, 0, over_link), "mapped already: no fault");
+    assert_eq!(k("_Z11unadvised_0Pfi"), (0, true, 16, 0, (0, 0)));
+    assert_eq!(k("_Z11unadvised_1Pfi"), (1, true, 16, 16, (0, 0)), "from GPU 0 through the host");
+    // Home at each of the three synchronizations, and GPU 0's pages for GPU 1's last kernel.
+    assert_eq!(s["unified_memory"]["migrations_to_host"], 64, "{}", s["unified_memory"]);
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 

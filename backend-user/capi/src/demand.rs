@@ -18,6 +18,8 @@
 //! runs inside a wait, which may be one that another thread entered holding that lock.
 
 use super::*;
+use hw::mmu::Pte;
+use hw::regs::Target;
 use runtime_core::api::migrate::Side;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,6 +41,13 @@ struct Region {
     slots: Vec<(CtxHandle, runtime_core::vm::PteSlots)>,
     /// Paged memory: each page's advice (empty: none given).
     advice: Vec<Adv>,
+    /// Paged memory: the bytes of `mem` that are managed memory, `[start, end)` (a
+    /// program's `__managed__` data shares its first and last pages with other data of
+    /// the program, which a write-back must leave alone); all of it otherwise.
+    span: (u64, u64),
+    /// The program's own data: the region outlives the context that made it, and other
+    /// contexts that map the same pages join it.
+    lasting: bool,
 }
 
 /// Where a page of paged managed memory is: on the host (its memory), or migrated to one
@@ -115,9 +124,32 @@ pub(crate) fn take_moved() -> Vec<Moved> {
 /// Pages on GPUs now (host accesses write them back first when there are any).
 static RESIDENT: AtomicU64 = AtomicU64::new(0);
 
-/// Record the system's GPUs for the fault service.
-pub(crate) fn set_gpus(gpus: Vec<std::sync::Weak<UserGpu>>) {
+/// Which GPU reaches which peer to peer: `REACH[a][b]`, GPU `a` maps GPU `b`'s VRAM
+/// through its peer table entry `b` (set when advice first needs it: [`open_peers`]).
+static REACH: OnceLock<Vec<Vec<bool>>> = OnceLock::new();
+
+/// Record the system's GPUs for the fault service, and which reach which peer to peer
+/// (`reach[a][b]`, the topology's).
+pub(crate) fn set_gpus(gpus: Vec<std::sync::Weak<UserGpu>>, reach: Vec<Vec<bool>>) {
     let _ = GPUS.set(gpus);
+    let _ = REACH.set(reach);
+}
+
+/// Whether GPU `a` maps GPU `b`'s VRAM through its peer table (entry `b`).
+fn reaches(a: usize, b: usize) -> bool {
+    a != b && b < hw::mmu::PEERS && REACH.get().and_then(|r| r.get(a)?.get(b).copied()).unwrap_or(false)
+}
+
+/// The peer table entries (GPU, entry) that advice `preferred`/`accessed_by` device `dev`
+/// needs, to map a page where it lives on another GPU: on every GPU that reaches `dev`
+/// for a preferred location there, on `dev` for each GPU it reaches for an access.
+pub(crate) fn peers_for(preferred: bool, dev: usize) -> Vec<(usize, usize)> {
+    let n = REACH.get().map_or(0, Vec::len);
+    if preferred {
+        (0..n).filter(|&a| reaches(a, dev)).map(|a| (a, dev)).collect()
+    } else {
+        (0..n).filter(|&b| reaches(dev, b)).map(|b| (dev, b)).collect()
+    }
 }
 
 fn gpu_at(i: usize) -> Option<Arc<UserGpu>> {
@@ -127,8 +159,43 @@ fn gpu_at(i: usize) -> Option<Arc<UserGpu>> {
 /// The regions by base device address.
 static REGIONS: Mutex<BTreeMap<u64, Region>> = Mutex::new(BTreeMap::new());
 
-fn regions() -> MutexGuard<'static, BTreeMap<u64, Region>> {
-    REGIONS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+std::thread_local! {
+    /// Whether this thread holds the regions' lock.
+    static HOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The regions' lock, held: the thread is marked as holding it (see [`holding`]).
+struct Held(MutexGuard<'static, BTreeMap<u64, Region>>, bool);
+
+impl std::ops::Deref for Held {
+    type Target = BTreeMap<u64, Region>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HOLDING.with(|h| h.set(self.1));
+    }
+}
+
+fn regions() -> Held {
+    let g = REGIONS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    Held(g, HOLDING.with(|h| h.replace(true)))
+}
+
+/// Whether this thread holds the regions' lock (around a migration's wait, say): its waits
+/// then serve no fault, whose service needs that lock (`Gpu::replay_hold`), nor another
+/// GPU's work.
+pub(crate) fn holding() -> bool {
+    HOLDING.with(std::cell::Cell::get)
 }
 
 /// Fault records the device's fault buffer holds (more wait in their parked warps).
@@ -143,7 +210,8 @@ pub(crate) fn add(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
 /// every context at once when `eager`.
 fn insert(owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>, pages: Vec<Page>, eager: bool) {
     let bytes = mem.len() as u64;
-    let r = Region { bytes, mem, owner, mapped: Vec::new(), pages, eager, slots: Vec::new(), advice: Vec::new() };
+    let (slots, advice, span) = (Vec::new(), Vec::new(), (0, bytes));
+    let r = Region { bytes, mem, owner, mapped: Vec::new(), pages, eager, slots, advice, span, lasting: false };
     regions().insert(base, r);
 }
 
@@ -221,32 +289,50 @@ pub(crate) fn context_created(gpu: &UserGpu, c: CtxHandle) {
 /// Point page `va` of region `r` in context `c` of `gpu` at VRAM `phys` (or unmap it):
 /// through the PTE slots found for it, with no context's lock.
 fn set_page(gpu: &UserGpu, r: &Region, c: CtxHandle, va: u64, phys: Option<u64>) -> bool {
-    set_pte(gpu, r, c, va, phys.map(|p| (hw::regs::Target::Vram, p, false)))
+    set_pte(gpu, r, c, va, phys.map(|p| Pte::map(p, Target::Vram)))
 }
 
-/// [`set_page`] to any memory: (target, address, read-only).
-fn set_pte(gpu: &UserGpu, r: &Region, c: CtxHandle, va: u64, to: Option<(hw::regs::Target, u64, bool)>) -> bool {
-    let phys = match to {
-        Some((hw::regs::Target::Vram, p, false)) => Some(p),
-        Some(_) => {
-            // Only through the slots (system memory or read-only).
-            return r.slots.iter().find(|(x, _)| *x == c).is_some_and(|(_, s)| gpu.pte_set_to(s, va, to).is_ok());
-        }
-        None => None,
-    };
-    match r.slots.iter().find(|(x, _)| *x == c) {
-        Some((_, s)) => gpu.pte_set(s, va, phys).is_ok(),
-        // Not found (a context the library did not make): through the context, unless
-        // its lock is held by a launch waiting for ring space.
-        None => !gpu.ctx_waits_in_submit(c) && gpu.mem_pages_set(c, va, PAGE, phys).is_ok(),
+/// [`set_page`] to any entry: system memory, a peer's VRAM, read-only.
+fn set_pte(gpu: &UserGpu, r: &Region, c: CtxHandle, va: u64, pte: Option<Pte>) -> bool {
+    if let Some((_, s)) = r.slots.iter().find(|(x, _)| *x == c) {
+        return gpu.pte_set_to(s, va, pte).is_ok();
     }
+    // Not found (a context the library did not make): through the context (writable VRAM
+    // or nothing), unless its lock is held by a launch waiting for ring space.
+    let phys = match pte {
+        None => None,
+        Some(p) if p.target() == Target::Vram && !p.read_only() => Some(p.phys()),
+        Some(_) => return false,
+    };
+    !gpu.ctx_waits_in_submit(c) && gpu.mem_pages_set(c, va, PAGE, phys).is_ok()
 }
 
-/// Context `owner` allocated managed memory `mem` at `base`, paged: no GPU has its pages
-/// yet (the owner's PTEs go too), so the first touch of each migrates it.
-pub(crate) fn add_paged(gpu: &UserGpu, owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) -> Result<()> {
+/// Context `owner` has managed memory `mem` at `base`, to be paged: no GPU has its pages
+/// yet (the owner's PTEs go too), so the first touch of each migrates it. `data`: the
+/// program's own `__managed__` data, its bytes `[start, end)` of `mem` (a lasting region,
+/// see [`Region`]); another context mapping the same pages joins the region. False where
+/// the pages cannot be paged (they overlap another region otherwise): the caller leaves
+/// them mapped as they are.
+pub(crate) fn add_paged(
+    gpu: &UserGpu,
+    owner: CtxHandle,
+    base: u64,
+    mem: Arc<fifo::SharedMem>,
+    data: Option<(u64, u64)>,
+) -> Result<bool> {
     let bytes = mem.len() as u64;
+    let joins = {
+        let rs = regions();
+        match rs.range(..base + bytes).next_back().filter(|(b, r)| base < *b + r.bytes) {
+            Some((&b, r)) if b == base && r.bytes == bytes && r.lasting && data.is_some() => true,
+            Some(_) => return Ok(false),
+            None => false,
+        }
+    };
     gpu.mem_pages_set(owner, base, bytes, None)?;
+    if joins {
+        return Ok(true);
+    }
     // Every context of every GPU may touch it: where its PTEs are in each.
     let mut slots = Vec::new();
     for g in GPUS.get().into_iter().flatten().filter_map(std::sync::Weak::upgrade) {
@@ -257,8 +343,12 @@ pub(crate) fn add_paged(gpu: &UserGpu, owner: CtxHandle, base: u64, mem: Arc<fif
     insert(owner, base, mem, vec![Page::default(); bytes.div_ceil(PAGE) as usize], false);
     if let Some(r) = regions().get_mut(&base) {
         r.slots = slots;
+        if let Some(span) = data {
+            r.span = span;
+            r.lasting = true;
+        }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// cuMemAdvise on paged managed memory `[p, p + n)`: `f` changes each page's advice. A
@@ -278,9 +368,11 @@ pub(crate) fn advise(p: u64, n: u64, f: impl Fn(&mut Adv)) {
         let before = r.advice[k];
         f(&mut r.advice[k]);
         if r.advice[k] != before {
-            // The next access faults again and finds the new advice.
+            // The next access faults again and finds the new advice; the GPUs it names as
+            // accessing the page have it mapped where it lives.
             drop_copies(base, r, k);
             drop_remote(base, r, k);
+            map_accessors(base, r, k);
         }
     }
 }
@@ -309,26 +401,74 @@ fn drop_remote(base: u64, r: &mut Region, k: usize) {
     }
 }
 
-/// What the advice of page `k` makes a fault by context `ctx` of GPU `g` do, instead of a
-/// migration, while the page is on the host: map the host page where it is (preferred
-/// location the host, or accessed by `g`), or give `g` a read-only copy (read-mostly, a
-/// read). None: migrate as usual. True when the page is now mapped.
+/// Map page `k` of region `r` (at `base`) where it lives into context `ctx` of GPU `g`,
+/// moving nothing: the host page (a system-memory PTE: the GPU reads and writes it over
+/// PCIe), or another GPU's VRAM through the peer table (entry `x` names GPU `x`, over the
+/// link). Recorded in the page's `remote` mappings. False where it cannot be.
+fn map_in_place(base: u64, r: &mut Region, k: usize, g: usize, gpu: &UserGpu, ctx: CtxHandle) -> bool {
+    let pte = match r.pages[k].on {
+        None => match gpu.host_bus(&r.mem) {
+            Ok(bus) => Pte::map(bus + k as u64 * PAGE, Target::SysCoherent),
+            Err(_) => return false,
+        },
+        Some((x, phys)) if reaches(g, x) => Pte::map_peer(phys, x as u8),
+        Some(_) => return false,
+    };
+    let ok = set_pte(gpu, r, ctx, base + k as u64 * PAGE, Some(pte));
+    if ok && !r.pages[k].remote.contains(&(g, ctx)) {
+        r.pages[k].remote.push((g, ctx));
+    }
+    ok
+}
+
+/// Page `k` of region `r` has settled where it lives: every context of each GPU the advice
+/// says accesses it maps it there (CUDA's accessed-by: always mapped, so those GPUs take
+/// no fault and move nothing), except the GPU that has it (its contexts map it at their
+/// first touch) and GPUs that cannot reach it there.
+fn map_accessors(base: u64, r: &mut Region, k: usize) {
+    let by = r.advice.get(k).map_or(0, |a| a.accessed_by) >> 1;
+    if by == 0 {
+        return;
+    }
+    let on = r.pages[k].on.map(|(x, _)| x);
+    let ctxs: Vec<(usize, CtxHandle)> = r
+        .slots
+        .iter()
+        .map(|&(c, _)| (runtime_core::api::ordinal_of(c.0) as usize, c))
+        .filter(|&(e, _)| by & (1 << e) != 0 && Some(e) != on)
+        .collect();
+    if !ctxs.is_empty() && on.is_none() {
+        // The host page itself: read-only copies would be stale beside it.
+        drop_copies(base, r, k);
+    }
+    for (e, c) in ctxs {
+        if let Some(gpu) = gpu_at(e) {
+            let _ = map_in_place(base, r, k, e, &gpu, c);
+        }
+    }
+}
+
+/// What the advice of page `k` makes a fault by context `ctx` of GPU `g` do instead of a
+/// migration: map the page where it lives, on the host (preferred location the host, or
+/// accessed by `g`) or on another GPU `g` reaches peer to peer (that GPU its preferred
+/// location, or accessed by `g`), or give `g` a read-only copy of a host page (read-mostly,
+/// a read). None: migrate as usual (a page not at its preferred location goes to the GPU
+/// that touches it, as CUDA documents). True when the page is now mapped.
 fn advised(base: u64, r: &mut Region, k: usize, g: usize, gpu: &UserGpu, ctx: CtxHandle, write: bool) -> Option<bool> {
     let a = r.advice.get(k).copied().unwrap_or(NO_ADV);
-    if r.pages[k].on.is_some() || a == NO_ADV {
-        return None;
-    }
-    let va = base + k as u64 * PAGE;
-    let direct = a.preferred == -1 || a.accessed_by & (1 << (g + 1)) != 0;
-    if direct {
-        // Mapped where it lives: the GPU reads and writes host memory over PCIe.
-        drop_copies(base, r, k);
-        let Ok(bus) = gpu.host_bus(&r.mem) else { return Some(false) };
-        let ok = set_pte(gpu, r, ctx, va, Some((hw::regs::Target::SysCoherent, bus + k as u64 * PAGE, false)));
-        if ok && !r.pages[k].remote.contains(&(g, ctx)) {
-            r.pages[k].remote.push((g, ctx));
+    let accessor = a.accessed_by & (1 << (g + 1)) != 0;
+    match r.pages[k].on {
+        _ if a == NO_ADV => return None,
+        Some((x, _)) if x == g => return None,
+        Some((x, _)) => {
+            let stays = a.preferred == x as i32 || accessor;
+            return (stays && reaches(g, x)).then(|| map_in_place(base, r, k, g, gpu, ctx));
         }
-        return Some(ok);
+        None => {}
+    }
+    if a.preferred == -1 || accessor {
+        drop_copies(base, r, k);
+        return Some(map_in_place(base, r, k, g, gpu, ctx));
     }
     if a.read_mostly && !write {
         // A read-only copy on this GPU (made once, mapped per context).
@@ -349,7 +489,8 @@ fn advised(base: u64, r: &mut Region, k: usize, g: usize, gpu: &UserGpu, ctx: Ct
             }
         };
         let phys = r.pages[k].copies[copy].1;
-        let ok = set_pte(gpu, r, ctx, va, Some((hw::regs::Target::Vram, phys, true)));
+        let ro = Pte::map(phys, Target::Vram).with_read_only(true);
+        let ok = set_pte(gpu, r, ctx, base + k as u64 * PAGE, Some(ro));
         if ok && !r.pages[k].copies[copy].2.contains(&ctx) {
             r.pages[k].copies[copy].2.push(ctx);
         }
@@ -398,19 +539,23 @@ fn write_back(base: u64, r: &mut Region, k: usize) {
         for c in std::mem::take(&mut r.pages[k].mapped) {
             let _ = set_page(&gpu, r, c, va, None);
         }
-        // The copy engine moves it (the runtime's migration channel, physical addresses).
+        // So do other GPUs' mappings of it over the link.
+        drop_remote(base, r, k);
+        // The copy engine moves it (the runtime's migration channel, physical addresses):
+        // the page's managed bytes.
         let off = k as u64 * PAGE;
-        let len = PAGE.min(r.mem.len() as u64 - off);
-        if gpu.migrate(&[(Side::Vram(phys), Side::Host(r.mem.clone(), off), len)]).is_err() {
+        let (lo, hi) = (off.max(r.span.0), (off + PAGE).min(r.span.1));
+        if lo < hi && gpu.migrate(&[(Side::Vram(phys + lo - off), Side::Host(r.mem.clone(), lo), hi - lo)]).is_err() {
             let mut buf = vec![0u8; PAGE as usize];
             if gpu.vram_read(phys, &mut buf).is_ok() {
-                let _ = r.mem.write(off as usize, &buf[..len as usize]);
+                let _ = r.mem.write(lo as usize, &buf[(lo - off) as usize..(hi - off) as usize]);
             }
         }
         gpu.vram_pages_free(phys, PAGE);
     }
     RESIDENT.fetch_sub(1, Ordering::AcqRel);
     COUNTS.to_host.fetch_add(1, Ordering::Relaxed);
+    map_accessors(base, r, k);
 }
 
 /// cuMemPrefetchAsync of paged managed memory `[p, p + n)`: every page moves to GPU `g`
@@ -492,6 +637,7 @@ fn migrate(
             r.pages[k].on = Some((g, phys));
             RESIDENT.fetch_add(1, Ordering::AcqRel);
             COUNTS.to_gpu.fetch_add(1, Ordering::Relaxed);
+            map_accessors(base, r, k);
             phys
         }
     };
@@ -510,11 +656,20 @@ fn migrate(
 /// after its work), and forget it.
 pub(crate) fn remove(base: u64) {
     let Some(mut r) = regions().remove(&base) else { return };
-    for k in 0..r.pages.len() {
-        write_back(base, &mut r, k);
-    }
+    release(base, &mut r);
     forget_for_migrations(&r);
     unmap_all(base, &r.mapped);
+}
+
+/// Region `r` (at `base`) is going: its pages come home, and every mapping of them goes
+/// (copies, other GPUs' and the host page's).
+fn release(base: u64, r: &mut Region) {
+    r.advice.clear();
+    for k in 0..r.pages.len() {
+        write_back(base, r, k);
+        drop_copies(base, r, k);
+        drop_remote(base, r, k);
+    }
 }
 
 /// Paged region `r` is going: the GPUs' migration channels let its memory go.
@@ -548,12 +703,11 @@ pub(crate) fn context_gone(h: CtxHandle) {
         for p in rs.values_mut().flat_map(|r| r.pages.iter_mut()) {
             p.mapped.retain(|&c| c != h);
         }
-        let owned: Vec<u64> = rs.iter().filter(|(_, r)| r.owner == h).map(|(&b, _)| b).collect();
+        // The program's own data stays (other contexts may map it).
+        let owned: Vec<u64> = rs.iter().filter(|(_, r)| r.owner == h && !r.lasting).map(|(&b, _)| b).collect();
         for b in owned {
             if let Some(mut r) = rs.remove(&b) {
-                for k in 0..r.pages.len() {
-                    write_back(b, &mut r, k);
-                }
+                release(b, &mut r);
                 forget_for_migrations(&r);
                 gone.push((b, r.mapped));
             }

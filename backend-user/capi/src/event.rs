@@ -113,12 +113,11 @@ pub extern "C" fn cuStreamWaitEvent(s: Handle, e: Handle, flags: c_uint) -> CUre
                 return Err(CuError::InvalidValue);
             }
             let (gpu, h, eh) = event(e)?;
-            let (_, sh_ctx, sh) = stream_of(s)?;
+            let (sgpu, sh_ctx, sh) = stream_of(s)?;
             if sh_ctx != h {
-                // Waiting on an event of another context is not supported; a handle that
-                // names no live context is invalid.
-                gpu.stream_flags(sh_ctx, sh)?;
-                return Err(if gpu.ctx_exists(h) { CuError::NotSupported } else { CuError::InvalidHandle });
+                // An event of another context, of any device: the stream's channel waits
+                // for its semaphore.
+                return sgpu.stream_wait_event_of(sh_ctx, sh, &gpu, h, eh);
             }
             gpu.stream_wait_event(h, sh, eh)
         })

@@ -57,7 +57,9 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
                 Ok(Board { dev, config, primary: None, primary_flags: 0 })
             })
             .collect::<Result<Vec<_>>>()?;
-        demand::set_gpus(gpus.iter().map(|b| Arc::downgrade(b.dev.gpu())).collect());
+        let n = system.len();
+        let reach = (0..n).map(|a| (0..n).map(|b| a != b && system.p2p(a, b)).collect()).collect();
+        demand::set_gpus(gpus.iter().map(|b| Arc::downgrade(b.dev.gpu())).collect(), reach);
         // Every context is replayable: a kernel touching host memory of another context
         // gets it mapped on demand (`demand`). That needs unified addressing.
         for b in &gpus {
@@ -67,6 +69,20 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
                 gpu.enable_replayable_faults(demand::FAULT_BUFFER_ENTRIES, move |f| {
                     weak.upgrade().is_some_and(|g| demand::service(&g, f))
                 })?;
+                gpu.replay_hold(demand::holding);
+            }
+        }
+        // A thread waiting for one GPU serves the others too: one GPU's work may wait for
+        // another's (an event of another device), whose faults then need a thread.
+        if n > 1 {
+            for (i, b) in gpus.iter().enumerate() {
+                let others: Vec<_> =
+                    gpus.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, o)| Arc::downgrade(o.dev.gpu())).collect();
+                b.dev.gpu().serve_also(move || {
+                    // Not where this thread holds what their fault services need.
+                    !demand::holding()
+                        && others.iter().filter_map(std::sync::Weak::upgrade).fold(false, |did, g| g.serve() | did)
+                });
             }
         }
         // A system presented as one logical GPU: the first GPU leads the others, and is

@@ -11,8 +11,10 @@
 //! into every context of every GPU, where the one pointer serves the host and every
 //! kernel in place (concurrent managed access, direct host access).
 //! Advice and prefetches are recorded per 4 KiB page and answered by the range attributes
-//! as CUDA defines them. A program's `__managed__` variables, which clang leaves in the
-//! program's data, are mapped where they are ([`map_managed_data`]).
+//! as CUDA defines them. A module's managed variables (nvcc's) get managed memory of their
+//! own from the loader, paged as the rest; a program's `__managed__` variables, which
+//! clang leaves in the program's data, are mapped where they are ([`map_managed_data`])
+//! and paged there.
 
 use super::*;
 use runtime_core::ModuleHandle;
@@ -163,9 +165,15 @@ pub(crate) fn take_alloc(st: &mut State, ctx: CtxHandle, p: u64) -> Option<Range
     Some(st.managed.swap_remove(k))
 }
 
-/// Record the managed variables the loader gave memory in module `m` of context `h`.
+/// Record the managed variables the loader gave memory in module `m` of context `h`: paged
+/// as cuMemAllocManaged memory is, where that is.
 pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()> {
     let vars = gpu.module_managed(h, m)?;
+    if demand::paging(gpu) {
+        for v in &vars {
+            demand::add_paged(gpu, h, v.addr, v.mem.clone(), None)?;
+        }
+    }
     let mut st = state()?;
     for v in vars {
         let bytes = v.mem.len();
@@ -180,6 +188,18 @@ pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()>
         });
     }
     Ok(())
+}
+
+/// Module `m` of context `h` is about to be unloaded: its managed variables' pages come
+/// home and stop being paged, after the context's work.
+pub(crate) fn unloading(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) {
+    let vars = gpu.module_managed(h, m).unwrap_or_default();
+    if vars.iter().any(|v| demand::paged(v.addr, 1)) {
+        let _ = gpu.ctx_synchronize(h);
+        for v in vars {
+            demand::remove(v.addr);
+        }
+    }
 }
 
 /// Forget the managed variables of module `m` (unloaded).
@@ -218,7 +238,7 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
             // Every context of every GPU reaches it on demand: its pages migrate to the
             // GPU that touches them (paged), or are mapped where they are.
             if demand::paging(&gpu) {
-                demand::add_paged(&gpu, h, p, mem.clone())?;
+                demand::add_paged(&gpu, h, p, mem.clone(), None)?;
             } else {
                 demand::add_everywhere(h, p, mem.clone());
             }
@@ -270,8 +290,18 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
     for a in r.pages(h, n) {
         apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by);
     }
+    // Paged memory: the fault service acts on it. A page may then be mapped where it lives
+    // on another GPU: through the peer table entries the advice needs.
+    let peers = match advice {
+        advise::SET_PREFERRED_LOCATION | advise::SET_ACCESSED_BY if dev >= 0 && demand::paged(p, n as u64) => {
+            demand::peers_for(advice == advise::SET_PREFERRED_LOCATION, dev as usize)
+        }
+        _ => Vec::new(),
+    };
+    for (on, entry) in peers {
+        st.device(on as c_int)?.dev.gpu().peer_set(entry as u8, Some(st.system.routing_id(entry)))?;
+    }
     drop(st);
-    // Paged memory: the fault service acts on it.
     demand::advise(p, n as u64, |a| apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by));
     Ok(())
 }
@@ -466,7 +496,8 @@ pub extern "C" fn cuGetExportTable(table: *mut *const c_void, id: *const [u8; 16
 /// Map the program's pages holding `[p, p + bytes)` into the current context for as long
 /// as it lives, at their host address when the context's fixed window has it free
 /// (runtime core's `mem_host_map_fixed`); the device address of `p` in `*dptr`. A range
-/// already mapped gives the same address.
+/// already mapped gives the same address. Paged where managed memory is, when the pages
+/// sit at their host address.
 extern "C" fn map_managed_data(p: *mut c_void, bytes: usize, dptr: *mut CUdeviceptr) -> CUresult {
     guard(|| {
         let (gpu, h) = current()?;
@@ -476,6 +507,12 @@ extern "C" fn map_managed_data(p: *mut c_void, bytes: usize, dptr: *mut CUdevice
         let (mem, off) = raw::host_pages(p, bytes, false)?;
         let host = p.addr() - off;
         let d = gpu.mem_host_map_fixed(h, mem.clone(), host as u64)?;
+        // Paged as other managed memory is, where the pages sit at their host address
+        // (every context then has them at one address): the write-backs leave the rest of
+        // their first and last pages, the program's other data, alone.
+        if d == host as u64 && demand::paging(&gpu) {
+            demand::add_paged(&gpu, h, d, mem.clone(), Some((off as u64, (off + bytes) as u64)))?;
+        }
         let r = Range { ctx: h, host, dptr: d, bytes: mem.len(), kind: Kind::Data, advice: Vec::new(), _mem: mem };
         state()?.managed.push(r);
         raw::put(dptr, d + off as u64)

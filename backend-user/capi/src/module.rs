@@ -200,6 +200,7 @@ pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
         s.profile.collect(boards);
         s.gpu_of(m.0)
     };
+    managed::unloading(&gpu, m.ctx(), m);
     gpu.module_unload(m.ctx(), m)?;
     managed::unloaded(&mut *state()?, m);
     Ok(())

@@ -151,6 +151,15 @@ impl<P: Platform> Gpu<P> {
         self.replay_enable(entries, Arc::new(handler))
     }
 
+    /// Hold the fault service off on a thread while `held()` says so there: its waits then
+    /// serve no replayable faults of this GPU (they wait for a later service). For a
+    /// handler whose own lock a thread holds around a wait (a migration the handler's
+    /// state asked for), which a service from inside that wait would need again. Set
+    /// once; later calls change nothing.
+    pub fn replay_hold(&self, held: impl Fn() -> bool + Send + Sync + 'static) {
+        self.dev.replay.hold.call_once(|| alloc::boxed::Box::new(held));
+    }
+
     /// VRAM for pages the caller manages itself (managed memory migrated to this GPU):
     /// `bytes` (whole pages) at a physical address; free with [`Gpu::vram_pages_free`].
     pub fn vram_pages_alloc(&self, bytes: u64) -> Result<u64> {
@@ -203,22 +212,18 @@ impl<P: Platform> Gpu<P> {
     /// Point the page at `va` (of `slots`, this GPU's) at VRAM `phys`, or make it invalid,
     /// and flush the TLB: through PRAMIN, with no context's lock.
     pub fn pte_set(&self, slots: &crate::vm::PteSlots, va: u64, phys: Option<u64>) -> Result<()> {
-        self.pte_set_to(slots, va, phys.map(|p| (hw::regs::Target::Vram, p, false)))
+        self.pte_set_to(slots, va, phys.map(|p| hw::mmu::Pte::map(p, hw::regs::Target::Vram)))
     }
 
-    /// [`Gpu::pte_set`] to any memory: `(target, physical or bus address, read-only)`
-    /// (system memory at a bus address this GPU's DMA reaches: [`Gpu::host_bus`]).
-    pub fn pte_set_to(
-        &self,
-        slots: &crate::vm::PteSlots,
-        va: u64,
-        to: Option<(hw::regs::Target, u64, bool)>,
-    ) -> Result<()> {
+    /// [`Gpu::pte_set`] to any entry (None: invalid): system memory at a bus address this
+    /// GPU's DMA reaches ([`Gpu::host_bus`]), a peer's VRAM through a peer table entry
+    /// ([`Gpu::peer_set`]), read-only pages.
+    pub fn pte_set_to(&self, slots: &crate::vm::PteSlots, va: u64, pte: Option<hw::mmu::Pte>) -> Result<()> {
         if !va.is_multiple_of(hw::mmu::PAGE_SIZE) {
             return Err(CuError::InvalidValue);
         }
         let (pd, at) = slots.slot(va).ok_or(CuError::InvalidValue)?;
-        let pte = to.map_or(0, |(t, p, ro)| u64::from(hw::mmu::Pte::map(p, t).with_read_only(ro)));
+        let pte = pte.map_or(0, u64::from);
         self.pramin_write(at, [pte as u32, (pte >> 32) as u32])?;
         self.tlb_flush(pd)
     }

@@ -211,6 +211,21 @@ impl<P: Platform> Gpu<P> {
         CheckMode::from(self.checks.load(Ordering::Acquire))
     }
 
+    /// The system's other GPUs, served by this GPU's waits too: `others` serves their
+    /// interrupts, parked accesses and host work (each GPU's [`Gpu::serve`]) and says
+    /// whether it did something. Work on one GPU may wait for another's (cuStreamWaitEvent
+    /// on another device's event), whose faults a thread waiting here must then serve. Set
+    /// once; later calls change nothing.
+    pub fn serve_also(&self, others: impl Fn() -> bool + Send + Sync + 'static) {
+        self.dev.others.call_once(|| alloc::boxed::Box::new(others));
+    }
+
+    /// Serve this GPU's interrupts, parked accesses and host work now, as its own waits do:
+    /// true when something was done (see [`Gpu::serve_also`]).
+    pub fn serve(&self) -> bool {
+        self.dev.serve_all()
+    }
+
     /// Create a context (address space, channel, copy object) with default settings.
     pub fn ctx_create(&self) -> Result<CtxHandle> {
         self.ctx_create_with(&ContextConfig::default())

@@ -129,6 +129,27 @@ impl<P: Platform> Gpu<P> {
         self.with_objs(h, &[s.named(), e.named()], |gpu, c| c.stream_wait_event(gpu, s.local(), e.id()))
     }
 
+    /// Make stream `s` of context `h` wait for event `e` of another context `eh`, of this
+    /// GPU or of `other` (cuStreamWaitEvent across contexts and devices): the channel
+    /// acquires the event's semaphore, whose memory is mapped into `h` at first use. An
+    /// event never recorded is no wait. Where the recording channel faults before its
+    /// record, the waiting stream's work waits on (a wait for it ends with the device's
+    /// timeout), as one GPU cannot see another's context fail.
+    pub fn stream_wait_event_of(
+        &self,
+        h: CtxHandle,
+        s: StreamHandle,
+        other: &Gpu<P>,
+        eh: CtxHandle,
+        e: EventHandle,
+    ) -> Result<()> {
+        let r = other.with_objs(eh, &[e.named()], |_, c| c.event_release(e.id()))?;
+        self.with_objs(h, &[s.named()], |gpu, c| match &r {
+            Some(r) => c.stream_wait_release(gpu, s.local(), r),
+            None => c.chan(s.local()).map(drop),
+        })
+    }
+
     /// Create an event (cuEventCreate); `timing` false is CU_EVENT_DISABLE_TIMING.
     pub fn event_create(&self, h: CtxHandle, timing: bool) -> Result<EventHandle> {
         self.with_ctx(h, |gpu, c| Ok(EventHandle(object(h, c.event_create(gpu, timing)?))))

@@ -193,6 +193,18 @@ impl Inner {
         self.chan(s)?.submit(gpu, cmd.words())
     }
 
+    /// Make stream `s` wait for release `r` of another context's channel (an event's last
+    /// record there, [`Inner::event_release`]: cuStreamWaitEvent across contexts and
+    /// GPUs), ordered as [`Inner::stream_wait_event`] orders a wait.
+    pub(crate) fn stream_wait_release<P: Platform>(&mut self, gpu: &Device<P>, s: u64, r: &Release) -> Result<()> {
+        let va = self.events.foreign_va(gpu, &mut self.vm, &r.mem)?;
+        let ch = self.ordered(gpu, s)?;
+        let mut cmd = Pushbuf::<64>::new();
+        acquire(&mut cmd, va + r.off as u64, r.target)?;
+        ch.fence(&mut cmd)?;
+        ch.submit(gpu, cmd.words())
+    }
+
     /// Queue host function `run` on stream `s` (cuLaunchHostFunc, cuStreamAddCallback):
     /// the channel acquires a semaphore that `run` releases after the function, which a
     /// thread waiting for the device runs once the stream's earlier work is done (or

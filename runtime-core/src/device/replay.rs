@@ -22,6 +22,10 @@ use lock_api::Mutex;
 /// cancel the parked accesses.
 pub type Handler = Arc<dyn Fn(&[Entry]) -> bool + Send + Sync>;
 
+/// What holds the service off on the calling thread: true while that thread holds what the
+/// handler needs (the handler's own lock, around a wait for a migration).
+pub type Hold = alloc::boxed::Box<dyn Fn() -> bool + Send + Sync>;
+
 /// The fault buffer and its handler.
 pub(crate) struct Service {
     buf: DmaBuffer,
@@ -36,11 +40,14 @@ pub(crate) struct Replay<P: Platform> {
     /// A service is running (a handler that waits for the device does not serve again
     /// from inside its own wait).
     busy: AtomicBool,
+    /// See [`Hold`]: the parked accesses wait for a later service.
+    pub(crate) hold: spin::Once<Hold>,
 }
 
 impl<P: Platform> Replay<P> {
     pub(crate) fn new() -> Self {
-        Self { service: Mutex::new(None), on: AtomicBool::new(false), busy: AtomicBool::new(false) }
+        let (on, busy) = (AtomicBool::new(false), AtomicBool::new(false));
+        Self { service: Mutex::new(None), on, busy, hold: spin::Once::new() }
     }
 }
 
@@ -67,7 +74,7 @@ impl<P: Platform> Device<P> {
     /// Serve the replayable faults the device recorded; true if there were any (the
     /// parked accesses were replayed or cancelled: the device has work again).
     pub(crate) fn service_replays(&self) -> bool {
-        if !self.replay.on.load(Ordering::Acquire) {
+        if !self.replay.on.load(Ordering::Acquire) || self.replay.hold.get().is_some_and(|held| held()) {
             return false;
         }
         let intr = self.rd(NV_PFB_REPLAY_INTR, 0);
