@@ -238,6 +238,10 @@ fn managed_memory() {
     // pages in (the host touched them in between).
     let count = faults("_Z5counti");
     assert!(count.len() == 2 && count.iter().all(|&f| f > 0), "{count:?}");
+    // So are texels: a texture of 16 pages of managed memory, its result in 16 more.
+    let tex = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "_Z11via_textureyPfi").expect("via_texture");
+    assert!(tex["replayable_faults"].as_u64().unwrap() > 0, "{tex}");
+    assert_eq!(tex["migrations_to_gpu"], 32, "{tex}");
     let prefetched = faults("_Z10prefetchedPfi");
     assert_eq!(prefetched[0], 0, "every page was there");
     assert!(prefetched[1] > 0 && prefetched.len() > 1000, "the loop's first kernel faulted");

@@ -37,8 +37,28 @@ struct Res {
 }
 
 impl Exec<'_, '_> {
-    /// Execute a texture or surface instruction in lanes `on`.
+    /// Execute a texture or surface instruction in lanes `on`. In a replayable context a
+    /// texel on a page with no PTE parks the warp with the instruction as if not executed
+    /// (see `Exec::replayable`): the lanes that wrote their results before it get their
+    /// destination registers back, so the replay reads the same coordinates; a surface
+    /// store replayed writes what it wrote.
     pub(crate) fn texture(&mut self, d: D, pc: u32, on: u32, regs: &mut [u64]) -> Result<(), GridError> {
+        let writes = d.dst != RZ && !matches!(d.op, Op::Sust | Op::Txq);
+        if !(self.cx.space.replayable && self.check.is_none() && writes) {
+            return self.texture_lanes(d, pc, on, regs).map_err(|e| self.replayable(e));
+        }
+        let (lo, hi) = (d.dst as usize * 32, (d.dst as usize + 4).min(255) * 32);
+        let mut saved = [0u64; 4 * 32];
+        saved[..hi - lo].copy_from_slice(&regs[lo..hi]);
+        let r = self.texture_lanes(d, pc, on, regs).map_err(|e| self.replayable(e));
+        if matches!(r, Err(GridError::Replay(_))) {
+            regs[lo..hi].copy_from_slice(&saved[..hi - lo]);
+        }
+        r
+    }
+
+    /// [`Exec::texture`]'s work, lane by lane.
+    fn texture_lanes(&mut self, d: D, pc: u32, on: u32, regs: &mut [u64]) -> Result<(), GridError> {
         let trap = |reason| GridError::Trap(Trap { reason, pc });
         if let Some(p) = self.probe.as_deref_mut() {
             p.on = on;
