@@ -728,8 +728,8 @@ impl<P: Platform> Device<P> {
         ran
     }
 
-    /// Serve the system's other GPUs, where the system has installed how
-    /// ([`crate::api::Gpu::serve_also`]): true when that did something.
+    /// Serve the system's other GPUs, where the system has installed how (`Gpu::serve_also`
+    /// in the API layer): true when that did something.
     fn serve_others(&self) -> bool {
         self.others.get().is_some_and(|f| f())
     }

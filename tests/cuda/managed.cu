@@ -45,13 +45,6 @@ __global__ void prefetched(float *x, int n) {
         x[i] += 1.0f;
 }
 
-// Reads managed memory through a texture object (paged: its texels fault in as loads do).
-__global__ void via_texture(cudaTextureObject_t t, float *out, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        out[i] = tex1Dfetch<float>(t, i) + tex1Dfetch<float>(t, n - 1 - i);
-}
-
 __global__ void scale(float *x, int n, float a) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[i] = x[i] * a + 1.0f;
 }
@@ -234,32 +227,6 @@ int main() {
         CHECK(cudaDeviceSynchronize());
         EXPECT(it[0] == 3000.0f && it[1023] == 3000.0f);
         CHECK(cudaFree(it));
-    }
-
-    // A texture of managed memory, and its result in managed memory.
-    {
-        const int tn = 16 * 1024;
-        float *src = nullptr, *dst = nullptr;
-        CHECK(cudaMallocManaged(&src, tn * sizeof(float)));
-        CHECK(cudaMallocManaged(&dst, tn * sizeof(float)));
-        for (int i = 0; i < tn; i++) src[i] = 0.5f * i;
-        cudaResourceDesc rd = {};
-        rd.resType = cudaResourceTypeLinear;
-        rd.res.linear.devPtr = src;
-        rd.res.linear.desc = cudaCreateChannelDesc<float>();
-        rd.res.linear.sizeInBytes = tn * sizeof(float);
-        cudaTextureDesc td = {};
-        td.readMode = cudaReadModeElementType;
-        cudaTextureObject_t t = 0;
-        CHECK(cudaCreateTextureObject(&t, &rd, &td, nullptr));
-        via_texture<<<tn / 256, 256>>>(t, dst, tn);
-        CHECK(cudaDeviceSynchronize());
-        int wrong = 0;
-        for (int i = 0; i < tn; i++) wrong += dst[i] != 0.5f * (tn - 1);
-        EXPECT(wrong == 0);
-        CHECK(cudaDestroyTextureObject(t));
-        CHECK(cudaFree(dst));
-        CHECK(cudaFree(src));
     }
 
     // Errors.

@@ -1,8 +1,9 @@
 // CUDA arrays and texture and surface objects through the runtime: a float image in a
 // 2D array sampled with point and bilinear filtering (normalized and not, clamp and
 // wrap), integer fetches from linear memory, uchar4 read as normalized floats, a surface
-// written and read by a kernel, copies to and from arrays (2D, 3D, the 1D forms), and
-// the objects' descriptions, against a CPU model of the sampler.
+// written and read by a kernel, copies to and from arrays (2D, 3D, the 1D forms), the
+// objects' descriptions, against a CPU model of the sampler, and a texture of managed
+// memory.
 #include "check.cuh"
 #include <cmath>
 
@@ -48,6 +49,13 @@ static float bilinear(const float *img, int w, int h, float x, float y) {
 __global__ void lod(cudaTextureObject_t t, float *out) {
     int l = threadIdx.x;
     out[l] = tex2DLod<float>(t, 0.5f, 0.5f, (float)l);
+}
+
+// Reads managed memory through a texture object (paged: its texels fault in as loads do).
+__global__ void via_texture(cudaTextureObject_t t, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1Dfetch<float>(t, i) + tex1Dfetch<float>(t, n - 1 - i);
 }
 
 int main() {
@@ -231,5 +239,32 @@ int main() {
     CHECK(cudaFreeMipmappedArray(mip));
     CHECK(cudaFreeMipmappedArray(nullptr));
     CHECK(cudaFree(lods));
+    // A texture of managed memory, and its result in managed memory (paged: texels fault
+    // their pages in as loads do; runtime_programs checks what moved).
+    {
+        const int tn = 16 * 1024;
+        float *src = nullptr, *dst = nullptr;
+        CHECK(cudaMallocManaged(&src, tn * sizeof(float)));
+        CHECK(cudaMallocManaged(&dst, tn * sizeof(float)));
+        for (int i = 0; i < tn; i++) src[i] = 0.5f * i;
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypeLinear;
+        rd.res.linear.devPtr = src;
+        rd.res.linear.desc = cudaCreateChannelDesc<float>();
+        rd.res.linear.sizeInBytes = tn * sizeof(float);
+        cudaTextureDesc td = {};
+        td.readMode = cudaReadModeElementType;
+        cudaTextureObject_t t = 0;
+        CHECK(cudaCreateTextureObject(&t, &rd, &td, nullptr));
+        via_texture<<<tn / 256, 256>>>(t, dst, tn);
+        CHECK(cudaDeviceSynchronize());
+        int wrong = 0;
+        for (int i = 0; i < tn; i++) wrong += dst[i] != 0.5f * (tn - 1);
+        TRUE(wrong == 0);
+        CHECK(cudaDestroyTextureObject(t));
+        CHECK(cudaFree(dst));
+        CHECK(cudaFree(src));
+    }
+
     return report();
 }

@@ -153,11 +153,20 @@ fn the_rest_of_the_api() {
     program("apisurface", &["-lcuda"]);
 }
 
-/// CUDA arrays, texture objects (point and bilinear, linear memory, normalized reads),
-/// surface objects written by a kernel, copies to and from arrays.
+/// CUDA arrays, texture objects (point and bilinear, linear memory, normalized reads,
+/// paged managed memory), surface objects written by a kernel, copies to and from arrays.
 #[test]
 fn arrays_textures_and_surfaces() {
-    program("texture", &[]);
+    // Texels of paged managed memory fault in as loads do: a texture of 16 pages of
+    // managed memory, its result in 16 more.
+    let exe = compile("texture", &[]);
+    let json = exe.parent().unwrap().join("stats.json");
+    run_ok(&exe, &[("RGDEV_STATS_JSON", json.to_str().unwrap())]);
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let tex = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "_Z11via_textureyPfi").expect("via_texture");
+    assert!(tex["replayable_faults"].as_u64().unwrap() > 0, "{tex}");
+    assert_eq!(tex["migrations_to_gpu"], 32, "{tex}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
 /// Relocatable device code across two files, in one step (`-rdc=true`) and as nvcc's
@@ -238,10 +247,7 @@ fn managed_memory() {
     // pages in (the host touched them in between).
     let count = faults("_Z5counti");
     assert!(count.len() == 2 && count.iter().all(|&f| f > 0), "{count:?}");
-    // So are texels: a texture of 16 pages of managed memory, its result in 16 more.
-    let tex = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "_Z11via_textureyPfi").expect("via_texture");
-    assert!(tex["replayable_faults"].as_u64().unwrap() > 0, "{tex}");
-    assert_eq!(tex["migrations_to_gpu"], 32, "{tex}");
+
     let prefetched = faults("_Z10prefetchedPfi");
     assert_eq!(prefetched[0], 0, "every page was there");
     assert!(prefetched[1] > 0 && prefetched.len() > 1000, "the loop's first kernel faulted");

@@ -510,56 +510,154 @@ pub(crate) fn paged(p: u64, n: u64) -> bool {
     rs.range(..end).next_back().is_some_and(|(&b, r)| p < b + r.bytes && !r.pages.is_empty())
 }
 
-/// Bring every page of paged managed memory back to the host (what host access after a
-/// synchronization, and host-side copies, need): write each GPU copy back, unmap it, free
-/// its VRAM.
+/// Bring every page of paged managed memory back to the host (what host-side copies need):
+/// write each GPU copy back, unmap it, free its VRAM; read-only copies go.
 pub(crate) fn to_host_all() {
+    to_host(None);
+}
+
+/// Host access after the host synchronized with work of GPU `g`: that GPU's pages come
+/// home (written back, unmapped, their VRAM freed), and every read-only copy goes (the host
+/// may write the page now). Pages on other GPUs stay: the host may not touch them before
+/// it synchronizes with those GPUs too, and their kernels may still be running.
+pub(crate) fn to_host_of(g: usize) {
+    to_host(Some(g));
+}
+
+/// [`to_host_all`] or [`to_host_of`] (`only` that GPU).
+fn to_host(only: Option<usize>) {
     let pages = RESIDENT.load(Ordering::Acquire);
     if pages == 0 {
         return;
     }
     let mut rs = regions();
-    for (&base, r) in rs.iter_mut() {
-        for k in 0..r.pages.len() {
-            write_back(base, r, k);
-            // Read-only copies: the host may write the page now.
-            drop_copies(base, r, k);
+    let on = |p: &Page| p.on.is_some_and(|(x, _)| only.is_none_or(|g| g == x));
+    let home: Vec<(u64, usize)> = rs
+        .iter()
+        .flat_map(|(&b, r)| r.pages.iter().enumerate().filter(|(_, p)| on(p)).map(move |(k, _)| (b, k)))
+        .collect();
+    send_all_home(&mut rs, &home);
+    let copies: Vec<(u64, usize)> = rs
+        .iter()
+        .flat_map(|(&b, r)| r.pages.iter().enumerate().filter(|(_, p)| !p.copies.is_empty()).map(move |(k, _)| (b, k)))
+        .collect();
+    for (b, k) in copies {
+        if let Some(r) = rs.get_mut(&b) {
+            drop_copies(b, r, k);
         }
     }
-    apitrace::uvm_event(|| format!("{pages} pages back to the host"));
+    let (n, whence) = (home.len(), only.map_or(String::new(), |g| format!(" from GPU {g}")));
+    apitrace::uvm_event(|| format!("{n} pages back to the host{whence}"));
 }
 
-/// Page `k` of region `r` (at `base`) back on the host, if it is on a GPU.
-fn write_back(base: u64, r: &mut Region, k: usize) {
-    let Some((g, phys)) = r.pages[k].on.take() else { return };
+/// A page on its way home from a GPU's VRAM at `phys` (see [`send_home`]).
+struct Leaving {
+    base: u64,
+    k: usize,
+    phys: u64,
+}
+
+/// A copy-engine job of a migration: (source, destination, bytes).
+type Copy = (Side, Side, u64);
+
+/// Page `k` of region `r` (at `base`) leaves the GPU it is on for the host: unmapped there
+/// first (a warp still running stores nothing the copy would miss: its access faults and
+/// waits for the page to come back), and from other GPUs' mappings over the link; the copy
+/// of its managed bytes is queued in `copies`, for that GPU's migration channel ([`land`]
+/// runs them). The GPU and the page, or None when the page is on no GPU.
+fn send_home(base: u64, r: &mut Region, k: usize, copies: &mut Vec<Copy>) -> Option<(usize, Leaving)> {
+    let (g, phys) = r.pages[k].on.take()?;
     let va = base + k as u64 * PAGE;
     if let Some(gpu) = gpu_at(g) {
-        // Unmapped first: a warp still running stores nothing the copy would miss (its
-        // access faults and waits for the page to come back).
         for c in std::mem::take(&mut r.pages[k].mapped) {
             let _ = set_page(&gpu, r, c, va, None);
         }
-        // So do other GPUs' mappings of it over the link.
-        drop_remote(base, r, k);
-        // The copy engine moves it (the runtime's migration channel, physical addresses):
-        // the page's managed bytes.
-        let off = k as u64 * PAGE;
-        let (lo, hi) = (off.max(r.span.0), (off + PAGE).min(r.span.1));
-        if lo < hi && gpu.migrate(&[(Side::Vram(phys + lo - off), Side::Host(r.mem.clone(), lo), hi - lo)]).is_err() {
-            let mut buf = vec![0u8; PAGE as usize];
-            if gpu.vram_read(phys, &mut buf).is_ok() {
-                let _ = r.mem.write(lo as usize, &buf[(lo - off) as usize..(hi - off) as usize]);
-            }
-        }
-        gpu.vram_pages_free(phys, PAGE);
+    }
+    drop_remote(base, r, k);
+    let off = k as u64 * PAGE;
+    let (lo, hi) = (off.max(r.span.0), (off + PAGE).min(r.span.1));
+    if lo < hi {
+        copies.push((Side::Vram(phys + lo - off), Side::Host(r.mem.clone(), lo), hi - lo));
     }
     RESIDENT.fetch_sub(1, Ordering::AcqRel);
     COUNTS.to_host.fetch_add(1, Ordering::Relaxed);
+    Some((g, Leaving { base, k, phys }))
+}
+
+/// Run migration copies on `gpu`'s copy engine (the runtime's migration channel, physical
+/// addresses: one submission per 64, each waited for). Should the channel fail, the same
+/// copies are made through the PRAMIN window, in order, so no page is lost: the VRAM they
+/// read is not reused before they are done.
+fn land(gpu: &UserGpu, copies: &[Copy]) {
+    if copies.is_empty() || gpu.migrate(copies).is_ok() {
+        return;
+    }
+    let page = |p: u64| (p & !(PAGE - 1), (p % PAGE) as usize);
+    for (src, dst, n) in copies {
+        let mut buf = vec![0u8; PAGE as usize];
+        match (src, dst) {
+            (Side::Vram(p), Side::Host(mem, off)) => {
+                let (at, from) = page(*p);
+                if gpu.vram_read(at, &mut buf).is_ok() {
+                    let _ = mem.write(*off as usize, &buf[from..from + *n as usize]);
+                }
+            }
+            (Side::Host(mem, off), Side::Vram(p)) => {
+                let (at, to) = page(*p);
+                if gpu.vram_read(at, &mut buf).is_ok() && mem.read(*off as usize, &mut buf[to..to + *n as usize]).is_ok()
+                {
+                    let _ = gpu.vram_write(at, &buf);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The pages `leaving` GPU `gpu` have landed on the host: their VRAM goes, and the GPUs
+/// advised to access them map them there.
+fn landed_home(rs: &mut BTreeMap<u64, Region>, gpu: &UserGpu, leaving: Vec<Leaving>) {
+    for l in leaving {
+        gpu.vram_pages_free(l.phys, PAGE);
+        if let Some(r) = rs.get_mut(&l.base) {
+            map_accessors(l.base, r, l.k);
+        }
+    }
+}
+
+/// Pages `pages` (region, page) home from whichever GPUs have them: each GPU's copies in
+/// one batch.
+fn send_all_home(rs: &mut BTreeMap<u64, Region>, pages: &[(u64, usize)]) {
+    let mut per: BTreeMap<usize, (Vec<Copy>, Vec<Leaving>)> = BTreeMap::new();
+    for &(b, k) in pages {
+        let Some(r) = rs.get_mut(&b) else { continue };
+        let Some((g, _)) = r.pages.get(k).and_then(|p| p.on) else { continue };
+        let (copies, leaving) = per.entry(g).or_default();
+        if let Some((_, l)) = send_home(b, r, k, copies) {
+            leaving.push(l);
+        }
+    }
+    for (g, (copies, leaving)) in per {
+        if let Some(gpu) = gpu_at(g) {
+            land(&gpu, &copies);
+            landed_home(rs, &gpu, leaving);
+        }
+    }
+}
+
+/// Page `k` of region `r` (at `base`) back on the host now, if it is on a GPU.
+fn write_back(base: u64, r: &mut Region, k: usize) {
+    let mut copies = Vec::new();
+    let Some((g, l)) = send_home(base, r, k, &mut copies) else { return };
+    if let Some(gpu) = gpu_at(g) {
+        land(&gpu, &copies);
+        gpu.vram_pages_free(l.phys, PAGE);
+    }
     map_accessors(base, r, k);
 }
 
 /// cuMemPrefetchAsync of paged managed memory `[p, p + n)`: every page moves to GPU `g`
-/// (`to`, mapped in context `ctx` when given) or to the host (`None`), now.
+/// (`to`, mapped in context `ctx` when given) or to the host (`None`), now, in batches.
 pub(crate) fn prefetch(p: u64, n: u64, to: Option<(usize, Option<CtxHandle>)>) {
     let whither = to.map_or("the host".to_string(), |(g, _)| format!("GPU {g}"));
     apitrace::uvm_event(|| format!("prefetch {} pages to {whither}", n.div_ceil(PAGE)));
@@ -570,86 +668,130 @@ pub(crate) fn prefetch(p: u64, n: u64, to: Option<(usize, Option<CtxHandle>)>) {
     let first = ((p - base) / PAGE) as usize;
     let last = ((p + n.max(1) - 1 - base) / PAGE) as usize;
     let last = last.min(r.pages.len() - 1);
-    for k in first..=last {
-        match to {
-            None => {
-                if let Some(r) = rs.get_mut(&base) {
-                    write_back(base, r, k);
-                }
-            }
-            Some((g, ctx)) => {
-                let Some(gpu) = gpu_at(g) else { return };
-                migrate(&mut rs, base, k, g, &gpu, ctx);
-            }
+    match to {
+        None => send_all_home(&mut rs, &(first..=last).map(|k| (base, k)).collect::<Vec<_>>()),
+        Some((g, ctx)) => {
+            let Some(gpu) = gpu_at(g) else { return };
+            let want: Vec<Want> = (first..=last).map(|k| Want { base, k, ctx, chid: None }).collect();
+            bring_in(&mut rs, g, &gpu, &want);
         }
     }
 }
 
-/// VRAM for one page on GPU `g`: evicting pages of paged managed memory there, oldest
-/// region first, while VRAM is full (oversubscription).
-fn page_on(rs: &mut BTreeMap<u64, Region>, g: usize, gpu: &UserGpu) -> Option<u64> {
-    loop {
-        if let Ok(p) = gpu.vram_pages_alloc(PAGE) {
-            return Some(p);
-        }
-        let victim = rs
-            .iter()
-            .find_map(|(&b, r)| r.pages.iter().position(|p| p.on.is_some_and(|(x, _)| x == g)).map(|k| (b, k)))?;
-        let (b, k) = victim;
-        if let Some(r) = rs.get_mut(&b) {
-            write_back(b, r, k);
-            COUNTS.evictions.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-}
-
-/// A fault of context `ctx` (GPU `g`) on page `k` of paged region `base`: migrate the page
-/// to that GPU if it is elsewhere, and map it in the context (a prefetch may name none).
-fn migrate(
-    rs: &mut BTreeMap<u64, Region>,
+/// A page to bring to a GPU: region, page, the context to map it in (a prefetch may name
+/// none), and the channel whose fault asked for it (its kernel's statistics count what
+/// moved for it).
+struct Want {
     base: u64,
     k: usize,
-    g: usize,
-    gpu: &UserGpu,
     ctx: Option<CtxHandle>,
-) -> bool {
-    let va = base + k as u64 * PAGE;
-    let here = rs.get(&base).and_then(|r| r.pages.get(k)).and_then(|p| p.on).filter(|&(x, _)| x == g);
-    let phys = match here {
-        Some((_, phys)) => phys,
-        None => {
-            // On another GPU: back to the host first. Read-only copies and direct mappings
-            // of the host page go: the page is about to live elsewhere.
-            if let Some(r) = rs.get_mut(&base) {
-                write_back(base, r, k);
-                drop_copies(base, r, k);
-                drop_remote(base, r, k);
-            }
-            let Some(phys) = page_on(rs, g, gpu) else { return false };
-            let Some(r) = rs.get_mut(&base) else { return false };
-            // By the copy engine, host memory to the page's VRAM.
-            let off = k as u64 * PAGE;
-            let len = PAGE.min(r.mem.len() as u64 - off);
-            if gpu.migrate(&[(Side::Host(r.mem.clone(), off), Side::Vram(phys), len)]).is_err() {
-                gpu.vram_pages_free(phys, PAGE);
-                return false;
-            }
-            r.pages[k].on = Some((g, phys));
-            RESIDENT.fetch_add(1, Ordering::AcqRel);
-            COUNTS.to_gpu.fetch_add(1, Ordering::Relaxed);
-            map_accessors(base, r, k);
-            phys
+    chid: Option<u32>,
+}
+
+/// Bring pages `want` to GPU `g`, in batches, as NVIDIA's driver serves a fault buffer:
+/// pages on another GPU come home first; each page not here gets VRAM, and while VRAM is
+/// full pages of this GPU not wanted are evicted (oldest region first), all their copies
+/// in one batch landed before their VRAM is reused; then every page's copy in one batch;
+/// then each is mapped in its context, and where advice says. False where a page could
+/// not be brought or mapped. Per channel, the pages moved in and out for it.
+fn bring_in(rs: &mut BTreeMap<u64, Region>, g: usize, gpu: &UserGpu, want: &[Want]) -> (bool, Vec<(u32, u64, u64)>) {
+    let mut ok = true;
+    let mut moved: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
+    let mut count = |chid: Option<u32>, i: u64, o: u64| {
+        if let Some(c) = chid {
+            let m = moved.entry(c).or_default();
+            *m = (m.0 + i, m.1 + o);
         }
     };
-    let Some(r) = rs.get_mut(&base) else { return false };
-    let Some(ctx) = ctx else { return true };
-    if !r.pages.get(k).is_some_and(|p| p.mapped.contains(&ctx)) {
-        if !set_page(gpu, r, ctx, va, Some(phys)) {
-            return false;
+    // The pages to copy here, each once (by its first want).
+    let mut need: Vec<&Want> = Vec::new();
+    for w in want {
+        let Some(r) = rs.get_mut(&w.base) else {
+            ok = false;
+            continue;
+        };
+        if r.pages[w.k].on.is_some_and(|(x, _)| x == g) || need.iter().any(|n| (n.base, n.k) == (w.base, w.k)) {
+            continue;
         }
-        r.pages[k].mapped.push(ctx);
+        // On another GPU: back to the host first. Read-only copies and direct mappings of
+        // the host page go: the page is about to live elsewhere.
+        if r.pages[w.k].on.is_some() {
+            write_back(w.base, r, w.k);
+            count(w.chid, 0, 1);
+        }
+        drop_copies(w.base, r, w.k);
+        drop_remote(w.base, r, w.k);
+        need.push(w);
     }
-    true
+    let mut vram: Vec<Option<u64>> = need.iter().map(|_| gpu.vram_pages_alloc(PAGE).ok()).collect();
+    let short = vram.iter().filter(|p| p.is_none()).count();
+    if short > 0 {
+        // Oversubscription: room from pages of this GPU no fault of the batch wants.
+        let wanted = |b: u64, k: usize| want.iter().any(|w| (w.base, w.k) == (b, k));
+        let victims: Vec<(u64, usize)> = rs
+            .iter()
+            .flat_map(|(&b, r)| r.pages.iter().enumerate().filter(|(_, p)| p.on.is_some_and(|(x, _)| x == g)).map(move |(k, _)| (b, k)))
+            .filter(|&(b, k)| !wanted(b, k))
+            .take(short)
+            .collect();
+        let (mut copies, mut leaving) = (Vec::new(), Vec::new());
+        for (b, k) in victims {
+            if let Some(r) = rs.get_mut(&b)
+                && let Some((_, l)) = send_home(b, r, k, &mut copies)
+            {
+                leaving.push(l);
+                COUNTS.evictions.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        land(gpu, &copies);
+        let mut evicted = leaving.len();
+        landed_home(rs, gpu, leaving);
+        for (j, p) in vram.iter_mut().enumerate().filter(|(_, p)| p.is_none()) {
+            *p = gpu.vram_pages_alloc(PAGE).ok();
+            if p.is_some() && evicted > 0 {
+                evicted -= 1;
+                count(need[j].chid, 0, 1);
+            }
+        }
+    }
+    // By the copy engine, host memory to each page's VRAM.
+    let mut copies = Vec::new();
+    for (w, p) in need.iter().zip(&vram) {
+        match (p, rs.get(&w.base)) {
+            (Some(p), Some(r)) => {
+                let off = w.k as u64 * PAGE;
+                copies.push((Side::Host(r.mem.clone(), off), Side::Vram(*p), PAGE.min(r.mem.len() as u64 - off)));
+            }
+            _ => ok = false,
+        }
+    }
+    land(gpu, &copies);
+    for (w, p) in need.iter().zip(&vram) {
+        if let (Some(p), Some(r)) = (p, rs.get_mut(&w.base)) {
+            r.pages[w.k].on = Some((g, *p));
+            RESIDENT.fetch_add(1, Ordering::AcqRel);
+            COUNTS.to_gpu.fetch_add(1, Ordering::Relaxed);
+            count(w.chid, 1, 0);
+            map_accessors(w.base, r, w.k);
+        }
+    }
+    // Mapped in the contexts that touched them.
+    for w in want {
+        let (Some(ctx), Some(r)) = (w.ctx, rs.get_mut(&w.base)) else { continue };
+        match r.pages[w.k].on {
+            Some((x, phys)) if x == g => {
+                if !r.pages[w.k].mapped.contains(&ctx) {
+                    if set_page(gpu, r, ctx, w.base + w.k as u64 * PAGE, Some(phys)) {
+                        r.pages[w.k].mapped.push(ctx);
+                    } else {
+                        ok = false;
+                    }
+                }
+            }
+            _ => ok = false,
+        }
+    }
+    (ok, moved.into_iter().map(|(c, (i, o))| (c, i, o)).collect())
 }
 
 /// The memory at `base` is going: unmap it from the contexts it was mapped into (each
@@ -718,6 +860,14 @@ pub(crate) fn context_gone(h: CtxHandle) {
     }
 }
 
+/// Record for the statistics of the kernel on channel `chid` of `gpu` (still running) the
+/// pages a fault service moved for it.
+fn moved(gpu: &UserGpu, chid: u32, to_gpu: u64, to_host: u64) {
+    let cycle = gpu.platform().device().lock().cycles();
+    let m = Moved { gpu: gpu.ordinal(), chid, cycle, to_gpu, to_host };
+    MOVED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(m);
+}
+
 /// The fault service of GPU `gpu`: map the host memory each fault touched into the faulting
 /// context. False (cancel: the grids fail with the fault, as without replay) when a fault
 /// is outside every region, or its context cannot be found.
@@ -725,35 +875,27 @@ pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
     let mut ok = true;
     let g = gpu.ordinal() as usize;
     let (in0, ev0) = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.evictions.load(Ordering::Relaxed));
+    // Pages to migrate here, brought in one batch after the records are read.
+    let mut want = Vec::new();
     for f in faults {
         let Some(ctx) = gpu.ctx_of_channel(f.chid) else {
             ok = false;
             continue;
         };
-        // Paged managed memory: the page migrates here.
+        // Paged managed memory: the advice acts, or the page migrates here.
         {
             let mut rs = regions();
             let paged = rs.range(..=f.va).next_back().filter(|(b, r)| f.va < *b + r.bytes && !r.pages.is_empty());
             if let Some((&base, _)) = paged {
                 let k = ((f.va - base) / PAGE) as usize;
                 let before = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.to_host.load(Ordering::Relaxed));
-                let advised = rs.get_mut(&base).and_then(|r| advised(base, r, k, g, gpu, ctx, f.write));
-                ok &= match advised {
-                    Some(done) => done,
-                    None => migrate(&mut rs, base, k, g, gpu, Some(ctx)),
-                };
+                match rs.get_mut(&base).and_then(|r| advised(base, r, k, g, gpu, ctx, f.write)) {
+                    Some(done) => ok &= done,
+                    None => want.push(Want { base, k, ctx: Some(ctx), chid: Some(f.chid) }),
+                }
                 let after = (COUNTS.to_gpu.load(Ordering::Relaxed), COUNTS.to_host.load(Ordering::Relaxed));
                 if after != before {
-                    // For the statistics of the kernel whose access this was.
-                    let at = gpu.platform().device().lock().cycles();
-                    let m = Moved {
-                        gpu: g as u32,
-                        chid: f.chid,
-                        cycle: at,
-                        to_gpu: after.0 - before.0,
-                        to_host: after.1 - before.1,
-                    };
-                    MOVED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(m);
+                    moved(gpu, f.chid, after.0 - before.0, after.1 - before.1);
                 }
                 continue;
             }
@@ -780,6 +922,13 @@ pub(crate) fn service(gpu: &UserGpu, faults: &[hw::replay::Entry]) -> bool {
                 Err(_) => ok = false,
             },
             None => ok = false,
+        }
+    }
+    if !want.is_empty() {
+        let (done, per_channel) = bring_in(&mut regions(), g, gpu, &want);
+        ok &= done;
+        for (chid, i, o) in per_channel {
+            moved(gpu, chid, i, o);
         }
     }
     apitrace::uvm_event(|| {

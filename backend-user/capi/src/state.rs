@@ -224,8 +224,9 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> CUresult {
 /// After the host waited for context `h`'s work: the sanitizers' findings are printed, and
 /// the statistics file is brought up to date (see `profile::Profile::checkpoint_due`).
 pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
-    // Host access after synchronization: paged managed memory is back on the host.
-    crate::demand::to_host_all();
+    // Host access after synchronization: this GPU's pages of paged managed memory are back
+    // on the host.
+    crate::demand::to_host_of(gpu.ordinal() as usize);
     sanitize::flush(gpu, h);
     if let Ok(mut st) = state()
         && st.profile.checkpoint_due()
