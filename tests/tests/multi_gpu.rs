@@ -470,6 +470,14 @@ fn what_one_logical_gpu_does_not_do_is_not_supported() {
     let m = gpu.module_load_ptx(ctx.handle(), include_str!("../../kernels/vecadd.ptx")).unwrap();
     let f = gpu.module_get_function(ctx.handle(), m, "vecadd").unwrap();
     assert_eq!(gpu.launch_grid(ctx.handle(), f, [1, 1]), Err(NotSupported));
+    // A kernel of a module with texture references (texture objects are every GPU's).
+    let src = ".version 6.4\n.target sm_70\n.address_size 64\n.global .texref t;\n\
+               .entry k(.param .u64 out)\n{\n .reg .f32 %f<6>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [out];\n \
+               mov.f32 %f1, 0f00000000;\n tex.2d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [t, {%f1, %f1}];\n \
+               st.global.f32 [%rd1], %f2;\n ret;\n}\n";
+    let m = ctx.load_ptx(src).unwrap();
+    let out = ctx.alloc::<f32>(4).unwrap();
+    assert_eq!(m.function("k").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[out.arg()]), Err(NotSupported));
     // The device the program sees has the four GPUs' SMs and VRAM.
     let one = dev.gpu().gang_members()[0].info().clone();
     assert_eq!((dev.info().sms, dev.info().vram_size), (4 * one.sms, 4 * one.vram_size));

@@ -986,12 +986,24 @@ fn rgdev_cc_command_line() {
 #[test]
 fn one_logical_gpu_over_four_runs_unmodified_programs() {
     let unified = [("RGDEV_PRESET", "gv100x4u")];
-    for name in ["vecadd", "matmul", "streams", "constant", "dynshared", "uva", "managed", "printf", "errors"] {
+    let programs = ["vecadd", "matmul", "streams", "constant", "dynshared", "uva", "managed", "printf", "errors", "texture"];
+    for name in programs {
         let exe = compile_in(&format!("unified-{name}"), name, &[]);
         // Managed memory is host memory on one logical GPU (managed.cu checks the
         // attribute against RGDEV_UVM).
         let host = [unified[0], ("RGDEV_UVM", "host")];
         run_ok(&exe, if name == "managed" { &host } else { &unified });
+        if name == "texture" {
+            // Texture and surface objects: every GPU's part samples the first GPU's arrays
+            // through its pools, over the links.
+            let json = exe.with_extension("json");
+            run_ok(&exe, &[unified[0], ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
+            let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            for kernel in ["_Z9fetch_intyPii", "_Z11surf_doubleyii", "_Z11via_textureyPfi"] {
+                let on = |d: u64| s["kernels"].as_array().unwrap().iter().any(|k| k["name"] == kernel && k["device"] == d);
+                assert!((0..4).all(on), "{kernel}: a part on each GPU");
+            }
+        }
         if name == "vecadd" {
             let (json, trace) = (exe.with_extension("json"), exe.with_extension("trace.json"));
             let mut run = rgdev();

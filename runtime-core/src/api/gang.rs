@@ -282,6 +282,43 @@ impl<P: Platform> Gpu<P> {
         Ok(())
     }
 
+    /// The first GPU's VRAM at `va` in context `h` (an array's): mapped at the same address
+    /// into the counterparts, over the link (peer table entry 0 is the first GPU).
+    pub(super) fn gang_share_vram(&self, h: CtxHandle, va: u64) -> Result<()> {
+        let Some(g) = self.gang.get() else { return Ok(()) };
+        let others = self.gang_others(g, h)?;
+        let (phys, bytes) = self.with_ctx(h, |_, c| c.vram_extent(va).ok_or(CuError::Unknown))?;
+        for (m, (o, &c)) in g.others.iter().zip(&others).enumerate() {
+            if let Err(e) = o.mem_map_peer(c, va, phys, bytes, 0) {
+                for (o, &c) in g.others.iter().zip(&others).take(m) {
+                    let _ = o.mem_unmap_foreign(c, va);
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Context `h` made a texture or surface object: the counterparts bind its header and
+    /// sampler pools, mapped over the link at their address (once), so a kernel's parts on
+    /// every GPU sample the same objects by the same handles.
+    pub(super) fn gang_share_pools(&self, h: CtxHandle) -> Result<()> {
+        let Some(g) = self.gang.get() else { return Ok(()) };
+        let Some((va, bytes)) = self.with_ctx(h, |_, c| Ok(c.pools_extent()))? else { return Ok(()) };
+        let phys = self.with_ctx(h, |_, c| c.vram_extent(va).map(|e| e.0).ok_or(CuError::Unknown))?;
+        for (o, &c) in g.others.iter().zip(&self.gang_others(g, h)?) {
+            if o.with_ctx(c, |_, x| Ok(x.pools_at.is_some()))? {
+                continue;
+            }
+            o.mem_map_peer(c, va, phys, bytes, 0)?;
+            o.with_ctx(c, |_, x| {
+                x.pools_at = Some(va);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
     /// Host memory at `va` left context `h`: it leaves the counterparts too.
     pub(super) fn gang_unshare(&self, h: CtxHandle, va: u64) {
         let Some(g) = self.gang.get() else { return };
@@ -583,8 +620,9 @@ impl<P: Platform> Gpu<P> {
     ) -> Result<Fence> {
         let s = cfg.stream;
         let others = self.gang_others(g, h)?;
-        // Textures and surfaces are the first GPU's alone (docs/multi-gpu.md).
-        if self.with_objs(h, &[f.named()], |_, c| Ok(c.module(c.func(f.id())?.0)?.textured()))? {
+        // Texture and surface references are the first GPU's alone (docs/multi-gpu.md);
+        // objects are every GPU's (`gang_share_pools`).
+        if self.with_objs(h, &[f.named()], |_, c| Ok(c.module(c.func(f.id())?.0)?.has_references()))? {
             return Err(CuError::NotSupported);
         }
         let funcs = self.gang_funcs(g, h, f)?;

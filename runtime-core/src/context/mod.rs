@@ -104,6 +104,9 @@ pub(crate) struct Inner {
     /// The texture header and sampler pools (made with the first texture or surface
     /// object).
     pools: Option<texture::Pools>,
+    /// On a GPU of one logical GPU other than the first: where the first GPU's context's
+    /// pools are mapped here (over the link), which this context's launches bind.
+    pub(crate) pools_at: Option<u64>,
     /// Module texture and surface references by id.
     refs: BTreeMap<u64, texref::TexRef>,
     /// Mipmapped arrays by id.
@@ -171,6 +174,7 @@ impl<P: Platform> Context<P> {
                         stack_bytes: 1024,
                         arrays: BTreeMap::new(),
                         pools: None,
+                        pools_at: None,
                         refs: BTreeMap::new(),
                         mipmaps: BTreeMap::new(),
                         tex_limits: crate::limits::texture_limits(gpu.info().compute_capability),

@@ -160,15 +160,9 @@ impl Loaded {
         Self::new(prog, Segments { code, global, constant, cb0, placed, managed }, allocs)
     }
 
-    /// Whether the module's code reads textures or surfaces (references or objects).
-    pub(crate) fn textured(&self) -> bool {
-        use hw::isa::Op;
-        let p = &self.prog;
-        !p.textures.is_empty()
-            || !p.surfaces.is_empty()
-            || p.code.iter().any(|i| {
-                i.w0.op_or_err().is_ok_and(|o| matches!(o, Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust))
-            })
+    /// Whether the module declares texture or surface references (`.texref`, `.surfref`).
+    pub(crate) fn has_references(&self) -> bool {
+        !self.prog.textures.is_empty() || !self.prog.surfaces.is_empty()
     }
 
     /// The managed variables the loader allocated.

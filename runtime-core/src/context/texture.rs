@@ -322,12 +322,6 @@ pub(crate) struct Pools {
     free: Vec<u32>,
 }
 
-impl Pools {
-    fn sampler_va(&self) -> u64 {
-        self.va + POOL_BYTES
-    }
-}
-
 /// The alignment texture resources in linear memory need (TEXTURE_ALIGNMENT).
 pub const TEXTURE_ALIGNMENT: u64 = 512;
 /// The row alignment of pitch-linear 2D textures (TEXTURE_PITCH_ALIGNMENT).
@@ -478,6 +472,20 @@ impl Inner {
     /// An array.
     pub(crate) fn array(&self, id: u64) -> Result<&Array> {
         self.arrays.get(&id).ok_or(CuError::InvalidHandle)
+    }
+
+    /// Where the pools are (none before the first object): (address, bytes).
+    pub(crate) fn pools_extent(&self) -> Option<(u64, u64)> {
+        self.pools.as_ref().map(|p| (p.va, 2 * POOL_BYTES))
+    }
+
+    /// The memory of an array or mipmapped array `id`: its device address.
+    pub(crate) fn array_memory(&self, id: u64) -> Result<u64> {
+        match (self.arrays.get(&id), self.mipmaps.get(&id)) {
+            (Some(a), _) if a.level_of.is_none() => Ok(a.va),
+            (_, Some(m)) => Ok(m.va),
+            _ => Err(CuError::InvalidHandle),
+        }
     }
 
     /// The pools, made on first use.
@@ -660,10 +668,11 @@ impl Inner {
     /// The compute methods that bind the pools for a launch (none before the first
     /// object).
     pub(crate) fn pool_methods(&self, cmd: &mut fifo::Pushbuf<2048>) -> Result<()> {
-        let Some(p) = &self.pools else { return Ok(()) };
+        let Some(h) = self.pools.as_ref().map(|p| p.va).or(self.pools_at) else { return Ok(()) };
         let c = subch::COMPUTE;
         let max = POOL_ENTRIES - 1;
-        let (h, s) = (p.va, p.sampler_va());
+        // The sampler pool follows the header pool.
+        let s = h + POOL_BYTES;
         cmd.incr(c, compute::SET_TEX_SAMPLER_POOL_A, &[addr40::hi(s), addr40::lo(s), max])
             .and_then(|_| cmd.incr(c, compute::SET_TEX_HEADER_POOL_A, &[addr40::hi(h), addr40::lo(h), max]))
             .map(|_| ())
