@@ -608,6 +608,31 @@ fn managed_memory_twice_the_vram() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A preferred location on the device keeps pages from eviction (preferred.cu on a 16 MiB
+/// preset): a kernel on 16 MiB of other managed memory, queued after one on the 4 MiB that
+/// prefer the device, evicts its own pages, so a third kernel on the 4 MiB finds them all.
+#[test]
+fn a_preferred_location_keeps_pages_from_eviction() {
+    let exe = compile("preferred", &[]);
+    let dir = exe.parent().unwrap();
+    let preset = dir.join("small.toml");
+    std::fs::write(&preset, "base = \"gv100\"\n[board]\nvram_size = 16777216\n").unwrap();
+    let json = dir.join("stats.json");
+    let env = [("RGDEV_PRESET", preset.to_str().unwrap()), ("RGDEV_STATS_JSON", json.to_str().unwrap())];
+    assert!(run_ok(&exe, &env).contains("VRAM 16 MiB, a 4 MiB, b 16 MiB"));
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let k = |name: &str| {
+        let k = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).expect(name);
+        let n = |f: &str| k[f].as_u64().unwrap();
+        (n("replayable_faults") > 0, n("migrations_to_gpu"), n("migrations_to_host"))
+    };
+    assert_eq!(k("_Z10first_on_aPjm"), (true, 1024, 0));
+    let (_, b_in, b_out) = k("_Z8all_of_bPjm");
+    assert!(b_in == 4096 && b_out > 0, "b's pages in, room made: {b_in} {b_out}");
+    assert_eq!(k("_Z10again_on_aPjm"), (false, 0, 0), "a stayed");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `rgdev run --mmio-trace`: the driver's register sequence for a CUDA program, from the
 /// probe on, with BAR1/PRAMIN runs folded, narrowed by a filter, or word by word.
 #[test]

@@ -726,14 +726,22 @@ fn bring_in(rs: &mut BTreeMap<u64, Region>, g: usize, gpu: &UserGpu, want: &[Wan
     let mut vram: Vec<Option<u64>> = need.iter().map(|_| gpu.vram_pages_alloc(PAGE).ok()).collect();
     let short = vram.iter().filter(|p| p.is_none()).count();
     if short > 0 {
-        // Oversubscription: room from pages of this GPU no fault of the batch wants.
+        // Oversubscription: room from pages of this GPU no fault of the batch wants, oldest
+        // region first; pages whose preferred location this GPU is go last (CUDA's driver
+        // resists moving a page from its preferred location).
         let wanted = |b: u64, k: usize| want.iter().any(|w| (w.base, w.k) == (b, k));
-        let victims: Vec<(u64, usize)> = rs
-            .iter()
-            .flat_map(|(&b, r)| r.pages.iter().enumerate().filter(|(_, p)| p.on.is_some_and(|(x, _)| x == g)).map(move |(k, _)| (b, k)))
-            .filter(|&(b, k)| !wanted(b, k))
-            .take(short)
-            .collect();
+        let mut victims: Vec<(u64, usize)> = Vec::new();
+        for preferred_here in [false, true] {
+            for (&b, r) in rs.iter() {
+                for (k, p) in r.pages.iter().enumerate() {
+                    let here = r.advice.get(k).is_some_and(|a| a.preferred == g as i32);
+                    let on = p.on.is_some_and(|(x, _)| x == g);
+                    if on && here == preferred_here && victims.len() < short && !wanted(b, k) {
+                        victims.push((b, k));
+                    }
+                }
+            }
+        }
         let (mut copies, mut leaving) = (Vec::new(), Vec::new());
         for (b, k) in victims {
             if let Some(r) = rs.get_mut(&b)
