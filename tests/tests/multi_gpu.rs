@@ -458,7 +458,7 @@ fn one_logical_gpu_is_deterministic() {
 }
 
 #[test]
-fn what_one_logical_gpu_does_not_do_is_not_supported() {
+fn what_one_logical_gpu_does_not_do_and_its_legacy_launch() {
     use runtime_core::CuError::NotSupported;
     let dev = unified(false);
     let ctx = dev.create_context().unwrap();
@@ -466,10 +466,38 @@ fn what_one_logical_gpu_does_not_do_is_not_supported() {
     // A VMM physical allocation would be one GPU's alone.
     assert_eq!(gpu.mem_create(2 << 20), Err(NotSupported));
     assert_eq!(gpu.mem_reserve(ctx.handle(), 2 << 20, 0, 0), Err(NotSupported));
-    // The legacy launch.
-    let m = gpu.module_load_ptx(ctx.handle(), include_str!("../../kernels/vecadd.ptx")).unwrap();
-    let f = gpu.module_get_function(ctx.handle(), m, "vecadd").unwrap();
-    assert_eq!(gpu.launch_grid(ctx.handle(), f, [1, 1]), Err(NotSupported));
+    // The legacy launch (cuLaunchGrid, its state set by cuFuncSetBlockShape and
+    // cuParamSet*) is split as cuLaunchKernel's grids are, a part on each GPU.
+    let h = ctx.handle();
+    let m = gpu.module_load_ptx(h, include_str!("../../kernels/vecadd.ptx")).unwrap();
+    let f = gpu.module_get_function(h, m, "vecadd").unwrap();
+    let n = 4096usize;
+    let (mut a, mut b) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+    // The output below 4 GiB (the pre-3.2 32-bit cuMemAlloc): the first GPU's memory,
+    // which every GPU's part reaches at its address.
+    let c = gpu.mem_alloc_in(h, 4 * n as u64, true).unwrap();
+    assert!(c < 1 << 32);
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    a.copy_from(&x).unwrap();
+    b.copy_from(&x).unwrap();
+    let mut p: Vec<u8> = [a.device_ptr(), b.device_ptr(), c].iter().flat_map(|d| d.to_le_bytes()).collect();
+    p.extend((n as u32).to_le_bytes());
+    gpu.func_set_block_shape(h, f, [256, 1, 1]).unwrap();
+    gpu.param_set_size(h, f, p.len() as u32).unwrap();
+    gpu.param_set(h, f, 0, &p).unwrap();
+    for o in gpu.gang_members() {
+        o.platform().device().lock().take_kernel_stats();
+    }
+    gpu.launch_grid(h, f, [n as u32 / 256, 1]).unwrap();
+    ctx.synchronize().unwrap();
+    let mut out = vec![0u8; 4 * n];
+    gpu.memcpy_dtoh(h, &mut out, c).unwrap();
+    let out: Vec<f32> = out.chunks_exact(4).map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    assert!(out.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
+    for o in gpu.gang_members() {
+        assert_eq!(o.platform().device().lock().take_kernel_stats().len(), 1, "a part on each GPU");
+    }
+    gpu.mem_free(h, c).unwrap();
     // A kernel of a module with texture references (texture objects are every GPU's).
     let src = ".version 6.4\n.target sm_70\n.address_size 64\n.global .texref t;\n\
                .entry k(.param .u64 out)\n{\n .reg .f32 %f<6>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [out];\n \

@@ -29,7 +29,14 @@ impl<P: Platform> Gpu<P> {
         if let Some(g) = self.gang.get().filter(|_| !low) {
             return self.gang_alloc(g, h, bytes);
         }
-        self.with_ctx(h, |gpu, c| c.alloc_vram_in(gpu, bytes, Owner::User, low))
+        let va = self.with_ctx(h, |gpu, c| c.alloc_vram_in(gpu, bytes, Owner::User, low))?;
+        // One logical GPU: a low allocation is the first GPU's, mapped at its address into
+        // the others' counterparts (their low windows hold nothing else).
+        if let Err(e) = self.gang_share_vram(h, va) {
+            let _ = self.with_ctx(h, |gpu, c| c.free_now(gpu, va));
+            return Err(e);
+        }
+        Ok(va)
     }
 
     /// Allocate `height` rows of at least `width` bytes for elements of `elem` bytes (4, 8
@@ -124,8 +131,11 @@ impl<P: Platform> Gpu<P> {
         self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))?;
         match self.gang.get() {
             Some(_) if host => self.gang_unshare(h, ptr),
+            // A split allocation, or a low one of the first GPU's mapped into the others.
             Some(g) => {
-                self.gang_freed(g, h, ptr);
+                if !self.gang_freed(g, h, ptr) {
+                    self.gang_unshare(h, ptr);
+                }
             }
             None => {}
         }

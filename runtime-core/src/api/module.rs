@@ -296,21 +296,13 @@ impl<P: Platform> Gpu<P> {
     /// parameter size; bytes beyond it are ignored, as the driver copies only the declared
     /// parameters.
     pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
-        if self.gang.get().is_some() {
-            return Err(CuError::NotSupported); // docs/multi-gpu.md: one logical GPU
+        if let Some(g) = self.gang.get() {
+            let (cfg, params) = self.with_objs(h, &[f.named()], |_, c| legacy_launch(c, f, grid))?;
+            return self.gang_launch(g, h, f, &cfg, Params::Buffer(&params));
         }
         self.launch_refs_ready(h, &[f.named()], f, |gpu, c| {
-            let (m, i) = c.func(f.id())?;
-            let need = c.module(m)?.kernel(i)?.param_bytes as usize;
-            // An unset block shape is all zeros, which the launch rejects.
-            let l = c.legacy(f.id())?;
-            let (block, shared, mut params) = (l.block, l.shared, l.params.clone());
-            if params.len() < need {
-                return Err(CuError::InvalidValue);
-            }
-            params.truncate(need);
-            let cfg = LaunchConfig::new([grid[0], grid[1], 1], block).shared(shared);
-            c.launch(gpu, (m, i), &cfg, Params::Buffer(&params), None)
+            let (cfg, params) = legacy_launch(c, f, grid)?;
+            c.launch(gpu, c.func(f.id())?, &cfg, Params::Buffer(&params), None)
         })
     }
 
@@ -346,4 +338,24 @@ impl<P: Platform> Gpu<P> {
             }
         }
     }
+}
+
+/// The launch cuLaunchGrid makes of kernel `f`'s legacy state (cuFuncSetBlockShape,
+/// cuFuncSetSharedSize, cuParamSet*) over `grid`: the parameter buffer must hold at least
+/// the kernel's parameters (the bytes beyond are dropped); an unset block shape is all
+/// zeros, which the launch rejects.
+fn legacy_launch(
+    c: &mut crate::context::Inner,
+    f: FuncHandle,
+    grid: [u32; 2],
+) -> Result<(LaunchConfig, alloc::vec::Vec<u8>)> {
+    let (m, i) = c.func(f.id())?;
+    let need = c.module(m)?.kernel(i)?.param_bytes as usize;
+    let l = c.legacy(f.id())?;
+    let (block, shared, mut params) = (l.block, l.shared, l.params.clone());
+    if params.len() < need {
+        return Err(CuError::InvalidValue);
+    }
+    params.truncate(need);
+    Ok((LaunchConfig::new([grid[0], grid[1], 1], block).shared(shared), params))
 }
