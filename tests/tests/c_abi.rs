@@ -116,8 +116,18 @@ fn library_has_the_cuda_soname_and_versioned_symbols() {
 
 /// Build and run tests/c/NAME.c, which takes no arguments and prints "all checks passed".
 fn run_c(name: &str) {
-    let exe = build(name, "direct");
-    let out = Command::new(&exe).env("LD_LIBRARY_PATH", release_dir()).output().expect("test program runs");
+    run_c_on(name, &[]);
+}
+
+/// [`run_c`] with environment variables (a preset, say).
+fn run_c_on(name: &str, env: &[(&str, &str)]) {
+    let tag = env.iter().map(|(_, v)| v.replace(['/', '.'], "_")).collect::<Vec<_>>().join("-");
+    let exe = build(name, &format!("direct{tag}"));
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", release_dir())
+        .envs(env.iter().copied())
+        .output()
+        .expect("test program runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{name} failed ({}):\n{stderr}", out.status);
     assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"), "{stderr}");
@@ -361,10 +371,11 @@ fn mipmapped_arrays() {
 }
 
 /// Arrays, texture and surface objects sampled by the device's texture unit
-/// (tests/c/texture.c).
+/// (tests/c/texture.c), on one GPU and on one logical GPU over four.
 #[test]
 fn texture() {
     run_c("texture");
+    run_c_on("texture", &[("RGDEV_PRESET", "gv100x4u")]);
 }
 
 /// Registered host memory (cuMemHostRegister) used in place by kernels and copies
@@ -375,10 +386,12 @@ fn hostreg() {
 }
 
 /// Texture and surface references (cuModuleGetTexRef, cuTexRefSet*, cuSurfRefSetArray)
-/// bound at launch (tests/c/texref.c).
+/// bound at launch (tests/c/texref.c), on one GPU and on one logical GPU over four (each
+/// GPU's part of a launch binds the first GPU's entries).
 #[test]
 fn texref() {
     run_c("texref");
+    run_c_on("texref", &[("RGDEV_PRESET", "gv100x4u")]);
 }
 
 /// cuda.h as programs written against NVIDIA's use it: the include guard, CUDA_VERSION,

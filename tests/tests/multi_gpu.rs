@@ -458,7 +458,7 @@ fn one_logical_gpu_is_deterministic() {
 }
 
 #[test]
-fn what_one_logical_gpu_does_not_do_and_its_legacy_launch() {
+fn one_logical_gpu_runs_the_legacy_api_but_not_vmm() {
     use runtime_core::CuError::NotSupported;
     let dev = unified(false);
     let ctx = dev.create_context().unwrap();
@@ -498,14 +498,31 @@ fn what_one_logical_gpu_does_not_do_and_its_legacy_launch() {
         assert_eq!(o.platform().device().lock().take_kernel_stats().len(), 1, "a part on each GPU");
     }
     gpu.mem_free(h, c).unwrap();
-    // A kernel of a module with texture references (texture objects are every GPU's).
+    // A texture reference bound to linear memory: every GPU's part binds the first GPU's
+    // entry, so each quarter of the grid reads its elements.
     let src = ".version 6.4\n.target sm_70\n.address_size 64\n.global .texref t;\n\
-               .entry k(.param .u64 out)\n{\n .reg .f32 %f<6>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [out];\n \
-               mov.f32 %f1, 0f00000000;\n tex.2d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [t, {%f1, %f1}];\n \
-               st.global.f32 [%rd1], %f2;\n ret;\n}\n";
-    let m = ctx.load_ptx(src).unwrap();
-    let out = ctx.alloc::<f32>(4).unwrap();
-    assert_eq!(m.function("k").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[out.arg()]), Err(NotSupported));
+               .entry k(.param .u64 out, .param .u32 n)\n{\n .reg .pred %p<2>;\n .reg .b32 %r<6>;\n \
+               .reg .f32 %f<5>;\n .reg .b64 %rd<4>;\n ld.param.u64 %rd1, [out];\n ld.param.u32 %r1, [n];\n \
+               mov.u32 %r2, %ctaid.x;\n mov.u32 %r3, %ntid.x;\n mov.u32 %r4, %tid.x;\n \
+               mad.lo.s32 %r5, %r2, %r3, %r4;\n setp.ge.u32 %p1, %r5, %r1;\n @%p1 bra DONE;\n \
+               tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [t, {%r5}];\n mul.wide.u32 %rd2, %r5, 4;\n \
+               add.s64 %rd3, %rd1, %rd2;\n st.global.f32 [%rd3], %f1;\nDONE:\n ret;\n}\n";
+    let tm = gpu.module_load_ptx(h, src).unwrap();
+    let tk = gpu.module_get_function(h, tm, "k").unwrap();
+    let t = gpu.module_get_ref(tm, "t", false).unwrap();
+    let mut src_buf = ctx.alloc::<f32>(n).unwrap();
+    let y: Vec<f32> = (0..n).map(|i| 1.5 * i as f32).collect();
+    src_buf.copy_from(&y).unwrap();
+    gpu.texref_set_address(t, src_buf.device_ptr(), 4 * n as u64).unwrap();
+    let out = ctx.alloc::<f32>(n).unwrap();
+    let mut p: Vec<u8> = out.device_ptr().to_le_bytes().to_vec();
+    p.extend((n as u32).to_le_bytes());
+    gpu.func_set_block_shape(h, tk, [256, 1, 1]).unwrap();
+    gpu.param_set_size(h, tk, p.len() as u32).unwrap();
+    gpu.param_set(h, tk, 0, &p).unwrap();
+    gpu.launch_grid(h, tk, [n as u32 / 256, 1]).unwrap();
+    ctx.synchronize().unwrap();
+    assert_eq!(out.to_vec().unwrap(), y, "every quarter read through the reference");
     // The device the program sees has the four GPUs' SMs and VRAM.
     let one = dev.gpu().gang_members()[0].info().clone();
     assert_eq!((dev.info().sms, dev.info().vram_size), (4 * one.sms, 4 * one.vram_size));

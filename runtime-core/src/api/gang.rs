@@ -620,11 +620,9 @@ impl<P: Platform> Gpu<P> {
     ) -> Result<Fence> {
         let s = cfg.stream;
         let others = self.gang_others(g, h)?;
-        // Texture and surface references are the first GPU's alone (docs/multi-gpu.md);
-        // objects are every GPU's (`gang_share_pools`).
-        if self.with_objs(h, &[f.named()], |_, c| Ok(c.module(c.func(f.id())?.0)?.has_references()))? {
-            return Err(CuError::NotSupported);
-        }
+        // Texture and surface references are bound by the first GPU's part; the others bind
+        // the same slots to the same entries of its pools (`gang_share_pools`).
+        let refs = self.with_objs(h, &[f.named()], |_, c| Ok(c.module(c.func(f.id())?.0)?.has_references()))?;
         let funcs = self.gang_funcs(g, h, f)?;
         let blocks = cfg.grid.iter().map(|&d| d as u64).product::<u64>();
         // The first GPU's range first: it checks the launch as a lone launch would.
@@ -634,13 +632,35 @@ impl<P: Platform> Gpu<P> {
             .filter(|&(m, (_, count))| m == 0 || count > 0)
             .map(|(m, (first, count))| (m.checked_sub(1), first, count))
             .collect();
-        self.gang_split(h, s, &parts, |gpu, c, stream, owner, first, count| {
+        let lead = f;
+        let fence = self.gang_split(h, s, &parts, |gpu, c, stream, owner, first, count| {
             let (f, cfg) = (owner.map_or(f, |m| funcs[m]), LaunchConfig { stream, ..*cfg });
             let range = Some((first as u32, count as u32));
+            // The first GPU's slots, its part launched (its entries up to date).
+            let lent = match owner {
+                Some(_) if refs => {
+                    self.gang_share_pools(h)?;
+                    Some(self.with_objs(h, &[lead.named()], |_, x| Ok(x.ref_slots(x.func(lead.id())?.0)))?)
+                }
+                _ => None,
+            };
             gpu.launch_refs_ready(c, &[f.named(), stream.named()], f, |dev, x| {
-                x.launch(dev, x.func(f.id())?, &cfg, params, range)
+                x.refs_lent = lent;
+                let r = x.launch(dev, x.func(f.id())?, &cfg, params, range);
+                x.refs_lent = None;
+                r
             })
-        })
+        })?;
+        if refs {
+            // The entries stay as they are until every GPU's part is done (a launch that
+            // rebinds a reference waits for this fence before it rewrites them).
+            self.with_objs(h, &[lead.named()], |_, x| {
+                let m = x.func(lead.id())?.0;
+                x.refs_used(m, s.local(), fence);
+                Ok(())
+            })?;
+        }
+        Ok(fence)
     }
 
     /// The findings of context `h`'s counterparts (see [`Gpu::check_reports`]).

@@ -132,12 +132,8 @@ impl<P: Platform> Gpu<P> {
         match self.gang.get() {
             Some(_) if host => self.gang_unshare(h, ptr),
             // A split allocation, or a low one of the first GPU's mapped into the others.
-            Some(g) => {
-                if !self.gang_freed(g, h, ptr) {
-                    self.gang_unshare(h, ptr);
-                }
-            }
-            None => {}
+            Some(g) if !self.gang_freed(g, h, ptr) => self.gang_unshare(h, ptr),
+            Some(_) | None => {}
         }
         Ok(())
     }

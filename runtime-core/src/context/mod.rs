@@ -107,6 +107,10 @@ pub(crate) struct Inner {
     /// On a GPU of one logical GPU other than the first: where the first GPU's context's
     /// pools are mapped here (over the link), which this context's launches bind.
     pub(crate) pools_at: Option<u64>,
+    /// On a GPU of one logical GPU other than the first: the first GPU's binding of the
+    /// texture and surface reference slots, which this context's next launch binds (in
+    /// place of its own module's references, which nothing binds).
+    pub(crate) refs_lent: Option<texref::Slots>,
     /// Module texture and surface references by id.
     refs: BTreeMap<u64, texref::TexRef>,
     /// Mipmapped arrays by id.
@@ -175,6 +179,7 @@ impl<P: Platform> Context<P> {
                         arrays: BTreeMap::new(),
                         pools: None,
                         pools_at: None,
+                        refs_lent: None,
                         refs: BTreeMap::new(),
                         mipmaps: BTreeMap::new(),
                         tex_limits: crate::limits::texture_limits(gpu.info().compute_capability),

@@ -24,6 +24,10 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use hw::class::{BindHeader, BindSampler, compute, subch};
 
+/// The pool index each texture slot (`[0]`) and surface slot (`[1]`) of a module's
+/// references is bound to (None: unbound), as a launch binds them.
+pub(crate) type Slots = [[Option<u32>; compute::TEX_SLOTS]; 2];
+
 /// What a texture reference reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RefBinding {
@@ -207,13 +211,19 @@ impl Inner {
         if tex > compute::TEX_SLOTS || surf > compute::SURF_SLOTS {
             return Err(CuError::InvalidValue);
         }
-        let ids: Vec<u64> = self.refs.iter().filter(|(_, r)| r.module == m).map(|(&id, _)| id).collect();
-        let mut bound = [[None; compute::TEX_SLOTS]; 2];
-        for id in ids {
-            let index = self.ref_refresh(gpu, id)?;
-            let r = &self.refs[&id];
-            bound[r.surface as usize][r.slot as usize] = index;
-        }
+        let bound = match self.refs_lent.take() {
+            Some(lent) => lent,
+            None => {
+                let ids: Vec<u64> = self.refs.iter().filter(|(_, r)| r.module == m).map(|(&id, _)| id).collect();
+                let mut bound: Slots = [[None; compute::TEX_SLOTS]; 2];
+                for id in ids {
+                    let index = self.ref_refresh(gpu, id)?;
+                    let r = &self.refs[&id];
+                    bound[r.surface as usize][r.slot as usize] = index;
+                }
+                bound
+            }
+        };
         let c = subch::COMPUTE;
         let err = |_| CuError::InvalidValue;
         for (surface, count) in [(false, tex), (true, surf)] {
@@ -233,6 +243,16 @@ impl Inner {
             }
         }
         Ok(())
+    }
+
+    /// The slots module `m`'s references bound at its last launch (the entries are up to
+    /// date after it): what the other GPUs' parts of that launch on one logical GPU bind.
+    pub(crate) fn ref_slots(&self, m: u64) -> Slots {
+        let mut bound: Slots = [[None; compute::TEX_SLOTS]; 2];
+        for r in self.refs.values().filter(|r| r.module == m && r.state.binding != RefBinding::None) {
+            bound[r.surface as usize][r.slot as usize] = r.index;
+        }
+        bound
     }
 
     /// Note that module `m`'s launch with fence `f` on stream `s` reads its references'
