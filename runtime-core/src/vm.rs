@@ -264,7 +264,20 @@ impl VaSpace {
         bytes: u64,
         slot: u8,
     ) -> Result<()> {
-        self.write_ptes(gpu, va, bytes, |i| u64::from(Pte::map_peer(phys + i * mmu::PAGE_SIZE, slot)))
+        self.map_peer_as(gpu, va, (phys, bytes, slot), false)
+    }
+
+    /// [`VaSpace::map_peer`], read-only when `read_only` (the MMU faults writes).
+    pub(crate) fn map_peer_as<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        (phys, bytes, slot): (u64, u64, u8),
+        read_only: bool,
+    ) -> Result<()> {
+        self.write_ptes(gpu, va, bytes, |i| {
+            u64::from(Pte::map_peer(phys + i * mmu::PAGE_SIZE, slot).with_read_only(read_only))
+        })
     }
 
     /// Invalidate the PTEs of `[va, va + bytes)`.

@@ -458,16 +458,44 @@ fn one_logical_gpu_is_deterministic() {
 }
 
 #[test]
-fn one_logical_gpu_runs_the_legacy_api_but_not_vmm() {
-    use runtime_core::CuError::NotSupported;
+fn one_logical_gpu_runs_the_vmm_and_legacy_apis() {
+    use runtime_core::Access;
     let dev = unified(false);
     let ctx = dev.create_context().unwrap();
     let gpu = dev.gpu();
-    // A VMM physical allocation would be one GPU's alone.
-    assert_eq!(gpu.mem_create(2 << 20), Err(NotSupported));
-    assert_eq!(gpu.mem_reserve(ctx.handle(), 2 << 20, 0, 0), Err(NotSupported));
+    // The VMM API: a physical allocation is the first GPU's memory; where the first GPU's
+    // context maps it, the others' counterparts map it too, with the same access.
+    let h = ctx.handle();
+    let bytes = 64u64 << 10;
+    let handle = gpu.mem_create(bytes).unwrap();
+    let va = gpu.mem_reserve(h, bytes, 0, 0).unwrap();
+    gpu.mem_map(h, va, bytes, 0, handle).unwrap();
+    gpu.mem_set_access(h, va, bytes, Access::ReadWrite).unwrap();
+    let m = gpu.module_load_ptx(h, include_str!("../../kernels/vecadd.ptx")).unwrap();
+    let f = gpu.module_get_function(h, m, "vecadd").unwrap();
+    let words = (bytes / 4) as usize;
+    let (mut a, mut b) = (ctx.alloc::<f32>(words).unwrap(), ctx.alloc::<f32>(words).unwrap());
+    let x: Vec<f32> = (0..words).map(|i| i as f32).collect();
+    a.copy_from(&x).unwrap();
+    b.copy_from(&x).unwrap();
+    let mut p: Vec<u8> = [a.device_ptr(), b.device_ptr(), va].iter().flat_map(|d| d.to_le_bytes()).collect();
+    p.extend((words as u32).to_le_bytes());
+    gpu.func_set_block_shape(h, f, [256, 1, 1]).unwrap();
+    gpu.param_set_size(h, f, p.len() as u32).unwrap();
+    gpu.param_set(h, f, 0, &p).unwrap();
+    gpu.launch_grid(h, f, [words as u32 / 256, 1]).unwrap();
+    ctx.synchronize().unwrap();
+    let mut out = vec![0u8; bytes as usize];
+    gpu.memcpy_dtoh(h, &mut out, va).unwrap();
+    assert!(out.chunks_exact(4).enumerate().all(|(i, w)| f32::from_le_bytes([w[0], w[1], w[2], w[3]]) == 2.0 * i as f32));
+    // Read-only: every part's store faults.
+    gpu.mem_set_access(h, va, bytes, Access::Read).unwrap();
+    gpu.launch_grid(h, f, [words as u32 / 256, 1]).unwrap();
+    assert_eq!(ctx.synchronize(), Err(runtime_core::CuError::IllegalAddress));
     // The legacy launch (cuLaunchGrid, its state set by cuFuncSetBlockShape and
-    // cuParamSet*) is split as cuLaunchKernel's grids are, a part on each GPU.
+    // cuParamSet*) is split as cuLaunchKernel's grids are, a part on each GPU (in a new
+    // context: the fault above is the old one's for good).
+    let ctx = dev.create_context().unwrap();
     let h = ctx.handle();
     let m = gpu.module_load_ptx(h, include_str!("../../kernels/vecadd.ptx")).unwrap();
     let f = gpu.module_get_function(h, m, "vecadd").unwrap();

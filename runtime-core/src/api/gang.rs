@@ -299,6 +299,24 @@ impl<P: Platform> Gpu<P> {
         Ok(())
     }
 
+    /// One logical GPU: the other GPUs' counterparts of context `h` map the mappings that
+    /// tile `[va, va + bytes)` as the first GPU's context does, with its access, over the
+    /// links (a mapping with no access is not mapped there).
+    pub(super) fn gang_vmm_access(&self, h: CtxHandle, va: u64, bytes: u64) -> Result<()> {
+        let Some(g) = self.gang.get() else { return Ok(()) };
+        let tiles = self.with_ctx(h, |_, c| c.mapped_tiles(va, bytes))?;
+        for (o, &c) in g.others.iter().zip(&self.gang_others(g, h)?) {
+            for &(b, len, phys, access) in &tiles {
+                // What it mapped there before (none at the first grant).
+                let _ = o.mem_unmap_foreign(c, b);
+                if access != crate::context::vmm::Access::None {
+                    o.with_ctx(c, |dev, x| x.map_peer_as(dev, b, (phys, len, 0), access == crate::context::vmm::Access::Read))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Context `h` made a texture or surface object: the counterparts bind its header and
     /// sampler pools, mapped over the link at their address (once), so a kernel's parts on
     /// every GPU sample the same objects by the same handles.

@@ -409,12 +409,24 @@ impl Inner {
         va: u64,
         (phys, bytes, slot): (u64, u64, u8),
     ) -> Result<()> {
+        self.map_peer_as(gpu, va, (phys, bytes, slot), false)
+    }
+
+    /// [`Inner::map_peer`], read-only when `read_only`.
+    pub(crate) fn map_peer_as<P: Platform>(
+        &mut self,
+        gpu: &Device<P>,
+        va: u64,
+        (phys, bytes, slot): (u64, u64, u8),
+        read_only: bool,
+    ) -> Result<()> {
         let end = va.checked_add(bytes).ok_or(CuError::InvalidValue)?;
         let overlaps = self.allocs.range(..end).next_back().is_some_and(|(&b, a)| b + a.bytes > va);
         if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE) || overlaps {
             return Err(CuError::InvalidValue);
         }
-        if let Err(e) = self.vm.map_peer(gpu, va, phys, bytes, slot).and_then(|_| gpu.tlb_flush(self.vm.pd)) {
+        let mapped = self.vm.map_peer_as(gpu, va, (phys, bytes, slot), read_only);
+        if let Err(e) = mapped.and_then(|_| gpu.tlb_flush(self.vm.pd)) {
             let _ = self.vm.unmap(gpu, va, bytes);
             return Err(e);
         }

@@ -158,6 +158,18 @@ impl Inner {
         gpu.tlb_flush(self.vm.pd)
     }
 
+    /// The mappings that tile `[va, va + bytes)`: (address, bytes, VRAM, access) each.
+    pub(crate) fn mapped_tiles(&self, va: u64, bytes: u64) -> Result<Vec<(u64, u64, u64, Access)>> {
+        Ok(self
+            .tiling(va, bytes)?
+            .into_iter()
+            .filter_map(|b| match self.allocs.get(&b) {
+                Some(Alloc { bytes: len, backing: Backing::Mapped(m), .. }) => Some((b, *len, m.phys, m.access)),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// The mapping containing `va`.
     pub(crate) fn mapping_at(&self, va: u64) -> Result<&Mapping> {
         match self.allocs.range(..=va).next_back() {
