@@ -4,6 +4,7 @@
 
 use backend_user::{Arg, DeviceOptions, System, SystemConfig};
 use fake_pci::system::Path;
+use runtime_core::FuncHandle;
 
 fn open(name: &str) -> System {
     let cfg = SystemConfig::preset(name).unwrap();
@@ -457,75 +458,91 @@ fn one_logical_gpu_is_deterministic() {
     assert_eq!(a, b, "the same results and cycles on every GPU");
 }
 
+/// A runtime call's result.
+type CuResult = runtime_core::Result<()>;
+
+/// On one logical GPU: the legacy launch (cuFuncSetBlockShape, cuParamSet*,
+/// cuLaunchGrid) of `f` (`k(pointers..., u32 n)`) over `n` threads with `ptrs`, then a
+/// synchronization: its result.
+fn legacy_launch(
+    dev: &backend_user::Device,
+    ctx: &backend_user::Context,
+    f: FuncHandle,
+    ptrs: &[u64],
+    n: usize,
+) -> CuResult {
+    let (gpu, h) = (dev.gpu(), ctx.handle());
+    let mut p: Vec<u8> = ptrs.iter().flat_map(|d| d.to_le_bytes()).collect();
+    p.extend((n as u32).to_le_bytes());
+    gpu.func_set_block_shape(h, f, [256, 1, 1])?;
+    gpu.param_set_size(h, f, p.len() as u32)?;
+    gpu.param_set(h, f, 0, &p)?;
+    gpu.launch_grid(h, f, [n.div_ceil(256) as u32, 1])?;
+    ctx.synchronize()
+}
+
+/// `n` floats at device pointer `ptr` of context `ctx`.
+fn read_f32(dev: &backend_user::Device, ctx: &backend_user::Context, ptr: u64, n: usize) -> Vec<f32> {
+    let mut out = vec![0u8; 4 * n];
+    dev.gpu().memcpy_dtoh(ctx.handle(), &mut out, ptr).unwrap();
+    out.chunks_exact(4).map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
+}
+
+/// One logical GPU runs the VMM API (a physical allocation is the first GPU's, mapped
+/// into the others where the first GPU maps it, with its access), the legacy launch (its
+/// grid split as cuLaunchKernel's), low (32-bit) allocations and texture references.
 #[test]
 fn one_logical_gpu_runs_the_vmm_and_legacy_apis() {
-    use runtime_core::Access;
+    use runtime_core::{Access, CuError};
     let dev = unified(false);
-    let ctx = dev.create_context().unwrap();
     let gpu = dev.gpu();
-    // The VMM API: a physical allocation is the first GPU's memory; where the first GPU's
-    // context maps it, the others' counterparts map it too, with the same access.
-    let h = ctx.handle();
-    let bytes = 64u64 << 10;
+    let vecadd = |ctx: &backend_user::Context| {
+        let m = gpu.module_load_ptx(ctx.handle(), include_str!("../../kernels/vecadd.ptx")).unwrap();
+        gpu.module_get_function(ctx.handle(), m, "vecadd").unwrap()
+    };
+    // Inputs 0, 1, 2, ... twice: the sum is 2i.
+    let inputs = |ctx: &backend_user::Context, n: usize| {
+        let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let (mut a, mut b) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
+        a.copy_from(&x).unwrap();
+        b.copy_from(&x).unwrap();
+        (a, b)
+    };
+    let doubled = |v: Vec<f32>| v.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32);
+
+    // VMM: four parts of a kernel write a mapping, then fault on it read-only.
+    let ctx = dev.create_context().unwrap();
+    let (h, n) = (ctx.handle(), 16384usize);
+    let bytes = 4 * n as u64;
     let handle = gpu.mem_create(bytes).unwrap();
     let va = gpu.mem_reserve(h, bytes, 0, 0).unwrap();
     gpu.mem_map(h, va, bytes, 0, handle).unwrap();
     gpu.mem_set_access(h, va, bytes, Access::ReadWrite).unwrap();
-    let m = gpu.module_load_ptx(h, include_str!("../../kernels/vecadd.ptx")).unwrap();
-    let f = gpu.module_get_function(h, m, "vecadd").unwrap();
-    let words = (bytes / 4) as usize;
-    let (mut a, mut b) = (ctx.alloc::<f32>(words).unwrap(), ctx.alloc::<f32>(words).unwrap());
-    let x: Vec<f32> = (0..words).map(|i| i as f32).collect();
-    a.copy_from(&x).unwrap();
-    b.copy_from(&x).unwrap();
-    let mut p: Vec<u8> = [a.device_ptr(), b.device_ptr(), va].iter().flat_map(|d| d.to_le_bytes()).collect();
-    p.extend((words as u32).to_le_bytes());
-    gpu.func_set_block_shape(h, f, [256, 1, 1]).unwrap();
-    gpu.param_set_size(h, f, p.len() as u32).unwrap();
-    gpu.param_set(h, f, 0, &p).unwrap();
-    gpu.launch_grid(h, f, [words as u32 / 256, 1]).unwrap();
-    ctx.synchronize().unwrap();
-    let mut out = vec![0u8; bytes as usize];
-    gpu.memcpy_dtoh(h, &mut out, va).unwrap();
-    assert!(out.chunks_exact(4).enumerate().all(|(i, w)| f32::from_le_bytes([w[0], w[1], w[2], w[3]]) == 2.0 * i as f32));
-    // Read-only: every part's store faults.
+    let (a, b) = inputs(&ctx, n);
+    let f = vecadd(&ctx);
+    legacy_launch(&dev, &ctx, f, &[a.device_ptr(), b.device_ptr(), va], n).unwrap();
+    assert!(doubled(read_f32(&dev, &ctx, va, n)));
     gpu.mem_set_access(h, va, bytes, Access::Read).unwrap();
-    gpu.launch_grid(h, f, [words as u32 / 256, 1]).unwrap();
-    assert_eq!(ctx.synchronize(), Err(runtime_core::CuError::IllegalAddress));
-    // The legacy launch (cuLaunchGrid, its state set by cuFuncSetBlockShape and
-    // cuParamSet*) is split as cuLaunchKernel's grids are, a part on each GPU (in a new
-    // context: the fault above is the old one's for good).
+    assert_eq!(legacy_launch(&dev, &ctx, f, &[a.device_ptr(), b.device_ptr(), va], n), Err(CuError::IllegalAddress));
+
+    // The legacy launch into a low allocation (the pre-3.2 32-bit cuMemAlloc): the first
+    // GPU's memory, which every GPU's part reaches at its address (a new context: the
+    // fault above is the old one's for good).
     let ctx = dev.create_context().unwrap();
-    let h = ctx.handle();
-    let m = gpu.module_load_ptx(h, include_str!("../../kernels/vecadd.ptx")).unwrap();
-    let f = gpu.module_get_function(h, m, "vecadd").unwrap();
-    let n = 4096usize;
-    let (mut a, mut b) = (ctx.alloc::<f32>(n).unwrap(), ctx.alloc::<f32>(n).unwrap());
-    // The output below 4 GiB (the pre-3.2 32-bit cuMemAlloc): the first GPU's memory,
-    // which every GPU's part reaches at its address.
+    let (h, n) = (ctx.handle(), 4096usize);
     let c = gpu.mem_alloc_in(h, 4 * n as u64, true).unwrap();
     assert!(c < 1 << 32);
-    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
-    a.copy_from(&x).unwrap();
-    b.copy_from(&x).unwrap();
-    let mut p: Vec<u8> = [a.device_ptr(), b.device_ptr(), c].iter().flat_map(|d| d.to_le_bytes()).collect();
-    p.extend((n as u32).to_le_bytes());
-    gpu.func_set_block_shape(h, f, [256, 1, 1]).unwrap();
-    gpu.param_set_size(h, f, p.len() as u32).unwrap();
-    gpu.param_set(h, f, 0, &p).unwrap();
+    let (a, b) = inputs(&ctx, n);
     for o in gpu.gang_members() {
         o.platform().device().lock().take_kernel_stats();
     }
-    gpu.launch_grid(h, f, [n as u32 / 256, 1]).unwrap();
-    ctx.synchronize().unwrap();
-    let mut out = vec![0u8; 4 * n];
-    gpu.memcpy_dtoh(h, &mut out, c).unwrap();
-    let out: Vec<f32> = out.chunks_exact(4).map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
-    assert!(out.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
+    legacy_launch(&dev, &ctx, vecadd(&ctx), &[a.device_ptr(), b.device_ptr(), c], n).unwrap();
+    assert!(doubled(read_f32(&dev, &ctx, c, n)));
     for o in gpu.gang_members() {
         assert_eq!(o.platform().device().lock().take_kernel_stats().len(), 1, "a part on each GPU");
     }
     gpu.mem_free(h, c).unwrap();
+
     // A texture reference bound to linear memory: every GPU's part binds the first GPU's
     // entry, so each quarter of the grid reads its elements.
     let src = ".version 6.4\n.target sm_70\n.address_size 64\n.global .texref t;\n\
@@ -536,21 +553,13 @@ fn one_logical_gpu_runs_the_vmm_and_legacy_apis() {
                tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [t, {%r5}];\n mul.wide.u32 %rd2, %r5, 4;\n \
                add.s64 %rd3, %rd1, %rd2;\n st.global.f32 [%rd3], %f1;\nDONE:\n ret;\n}\n";
     let tm = gpu.module_load_ptx(h, src).unwrap();
-    let tk = gpu.module_get_function(h, tm, "k").unwrap();
     let t = gpu.module_get_ref(tm, "t", false).unwrap();
-    let mut src_buf = ctx.alloc::<f32>(n).unwrap();
-    let y: Vec<f32> = (0..n).map(|i| 1.5 * i as f32).collect();
-    src_buf.copy_from(&y).unwrap();
-    gpu.texref_set_address(t, src_buf.device_ptr(), 4 * n as u64).unwrap();
+    let (a, _) = inputs(&ctx, n);
+    gpu.texref_set_address(t, a.device_ptr(), 4 * n as u64).unwrap();
     let out = ctx.alloc::<f32>(n).unwrap();
-    let mut p: Vec<u8> = out.device_ptr().to_le_bytes().to_vec();
-    p.extend((n as u32).to_le_bytes());
-    gpu.func_set_block_shape(h, tk, [256, 1, 1]).unwrap();
-    gpu.param_set_size(h, tk, p.len() as u32).unwrap();
-    gpu.param_set(h, tk, 0, &p).unwrap();
-    gpu.launch_grid(h, tk, [n as u32 / 256, 1]).unwrap();
-    ctx.synchronize().unwrap();
-    assert_eq!(out.to_vec().unwrap(), y, "every quarter read through the reference");
+    legacy_launch(&dev, &ctx, gpu.module_get_function(h, tm, "k").unwrap(), &[out.device_ptr()], n).unwrap();
+    assert!(read_f32(&dev, &ctx, out.device_ptr(), n).iter().enumerate().all(|(i, &v)| v == i as f32));
+
     // The device the program sees has the four GPUs' SMs and VRAM.
     let one = dev.gpu().gang_members()[0].info().clone();
     assert_eq!((dev.info().sms, dev.info().vram_size), (4 * one.sms, 4 * one.vram_size));

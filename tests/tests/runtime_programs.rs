@@ -163,7 +163,8 @@ fn arrays_textures_and_surfaces() {
     let json = exe.parent().unwrap().join("stats.json");
     run_ok(&exe, &[("RGDEV_STATS_JSON", json.to_str().unwrap())]);
     let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let tex = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "_Z11via_textureyPfi").expect("via_texture");
+    let tex =
+        s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "_Z11via_textureyPfi").expect("via_texture");
     assert!(tex["replayable_faults"].as_u64().unwrap() > 0, "{tex}");
     assert_eq!(tex["migrations_to_gpu"], 32, "{tex}");
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
@@ -1011,7 +1012,8 @@ fn rgdev_cc_command_line() {
 #[test]
 fn one_logical_gpu_over_four_runs_unmodified_programs() {
     let unified = [("RGDEV_PRESET", "gv100x4u")];
-    let programs = ["vecadd", "matmul", "streams", "constant", "dynshared", "uva", "managed", "printf", "errors", "texture"];
+    let programs =
+        ["vecadd", "matmul", "streams", "constant", "dynshared", "uva", "managed", "printf", "errors", "texture"];
     for name in programs {
         let exe = compile_in(&format!("unified-{name}"), name, &[]);
         // Managed memory is host memory on one logical GPU (managed.cu checks the
@@ -1025,7 +1027,8 @@ fn one_logical_gpu_over_four_runs_unmodified_programs() {
             run_ok(&exe, &[unified[0], ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
             let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
             for kernel in ["_Z9fetch_intyPii", "_Z11surf_doubleyii", "_Z11via_textureyPfi"] {
-                let on = |d: u64| s["kernels"].as_array().unwrap().iter().any(|k| k["name"] == kernel && k["device"] == d);
+                let on =
+                    |d: u64| s["kernels"].as_array().unwrap().iter().any(|k| k["name"] == kernel && k["device"] == d);
                 assert!((0..4).all(on), "{kernel}: a part on each GPU");
             }
         }

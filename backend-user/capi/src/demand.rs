@@ -604,7 +604,8 @@ fn land(gpu: &UserGpu, copies: &[Copy]) {
             }
             (Side::Host(mem, off), Side::Vram(p)) => {
                 let (at, to) = page(*p);
-                if gpu.vram_read(at, &mut buf).is_ok() && mem.read(*off as usize, &mut buf[to..to + *n as usize]).is_ok()
+                if gpu.vram_read(at, &mut buf).is_ok()
+                    && mem.read(*off as usize, &mut buf[to..to + *n as usize]).is_ok()
                 {
                     let _ = gpu.vram_write(at, &buf);
                 }

@@ -76,8 +76,12 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         // another's (an event of another device), whose faults then need a thread.
         if n > 1 {
             for (i, b) in gpus.iter().enumerate() {
-                let others: Vec<_> =
-                    gpus.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, o)| Arc::downgrade(o.dev.gpu())).collect();
+                let others: Vec<_> = gpus
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, o)| Arc::downgrade(o.dev.gpu()))
+                    .collect();
                 b.dev.gpu().serve_also(move || {
                     // Not where this thread holds what their fault services need.
                     !demand::holding()

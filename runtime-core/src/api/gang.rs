@@ -310,7 +310,9 @@ impl<P: Platform> Gpu<P> {
                 // What it mapped there before (none at the first grant).
                 let _ = o.mem_unmap_foreign(c, b);
                 if access != crate::context::vmm::Access::None {
-                    o.with_ctx(c, |dev, x| x.map_peer_as(dev, b, (phys, len, 0), access == crate::context::vmm::Access::Read))?;
+                    o.with_ctx(c, |dev, x| {
+                        x.map_peer_as(dev, b, (phys, len, 0), access == crate::context::vmm::Access::Read)
+                    })?;
                 }
             }
         }
