@@ -560,6 +560,13 @@ fn several_gpus_through_the_runtime_api() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A preset file in `dir`: gv100 with 16 MiB of VRAM, for oversubscription.
+fn small_vram(dir: &Path) -> PathBuf {
+    let preset = dir.join("small.toml");
+    std::fs::write(&preset, "base = \"gv100\"\n[board]\nvram_size = 16777216\n").unwrap();
+    preset
+}
+
 /// Managed memory paged on demand, oversubscribed: twice the VRAM of a 16 MiB preset,
 /// touched whole by two kernels and by the host in turns, correct; every page migrated to
 /// the GPU and back per kernel, pages evicted to make room (the statistics' counts).
@@ -567,8 +574,7 @@ fn several_gpus_through_the_runtime_api() {
 fn managed_memory_twice_the_vram() {
     let exe = compile("oversub", &[]);
     let dir = exe.parent().unwrap();
-    let preset = dir.join("small.toml");
-    std::fs::write(&preset, "base = \"gv100\"\n[board]\nvram_size = 16777216\n").unwrap();
+    let preset = small_vram(dir);
     let (json, trace) = (dir.join("stats.json"), dir.join("trace.json"));
     let env = [
         ("RGDEV_PRESET", preset.to_str().unwrap()),
@@ -616,8 +622,7 @@ fn managed_memory_twice_the_vram() {
 fn a_preferred_location_keeps_pages_from_eviction() {
     let exe = compile("preferred", &[]);
     let dir = exe.parent().unwrap();
-    let preset = dir.join("small.toml");
-    std::fs::write(&preset, "base = \"gv100\"\n[board]\nvram_size = 16777216\n").unwrap();
+    let preset = small_vram(dir);
     let json = dir.join("stats.json");
     let env = [("RGDEV_PRESET", preset.to_str().unwrap()), ("RGDEV_STATS_JSON", json.to_str().unwrap())];
     assert!(run_ok(&exe, &env).contains("VRAM 16 MiB, a 4 MiB, b 16 MiB"));
