@@ -32,7 +32,8 @@ typedef void (*kernel)(float *, int);
 static const int n = 16 * 1024; // 64 KiB: 16 pages
 
 // GPU 0 runs `first`, GPU 1 then runs `second` after it (an event of GPU 0), then the host
-// waits for both and checks every element.
+// waits for GPU 1 (so for both) and checks every element: pages still on GPU 0, which has
+// no work left, come home too.
 static void take_turns(float *x, cudaEvent_t done, kernel first, kernel second, float *expect) {
     CHECK(cudaSetDevice(0));
     first<<<n / 256, 256>>>(x, n);
@@ -42,8 +43,6 @@ static void take_turns(float *x, cudaEvent_t done, kernel first, kernel second, 
     CHECK(cudaStreamWaitEvent(0, done, 0));
     second<<<n / 256, 256>>>(x, n);
     CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaSetDevice(0));
     CHECK(cudaDeviceSynchronize());
     int bad = 0;
     for (int i = 0; i < n; i++) {
@@ -91,6 +90,7 @@ int main() {
     // No advice: GPU 1's first touch takes every page from GPU 0 (through the host).
     take_turns(x, done, unadvised_0, unadvised_1, expect);
 
+    CHECK(cudaSetDevice(0));
     CHECK(cudaFree(x));
     CHECK(cudaEventDestroy(done));
     free(expect);

@@ -516,22 +516,28 @@ pub(crate) fn to_host_all() {
     to_host(None);
 }
 
-/// Host access after the host synchronized with work of GPU `g`: that GPU's pages come
-/// home (written back, unmapped, their VRAM freed), and every read-only copy goes (the host
-/// may write the page now). Pages on other GPUs stay: the host may not touch them before
-/// it synchronizes with those GPUs too, and their kernels may still be running.
+/// Host access after the host synchronized with work of GPU `g`: the pages of that GPU,
+/// and of every other GPU with no work left, come home (written back, unmapped, their VRAM
+/// freed), and every read-only copy goes (the host may write the page now). Pages on GPUs
+/// still at work stay: their kernels may be using them, and the host may not touch them
+/// before it synchronizes with those GPUs.
 pub(crate) fn to_host_of(g: usize) {
-    to_host(Some(g));
+    if RESIDENT.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let gpus = GPUS.get().map_or(0, Vec::len);
+    let home: Vec<usize> = (0..gpus).filter(|&x| x == g || gpu_at(x).is_some_and(|o| o.idle())).collect();
+    to_host(Some(&home));
 }
 
-/// [`to_host_all`] or [`to_host_of`] (`only` that GPU).
-fn to_host(only: Option<usize>) {
+/// [`to_host_all`], or [`to_host_of`] (`only` those GPUs).
+fn to_host(only: Option<&[usize]>) {
     let pages = RESIDENT.load(Ordering::Acquire);
     if pages == 0 {
         return;
     }
     let mut rs = regions();
-    let on = |p: &Page| p.on.is_some_and(|(x, _)| only.is_none_or(|g| g == x));
+    let on = |p: &Page| p.on.is_some_and(|(x, _)| only.is_none_or(|gs| gs.contains(&x)));
     let home: Vec<(u64, usize)> = rs
         .iter()
         .flat_map(|(&b, r)| r.pages.iter().enumerate().filter(|(_, p)| on(p)).map(move |(k, _)| (b, k)))
@@ -546,7 +552,7 @@ fn to_host(only: Option<usize>) {
             drop_copies(b, r, k);
         }
     }
-    let (n, whence) = (home.len(), only.map_or(String::new(), |g| format!(" from GPU {g}")));
+    let (n, whence) = (home.len(), only.map_or(String::new(), |gs| format!(" from GPUs {gs:?}")));
     apitrace::uvm_event(|| format!("{n} pages back to the host{whence}"));
 }
 
@@ -558,14 +564,14 @@ struct Leaving {
 }
 
 /// A copy-engine job of a migration: (source, destination, bytes).
-type Copy = (Side, Side, u64);
+type Job = (Side, Side, u64);
 
 /// Page `k` of region `r` (at `base`) leaves the GPU it is on for the host: unmapped there
 /// first (a warp still running stores nothing the copy would miss: its access faults and
 /// waits for the page to come back), and from other GPUs' mappings over the link; the copy
 /// of its managed bytes is queued in `copies`, for that GPU's migration channel ([`land`]
 /// runs them). The GPU and the page, or None when the page is on no GPU.
-fn send_home(base: u64, r: &mut Region, k: usize, copies: &mut Vec<Copy>) -> Option<(usize, Leaving)> {
+fn send_home(base: u64, r: &mut Region, k: usize, copies: &mut Vec<Job>) -> Option<(usize, Leaving)> {
     let (g, phys) = r.pages[k].on.take()?;
     let va = base + k as u64 * PAGE;
     if let Some(gpu) = gpu_at(g) {
@@ -588,7 +594,7 @@ fn send_home(base: u64, r: &mut Region, k: usize, copies: &mut Vec<Copy>) -> Opt
 /// addresses: one submission per 64, each waited for). Should the channel fail, the same
 /// copies are made through the PRAMIN window, in order, so no page is lost: the VRAM they
 /// read is not reused before they are done.
-fn land(gpu: &UserGpu, copies: &[Copy]) {
+fn land(gpu: &UserGpu, copies: &[Job]) {
     if copies.is_empty() || gpu.migrate(copies).is_ok() {
         return;
     }
@@ -629,7 +635,7 @@ fn landed_home(rs: &mut BTreeMap<u64, Region>, gpu: &UserGpu, leaving: Vec<Leavi
 /// Pages `pages` (region, page) home from whichever GPUs have them: each GPU's copies in
 /// one batch.
 fn send_all_home(rs: &mut BTreeMap<u64, Region>, pages: &[(u64, usize)]) {
-    let mut per: BTreeMap<usize, (Vec<Copy>, Vec<Leaving>)> = BTreeMap::new();
+    let mut per: BTreeMap<usize, (Vec<Job>, Vec<Leaving>)> = BTreeMap::new();
     for &(b, k) in pages {
         let Some(r) = rs.get_mut(&b) else { continue };
         let Some((g, _)) = r.pages.get(k).and_then(|p| p.on) else { continue };

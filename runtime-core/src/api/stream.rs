@@ -69,6 +69,12 @@ impl<P: Platform> Gpu<P> {
         self.polled(|| self.with_objs(h, &[s.named()], |gpu, c| c.stream_idle(gpu, s.local())))
     }
 
+    /// Whether every context of this GPU has finished its queued work, now (no poll).
+    pub fn idle(&self) -> bool {
+        self.dev.service_interrupts();
+        self.contexts().into_iter().all(|h| self.with_ctx(h, |_, c| Ok(c.idle())).unwrap_or(true))
+    }
+
     /// A query: `done()`, and if the work is pending, a poll of the device (the
     /// platform's `poll`: it runs a little in a stepped clock, so that a program polling in
     /// a loop progresses) and `done()` again. Host functions whose turn has come run first.

@@ -291,6 +291,13 @@ impl Inner {
         Ok(ch.completed() >= ch.last_fence().0)
     }
 
+    /// Whether every stream of the context, the default one included, has finished its
+    /// queued work (the caller serviced the device's interrupts).
+    pub(crate) fn idle(&mut self) -> bool {
+        let streams: Vec<u64> = core::iter::once(0).chain(self.streams.keys().copied()).collect();
+        streams.into_iter().all(|s| self.chan(s).map_or(true, |ch| ch.completed() >= ch.last_fence().0))
+    }
+
     /// A new event (`timing` false: CU_EVENT_DISABLE_TIMING); returns its id.
     pub(crate) fn event_create<P: Platform>(&mut self, gpu: &Device<P>, timing: bool) -> Result<u64> {
         let id = self.new_id()?;
