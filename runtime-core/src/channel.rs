@@ -367,6 +367,9 @@ impl Channel {
             let waiting = &gpu.chan_waiting[self.chid as usize % gpu.chan_waiting.len()];
             waiting.store(true, Ordering::Release);
             gpu.service_replays();
+            // So do the other GPUs' (this channel's work may wait for theirs: the other
+            // parts of a launch on one logical GPU).
+            gpu.serve_others();
             waiting.store(false, Ordering::Release);
             if gpu.platform.yield_now() == Activity::Idle {
                 self.reclaim(gpu)?;

@@ -730,7 +730,7 @@ impl<P: Platform> Device<P> {
 
     /// Serve the system's other GPUs, where the system has installed how (`Gpu::serve_also`
     /// in the API layer): true when that did something.
-    fn serve_others(&self) -> bool {
+    pub(crate) fn serve_others(&self) -> bool {
         self.others.get().is_some_and(|f| f())
     }
 

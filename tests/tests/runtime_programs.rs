@@ -1021,10 +1021,21 @@ fn one_logical_gpu_over_four_runs_unmodified_programs() {
         ["vecadd", "matmul", "streams", "constant", "dynshared", "uva", "managed", "printf", "errors", "texture"];
     for name in programs {
         let exe = compile_in(&format!("unified-{name}"), name, &[]);
-        // Managed memory is host memory on one logical GPU (managed.cu checks the
-        // attribute against RGDEV_UVM).
-        let host = [unified[0], ("RGDEV_UVM", "host")];
-        run_ok(&exe, if name == "managed" { &host } else { &unified });
+        run_ok(&exe, &unified);
+        if name == "managed" {
+            // Managed memory is paged there too: each GPU's part of a kernel brings in the
+            // pages its blocks touch; a counter every part's atomics hit stays where it is
+            // after two moves, reached over the links.
+            let json = exe.with_extension("json");
+            run_ok(&exe, &[unified[0], ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
+            let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            let moved = |d: u64| -> u64 {
+                let on =
+                    s["kernels"].as_array().unwrap().iter().filter(|k| k["name"] == "_Z5scalePfif" && k["device"] == d);
+                on.map(|k| k["migrations_to_gpu"].as_u64().unwrap()).sum()
+            };
+            assert!((0..4).all(|d| moved(d) > 0), "{}", s["unified_memory"]);
+        }
         if name == "texture" {
             // Texture and surface objects: every GPU's part samples the first GPU's arrays
             // through its pools, over the links.

@@ -59,10 +59,19 @@ struct Page {
     /// Read-only copies of a read-mostly page that lives on the host: (GPU, its VRAM, the
     /// contexts there that map it).
     copies: Vec<(usize, u64, Vec<CtxHandle>)>,
-    /// Contexts that map the host page itself, of GPUs that reach it where it lives
-    /// (preferred location the host, or accessed by their GPU): (GPU, context).
+    /// Contexts that map the page where it lives, of GPUs that reach it there (the host
+    /// page, or another GPU's VRAM over the link): (GPU, context).
     remote: Vec<(usize, CtxHandle)>,
+    /// Moves from one GPU to another since the page was last brought home by a
+    /// synchronization (see [`THRASH`]).
+    moves: u8,
 }
+
+/// Moves between GPUs after which a page stays where it is and the GPUs that touch it map
+/// it there over the link, as NVIDIA's driver pins a thrashing page: pages that several
+/// GPUs' kernels touch at once (one logical GPU's parts on a shared counter) would
+/// otherwise move at every access.
+const THRASH: u8 = 2;
 
 /// A page's advice (cuMemAdvise), as the fault service acts on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,32 +133,44 @@ pub(crate) fn take_moved() -> Vec<Moved> {
 /// Pages on GPUs now (host accesses write them back first when there are any).
 static RESIDENT: AtomicU64 = AtomicU64::new(0);
 
-/// Which GPU reaches which peer to peer: `REACH[a][b]`, GPU `a` maps GPU `b`'s VRAM
-/// through its peer table entry `b` (set when advice first needs it: [`open_peers`]).
-static REACH: OnceLock<Vec<Vec<bool>>> = OnceLock::new();
+/// Which GPU reaches which peer to peer: `REACH[a][b]`, the PCI routing id of GPU `b`
+/// where GPU `a` can map its VRAM (through its peer table entry `b`, [`peer_entry`]).
+static REACH: OnceLock<Vec<Vec<Option<u16>>>> = OnceLock::new();
+
+/// The peer table entries (GPU, entry) set so far for mappings of paged memory.
+static PEERED: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
 /// Record the system's GPUs for the fault service, and which reach which peer to peer
-/// (`reach[a][b]`, the topology's).
-pub(crate) fn set_gpus(gpus: Vec<std::sync::Weak<UserGpu>>, reach: Vec<Vec<bool>>) {
+/// (`reach[a][b]`: `b`'s routing id where the topology lets `a` reach it).
+pub(crate) fn set_gpus(gpus: Vec<std::sync::Weak<UserGpu>>, reach: Vec<Vec<Option<u16>>>) {
     let _ = GPUS.set(gpus);
     let _ = REACH.set(reach);
 }
 
-/// Whether GPU `a` maps GPU `b`'s VRAM through its peer table (entry `b`).
-fn reaches(a: usize, b: usize) -> bool {
-    a != b && b < hw::mmu::PEERS && REACH.get().and_then(|r| r.get(a)?.get(b).copied()).unwrap_or(false)
+/// GPU `b`'s routing id, where GPU `a` can map its VRAM through its peer table (entry `b`).
+fn reach(a: usize, b: usize) -> Option<u16> {
+    (a != b && b < hw::mmu::PEERS).then(|| REACH.get()?.get(a)?.get(b).copied().flatten()).flatten()
 }
 
-/// The peer table entries (GPU, entry) that advice `preferred`/`accessed_by` device `dev`
-/// needs, to map a page where it lives on another GPU: on every GPU that reaches `dev`
-/// for a preferred location there, on `dev` for each GPU it reaches for an access.
-pub(crate) fn peers_for(preferred: bool, dev: usize) -> Vec<(usize, usize)> {
-    let n = REACH.get().map_or(0, Vec::len);
-    if preferred {
-        (0..n).filter(|&a| reaches(a, dev)).map(|a| (a, dev)).collect()
-    } else {
-        (0..n).filter(|&b| reaches(dev, b)).map(|b| (dev, b)).collect()
+/// Whether GPU `a` maps GPU `b`'s VRAM through its peer table (entry `b`).
+fn reaches(a: usize, b: usize) -> bool {
+    reach(a, b).is_some()
+}
+
+/// Peer table entry `b` of GPU `a` (`gpu`) names GPU `b`, set at its first use: false
+/// where `a` cannot reach `b`. (A peer table write merges the two GPUs' groups of the
+/// parallel lock step, so only the pairs that share pages are merged.)
+fn peer_entry(gpu: &UserGpu, a: usize, b: usize) -> bool {
+    let Some(rid) = reach(a, b) else { return false };
+    let mut set = PEERED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if set.contains(&(a, b)) {
+        return true;
     }
+    let ok = gpu.peer_set(b as u8, Some(rid)).is_ok();
+    if ok {
+        set.push((a, b));
+    }
+    ok
 }
 
 fn gpu_at(i: usize) -> Option<Arc<UserGpu>> {
@@ -226,13 +247,13 @@ pub(crate) const UVM_ENV: &str = "RGDEV_UVM";
 /// default there (`RGDEV_UVM=host` keeps managed memory as host memory every context of
 /// every GPU has mapped, as on older devices). The fault service takes no context's lock
 /// for it (PTE slots found when the memory or the context was made), so it also runs where
-/// a launch waits for ring space holding its context's. Not on one logical GPU over
-/// several (a gang): there managed memory is host memory mapped into every GPU's part of
-/// each context.
+/// a launch waits for ring space holding its context's. On one logical GPU over several
+/// (a gang) a page migrates to the GPU whose part of a kernel touches it: the other GPUs'
+/// counterparts of each context are paged as the context is.
 pub(crate) fn paging(gpu: &UserGpu) -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     let on = *ON.get_or_init(|| std::env::var(UVM_ENV).map_or(true, |v| v != "host"));
-    on && gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6 && gpu.gang_members().is_empty()
+    on && gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6
 }
 
 /// Context `owner` allocated managed memory `mem` at `base`, not paged: every context of
@@ -268,9 +289,18 @@ fn map_eagerly(gpu: &UserGpu, base: u64, c: CtxHandle) {
     }
 }
 
-/// Context `c` was created on `gpu`: managed memory that is not paged is mapped into it,
-/// and the PTEs of paged memory are found in it.
+/// Context `c` was created on `gpu` (with its counterparts on the other GPUs of a gang):
+/// managed memory that is not paged is mapped into it, and the PTEs of paged memory are
+/// found in it and in its counterparts.
 pub(crate) fn context_created(gpu: &UserGpu, c: CtxHandle) {
+    created(gpu, c);
+    for (o, part) in gpu.gang_contexts(c) {
+        created(&o, part);
+    }
+}
+
+/// [`context_created`] for one context.
+fn created(gpu: &UserGpu, c: CtxHandle) {
     let eager: Vec<u64> = regions().iter().filter(|(_, r)| r.eager).map(|(&b, _)| b).collect();
     for base in eager {
         map_eagerly(gpu, base, c);
@@ -330,6 +360,10 @@ pub(crate) fn add_paged(
         }
     };
     gpu.mem_pages_set(owner, base, bytes, None)?;
+    // On a gang, the counterparts had it mapped as host memory too.
+    for (o, part) in gpu.gang_contexts(owner) {
+        o.mem_pages_set(part, base, bytes, None)?;
+    }
     if joins {
         return Ok(true);
     }
@@ -411,7 +445,7 @@ fn map_in_place(base: u64, r: &mut Region, k: usize, g: usize, gpu: &UserGpu, ct
             Ok(bus) => Pte::map(bus + k as u64 * PAGE, Target::SysCoherent),
             Err(_) => return false,
         },
-        Some((x, phys)) if reaches(g, x) => Pte::map_peer(phys, x as u8),
+        Some((x, phys)) if peer_entry(gpu, g, x) => Pte::map_peer(phys, x as u8),
         Some(_) => return false,
     };
     let ok = set_pte(gpu, r, ctx, base + k as u64 * PAGE, Some(pte));
@@ -458,12 +492,12 @@ fn advised(base: u64, r: &mut Region, k: usize, g: usize, gpu: &UserGpu, ctx: Ct
     let a = r.advice.get(k).copied().unwrap_or(NO_ADV);
     let accessor = a.accessed_by & (1 << (g + 1)) != 0;
     match r.pages[k].on {
-        _ if a == NO_ADV => return None,
         Some((x, _)) if x == g => return None,
         Some((x, _)) => {
-            let stays = a.preferred == x as i32 || accessor;
+            let stays = a.preferred == x as i32 || accessor || r.pages[k].moves >= THRASH;
             return (stays && reaches(g, x)).then(|| map_in_place(base, r, k, g, gpu, ctx));
         }
+        None if a == NO_ADV => return None,
         None => {}
     }
     if a.preferred == -1 || accessor {
@@ -543,6 +577,11 @@ fn to_host(only: Option<&[usize]>) {
         .flat_map(|(&b, r)| r.pages.iter().enumerate().filter(|(_, p)| on(p)).map(move |(k, _)| (b, k)))
         .collect();
     send_all_home(&mut rs, &home);
+    for &(b, k) in &home {
+        if let Some(p) = rs.get_mut(&b).and_then(|r| r.pages.get_mut(k)) {
+            p.moves = 0;
+        }
+    }
     let copies: Vec<(u64, usize)> = rs
         .iter()
         .flat_map(|(&b, r)| r.pages.iter().enumerate().filter(|(_, p)| !p.copies.is_empty()).map(move |(k, _)| (b, k)))
@@ -724,6 +763,7 @@ fn bring_in(rs: &mut BTreeMap<u64, Region>, g: usize, gpu: &UserGpu, want: &[Wan
         // the host page go: the page is about to live elsewhere.
         if r.pages[w.k].on.is_some() {
             write_back(w.base, r, w.k);
+            r.pages[w.k].moves = r.pages[w.k].moves.saturating_add(1);
             count(w.chid, 0, 1);
         }
         drop_copies(w.base, r, w.k);
@@ -846,19 +886,22 @@ fn unmap_all(base: u64, ctxs: &[CtxHandle]) {
     }
 }
 
-/// Context `h` is going: forget its mappings of other contexts' memory, and take the
-/// memory it owns out of the contexts it was mapped into.
-pub(crate) fn context_gone(h: CtxHandle) {
+/// Context `h` of `gpu` is going (with its counterparts on the other GPUs of a gang):
+/// forget its mappings of other contexts' memory, and take the memory it owns out of the
+/// contexts it was mapped into.
+pub(crate) fn context_gone(gpu: &UserGpu, h: CtxHandle) {
+    let ctxs: Vec<CtxHandle> = std::iter::once(h).chain(gpu.gang_contexts(h).into_iter().map(|(_, c)| c)).collect();
     let mut gone = Vec::new();
     {
         let mut rs = regions();
         for r in rs.values_mut() {
-            r.mapped.retain(|&c| c != h);
-            // Its page tables go with it.
-            r.slots.retain(|(c, _)| *c != h);
+            r.mapped.retain(|c| !ctxs.contains(c));
+            // Their page tables go with them.
+            r.slots.retain(|(c, _)| !ctxs.contains(c));
         }
         for p in rs.values_mut().flat_map(|r| r.pages.iter_mut()) {
-            p.mapped.retain(|&c| c != h);
+            p.mapped.retain(|c| !ctxs.contains(c));
+            p.remote.retain(|(_, c)| !ctxs.contains(c));
         }
         // The program's own data stays (other contexts may map it).
         let owned: Vec<u64> = rs.iter().filter(|(_, r)| r.owner == h && !r.lasting).map(|(&b, _)| b).collect();

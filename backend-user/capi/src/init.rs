@@ -58,7 +58,9 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             })
             .collect::<Result<Vec<_>>>()?;
         let n = system.len();
-        let reach = (0..n).map(|a| (0..n).map(|b| a != b && system.p2p(a, b)).collect()).collect();
+        let reach = (0..n)
+            .map(|a| (0..n).map(|b| (a != b && system.p2p(a, b)).then(|| system.routing_id(b))).collect())
+            .collect();
         demand::set_gpus(gpus.iter().map(|b| Arc::downgrade(b.dev.gpu())).collect(), reach);
         // Every context is replayable: a kernel touching host memory of another context
         // gets it mapped on demand (`demand`). That needs unified addressing.

@@ -290,18 +290,8 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
     for a in r.pages(h, n) {
         apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by);
     }
-    // Paged memory: the fault service acts on it. A page may then be mapped where it lives
-    // on another GPU: through the peer table entries the advice needs.
-    let peers = match advice {
-        advise::SET_PREFERRED_LOCATION | advise::SET_ACCESSED_BY if dev >= 0 && demand::paged(p, n as u64) => {
-            demand::peers_for(advice == advise::SET_PREFERRED_LOCATION, dev as usize)
-        }
-        _ => Vec::new(),
-    };
-    for (on, entry) in peers {
-        st.device(on as c_int)?.dev.gpu().peer_set(entry as u8, Some(st.system.routing_id(entry)))?;
-    }
     drop(st);
+    // Paged memory: the fault service acts on it.
     demand::advise(p, n as u64, |a| apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by));
     Ok(())
 }

@@ -137,7 +137,7 @@ impl Doomed {
             let _ = gpu.mem_unmap_foreign(*from, *va);
         }
         // Its pinned and managed memory leaves the contexts that reached it.
-        crate::demand::context_gone(self.h);
+        crate::demand::context_gone(&self.gpu, self.h);
         if sanitize::on() {
             let _ = self.gpu.ctx_synchronize(self.h);
             sanitize::flush(&self.gpu, self.h);

@@ -152,6 +152,14 @@ impl<P: Platform> Gpu<P> {
         self.gang.get().map(|g| g.others.clone()).unwrap_or_default()
     }
 
+    /// The other GPUs' counterparts of context `h` of the gang this GPU leads, with their
+    /// GPUs (none where it leads none): the contexts in which memory of `h` that the
+    /// runtime's user pages must be mapped or unmapped too.
+    pub fn gang_contexts(&self, h: CtxHandle) -> Vec<(Arc<Gpu<P>>, CtxHandle)> {
+        let Some(g) = self.gang.get() else { return Vec::new() };
+        g.others.iter().cloned().zip(self.gang_others(g, h).unwrap_or_default()).collect()
+    }
+
     /// Context `h` was made: make its counterparts.
     pub(super) fn gang_ctx_created(&self, g: &Gang<P>, h: CtxHandle, cfg: &ContextConfig) -> Result<()> {
         let mut ctx = Ctx::default();
