@@ -255,20 +255,9 @@ impl VaSpace {
     }
 
     /// Map `[va, va + bytes)` to consecutive pages at `phys` in the VRAM of the GPU peer
-    /// table entry `slot` names (PTE target PEER).
+    /// table entry `slot` names (PTE target PEER), read-only when `read_only` (the MMU
+    /// faults writes).
     pub(crate) fn map_peer<P: Platform>(
-        &mut self,
-        gpu: &Device<P>,
-        va: u64,
-        phys: u64,
-        bytes: u64,
-        slot: u8,
-    ) -> Result<()> {
-        self.map_peer_as(gpu, va, (phys, bytes, slot), false)
-    }
-
-    /// [`VaSpace::map_peer`], read-only when `read_only` (the MMU faults writes).
-    pub(crate) fn map_peer_as<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         va: u64,

@@ -319,7 +319,7 @@ impl<P: Platform> Gpu<P> {
                 let _ = o.mem_unmap_foreign(c, b);
                 if access != crate::context::vmm::Access::None {
                     o.with_ctx(c, |dev, x| {
-                        x.map_peer_as(dev, b, (phys, len, 0), access == crate::context::vmm::Access::Read)
+                        x.map_peer(dev, b, (phys, len, 0), access == crate::context::vmm::Access::Read)
                     })?;
                 }
             }

@@ -256,7 +256,7 @@ impl<P: Platform> Gpu<P> {
     /// address in its own context, unified addressing). Copies and kernels of `h` then
     /// reach it over the link.
     pub fn mem_map_peer(&self, h: CtxHandle, va: u64, phys: u64, bytes: u64, slot: u8) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.map_peer(gpu, va, (phys, bytes, slot)))
+        self.with_ctx(h, |gpu, c| c.map_peer(gpu, va, (phys, bytes, slot), false))
     }
 
     /// Map host memory `mem` another context allocated at unified address `va` (managed

@@ -402,18 +402,8 @@ impl Inner {
     /// Map `bytes` of another GPU's VRAM at `phys` (reached through peer table entry
     /// `slot`) at `va`, the address it has in its own context: under unified addressing
     /// no allocation of this context is there. Copies and kernels of this context reach it
-    /// over the link; cuMemFree here does not free it.
+    /// over the link (read-only when `read_only`); cuMemFree here does not free it.
     pub(crate) fn map_peer<P: Platform>(
-        &mut self,
-        gpu: &Device<P>,
-        va: u64,
-        (phys, bytes, slot): (u64, u64, u8),
-    ) -> Result<()> {
-        self.map_peer_as(gpu, va, (phys, bytes, slot), false)
-    }
-
-    /// [`Inner::map_peer`], read-only when `read_only`.
-    pub(crate) fn map_peer_as<P: Platform>(
         &mut self,
         gpu: &Device<P>,
         va: u64,
@@ -425,7 +415,7 @@ impl Inner {
         if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE) || overlaps {
             return Err(CuError::InvalidValue);
         }
-        let mapped = self.vm.map_peer_as(gpu, va, (phys, bytes, slot), read_only);
+        let mapped = self.vm.map_peer(gpu, va, (phys, bytes, slot), read_only);
         if let Err(e) = mapped.and_then(|_| gpu.tlb_flush(self.vm.pd)) {
             let _ = self.vm.unmap(gpu, va, bytes);
             return Err(e);
@@ -465,7 +455,7 @@ impl Inner {
         let mapped = pieces.iter().try_for_each(|&(len, piece)| {
             match piece {
                 Share::Local(phys) => self.vm.map(gpu, at, phys, len, Target::Vram, false)?,
-                Share::Peer(phys, slot) => self.vm.map_peer(gpu, at, phys, len, slot)?,
+                Share::Peer(phys, slot) => self.vm.map_peer(gpu, at, (phys, len, slot), false)?,
             }
             at += len;
             Ok(())
