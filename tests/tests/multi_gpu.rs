@@ -4,7 +4,7 @@
 
 use backend_user::{Arg, DeviceOptions, System, SystemConfig};
 use fake_pci::system::Path;
-use runtime_core::FuncHandle;
+use runtime_core::{FuncHandle, Pitched};
 
 fn open(name: &str) -> System {
     let cfg = SystemConfig::preset(name).unwrap();
@@ -403,6 +403,31 @@ fn one_logical_gpu_splits_memory_by_pages_and_grids_by_blocks() {
         let mine = |k: fake_pci::copy::CopyKind| copies.iter().filter(|c| c.kind == k).map(|c| c.bytes).sum::<u64>();
         use fake_pci::copy::CopyKind::{DtoD, Memset, PtoP};
         assert_eq!((mine(Memset), mine(DtoD), mine(PtoP)), (256 << 10, 256 << 10, 0), "GPU {i}: {copies:?}");
+    }
+    // 2D ones too: 255 rows of 3 KiB, 4 KiB apart, from 2 KiB into the buffer, so that
+    // the row at the end of each quarter straddles two GPUs' pieces: each GPU's whole
+    // rows are one 2D job of its engine, a straddling row a linear job on each side.
+    let (pitch, row, rows, off) = (4096u64, 3072u64, 255u64, 2048u64);
+    gpu.memset_2d(h, s, c.device_ptr() + off, pitch, runtime_core::MemsetValue::U8(9), (row, rows)).unwrap();
+    let shape = Pitched { width: row, height: rows, src_pitch: pitch, dst_pitch: pitch };
+    gpu.memcpy_2d(h, s, a.device_ptr() + off, c.device_ptr() + off, shape).unwrap();
+    let mut host = vec![0u8; (pitch * rows) as usize];
+    gpu.memcpy_dtoh_2d(h, &mut host, a.device_ptr() + off, shape).unwrap();
+    assert!(host.chunks(pitch as usize).all(|r| r[..row as usize].iter().all(|&v| v == 9)));
+    host.iter_mut().for_each(|v| *v = 5);
+    gpu.memcpy_htod_2d(h, b.device_ptr() + off, &host, shape).unwrap();
+    let inside = |at: u64| at >= off && (at - off) % pitch < row && (at - off) / pitch < rows;
+    let got = b.to_vec().unwrap();
+    assert!((0..n).all(|i| got[i].to_bits() == if inside(4 * i as u64) { 0x0505_0505 } else { 7 }));
+    for (i, s) in sims.iter().enumerate() {
+        let copies = s.lock().take_copy_stats();
+        let mine = |k: fake_pci::copy::CopyKind| copies.iter().filter(|c| c.kind == k).map(|c| c.bytes).sum::<u64>();
+        use fake_pci::copy::CopyKind::{DtoD, DtoH, HtoD, Memset, PtoP};
+        // The region's bytes in this GPU's quarter.
+        let quarter = (i as u64 * (256 << 10)..(i as u64 + 1) * (256 << 10)).filter(|&at| inside(at)).count() as u64;
+        let each = (mine(Memset), mine(DtoD), mine(DtoH), mine(HtoD), mine(PtoP));
+        // (and the check's linear read of `b`, a quarter of 1 MiB).
+        assert_eq!(each, (quarter, quarter, quarter + (256 << 10), quarter, 0), "GPU {i}: {copies:?}");
     }
 }
 

@@ -81,6 +81,27 @@ pub fn split_even(n: u64, parts: usize) -> Vec<(u64, u64)> {
         .collect()
 }
 
+/// A part of a 2D region of a split allocation on one GPU ([`Gpu::gang_rows`]): rows
+/// `[row, row + rows)` whole, or (`span`) the bytes `[offset, offset + len)` of row `row`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rows {
+    pub(super) row: u64,
+    pub(super) rows: u64,
+    pub(super) span: Option<(u64, u64)>,
+}
+
+impl Rows {
+    /// This part of a 2D operation `shape` from `dst` (rows `dst_pitch` apart) and `src`
+    /// (rows `src_pitch` apart): its destination, its source and its own shape.
+    pub(super) fn of(&self, dst: u64, src: u64, shape: Pitched) -> (u64, u64, Pitched) {
+        let (d, s) = (dst + self.row * shape.dst_pitch, src + self.row * shape.src_pitch);
+        match self.span {
+            None => (d, s, Pitched { height: self.rows, ..shape }),
+            Some((off, len)) => (d + off, s + off, Pitched::linear(len)),
+        }
+    }
+}
+
 impl<P: Platform> Gpu<P> {
     /// Make this GPU the first of a gang with `others` (at most 7, each with unified
     /// addressing, none with a context yet): the program sees one device, this one, whose
@@ -395,6 +416,38 @@ impl<P: Platform> Gpu<P> {
         Some(out)
     }
 
+    /// The rows of a 2D region of a split allocation (`height` rows of `width` bytes from
+    /// `dst`, `pitch` bytes apart) by owner: runs of whole rows in one GPU's piece, and the
+    /// parts of each row that straddles two pieces. None where the region is not in one
+    /// split allocation.
+    pub(super) fn gang_rows(
+        &self,
+        h: CtxHandle,
+        dst: u64,
+        pitch: u64,
+        (width, height): (u64, u64),
+    ) -> Option<Vec<(Option<usize>, Rows)>> {
+        // Rows that overlap (a pitch under the width) are no region of rows: the caller's
+        // usual path checks the shape.
+        if self.gang.get().is_none() || width == 0 || (height > 1 && pitch < width) {
+            return None;
+        }
+        let mut out: Vec<(Option<usize>, Rows)> = Vec::new();
+        for row in 0..height {
+            let start = dst.checked_add(row.checked_mul(pitch)?)?;
+            let pieces = self.gang_copy_pieces(h, start, width)?;
+            match pieces[..] {
+                [(owner, ..)] => match out.last_mut() {
+                    Some((o, r)) if *o == owner && r.span.is_none() && r.row + r.rows == row => r.rows += 1,
+                    _ => out.push((owner, Rows { row, rows: 1, span: None })),
+                },
+                _ => out
+                    .extend(pieces.iter().map(|&(o, d, len)| (o, Rows { row, rows: 1, span: Some((d - start, len)) }))),
+            }
+        }
+        Some(out)
+    }
+
     /// cuMemcpyHtoD into a split allocation (`pieces` from [`Gpu::gang_copy_pieces`]):
     /// once the default stream's earlier work is done, each piece goes to its owner's
     /// VRAM through the owner's copy engine.
@@ -405,7 +458,8 @@ impl<P: Platform> Gpu<P> {
         src: &[u8],
         pieces: &[(Option<usize>, u64, u64)],
     ) -> Result<()> {
-        self.gang_copy(h, pieces, |gpu, c, ptr, len| {
+        let pieces: Vec<_> = pieces.iter().map(|&(o, ptr, len)| (o, (ptr, len))).collect();
+        self.gang_copy(h, &pieces, |gpu, c, &(ptr, len)| {
             let at = (ptr - dst) as usize;
             let part = &src[at..at + len as usize];
             match c {
@@ -426,7 +480,8 @@ impl<P: Platform> Gpu<P> {
     ) -> Result<()> {
         let mut rest: &mut [u8] = dst;
         let mut at = src;
-        self.gang_copy(h, pieces, |gpu, c, ptr, len| {
+        let pieces: Vec<_> = pieces.iter().map(|&(o, ptr, len)| (o, (ptr, len))).collect();
+        self.gang_copy(h, &pieces, |gpu, c, &(ptr, len)| {
             let skip = (ptr - at) as usize;
             let (part, tail) = core::mem::take(&mut rest)[skip..].split_at_mut(len as usize);
             rest = tail;
@@ -440,20 +495,20 @@ impl<P: Platform> Gpu<P> {
 
     /// Run a blocking copy's pieces in order, each on its owner (this GPU: context None),
     /// after the default stream's earlier work (the legacy stream's order).
-    fn gang_copy(
+    pub(super) fn gang_copy<T>(
         &self,
         h: CtxHandle,
-        pieces: &[(Option<usize>, u64, u64)],
-        mut each: impl FnMut(&Gpu<P>, Option<CtxHandle>, u64, u64) -> Result<()>,
+        pieces: &[(Option<usize>, T)],
+        mut each: impl FnMut(&Gpu<P>, Option<CtxHandle>, &T) -> Result<()>,
     ) -> Result<()> {
         let g = self.gang.get().ok_or(CuError::Unknown)?;
         let others = self.gang_others(g, h)?;
         let (_, before) = self.with_ctx(h, |gpu, c| c.mark(gpu, 0))?;
         before.wait(self)?;
-        for &(owner, ptr, len) in pieces {
-            match owner {
-                None => each(self, None, ptr, len)?,
-                Some(m) => each(&g.others[m], Some(others[m]), ptr, len)?,
+        for (owner, part) in pieces {
+            match *owner {
+                None => each(self, None, part)?,
+                Some(m) => each(&g.others[m], Some(others[m]), part)?,
             }
         }
         self.printf_flush(h);
@@ -461,32 +516,32 @@ impl<P: Platform> Gpu<P> {
     }
 
     /// Work of stream `s` of context `h` in parts, each on its GPU (`parts`: owner, None
-    /// for this GPU, and two numbers `op` takes: a launch's block range, a copy's
-    /// destination and bytes). Stream `s` releases a fence that each other GPU's part
-    /// acquires first, then acquires each of those parts' fences and releases its own, so
-    /// that `s` alone orders the whole. `op` queues one part: (GPU, its context, its
-    /// stream, owner, the two numbers); this GPU's parts go on `s` itself.
-    pub(super) fn gang_split(
+    /// for this GPU, and what `op` takes: a launch's block range, a copy's destination
+    /// and bytes, a 2D operation's rows). Stream `s` releases a fence that each other
+    /// GPU's part acquires first, then acquires each of those parts' fences and releases
+    /// its own, so that `s` alone orders the whole. `op` queues one part: (GPU, its
+    /// context, its stream, owner, the part); this GPU's parts go on `s` itself.
+    pub(super) fn gang_split<T>(
         &self,
         h: CtxHandle,
         s: StreamHandle,
-        pieces: &[(Option<usize>, u64, u64)],
-        op: impl Fn(&Gpu<P>, CtxHandle, StreamHandle, Option<usize>, u64, u64) -> Result<Fence>,
+        pieces: &[(Option<usize>, T)],
+        op: impl Fn(&Gpu<P>, CtxHandle, StreamHandle, Option<usize>, &T) -> Result<Fence>,
     ) -> Result<Fence> {
         let g = self.gang.get().ok_or(CuError::Unknown)?;
         let others = self.gang_others(g, h)?;
         let streams = self.gang_streams(g, h, s)?;
         let (_, before) = self.with_objs(h, &[s.named()], |gpu, c| c.mark(gpu, s.local()))?;
         let mut after = Vec::new();
-        for &(owner, dst, len) in pieces {
-            match owner {
+        for (owner, part) in pieces {
+            match *owner {
                 None => {
-                    op(self, h, s, None, dst, len)?;
+                    op(self, h, s, None, part)?;
                 }
                 Some(m) => {
                     let (o, c, fs) = (&g.others[m], others[m], streams[m]);
                     o.with_objs(c, &[fs.named()], |gpu, x| x.acquire_foreign(gpu, fs.local(), &before))?;
-                    op(o, c, fs, owner, dst, len)?;
+                    op(o, c, fs, *owner, part)?;
                     after.push(o.with_objs(c, &[fs.named()], |gpu, x| x.mark(gpu, fs.local()))?.1);
                 }
             }
@@ -654,14 +709,14 @@ impl<P: Platform> Gpu<P> {
         let funcs = self.gang_funcs(g, h, f)?;
         let blocks = cfg.grid.iter().map(|&d| d as u64).product::<u64>();
         // The first GPU's range first: it checks the launch as a lone launch would.
-        let parts: Vec<(Option<usize>, u64, u64)> = split_even(blocks, others.len() + 1)
+        let parts: Vec<(Option<usize>, (u64, u64))> = split_even(blocks, others.len() + 1)
             .into_iter()
             .enumerate()
             .filter(|&(m, (_, count))| m == 0 || count > 0)
-            .map(|(m, (first, count))| (m.checked_sub(1), first, count))
+            .map(|(m, range)| (m.checked_sub(1), range))
             .collect();
         let lead = f;
-        let fence = self.gang_split(h, s, &parts, |gpu, c, stream, owner, first, count| {
+        let fence = self.gang_split(h, s, &parts, |gpu, c, stream, owner, &(first, count)| {
             let (f, cfg) = (owner.map_or(f, |m| funcs[m]), LaunchConfig { stream, ..*cfg });
             let range = Some((first as u32, count as u32));
             // The first GPU's slots, its part launched (its entries up to date).

@@ -315,6 +315,17 @@ impl<P: Platform> Gpu<P> {
     /// Copy `shape` from host memory (rows `shape.src_pitch` apart in `src`) to device
     /// memory at `dst` (cuMemcpy2D from the host), as [`Gpu::memcpy_htod`].
     pub fn memcpy_htod_2d(&self, h: CtxHandle, dst: u64, src: &[u8], shape: Pitched) -> Result<()> {
+        // One logical GPU: each GPU's rows by its copy engine, one owner after another.
+        if let Some(parts) = self.gang_rows(h, dst, shape.dst_pitch, (shape.width, shape.height)) {
+            return self.gang_copy(h, &parts, |gpu, c, r| {
+                let (d, from, part) = r.of(dst, 0, shape);
+                let src = src.get(from as usize..).ok_or(CuError::InvalidValue)?;
+                match c {
+                    None => self.ctx(h)?.copy_htod(self, d, src, part),
+                    Some(c) => gpu.memcpy_htod_2d(c, d, src, part),
+                }
+            });
+        }
         let r = self.ctx(h)?.copy_htod(self, dst, src, shape);
         self.printf_flush(h);
         r
@@ -323,6 +334,19 @@ impl<P: Platform> Gpu<P> {
     /// Copy `shape` from device memory at `src` to host memory (rows `shape.dst_pitch`
     /// apart in `dst`) (cuMemcpy2D to the host), as [`Gpu::memcpy_dtoh`].
     pub fn memcpy_dtoh_2d(&self, h: CtxHandle, dst: &mut [u8], src: u64, shape: Pitched) -> Result<()> {
+        // One logical GPU: each GPU's rows by its copy engine, one owner after another.
+        let flipped = Pitched { src_pitch: shape.dst_pitch, dst_pitch: shape.src_pitch, ..shape };
+        if let Some(parts) = self.gang_rows(h, src, shape.src_pitch, (shape.width, shape.height)) {
+            return self.gang_copy(h, &parts, |gpu, c, r| {
+                let (s, to, part) = r.of(src, 0, flipped);
+                let part = Pitched { src_pitch: part.dst_pitch, dst_pitch: part.src_pitch, ..part };
+                let dst = dst.get_mut(to as usize..).ok_or(CuError::InvalidValue)?;
+                match c {
+                    None => self.ctx(h)?.copy_dtoh(self, dst, s, part),
+                    Some(c) => gpu.memcpy_dtoh_2d(c, dst, s, part),
+                }
+            });
+        }
         let r = self.ctx(h)?.copy_dtoh(self, dst, src, shape);
         self.printf_flush(h);
         r
@@ -332,6 +356,13 @@ impl<P: Platform> Gpu<P> {
     /// (cuMemcpy2D(Async) between device memory or mapped pinned memory): one
     /// copy-engine launch with the two pitches. Returns the stream's fence.
     pub fn memcpy_2d(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, shape: Pitched) -> Result<Fence> {
+        // One logical GPU: each GPU's rows of the destination by its copy engine.
+        if let Some(parts) = self.gang_rows(h, dst, shape.dst_pitch, (shape.width, shape.height)) {
+            return self.gang_split(h, s, &parts, |gpu, c, fs, _, r| {
+                let (d, from, part) = r.of(dst, src, shape);
+                gpu.with_objs(c, &[fs.named()], |dev, x| x.copy(dev, fs.local(), d, from, part))
+            });
+        }
         self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, shape))
     }
 
@@ -355,7 +386,8 @@ impl<P: Platform> Gpu<P> {
         // One logical GPU: each page of the destination by its owner's copy engine.
         if let Some(pieces) = self.gang_copy_pieces(h, dst, bytes) {
             self.with_objs(h, &[s.named()], |_, c| c.check_range(src, bytes, false))?;
-            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, d, len| {
+            let pieces: Vec<_> = pieces.into_iter().map(|(o, d, len)| (o, (d, len))).collect();
+            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, &(d, len)| {
                 let src = src + (d - dst);
                 gpu.with_objs(c, &[fs.named()], |dev, x| x.copy(dev, fs.local(), d, src, Pitched::linear(len)))
             });
@@ -370,7 +402,8 @@ impl<P: Platform> Gpu<P> {
         if dst.is_multiple_of(value.size())
             && let Some(pieces) = self.gang_copy_pieces(h, dst, bytes)
         {
-            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, d, len| {
+            let pieces: Vec<_> = pieces.into_iter().map(|(o, d, len)| (o, (d, len))).collect();
+            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, &(d, len)| {
                 let n = len / value.size();
                 gpu.with_objs(c, &[fs.named()], |dev, x| x.memset(dev, fs.local(), d, value, (n, 1, 0)))
             });
@@ -390,6 +423,18 @@ impl<P: Platform> Gpu<P> {
         value: MemsetValue,
         (width, height): (u64, u64),
     ) -> Result<Fence> {
+        // One logical GPU: each GPU's rows by its copy engine.
+        let size = value.size();
+        let row = width.saturating_mul(size);
+        let aligned = dst.is_multiple_of(size) && (height <= 1 || (pitch.is_multiple_of(size) && pitch >= row));
+        if let Some(parts) = self.gang_rows(h, dst, pitch, (row, height)).filter(|_| aligned && row != u64::MAX) {
+            return self.gang_split(h, s, &parts, |gpu, c, fs, _, r| {
+                let shape = Pitched { width: row, height, src_pitch: pitch, dst_pitch: pitch };
+                let (d, _, part) = r.of(dst, 0, shape);
+                let rows = (part.width / size, part.height, pitch);
+                gpu.with_objs(c, &[fs.named()], |dev, x| x.memset(dev, fs.local(), d, value, rows))
+            });
+        }
         self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, (width, height, pitch)))
     }
 }
