@@ -90,7 +90,7 @@ int main() {
     // No advice: GPU 1's first touch takes every page from GPU 0 (through the host).
     take_turns(x, done, unadvised_0, unadvised_1, expect);
 
-    CHECK(cudaSetDevice(0));
+    // Device 1 is current: under unified addressing the pointer names its device.
     CHECK(cudaFree(x));
     CHECK(cudaEventDestroy(done));
     free(expect);

@@ -70,6 +70,12 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
             if dptr == 0 {
                 return Ok(());
             }
+            // Under unified addressing the pointer names its context, of any device.
+            let owner = pointer::owner(&*state()?, dptr).map(|(c, _)| c).filter(|&c| c != h);
+            let (gpu, h) = match owner {
+                Some(c) if gpu.unified_addressing() => (gpu_of(c.0)?, c),
+                _ => (gpu, h),
+            };
             let taken = managed::take_alloc(&mut *state()?, h, dptr);
             if let Some(r) = taken {
                 demand::remove(r.dptr);
