@@ -73,8 +73,7 @@ fn run_with_stats(
         .expect("rgdev run runs");
     let (o, e) = text(&out);
     assert!(out.status.success(), "{o}{e}");
-    let read = |p: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
-    (o, read(json), read(trace))
+    (o, read_json(json), read_json(trace))
 }
 
 /// `rgdev timeline TRACE -o SVG`, which must succeed: the SVG.
@@ -96,6 +95,26 @@ fn run_ok(exe: &Path, env: &[(&str, &str)]) -> String {
         out.status
     );
     o
+}
+
+/// A JSON file a run wrote (statistics, trace).
+fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// [`run_ok`] with `env` and the statistics file (`RGDEV_STATS_JSON`, `stats.json` beside
+/// `exe`): what it printed, and the statistics.
+fn run_stats(exe: &Path, env: &[(&str, &str)]) -> (String, serde_json::Value) {
+    let json = exe.parent().unwrap().join("stats.json");
+    let mut env = env.to_vec();
+    env.push(("RGDEV_STATS_JSON", json.to_str().unwrap()));
+    let out = run_ok(exe, &env);
+    (out, read_json(&json))
+}
+
+/// The first kernel record of the statistics named `name`.
+fn kernel<'a>(s: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).expect(name)
 }
 
 fn program(name: &str, extra: &[&str]) {
@@ -160,11 +179,8 @@ fn arrays_textures_and_surfaces() {
     // Texels of paged managed memory fault in as loads do: a texture of 16 pages of
     // managed memory, its result in 16 more.
     let exe = compile("texture", &[]);
-    let json = exe.parent().unwrap().join("stats.json");
-    run_ok(&exe, &[("RGDEV_STATS_JSON", json.to_str().unwrap())]);
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let tex =
-        s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "_Z11via_textureyPfi").expect("via_texture");
+    let (_, s) = run_stats(&exe, &[]);
+    let tex = kernel(&s, "_Z11via_textureyPfi");
     assert!(tex["replayable_faults"].as_u64().unwrap() > 0, "{tex}");
     assert_eq!(tex["migrations_to_gpu"], 32, "{tex}");
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
@@ -238,7 +254,7 @@ fn managed_memory() {
     assert!(!run_ok(&exe, &paged).contains("no unified addressing"));
     // Kernels fault their pages in, but not after a prefetch; in the 3000-launch loop the
     // first kernel's faults are served while later launches wait for ring space.
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let s: serde_json::Value = read_json(&json);
     let faults = |name: &str| -> Vec<u64> {
         let k = s["kernels"].as_array().unwrap().iter().filter(|k| k["name"] == name);
         k.map(|k| k["replayable_faults"].as_u64().unwrap()).collect()
@@ -266,11 +282,9 @@ fn managed_memory() {
 #[test]
 fn managed_memory_advice() {
     let exe = compile("advise", &[]);
-    let json = exe.parent().unwrap().join("stats.json");
-    run_ok(&exe, &[("RGDEV_STATS_JSON", json.to_str().unwrap())]);
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, s) = run_stats(&exe, &[]);
     let moved = |name: &str| {
-        let k = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).expect(name);
+        let k = kernel(&s, name);
         let n = |f: &str| k[f].as_u64().unwrap();
         (n("replayable_faults") > 0, n("migrations_to_gpu"), n("migrations_to_host"))
     };
@@ -294,12 +308,10 @@ fn managed_memory_advice() {
 #[test]
 fn managed_memory_advice_across_gpus() {
     let exe = compile("advise_peers", &[]);
-    let json = exe.parent().unwrap().join("stats.json");
-    run_ok(&exe, &[("RGDEV_PRESET", "gv100x2"), ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, s) = run_stats(&exe, &[("RGDEV_PRESET", "gv100x2")]);
     // (device, faults, pages in, pages out, bytes loaded and stored over the link)
     let k = |name: &str| {
-        let k = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).expect(name);
+        let k = kernel(&s, name);
         let n = |f: &str| k[f].as_u64().unwrap();
         let link = (n("peer_read_bytes"), n("peer_write_bytes"));
         (n("device"), n("replayable_faults") > 0, n("migrations_to_gpu"), n("migrations_to_host"), link)
@@ -333,7 +345,7 @@ fn a_killed_program_keeps_the_statistics_of_what_finished() {
     assert_eq!(line, "synchronized\n");
     child.kill().unwrap();
     let _ = child.wait();
-    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stats: serde_json::Value = read_json(&json);
     let kernels = stats["kernels"].as_array().expect("kernels");
     assert_eq!(kernels.len(), 1, "{stats}");
     assert_eq!(kernels[0]["name"], "_Z4fillPi");
@@ -359,7 +371,7 @@ fn sweep_points_merge_into_one_table() {
             .output()
             .expect("rgdev run runs");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let stats: serde_json::Value = read_json(&json);
         assert_eq!(stats["config"]["board"]["sms"], sms);
         assert_eq!(stats["config"]["mode"], "functional");
         files.push(json);
@@ -585,7 +597,7 @@ fn managed_memory_twice_the_vram() {
     let out = run_ok(&exe, &env);
     assert!(out.contains("VRAM 16 MiB, managed 32 MiB"), "{out}");
     // The trace shows the fault service at work on a track of its own.
-    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let t: serde_json::Value = read_json(&trace);
     let events = check_trace_schema(&t);
     let uvm: Vec<_> = events.iter().filter(|e| e["cat"] == "uvm").collect();
     assert!(uvm.iter().any(|e| e["name"].as_str().unwrap().contains("pages in")), "{uvm:?}");
@@ -593,7 +605,7 @@ fn managed_memory_twice_the_vram() {
     // `rgdev timeline` draws them on a row of their own.
     let svg = timeline(&trace);
     assert!(svg.contains(">unified memory (migrations)<") && svg.contains("pages in"), "{svg}");
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let s: serde_json::Value = read_json(&json);
     let um = &s["unified_memory"];
     let pages = (32 << 20) / 4096;
     assert_eq!(um["migrations_to_gpu"].as_u64(), Some(2 * pages), "{um}");
@@ -623,12 +635,10 @@ fn a_preferred_location_keeps_pages_from_eviction() {
     let exe = compile("preferred", &[]);
     let dir = exe.parent().unwrap();
     let preset = small_vram(dir);
-    let json = dir.join("stats.json");
-    let env = [("RGDEV_PRESET", preset.to_str().unwrap()), ("RGDEV_STATS_JSON", json.to_str().unwrap())];
-    assert!(run_ok(&exe, &env).contains("VRAM 16 MiB, a 4 MiB, b 16 MiB"));
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (out, s) = run_stats(&exe, &[("RGDEV_PRESET", preset.to_str().unwrap())]);
+    assert!(out.contains("VRAM 16 MiB, a 4 MiB, b 16 MiB"));
     let k = |name: &str| {
-        let k = s["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).expect(name);
+        let k = kernel(&s, name);
         let n = |f: &str| k[f].as_u64().unwrap();
         (n("replayable_faults") > 0, n("migrations_to_gpu"), n("migrations_to_host"))
     };
@@ -733,7 +743,7 @@ fn api_calls_and_nvtx_ranges_in_the_trace() {
     let out = rgdev().arg("run").arg("--trace").arg(&trace).arg(&exe).output().unwrap();
     let (o, e) = text(&out);
     assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
-    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let t: serde_json::Value = read_json(&trace);
     let ev = check_trace_schema(&t);
     let named =
         |name: &str, ph: &str| ev.iter().filter(|e| e["name"] == name && e["ph"] == ph).cloned().collect::<Vec<_>>();
@@ -805,7 +815,7 @@ fn statistics_describe_the_run_and_name_every_kernel() {
     assert!(out.status.success() && o.contains("all checks passed"), "{o}{e}");
     // The trace: a track per stream, named by context and stream, every kernel named, and
     // copies with their direction.
-    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let t: serde_json::Value = read_json(&trace);
     let events = t["traceEvents"].as_array().expect("trace events");
     let tracks: Vec<&str> =
         events.iter().filter(|e| e["name"] == "thread_name").filter_map(|e| e["args"]["name"].as_str()).collect();
@@ -814,7 +824,7 @@ fn statistics_describe_the_run_and_name_every_kernel() {
         events.iter().filter(|e| e["cat"] == "kernel").all(|e| !e["name"].as_str().unwrap().starts_with("kernel@"))
     );
     assert!(events.iter().any(|e| e["cat"] == "copy" && e["args"]["kind"] == "DtoH"));
-    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stats: serde_json::Value = read_json(&json);
     let kernels = stats["kernels"].as_array().expect("kernels");
     let channels: std::collections::BTreeSet<u64> = kernels.iter().filter_map(|k| k["channel"].as_u64()).collect();
     assert!(channels.len() >= 2, "kernels on several streams: {channels:?}");
@@ -1021,14 +1031,11 @@ fn one_logical_gpu_over_four_runs_unmodified_programs() {
         ["vecadd", "matmul", "streams", "constant", "dynshared", "uva", "managed", "printf", "errors", "texture"];
     for name in programs {
         let exe = compile_in(&format!("unified-{name}"), name, &[]);
-        run_ok(&exe, &unified);
+        let (_, s) = run_stats(&exe, &unified);
         if name == "managed" {
             // Managed memory is paged there too: each GPU's part of a kernel brings in the
             // pages its blocks touch; a counter every part's atomics hit stays where it is
             // after two moves, reached over the links.
-            let json = exe.with_extension("json");
-            run_ok(&exe, &[unified[0], ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
-            let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
             let moved = |d: u64| -> u64 {
                 let on =
                     s["kernels"].as_array().unwrap().iter().filter(|k| k["name"] == "_Z5scalePfif" && k["device"] == d);
@@ -1039,9 +1046,6 @@ fn one_logical_gpu_over_four_runs_unmodified_programs() {
         if name == "texture" {
             // Texture and surface objects: every GPU's part samples the first GPU's arrays
             // through its pools, over the links.
-            let json = exe.with_extension("json");
-            run_ok(&exe, &[unified[0], ("RGDEV_STATS_JSON", json.to_str().unwrap())]);
-            let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
             for kernel in ["_Z9fetch_intyPii", "_Z11surf_doubleyii", "_Z11via_textureyPfi"] {
                 let on =
                     |d: u64| s["kernels"].as_array().unwrap().iter().any(|k| k["name"] == kernel && k["device"] == d);
@@ -1054,7 +1058,7 @@ fn one_logical_gpu_over_four_runs_unmodified_programs() {
             run.args(["run", "--preset", "gv100x4u", "--stats-json"]).arg(&json).arg("--trace").arg(&trace);
             let out = run.arg("--").arg(&exe).output().expect("rgdev run runs");
             assert!(out.status.success(), "{:?}", text(&out));
-            let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            let s: serde_json::Value = read_json(&json);
             assert_eq!(s["devices"].as_array().unwrap().len(), 4);
             for kernel in ["_Z6vecaddPKfS0_Pfi", "_Z13scale_stridedPffi"] {
                 let parts: Vec<&serde_json::Value> =
