@@ -16,26 +16,45 @@
 
 #define __RGDEV_DEV__ static __device__ __forceinline__
 
-/* Barriers and memory fences. __syncthreads() is a clang builtin. */
-__RGDEV_DEV__ int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
-__RGDEV_DEV__ int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
-__RGDEV_DEV__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
-__RGDEV_DEV__ void __syncwarp(unsigned mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
-__RGDEV_DEV__ void __threadfence_block(void) { __nvvm_membar_cta(); }
-__RGDEV_DEV__ void __threadfence(void) { __nvvm_membar_gl(); }
-__RGDEV_DEV__ void __threadfence_system(void) { __nvvm_membar_sys(); }
+/* Barriers and memory fences. Each is also a compiler memory barrier (an empty asm that
+ * clobbers memory on both sides): clang may otherwise move or drop shared- and
+ * global-memory accesses across its barrier builtins (clang-14 hoists a shared load above
+ * bar.sync: LLVM issue 58626), and a barrier that does not order the program's memory
+ * accesses computes wrong answers. __syncthreads() is clang's builtin, so it is wrapped
+ * by a macro of the same name. */
+#define __RGDEV_MEMORY_CLOBBER() __asm__ __volatile__("" ::: "memory")
+__RGDEV_DEV__ void __rgdev_syncthreads(void) {
+    __RGDEV_MEMORY_CLOBBER();
+    __nvvm_bar_sync(0);
+    __RGDEV_MEMORY_CLOBBER();
+}
+#define __syncthreads() __rgdev_syncthreads()
+__RGDEV_DEV__ void __syncwarp(unsigned mask = 0xffffffffu) {
+    __RGDEV_MEMORY_CLOBBER();
+    __nvvm_bar_warp_sync(mask);
+    __RGDEV_MEMORY_CLOBBER();
+}
+__RGDEV_DEV__ void __threadfence_block(void) {
+    __RGDEV_MEMORY_CLOBBER();
+    __nvvm_membar_cta();
+    __RGDEV_MEMORY_CLOBBER();
+}
+__RGDEV_DEV__ void __threadfence(void) {
+    __RGDEV_MEMORY_CLOBBER();
+    __nvvm_membar_gl();
+    __RGDEV_MEMORY_CLOBBER();
+}
+__RGDEV_DEV__ void __threadfence_system(void) {
+    __RGDEV_MEMORY_CLOBBER();
+    __nvvm_membar_sys();
+    __RGDEV_MEMORY_CLOBBER();
+}
 
 /* Clocks. */
 __RGDEV_DEV__ long long clock64(void) { return __nvvm_read_ptx_sreg_clock64(); }
 /* The device's clock() overloads the C library's on __device__ (clang's CUDA overloading on
  * host/device attributes), so <time.h> and host code calling clock() are unaffected. */
 __RGDEV_DEV__ clock_t clock(void) { return (clock_t)__nvvm_read_ptx_sreg_clock(); }
-__RGDEV_DEV__ unsigned long long __globaltimer(void) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-__RGDEV_DEV__ unsigned __lane_id(void) { return __nvvm_read_ptx_sreg_laneid(); }
 
 /* Atomics (relaxed, device scope). Each returns the old value. */
 #define __RGDEV_ATOMIC2(name, T, builtin, CT)                                                          \
@@ -95,6 +114,28 @@ __RGDEV_DEV__ unsigned short atomicCAS(unsigned short *p, unsigned short cmp, un
     } while (old != assumed);
     return (unsigned short)((old >> shift) & 0xffffu);
 }
+/* __syncthreads_count/and/or: a barrier that also counts the threads whose predicate is
+ * true, in a shared word of the translation unit. Each call reads the word's value, waits
+ * at the barrier, adds its predicate, waits again and reads the sum: the difference is
+ * the count, so the word needs no initialization or reset (the next call's first barrier
+ * comes after every thread's read of this one). The device's bar.red (PTX
+ * `bar.red.popc`) is not used: rgdev's JIT does not compile it yet. */
+__RGDEV_DEV__ unsigned __rgdev_syncthreads_popc(int p) {
+    __shared__ unsigned __rgdev_bar_red_sum;
+    volatile unsigned *sum = &__rgdev_bar_red_sum;
+    __RGDEV_MEMORY_CLOBBER();
+    unsigned base = *sum;
+    __nvvm_bar_sync(0);
+    if (p) atomicAdd(&__rgdev_bar_red_sum, 1u);
+    __nvvm_bar_sync(0);
+    unsigned n = *sum - base;
+    __RGDEV_MEMORY_CLOBBER();
+    return n;
+}
+__RGDEV_DEV__ int __syncthreads_count(int p) { return (int)__rgdev_syncthreads_popc(p); }
+__RGDEV_DEV__ int __syncthreads_and(int p) { return __rgdev_syncthreads_popc(!p) == 0; }
+__RGDEV_DEV__ int __syncthreads_or(int p) { return __rgdev_syncthreads_popc(p) != 0; }
+
 /* The _block and _system scoped forms are the device-scope ones on one GPU. */
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd

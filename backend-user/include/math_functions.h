@@ -1847,17 +1847,30 @@ __RGDEV_MATH__ float ynf(int n, float x) { return (float)yn(n, (double)x); }
 /* Single precision: the double function, rounded once. */
 #define __RG_F1(name, dname)                                                                           \
     __RGDEV_MATH__ float name(float x) { return (float)dname((double)x); }
+/* With -use_fast_math (__USE_FAST_MATH__), the functions CUDA's programming guide lists are
+ * the fast intrinsics; otherwise the double function, rounded once. */
+#if defined(__USE_FAST_MATH__)
+__RGDEV_MATH__ float expf(float x) { return __expf(x); }
+__RGDEV_MATH__ float exp10f(float x) { return __exp10f(x); }
+__RGDEV_MATH__ float logf(float x) { return __logf(x); }
+__RGDEV_MATH__ float log2f(float x) { return __log2f(x); }
+__RGDEV_MATH__ float log10f(float x) { return __log10f(x); }
+__RGDEV_MATH__ float sinf(float x) { return __sinf(x); }
+__RGDEV_MATH__ float cosf(float x) { return __cosf(x); }
+__RGDEV_MATH__ float tanf(float x) { return __tanf(x); }
+#else
 __RG_F1(expf, exp)
-__RG_F1(exp2f, exp2)
 __RG_F1(exp10f, exp10)
-__RG_F1(expm1f, expm1)
 __RG_F1(logf, log)
 __RG_F1(log2f, log2)
 __RG_F1(log10f, log10)
-__RG_F1(log1pf, log1p)
 __RG_F1(sinf, sin)
 __RG_F1(cosf, cos)
 __RG_F1(tanf, tan)
+#endif
+__RG_F1(exp2f, exp2)
+__RG_F1(expm1f, expm1)
+__RG_F1(log1pf, log1p)
 __RG_F1(asinf, asin)
 __RG_F1(acosf, acos)
 __RG_F1(atanf, atan)
@@ -1931,7 +1944,11 @@ __RGDEV_MATH__ void sincospif(float x, float *s, float *c) {
     *c = cospif(x);
 }
 __RGDEV_MATH__ float fdividef(float a, float b) { return a / b; }
+#if defined(__USE_FAST_MATH__)
+__RGDEV_MATH__ float powf(float x, float y) { return __powf(x, y); }
+#else
 __RGDEV_MATH__ float powf(float x, float y) { return (float)pow((double)x, (double)y); }
+#endif
 __RGDEV_MATH__ float atan2f(float y, float x) { return (float)atan2((double)y, (double)x); }
 __RGDEV_MATH__ float hypotf(float x, float y) { return (float)hypot((double)x, (double)y); }
 __RGDEV_MATH__ float fmodf(float x, float y) { return (float)fmod((double)x, (double)y); }
@@ -1947,12 +1964,16 @@ __RGDEV_MATH__ float modff(float x, float *ip) {
     if (__builtin_fabsf(x) == __builtin_inff()) return __rg_copysignf(0.0f, x);
     return __rg_copysignf(x - t, x);
 }
+#if defined(__USE_FAST_MATH__)
+__RGDEV_MATH__ void sincosf(float x, float *s, float *c) { __sincosf(x, s, c); }
+#else
 __RGDEV_MATH__ void sincosf(float x, float *s, float *c) {
     double sd, cd;
     sincos((double)x, &sd, &cd);
     *s = (float)sd;
     *c = (float)cd;
 }
+#endif
 __RGDEV_MATH__ float nextafterf(float x, float y) {
     if (x != x || y != y) return x + y;
     if (x == y) return y;

@@ -606,6 +606,10 @@ pub enum VoteMode {
     Ballot,
 }
 
+/// `VOTE` modifier bit: operand b holds the member mask of `vote.sync`; only the active
+/// lanes in it vote (the mode is in bits 1:0).
+pub const VOTE_MEMBER_MASK: u16 = 1 << 2;
+
 /// `CVTA` modifiers: space (2:0), direction bit 3 (1 = generic to space).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CvtaMods {

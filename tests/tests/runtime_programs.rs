@@ -135,6 +135,36 @@ fn templates_and_cxx() {
     program("templates", &["-std=c++17"]);
 }
 
+/// Barriers that order shared memory (the pattern clang-14 broke: thread 0 writes a
+/// `__shared__` value between two `__syncthreads()`, every thread reads it), the
+/// block-wide votes, and cooperative groups: blocks, static and dynamic tiles, coalesced
+/// groups and their partitions, reduce and scans, memcpy_async, and a grid-wide sync in a
+/// cooperative launch; built by the default clang and by clang-14 when it is installed.
+#[test]
+fn barriers_and_cooperative_groups() {
+    let exe = compile("cg", &[]);
+    let out = run_ok(&exe, &[]);
+    assert!(out.contains("cooperative launch: "), "{out}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    if Command::new("clang-14").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        let dir = scratch("cg14");
+        let exe = dir.join("cg");
+        let out = rgdev()
+            .env("RGDEV_CLANG", "clang-14")
+            .arg("cc")
+            .arg(root().join("tests/cuda/cg.cu"))
+            .arg("-I")
+            .arg(root().join("tests/cuda"))
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("rgdev cc runs");
+        assert!(out.status.success(), "{:?}", text(&out));
+        run_ok(&exe, &[]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Tiled matrix multiply with `__shared__` tiles.
 #[test]
 fn tiled_matmul() {

@@ -344,13 +344,24 @@ fn warp_wide(d: D, on: u32, active: u32, regs: &mut [u64]) {
             ballot |= 1 << l;
         }
     }
-    let v = match d.m & 3 {
-        0 => (ballot == on) as u64,
-        1 => (ballot != 0) as u64,
-        2 => (ballot == on || ballot == 0) as u64,
-        _ => ballot as u64,
+    let vote = |members: u32| {
+        let b = ballot & members;
+        match d.m & 3 {
+            0 => (b == members) as u64,
+            1 => (b != 0) as u64,
+            2 => (b == members || b == 0) as u64,
+            _ => b as u64,
+        }
     };
-    lanes!(d, on, regs, |_l| v)
+    if d.m & VOTE_MEMBER_MASK != 0 {
+        // `vote.sync`: each lane votes with the active lanes of its member mask (tiles of
+        // a warp vote side by side with masks of their own).
+        let masks: [u64; 32] = core::array::from_fn(|l| operand(&d, 1, l, regs));
+        lanes!(d, on, regs, |l| vote(on & masks[l] as u32))
+    } else {
+        let v = vote(on);
+        lanes!(d, on, regs, |_l| v)
+    }
 }
 
 /// The 32 lane values of operand `k` (a register row, or the immediate everywhere).

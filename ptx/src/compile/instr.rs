@@ -507,6 +507,11 @@ impl<'a> Kc<'a> {
         let d = self.dst(self.arg(i, 0)?)?;
         let a = self.src(self.arg(i, 1)?, Ty::Pred)?;
         let ty = if mode == VoteMode::Ballot { Ty::U32 } else { Ty::Pred };
+        // `vote.sync`'s member mask: the vote is over those lanes (m bit 2: b holds it).
+        if i.has("sync") && i.args.len() > 2 {
+            let b = self.src(self.arg(i, 2)?, Ty::U32)?;
+            return self.emit(Op::Vote, ty, d, [Some(a), Some(b), None], mode as u16 | VOTE_MEMBER_MASK).map(|_| ());
+        }
         self.emit(Op::Vote, ty, d, [Some(a), None, None], mode as u16).map(|_| ())
     }
 

@@ -72,9 +72,17 @@ pub(crate) fn place(top: u32, size: u32, align: u32, pos: Pos) -> Result<(u32, u
     Ok((off as u32, end as u32))
 }
 
+/// The array clang (15 and later) writes into relocatable device code to keep the
+/// external variables a module uses alive (`@llvm.compiler.used` in PTX form): the
+/// addresses of those variables, which no code reads.
+pub(crate) const CLANG_USED_EXTERNAL: &str = "__clang_gpu_used_external";
+
 pub(crate) fn init_bytes(v: &ast::Var, size: u32) -> Result<Vec<u8>> {
     let elem = scalar_size(&v.ty).unwrap_or(1) as usize;
     let mut out = vec![0u8; size as usize];
+    if v.name == CLANG_USED_EXTERNAL {
+        return Ok(out); // never read: its address initializers are not laid out
+    }
     for (i, init) in v.init.iter().enumerate() {
         let at = i * elem;
         if at + elem > out.len() {

@@ -13,10 +13,12 @@ use std::process::{Command, ExitCode};
 
 /// How to call it.
 pub const USAGE: &str = "rgdev cc [-c] [-o OUT] [-arch=sm_XX] [-I DIR] [-D NAME[=V]] [-L DIR] [-l LIB] [-O N] [-g] \
-                         [-rdc=true] [-Xcompiler A,B] [--ptx] [-v] [-keep] FILES...";
+                         [-rdc=true] [-dlink] [-use_fast_math] [-maxrregcount N] [-Xptxas A,B] [-Xcompiler A,B] \
+                         [--ptx] [-v] [-keep] FILES...";
 
 const HELP: &str = "\
-Compile and link CUDA programs for rgdev, as nvcc does, with clang (clang-14, or RGDEV_CLANG).
+Compile and link CUDA programs for rgdev, as nvcc does, with clang (the newest of clang-19 to
+clang-14 installed, or RGDEV_CLANG).
 .cu files are CUDA C++ (device code becomes PTX in a fat binary); .c and .cpp/.cc/.cxx files
 are host code; .o, .a and .so files are linked. The program links libcudart.so.12 from
 beside this executable and finds it there at run time.
@@ -28,7 +30,25 @@ Options:
                               also -gencode arch=compute_XX,code=..., --gpu-architecture
   -I DIR, -D NAME[=V], -U NAME  preprocessor options
   -L DIR, -l LIB              link options
-  -O N, -g, -G, -lineinfo     optimization and debug information (device code is always -O3)
+  -O N, -g                    host optimization and debug information (device code is always -O3)
+  -use_fast_math              -ftz=true -prec-div=false -prec-sqrt=false -fmad=true, and the
+                              math library's single-precision functions are the fast intrinsics
+                              (sinf is __sinf; __USE_FAST_MATH__ is defined), as nvcc's
+  -ftz, -prec-div, -prec-sqrt, -fmad true|false
+                              device floating point: flush denormals to zero, IEEE division,
+                              IEEE square root, multiply-add contraction (defaults false, true,
+                              true, true)
+  -maxrregcount N             registers per thread for every kernel without __launch_bounds__
+                              (the PTX's .maxnreg, which the JIT meets by spilling)
+  -Xptxas A,B, --ptxas-options=A,B
+                              check each PTX with `rgdev ptxas A B` (-v: its resource report,
+                              --warn-on-spills, -maxrregcount N, -O N); -res-usage is -Xptxas -v
+  -x cu                       compile the inputs as CUDA whatever their extension
+  -dlink                      write the device link of -rdc objects as one object (a_dlink.o)
+                              for a host linker; rgdev cc's own link does it by itself
+  Accepted, changing nothing: -G, -lineinfo, --expt-relaxed-constexpr, --extended-lambda,
+  -m64, -Wno-deprecated-gpu-targets, -lcudadevrt, -ccbin DIR (clang compiles the host code of
+  a .cu file in the same front end as its device code), -t N.
   -std=c++NN                  the C++ dialect
   -Xcompiler A,B              pass options to the host compiler
   -Xlinker A,B                pass options to the linker
@@ -62,6 +82,24 @@ const HEADERS: &[(&str, &str)] = &[
     ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
     ("nvToolsExt.h", include_str!("../../../include/nvToolsExt.h")),
     ("nvtx3/nvToolsExt.h", include_str!("../../../include/nvtx3/nvToolsExt.h")),
+    ("cooperative_groups.h", include_str!("../../../include/cooperative_groups.h")),
+    ("cooperative_groups/reduce.h", include_str!("../../../include/cooperative_groups/reduce.h")),
+    ("cooperative_groups/scan.h", include_str!("../../../include/cooperative_groups/scan.h")),
+    ("cooperative_groups/memcpy_async.h", include_str!("../../../include/cooperative_groups/memcpy_async.h")),
+    ("cuda_profiler_api.h", include_str!("../../../include/cuda_profiler_api.h")),
+    ("builtin_types.h", include_str!("../../../include/builtin_types.h")),
+    ("math_constants.h", include_str!("../../../include/math_constants.h")),
+    ("sm_20_atomic_functions.h", include_str!("../../../include/sm_20_atomic_functions.h")),
+    ("sm_20_intrinsics.h", include_str!("../../../include/sm_20_intrinsics.h")),
+    ("sm_30_intrinsics.h", include_str!("../../../include/sm_30_intrinsics.h")),
+    ("sm_32_atomic_functions.h", include_str!("../../../include/sm_32_atomic_functions.h")),
+    ("sm_32_intrinsics.h", include_str!("../../../include/sm_32_intrinsics.h")),
+    ("sm_35_intrinsics.h", include_str!("../../../include/sm_35_intrinsics.h")),
+    ("sm_60_atomic_functions.h", include_str!("../../../include/sm_60_atomic_functions.h")),
+    ("sm_61_intrinsics.h", include_str!("../../../include/sm_61_intrinsics.h")),
+    ("device_atomic_functions.h", include_str!("../../../include/device_atomic_functions.h")),
+    ("device_double_functions.h", include_str!("../../../include/device_double_functions.h")),
+    ("cuda_device_runtime_api.h", include_str!("../../../include/cuda_device_runtime_api.h")),
 ];
 
 /// The parsed command line.
@@ -79,6 +117,22 @@ struct Args {
     host_flags: Vec<String>,
     link_flags: Vec<String>,
     rdc: bool,
+    /// `-dlink`: write the device link of the inputs (objects) as one object and stop.
+    dlink: bool,
+    /// Inputs named by `-x cu` are CUDA whatever their extension.
+    force_cuda: bool,
+    /// Floating-point modes of device code (`-use_fast_math` sets all four).
+    ftz: bool,
+    prec_div: bool,
+    prec_sqrt: bool,
+    fmad: bool,
+    /// Defines `__USE_FAST_MATH__`: the math library's single-precision functions are the
+    /// fast intrinsics (`sinf` is `__sinf`), as nvcc's `-use_fast_math`.
+    fast_math: bool,
+    /// `-maxrregcount`: the registers every kernel without `__launch_bounds__` may use.
+    max_regs: Option<u32>,
+    /// `-Xptxas` options, checked and run by `rgdev ptxas` on each PTX.
+    ptxas: Vec<String>,
     verbose: bool,
     keep: bool,
     help: bool,
@@ -94,8 +148,50 @@ fn arch(v: &str) -> Result<u32, String> {
     }
 }
 
+/// `true`/`false` of an nvcc boolean option.
+fn boolean(flag: &str, v: &str) -> Result<bool, String> {
+    match v {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("option `{flag}` takes true or false, not `{v}`")),
+    }
+}
+
+/// A register count (`-maxrregcount`).
+fn reg_count(flag: &str, v: &str) -> Result<u32, String> {
+    v.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| format!("`{flag}`: `{v}` is not a register count"))
+}
+
+/// nvcc options that change nothing under rgdev cc, with or without a value: clang accepts
+/// what they enable by default (relaxed constexpr, extended lambdas), or they name what
+/// rgdev has one of (64-bit host code, the shared device runtime).
+const ACCEPTED: &[&str] = &[
+    "--expt-relaxed-constexpr",
+    "-expt-relaxed-constexpr",
+    "--expt-extended-lambda",
+    "-expt-extended-lambda",
+    "--extended-lambda",
+    "-extended-lambda",
+    "-m64",
+    "--machine=64",
+    "-Wno-deprecated-gpu-targets",
+    "--Wno-deprecated-gpu-targets",
+    "-Wno-deprecated-declarations",
+    "--Wno-deprecated-declarations",
+    "-lineinfo",
+    "--generate-line-info",
+    "-G",
+    "--device-debug",
+    "-lcudadevrt",
+];
+
+/// nvcc options that take a value and change nothing under rgdev cc: `-ccbin` (clang is the
+/// host compiler of a CUDA file: it compiles host and device code in one front end), `-t`
+/// (parallel compilation).
+const ACCEPTED_WITH_VALUE: &[&str] = &["-ccbin", "--compiler-bindir", "-t", "--threads"];
+
 fn parse(args: &[String]) -> Result<Args, String> {
-    let mut a = Args::default();
+    let mut a = Args { prec_div: true, prec_sqrt: true, fmad: true, ..Args::default() };
     let mut it = args.iter();
     // The value of a flag given as `-f V`, `-fV` or `-f=V`.
     fn value<'a>(flag: &str, arg: &'a str, it: &mut std::slice::Iter<'a, String>) -> Result<String, String> {
@@ -117,7 +213,64 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "-v" | "--verbose" => a.verbose = true,
             "-keep" | "--keep" => a.keep = true,
             "-g" | "--debug" => a.host_flags.push("-g".into()),
-            "-G" | "--device-debug" | "-lineinfo" | "--generate-line-info" => {}
+            _ if ACCEPTED.contains(&s) => {}
+            _ if ACCEPTED_WITH_VALUE.iter().any(|f| s == *f || s.starts_with(&format!("{f}="))) => {
+                if !s.contains('=') {
+                    it.next().ok_or_else(|| format!("option `{s}` needs a value"))?;
+                }
+            }
+            "-use_fast_math" | "--use_fast_math" => {
+                (a.ftz, a.prec_div, a.prec_sqrt, a.fmad, a.fast_math) = (true, false, false, true, true);
+            }
+            _ if s.starts_with("-ftz") || s.starts_with("--ftz") => {
+                let flag = if s.starts_with("--") { "--ftz" } else { "-ftz" };
+                a.ftz = boolean(flag, &value(flag, s, &mut it)?)?;
+            }
+            _ if s.starts_with("-prec-div") || s.starts_with("--prec-div") => {
+                let flag = if s.starts_with("--") { "--prec-div" } else { "-prec-div" };
+                a.prec_div = boolean(flag, &value(flag, s, &mut it)?)?;
+            }
+            _ if s.starts_with("-prec-sqrt") || s.starts_with("--prec-sqrt") => {
+                let flag = if s.starts_with("--") { "--prec-sqrt" } else { "-prec-sqrt" };
+                a.prec_sqrt = boolean(flag, &value(flag, s, &mut it)?)?;
+            }
+            _ if s.starts_with("-fmad") || s.starts_with("--fmad") => {
+                let flag = if s.starts_with("--") { "--fmad" } else { "-fmad" };
+                a.fmad = boolean(flag, &value(flag, s, &mut it)?)?;
+            }
+            _ if s.starts_with("-maxrregcount") || s.starts_with("--maxrregcount") => {
+                let flag = if s.starts_with("--") { "--maxrregcount" } else { "-maxrregcount" };
+                a.max_regs = Some(reg_count(flag, &value(flag, s, &mut it)?)?);
+            }
+            _ if s.starts_with("-Xptxas") || s.starts_with("--ptxas-options") => {
+                let flag = if s.starts_with("-Xptxas") { "-Xptxas" } else { "--ptxas-options" };
+                let v = value(flag, s, &mut it)?;
+                let mut opts = v.split([',', ' ']).filter(|o| !o.is_empty()).peekable();
+                while let Some(o) = opts.next() {
+                    // `-maxrregcount N` also limits what the JIT gives each kernel at load.
+                    if let Some(n) = o.strip_prefix("-maxrregcount").or_else(|| o.strip_prefix("--maxrregcount")) {
+                        let n = match n.strip_prefix('=') {
+                            Some(n) => n.to_string(),
+                            None if n.is_empty() => opts.next().ok_or("`-maxrregcount` needs a value")?.to_string(),
+                            None => return Err(format!("-Xptxas: unknown option `{o}`")),
+                        };
+                        a.max_regs = Some(reg_count("-maxrregcount", &n)?);
+                        continue;
+                    }
+                    a.ptxas.push(o.to_string());
+                    // Options of ptxas that take a value as the next word.
+                    if matches!(o, "-O" | "--opt-level") {
+                        a.ptxas.push(opts.next().ok_or_else(|| format!("-Xptxas: `{o}` needs a value"))?.to_string());
+                    }
+                }
+            }
+            "-res-usage" | "--resource-usage" => a.ptxas.push("-v".into()),
+            "-dlink" | "--device-link" => a.dlink = true,
+            "-x" | "--x" => match it.next().map(String::as_str) {
+                Some("cu") => a.force_cuda = true,
+                Some("c" | "c++") => a.force_cuda = false,
+                v => return Err(format!("-x {}: rgdev cc compiles cu, c and c++", v.unwrap_or(""))),
+            },
             "-w" => a.cflags.push("-w".into()),
             "-rdc=true" | "-rdc" | "--relocatable-device-code=true" | "-dc" => {
                 a.rdc = true;
@@ -165,6 +318,11 @@ fn parse(args: &[String]) -> Result<Args, String> {
             _ if s.starts_with("-L") || s.starts_with("-l") => {
                 let flag = &s[..2];
                 let v = value(flag, s, &mut it)?;
+                // The device runtime's library (`-lcudadevrt`): rgdev's runtime has no
+                // separate one to link.
+                if flag == "-l" && v == "cudadevrt" {
+                    continue;
+                }
                 a.link_flags.push(format!("{flag}{v}"));
             }
             _ if s.starts_with("-Xcompiler") || s.starts_with("--compiler-options") => {
@@ -198,7 +356,10 @@ enum Kind {
     Link,
 }
 
-fn kind(path: &str) -> Result<Kind, String> {
+fn kind(path: &str, force_cuda: bool) -> Result<Kind, String> {
+    if force_cuda && !matches!(kind(path, false), Ok(Kind::Link)) {
+        return Ok(Kind::Cuda);
+    }
     let ext = Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
     match ext {
         "cu" => Ok(Kind::Cuda),
@@ -210,13 +371,68 @@ fn kind(path: &str) -> Result<Kind, String> {
     }
 }
 
-/// The clang to run: RGDEV_CLANG, else clang-14, else clang.
+/// The clangs `rgdev cc` looks for, newest first: Debian 12 ships 14, 16 and 19; 19 is the
+/// one the test command installs, and 14 is still tested (`RGDEV_CLANG=clang-14`).
+const CLANGS: &[&str] = &["clang-19", "clang-18", "clang-17", "clang-16", "clang-15", "clang-14"];
+
+/// The clang to run: RGDEV_CLANG, else the newest of [`CLANGS`] installed, else clang.
 fn clang() -> String {
     if let Ok(c) = std::env::var("RGDEV_CLANG") {
         return c;
     }
     let found = |c: &str| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success());
-    if found("clang-14") { "clang-14".into() } else { "clang".into() }
+    CLANGS.iter().find(|c| found(c)).map_or_else(|| "clang".into(), |c| c.to_string())
+}
+
+/// The device compile's floating-point options: nvcc's `-ftz`, `-prec-div`, `-prec-sqrt`,
+/// `-fmad` and `-use_fast_math` in clang's words.
+fn fp_flags(a: &Args) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if a.ftz {
+        v.push("-fgpu-flush-denormals-to-zero");
+    }
+    if !a.prec_div {
+        v.extend(["-mllvm", "-nvptx-prec-divf32=0"]);
+    }
+    if !a.prec_sqrt {
+        v.extend(["-mllvm", "-nvptx-prec-sqrtf32=0"]);
+    }
+    v.push(if a.fmad { "-ffp-contract=fast" } else { "-ffp-contract=off" });
+    if a.fast_math {
+        v.extend(["-fgpu-approx-transcendentals", "-D__USE_FAST_MATH__"]);
+    }
+    v
+}
+
+/// PTX `text` with `.maxnreg n` on every entry that has no `.maxnreg` and no `.maxntid`
+/// (`__launch_bounds__` takes precedence over `-maxrregcount`, as with nvcc).
+fn with_max_regs(text: &str, n: u32) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    while let Some(at) = rest.find(".entry ") {
+        let Some(open) = rest[at..].find('{').map(|k| at + k) else { break };
+        out.push_str(&rest[..open]);
+        let head = &rest[at..open];
+        if !head.contains(".maxnreg") && !head.contains(".maxntid") && !head.contains(".reqntid") {
+            out.push_str(&format!(".maxnreg {n}\n"));
+        }
+        rest = &rest[open..];
+        out.push('{');
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The PTX ISA version (as 10 x major + minor) rgdev cc asks clang for on `sm_<arch>`.
+fn ptx_isa(arch: u32) -> u32 {
+    match arch {
+        0..=75 => 64,
+        76..=80 => 70,
+        81..=86 => 71,
+        87 => 74,
+        _ => 78,
+    }
 }
 
 /// One compile or link step's runner: prints with -v, names the failing step.
@@ -234,7 +450,7 @@ impl Driver {
             eprintln!("#$ {} {}", self.clang, line.join(" "));
         }
         let st = Command::new(&self.clang).args(args).status().map_err(|e| {
-            format!("cannot run {}: {e} (install clang-14: apt-get install clang-14, or set RGDEV_CLANG)", self.clang)
+            format!("cannot run {}: {e} (install clang-19: apt-get install clang-19, or set RGDEV_CLANG)", self.clang)
         })?;
         if st.success() { Ok(()) } else { Err(String::new()) } // clang printed why
     }
@@ -253,14 +469,38 @@ impl Driver {
             .map(OsString::from)
             .collect();
         v.push(format!("--cuda-gpu-arch=sm_{arch}").into());
-        // PTX ISA 6.4: what clang-14 emits for sm_70 features without a CUDA installation.
-        v.extend(["-Xclang", "-target-feature", "-Xclang", "+ptx64"].map(OsString::from));
+        // The PTX ISA clang writes without a CUDA installation: 6.4 (sm_70's features), or
+        // the first that has the architecture (sm_80: 7.0, sm_86: 7.1, sm_89 and sm_90: 7.8).
+        v.extend(["-Xclang", "-target-feature", "-Xclang"].map(OsString::from));
+        v.push(format!("+ptx{}", ptx_isa(arch)).into());
         if a.rdc {
             v.push("-fgpu-rdc".into());
         }
+        v.extend(fp_flags(a).into_iter().map(OsString::from));
         v.extend(self.common(a));
         v.extend(["-include".into(), "cuda_runtime.h".into(), "-o".into(), out.into(), src.into()]);
-        self.run(&v)
+        self.run(&v)?;
+        if let Some(n) = a.max_regs {
+            let text = std::fs::read_to_string(out).map_err(|e| format!("{}: {e}", out.display()))?;
+            std::fs::write(out, with_max_regs(&text, n)).map_err(|e| format!("{}: {e}", out.display()))?;
+        }
+        if !a.ptxas.is_empty() {
+            self.ptxas(a, arch, out)?;
+        }
+        Ok(())
+    }
+
+    /// `rgdev ptxas -arch=sm_XX OPTIONS FILE` on the PTX of one compile (`-Xptxas`): its
+    /// report and warnings, or its error for an option it does not know.
+    fn ptxas(&self, a: &Args, arch: u32, ptx: &Path) -> Result<(), String> {
+        let me = std::env::current_exe().map_err(|e| format!("rgdev ptxas: {e}"))?;
+        let mut c = Command::new(me);
+        c.arg("ptxas").arg(format!("-arch=sm_{arch}")).args(&a.ptxas).arg(ptx);
+        if self.verbose {
+            eprintln!("#$ rgdev ptxas -arch=sm_{arch} {} {}", a.ptxas.join(" "), ptx.display());
+        }
+        let st = c.status().map_err(|e| format!("rgdev ptxas: {e}"))?;
+        if st.success() { Ok(()) } else { Err(String::new()) }
     }
 
     /// The host code of `src` with fat binary `fatbin` embedded.
@@ -326,7 +566,7 @@ fn compile(a: &Args, d: &Driver) -> Result<(), String> {
     if a.inputs.is_empty() {
         return Err("no input files".into());
     }
-    let kinds: Vec<Kind> = a.inputs.iter().map(|i| kind(i)).collect::<Result<_, _>>()?;
+    let kinds: Vec<Kind> = a.inputs.iter().map(|i| kind(i, a.force_cuda)).collect::<Result<_, _>>()?;
     let single = a.inputs.len() == 1;
     if (a.compile_only || a.ptx_only || a.fatbin_only) && !single && a.output.is_some() {
         return Err("-o with -c, --ptx or --fatbin takes one input file".into());
@@ -365,6 +605,17 @@ fn compile(a: &Args, d: &Driver) -> Result<(), String> {
         objects.push(obj.into());
     }
     if a.compile_only {
+        return Ok(());
+    }
+    if a.dlink {
+        // nvcc -dlink: the device link as an object of its own, for a host linker.
+        let out = a.output.clone().unwrap_or_else(|| "a_dlink.o".into());
+        match device_link(d, &objects)? {
+            Some(stub) => std::fs::copy(&stub, &out).map(|_| ()).map_err(|e| format!("{out}: {e}"))?,
+            None => {
+                return Err("-dlink: no input object has relocatable device code (compile with -rdc=true or -dc)".into());
+            }
+        }
         return Ok(());
     }
     if let Some(stub) = device_link(d, &objects)? {
@@ -431,6 +682,9 @@ fn device_link(d: &Driver, objects: &[OsString]) -> Result<Option<PathBuf>, Stri
     let mut ids: Vec<String> = Vec::new();
     for o in objects {
         let Ok(bytes) = std::fs::read(o) else { continue }; // libraries: the linker's
+        if elf_section(&bytes, "rgdev_dlink").is_some() {
+            return Ok(None); // linked already (`-dlink`): its object is among the inputs
+        }
         let (Some(fb), Some(id)) = (elf_section(&bytes, "__nv_relfatbin"), elf_section(&bytes, "__nv_module_id"))
         else {
             continue;
@@ -462,6 +716,7 @@ fn device_link(d: &Driver, objects: &[OsString]) -> Result<Option<PathBuf>, Stri
           {0x466243b1, 1, rgdev_fatbin, 0};\n\
           extern void **__cudaRegisterFatBinary(void *);\n\
           extern void __cudaRegisterFatBinaryEnd(void **);\n\
+          __attribute__((section(\"rgdev_dlink\"), used)) static const char rgdev_dlink_mark = 1;\n\
           static void **rgdev_handle;\n\
           static void **rgdev_register(void) {\n\
           \x20   if (!rgdev_handle) {\n\
@@ -505,9 +760,11 @@ pub fn main(args: &[String]) -> ExitCode {
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = std::env::temp_dir().join(format!("rgdev-cc-{}-{n}", std::process::id()));
     let include = tmp.join("include");
-    let made = std::fs::create_dir_all(&include)
-        .and_then(|()| std::fs::create_dir_all(include.join("nvtx3")))
-        .and_then(|()| HEADERS.iter().try_for_each(|(name, text)| std::fs::write(include.join(name), text)));
+    let made = HEADERS.iter().try_for_each(|(name, text)| {
+        let path = include.join(name);
+        std::fs::create_dir_all(path.parent().expect("a header's directory"))?;
+        std::fs::write(path, text)
+    });
     if let Err(e) = made {
         eprintln!("rgdev cc: {}: {e}", tmp.display());
         return ExitCode::FAILURE;
@@ -563,7 +820,8 @@ mod tests {
         assert!(args(&["-arch=sm_9"]).unwrap_err().contains("sm_9"));
         assert!(args(&["-cudart", "static"]).unwrap_err().contains("shared"));
         assert!(args(&["-o"]).unwrap_err().contains("-o"));
-        assert!(kind("prog.f90").unwrap_err().contains("prog.f90"));
-        assert_eq!(kind("libx.so.1").unwrap(), Kind::Link);
+        assert!(kind("prog.f90", false).unwrap_err().contains("prog.f90"));
+        assert_eq!(kind("libx.so.1", false).unwrap(), Kind::Link);
+        assert_eq!(kind("k.cpp", true).unwrap(), Kind::Cuda);
     }
 }

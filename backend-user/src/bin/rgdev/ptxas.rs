@@ -21,6 +21,7 @@ Options:
   -o FILE, --output-file FILE     write the module (an rgdev container) to FILE
   -maxrregcount N                 registers per thread no function may exceed (spilling to fit)
   --warn-on-spills                warn about every function that spills
+  -O N, --opt-level N             accepted (rgdev's JIT has one optimization level)
   --preset P                      the preset whose SM the occupancy is measured on
                                   (a built-in name or a .toml file; default: RGDEV_PRESET, gv100)
   -h, --help                      this help";
@@ -69,6 +70,14 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "-o" | "--output-file" => a.output = Some(value(flag)?),
             "-arch" | "--gpu-name" => a.arch = Some(arch(&value(flag)?)?),
             "--preset" => a.preset = Some(value(flag)?),
+            // The optimization level: rgdev's JIT has one.
+            "-O" | "--opt-level" => {
+                let v = value(flag)?;
+                if !matches!(v.as_str(), "0" | "1" | "2" | "3") {
+                    return Err(format!("`{flag}`: `{v}` is not an optimization level (0-3)"));
+                }
+            }
+            "-O0" | "-O1" | "-O2" | "-O3" => {}
             "-maxrregcount" | "--maxrregcount" => {
                 let v = value(flag)?;
                 let n = v.parse::<u32>().ok().filter(|&n| n > 0);

@@ -1,0 +1,432 @@
+/*
+ * cooperative_groups.h for rgdev: CUDA's cooperative groups (namespace cooperative_groups)
+ * over rgdev's device functions: thread blocks, the grid, tiles of a warp with static and
+ * dynamic sizes, coalesced groups and their partitions (tiled, labeled, binary), the
+ * collectives reduce, inclusive_scan and exclusive_scan, memcpy_async and wait, and the
+ * grid-wide barrier of a cooperative launch (cudaLaunchCooperativeKernel). Written for
+ * rgdev from CUDA's programming guide (the "Cooperative Groups" chapter); not NVIDIA's
+ * header.
+ *
+ * Model notes: a grid's sync() is a barrier in device memory of the module (one per
+ * translation unit's module), so cooperative kernels of one module must not run
+ * concurrently; memcpy_async copies at once (its wait() is the group's sync()); a dynamic
+ * tile of more than 32 threads synchronizes the whole block.
+ */
+#ifndef _COOPERATIVE_GROUPS_H_
+#define _COOPERATIVE_GROUPS_H_
+
+#if defined(__CUDA__) && defined(__cplusplus)
+
+#include "cuda_runtime.h"
+
+namespace cooperative_groups {
+
+namespace details {
+
+__device__ __forceinline__ unsigned lane_id() { return __nvvm_read_ptx_sreg_laneid(); }
+__device__ __forceinline__ unsigned lanemask_lt() { return __nvvm_read_ptx_sreg_lanemask_lt(); }
+__device__ __forceinline__ unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+__device__ __forceinline__ unsigned block_rank() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ unsigned long long grid_blocks() {
+    return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+}
+__device__ __forceinline__ unsigned long long grid_block_rank() {
+    return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+}
+/* The lane of the n-th (from 0) set bit of `mask`; 32 when it has fewer. */
+__device__ __forceinline__ unsigned nth_lane(unsigned mask, unsigned n) {
+    for (unsigned k = 0; k < n && mask; k++) mask &= mask - 1;
+    return mask ? (unsigned)__ffs((int)mask) - 1 : 32u;
+}
+/* `bits` (one per lane of `mask`) packed by rank: bit r is the bit of mask's r-th lane. */
+__device__ __forceinline__ unsigned compact(unsigned mask, unsigned bits) {
+    unsigned out = 0, r = 0;
+    for (unsigned l = 0; l < 32; l++) {
+        if (mask & (1u << l)) {
+            if (bits & (1u << l)) out |= 1u << r;
+            r++;
+        }
+    }
+    return out;
+}
+
+/* A shuffle of any trivially copyable type, 32 bits at a time. */
+template <class T> __device__ __forceinline__ T shfl(unsigned mask, const T &v, int lane, int width) {
+    constexpr unsigned words = (sizeof(T) + 3) / 4;
+    unsigned w[words];
+    w[words - 1] = 0;
+    __builtin_memcpy(w, &v, sizeof(T));
+    for (unsigned k = 0; k < words; k++) w[k] = __shfl_sync(mask, w[k], lane, width);
+    T out;
+    __builtin_memcpy(&out, w, sizeof(T));
+    return out;
+}
+template <class T> __device__ __forceinline__ T shfl_up(unsigned mask, const T &v, unsigned d, int width) {
+    constexpr unsigned words = (sizeof(T) + 3) / 4;
+    unsigned w[words];
+    w[words - 1] = 0;
+    __builtin_memcpy(w, &v, sizeof(T));
+    for (unsigned k = 0; k < words; k++) w[k] = __shfl_up_sync(mask, w[k], d, width);
+    T out;
+    __builtin_memcpy(&out, w, sizeof(T));
+    return out;
+}
+template <class T> __device__ __forceinline__ T shfl_down(unsigned mask, const T &v, unsigned d, int width) {
+    constexpr unsigned words = (sizeof(T) + 3) / 4;
+    unsigned w[words];
+    w[words - 1] = 0;
+    __builtin_memcpy(w, &v, sizeof(T));
+    for (unsigned k = 0; k < words; k++) w[k] = __shfl_down_sync(mask, w[k], d, width);
+    T out;
+    __builtin_memcpy(&out, w, sizeof(T));
+    return out;
+}
+template <class T> __device__ __forceinline__ T shfl_xor(unsigned mask, const T &v, int m, int width) {
+    constexpr unsigned words = (sizeof(T) + 3) / 4;
+    unsigned w[words];
+    w[words - 1] = 0;
+    __builtin_memcpy(w, &v, sizeof(T));
+    for (unsigned k = 0; k < words; k++) w[k] = __shfl_xor_sync(mask, w[k], m, width);
+    T out;
+    __builtin_memcpy(&out, w, sizeof(T));
+    return out;
+}
+/* Lanes of `mask` whose `v` equals this lane's. */
+template <class T> __device__ __forceinline__ unsigned match_any(unsigned mask, const T &v) {
+    constexpr unsigned words = (sizeof(T) + 3) / 4;
+    unsigned w[words];
+    w[words - 1] = 0;
+    __builtin_memcpy(w, &v, sizeof(T));
+    unsigned out = 0;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(mask & (1u << l))) continue;
+        bool same = true;
+        for (unsigned k = 0; k < words; k++) same &= __shfl_sync(mask, w[k], (int)l, 32) == w[k];
+        if (same) out |= 1u << l;
+    }
+    return out;
+}
+
+/* The grid barrier of a cooperative launch: arrivals and a generation count. */
+static __device__ unsigned int grid_barrier[2];
+__device__ __forceinline__ void grid_sync() {
+    __syncthreads();
+    if (block_rank() == 0) {
+        volatile unsigned int *gen = &grid_barrier[1];
+        unsigned int g = *gen;
+        __threadfence();
+        unsigned int arrived = atomicAdd(&grid_barrier[0], 1u);
+        if (arrived + 1 == (unsigned int)grid_blocks()) {
+            atomicExch(&grid_barrier[0], 0u);
+            __threadfence();
+            atomicAdd(&grid_barrier[1], 1u);
+        } else {
+            while (*gen == g) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+enum group_kind : unsigned { kind_block, kind_grid, kind_coalesced, kind_large_tile };
+
+} // namespace details
+
+class thread_group;
+__device__ thread_group tiled_partition(const thread_group &parent, unsigned size);
+
+/* Any group, its kind known at run time. */
+class thread_group {
+  protected:
+    unsigned kind_;
+    unsigned mask_;  /* coalesced: the member lanes */
+    unsigned size_;  /* large tile: its size */
+    __device__ thread_group(unsigned kind, unsigned mask = 0, unsigned size = 0) : kind_(kind), mask_(mask), size_(size) {}
+
+    friend __device__ thread_group tiled_partition(const thread_group &parent, unsigned size);
+
+  public:
+    __device__ unsigned long long num_threads() const {
+        switch (kind_) {
+        case details::kind_block: return details::block_size();
+        case details::kind_grid: return details::grid_blocks() * details::block_size();
+        case details::kind_coalesced: return (unsigned)__popc(mask_);
+        default: return size_;
+        }
+    }
+    __device__ unsigned long long size() const { return num_threads(); }
+    __device__ unsigned long long thread_rank() const {
+        switch (kind_) {
+        case details::kind_block: return details::block_rank();
+        case details::kind_grid: return details::grid_block_rank() * details::block_size() + details::block_rank();
+        case details::kind_coalesced: return (unsigned)__popc(mask_ & details::lanemask_lt());
+        default: return details::block_rank() % size_;
+        }
+    }
+    __device__ void sync() const {
+        switch (kind_) {
+        case details::kind_grid: details::grid_sync(); break;
+        case details::kind_coalesced: __syncwarp(mask_); break;
+        default: __syncthreads(); break;
+        }
+    }
+    __device__ unsigned get_type() const { return kind_; }
+};
+
+/* The grid of a cooperative launch. */
+class grid_group : public thread_group {
+  public:
+    __device__ grid_group() : thread_group(details::kind_grid) {}
+    __device__ bool is_valid() const { return true; }
+    __device__ void sync() const { details::grid_sync(); }
+    __device__ unsigned long long num_threads() const { return details::grid_blocks() * details::block_size(); }
+    __device__ unsigned long long size() const { return num_threads(); }
+    __device__ unsigned long long thread_rank() const {
+        return details::grid_block_rank() * details::block_size() + details::block_rank();
+    }
+    __device__ unsigned long long num_blocks() const { return details::grid_blocks(); }
+    __device__ unsigned long long block_rank() const { return details::grid_block_rank(); }
+    __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+    __device__ dim3 dim_blocks() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+    __device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    __device__ dim3 dim_threads() const { return group_dim(); }
+};
+__device__ __forceinline__ grid_group this_grid() { return grid_group(); }
+
+/* The thread block. */
+class thread_block : public thread_group {
+  public:
+    __device__ thread_block() : thread_group(details::kind_block) {}
+    __device__ void sync() const { __syncthreads(); }
+    __device__ unsigned num_threads() const { return details::block_size(); }
+    __device__ unsigned size() const { return num_threads(); }
+    __device__ unsigned thread_rank() const { return details::block_rank(); }
+    __device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+    __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+    __device__ dim3 dim_threads() const { return group_dim(); }
+};
+__device__ __forceinline__ thread_block this_thread_block() { return thread_block(); }
+
+/* The active lanes of a warp (or a partition of them), ranked by lane. */
+class coalesced_group : public thread_group {
+  public:
+    __device__ explicit coalesced_group(unsigned mask) : thread_group(details::kind_coalesced, mask) {}
+    __device__ unsigned num_threads() const { return (unsigned)__popc(mask_); }
+    __device__ unsigned size() const { return num_threads(); }
+    __device__ unsigned thread_rank() const { return (unsigned)__popc(mask_ & details::lanemask_lt()); }
+    __device__ unsigned meta_group_rank() const { return 0; }
+    __device__ unsigned meta_group_size() const { return 1; }
+    __device__ void sync() const { __syncwarp(mask_); }
+    template <class T> __device__ T shfl(T v, unsigned rank) const {
+        return details::shfl(mask_, v, (int)details::nth_lane(mask_, rank), 32);
+    }
+    template <class T> __device__ T shfl_up(T v, unsigned d) const {
+        unsigned r = thread_rank();
+        unsigned src = r >= d ? details::nth_lane(mask_, r - d) : details::lane_id();
+        return details::shfl(mask_, v, (int)src, 32);
+    }
+    template <class T> __device__ T shfl_down(T v, unsigned d) const {
+        unsigned r = thread_rank();
+        unsigned src = r + d < num_threads() ? details::nth_lane(mask_, r + d) : details::lane_id();
+        return details::shfl(mask_, v, (int)src, 32);
+    }
+    __device__ int any(int p) const { return __any_sync(mask_, p); }
+    __device__ int all(int p) const { return __all_sync(mask_, p); }
+    __device__ unsigned ballot(int p) const { return details::compact(mask_, __ballot_sync(mask_, p)); }
+    template <class T> __device__ unsigned match_any(T v) const {
+        return details::compact(mask_, details::match_any(mask_, v));
+    }
+    template <class T> __device__ unsigned match_all(T v, int &pred) const {
+        unsigned m = details::match_any(mask_, v);
+        pred = m == mask_;
+        return pred ? details::compact(mask_, mask_) : 0u;
+    }
+    __device__ unsigned get_mask() const { return mask_; }
+};
+__device__ __forceinline__ coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+
+/* A tile of Size (a power of two up to 32) consecutive threads of a block's warp. */
+template <unsigned Size, class ParentT = void> class thread_block_tile : public thread_group {
+    static_assert(Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16 || Size == 32,
+                  "rgdev: thread_block_tile sizes are powers of two up to 32");
+    __device__ static unsigned build_mask() {
+        return Size == 32 ? 0xffffffffu : ((1u << Size) - 1u) << (details::lane_id() & ~(Size - 1u));
+    }
+
+  public:
+    __device__ thread_block_tile() : thread_group(details::kind_coalesced, build_mask()) {}
+    template <class P> __device__ thread_block_tile(const thread_block_tile<Size, P> &) : thread_block_tile() {}
+    static constexpr unsigned num_threads() { return Size; }
+    static constexpr unsigned size() { return Size; }
+    __device__ unsigned thread_rank() const { return details::lane_id() & (Size - 1u); }
+    __device__ unsigned meta_group_rank() const { return details::block_rank() / Size; }
+    __device__ unsigned meta_group_size() const { return (details::block_size() + Size - 1) / Size; }
+    __device__ void sync() const { __syncwarp(build_mask()); }
+    template <class T> __device__ T shfl(T v, int src) const { return details::shfl(build_mask(), v, src, Size); }
+    template <class T> __device__ T shfl_up(T v, unsigned d) const {
+        return details::shfl_up(build_mask(), v, d, Size);
+    }
+    template <class T> __device__ T shfl_down(T v, unsigned d) const {
+        return details::shfl_down(build_mask(), v, d, Size);
+    }
+    template <class T> __device__ T shfl_xor(T v, unsigned m) const {
+        return details::shfl_xor(build_mask(), v, (int)m, Size);
+    }
+    __device__ int any(int p) const { return __any_sync(build_mask(), p); }
+    __device__ int all(int p) const { return __all_sync(build_mask(), p); }
+    __device__ unsigned ballot(int p) const {
+        return (__ballot_sync(build_mask(), p) >> (details::lane_id() & ~(Size - 1u))) &
+               (Size == 32 ? 0xffffffffu : (1u << Size) - 1u);
+    }
+    template <class T> __device__ unsigned match_any(T v) const {
+        return details::compact(build_mask(), details::match_any(build_mask(), v));
+    }
+    template <class T> __device__ unsigned match_all(T v, int &pred) const {
+        unsigned m = details::match_any(build_mask(), v);
+        pred = m == build_mask();
+        return pred ? details::compact(build_mask(), build_mask()) : 0u;
+    }
+};
+
+/* tiled_partition<Size>(parent): the calling thread's tile. */
+template <unsigned Size, class ParentT> __device__ __forceinline__ thread_block_tile<Size, ParentT>
+tiled_partition(const ParentT &) {
+    return thread_block_tile<Size, ParentT>();
+}
+/* tiled_partition(parent, size): a tile of `size` threads (a power of two), its size known at
+ * run time. Tiles of a coalesced group are consecutive ranks of it. */
+__device__ inline thread_group tiled_partition(const thread_group &parent, unsigned size) {
+    if (parent.kind_ == details::kind_coalesced) {
+        unsigned pm = parent.mask_;
+        unsigned me = (unsigned)__popc(pm & details::lanemask_lt()) / size, m = 0, r = 0;
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(pm & (1u << l))) continue;
+            if (r / size == me) m |= 1u << l;
+            r++;
+        }
+        return coalesced_group(m);
+    }
+    if (size <= 32) {
+        unsigned m = size == 32 ? 0xffffffffu : ((1u << size) - 1u) << (details::lane_id() & ~(size - 1u));
+        return coalesced_group(m & __activemask());
+    }
+    return thread_group(details::kind_large_tile, 0, size);
+}
+__device__ __forceinline__ coalesced_group tiled_partition(const coalesced_group &parent, unsigned size) {
+    thread_group g = tiled_partition(static_cast<const thread_group &>(parent), size);
+    return *static_cast<const coalesced_group *>(&g);
+}
+__device__ __forceinline__ thread_group tiled_partition(const thread_block &parent, unsigned size) {
+    return tiled_partition(static_cast<const thread_group &>(parent), size);
+}
+
+/* The members of `g` with the same label. */
+template <class Label> __device__ __forceinline__ coalesced_group labeled_partition(const coalesced_group &g, Label l) {
+    return coalesced_group(details::match_any(g.get_mask(), l));
+}
+template <class Label, class P>
+__device__ __forceinline__ coalesced_group labeled_partition(const thread_block_tile<32, P> &, Label l) {
+    return coalesced_group(details::match_any(0xffffffffu, l));
+}
+/* The members of `g` whose predicate is as this thread's. */
+__device__ __forceinline__ coalesced_group binary_partition(const coalesced_group &g, bool pred) {
+    unsigned b = __ballot_sync(g.get_mask(), pred);
+    return coalesced_group(g.get_mask() & (pred ? b : ~b));
+}
+template <class P> __device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<32, P> &, bool pred) {
+    unsigned b = __ballot_sync(0xffffffffu, pred);
+    return coalesced_group(pred ? b : ~b);
+}
+
+/* Free-function forms. */
+template <class G> __device__ __forceinline__ void sync(const G &g) { g.sync(); }
+template <class G> __device__ __forceinline__ unsigned long long thread_rank(const G &g) { return g.thread_rank(); }
+template <class G> __device__ __forceinline__ unsigned long long group_size(const G &g) { return g.num_threads(); }
+template <class G> __device__ __forceinline__ void synchronize(const G &g) { g.sync(); }
+
+/* The operators of the collectives. */
+template <class T> struct plus {
+    __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+template <class T> struct less {
+    __device__ T operator()(const T &a, const T &b) const { return b < a ? b : a; }
+};
+template <class T> struct greater {
+    __device__ T operator()(const T &a, const T &b) const { return a < b ? b : a; }
+};
+template <class T> struct bit_and {
+    __device__ T operator()(const T &a, const T &b) const { return a & b; }
+};
+template <class T> struct bit_or {
+    __device__ T operator()(const T &a, const T &b) const { return a | b; }
+};
+template <class T> struct bit_xor {
+    __device__ T operator()(const T &a, const T &b) const { return a ^ b; }
+};
+
+/* Inclusive scan over a tile or a coalesced group, in rank order. */
+template <unsigned Size, class P, class T, class Op>
+__device__ __forceinline__ T inclusive_scan(const thread_block_tile<Size, P> &g, T v, Op op) {
+    for (unsigned d = 1; d < Size; d *= 2) {
+        T t = g.shfl_up(v, d);
+        if (g.thread_rank() >= d) v = op(t, v);
+    }
+    return v;
+}
+template <class T, class Op> __device__ __forceinline__ T inclusive_scan(const coalesced_group &g, T v, Op op) {
+    for (unsigned d = 1; d < g.num_threads(); d *= 2) {
+        T t = g.shfl_up(v, d);
+        if (g.thread_rank() >= d) v = op(t, v);
+    }
+    return v;
+}
+template <class G, class T> __device__ __forceinline__ T inclusive_scan(const G &g, T v) {
+    return inclusive_scan(g, v, plus<T>());
+}
+/* Exclusive scan: rank 0 gets T() (the identity of plus and bit_or). */
+template <class G, class T, class Op> __device__ __forceinline__ T exclusive_scan(const G &g, T v, Op op) {
+    T inc = inclusive_scan(g, v, op);
+    T prev = g.shfl_up(inc, 1);
+    return g.thread_rank() == 0 ? T() : prev;
+}
+template <class G, class T> __device__ __forceinline__ T exclusive_scan(const G &g, T v) {
+    return exclusive_scan(g, v, plus<T>());
+}
+/* Reduction: every member gets the result. */
+template <unsigned Size, class P, class T, class Op>
+__device__ __forceinline__ T reduce(const thread_block_tile<Size, P> &g, T v, Op op) {
+    for (unsigned m = Size / 2; m > 0; m /= 2) v = op(v, g.shfl_xor(v, m));
+    return v;
+}
+template <class T, class Op> __device__ __forceinline__ T reduce(const coalesced_group &g, T v, Op op) {
+    T inc = inclusive_scan(g, v, op);
+    return g.shfl(inc, g.num_threads() - 1);
+}
+
+/* memcpy_async: the group copies `bytes` from `src` to `dst`, each member a share; this
+ * model copies at once, and wait() is the group's barrier. */
+template <class G>
+__device__ __forceinline__ void memcpy_async(const G &g, void *dst, const void *src, size_t bytes) {
+    unsigned long long n = g.num_threads(), r = g.thread_rank();
+    if (((unsigned long long)dst | (unsigned long long)src | bytes) % 4 == 0) {
+        for (unsigned long long k = r; k < bytes / 4; k += n) ((unsigned *)dst)[k] = ((const unsigned *)src)[k];
+    } else {
+        for (unsigned long long k = r; k < bytes; k += n) ((char *)dst)[k] = ((const char *)src)[k];
+    }
+}
+template <class G, class T>
+__device__ __forceinline__ void memcpy_async(const G &g, T *dst, size_t dst_count, const T *src, size_t src_count) {
+    memcpy_async(g, (void *)dst, (const void *)src, (dst_count < src_count ? dst_count : src_count) * sizeof(T));
+}
+template <class G> __device__ __forceinline__ void wait(const G &g) { g.sync(); }
+template <unsigned N, class G> __device__ __forceinline__ void wait_prior(const G &g) { g.sync(); }
+
+} // namespace cooperative_groups
+
+#endif /* __CUDA__ && __cplusplus */
+
+#endif /* _COOPERATIVE_GROUPS_H_ */

@@ -1,0 +1,2 @@
+/* cuda_device_runtime_api.h for rgdev: these device functions are declared by cuda_runtime.h (device_functions.h). */
+#include "cuda_runtime.h"

@@ -1,0 +1,2 @@
+/* sm_32_atomic_functions.h for rgdev: these device functions are declared by cuda_runtime.h (device_functions.h). */
+#include "cuda_runtime.h"
