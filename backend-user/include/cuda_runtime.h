@@ -14,7 +14,19 @@
 #define __CUDACC__
 #endif
 
+/* What NVIDIA's cuda_runtime.h brings in with it (programs use memset, malloc and the
+   like without including them). */
+#include <string.h>
+#include <stdlib.h>
+#include <limits.h>
+#include <stddef.h>
+#if defined(__cplusplus)
+#include <new>
+#include <utility>
+#endif
+
 #include "host_defines.h"
+#include "builtin_types.h"
 #include "vector_types.h"
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
@@ -96,7 +108,22 @@ static __inline__ __host__ struct cudaExtent make_cudaExtent(size_t w, size_t h,
 
 #if defined(__cplusplus)
 
-/* Templates over the C interface, as CUDA's header has them. */
+/* Overloads and templates over the C interface, as CUDA's header has them. */
+static __inline__ __host__ cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags) {
+    return cudaEventCreateWithFlags(event, flags);
+}
+static __inline__ __host__ cudaError_t cudaMallocHost(void **ptr, size_t size, unsigned int flags) {
+    return cudaHostAlloc(ptr, size, flags);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaMallocHost(T **ptr, size_t size, unsigned int flags) {
+    return cudaHostAlloc((void **)(void *)ptr, size, flags);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T *devPtr, size_t length = 0,
+                                                                unsigned int flags = cudaMemAttachSingle) {
+    return cudaStreamAttachMemAsync(stream, (void *)devPtr, length, flags);
+}
 template <class T>
 static __inline__ __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return cudaMalloc((void **)(void *)devPtr, size);

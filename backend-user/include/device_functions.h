@@ -136,13 +136,31 @@ __RGDEV_DEV__ int __syncthreads_count(int p) { return (int)__rgdev_syncthreads_p
 __RGDEV_DEV__ int __syncthreads_and(int p) { return __rgdev_syncthreads_popc(!p) == 0; }
 __RGDEV_DEV__ int __syncthreads_or(int p) { return __rgdev_syncthreads_popc(p) != 0; }
 
-/* The _block and _system scoped forms are the device-scope ones on one GPU. */
+/* The _block and _system scoped forms: the model's atomics are performed at the L2 (or
+ * over the link, for a peer's memory), so every scope gets the device-scope operation,
+ * which orders at least as strongly. */
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
-#define atomicCAS_block atomicCAS
-#define atomicCAS_system atomicCAS
+#define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
 #define atomicExch_block atomicExch
 #define atomicExch_system atomicExch
+#define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
+#define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
+#define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
+#define atomicCAS_block atomicCAS
+#define atomicCAS_system atomicCAS
+#define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
 
 /* Warp shuffles: c packs the segment mask ((32 - width) << 8) and the clamp. */
 #define __RGDEV_SHFL(T, sfx, CT)                                                                       \
@@ -241,6 +259,195 @@ __RGDEV_DEV__ int4 __ldg(const int4 *p) {
     __v v = __nvvm_ldg_i4((const __v *)p);
     return make_int4(v[0], v[1], v[2], v[3]);
 }
+
+/* Loads and stores with a cache operator (PTX ld.global.{ca,cg,cs,lu,cv}, st.global.{wb,cg,cs,wt}):
+ * __ldca caches in L1 and L2, __ldcg in L2 only, __ldcs streams (evict first), __ldlu is a
+ * last use, __ldcv is volatile (fetched again); __stwb writes back, __stcg caches in L2,
+ * __stcs streams, __stwt writes through. */
+#define __RGDEV_LDST(T, ptx, c, W)                                                                     \
+    __RGDEV_DEV__ T __ldca(const T *p) {                                                           \
+        W r;                                                                                           \
+        __asm__ __volatile__("ld.global.ca." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
+        return (T)r;                                                                                   \
+    } \
+    __RGDEV_DEV__ T __ldcg(const T *p) {                                                           \
+        W r;                                                                                           \
+        __asm__ __volatile__("ld.global.cg." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
+        return (T)r;                                                                                   \
+    } \
+    __RGDEV_DEV__ T __ldcs(const T *p) {                                                           \
+        W r;                                                                                           \
+        __asm__ __volatile__("ld.global.cs." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
+        return (T)r;                                                                                   \
+    } \
+    __RGDEV_DEV__ T __ldlu(const T *p) {                                                           \
+        W r;                                                                                           \
+        __asm__ __volatile__("ld.global.lu." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
+        return (T)r;                                                                                   \
+    } \
+    __RGDEV_DEV__ T __ldcv(const T *p) {                                                           \
+        W r;                                                                                           \
+        __asm__ __volatile__("ld.global.cv." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
+        return (T)r;                                                                                   \
+    } \
+    __RGDEV_DEV__ void __stwb(T *p, T v) {                                                         \
+        __asm__ __volatile__("st.global.wb." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
+    } \
+    __RGDEV_DEV__ void __stcg(T *p, T v) {                                                         \
+        __asm__ __volatile__("st.global.cg." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
+    } \
+    __RGDEV_DEV__ void __stcs(T *p, T v) {                                                         \
+        __asm__ __volatile__("st.global.cs." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
+    } \
+    __RGDEV_DEV__ void __stwt(T *p, T v) {                                                         \
+        __asm__ __volatile__("st.global.wt." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
+    }
+__RGDEV_LDST(char, "s8", "r", int)
+__RGDEV_LDST(signed char, "s8", "r", int)
+__RGDEV_LDST(unsigned char, "u8", "r", unsigned int)
+__RGDEV_LDST(short, "s16", "h", short)
+__RGDEV_LDST(unsigned short, "u16", "h", unsigned short)
+__RGDEV_LDST(int, "s32", "r", int)
+__RGDEV_LDST(unsigned int, "u32", "r", unsigned int)
+__RGDEV_LDST(long, "s64", "l", long)
+__RGDEV_LDST(unsigned long, "u64", "l", unsigned long)
+__RGDEV_LDST(long long, "s64", "l", long long)
+__RGDEV_LDST(unsigned long long, "u64", "l", unsigned long long)
+__RGDEV_LDST(float, "f32", "f", float)
+__RGDEV_LDST(double, "f64", "d", double)
+#undef __RGDEV_LDST
+/* Vector types: component by component. */
+#define __RGDEV_LDST_V2(V, T)                                                                          \
+    __RGDEV_DEV__ V __ldca(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldca((const T *)p);                                                                 \
+        r.y = __ldca((const T *)p + 1);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldcg(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldcg((const T *)p);                                                                 \
+        r.y = __ldcg((const T *)p + 1);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldcs(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldcs((const T *)p);                                                                 \
+        r.y = __ldcs((const T *)p + 1);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldlu(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldlu((const T *)p);                                                                 \
+        r.y = __ldlu((const T *)p + 1);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldcv(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldcv((const T *)p);                                                                 \
+        r.y = __ldcv((const T *)p + 1);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ void __stwb(V *p, V v) {                                                         \
+        __stwb((T *)p, v.x);                                                                        \
+        __stwb((T *)p + 1, v.y);                                                                    \
+    } \
+    __RGDEV_DEV__ void __stcg(V *p, V v) {                                                         \
+        __stcg((T *)p, v.x);                                                                        \
+        __stcg((T *)p + 1, v.y);                                                                    \
+    } \
+    __RGDEV_DEV__ void __stcs(V *p, V v) {                                                         \
+        __stcs((T *)p, v.x);                                                                        \
+        __stcs((T *)p + 1, v.y);                                                                    \
+    } \
+    __RGDEV_DEV__ void __stwt(V *p, V v) {                                                         \
+        __stwt((T *)p, v.x);                                                                        \
+        __stwt((T *)p + 1, v.y);                                                                    \
+    }
+#define __RGDEV_LDST_V4(V, T)                                                                          \
+    __RGDEV_DEV__ V __ldca(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldca((const T *)p);                                                                 \
+        r.y = __ldca((const T *)p + 1);                                                             \
+        r.z = __ldca((const T *)p + 2);                                                             \
+        r.w = __ldca((const T *)p + 3);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldcg(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldcg((const T *)p);                                                                 \
+        r.y = __ldcg((const T *)p + 1);                                                             \
+        r.z = __ldcg((const T *)p + 2);                                                             \
+        r.w = __ldcg((const T *)p + 3);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldcs(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldcs((const T *)p);                                                                 \
+        r.y = __ldcs((const T *)p + 1);                                                             \
+        r.z = __ldcs((const T *)p + 2);                                                             \
+        r.w = __ldcs((const T *)p + 3);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldlu(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldlu((const T *)p);                                                                 \
+        r.y = __ldlu((const T *)p + 1);                                                             \
+        r.z = __ldlu((const T *)p + 2);                                                             \
+        r.w = __ldlu((const T *)p + 3);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ V __ldcv(const V *p) {                                                           \
+        V r;                                                                                           \
+        r.x = __ldcv((const T *)p);                                                                 \
+        r.y = __ldcv((const T *)p + 1);                                                             \
+        r.z = __ldcv((const T *)p + 2);                                                             \
+        r.w = __ldcv((const T *)p + 3);                                                             \
+        return r;                                                                                      \
+    } \
+    __RGDEV_DEV__ void __stwb(V *p, V v) {                                                         \
+        __stwb((T *)p, v.x);                                                                        \
+        __stwb((T *)p + 1, v.y);                                                                    \
+        __stwb((T *)p + 2, v.z);                                                                    \
+        __stwb((T *)p + 3, v.w);                                                                    \
+    } \
+    __RGDEV_DEV__ void __stcg(V *p, V v) {                                                         \
+        __stcg((T *)p, v.x);                                                                        \
+        __stcg((T *)p + 1, v.y);                                                                    \
+        __stcg((T *)p + 2, v.z);                                                                    \
+        __stcg((T *)p + 3, v.w);                                                                    \
+    } \
+    __RGDEV_DEV__ void __stcs(V *p, V v) {                                                         \
+        __stcs((T *)p, v.x);                                                                        \
+        __stcs((T *)p + 1, v.y);                                                                    \
+        __stcs((T *)p + 2, v.z);                                                                    \
+        __stcs((T *)p + 3, v.w);                                                                    \
+    } \
+    __RGDEV_DEV__ void __stwt(V *p, V v) {                                                         \
+        __stwt((T *)p, v.x);                                                                        \
+        __stwt((T *)p + 1, v.y);                                                                    \
+        __stwt((T *)p + 2, v.z);                                                                    \
+        __stwt((T *)p + 3, v.w);                                                                    \
+    }
+__RGDEV_LDST_V2(char2, char)
+__RGDEV_LDST_V4(char4, char)
+__RGDEV_LDST_V2(uchar2, unsigned char)
+__RGDEV_LDST_V4(uchar4, unsigned char)
+__RGDEV_LDST_V2(short2, short)
+__RGDEV_LDST_V4(short4, short)
+__RGDEV_LDST_V2(ushort2, unsigned short)
+__RGDEV_LDST_V4(ushort4, unsigned short)
+__RGDEV_LDST_V2(int2, int)
+__RGDEV_LDST_V4(int4, int)
+__RGDEV_LDST_V2(uint2, unsigned int)
+__RGDEV_LDST_V4(uint4, unsigned int)
+__RGDEV_LDST_V2(longlong2, long long)
+__RGDEV_LDST_V2(ulonglong2, unsigned long long)
+__RGDEV_LDST_V2(float2, float)
+__RGDEV_LDST_V4(float4, float)
+__RGDEV_LDST_V2(double2, double)
+#undef __RGDEV_LDST_V2
+#undef __RGDEV_LDST_V4
 
 /* Integer intrinsics. */
 __RGDEV_DEV__ int __popc(unsigned int x) { return __builtin_popcount(x); }
@@ -353,19 +560,13 @@ __RGDEV_DEV__ double __ddiv_rn(double a, double b) { return __nvvm_div_rn_d(a, b
 __RGDEV_DEV__ double __drcp_rn(double x) { return __nvvm_rcp_rn_d(x); }
 __RGDEV_DEV__ double __dsqrt_rn(double x) { return __nvvm_sqrt_rn_d(x); }
 
-/* min and max of integers, as CUDA's headers give device code. */
-__RGDEV_DEV__ int min(int a, int b) { return a < b ? a : b; }
-__RGDEV_DEV__ unsigned int min(unsigned int a, unsigned int b) { return a < b ? a : b; }
-__RGDEV_DEV__ long long min(long long a, long long b) { return a < b ? a : b; }
-__RGDEV_DEV__ unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-__RGDEV_DEV__ int max(int a, int b) { return a > b ? a : b; }
-__RGDEV_DEV__ unsigned int max(unsigned int a, unsigned int b) { return a > b ? a : b; }
-__RGDEV_DEV__ long long max(long long a, long long b) { return a > b ? a : b; }
-__RGDEV_DEV__ unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+/* min and max of every integer and floating type are in math_functions.h. */
 __RGDEV_DEV__ unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
 __RGDEV_DEV__ unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
 __RGDEV_DEV__ long long llmin(long long a, long long b) { return a < b ? a : b; }
 __RGDEV_DEV__ long long llmax(long long a, long long b) { return a > b ? a : b; }
+__RGDEV_DEV__ unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__RGDEV_DEV__ unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 
 #undef __RGDEV_DEV__
 

@@ -424,11 +424,13 @@ struct cudaMemLocation {
     int id;
 };
 
-/* Opaque handles: the Driver API's, so that programs mixing both APIs pass them across. */
+/* Opaque handles: streams, events and functions are the Driver API's, so that programs
+   mixing both APIs pass them across; arrays have their own names (struct cudaArray,
+   struct cudaMipmappedArray), as CUDA's, and convert to CUarray with a cast. */
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
-typedef struct CUarray_st *cudaArray_t;
-typedef const struct CUarray_st *cudaArray_const_t;
+typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
 typedef struct CUfunc_st *cudaFunction_t;
 #ifndef CU_UUID_HAS_BEEN_DEFINED
 #define CU_UUID_HAS_BEEN_DEFINED
@@ -579,8 +581,8 @@ struct cudaChannelFormatDesc {
     int x, y, z, w;
     enum cudaChannelFormatKind f;
 };
-typedef struct CUmipmappedArray_st *cudaMipmappedArray_t;
-typedef const struct CUmipmappedArray_st *cudaMipmappedArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
 typedef enum cudaResourceType {
     cudaResourceTypeArray = 0,
     cudaResourceTypeMipmappedArray = 1,

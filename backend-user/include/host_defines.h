@@ -37,7 +37,16 @@
 #endif
 
 #define __forceinline__ __inline__ __attribute__((always_inline))
+/* __noinline__ only under a CUDA compiler, as CUDA's: libstdc++ spells GCC's attribute
+   __attribute__((__noinline__)), which the macro would break in plain C++. clang 15 and
+   later know __noinline__ as a CUDA keyword, so there it is not a macro at all. */
+#if defined(__CUDA__) && defined(__clang_major__) && __clang_major__ < 15
+#if defined(__cplusplus)
+/* libstdc++'s shared_ptr (GCC 12) is read before the macro exists. */
+#include <memory>
+#endif
 #define __noinline__ __attribute__((noinline))
+#endif
 #define __align__(n) __attribute__((aligned(n)))
 #define __builtin_align__(n) __align__(n)
 #define __thread__ __thread

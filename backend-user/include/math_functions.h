@@ -1993,10 +1993,43 @@ __RGDEV_DEV__ float ceil(float x) { return ceilf(x); }
 __RGDEV_DEV__ float fma(float a, float b, float c) { return fmaf(a, b, c); }
 __RGDEV_DEV__ float fmin(float a, float b) { return fminf(a, b); }
 __RGDEV_DEV__ float fmax(float a, float b) { return fmaxf(a, b); }
-__RGDEV_DEV__ float min(float a, float b) { return fminf(a, b); }
-__RGDEV_DEV__ float max(float a, float b) { return fmaxf(a, b); }
-__RGDEV_DEV__ double min(double a, double b) { return fmin(a, b); }
-__RGDEV_DEV__ double max(double a, double b) { return fmax(a, b); }
+/* min and max for host and device code, every integer and floating type and the mixed
+ * signed/unsigned and float/double pairs (the result in the wider or unsigned type), as
+ * CUDA's headers overload them. */
+#define __RGDEV_MINMAX__ static __host__ __device__ __inline__
+__RGDEV_MINMAX__ int min(int a, int b) { return (int)a < (int)b ? (int)a : (int)b; }
+__RGDEV_MINMAX__ int max(int a, int b) { return (int)a > (int)b ? (int)a : (int)b; }
+__RGDEV_MINMAX__ unsigned int min(unsigned int a, unsigned int b) { return (unsigned int)a < (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
+__RGDEV_MINMAX__ unsigned int max(unsigned int a, unsigned int b) { return (unsigned int)a > (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
+__RGDEV_MINMAX__ unsigned int min(int a, unsigned int b) { return (unsigned int)a < (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
+__RGDEV_MINMAX__ unsigned int max(int a, unsigned int b) { return (unsigned int)a > (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
+__RGDEV_MINMAX__ unsigned int min(unsigned int a, int b) { return (unsigned int)a < (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
+__RGDEV_MINMAX__ unsigned int max(unsigned int a, int b) { return (unsigned int)a > (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
+__RGDEV_MINMAX__ long min(long a, long b) { return (long)a < (long)b ? (long)a : (long)b; }
+__RGDEV_MINMAX__ long max(long a, long b) { return (long)a > (long)b ? (long)a : (long)b; }
+__RGDEV_MINMAX__ unsigned long min(unsigned long a, unsigned long b) { return (unsigned long)a < (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
+__RGDEV_MINMAX__ unsigned long max(unsigned long a, unsigned long b) { return (unsigned long)a > (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
+__RGDEV_MINMAX__ unsigned long min(long a, unsigned long b) { return (unsigned long)a < (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
+__RGDEV_MINMAX__ unsigned long max(long a, unsigned long b) { return (unsigned long)a > (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
+__RGDEV_MINMAX__ unsigned long min(unsigned long a, long b) { return (unsigned long)a < (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
+__RGDEV_MINMAX__ unsigned long max(unsigned long a, long b) { return (unsigned long)a > (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
+__RGDEV_MINMAX__ long long min(long long a, long long b) { return (long long)a < (long long)b ? (long long)a : (long long)b; }
+__RGDEV_MINMAX__ long long max(long long a, long long b) { return (long long)a > (long long)b ? (long long)a : (long long)b; }
+__RGDEV_MINMAX__ unsigned long long min(unsigned long long a, unsigned long long b) { return (unsigned long long)a < (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
+__RGDEV_MINMAX__ unsigned long long max(unsigned long long a, unsigned long long b) { return (unsigned long long)a > (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
+__RGDEV_MINMAX__ unsigned long long min(long long a, unsigned long long b) { return (unsigned long long)a < (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
+__RGDEV_MINMAX__ unsigned long long max(long long a, unsigned long long b) { return (unsigned long long)a > (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
+__RGDEV_MINMAX__ unsigned long long min(unsigned long long a, long long b) { return (unsigned long long)a < (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
+__RGDEV_MINMAX__ unsigned long long max(unsigned long long a, long long b) { return (unsigned long long)a > (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
+__RGDEV_MINMAX__ float min(float a, float b) { return fminf(a, b); }
+__RGDEV_MINMAX__ float max(float a, float b) { return fmaxf(a, b); }
+__RGDEV_MINMAX__ double min(double a, double b) { return fmin(a, b); }
+__RGDEV_MINMAX__ double max(double a, double b) { return fmax(a, b); }
+__RGDEV_MINMAX__ double min(float a, double b) { return fmin((double)a, b); }
+__RGDEV_MINMAX__ double max(float a, double b) { return fmax((double)a, b); }
+__RGDEV_MINMAX__ double min(double a, float b) { return fmin(a, (double)b); }
+__RGDEV_MINMAX__ double max(double a, float b) { return fmax(a, (double)b); }
+#undef __RGDEV_MINMAX__
 #define __RG_OVERLOAD1(name, fname)                                                                    \
     __RGDEV_DEV__ float name(float x) { return fname(x); }
 __RG_OVERLOAD1(exp, expf)

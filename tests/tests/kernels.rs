@@ -834,3 +834,59 @@ END:
         assert_eq!(out.to_vec().unwrap(), [7], "{mode:?}");
     }
 }
+
+/// What nvcc 11.8-12.x writes and rgdev compiles since issue 37 (hand-written in its style:
+/// kernels/handwritten/nvcc12_forms.ptx): `shfl.sync` with a predicate output in each mode
+/// and segment width, `bfi.b32`/`.b64` (with a field cut at the width) and `bfind`
+/// (signed, unsigned, `.shiftamt`), checked against PTX's definitions.
+#[test]
+fn nvcc12_shuffles_with_predicates_and_bit_fields() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/nvcc12_forms.ptx")).unwrap();
+    let f = m.function("nvcc12_forms").unwrap();
+    let out = ctx.alloc::<u32>(12 * 32).unwrap();
+    f.launch([1, 1, 1], [32, 1, 1], 0, &[out.arg()]).unwrap();
+    let o = out.to_vec().unwrap();
+    let v = |l: u32| l * 7;
+    let bfi = |a: u64, b: u64, pos: u32, len: u32, width: u32| {
+        if pos >= width || len == 0 {
+            return b;
+        }
+        let len = len.min(width - pos);
+        let mask = if len >= 64 { u64::MAX } else { ((1u64 << len) - 1) << pos };
+        let r = (b & !mask) | ((a << pos) & mask);
+        if width == 32 { r & 0xFFFF_FFFF } else { r }
+    };
+    let bfind = |x: u64, width: u32, signed: bool, shiftamt: bool| -> u32 {
+        let x = if signed && (x >> (width - 1)) & 1 == 1 { !x } else { x };
+        let x = if width == 32 { x & 0xFFFF_FFFF } else { x };
+        if x == 0 {
+            return u32::MAX;
+        }
+        let pos = 63 - x.leading_zeros();
+        if shiftamt { width - 1 - pos } else { pos }
+    };
+    for l in 0..32u32 {
+        let w = &o[12 * l as usize..][..12];
+        let down = (l + 3 <= 31).then_some(l + 3);
+        assert_eq!((w[0], w[1]), (v(down.unwrap_or(l)), down.is_some() as u32), "down {l}");
+        let up = (l >= (l & !7) + 2).then(|| l - 2);
+        assert_eq!((w[2], w[3]), (v(up.unwrap_or(l)), up.is_some() as u32), "up {l}");
+        // segment mask 0x1c, clamp 3: a butterfly's source is valid up to (l & 0x1c) | 3
+        // (PTX checks only the upper end for bfly and down, the lower for up)
+        let x = l ^ 4;
+        let ok = x <= ((l & 0x1C) | 3);
+        assert_eq!((w[4], w[5]), (v(if ok { x } else { l }), ok as u32), "bfly {l}");
+        let src = (l & 0x10) | 5;
+        assert_eq!((w[6], w[7]), (v(src), 1), "idx {l}");
+        assert_eq!(w[8] as u64, bfi(v(l) as u64, 0xF0F0_F0F0, l % 28, 5, 32), "bfi.b32 {l}");
+        let b64 = w[10] as u64 | (w[11] as u64) << 32;
+        assert_eq!(b64, bfi(v(l) as u64, 0x0123_4567_89AB_CDEF, 2 * l, 20, 64), "bfi.b64 {l}");
+        let x = (v(l) as i32 - 40) as u32 as u64;
+        let want = (bfind(x, 32, true, false) & 0xFF)
+            | (bfind(x, 32, false, false) & 0xFF) << 8
+            | (bfind(v(l) as u64, 32, false, true) & 0xFF) << 16;
+        assert_eq!(w[9], want, "bfind {l}");
+    }
+}

@@ -165,6 +165,18 @@ fn barriers_and_cooperative_groups() {
     }
 }
 
+/// The CUDA C++ surface programs include (profiler, builtin types, math constants,
+/// `struct cudaArray`, host and device `min`/`max`, cache-operator loads and stores, scoped
+/// atomics, C++ overloads, `<memory>`), built plainly and with nvcc's `-use_fast_math`.
+#[test]
+fn cuda_cxx_headers() {
+    program("headers", &[]);
+    let exe = compile_in("headers-fast", "headers", &["-use_fast_math", "-std=c++17"]);
+    let out = run_ok(&exe, &[]);
+    assert!(out.contains("fast math: sinf(0.5) = "), "{out}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Tiled matrix multiply with `__shared__` tiles.
 #[test]
 fn tiled_matmul() {
@@ -244,6 +256,14 @@ fn relocatable_device_code() {
     let st = rgdev().arg("cc").arg(&a).arg(&b).arg("-o").arg(&two).status().unwrap();
     assert!(st.success());
     run_ok(&two, &[]);
+    // nvcc's split: -dlink writes the device link, and the link takes it as an object.
+    let dl = dir.join("dlink.o");
+    let st = rgdev().args(["cc", "-dlink"]).arg(&a).arg(&b).arg("-o").arg(&dl).status().unwrap();
+    assert!(st.success() && dl.exists());
+    let three = dir.join("three");
+    let st = rgdev().arg("cc").arg(&a).arg(&b).arg(&dl).arg("-o").arg(&three).status().unwrap();
+    assert!(st.success());
+    run_ok(&three, &[]);
     // Without the library's half the program does not link (its host code names the
     // library's `__device__` variable), as with nvcc.
     let st =
@@ -1008,7 +1028,32 @@ fn rgdev_cc_command_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).1.contains("--bogus"));
 
+    // nvcc's options: recognized, and each unknown one named.
+    let out = rgdev().args(["cc", "-ftz=maybe", "x.cu"]).output().unwrap();
+    assert!(out.status.code() == Some(2) && text(&out).1.contains("-ftz"));
+    let out = rgdev().args(["cc", "-Xptxas", "-v", "--expt-relaxed-constexpr", "--nonsense", "x.cu"]).output().unwrap();
+    assert!(out.status.code() == Some(2) && text(&out).1.contains("--nonsense"));
+
     let dir = scratch("cc");
+    // -Xptxas -v reports each kernel's resources; -maxrregcount reaches the JIT as .maxnreg;
+    // an unknown ptxas option is named by rgdev ptxas.
+    let k = dir.join("k.cu");
+    std::fs::write(&k, "__global__ void k(float *p) { p[threadIdx.x] = sinf(p[threadIdx.x]) / 3.0f; }\n").unwrap();
+    let out = rgdev()
+        .args(["cc", "--ptx", "-maxrregcount=40", "-use_fast_math", "-Xptxas", "-v,-O3", "-lineinfo", "-m64"])
+        .args(["-ccbin", "g++", "--extended-lambda", "-Wno-deprecated-gpu-targets"])
+        .arg(&k)
+        .arg("-o")
+        .arg(dir.join("k.ptx"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(text(&out).0.contains("ptxas info    : Used "), "{}", text(&out).0);
+    let ptx = std::fs::read_to_string(dir.join("k.ptx")).unwrap();
+    assert!(ptx.contains(".maxnreg 40"), "{ptx}");
+    assert!(ptx.contains("div.approx") && ptx.contains("sin.approx"), "{ptx}");
+    let out = rgdev().args(["cc", "--ptx", "-Xptxas", "--frob"]).arg(&k).arg("-o").arg(dir.join("x.ptx")).output().unwrap();
+    assert!(!out.status.success() && text(&out).1.contains("--frob"), "{:?}", text(&out));
     let bad = dir.join("bad.cu");
     std::fs::write(&bad, "__global__ void k() { undeclared(); }\n").unwrap();
     let out = rgdev().arg("cc").arg(&bad).arg("-o").arg(dir.join("bad")).output().unwrap();

@@ -73,6 +73,8 @@ impl<'a> Kc<'a> {
                 self.emit(isa, ty, d, [Some(a), None, None], self.round(i) << 2).map(|_| ())
             }
             "setp" | "set" => self.setp(i),
+            "bfi" => self.bfi(i),
+            "bfind" => self.bfind(i),
             "mul24" | "mad24" => self.mul24(i),
             "tex" | "tld4" | "txq" | "suq" | "suld" | "sust" => self.texture(i),
             "selp" | "slct" => {
@@ -480,16 +482,129 @@ impl<'a> Kc<'a> {
         };
         let sync = i.has("sync");
         let n = i.args.len();
+        // `shfl.sync.down.b32 d|p, a, b, c, mask` (what nvcc writes for every __shfl_*_sync):
+        // p is whether the source lane is within the clamp range of d's segment.
         let with_pred = n == if sync { 6 } else { 5 };
-        if with_pred {
-            return Err(self.err("`shfl` with a predicate output is not supported"));
-        }
+        let first = if with_pred { 2 } else { 1 };
         let d = self.dst(self.arg(i, 0)?)?;
-        let a = self.src(self.arg(i, 1)?, Ty::U32)?;
-        let b = self.src(self.arg(i, 2)?, Ty::U32)?;
-        let c = self.src(self.arg(i, 3)?, Ty::U32)?;
+        let a = self.src(self.arg(i, first)?, Ty::U32)?;
+        let b = self.src(self.arg(i, first + 1)?, Ty::U32)?;
+        let c = self.src(self.arg(i, first + 2)?, Ty::U32)?;
         let a = self.in_reg(a)?;
+        if with_pred {
+            let p = self.dst(self.arg(i, 1)?)?;
+            // Into a scratch first: d may be one of the sources the predicate reads.
+            let v = self.scratch()?;
+            self.emit(Op::Shfl, Ty::U32, v, [Some(Src::Reg(a)), Some(b), Some(c)], mode as u16)?;
+            self.shfl_in_range(mode, p, b, c)?;
+            return self.emit(Op::Mov, Ty::U32, d, [Some(Src::Reg(v)), None, None], 0).map(|_| ());
+        }
         self.emit(Op::Shfl, Ty::U32, d, [Some(Src::Reg(a)), Some(b), Some(c)], mode as u16).map(|_| ())
+    }
+
+    /// `bfi.b32/b64 d, a, b, pos, len`: b with bits [pos, pos + len) replaced by the low
+    /// bits of a (pos and len taken mod 256; a field past the width is cut there, and one
+    /// that starts past it leaves b as it is), as ALU operations: with shifts of the width
+    /// or more giving 0, mask = !(ones << len) << pos, d = (b & !mask) | ((a << pos) & mask).
+    fn bfi(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = match self.ty(i)? {
+            Ty::U64 | Ty::S64 => Ty::U64,
+            _ => Ty::U32,
+        };
+        let imm = |v: u64| Some(Src::Imm(v, false));
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, ty)?;
+        let b = self.src(self.arg(i, 2)?, ty)?;
+        let pos = self.src(self.arg(i, 3)?, Ty::U32)?;
+        let len = self.src(self.arg(i, 4)?, Ty::U32)?;
+        let (p, l) = (self.scratch()?, self.scratch()?);
+        self.emit(Op::And, Ty::U32, p, [Some(pos), imm(0xFF), None], 0)?;
+        self.emit(Op::And, Ty::U32, l, [Some(len), imm(0xFF), None], 0)?;
+        let mask = self.scratch()?;
+        self.mov_imm(mask, u64::MAX, false);
+        self.emit(Op::Shl, ty, mask, [Some(Src::Reg(mask)), Some(Src::Reg(l)), None], 0)?;
+        self.emit(Op::Not, ty, mask, [Some(Src::Reg(mask)), None, None], 0)?;
+        self.emit(Op::Shl, ty, mask, [Some(Src::Reg(mask)), Some(Src::Reg(p)), None], 0)?;
+        let f = self.scratch()?;
+        self.emit(Op::Shl, ty, f, [Some(a), Some(Src::Reg(p)), None], 0)?;
+        self.emit(Op::And, ty, f, [Some(Src::Reg(f)), Some(Src::Reg(mask)), None], 0)?;
+        self.emit(Op::Not, ty, mask, [Some(Src::Reg(mask)), None, None], 0)?;
+        self.emit(Op::And, ty, mask, [Some(Src::Reg(mask)), Some(b), None], 0)?;
+        self.emit(Op::Or, ty, d, [Some(Src::Reg(mask)), Some(Src::Reg(f)), None], 0).map(|_| ())
+    }
+
+    /// `bfind[.shiftamt].{u,s}{32,64} d, a`: the position of the most significant bit that
+    /// differs from the sign (signed types: of !a when a is negative), or with `.shiftamt`
+    /// the left shift that brings it to the top; 0xFFFFFFFF when there is none.
+    fn bfind(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        let width = ty.bytes() as u64 * 8;
+        let uty = if width == 64 { Ty::U64 } else { Ty::U32 };
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, ty)?;
+        let x = self.scratch()?;
+        if ty.signed() {
+            // x = a >= 0 ? a : !a
+            let n = self.scratch()?;
+            self.emit(Op::Not, uty, n, [Some(a), None, None], 0)?;
+            self.emit(Op::Slct, uty, x, [Some(a), Some(Src::Reg(n)), Some(a)], 0)?;
+        } else {
+            self.emit(Op::Mov, uty, x, [Some(a), None, None], 0)?;
+        }
+        let z = self.scratch()?;
+        self.emit(Op::Clz, uty, z, [Some(Src::Reg(x)), None, None], 0)?;
+        let none = self.scratch()?;
+        self.emit(Op::Setp, uty, none, [Some(Src::Reg(x)), Some(Src::Imm(0, false)), None], Cmp::Eq as u16)?;
+        let r = self.scratch()?;
+        if i.has("shiftamt") {
+            self.emit(Op::Mov, Ty::U32, r, [Some(Src::Reg(z)), None, None], 0)?;
+        } else {
+            self.emit(Op::Sub, Ty::U32, r, [Some(Src::Imm(width - 1, false)), Some(Src::Reg(z)), None], 0)?;
+        }
+        self.emit(Op::Selp, Ty::U32, d, [Some(Src::Imm(0xFFFF_FFFF, false)), Some(Src::Reg(r)), Some(Src::Reg(none))], 0)
+            .map(|_| ())
+    }
+
+    /// p = whether a shuffle of `mode` with lane or delta `b` and clamp/segment word `c`
+    /// reads a lane within the clamp range (PTX `shfl`'s predicate output): with the
+    /// segment mask seg = c[12:8] and clamp c[4:0], the range is [lane & seg,
+    /// (lane & seg) | (clamp & !seg)].
+    fn shfl_in_range(&mut self, mode: ShflMode, p: u8, b: Src, c: Src) -> Result<()> {
+        let imm = |v: u64| Some(Src::Imm(v, false));
+        let lane = self.scratch()?;
+        let mut s = Instr::new(Op::S2r, Ty::U32);
+        s.w0.set_dst(lane);
+        s.imm = Sreg::LaneId as u64;
+        self.push(s);
+        let seg = self.scratch()?;
+        self.emit(Op::Shr, Ty::U32, seg, [Some(c), imm(8), None], 0)?;
+        self.emit(Op::And, Ty::U32, seg, [Some(Src::Reg(seg)), imm(0x1F), None], 0)?;
+        let min = self.scratch()?;
+        self.emit(Op::And, Ty::U32, min, [Some(Src::Reg(lane)), Some(Src::Reg(seg)), None], 0)?;
+        let max = self.scratch()?;
+        self.emit(Op::Not, Ty::U32, max, [Some(Src::Reg(seg)), None, None], 0)?;
+        self.emit(Op::And, Ty::U32, max, [Some(Src::Reg(max)), Some(c), None], 0)?;
+        self.emit(Op::And, Ty::U32, max, [Some(Src::Reg(max)), imm(0x1F), None], 0)?;
+        self.emit(Op::Or, Ty::U32, max, [Some(Src::Reg(max)), Some(Src::Reg(min)), None], 0)?;
+        let j = self.scratch()?;
+        match mode {
+            ShflMode::Up => {
+                // lane - b >= min, in signed arithmetic (lane - b may be negative).
+                self.emit(Op::Sub, Ty::S32, j, [Some(Src::Reg(lane)), Some(b), None], 0)?;
+                return self
+                    .emit(Op::Setp, Ty::S32, p, [Some(Src::Reg(j)), Some(Src::Reg(min)), None], Cmp::Ge as u16)
+                    .map(|_| ());
+            }
+            ShflMode::Down => self.emit(Op::Add, Ty::U32, j, [Some(Src::Reg(lane)), Some(b), None], 0)?,
+            ShflMode::Bfly => self.emit(Op::Xor, Ty::U32, j, [Some(Src::Reg(lane)), Some(b), None], 0)?,
+            ShflMode::Idx => {
+                let t = self.scratch()?;
+                self.emit(Op::Not, Ty::U32, t, [Some(Src::Reg(seg)), None, None], 0)?;
+                self.emit(Op::And, Ty::U32, t, [Some(Src::Reg(t)), Some(b), None], 0)?;
+                self.emit(Op::Or, Ty::U32, j, [Some(Src::Reg(t)), Some(Src::Reg(min)), None], 0)?
+            }
+        };
+        self.emit(Op::Setp, Ty::U32, p, [Some(Src::Reg(j)), Some(Src::Reg(max)), None], Cmp::Le as u16).map(|_| ())
     }
 
     pub(crate) fn vote(&mut self, i: &ast::Instr) -> Result<()> {

@@ -616,8 +616,8 @@ mod tests {
     #[test]
     fn unsupported_ptx_is_an_error_naming_it() {
         let hdr = ".version 6.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n .reg .b32 %r<3>;\n";
-        let e = compile_ptx(&format!("{hdr} bfind.u32 %r1, %r1;\n}}\n")).unwrap_err();
-        assert!(e.msg.contains("unsupported instruction `bfind.u32`"), "{e}");
+        let e = compile_ptx(&format!("{hdr} frobnicate.u32 %r1, %r1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("unsupported instruction `frobnicate.u32`"), "{e}");
         assert_eq!(e.line, 7);
         let e = compile_ptx(&format!("{hdr} add.u32 %r1, %r9, 1;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("unknown register `%r9`"));

@@ -399,7 +399,7 @@ fn fp_flags(a: &Args) -> Vec<&'static str> {
     }
     v.push(if a.fmad { "-ffp-contract=fast" } else { "-ffp-contract=off" });
     if a.fast_math {
-        v.extend(["-fgpu-approx-transcendentals", "-D__USE_FAST_MATH__"]);
+        v.extend(["-fcuda-approx-transcendentals", "-D__USE_FAST_MATH__"]);
     }
     v
 }
@@ -514,6 +514,9 @@ impl Driver {
         v.push(fatbin.into());
         if a.rdc {
             v.push("-fgpu-rdc".into());
+        }
+        if a.fast_math {
+            v.push("-D__USE_FAST_MATH__".into()); // both passes see it, as with nvcc
         }
         v.extend(self.common(a));
         v.extend(a.host_flags.iter().map(OsString::from));

@@ -1,0 +1,96 @@
+// The CUDA C++ surface real programs include, checked against the host: the headers
+// NVIDIA's bring in (<memory> included, whose libstdc++ spells __attribute__((__noinline__))),
+// <cuda_profiler_api.h>, <builtin_types.h>, <math_constants.h>, struct cudaArray, the host
+// and device overloads of min and max (mixed signedness and precision), the cache-operator
+// loads and stores, the scoped atomics, the C++ overloads of cudaEventCreate and
+// cudaMallocHost, -use_fast_math's intrinsics (when the build defines __USE_FAST_MATH__),
+// and a user function named __globaltimer, which rgdev's headers must leave free.
+#include <builtin_types.h>
+#include <cuda_profiler_api.h>
+#include <math_constants.h>
+#include <memory>
+
+#include "check.cuh"
+
+__device__ unsigned long long __globaltimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void hints(int *a, float4 *f, unsigned long long *u, float *fm) {
+    int v = __ldcg(a) + __ldcs(a + 1) + __ldca(a + 2) + __ldlu(a + 3) + __ldcv(a + 4);
+    __stcg(a + 5, v);
+    __stwt(a + 6, min(v, 3u) + max(2, 5));
+    float4 x = __ldcg(f);
+    x.x += 1;
+    __stcs(f, x);
+    atomicMax_system(a + 7, 9);
+    atomicOr_block(u, 6ull);
+    atomicInc_system((unsigned *)a + 8, 100u);
+    atomicSub_block(a + 9, 4);
+    a[10] = __globaltimer() != 0;
+    a[11] = (int)max(-1, 2u) == -1; // unsigned comparison: max is 0xffffffff
+    fm[0] = sinf(fm[1]);
+    fm[2] = min(1.5f, 2.0) + max(0.25, 0.5f);
+}
+
+int main() {
+    std::unique_ptr<int> owned(new int(3));
+    int *a;
+    float4 *f;
+    unsigned long long *u;
+    float *fm;
+    CHECK(cudaMalloc(&a, 64));
+    CHECK(cudaMalloc(&f, 16));
+    CHECK(cudaMalloc(&u, 8));
+    CHECK(cudaMalloc(&fm, 16));
+    int h[16] = {1, 2, 3, 4, 5, 0, 0, 1, 7, 10};
+    CHECK(cudaMemcpy(a, h, 64, cudaMemcpyHostToDevice));
+    float4 hf = {1, 2, 3, 4};
+    CHECK(cudaMemcpy(f, &hf, 16, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(u, 0, 8));
+    float hm[4] = {0, 0.5f, 0, 0};
+    CHECK(cudaMemcpy(fm, hm, 16, cudaMemcpyHostToDevice));
+    cudaEvent_t e;
+    CHECK(cudaEventCreate(&e, cudaEventDisableTiming));
+    float ms;
+    CHECK(cudaEventRecord(e));
+    CHECK(cudaEventSynchronize(e));
+    EXPECT(cudaEventElapsedTime(&ms, e, e), cudaErrorInvalidResourceHandle);
+    int *pinned;
+    CHECK(cudaMallocHost(&pinned, 64, cudaHostAllocMapped));
+    CHECK(cudaProfilerStart());
+    hints<<<1, 1>>>(a, f, u, fm);
+    CHECK(cudaProfilerStop());
+    CHECK(cudaMemcpy(h, a, 64, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&hf, f, 16, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(hm, fm, 16, cudaMemcpyDeviceToHost));
+    unsigned long long hu;
+    CHECK(cudaMemcpy(&hu, u, 8, cudaMemcpyDeviceToHost));
+    TRUE(h[5] == 15);
+    TRUE(h[6] == 8);
+    TRUE(h[7] == 9);
+    TRUE(h[8] == 8);
+    TRUE(h[9] == 6);
+    TRUE(h[10] == 1);
+    TRUE(h[11] == 1);
+    TRUE(hf.x == 2 && hf.w == 4);
+    TRUE(hu == 6);
+    TRUE(hm[2] == 2.0f);
+#if defined(__USE_FAST_MATH__)
+    printf("fast math: sinf(0.5) = %.9g\n", hm[0]);
+#endif
+    TRUE(fabsf(hm[0] - 0.479425539f) < 1e-6f);
+    // Host overloads of min and max.
+    TRUE(min(3, 4u) == 3u && max(1L, 2L) == 2L && max(-1, 2u) == 0xffffffffu);
+    TRUE(max(1.0f, 2.0) == 2.0 && min(2.5, 1.5f) == 1.5);
+    TRUE(CUDART_PI_F > 3.14159f && CUDART_PI_F < 3.1416f && CUDART_INF_F > 1e38f);
+    TRUE(*owned == 3);
+    cudaArray *none = nullptr;
+    struct cudaArray *none2 = none;
+    cudaArray_t none3 = none2;
+    TRUE(none3 == nullptr);
+    CHECK(cudaFreeHost(pinned));
+    return report();
+}
