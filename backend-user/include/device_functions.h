@@ -509,12 +509,20 @@ __RGDEV_DEV__ int __float2int_ru(float x) { return __nvvm_f2i_rp(x); }
 __RGDEV_DEV__ unsigned int __float2uint_rn(float x) { return __nvvm_f2ui_rn(x); }
 __RGDEV_DEV__ unsigned int __float2uint_rz(float x) { return __nvvm_f2ui_rz(x); }
 __RGDEV_DEV__ float __int2float_rn(int x) { return __nvvm_i2f_rn(x); }
-__RGDEV_DEV__ float __int2float_rz(int x) { return __nvvm_i2f_rz(x); }
+__RGDEV_DEV__ float __int2float_rz(int x) {
+    float r;
+    __asm__("cvt.rz.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
+    return r;
+}
 __RGDEV_DEV__ float __uint2float_rn(unsigned int x) { return __nvvm_ui2f_rn(x); }
 __RGDEV_DEV__ int __double2int_rn(double x) { return __nvvm_d2i_rn(x); }
 __RGDEV_DEV__ int __double2int_rz(double x) { return __nvvm_d2i_rz(x); }
 __RGDEV_DEV__ float __double2float_rn(double x) { return __nvvm_d2f_rn(x); }
-__RGDEV_DEV__ float __double2float_rz(double x) { return __nvvm_d2f_rz(x); }
+__RGDEV_DEV__ float __double2float_rz(double x) {
+    float r;
+    __asm__("cvt.rz.f32.f64 %0, %1;" : "=f"(r) : "d"(x));
+    return r;
+}
 __RGDEV_DEV__ double __int2double_rn(int x) { return (double)x; }
 __RGDEV_DEV__ long long __float2ll_rn(float x) { return __nvvm_f2ll_rn(x); }
 __RGDEV_DEV__ long long __float2ll_rz(float x) { return __nvvm_f2ll_rz(x); }
@@ -550,6 +558,168 @@ __RGDEV_DEV__ void __sincosf(float x, float *s, float *c) {
     *s = __nvvm_sin_approx_f(x);
     *c = __nvvm_cos_approx_f(x);
 }
+
+/* The IEEE operations and conversions in every rounding mode (_rn nearest even, _rz toward
+ * zero, _rd down, _ru up), as CUDA names them. Conversions to a float type with a directed
+ * mode are PTX cvt in inline assembly: LLVM folds its NVVM conversion intrinsics of any
+ * mode into plain (nearest) conversions. */
+__RGDEV_DEV__ unsigned int __double2uint_rn(double x) { return __nvvm_d2ui_rn(x); }
+__RGDEV_DEV__ unsigned long long __double2ull_rn(double x) { return __nvvm_d2ull_rn(x); }
+__RGDEV_DEV__ unsigned long long __float2ull_rn(float x) { return __nvvm_f2ull_rn(x); }
+__RGDEV_DEV__ float __ull2float_rn(unsigned long long x) { return __nvvm_ull2f_rn(x); }
+__RGDEV_DEV__ double __ull2double_rn(unsigned long long x) { return __nvvm_ull2d_rn(x); }
+__RGDEV_DEV__ float __fsub_rz(float a, float b) { return __nvvm_add_rz_f(a, -b); }
+__RGDEV_DEV__ float __fdiv_rz(float a, float b) { return __nvvm_div_rz_f(a, b); }
+__RGDEV_DEV__ float __frcp_rz(float x) { return __nvvm_rcp_rz_f(x); }
+__RGDEV_DEV__ float __fsqrt_rz(float x) { return __nvvm_sqrt_rz_f(x); }
+__RGDEV_DEV__ double __dadd_rz(double a, double b) { return __nvvm_add_rz_d(a, b); }
+__RGDEV_DEV__ double __dsub_rz(double a, double b) { return __nvvm_add_rz_d(a, -b); }
+__RGDEV_DEV__ double __dmul_rz(double a, double b) { return __nvvm_mul_rz_d(a, b); }
+__RGDEV_DEV__ double __fma_rz(double a, double b, double c) { return __nvvm_fma_rz_d(a, b, c); }
+__RGDEV_DEV__ double __ddiv_rz(double a, double b) { return __nvvm_div_rz_d(a, b); }
+__RGDEV_DEV__ double __drcp_rz(double x) { return __nvvm_rcp_rz_d(x); }
+__RGDEV_DEV__ double __dsqrt_rz(double x) { return __nvvm_sqrt_rz_d(x); }
+__RGDEV_DEV__ float __uint2float_rz(unsigned int x) {
+    float r;
+    __asm__("cvt.rz.f32.u32 %0, %1;" : "=f"(r) : "r"(x));
+    return r;
+}
+__RGDEV_DEV__ unsigned int __double2uint_rz(double x) { return __nvvm_d2ui_rz(x); }
+__RGDEV_DEV__ unsigned long long __double2ull_rz(double x) { return __nvvm_d2ull_rz(x); }
+__RGDEV_DEV__ unsigned long long __float2ull_rz(float x) { return __nvvm_f2ull_rz(x); }
+__RGDEV_DEV__ float __ll2float_rz(long long x) {
+    float r;
+    __asm__("cvt.rz.f32.s64 %0, %1;" : "=f"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ float __ull2float_rz(unsigned long long x) {
+    float r;
+    __asm__("cvt.rz.f32.u64 %0, %1;" : "=f"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ double __ll2double_rz(long long x) {
+    double r;
+    __asm__("cvt.rz.f64.s64 %0, %1;" : "=d"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ double __ull2double_rz(unsigned long long x) {
+    double r;
+    __asm__("cvt.rz.f64.u64 %0, %1;" : "=d"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ float __fadd_rd(float a, float b) { return __nvvm_add_rm_f(a, b); }
+__RGDEV_DEV__ float __fsub_rd(float a, float b) { return __nvvm_add_rm_f(a, -b); }
+__RGDEV_DEV__ float __fmul_rd(float a, float b) { return __nvvm_mul_rm_f(a, b); }
+__RGDEV_DEV__ float __fmaf_rd(float a, float b, float c) { return __nvvm_fma_rm_f(a, b, c); }
+__RGDEV_DEV__ float __fdiv_rd(float a, float b) { return __nvvm_div_rm_f(a, b); }
+__RGDEV_DEV__ float __frcp_rd(float x) { return __nvvm_rcp_rm_f(x); }
+__RGDEV_DEV__ float __fsqrt_rd(float x) { return __nvvm_sqrt_rm_f(x); }
+__RGDEV_DEV__ double __dadd_rd(double a, double b) { return __nvvm_add_rm_d(a, b); }
+__RGDEV_DEV__ double __dsub_rd(double a, double b) { return __nvvm_add_rm_d(a, -b); }
+__RGDEV_DEV__ double __dmul_rd(double a, double b) { return __nvvm_mul_rm_d(a, b); }
+__RGDEV_DEV__ double __fma_rd(double a, double b, double c) { return __nvvm_fma_rm_d(a, b, c); }
+__RGDEV_DEV__ double __ddiv_rd(double a, double b) { return __nvvm_div_rm_d(a, b); }
+__RGDEV_DEV__ double __drcp_rd(double x) { return __nvvm_rcp_rm_d(x); }
+__RGDEV_DEV__ double __dsqrt_rd(double x) { return __nvvm_sqrt_rm_d(x); }
+__RGDEV_DEV__ unsigned int __float2uint_rd(float x) { return __nvvm_f2ui_rm(x); }
+__RGDEV_DEV__ float __int2float_rd(int x) {
+    float r;
+    __asm__("cvt.rm.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
+    return r;
+}
+__RGDEV_DEV__ float __uint2float_rd(unsigned int x) {
+    float r;
+    __asm__("cvt.rm.f32.u32 %0, %1;" : "=f"(r) : "r"(x));
+    return r;
+}
+__RGDEV_DEV__ float __double2float_rd(double x) {
+    float r;
+    __asm__("cvt.rm.f32.f64 %0, %1;" : "=f"(r) : "d"(x));
+    return r;
+}
+__RGDEV_DEV__ int __double2int_rd(double x) { return __nvvm_d2i_rm(x); }
+__RGDEV_DEV__ unsigned int __double2uint_rd(double x) { return __nvvm_d2ui_rm(x); }
+__RGDEV_DEV__ long long __double2ll_rd(double x) { return __nvvm_d2ll_rm(x); }
+__RGDEV_DEV__ unsigned long long __double2ull_rd(double x) { return __nvvm_d2ull_rm(x); }
+__RGDEV_DEV__ long long __float2ll_rd(float x) { return __nvvm_f2ll_rm(x); }
+__RGDEV_DEV__ unsigned long long __float2ull_rd(float x) { return __nvvm_f2ull_rm(x); }
+__RGDEV_DEV__ float __ll2float_rd(long long x) {
+    float r;
+    __asm__("cvt.rm.f32.s64 %0, %1;" : "=f"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ float __ull2float_rd(unsigned long long x) {
+    float r;
+    __asm__("cvt.rm.f32.u64 %0, %1;" : "=f"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ double __ll2double_rd(long long x) {
+    double r;
+    __asm__("cvt.rm.f64.s64 %0, %1;" : "=d"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ double __ull2double_rd(unsigned long long x) {
+    double r;
+    __asm__("cvt.rm.f64.u64 %0, %1;" : "=d"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ float __fadd_ru(float a, float b) { return __nvvm_add_rp_f(a, b); }
+__RGDEV_DEV__ float __fsub_ru(float a, float b) { return __nvvm_add_rp_f(a, -b); }
+__RGDEV_DEV__ float __fmul_ru(float a, float b) { return __nvvm_mul_rp_f(a, b); }
+__RGDEV_DEV__ float __fmaf_ru(float a, float b, float c) { return __nvvm_fma_rp_f(a, b, c); }
+__RGDEV_DEV__ float __fdiv_ru(float a, float b) { return __nvvm_div_rp_f(a, b); }
+__RGDEV_DEV__ float __frcp_ru(float x) { return __nvvm_rcp_rp_f(x); }
+__RGDEV_DEV__ float __fsqrt_ru(float x) { return __nvvm_sqrt_rp_f(x); }
+__RGDEV_DEV__ double __dadd_ru(double a, double b) { return __nvvm_add_rp_d(a, b); }
+__RGDEV_DEV__ double __dsub_ru(double a, double b) { return __nvvm_add_rp_d(a, -b); }
+__RGDEV_DEV__ double __dmul_ru(double a, double b) { return __nvvm_mul_rp_d(a, b); }
+__RGDEV_DEV__ double __fma_ru(double a, double b, double c) { return __nvvm_fma_rp_d(a, b, c); }
+__RGDEV_DEV__ double __ddiv_ru(double a, double b) { return __nvvm_div_rp_d(a, b); }
+__RGDEV_DEV__ double __drcp_ru(double x) { return __nvvm_rcp_rp_d(x); }
+__RGDEV_DEV__ double __dsqrt_ru(double x) { return __nvvm_sqrt_rp_d(x); }
+__RGDEV_DEV__ unsigned int __float2uint_ru(float x) { return __nvvm_f2ui_rp(x); }
+__RGDEV_DEV__ float __int2float_ru(int x) {
+    float r;
+    __asm__("cvt.rp.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
+    return r;
+}
+__RGDEV_DEV__ float __uint2float_ru(unsigned int x) {
+    float r;
+    __asm__("cvt.rp.f32.u32 %0, %1;" : "=f"(r) : "r"(x));
+    return r;
+}
+__RGDEV_DEV__ float __double2float_ru(double x) {
+    float r;
+    __asm__("cvt.rp.f32.f64 %0, %1;" : "=f"(r) : "d"(x));
+    return r;
+}
+__RGDEV_DEV__ int __double2int_ru(double x) { return __nvvm_d2i_rp(x); }
+__RGDEV_DEV__ unsigned int __double2uint_ru(double x) { return __nvvm_d2ui_rp(x); }
+__RGDEV_DEV__ long long __double2ll_ru(double x) { return __nvvm_d2ll_rp(x); }
+__RGDEV_DEV__ unsigned long long __double2ull_ru(double x) { return __nvvm_d2ull_rp(x); }
+__RGDEV_DEV__ long long __float2ll_ru(float x) { return __nvvm_f2ll_rp(x); }
+__RGDEV_DEV__ unsigned long long __float2ull_ru(float x) { return __nvvm_f2ull_rp(x); }
+__RGDEV_DEV__ float __ll2float_ru(long long x) {
+    float r;
+    __asm__("cvt.rp.f32.s64 %0, %1;" : "=f"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ float __ull2float_ru(unsigned long long x) {
+    float r;
+    __asm__("cvt.rp.f32.u64 %0, %1;" : "=f"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ double __ll2double_ru(long long x) {
+    double r;
+    __asm__("cvt.rp.f64.s64 %0, %1;" : "=d"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ double __ull2double_ru(unsigned long long x) {
+    double r;
+    __asm__("cvt.rp.f64.u64 %0, %1;" : "=d"(r) : "l"(x));
+    return r;
+}
+__RGDEV_DEV__ double __uint2double_rn(unsigned int x) { return (double)x; }
 
 /* Double-precision IEEE-rounded operations. */
 __RGDEV_DEV__ double __dadd_rn(double a, double b) { return __nvvm_add_rn_d(a, b); }

@@ -69,6 +69,10 @@ pub fn link(mut inputs: Vec<Input>) -> Result<Module> {
         return Err(err(&i.name, Pos::default(), what));
     }
 
+    for input in inputs.iter_mut() {
+        resolve_clang_statics(&mut input.module);
+    }
+
     // The definitions every module can see.
     let mut owners: BTreeMap<String, Owner> = BTreeMap::new();
     for (k, input) in inputs.iter().enumerate() {
@@ -199,6 +203,43 @@ fn same_var(a: &Var, b: &Var) -> bool {
 /// Rename module `k`'s own symbols named in `names` to `name$k`, in their declarations,
 /// every instruction operand and initializer that names them (registers and a function's
 /// own parameters and variables of the same name are left alone).
+/// clang's relocatable device code gives a `static __device__` variable a unit-unique name
+/// (`name__static__<hash>`) but leaves the module's references to it under the old name,
+/// declared `.extern`: such a declaration is dropped and its references name the
+/// definition (the one `name__static__*` variable of the same module).
+fn resolve_clang_statics(m: &mut Module) {
+    let mut map: BTreeMap<String, String> = BTreeMap::new();
+    for v in m.vars.iter().filter(|v| v.linkage == Linkage::Extern) {
+        let prefix = format!("{}__static__", v.name);
+        let mut defs = m.vars.iter().filter(|d| d.linkage != Linkage::Extern && d.name.starts_with(&prefix));
+        if let (Some(d), None) = (defs.next(), defs.next()) {
+            map.insert(v.name.clone(), d.name.clone());
+        }
+    }
+    if map.is_empty() {
+        return;
+    }
+    m.vars.retain(|v| !(v.linkage == Linkage::Extern && map.contains_key(&v.name)));
+    let new = |n: &str| map.get(n).cloned();
+    for v in &mut m.vars {
+        for i in &mut v.init {
+            if let Init::Sym(s) = i
+                && let Some(n) = new(s)
+            {
+                *s = n;
+            }
+        }
+    }
+    for f in &mut m.funcs {
+        let Some(body) = &mut f.body else { continue };
+        for s in body.iter_mut() {
+            if let Stmt::Instr(i) = s {
+                i.args.iter_mut().for_each(|a| a.rename(&new));
+            }
+        }
+    }
+}
+
 fn rename_internal(m: &mut Module, names: &BTreeSet<String>, k: usize) {
     let new = |n: &str| names.contains(n).then(|| format!("{n}${k}"));
     for v in &mut m.vars {

@@ -1,6 +1,7 @@
 // Relocatable device code (-rdc=true, or -dc then a link): a kernel calling device
 // functions of another file, and `extern __device__` variables both ways, linked when the
-// program loads.
+// program loads; `static` kernels and variables, which clang renames after the compilation
+// unit (`__intern__`/`__static__` and a hash that the host and device compiles must share).
 #include "check.cuh"
 
 extern __device__ float affine(float x, float a, float b);
@@ -14,6 +15,12 @@ __global__ void apply(float *p, int *q, int n) {
         p[i] = affine(p[i], 3.0f, -1.0f);
         q[i] = fib(i) + lookup[(i + 1) & 7];
     }
+}
+
+static __device__ int scale;
+static __global__ void scaled(int *q, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) q[i] *= scale;
 }
 
 int main() {
@@ -40,5 +47,14 @@ int main() {
     int l[8];
     CHECK(cudaMemcpyFromSymbol(l, lookup, sizeof l));
     TRUE(l[7] == 21);
+    const int three = 3;
+    CHECK(cudaMemcpyToSymbol(scale, &three, sizeof three));
+    scaled<<<4, 32>>>(q, n);
+    CHECK(cudaGetLastError());
+    int hs[n];
+    CHECK(cudaMemcpy(hs, q, sizeof hs, cudaMemcpyDeviceToHost));
+    bad = 0;
+    for (int i = 0; i < n; i++) bad += hs[i] != 3 * hq[i];
+    TRUE(bad == 0);
     return report();
 }

@@ -177,6 +177,16 @@ fn cuda_cxx_headers() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Directed rounding (`__fadd_rd`, `__ddiv_ru`, `__int2float_rz`, ...): every operation
+/// and conversion in every mode, bit for bit against the host under `fesetround`.
+#[test]
+fn directed_rounding_matches_the_host() {
+    let exe = compile("rounding", &["-Xcompiler", "-frounding-math"]);
+    let out = run_ok(&exe, &[]);
+    assert!(out.contains("directed results differ from nearest"), "{out}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Tiled matrix multiply with `__shared__` tiles.
 #[test]
 fn tiled_matmul() {
@@ -1052,7 +1062,8 @@ fn rgdev_cc_command_line() {
     let ptx = std::fs::read_to_string(dir.join("k.ptx")).unwrap();
     assert!(ptx.contains(".maxnreg 40"), "{ptx}");
     assert!(ptx.contains("div.approx") && ptx.contains("sin.approx"), "{ptx}");
-    let out = rgdev().args(["cc", "--ptx", "-Xptxas", "--frob"]).arg(&k).arg("-o").arg(dir.join("x.ptx")).output().unwrap();
+    let out =
+        rgdev().args(["cc", "--ptx", "-Xptxas", "--frob"]).arg(&k).arg("-o").arg(dir.join("x.ptx")).output().unwrap();
     assert!(!out.status.success() && text(&out).1.contains("--frob"), "{:?}", text(&out));
     let bad = dir.join("bad.cu");
     std::fs::write(&bad, "__global__ void k() { undeclared(); }\n").unwrap();

@@ -75,7 +75,12 @@ impl Exec<'_, '_> {
             | Op::Sin
             | Op::Cos
             | Op::Ex2
-            | Op::Lg2 => lanes!(d, on, regs, |l| unop(d.op, d.ty, operand(&d, 0, l, regs))),
+            | Op::Lg2 => match directed_mode(&d).filter(|_| d.ty.float() && matches!(d.op, Op::Sqrt | Op::Rcp)) {
+                Some(r) => lanes!(d, on, regs, |l| {
+                    round::directed(d.op, d.ty, r, operand(&d, 0, l, regs), 0, 0).unwrap_or(0)
+                }),
+                None => lanes!(d, on, regs, |l| unop(d.op, d.ty, operand(&d, 0, l, regs))),
+            },
             Op::Selp | Op::Slct => select(d, on, regs),
             Op::Setp => compare(d, on, regs).ok_or(illegal)?,
             Op::Cvt => {
@@ -183,6 +188,15 @@ fn arith(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
     let (ty, mode, msk) = (d.ty, d.m & 3, mask(d.ty));
     binop(d.op, ty, mode, 0, 1)?;
     let (a, b) = (gather(&d, 0, regs), gather(&d, 1, regs));
+    // Floats with a directed rounding (`add.rz.f32`, `__fmul_rd`, ...).
+    if ty.float()
+        && let Some(r) = directed_mode(&d)
+        && round::directed(d.op, ty, r, 0, 0, 0).is_some()
+    {
+        let out = map2(&a, &b, |x, y| round::directed(d.op, ty, r, x, y, 0).unwrap_or(0));
+        put(d.dst, on, &out, regs);
+        return Some(());
+    }
     let out = match (d.op, ty, mode) {
         (Op::Add, Ty::U32 | Ty::S32, _) => map2(&a, &b, |x, y| x.wrapping_add(y) & 0xFFFF_FFFF),
         (Op::Add, Ty::U64 | Ty::S64, _) => map2(&a, &b, u64::wrapping_add),
@@ -208,11 +222,24 @@ fn arith(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
     Some(())
 }
 
+/// The directed rounding (`.rz`, `.rm`, `.rp`: m bits 4:2) of a float operation, if any.
+#[inline(always)]
+fn directed_mode(d: &D) -> Option<Round> {
+    Round::from_bits(d.m >> 2).filter(|r| matches!(r, Round::Rz | Round::Rm | Round::Rp))
+}
+
 /// Multiply-add: fused for floating point, low, high or wide for integers.
 #[inline(always)]
 fn mad(d: D, on: u32, regs: &mut [u64]) {
     let (ty, mode, msk) = (d.ty, d.m & 3, mask(d.ty));
     let (a, b, c) = (gather(&d, 0, regs), gather(&d, 1, regs), gather(&d, 2, regs));
+    if ty.float()
+        && let Some(r) = directed_mode(&d)
+    {
+        let out = map3(&a, &b, &c, |x, y, z| round::directed(Op::Mad, ty, r, x, y, z).unwrap_or(0));
+        put(d.dst, on, &out, regs);
+        return;
+    }
     let out = match (ty, mode) {
         (Ty::F32, _) => map3(&a, &b, &c, |x, y, z| fb32(libm::fmaf(f32v(x), f32v(y), f32v(z)))),
         (Ty::F64, _) => map3(&a, &b, &c, |x, y, z| libm::fma(f64v(x), f64v(y), f64v(z)).to_bits()),

@@ -26,6 +26,7 @@ mod lsu;
 mod methods;
 mod ops;
 mod printf;
+mod round;
 mod simt;
 mod tex;
 

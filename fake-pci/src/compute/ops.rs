@@ -278,6 +278,12 @@ pub(crate) fn cvt(dst: Ty, src: Ty, round: Round, sat: bool, integral: bool, a: 
     };
     match (dst.float(), src.float()) {
         (true, _) => {
+            if !integral
+                && !sat
+                && let Some(v) = round::cvt_directed(dst, src, round, a)
+            {
+                return v;
+            }
             let mut x = as_f64(a);
             if integral {
                 x = round_f64(x, if round == Round::Default { Round::Rn } else { round });

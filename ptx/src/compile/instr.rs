@@ -561,8 +561,14 @@ impl<'a> Kc<'a> {
         } else {
             self.emit(Op::Sub, Ty::U32, r, [Some(Src::Imm(width - 1, false)), Some(Src::Reg(z)), None], 0)?;
         }
-        self.emit(Op::Selp, Ty::U32, d, [Some(Src::Imm(0xFFFF_FFFF, false)), Some(Src::Reg(r)), Some(Src::Reg(none))], 0)
-            .map(|_| ())
+        self.emit(
+            Op::Selp,
+            Ty::U32,
+            d,
+            [Some(Src::Imm(0xFFFF_FFFF, false)), Some(Src::Reg(r)), Some(Src::Reg(none))],
+            0,
+        )
+        .map(|_| ())
     }
 
     /// p = whether a shuffle of `mode` with lane or delta `b` and clamp/segment word `c`

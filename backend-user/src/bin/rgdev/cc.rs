@@ -424,6 +424,20 @@ fn with_max_regs(text: &str, n: u32) -> String {
     out
 }
 
+/// `-cuid=ID` for the compiles of `src`: with relocatable device code clang renames a
+/// `static` kernel or variable after the compilation unit's id (`name__intern__<hash>`,
+/// `name__static__<hash>`), and the host's registration must name what the device's PTX
+/// defines, so both compiles get the same id (clang's driver does this when it compiles
+/// both sides in one run). The id is the source's absolute path, hashed (FNV-1a).
+fn cuid(src: &str) -> String {
+    let path = std::fs::canonicalize(src).unwrap_or_else(|_| PathBuf::from(src));
+    let h = path
+        .to_string_lossy()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    format!("-cuid={h:016x}")
+}
+
 /// The PTX ISA version (as 10 x major + minor) rgdev cc asks clang for on `sm_<arch>`.
 fn ptx_isa(arch: u32) -> u32 {
     match arch {
@@ -475,6 +489,7 @@ impl Driver {
         v.push(format!("+ptx{}", ptx_isa(arch)).into());
         if a.rdc {
             v.push("-fgpu-rdc".into());
+            v.push(cuid(src).into());
         }
         v.extend(fp_flags(a).into_iter().map(OsString::from));
         v.extend(self.common(a));
@@ -514,6 +529,8 @@ impl Driver {
         v.push(fatbin.into());
         if a.rdc {
             v.push("-fgpu-rdc".into());
+            // clang's driver forwards -cuid to the device compile only.
+            v.extend(["-Xclang".into(), OsString::from(cuid(src))]);
         }
         if a.fast_math {
             v.push("-D__USE_FAST_MATH__".into()); // both passes see it, as with nvcc
@@ -616,7 +633,9 @@ fn compile(a: &Args, d: &Driver) -> Result<(), String> {
         match device_link(d, &objects)? {
             Some(stub) => std::fs::copy(&stub, &out).map(|_| ()).map_err(|e| format!("{out}: {e}"))?,
             None => {
-                return Err("-dlink: no input object has relocatable device code (compile with -rdc=true or -dc)".into());
+                return Err(
+                    "-dlink: no input object has relocatable device code (compile with -rdc=true or -dc)".into()
+                );
             }
         }
         return Ok(());
