@@ -119,6 +119,20 @@ template <class T>
 static __inline__ __host__ cudaError_t cudaMallocHost(T **ptr, size_t size, unsigned int flags) {
     return cudaHostAlloc((void **)(void *)ptr, size, flags);
 }
+/* cudaLaunchKernelEx(config, kernel, args...): the arguments converted to the kernel's
+   parameter types, their addresses passed to cudaLaunchKernelExC. */
+template <typename... ExpTypes, typename... ActTypes>
+static __inline__ __host__ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
+                                                          void (*kernel)(ExpTypes...), ActTypes &&...args) {
+    return [&](ExpTypes... coerced) {
+        void *pArgs[sizeof...(ExpTypes) + 1] = {((void *)&coerced)...};
+        return cudaLaunchKernelExC(config, (const void *)kernel, pArgs);
+    }(std::forward<ActTypes>(args)...);
+}
+template <class T>
+static __inline__ __host__ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, T *kernel, void **args) {
+    return cudaLaunchKernelExC(config, (const void *)kernel, args);
+}
 template <class T>
 static __inline__ __host__ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T *devPtr, size_t length = 0,
                                                                 unsigned int flags = cudaMemAttachSingle) {

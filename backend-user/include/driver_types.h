@@ -678,4 +678,300 @@ struct cudaMemcpy3DParms {
     enum cudaMemcpyKind kind;
 };
 
+
+/* Graphs, stream capture, stream-ordered memory pools, IPC, access policy windows and
+   launch attributes (CUDA 12.9's names and values). The functions over them are exported
+   by libcudart and return cudaErrorNotSupported (docs/runtime-api.md). */
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+typedef struct CUuserObject_st *cudaUserObject_t;
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+typedef struct CUkern_st *cudaKernel_t;
+typedef struct CUlib_st *cudaLibrary_t;
+typedef struct CUgraphDeviceUpdatableNode_st *cudaGraphDeviceNode_t;
+typedef unsigned long long cudaGraphConditionalHandle;
+typedef void (*cudaHostFn_t)(void *userData);
+
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2
+};
+#define cudaStreamAddCaptureDependencies 0x0
+#define cudaStreamSetCaptureDependencies 0x1
+enum cudaGraphNodeType {
+    cudaGraphNodeTypeKernel = 0x00,
+    cudaGraphNodeTypeMemcpy = 0x01,
+    cudaGraphNodeTypeMemset = 0x02,
+    cudaGraphNodeTypeHost = 0x03,
+    cudaGraphNodeTypeGraph = 0x04,
+    cudaGraphNodeTypeEmpty = 0x05,
+    cudaGraphNodeTypeWaitEvent = 0x06,
+    cudaGraphNodeTypeEventRecord = 0x07,
+    cudaGraphNodeTypeExtSemaphoreSignal = 0x08,
+    cudaGraphNodeTypeExtSemaphoreWait = 0x09,
+    cudaGraphNodeTypeMemAlloc = 0x0a,
+    cudaGraphNodeTypeMemFree = 0x0b,
+    cudaGraphNodeTypeConditional = 0x0d,
+    cudaGraphNodeTypeCount
+};
+enum cudaGraphExecUpdateResult {
+    cudaGraphExecUpdateSuccess = 0x0,
+    cudaGraphExecUpdateError = 0x1,
+    cudaGraphExecUpdateErrorTopologyChanged = 0x2,
+    cudaGraphExecUpdateErrorNodeTypeChanged = 0x3,
+    cudaGraphExecUpdateErrorFunctionChanged = 0x4,
+    cudaGraphExecUpdateErrorParametersChanged = 0x5,
+    cudaGraphExecUpdateErrorNotSupported = 0x6,
+    cudaGraphExecUpdateErrorUnsupportedFunctionChange = 0x7,
+    cudaGraphExecUpdateErrorAttributesChanged = 0x8
+};
+typedef struct cudaGraphExecUpdateResultInfo_st {
+    enum cudaGraphExecUpdateResult result;
+    cudaGraphNode_t errorNode;
+    cudaGraphNode_t errorFromNode;
+} cudaGraphExecUpdateResultInfo;
+enum cudaGraphInstantiateFlags {
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+    cudaGraphInstantiateFlagUpload = 2,
+    cudaGraphInstantiateFlagDeviceLaunch = 4,
+    cudaGraphInstantiateFlagUseNodePriority = 8
+};
+typedef enum cudaGraphInstantiateResult {
+    cudaGraphInstantiateSuccess = 0,
+    cudaGraphInstantiateError = 1,
+    cudaGraphInstantiateInvalidStructure = 2,
+    cudaGraphInstantiateNodeOperationNotSupported = 3,
+    cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+    cudaGraphInstantiateConditionalHandleUnused = 5
+} cudaGraphInstantiateResult;
+typedef struct cudaGraphInstantiateParams_st {
+    unsigned long long flags;
+    cudaStream_t uploadStream;
+    cudaGraphNode_t errNode_out;
+    cudaGraphInstantiateResult result_out;
+} cudaGraphInstantiateParams;
+enum cudaGraphDebugDotFlags {
+    cudaGraphDebugDotFlagsVerbose = 1 << 0,
+    cudaGraphDebugDotFlagsKernelNodeParams = 1 << 2,
+    cudaGraphDebugDotFlagsMemcpyNodeParams = 1 << 3,
+    cudaGraphDebugDotFlagsMemsetNodeParams = 1 << 4,
+    cudaGraphDebugDotFlagsHostNodeParams = 1 << 5,
+    cudaGraphDebugDotFlagsEventNodeParams = 1 << 6,
+    cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 1 << 7,
+    cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 1 << 8,
+    cudaGraphDebugDotFlagsKernelNodeAttributes = 1 << 9,
+    cudaGraphDebugDotFlagsHandles = 1 << 10,
+    cudaGraphDebugDotFlagsConditionalNodeParams = 1 << 15
+};
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0x0,
+    cudaGraphMemAttrUsedMemHigh = 0x1,
+    cudaGraphMemAttrReservedMemCurrent = 0x2,
+    cudaGraphMemAttrReservedMemHigh = 0x3
+};
+enum cudaUserObjectFlags { cudaUserObjectNoDestructorSync = 0x1 };
+enum cudaUserObjectRetainFlags { cudaGraphUserObjectMove = 0x1 };
+struct cudaKernelNodeParams {
+    void *func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+};
+struct cudaMemsetParams {
+    void *dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+struct cudaHostNodeParams {
+    cudaHostFn_t fn;
+    void *userData;
+};
+typedef struct cudaGraphEdgeData_st {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+} cudaGraphEdgeData;
+
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 0x1,
+    cudaMemPoolReuseAllowOpportunistic = 0x2,
+    cudaMemPoolReuseAllowInternalDependencies = 0x3,
+    cudaMemPoolAttrReleaseThreshold = 0x4,
+    cudaMemPoolAttrReservedMemCurrent = 0x5,
+    cudaMemPoolAttrReservedMemHigh = 0x6,
+    cudaMemPoolAttrUsedMemCurrent = 0x7,
+    cudaMemPoolAttrUsedMemHigh = 0x8
+};
+enum cudaMemAccessFlags {
+    cudaMemAccessFlagsProtNone = 0,
+    cudaMemAccessFlagsProtRead = 1,
+    cudaMemAccessFlagsProtReadWrite = 3
+};
+struct cudaMemAccessDesc {
+    struct cudaMemLocation location;
+    enum cudaMemAccessFlags flags;
+};
+enum cudaMemAllocationType {
+    cudaMemAllocationTypeInvalid = 0x0,
+    cudaMemAllocationTypePinned = 0x1,
+    cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+enum cudaMemAllocationHandleType {
+    cudaMemHandleTypeNone = 0x0,
+    cudaMemHandleTypePosixFileDescriptor = 0x1,
+    cudaMemHandleTypeWin32 = 0x2,
+    cudaMemHandleTypeWin32Kmt = 0x4,
+    cudaMemHandleTypeFabric = 0x8
+};
+struct cudaMemPoolProps {
+    enum cudaMemAllocationType allocType;
+    enum cudaMemAllocationHandleType handleTypes;
+    struct cudaMemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+struct cudaMemPoolPtrExportData {
+    unsigned char reserved[64];
+};
+struct cudaMemAllocNodeParams {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void *dptr;
+};
+
+#define CUDA_IPC_HANDLE_SIZE 64
+#define cudaIpcMemLazyEnablePeerAccess 0x01
+typedef struct cudaIpcEventHandle_st {
+    char reserved[CUDA_IPC_HANDLE_SIZE];
+} cudaIpcEventHandle_t;
+typedef struct cudaIpcMemHandle_st {
+    char reserved[CUDA_IPC_HANDLE_SIZE];
+} cudaIpcMemHandle_t;
+
+enum cudaAccessProperty {
+    cudaAccessPropertyNormal = 0,
+    cudaAccessPropertyStreaming = 1,
+    cudaAccessPropertyPersisting = 2
+};
+struct cudaAccessPolicyWindow {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    enum cudaAccessProperty hitProp;
+    enum cudaAccessProperty missProp;
+};
+enum cudaSynchronizationPolicy {
+    cudaSyncPolicyAuto = 1,
+    cudaSyncPolicySpin = 2,
+    cudaSyncPolicyYield = 3,
+    cudaSyncPolicyBlockingSync = 4
+};
+enum cudaClusterSchedulingPolicy {
+    cudaClusterSchedulingPolicyDefault = 0,
+    cudaClusterSchedulingPolicySpread = 1,
+    cudaClusterSchedulingPolicyLoadBalancing = 2
+};
+typedef enum cudaLaunchMemSyncDomain {
+    cudaLaunchMemSyncDomainDefault = 0,
+    cudaLaunchMemSyncDomainRemote = 1
+} cudaLaunchMemSyncDomain;
+typedef struct cudaLaunchMemSyncDomainMap_st {
+    unsigned char default_;
+    unsigned char remote;
+} cudaLaunchMemSyncDomainMap;
+typedef enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0,
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8,
+    cudaLaunchAttributeMemSyncDomainMap = 9,
+    cudaLaunchAttributeMemSyncDomain = 10,
+    cudaLaunchAttributePreferredClusterDimension = 11,
+    cudaLaunchAttributeLaunchCompletionEvent = 12,
+    cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
+    cudaLaunchAttributePreferredSharedMemoryCarveout = 14
+} cudaLaunchAttributeID;
+typedef union cudaLaunchAttributeValue {
+    char pad[64];
+    struct cudaAccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    enum cudaSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } clusterDim;
+    enum cudaClusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct {
+        cudaEvent_t event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
+    int priority;
+    cudaLaunchMemSyncDomainMap memSyncDomainMap;
+    cudaLaunchMemSyncDomain memSyncDomain;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } preferredClusterDim;
+    struct {
+        cudaEvent_t event;
+        int flags;
+    } launchCompletionEvent;
+    struct {
+        int deviceUpdatable;
+        cudaGraphDeviceNode_t devNode;
+    } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+} cudaLaunchAttributeValue;
+typedef struct cudaLaunchAttribute_st {
+    cudaLaunchAttributeID id;
+    char pad[8 - sizeof(cudaLaunchAttributeID)];
+    cudaLaunchAttributeValue val;
+} cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute *attrs;
+    unsigned int numAttrs;
+} cudaLaunchConfig_t;
+#define cudaStreamAttrID cudaLaunchAttributeID
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+#define cudaStreamAttrValue cudaLaunchAttributeValue
+#define cudaKernelNodeAttrID cudaLaunchAttributeID
+#define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
+#define cudaKernelNodeAttrValue cudaLaunchAttributeValue
+
 #endif /* __DRIVER_TYPES_H__ */

@@ -35,6 +35,8 @@ __global__ void hints(int *a, float4 *f, unsigned long long *u, float *fm) {
     fm[2] = min(1.5f, 2.0) + max(0.25, 0.5f);
 }
 
+__global__ void fill(int *p, int v, unsigned char k) { p[threadIdx.x] = v + k; }
+
 int main() {
     std::unique_ptr<int> owned(new int(3));
     int *a;
@@ -92,5 +94,44 @@ int main() {
     cudaArray_t none3 = none2;
     TRUE(none3 == nullptr);
     CHECK(cudaFreeHost(pinned));
+
+    // cudaLaunchKernelEx with attributes: hints accepted, a cooperative launch checked,
+    // clusters of several blocks not supported.
+    int *filled;
+    CHECK(cudaMalloc(&filled, 32 * sizeof(int)));
+    cudaLaunchAttribute attrs[2];
+    attrs[0].id = cudaLaunchAttributePriority;
+    attrs[0].val.priority = 0;
+    attrs[1].id = cudaLaunchAttributeCooperative;
+    attrs[1].val.cooperative = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(1);
+    config.blockDim = dim3(32);
+    config.attrs = attrs;
+    config.numAttrs = 2;
+    CHECK(cudaLaunchKernelEx(&config, fill, filled, 40, 2)); // int and unsigned char converted
+    int hfill[32];
+    CHECK(cudaMemcpy(hfill, filled, sizeof hfill, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 32; k++) TRUE(hfill[k] == 42);
+    config.gridDim = dim3(1 << 20);
+    EXPECT(cudaLaunchKernelEx(&config, fill, filled, 40, 2), cudaErrorCooperativeLaunchTooLarge);
+    attrs[1].id = cudaLaunchAttributeClusterDimension;
+    attrs[1].val.clusterDim.x = 2;
+    attrs[1].val.clusterDim.y = 1;
+    attrs[1].val.clusterDim.z = 1;
+    config.gridDim = dim3(2);
+    EXPECT(cudaLaunchKernelEx(&config, fill, filled, 40, 2), cudaErrorNotSupported);
+    // Graphs, pools and IPC declare CUDA's types; their functions are not supported yet.
+    cudaGraph_t graph;
+    EXPECT(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
+    cudaMemPool_t pool;
+    EXPECT(cudaDeviceGetDefaultMemPool(&pool, 0), cudaErrorNotSupported);
+    cudaIpcMemHandle_t ipc;
+    EXPECT(cudaIpcGetMemHandle(&ipc, filled), cudaErrorNotSupported);
+    cudaStreamAttrValue window = {};
+    window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    TRUE(sizeof(cudaLaunchAttribute) == 72 && sizeof(cudaIpcMemHandle_t) == 64 && window.accessPolicyWindow.hitProp == 2);
+    cudaGetLastError();
+    CHECK(cudaFree(filled));
     return report();
 }

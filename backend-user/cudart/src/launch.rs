@@ -570,9 +570,27 @@ pub extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(
     })
 }
 
+/// A cooperative launch's check: every block of the grid resident at once
+/// (cudaErrorCooperativeLaunchTooLarge otherwise).
+fn cooperative_fits(func: *const c_void, grid: Dim3, block: Dim3, shared: usize) -> Result<(), Status> {
+    let d = state::driver()?;
+    check_config(grid, block)?;
+    let threads = (block.x as u64 * block.y as u64 * block.z as u64) as c_int;
+    let per_sm = blocks_per_sm(func, threads, shared)? as u64;
+    let mut dev = 0;
+    error::check(d.cuCtxGetDevice(&mut dev))?;
+    let mut sms = 0;
+    error::check(d.cuDeviceGetAttribute(&mut sms, 16, dev))?; // MULTIPROCESSOR_COUNT
+    let blocks = grid.x as u64 * grid.y as u64 * grid.z as u64;
+    if blocks > per_sm * sms as u64 {
+        return Err(cudaErrorCooperativeLaunchTooLarge);
+    }
+    Ok(())
+}
+
 /// `cudaLaunchCooperativeKernel`: a launch whose blocks must all be resident at once
-/// (cudaErrorCooperativeLaunchTooLarge otherwise). Grid-wide synchronization itself
-/// (cooperative groups' grid.sync) is not available to kernels yet.
+/// (cudaErrorCooperativeLaunchTooLarge otherwise), so that cooperative groups' grid
+/// sync can wait for all of them.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaLaunchCooperativeKernel(
     func: *const c_void,
@@ -583,18 +601,58 @@ pub extern "C" fn cudaLaunchCooperativeKernel(
     stream: Handle,
 ) -> Status {
     api(|| {
-        let d = state::driver()?;
-        check_config(grid, block)?;
-        let threads = (block.x as u64 * block.y as u64 * block.z as u64) as c_int;
-        let per_sm = blocks_per_sm(func, threads, shared)? as u64;
-        let mut dev = 0;
-        error::check(d.cuCtxGetDevice(&mut dev))?;
-        let mut sms = 0;
-        error::check(d.cuDeviceGetAttribute(&mut sms, 16, dev))?; // MULTIPROCESSOR_COUNT
-        let blocks = grid.x as u64 * grid.y as u64 * grid.z as u64;
-        if blocks > per_sm * sms as u64 {
-            return Err(cudaErrorCooperativeLaunchTooLarge);
-        }
+        cooperative_fits(func, grid, block, shared)?;
         launch(func, grid, block, args, core::ptr::null_mut(), shared, stream)
+    })
+}
+
+/// `cudaLaunchConfig_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct LaunchConfig {
+    grid: Dim3,
+    block: Dim3,
+    shared: usize,
+    stream: Handle,
+    attrs: *const LaunchAttribute,
+    num_attrs: c_uint,
+}
+
+/// `cudaLaunchAttribute`: an id and a 64-byte value (the union's first words).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct LaunchAttribute {
+    id: c_uint,
+    pad: c_uint,
+    val: [c_uint; 16],
+}
+
+/// `cudaLaunchKernelExC`: a launch with attributes. A cooperative launch is checked as
+/// `cudaLaunchCooperativeKernel`'s; the hints the model has no mechanism for (priority,
+/// access policy window, synchronization policy, memory synchronization domains, preferred
+/// shared-memory carveout and cluster shape, cluster scheduling) are accepted; a cluster of
+/// more than one block, programmatic dependent launches, completion events and
+/// device-updatable nodes are cudaErrorNotSupported; an unknown attribute is
+/// cudaErrorInvalidValue.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaLaunchKernelExC(
+    config: *const LaunchConfig,
+    func: *const c_void,
+    args: *mut *mut c_void,
+) -> Status {
+    api(|| {
+        let c = raw::get(config).ok_or(cudaErrorInvalidValue)?;
+        for k in 0..c.num_attrs as usize {
+            let a = raw::get(c.attrs.wrapping_add(k)).ok_or(cudaErrorInvalidValue)?;
+            match a.id {
+                0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 | 14 => {}
+                2 if a.val[0] != 0 => cooperative_fits(func, c.grid, c.block, c.shared)?,
+                2 => {}
+                4 if a.val[0] as u64 * a.val[1] as u64 * a.val[2] as u64 <= 1 => {}
+                4 | 6 | 7 | 12 | 13 => return Err(cudaErrorNotSupported),
+                _ => return Err(cudaErrorInvalidValue),
+            }
+        }
+        launch(func, c.grid, c.block, args, core::ptr::null_mut(), c.shared, c.stream)
     })
 }

@@ -64,7 +64,7 @@ unsupported! {
     cudaGraphicsResourceSetMapFlags cudaGraphicsSubResourceGetMappedArray cudaGraphicsUnmapResources
     cudaGraphicsUnregisterResource cudaImportExternalMemory cudaImportExternalSemaphore cudaIpcCloseMemHandle
     cudaIpcGetEventHandle cudaIpcGetMemHandle cudaIpcOpenEventHandle cudaIpcOpenMemHandle
-    cudaKernelSetAttributeForDevice cudaLaunchCooperativeKernelMultiDevice cudaLaunchKernelExC
+    cudaKernelSetAttributeForDevice cudaLaunchCooperativeKernelMultiDevice
     cudaLibraryEnumerateKernels cudaLibraryGetGlobal cudaLibraryGetKernel cudaLibraryGetKernelCount
     cudaLibraryGetManaged cudaLibraryGetUnifiedFunction cudaLibraryLoadData cudaLibraryLoadFromFile
     cudaLibraryUnload cudaMallocAsync cudaMallocFromPoolAsync
