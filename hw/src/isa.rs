@@ -606,6 +606,10 @@ pub enum VoteMode {
     Ballot,
 }
 
+/// Modifier bit of `.f32` arithmetic, comparisons and math (`ADD`..`MAX`, `MAD`, `SETP`, the
+/// unary float ops): `.ftz`, subnormal inputs and results flushed to zero of the same sign.
+pub const FLOAT_FTZ: u16 = 1 << 5;
+
 /// `VOTE` modifier bit: operand b holds the member mask of `vote.sync`; only the active
 /// lanes in it vote (the mode is in bits 1:0).
 pub const VOTE_MEMBER_MASK: u16 = 1 << 2;

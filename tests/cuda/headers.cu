@@ -33,6 +33,7 @@ __global__ void hints(int *a, float4 *f, unsigned long long *u, float *fm) {
     a[11] = (int)max(-1, 2u) == -1; // unsigned comparison: max is 0xffffffff
     fm[0] = sinf(fm[1]);
     fm[2] = min(1.5f, 2.0) + max(0.25, 0.5f);
+    fm[3] = fm[4] * fm[4]; // 1e-20 squared is subnormal: flushed to zero under -ftz=true
 }
 
 __global__ void fill(int *p, int v, unsigned char k) { p[threadIdx.x] = v + k; }
@@ -46,14 +47,14 @@ int main() {
     CHECK(cudaMalloc(&a, 64));
     CHECK(cudaMalloc(&f, 16));
     CHECK(cudaMalloc(&u, 8));
-    CHECK(cudaMalloc(&fm, 16));
+    CHECK(cudaMalloc(&fm, 20));
     int h[16] = {1, 2, 3, 4, 5, 0, 0, 1, 7, 10};
     CHECK(cudaMemcpy(a, h, 64, cudaMemcpyHostToDevice));
     float4 hf = {1, 2, 3, 4};
     CHECK(cudaMemcpy(f, &hf, 16, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(u, 0, 8));
-    float hm[4] = {0, 0.5f, 0, 0};
-    CHECK(cudaMemcpy(fm, hm, 16, cudaMemcpyHostToDevice));
+    float hm[5] = {0, 0.5f, 0, 0, 1e-20f};
+    CHECK(cudaMemcpy(fm, hm, 20, cudaMemcpyHostToDevice));
     cudaEvent_t e;
     CHECK(cudaEventCreate(&e, cudaEventDisableTiming));
     float ms;
@@ -67,7 +68,7 @@ int main() {
     CHECK(cudaProfilerStop());
     CHECK(cudaMemcpy(h, a, 64, cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(&hf, f, 16, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(hm, fm, 16, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(hm, fm, 20, cudaMemcpyDeviceToHost));
     unsigned long long hu;
     CHECK(cudaMemcpy(&hu, u, 8, cudaMemcpyDeviceToHost));
     TRUE(h[5] == 15);
@@ -82,6 +83,9 @@ int main() {
     TRUE(hm[2] == 2.0f);
 #if defined(__USE_FAST_MATH__)
     printf("fast math: sinf(0.5) = %.9g\n", hm[0]);
+    TRUE(hm[3] == 0.0f);
+#else
+    TRUE(hm[3] > 0.0f && hm[3] < 1.2e-38f);
 #endif
     TRUE(fabsf(hm[0] - 0.479425539f) < 1e-6f);
     // Host overloads of min and max.

@@ -890,3 +890,15 @@ fn nvcc12_shuffles_with_predicates_and_bit_fields() {
         assert_eq!(w[9], want, "bfind {l}");
     }
 }
+
+/// A shared address is 32 bits wide: register plus offset wraps as the hardware wraps it
+/// (kernels/handwritten/nvcc12_forms.ptx, `shared_wrap`), where it trapped out of range.
+#[test]
+fn shared_addresses_wrap_at_32_bits() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/nvcc12_forms.ptx")).unwrap();
+    let out = ctx.alloc::<u32>(1).unwrap();
+    m.function("shared_wrap").unwrap().launch([1, 1, 1], [1, 1, 1], 0, &[out.arg()]).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [77]);
+}

@@ -75,12 +75,16 @@ impl Exec<'_, '_> {
             | Op::Sin
             | Op::Cos
             | Op::Ex2
-            | Op::Lg2 => match directed_mode(&d).filter(|_| d.ty.float() && matches!(d.op, Op::Sqrt | Op::Rcp)) {
-                Some(r) => lanes!(d, on, regs, |l| {
-                    round::directed(d.op, d.ty, r, operand(&d, 0, l, regs), 0, 0).unwrap_or(0)
-                }),
-                None => lanes!(d, on, regs, |l| unop(d.op, d.ty, operand(&d, 0, l, regs))),
-            },
+            | Op::Lg2 => {
+                let ftz = d.ty == Ty::F32 && d.m & FLOAT_FTZ != 0;
+                let flush = |v: u64| if ftz { ftz32(v) } else { v };
+                match directed_mode(&d).filter(|_| d.ty.float() && matches!(d.op, Op::Sqrt | Op::Rcp)) {
+                    Some(r) => lanes!(d, on, regs, |l| {
+                        flush(round::directed(d.op, d.ty, r, flush(operand(&d, 0, l, regs)), 0, 0).unwrap_or(0))
+                    }),
+                    None => lanes!(d, on, regs, |l| flush(unop(d.op, d.ty, flush(operand(&d, 0, l, regs))))),
+                }
+            }
             Op::Selp | Op::Slct => select(d, on, regs),
             Op::Setp => compare(d, on, regs).ok_or(illegal)?,
             Op::Cvt => {
@@ -187,13 +191,25 @@ pub(crate) fn operand(d: &D, k: usize, lane: usize, regs: &[u64]) -> u64 {
 fn arith(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
     let (ty, mode, msk) = (d.ty, d.m & 3, mask(d.ty));
     binop(d.op, ty, mode, 0, 1)?;
-    let (a, b) = (gather(&d, 0, regs), gather(&d, 1, regs));
+    let (mut a, mut b) = (gather(&d, 0, regs), gather(&d, 1, regs));
+    let ftz = ty == Ty::F32 && d.m & FLOAT_FTZ != 0;
+    if ftz {
+        (a, b) = (a.map(ftz32), b.map(ftz32));
+    }
     // Floats with a directed rounding (`add.rz.f32`, `__fmul_rd`, ...).
     if ty.float()
         && let Some(r) = directed_mode(&d)
         && round::directed(d.op, ty, r, 0, 0, 0).is_some()
     {
-        let out = map2(&a, &b, |x, y| round::directed(d.op, ty, r, x, y, 0).unwrap_or(0));
+        let mut out = map2(&a, &b, |x, y| round::directed(d.op, ty, r, x, y, 0).unwrap_or(0));
+        if ftz {
+            out = out.map(ftz32);
+        }
+        put(d.dst, on, &out, regs);
+        return Some(());
+    }
+    if ftz {
+        let out = map2(&a, &b, |x, y| ftz32(binop(d.op, ty, mode, x, y).unwrap_or(0)));
         put(d.dst, on, &out, regs);
         return Some(());
     }
@@ -222,6 +238,12 @@ fn arith(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
     Some(())
 }
 
+/// An f32 (in a register's low bits) flushed to zero of its sign when subnormal (`.ftz`).
+#[inline(always)]
+fn ftz32(v: u64) -> u64 {
+    if v & 0x7F80_0000 == 0 { v & 0x8000_0000 } else { v & 0xFFFF_FFFF }
+}
+
 /// The directed rounding (`.rz`, `.rm`, `.rp`: m bits 4:2) of a float operation, if any.
 #[inline(always)]
 fn directed_mode(d: &D) -> Option<Round> {
@@ -232,11 +254,19 @@ fn directed_mode(d: &D) -> Option<Round> {
 #[inline(always)]
 fn mad(d: D, on: u32, regs: &mut [u64]) {
     let (ty, mode, msk) = (d.ty, d.m & 3, mask(d.ty));
-    let (a, b, c) = (gather(&d, 0, regs), gather(&d, 1, regs), gather(&d, 2, regs));
-    if ty.float()
-        && let Some(r) = directed_mode(&d)
-    {
-        let out = map3(&a, &b, &c, |x, y, z| round::directed(Op::Mad, ty, r, x, y, z).unwrap_or(0));
+    let (mut a, mut b, mut c) = (gather(&d, 0, regs), gather(&d, 1, regs), gather(&d, 2, regs));
+    let ftz = ty == Ty::F32 && d.m & FLOAT_FTZ != 0;
+    if ftz {
+        (a, b, c) = (a.map(ftz32), b.map(ftz32), c.map(ftz32));
+    }
+    if ty.float() && (ftz || directed_mode(&d).is_some()) {
+        let out = map3(&a, &b, &c, |x, y, z| {
+            let r = match directed_mode(&d) {
+                Some(r) => round::directed(Op::Mad, ty, r, x, y, z).unwrap_or(0),
+                None => fb32(libm::fmaf(f32v(x), f32v(y), f32v(z))),
+            };
+            if ftz { ftz32(r) } else { r }
+        });
         put(d.dst, on, &out, regs);
         return;
     }
@@ -276,7 +306,10 @@ fn select(d: D, on: u32, regs: &mut [u64]) {
 #[inline(always)]
 fn compare(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
     let (cmp, ty) = (Cmp::from_bits(d.m)?, d.ty);
-    let (a, b) = (gather(&d, 0, regs), gather(&d, 1, regs));
+    let (mut a, mut b) = (gather(&d, 0, regs), gather(&d, 1, regs));
+    if ty == Ty::F32 && d.m & FLOAT_FTZ != 0 {
+        (a, b) = (a.map(ftz32), b.map(ftz32));
+    }
     let out = match (cmp, ty) {
         (Cmp::Lt, Ty::S32) => map2(&a, &b, |x, y| ((x as i32) < (y as i32)) as u64),
         (Cmp::Ge, Ty::S32) => map2(&a, &b, |x, y| ((x as i32) >= (y as i32)) as u64),

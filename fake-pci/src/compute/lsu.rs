@@ -353,7 +353,9 @@ impl Exec<'_, '_> {
     }
 
     /// The space and window offset of a generic address (shared window, local window, or
-    /// global); any other space is its own.
+    /// global); any other space is its own. Shared, local and constant addresses are 32
+    /// bits wide, as the hardware's: register plus offset wraps there (a register holding
+    /// 0xFFFFFFC4 plus an offset of 64 is shared offset 4).
     #[inline(always)]
     fn resolve(&self, space: Space, addr: u64) -> (Space, u64) {
         let (sw, lw) = (self.r.shared_window, self.r.local_window);
@@ -361,7 +363,8 @@ impl Exec<'_, '_> {
             Space::Generic if addr.wrapping_sub(sw) < WINDOW_SIZE && sw != 0 => (Space::Shared, addr - sw),
             Space::Generic if addr.wrapping_sub(lw) < WINDOW_SIZE && lw != 0 => (Space::Local, addr - lw),
             Space::Generic => (Space::Global, addr),
-            s => (s, addr),
+            Space::Global => (Space::Global, addr),
+            s => (s, addr & 0xFFFF_FFFF),
         }
     }
 

@@ -29,7 +29,7 @@ impl<'a> Kc<'a> {
                     "shl" => Op::Shl,
                     _ => Op::Shr,
                 };
-                let m = self.mul_mode(i) as u16 | self.round(i) << 2;
+                let m = self.mul_mode(i) as u16 | self.round(i) << 2 | self.ftz(i, ty);
                 let d = self.dst(self.arg(i, 0)?)?;
                 let a = self.src(self.arg(i, 1)?, ty)?;
                 let bty = if matches!(op, "shl" | "shr") { Ty::U32 } else { ty };
@@ -41,7 +41,7 @@ impl<'a> Kc<'a> {
                     return Err(self.err("`mad.cc` (carry chains) is not supported"));
                 }
                 let ty = self.ty(i)?;
-                let m = self.mul_mode(i) as u16 | self.round(i) << 2;
+                let m = self.mul_mode(i) as u16 | self.round(i) << 2 | self.ftz(i, ty);
                 let d = self.dst(self.arg(i, 0)?)?;
                 let wide = self.mul_mode(i) == MulMode::Wide;
                 let a = self.src(self.arg(i, 1)?, ty)?;
@@ -70,7 +70,7 @@ impl<'a> Kc<'a> {
                 };
                 let d = self.dst(self.arg(i, 0)?)?;
                 let a = self.src(self.arg(i, 1)?, ty)?;
-                self.emit(isa, ty, d, [Some(a), None, None], self.round(i) << 2).map(|_| ())
+                self.emit(isa, ty, d, [Some(a), None, None], self.round(i) << 2 | self.ftz(i, ty)).map(|_| ())
             }
             "setp" | "set" => self.setp(i),
             "bfi" => self.bfi(i),
@@ -286,6 +286,12 @@ impl<'a> Kc<'a> {
         }
     }
 
+    /// [`FLOAT_FTZ`] for an `.ftz` instruction of type `.f32` (the modifier applies to
+    /// single precision only).
+    pub(crate) fn ftz(&self, i: &ast::Instr, ty: Ty) -> u16 {
+        if ty == Ty::F32 && i.has("ftz") { FLOAT_FTZ } else { 0 }
+    }
+
     pub(crate) fn round(&self, i: &ast::Instr) -> u16 {
         let r = if i.has("rz") {
             Round::Rz
@@ -402,7 +408,7 @@ impl<'a> Kc<'a> {
             None => None,
         };
         let t = if combine.is_some() || q.is_some() { self.scratch()? } else { p };
-        self.emit(Op::Setp, ty, t, [Some(a), Some(b), None], cmp as u16)?;
+        self.emit(Op::Setp, ty, t, [Some(a), Some(b), None], cmp as u16 | self.ftz(i, ty))?;
         if let Some(q) = q {
             let nt = self.scratch()?;
             self.emit(Op::Xor, Ty::Pred, nt, [Some(Src::Reg(t)), Some(Src::Imm(1, false)), None], 0)?;
