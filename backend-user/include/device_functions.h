@@ -29,6 +29,25 @@ __RGDEV_DEV__ void __rgdev_syncthreads(void) {
     __RGDEV_MEMORY_CLOBBER();
 }
 #define __syncthreads() __rgdev_syncthreads()
+/* The block-wide votes: PTX bar.red.popc / .and / .or. */
+__RGDEV_DEV__ int __syncthreads_count(int p) {
+    __RGDEV_MEMORY_CLOBBER();
+    int r = __nvvm_bar0_popc(p);
+    __RGDEV_MEMORY_CLOBBER();
+    return r;
+}
+__RGDEV_DEV__ int __syncthreads_and(int p) {
+    __RGDEV_MEMORY_CLOBBER();
+    int r = __nvvm_bar0_and(p);
+    __RGDEV_MEMORY_CLOBBER();
+    return r;
+}
+__RGDEV_DEV__ int __syncthreads_or(int p) {
+    __RGDEV_MEMORY_CLOBBER();
+    int r = __nvvm_bar0_or(p);
+    __RGDEV_MEMORY_CLOBBER();
+    return r;
+}
 __RGDEV_DEV__ void __syncwarp(unsigned mask = 0xffffffffu) {
     __RGDEV_MEMORY_CLOBBER();
     __nvvm_bar_warp_sync(mask);
@@ -114,27 +133,7 @@ __RGDEV_DEV__ unsigned short atomicCAS(unsigned short *p, unsigned short cmp, un
     } while (old != assumed);
     return (unsigned short)((old >> shift) & 0xffffu);
 }
-/* __syncthreads_count/and/or: a barrier that also counts the threads whose predicate is
- * true, in a shared word of the translation unit. Each call reads the word's value, waits
- * at the barrier, adds its predicate, waits again and reads the sum: the difference is
- * the count, so the word needs no initialization or reset (the next call's first barrier
- * comes after every thread's read of this one). The device's bar.red (PTX
- * `bar.red.popc`) is not used: rgdev's JIT does not compile it yet. */
-__RGDEV_DEV__ unsigned __rgdev_syncthreads_popc(int p) {
-    __shared__ unsigned __rgdev_bar_red_sum;
-    volatile unsigned *sum = &__rgdev_bar_red_sum;
-    __RGDEV_MEMORY_CLOBBER();
-    unsigned base = *sum;
-    __nvvm_bar_sync(0);
-    if (p) atomicAdd(&__rgdev_bar_red_sum, 1u);
-    __nvvm_bar_sync(0);
-    unsigned n = *sum - base;
-    __RGDEV_MEMORY_CLOBBER();
-    return n;
-}
-__RGDEV_DEV__ int __syncthreads_count(int p) { return (int)__rgdev_syncthreads_popc(p); }
-__RGDEV_DEV__ int __syncthreads_and(int p) { return __rgdev_syncthreads_popc(!p) == 0; }
-__RGDEV_DEV__ int __syncthreads_or(int p) { return __rgdev_syncthreads_popc(p) != 0; }
+
 
 /* The _block and _system scoped forms: the model's atomics are performed at the L2 (or
  * over the link, for a peer's memory), so every scope gets the device-scope operation,

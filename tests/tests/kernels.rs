@@ -902,3 +902,24 @@ fn shared_addresses_wrap_at_32_bits() {
     m.function("shared_wrap").unwrap().launch([1, 1, 1], [1, 1, 1], 0, &[out.arg()]).unwrap();
     assert_eq!(out.to_vec().unwrap(), [77]);
 }
+
+/// `bar.red.popc/and/or` (what nvcc writes for `__syncthreads_count/and/or`) in a block with
+/// a partial last warp, several in a row and between plain barriers, in both modes.
+#[test]
+fn barrier_reductions_count_the_block() {
+    for functional in [false, true] {
+        let mut config = backend_user::preset::load("gv100").unwrap();
+        if functional {
+            config.mode = fake_pci::config::Mode::Functional;
+        }
+        let dev = Device::open_with(backend_user::DeviceOptions { config, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(include_str!("../../kernels/handwritten/nvcc12_forms.ptx")).unwrap();
+        let out = ctx.alloc::<u32>(5 * 100 * 2).unwrap();
+        m.function("bar_red").unwrap().launch([2, 1, 1], [100, 1, 1], 0, &[out.arg()]).unwrap();
+        let o = out.to_vec().unwrap();
+        for t in 0..100 {
+            assert_eq!(&o[5 * t..5 * t + 5], [34, 1, 0, 1, 50], "thread {t} (functional: {functional})");
+        }
+    }
+}

@@ -11,6 +11,7 @@ pub(crate) struct BlockBufs {
     pub(crate) shared: Vec<u8>,
     pub(crate) local: Vec<u8>,
     pub(crate) warps: Vec<Warp>,
+    pub(crate) bar: BarRed,
 }
 
 /// A grid of the functional mode. Its blocks run one after another, a block's warps in
@@ -137,6 +138,7 @@ impl FuncGrid {
                 None => {
                     bufs.shared.fill(0);
                     bufs.local.fill(0);
+                    bufs.bar = BarRed::default();
                     init_warps(&mut bufs.warps, *threads, r.start / INSTR_BYTES as u32);
                     if let Some(b) = x.bcheck.as_deref_mut() {
                         b.reset();
@@ -226,7 +228,7 @@ fn warp_pass(
             if x.instrs >= limit {
                 return Ok(false);
             }
-            let mut m = WarpMem { regs: &mut *wr, shared: &mut bufs.shared, local: &mut *wl };
+            let mut m = WarpMem { regs: &mut *wr, shared: &mut bufs.shared, local: &mut *wl, bar: &mut bufs.bar };
             match x.step(warp, (w as u32, nwarps as u32, ctaid), &mut m)? {
                 Flow::Next => {}
                 Flow::Spin => {

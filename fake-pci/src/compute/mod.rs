@@ -232,6 +232,7 @@ impl ComputeEngine {
             shared: try_zeroed(r.shared as usize)?,
             local: try_zeroed(r.local_size as usize * nwarps * 32)?,
             warps: Vec::new(),
+            bar: BarRed::default(),
         };
         self.queue.push_back(FuncGrid {
             chid,

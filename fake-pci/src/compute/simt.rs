@@ -27,6 +27,11 @@ pub(crate) struct Warp {
     /// Functional mode: the memory epoch at which the warp was found spinning; it waits
     /// for memory to change while the others run.
     pub(crate) parked: Option<u64>,
+    /// Barriers the warp has arrived at (their numbers, for [`BarRed`]'s slots).
+    pub(crate) bars: u32,
+    /// A `bar.red` whose barrier the warp waited at: on its release the warp executes the
+    /// instruction again, which writes the result.
+    pub(crate) red_pending: bool,
 }
 
 /// Backward branches with memory unchanged before the first snapshot of a warp's state.
@@ -173,6 +178,17 @@ pub(crate) struct WarpMem<'m> {
     pub(crate) regs: &'m mut [u64],
     pub(crate) shared: &'m mut [u8],
     pub(crate) local: &'m mut [u8],
+    pub(crate) bar: &'m mut BarRed,
+}
+
+/// A block's barrier reductions (`bar.red.popc/and/or`): the lanes that arrived with the
+/// predicate true and false, in two slots by the parity of the barrier's number (a warp
+/// reads its result after the release, and no warp reaches the barrier after next before
+/// every warp has read), each with the barrier number that last cleared it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BarRed {
+    counts: [[u32; 2]; 2],
+    cleared: [u32; 2],
 }
 
 /// Set up the warps of a block of `threads` threads starting at instruction `pc`.
@@ -188,6 +204,8 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         calls: Vec::new(),
         spin: SpinProbe::default(),
         parked: None,
+        bars: 0,
+        red_pending: false,
     });
     for (w, warp) in warps.iter_mut().enumerate() {
         let base = w as u32 * 32;
@@ -198,6 +216,7 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         warp.calls.clear();
         warp.spin = SpinProbe::default();
         warp.parked = None;
+        (warp.bars, warp.red_pending) = (0, false);
         (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
     }
 }
@@ -264,8 +283,10 @@ impl Exec<'_, '_> {
                     w.goto(next);
                     return Ok(Flow::Next);
                 }
+                Op::Bar if d.m & 3 != 0 => return Ok(self.barrier_red(w, d, (pc, on), ctaid, m)),
                 Op::Bar => {
                     w.goto(next);
+                    w.bars = w.bars.wrapping_add(1);
                     return Ok(self.barrier(w, pc, on, ctaid));
                 }
                 Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
@@ -331,6 +352,57 @@ impl Exec<'_, '_> {
     /// `bar.sync` (at `pc`) reached by lanes `on` of warp `w` of block `ctaid`: the warp
     /// waits at the barrier (synccheck reports lanes of the warp that do not reach it).
     #[inline(always)]
+    /// `bar.red.{popc,and,or}` (m[1:0] 1, 2, 3; predicate a, result dst): at arrival the
+    /// warp adds its active lanes' predicates to the block's count for this barrier and
+    /// waits, staying at the instruction; after the release it executes it again and
+    /// writes the count (popc), whether every arrived thread's predicate was true (and) or
+    /// any was (or) to its lanes.
+    fn barrier_red(&mut self, w: &mut Warp, d: D, (pc, on): (u32, u32), ctaid: [u32; 3], m: &mut WarpMem) -> Flow {
+        let slot = (w.bars & 1) as usize;
+        if w.red_pending {
+            // The release: the result, and the instruction counted once.
+            w.red_pending = false;
+            self.instrs -= 1;
+            self.thread_instrs -= on.count_ones() as u64;
+            let [t, f] = m.bar.counts[slot];
+            let v = match d.m & 3 {
+                1 => t as u64,
+                2 => (f == 0) as u64,
+                _ => (t != 0) as u64,
+            };
+            if d.dst != RZ {
+                put(d.dst, on, &[v; 32], m.regs);
+            }
+            w.bars = w.bars.wrapping_add(1);
+            w.goto(pc + 1);
+            return Flow::Next;
+        }
+        // The first warp at barrier number `bars` clears the slot two barriers on.
+        if m.bar.cleared[slot] != w.bars.wrapping_add(1) {
+            (m.bar.counts[slot], m.bar.cleared[slot]) = ([0, 0], w.bars.wrapping_add(1));
+        }
+        let mut t = 0;
+        for l in 0..32usize {
+            if on >> l & 1 == 1 && operand(&d, 0, l, m.regs) & 1 == 1 {
+                t += 1;
+            }
+        }
+        m.bar.counts[slot][0] += t;
+        m.bar.counts[slot][1] += on.count_ones() - t;
+        match self.barrier(w, pc, on, ctaid) {
+            Flow::Barrier => {
+                w.red_pending = true;
+                w.goto(pc);
+                Flow::Barrier
+            }
+            f => {
+                w.bars = w.bars.wrapping_add(1);
+                w.goto(pc + 1);
+                f
+            }
+        }
+    }
+
     fn barrier(&mut self, w: &mut Warp, pc: u32, on: u32, ctaid: [u32; 3]) -> Flow {
         let live = w.lanes & !w.exited;
         if on != 0

@@ -51,6 +51,7 @@ impl TimingEngine {
             regs: crate::compute::try_zeroed(nwarps * g.nregs * 32)?,
             shared: crate::compute::try_zeroed(g.r.shared as usize)?,
             local: crate::compute::try_zeroed(g.r.local_size as usize * nwarps * 32)?,
+            bar: Default::default(),
             warps: warps_v,
             slots: Vec::with_capacity(nwarps),
             live: nwarps as u32,

@@ -89,6 +89,8 @@ pub(crate) struct Block {
     pub(crate) regs: Vec<u64>,
     pub(crate) shared: Vec<u8>,
     pub(crate) local: Vec<u8>,
+    /// Its barrier reductions.
+    pub(crate) bar: crate::compute::BarRed,
     pub(crate) warps: Vec<Warp>,
     pub(crate) slots: Vec<usize>,
     pub(crate) live: u32,
@@ -382,7 +384,7 @@ impl TimingEngine {
         let res = {
             let mut x = exec(&mut cx, g, span, s as u32, Some(probe), block.check.as_mut());
             let r = x.peek(warp).and_then(|d| {
-                let mut m = WarpMem { regs: wr, shared: &mut block.shared, local: wl };
+                let mut m = WarpMem { regs: wr, shared: &mut block.shared, local: wl, bar: &mut block.bar };
                 x.step(warp, (wi as u32, nwarps as u32, block.ctaid), &mut m).map(|f| (d, f))
             });
             let (wi_, ti_) = (x.instrs, x.thread_instrs);

@@ -146,8 +146,38 @@ impl<'a> Kc<'a> {
                 self.branch(l.clone())
             }
             "ret" | "exit" => self.branch("\u{0}exit".into()),
+            "bar" | "barrier" if i.has("red") => {
+                // `bar.red.popc.u32 d, id, p` / `bar.red.{and,or}.pred d, id, p`: m[1:0] the
+                // reduction (1 popc, 2 and, 3 or), a the predicate.
+                let mode = if i.has("popc") {
+                    1
+                } else if i.has("and") {
+                    2
+                } else if i.has("or") {
+                    3
+                } else {
+                    return Err(self.err(format!("`{op}.{}`: unknown reduction", i.mods.join("."))));
+                };
+                if !matches!(i.args.get(1), Some(Operand::Int(_))) || i.args.len() != 3 {
+                    return Err(
+                        self.err(format!("`{op}.red` with a register barrier id or a thread count is not supported"))
+                    );
+                }
+                let Some(Operand::Int(id)) = i.args.get(1) else { unreachable!("checked") };
+                let id = *id;
+                let d = self.dst(self.arg(i, 0)?)?;
+                let p = self.src(self.arg(i, 2)?, Ty::Pred)?;
+                let p = self.in_reg(p)?;
+                let mut b = Instr::new(Op::Bar, if mode == 1 { Ty::U32 } else { Ty::Pred });
+                b.w0.set_dst(d);
+                b.w0.set_a(p);
+                b.w0.set_m(mode);
+                b.imm = id;
+                self.push(b);
+                Ok(())
+            }
             "bar" | "barrier" => {
-                if i.has("arrive") || i.has("red") {
+                if i.has("arrive") {
                     return Err(self.err(format!("`{op}.{}` is not supported", i.mods.join("."))));
                 }
                 let id = match i.args.first() {
