@@ -52,46 +52,29 @@ __device__ __forceinline__ unsigned compact(unsigned mask, unsigned bits) {
     return out;
 }
 
-/* A shuffle of any trivially copyable type, 32 bits at a time. */
-template <class T> __device__ __forceinline__ T shfl(unsigned mask, const T &v, int lane, int width) {
+/* `f` applied to each 32-bit word of `v` (a trivially copyable type): the shuffles of any
+ * type, a word at a time. */
+template <class T, class F> __device__ __forceinline__ T by_words(const T &v, F f) {
     constexpr unsigned words = (sizeof(T) + 3) / 4;
     unsigned w[words];
     w[words - 1] = 0;
     __builtin_memcpy(w, &v, sizeof(T));
-    for (unsigned k = 0; k < words; k++) w[k] = __shfl_sync(mask, w[k], lane, width);
+    for (unsigned k = 0; k < words; k++) w[k] = f(w[k]);
     T out;
     __builtin_memcpy(&out, w, sizeof(T));
     return out;
+}
+template <class T> __device__ __forceinline__ T shfl(unsigned mask, const T &v, int lane, int width) {
+    return by_words(v, [=](unsigned x) { return __shfl_sync(mask, x, lane, width); });
 }
 template <class T> __device__ __forceinline__ T shfl_up(unsigned mask, const T &v, unsigned d, int width) {
-    constexpr unsigned words = (sizeof(T) + 3) / 4;
-    unsigned w[words];
-    w[words - 1] = 0;
-    __builtin_memcpy(w, &v, sizeof(T));
-    for (unsigned k = 0; k < words; k++) w[k] = __shfl_up_sync(mask, w[k], d, width);
-    T out;
-    __builtin_memcpy(&out, w, sizeof(T));
-    return out;
+    return by_words(v, [=](unsigned x) { return __shfl_up_sync(mask, x, d, width); });
 }
 template <class T> __device__ __forceinline__ T shfl_down(unsigned mask, const T &v, unsigned d, int width) {
-    constexpr unsigned words = (sizeof(T) + 3) / 4;
-    unsigned w[words];
-    w[words - 1] = 0;
-    __builtin_memcpy(w, &v, sizeof(T));
-    for (unsigned k = 0; k < words; k++) w[k] = __shfl_down_sync(mask, w[k], d, width);
-    T out;
-    __builtin_memcpy(&out, w, sizeof(T));
-    return out;
+    return by_words(v, [=](unsigned x) { return __shfl_down_sync(mask, x, d, width); });
 }
 template <class T> __device__ __forceinline__ T shfl_xor(unsigned mask, const T &v, int m, int width) {
-    constexpr unsigned words = (sizeof(T) + 3) / 4;
-    unsigned w[words];
-    w[words - 1] = 0;
-    __builtin_memcpy(w, &v, sizeof(T));
-    for (unsigned k = 0; k < words; k++) w[k] = __shfl_xor_sync(mask, w[k], m, width);
-    T out;
-    __builtin_memcpy(&out, w, sizeof(T));
-    return out;
+    return by_words(v, [=](unsigned x) { return __shfl_xor_sync(mask, x, m, width); });
 }
 /* Lanes of `mask` whose `v` equals this lane's. */
 template <class T> __device__ __forceinline__ unsigned match_any(unsigned mask, const T &v) {

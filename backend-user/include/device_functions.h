@@ -262,45 +262,32 @@ __RGDEV_DEV__ int4 __ldg(const int4 *p) {
 /* Loads and stores with a cache operator (PTX ld.global.{ca,cg,cs,lu,cv}, st.global.{wb,cg,cs,wt}):
  * __ldca caches in L1 and L2, __ldcg in L2 only, __ldcs streams (evict first), __ldlu is a
  * last use, __ldcv is volatile (fetched again); __stwb writes back, __stcg caches in L2,
- * __stcs streams, __stwt writes through. */
-#define __RGDEV_LDST(T, ptx, c, W)                                                                     \
-    __RGDEV_DEV__ T __ldca(const T *p) {                                                           \
+ * __stcs streams, __stwt writes through. Vector types go component by component. */
+#define __RGDEV_LD(op, T, ptx, c, W)                                                                   \
+    __RGDEV_DEV__ T __ld##op(const T *p) {                                                             \
         W r;                                                                                           \
-        __asm__ __volatile__("ld.global.ca." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
+        __asm__ __volatile__("ld.global." #op "." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");    \
         return (T)r;                                                                                   \
-    } \
-    __RGDEV_DEV__ T __ldcg(const T *p) {                                                           \
-        W r;                                                                                           \
-        __asm__ __volatile__("ld.global.cg." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
-        return (T)r;                                                                                   \
-    } \
-    __RGDEV_DEV__ T __ldcs(const T *p) {                                                           \
-        W r;                                                                                           \
-        __asm__ __volatile__("ld.global.cs." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
-        return (T)r;                                                                                   \
-    } \
-    __RGDEV_DEV__ T __ldlu(const T *p) {                                                           \
-        W r;                                                                                           \
-        __asm__ __volatile__("ld.global.lu." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
-        return (T)r;                                                                                   \
-    } \
-    __RGDEV_DEV__ T __ldcv(const T *p) {                                                           \
-        W r;                                                                                           \
-        __asm__ __volatile__("ld.global.cv." ptx " %0, [%1];" : "=" c(r) : "l"(p) : "memory");         \
-        return (T)r;                                                                                   \
-    } \
-    __RGDEV_DEV__ void __stwb(T *p, T v) {                                                         \
-        __asm__ __volatile__("st.global.wb." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
-    } \
-    __RGDEV_DEV__ void __stcg(T *p, T v) {                                                         \
-        __asm__ __volatile__("st.global.cg." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
-    } \
-    __RGDEV_DEV__ void __stcs(T *p, T v) {                                                         \
-        __asm__ __volatile__("st.global.cs." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
-    } \
-    __RGDEV_DEV__ void __stwt(T *p, T v) {                                                         \
-        __asm__ __volatile__("st.global.wt." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");            \
     }
+#define __RGDEV_ST(op, T, ptx, c, W)                                                                   \
+    __RGDEV_DEV__ void __st##op(T *p, T v) {                                                           \
+        __asm__ __volatile__("st.global." #op "." ptx " [%0], %1;" ::"l"(p), c((W)v) : "memory");       \
+    }
+#define __RGDEV_LDV(op, V, T)                                                                          \
+    __RGDEV_DEV__ V __ld##op(const V *p) {                                                             \
+        V r;                                                                                           \
+        for (unsigned k = 0; k < sizeof(V) / sizeof(T); k++) ((T *)&r)[k] = __ld##op((const T *)p + k); \
+        return r;                                                                                      \
+    }
+#define __RGDEV_STV(op, V, T)                                                                          \
+    __RGDEV_DEV__ void __st##op(V *p, V v) {                                                           \
+        for (unsigned k = 0; k < sizeof(V) / sizeof(T); k++) __st##op((T *)p + k, ((T *)&v)[k]);       \
+    }
+#define __RGDEV_EACH_OP(LD, ST, ...)                                                                   \
+    LD(ca, __VA_ARGS__) LD(cg, __VA_ARGS__) LD(cs, __VA_ARGS__) LD(lu, __VA_ARGS__) LD(cv, __VA_ARGS__) \
+    ST(wb, __VA_ARGS__) ST(cg, __VA_ARGS__) ST(cs, __VA_ARGS__) ST(wt, __VA_ARGS__)
+#define __RGDEV_LDST(T, ptx, c, W) __RGDEV_EACH_OP(__RGDEV_LD, __RGDEV_ST, T, ptx, c, W)
+#define __RGDEV_LDST_V(V, T) __RGDEV_EACH_OP(__RGDEV_LDV, __RGDEV_STV, V, T)
 __RGDEV_LDST(char, "s8", "r", int)
 __RGDEV_LDST(signed char, "s8", "r", int)
 __RGDEV_LDST(unsigned char, "u8", "r", unsigned int)
@@ -314,139 +301,30 @@ __RGDEV_LDST(long long, "s64", "l", long long)
 __RGDEV_LDST(unsigned long long, "u64", "l", unsigned long long)
 __RGDEV_LDST(float, "f32", "f", float)
 __RGDEV_LDST(double, "f64", "d", double)
+__RGDEV_LDST_V(char2, char)
+__RGDEV_LDST_V(char4, char)
+__RGDEV_LDST_V(uchar2, unsigned char)
+__RGDEV_LDST_V(uchar4, unsigned char)
+__RGDEV_LDST_V(short2, short)
+__RGDEV_LDST_V(short4, short)
+__RGDEV_LDST_V(ushort2, unsigned short)
+__RGDEV_LDST_V(ushort4, unsigned short)
+__RGDEV_LDST_V(int2, int)
+__RGDEV_LDST_V(int4, int)
+__RGDEV_LDST_V(uint2, unsigned int)
+__RGDEV_LDST_V(uint4, unsigned int)
+__RGDEV_LDST_V(longlong2, long long)
+__RGDEV_LDST_V(ulonglong2, unsigned long long)
+__RGDEV_LDST_V(float2, float)
+__RGDEV_LDST_V(float4, float)
+__RGDEV_LDST_V(double2, double)
 #undef __RGDEV_LDST
-/* Vector types: component by component. */
-#define __RGDEV_LDST_V2(V, T)                                                                          \
-    __RGDEV_DEV__ V __ldca(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldca((const T *)p);                                                                 \
-        r.y = __ldca((const T *)p + 1);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldcg(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldcg((const T *)p);                                                                 \
-        r.y = __ldcg((const T *)p + 1);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldcs(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldcs((const T *)p);                                                                 \
-        r.y = __ldcs((const T *)p + 1);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldlu(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldlu((const T *)p);                                                                 \
-        r.y = __ldlu((const T *)p + 1);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldcv(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldcv((const T *)p);                                                                 \
-        r.y = __ldcv((const T *)p + 1);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ void __stwb(V *p, V v) {                                                         \
-        __stwb((T *)p, v.x);                                                                        \
-        __stwb((T *)p + 1, v.y);                                                                    \
-    } \
-    __RGDEV_DEV__ void __stcg(V *p, V v) {                                                         \
-        __stcg((T *)p, v.x);                                                                        \
-        __stcg((T *)p + 1, v.y);                                                                    \
-    } \
-    __RGDEV_DEV__ void __stcs(V *p, V v) {                                                         \
-        __stcs((T *)p, v.x);                                                                        \
-        __stcs((T *)p + 1, v.y);                                                                    \
-    } \
-    __RGDEV_DEV__ void __stwt(V *p, V v) {                                                         \
-        __stwt((T *)p, v.x);                                                                        \
-        __stwt((T *)p + 1, v.y);                                                                    \
-    }
-#define __RGDEV_LDST_V4(V, T)                                                                          \
-    __RGDEV_DEV__ V __ldca(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldca((const T *)p);                                                                 \
-        r.y = __ldca((const T *)p + 1);                                                             \
-        r.z = __ldca((const T *)p + 2);                                                             \
-        r.w = __ldca((const T *)p + 3);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldcg(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldcg((const T *)p);                                                                 \
-        r.y = __ldcg((const T *)p + 1);                                                             \
-        r.z = __ldcg((const T *)p + 2);                                                             \
-        r.w = __ldcg((const T *)p + 3);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldcs(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldcs((const T *)p);                                                                 \
-        r.y = __ldcs((const T *)p + 1);                                                             \
-        r.z = __ldcs((const T *)p + 2);                                                             \
-        r.w = __ldcs((const T *)p + 3);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldlu(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldlu((const T *)p);                                                                 \
-        r.y = __ldlu((const T *)p + 1);                                                             \
-        r.z = __ldlu((const T *)p + 2);                                                             \
-        r.w = __ldlu((const T *)p + 3);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ V __ldcv(const V *p) {                                                           \
-        V r;                                                                                           \
-        r.x = __ldcv((const T *)p);                                                                 \
-        r.y = __ldcv((const T *)p + 1);                                                             \
-        r.z = __ldcv((const T *)p + 2);                                                             \
-        r.w = __ldcv((const T *)p + 3);                                                             \
-        return r;                                                                                      \
-    } \
-    __RGDEV_DEV__ void __stwb(V *p, V v) {                                                         \
-        __stwb((T *)p, v.x);                                                                        \
-        __stwb((T *)p + 1, v.y);                                                                    \
-        __stwb((T *)p + 2, v.z);                                                                    \
-        __stwb((T *)p + 3, v.w);                                                                    \
-    } \
-    __RGDEV_DEV__ void __stcg(V *p, V v) {                                                         \
-        __stcg((T *)p, v.x);                                                                        \
-        __stcg((T *)p + 1, v.y);                                                                    \
-        __stcg((T *)p + 2, v.z);                                                                    \
-        __stcg((T *)p + 3, v.w);                                                                    \
-    } \
-    __RGDEV_DEV__ void __stcs(V *p, V v) {                                                         \
-        __stcs((T *)p, v.x);                                                                        \
-        __stcs((T *)p + 1, v.y);                                                                    \
-        __stcs((T *)p + 2, v.z);                                                                    \
-        __stcs((T *)p + 3, v.w);                                                                    \
-    } \
-    __RGDEV_DEV__ void __stwt(V *p, V v) {                                                         \
-        __stwt((T *)p, v.x);                                                                        \
-        __stwt((T *)p + 1, v.y);                                                                    \
-        __stwt((T *)p + 2, v.z);                                                                    \
-        __stwt((T *)p + 3, v.w);                                                                    \
-    }
-__RGDEV_LDST_V2(char2, char)
-__RGDEV_LDST_V4(char4, char)
-__RGDEV_LDST_V2(uchar2, unsigned char)
-__RGDEV_LDST_V4(uchar4, unsigned char)
-__RGDEV_LDST_V2(short2, short)
-__RGDEV_LDST_V4(short4, short)
-__RGDEV_LDST_V2(ushort2, unsigned short)
-__RGDEV_LDST_V4(ushort4, unsigned short)
-__RGDEV_LDST_V2(int2, int)
-__RGDEV_LDST_V4(int4, int)
-__RGDEV_LDST_V2(uint2, unsigned int)
-__RGDEV_LDST_V4(uint4, unsigned int)
-__RGDEV_LDST_V2(longlong2, long long)
-__RGDEV_LDST_V2(ulonglong2, unsigned long long)
-__RGDEV_LDST_V2(float2, float)
-__RGDEV_LDST_V4(float4, float)
-__RGDEV_LDST_V2(double2, double)
-#undef __RGDEV_LDST_V2
-#undef __RGDEV_LDST_V4
+#undef __RGDEV_LDST_V
+#undef __RGDEV_EACH_OP
+#undef __RGDEV_LD
+#undef __RGDEV_ST
+#undef __RGDEV_LDV
+#undef __RGDEV_STV
 
 /* Integer intrinsics. */
 __RGDEV_DEV__ int __popc(unsigned int x) { return __builtin_popcount(x); }
@@ -501,47 +379,9 @@ __RGDEV_DEV__ int __double2loint(double x) { return (int)__builtin_bit_cast(unsi
 __RGDEV_DEV__ double __hiloint2double(int hi, int lo) {
     return __builtin_bit_cast(double, ((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo);
 }
-__RGDEV_DEV__ int __float2int_rn(float x) { return __nvvm_f2i_rn(x); }
-__RGDEV_DEV__ int __float2int_rz(float x) { return __nvvm_f2i_rz(x); }
-__RGDEV_DEV__ int __float2int_rd(float x) { return __nvvm_f2i_rm(x); }
-__RGDEV_DEV__ int __float2int_ru(float x) { return __nvvm_f2i_rp(x); }
-__RGDEV_DEV__ unsigned int __float2uint_rn(float x) { return __nvvm_f2ui_rn(x); }
-__RGDEV_DEV__ unsigned int __float2uint_rz(float x) { return __nvvm_f2ui_rz(x); }
-__RGDEV_DEV__ float __int2float_rn(int x) { return __nvvm_i2f_rn(x); }
-__RGDEV_DEV__ float __int2float_rz(int x) {
-    float r;
-    __asm__("cvt.rz.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
-    return r;
-}
-__RGDEV_DEV__ float __uint2float_rn(unsigned int x) { return __nvvm_ui2f_rn(x); }
-__RGDEV_DEV__ int __double2int_rn(double x) { return __nvvm_d2i_rn(x); }
-__RGDEV_DEV__ int __double2int_rz(double x) { return __nvvm_d2i_rz(x); }
-__RGDEV_DEV__ float __double2float_rn(double x) { return __nvvm_d2f_rn(x); }
-__RGDEV_DEV__ float __double2float_rz(double x) {
-    float r;
-    __asm__("cvt.rz.f32.f64 %0, %1;" : "=f"(r) : "d"(x));
-    return r;
-}
-__RGDEV_DEV__ double __int2double_rn(int x) { return (double)x; }
-__RGDEV_DEV__ long long __float2ll_rn(float x) { return __nvvm_f2ll_rn(x); }
-__RGDEV_DEV__ long long __float2ll_rz(float x) { return __nvvm_f2ll_rz(x); }
-__RGDEV_DEV__ long long __double2ll_rn(double x) { return __nvvm_d2ll_rn(x); }
-__RGDEV_DEV__ long long __double2ll_rz(double x) { return __nvvm_d2ll_rz(x); }
-__RGDEV_DEV__ float __ll2float_rn(long long x) { return __nvvm_ll2f_rn(x); }
-__RGDEV_DEV__ double __ll2double_rn(long long x) { return __nvvm_ll2d_rn(x); }
 
 /* Single-precision intrinsics: IEEE-rounded operations and CUDA's fast approximations. */
-__RGDEV_DEV__ float __fadd_rn(float a, float b) { return __nvvm_add_rn_f(a, b); }
-__RGDEV_DEV__ float __fadd_rz(float a, float b) { return __nvvm_add_rz_f(a, b); }
-__RGDEV_DEV__ float __fmul_rn(float a, float b) { return __nvvm_mul_rn_f(a, b); }
-__RGDEV_DEV__ float __fmul_rz(float a, float b) { return __nvvm_mul_rz_f(a, b); }
-__RGDEV_DEV__ float __fsub_rn(float a, float b) { return __nvvm_add_rn_f(a, -b); }
-__RGDEV_DEV__ float __fmaf_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
-__RGDEV_DEV__ float __fmaf_rz(float a, float b, float c) { return __nvvm_fma_rz_f(a, b, c); }
-__RGDEV_DEV__ float __fdiv_rn(float a, float b) { return __nvvm_div_rn_f(a, b); }
 __RGDEV_DEV__ float __fdividef(float a, float b) { return __nvvm_div_approx_f(a, b); }
-__RGDEV_DEV__ float __frcp_rn(float x) { return __nvvm_rcp_rn_f(x); }
-__RGDEV_DEV__ float __fsqrt_rn(float x) { return __nvvm_sqrt_rn_f(x); }
 __RGDEV_DEV__ float __frsqrt_rn(float x) { return __nvvm_rcp_rn_f(__nvvm_sqrt_rn_f(x)); }
 __RGDEV_DEV__ float __saturatef(float x) { return __nvvm_saturate_f(x); }
 __RGDEV_DEV__ float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }
@@ -558,176 +398,62 @@ __RGDEV_DEV__ void __sincosf(float x, float *s, float *c) {
     *c = __nvvm_cos_approx_f(x);
 }
 
-/* The IEEE operations and conversions in every rounding mode (_rn nearest even, _rz toward
- * zero, _rd down, _ru up), as CUDA names them. Conversions to a float type with a directed
- * mode are PTX cvt in inline assembly: LLVM folds its NVVM conversion intrinsics of any
- * mode into plain (nearest) conversions. */
-__RGDEV_DEV__ unsigned int __double2uint_rn(double x) { return __nvvm_d2ui_rn(x); }
-__RGDEV_DEV__ unsigned long long __double2ull_rn(double x) { return __nvvm_d2ull_rn(x); }
-__RGDEV_DEV__ unsigned long long __float2ull_rn(float x) { return __nvvm_f2ull_rn(x); }
-__RGDEV_DEV__ float __ull2float_rn(unsigned long long x) { return __nvvm_ull2f_rn(x); }
-__RGDEV_DEV__ double __ull2double_rn(unsigned long long x) { return __nvvm_ull2d_rn(x); }
-__RGDEV_DEV__ float __fsub_rz(float a, float b) { return __nvvm_add_rz_f(a, -b); }
-__RGDEV_DEV__ float __fdiv_rz(float a, float b) { return __nvvm_div_rz_f(a, b); }
-__RGDEV_DEV__ float __frcp_rz(float x) { return __nvvm_rcp_rz_f(x); }
-__RGDEV_DEV__ float __fsqrt_rz(float x) { return __nvvm_sqrt_rz_f(x); }
-__RGDEV_DEV__ double __dadd_rz(double a, double b) { return __nvvm_add_rz_d(a, b); }
-__RGDEV_DEV__ double __dsub_rz(double a, double b) { return __nvvm_add_rz_d(a, -b); }
-__RGDEV_DEV__ double __dmul_rz(double a, double b) { return __nvvm_mul_rz_d(a, b); }
-__RGDEV_DEV__ double __fma_rz(double a, double b, double c) { return __nvvm_fma_rz_d(a, b, c); }
-__RGDEV_DEV__ double __ddiv_rz(double a, double b) { return __nvvm_div_rz_d(a, b); }
-__RGDEV_DEV__ double __drcp_rz(double x) { return __nvvm_rcp_rz_d(x); }
-__RGDEV_DEV__ double __dsqrt_rz(double x) { return __nvvm_sqrt_rz_d(x); }
-__RGDEV_DEV__ float __uint2float_rz(unsigned int x) {
-    float r;
-    __asm__("cvt.rz.f32.u32 %0, %1;" : "=f"(r) : "r"(x));
-    return r;
-}
-__RGDEV_DEV__ unsigned int __double2uint_rz(double x) { return __nvvm_d2ui_rz(x); }
-__RGDEV_DEV__ unsigned long long __double2ull_rz(double x) { return __nvvm_d2ull_rz(x); }
-__RGDEV_DEV__ unsigned long long __float2ull_rz(float x) { return __nvvm_f2ull_rz(x); }
-__RGDEV_DEV__ float __ll2float_rz(long long x) {
-    float r;
-    __asm__("cvt.rz.f32.s64 %0, %1;" : "=f"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ float __ull2float_rz(unsigned long long x) {
-    float r;
-    __asm__("cvt.rz.f32.u64 %0, %1;" : "=f"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ double __ll2double_rz(long long x) {
-    double r;
-    __asm__("cvt.rz.f64.s64 %0, %1;" : "=d"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ double __ull2double_rz(unsigned long long x) {
-    double r;
-    __asm__("cvt.rz.f64.u64 %0, %1;" : "=d"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ float __fadd_rd(float a, float b) { return __nvvm_add_rm_f(a, b); }
-__RGDEV_DEV__ float __fsub_rd(float a, float b) { return __nvvm_add_rm_f(a, -b); }
-__RGDEV_DEV__ float __fmul_rd(float a, float b) { return __nvvm_mul_rm_f(a, b); }
-__RGDEV_DEV__ float __fmaf_rd(float a, float b, float c) { return __nvvm_fma_rm_f(a, b, c); }
-__RGDEV_DEV__ float __fdiv_rd(float a, float b) { return __nvvm_div_rm_f(a, b); }
-__RGDEV_DEV__ float __frcp_rd(float x) { return __nvvm_rcp_rm_f(x); }
-__RGDEV_DEV__ float __fsqrt_rd(float x) { return __nvvm_sqrt_rm_f(x); }
-__RGDEV_DEV__ double __dadd_rd(double a, double b) { return __nvvm_add_rm_d(a, b); }
-__RGDEV_DEV__ double __dsub_rd(double a, double b) { return __nvvm_add_rm_d(a, -b); }
-__RGDEV_DEV__ double __dmul_rd(double a, double b) { return __nvvm_mul_rm_d(a, b); }
-__RGDEV_DEV__ double __fma_rd(double a, double b, double c) { return __nvvm_fma_rm_d(a, b, c); }
-__RGDEV_DEV__ double __ddiv_rd(double a, double b) { return __nvvm_div_rm_d(a, b); }
-__RGDEV_DEV__ double __drcp_rd(double x) { return __nvvm_rcp_rm_d(x); }
-__RGDEV_DEV__ double __dsqrt_rd(double x) { return __nvvm_sqrt_rm_d(x); }
-__RGDEV_DEV__ unsigned int __float2uint_rd(float x) { return __nvvm_f2ui_rm(x); }
-__RGDEV_DEV__ float __int2float_rd(int x) {
-    float r;
-    __asm__("cvt.rm.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
-    return r;
-}
-__RGDEV_DEV__ float __uint2float_rd(unsigned int x) {
-    float r;
-    __asm__("cvt.rm.f32.u32 %0, %1;" : "=f"(r) : "r"(x));
-    return r;
-}
-__RGDEV_DEV__ float __double2float_rd(double x) {
-    float r;
-    __asm__("cvt.rm.f32.f64 %0, %1;" : "=f"(r) : "d"(x));
-    return r;
-}
-__RGDEV_DEV__ int __double2int_rd(double x) { return __nvvm_d2i_rm(x); }
-__RGDEV_DEV__ unsigned int __double2uint_rd(double x) { return __nvvm_d2ui_rm(x); }
-__RGDEV_DEV__ long long __double2ll_rd(double x) { return __nvvm_d2ll_rm(x); }
-__RGDEV_DEV__ unsigned long long __double2ull_rd(double x) { return __nvvm_d2ull_rm(x); }
-__RGDEV_DEV__ long long __float2ll_rd(float x) { return __nvvm_f2ll_rm(x); }
-__RGDEV_DEV__ unsigned long long __float2ull_rd(float x) { return __nvvm_f2ull_rm(x); }
-__RGDEV_DEV__ float __ll2float_rd(long long x) {
-    float r;
-    __asm__("cvt.rm.f32.s64 %0, %1;" : "=f"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ float __ull2float_rd(unsigned long long x) {
-    float r;
-    __asm__("cvt.rm.f32.u64 %0, %1;" : "=f"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ double __ll2double_rd(long long x) {
-    double r;
-    __asm__("cvt.rm.f64.s64 %0, %1;" : "=d"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ double __ull2double_rd(unsigned long long x) {
-    double r;
-    __asm__("cvt.rm.f64.u64 %0, %1;" : "=d"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ float __fadd_ru(float a, float b) { return __nvvm_add_rp_f(a, b); }
-__RGDEV_DEV__ float __fsub_ru(float a, float b) { return __nvvm_add_rp_f(a, -b); }
-__RGDEV_DEV__ float __fmul_ru(float a, float b) { return __nvvm_mul_rp_f(a, b); }
-__RGDEV_DEV__ float __fmaf_ru(float a, float b, float c) { return __nvvm_fma_rp_f(a, b, c); }
-__RGDEV_DEV__ float __fdiv_ru(float a, float b) { return __nvvm_div_rp_f(a, b); }
-__RGDEV_DEV__ float __frcp_ru(float x) { return __nvvm_rcp_rp_f(x); }
-__RGDEV_DEV__ float __fsqrt_ru(float x) { return __nvvm_sqrt_rp_f(x); }
-__RGDEV_DEV__ double __dadd_ru(double a, double b) { return __nvvm_add_rp_d(a, b); }
-__RGDEV_DEV__ double __dsub_ru(double a, double b) { return __nvvm_add_rp_d(a, -b); }
-__RGDEV_DEV__ double __dmul_ru(double a, double b) { return __nvvm_mul_rp_d(a, b); }
-__RGDEV_DEV__ double __fma_ru(double a, double b, double c) { return __nvvm_fma_rp_d(a, b, c); }
-__RGDEV_DEV__ double __ddiv_ru(double a, double b) { return __nvvm_div_rp_d(a, b); }
-__RGDEV_DEV__ double __drcp_ru(double x) { return __nvvm_rcp_rp_d(x); }
-__RGDEV_DEV__ double __dsqrt_ru(double x) { return __nvvm_sqrt_rp_d(x); }
-__RGDEV_DEV__ unsigned int __float2uint_ru(float x) { return __nvvm_f2ui_rp(x); }
-__RGDEV_DEV__ float __int2float_ru(int x) {
-    float r;
-    __asm__("cvt.rp.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
-    return r;
-}
-__RGDEV_DEV__ float __uint2float_ru(unsigned int x) {
-    float r;
-    __asm__("cvt.rp.f32.u32 %0, %1;" : "=f"(r) : "r"(x));
-    return r;
-}
-__RGDEV_DEV__ float __double2float_ru(double x) {
-    float r;
-    __asm__("cvt.rp.f32.f64 %0, %1;" : "=f"(r) : "d"(x));
-    return r;
-}
-__RGDEV_DEV__ int __double2int_ru(double x) { return __nvvm_d2i_rp(x); }
-__RGDEV_DEV__ unsigned int __double2uint_ru(double x) { return __nvvm_d2ui_rp(x); }
-__RGDEV_DEV__ long long __double2ll_ru(double x) { return __nvvm_d2ll_rp(x); }
-__RGDEV_DEV__ unsigned long long __double2ull_ru(double x) { return __nvvm_d2ull_rp(x); }
-__RGDEV_DEV__ long long __float2ll_ru(float x) { return __nvvm_f2ll_rp(x); }
-__RGDEV_DEV__ unsigned long long __float2ull_ru(float x) { return __nvvm_f2ull_rp(x); }
-__RGDEV_DEV__ float __ll2float_ru(long long x) {
-    float r;
-    __asm__("cvt.rp.f32.s64 %0, %1;" : "=f"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ float __ull2float_ru(unsigned long long x) {
-    float r;
-    __asm__("cvt.rp.f32.u64 %0, %1;" : "=f"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ double __ll2double_ru(long long x) {
-    double r;
-    __asm__("cvt.rp.f64.s64 %0, %1;" : "=d"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ double __ull2double_ru(unsigned long long x) {
-    double r;
-    __asm__("cvt.rp.f64.u64 %0, %1;" : "=d"(r) : "l"(x));
-    return r;
-}
-__RGDEV_DEV__ double __uint2double_rn(unsigned int x) { return (double)x; }
 
-/* Double-precision IEEE-rounded operations. */
-__RGDEV_DEV__ double __dadd_rn(double a, double b) { return __nvvm_add_rn_d(a, b); }
-__RGDEV_DEV__ double __dsub_rn(double a, double b) { return __nvvm_add_rn_d(a, -b); }
-__RGDEV_DEV__ double __dmul_rn(double a, double b) { return __nvvm_mul_rn_d(a, b); }
-__RGDEV_DEV__ double __fma_rn(double a, double b, double c) { return __nvvm_fma_rn_d(a, b, c); }
-__RGDEV_DEV__ double __ddiv_rn(double a, double b) { return __nvvm_div_rn_d(a, b); }
-__RGDEV_DEV__ double __drcp_rn(double x) { return __nvvm_rcp_rn_d(x); }
-__RGDEV_DEV__ double __dsqrt_rn(double x) { return __nvvm_sqrt_rn_d(x); }
+/* The IEEE operations and conversions in every rounding mode, as CUDA names them (_rn
+ * nearest even, _rz toward zero, _rd down, _ru up; PTX .rn/.rz/.rm/.rp). Conversions are
+ * PTX cvt in inline assembly: LLVM folds its NVVM conversion intrinsics of any mode into
+ * plain (nearest or truncating) conversions. */
+#define __RGDEV_CVT(name, m, p, R, A, dst, src, cr, ca)                                                \
+    __RGDEV_DEV__ R __##name##_##m(A x) {                                                              \
+        R r;                                                                                           \
+        __asm__("cvt." #p "." dst "." src " %0, %1;" : "=" cr(r) : ca(x));                             \
+        return r;                                                                                      \
+    }
+#define __RGDEV_CVTI(name, m, p, R, A, dst, src, cr, ca)                                               \
+    __RGDEV_DEV__ R __##name##_##m(A x) {                                                              \
+        R r;                                                                                           \
+        __asm__("cvt." #p "i." dst "." src " %0, %1;" : "=" cr(r) : ca(x));                            \
+        return r;                                                                                      \
+    }
+#define __RGDEV_ROUNDED(m, p)                                                                          \
+    __RGDEV_DEV__ float __fadd_##m(float a, float b) { return __nvvm_add_##p##_f(a, b); }             \
+    __RGDEV_DEV__ float __fsub_##m(float a, float b) { return __nvvm_add_##p##_f(a, -b); }            \
+    __RGDEV_DEV__ float __fmul_##m(float a, float b) { return __nvvm_mul_##p##_f(a, b); }             \
+    __RGDEV_DEV__ float __fmaf_##m(float a, float b, float c) { return __nvvm_fma_##p##_f(a, b, c); } \
+    __RGDEV_DEV__ float __fdiv_##m(float a, float b) { return __nvvm_div_##p##_f(a, b); }             \
+    __RGDEV_DEV__ float __frcp_##m(float x) { return __nvvm_rcp_##p##_f(x); }                         \
+    __RGDEV_DEV__ float __fsqrt_##m(float x) { return __nvvm_sqrt_##p##_f(x); }                       \
+    __RGDEV_DEV__ double __dadd_##m(double a, double b) { return __nvvm_add_##p##_d(a, b); }          \
+    __RGDEV_DEV__ double __dsub_##m(double a, double b) { return __nvvm_add_##p##_d(a, -b); }         \
+    __RGDEV_DEV__ double __dmul_##m(double a, double b) { return __nvvm_mul_##p##_d(a, b); }          \
+    __RGDEV_DEV__ double __fma_##m(double a, double b, double c) { return __nvvm_fma_##p##_d(a, b, c); } \
+    __RGDEV_DEV__ double __ddiv_##m(double a, double b) { return __nvvm_div_##p##_d(a, b); }          \
+    __RGDEV_DEV__ double __drcp_##m(double x) { return __nvvm_rcp_##p##_d(x); }                       \
+    __RGDEV_DEV__ double __dsqrt_##m(double x) { return __nvvm_sqrt_##p##_d(x); }                     \
+    __RGDEV_CVTI(float2int, m, p, int, float, "s32", "f32", "r", "f")                                 \
+    __RGDEV_CVTI(float2uint, m, p, unsigned int, float, "u32", "f32", "r", "f")                       \
+    __RGDEV_CVTI(double2int, m, p, int, double, "s32", "f64", "r", "d")                               \
+    __RGDEV_CVTI(double2uint, m, p, unsigned int, double, "u32", "f64", "r", "d")                     \
+    __RGDEV_CVTI(double2ll, m, p, long long, double, "s64", "f64", "l", "d")                          \
+    __RGDEV_CVTI(double2ull, m, p, unsigned long long, double, "u64", "f64", "l", "d")                \
+    __RGDEV_CVTI(float2ll, m, p, long long, float, "s64", "f32", "l", "f")                            \
+    __RGDEV_CVTI(float2ull, m, p, unsigned long long, float, "u64", "f32", "l", "f")                  \
+    __RGDEV_CVT(int2float, m, p, float, int, "f32", "s32", "f", "r")                                     \
+    __RGDEV_CVT(uint2float, m, p, float, unsigned int, "f32", "u32", "f", "r")                           \
+    __RGDEV_CVT(double2float, m, p, float, double, "f32", "f64", "f", "d")                               \
+    __RGDEV_CVT(ll2float, m, p, float, long long, "f32", "s64", "f", "l")                                \
+    __RGDEV_CVT(ull2float, m, p, float, unsigned long long, "f32", "u64", "f", "l")                      \
+    __RGDEV_CVT(ll2double, m, p, double, long long, "f64", "s64", "d", "l")                              \
+    __RGDEV_CVT(ull2double, m, p, double, unsigned long long, "f64", "u64", "d", "l")
+__RGDEV_ROUNDED(rn, rn)
+__RGDEV_ROUNDED(rz, rz)
+__RGDEV_ROUNDED(rd, rm)
+__RGDEV_ROUNDED(ru, rp)
+#undef __RGDEV_ROUNDED
+#undef __RGDEV_CVT
+#undef __RGDEV_CVTI
+__RGDEV_DEV__ double __int2double_rn(int x) { return (double)x; }
+__RGDEV_DEV__ double __uint2double_rn(unsigned int x) { return (double)x; }
 
 /* min and max of every integer and floating type are in math_functions.h. */
 __RGDEV_DEV__ unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
