@@ -1997,30 +1997,22 @@ __RGDEV_DEV__ float fmax(float a, float b) { return fmaxf(a, b); }
  * signed/unsigned and float/double pairs (the result in the wider or unsigned type), as
  * CUDA's headers overload them. */
 #define __RGDEV_MINMAX__ static __host__ __device__ __inline__
-__RGDEV_MINMAX__ int min(int a, int b) { return (int)a < (int)b ? (int)a : (int)b; }
-__RGDEV_MINMAX__ int max(int a, int b) { return (int)a > (int)b ? (int)a : (int)b; }
-__RGDEV_MINMAX__ unsigned int min(unsigned int a, unsigned int b) { return (unsigned int)a < (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
-__RGDEV_MINMAX__ unsigned int max(unsigned int a, unsigned int b) { return (unsigned int)a > (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
-__RGDEV_MINMAX__ unsigned int min(int a, unsigned int b) { return (unsigned int)a < (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
-__RGDEV_MINMAX__ unsigned int max(int a, unsigned int b) { return (unsigned int)a > (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
-__RGDEV_MINMAX__ unsigned int min(unsigned int a, int b) { return (unsigned int)a < (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
-__RGDEV_MINMAX__ unsigned int max(unsigned int a, int b) { return (unsigned int)a > (unsigned int)b ? (unsigned int)a : (unsigned int)b; }
-__RGDEV_MINMAX__ long min(long a, long b) { return (long)a < (long)b ? (long)a : (long)b; }
-__RGDEV_MINMAX__ long max(long a, long b) { return (long)a > (long)b ? (long)a : (long)b; }
-__RGDEV_MINMAX__ unsigned long min(unsigned long a, unsigned long b) { return (unsigned long)a < (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
-__RGDEV_MINMAX__ unsigned long max(unsigned long a, unsigned long b) { return (unsigned long)a > (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
-__RGDEV_MINMAX__ unsigned long min(long a, unsigned long b) { return (unsigned long)a < (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
-__RGDEV_MINMAX__ unsigned long max(long a, unsigned long b) { return (unsigned long)a > (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
-__RGDEV_MINMAX__ unsigned long min(unsigned long a, long b) { return (unsigned long)a < (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
-__RGDEV_MINMAX__ unsigned long max(unsigned long a, long b) { return (unsigned long)a > (unsigned long)b ? (unsigned long)a : (unsigned long)b; }
-__RGDEV_MINMAX__ long long min(long long a, long long b) { return (long long)a < (long long)b ? (long long)a : (long long)b; }
-__RGDEV_MINMAX__ long long max(long long a, long long b) { return (long long)a > (long long)b ? (long long)a : (long long)b; }
-__RGDEV_MINMAX__ unsigned long long min(unsigned long long a, unsigned long long b) { return (unsigned long long)a < (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
-__RGDEV_MINMAX__ unsigned long long max(unsigned long long a, unsigned long long b) { return (unsigned long long)a > (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
-__RGDEV_MINMAX__ unsigned long long min(long long a, unsigned long long b) { return (unsigned long long)a < (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
-__RGDEV_MINMAX__ unsigned long long max(long long a, unsigned long long b) { return (unsigned long long)a > (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
-__RGDEV_MINMAX__ unsigned long long min(unsigned long long a, long long b) { return (unsigned long long)a < (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
-__RGDEV_MINMAX__ unsigned long long max(unsigned long long a, long long b) { return (unsigned long long)a > (unsigned long long)b ? (unsigned long long)a : (unsigned long long)b; }
+#define __RGDEV_MINMAX(A, B, R)                                                                        \
+    __RGDEV_MINMAX__ R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; }                             \
+    __RGDEV_MINMAX__ R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+__RGDEV_MINMAX(int, int, int)
+__RGDEV_MINMAX(unsigned int, unsigned int, unsigned int)
+__RGDEV_MINMAX(int, unsigned int, unsigned int)
+__RGDEV_MINMAX(unsigned int, int, unsigned int)
+__RGDEV_MINMAX(long, long, long)
+__RGDEV_MINMAX(unsigned long, unsigned long, unsigned long)
+__RGDEV_MINMAX(long, unsigned long, unsigned long)
+__RGDEV_MINMAX(unsigned long, long, unsigned long)
+__RGDEV_MINMAX(long long, long long, long long)
+__RGDEV_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+__RGDEV_MINMAX(long long, unsigned long long, unsigned long long)
+__RGDEV_MINMAX(unsigned long long, long long, unsigned long long)
+#undef __RGDEV_MINMAX
 __RGDEV_MINMAX__ float min(float a, float b) { return fminf(a, b); }
 __RGDEV_MINMAX__ float max(float a, float b) { return fmaxf(a, b); }
 __RGDEV_MINMAX__ double min(double a, double b) { return fmin(a, b); }

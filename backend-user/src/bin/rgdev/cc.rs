@@ -157,6 +157,13 @@ fn boolean(flag: &str, v: &str) -> Result<bool, String> {
     }
 }
 
+/// Which of nvcc's boolean floating-point options `-NAME`/`--NAME` (with `=V` or a value
+/// after it) `arg` is.
+fn fp_option(arg: &str) -> Option<&'static str> {
+    let bare = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))?;
+    ["ftz", "prec-div", "prec-sqrt", "fmad"].into_iter().find(|n| bare == *n || bare.starts_with(&format!("{n}=")))
+}
+
 /// A register count (`-maxrregcount`).
 fn reg_count(flag: &str, v: &str) -> Result<u32, String> {
     v.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| format!("`{flag}`: `{v}` is not a register count"))
@@ -222,21 +229,16 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "-use_fast_math" | "--use_fast_math" => {
                 (a.ftz, a.prec_div, a.prec_sqrt, a.fmad, a.fast_math) = (true, false, false, true, true);
             }
-            _ if s.starts_with("-ftz") || s.starts_with("--ftz") => {
-                let flag = if s.starts_with("--") { "--ftz" } else { "-ftz" };
-                a.ftz = boolean(flag, &value(flag, s, &mut it)?)?;
-            }
-            _ if s.starts_with("-prec-div") || s.starts_with("--prec-div") => {
-                let flag = if s.starts_with("--") { "--prec-div" } else { "-prec-div" };
-                a.prec_div = boolean(flag, &value(flag, s, &mut it)?)?;
-            }
-            _ if s.starts_with("-prec-sqrt") || s.starts_with("--prec-sqrt") => {
-                let flag = if s.starts_with("--") { "--prec-sqrt" } else { "-prec-sqrt" };
-                a.prec_sqrt = boolean(flag, &value(flag, s, &mut it)?)?;
-            }
-            _ if s.starts_with("-fmad") || s.starts_with("--fmad") => {
-                let flag = if s.starts_with("--") { "--fmad" } else { "-fmad" };
-                a.fmad = boolean(flag, &value(flag, s, &mut it)?)?;
+            _ if fp_option(s).is_some() => {
+                let name = fp_option(s).expect("matched");
+                let flag = &s[..s.find(name).expect("matched") + name.len()];
+                let v = boolean(flag, &value(flag, s, &mut it)?)?;
+                *match name {
+                    "ftz" => &mut a.ftz,
+                    "prec-div" => &mut a.prec_div,
+                    "prec-sqrt" => &mut a.prec_sqrt,
+                    _ => &mut a.fmad,
+                } = v;
             }
             _ if s.starts_with("-maxrregcount") || s.starts_with("--maxrregcount") => {
                 let flag = if s.starts_with("--") { "--maxrregcount" } else { "-maxrregcount" };
@@ -834,6 +836,23 @@ mod tests {
         assert_eq!(a.link_flags, vec!["-Lx", "-lm", "-Wl,-z", "-Wl,now"]);
         assert_eq!(a.output.as_deref(), Some("prog"));
         assert_eq!(args(&["x.cu"]).unwrap().archs, vec![70]);
+    }
+
+    #[test]
+    fn nvcc_floating_point_and_register_options() {
+        let a = args(&["-use_fast_math", "k.cu"]).unwrap();
+        assert!(a.ftz && !a.prec_div && !a.prec_sqrt && a.fmad && a.fast_math);
+        let a = args(&["--ftz=true", "-prec-div", "false", "-fmad=false", "-maxrregcount", "40", "k.cu"]).unwrap();
+        assert!(a.ftz && !a.prec_div && a.prec_sqrt && !a.fmad && !a.fast_math);
+        assert_eq!(a.max_regs, Some(40));
+        let a = args(&["-Xptxas", "-v,-O3", "--ptxas-options=--maxrregcount=32", "-x", "cu", "k.cpp"]).unwrap();
+        assert_eq!((a.ptxas.clone(), a.max_regs, a.force_cuda), (vec!["-v".into(), "-O3".into()], Some(32), true));
+        let a = args(&["-lcudadevrt", "-l", "cudadevrt", "-ccbin", "g++", "--expt-relaxed-constexpr", "-dlink", "k.o"]);
+        assert!(a.as_ref().unwrap().link_flags.is_empty() && a.unwrap().dlink);
+        assert!(args(&["-ftz=yes", "k.cu"]).unwrap_err().contains("-ftz"));
+        assert!(args(&["-maxrregcount=0", "k.cu"]).unwrap_err().contains("register count"));
+        assert!(args(&["-x", "f90", "k.cu"]).is_err());
+        assert_eq!(fp_option("-fmadness"), None);
     }
 
     #[test]
