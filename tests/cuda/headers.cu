@@ -6,6 +6,7 @@
 // cudaMallocHost, -use_fast_math's intrinsics (when the build defines __USE_FAST_MATH__),
 // and a user function named __globaltimer, which rgdev's headers must leave free.
 #include <builtin_types.h>
+#include <cuComplex.h>
 #include <cuda_profiler_api.h>
 #include <math_constants.h>
 #include <memory>
@@ -37,6 +38,15 @@ __global__ void hints(int *a, float4 *f, unsigned long long *u, float *fm) {
 }
 
 __global__ void fill(int *p, int v, unsigned char k) { p[threadIdx.x] = v + k; }
+
+// (1 + 2i)(3 - i) / (1 + i) + |3 + 4i| and its conjugate, in both precisions.
+__global__ void complex(cuFloatComplex *f, cuDoubleComplex *d) {
+    cuFloatComplex a = make_cuFloatComplex(1, 2), b = make_cuFloatComplex(3, -1), c = make_cuFloatComplex(1, 1);
+    f[0] = cuCaddf(cuCdivf(cuCmulf(a, b), c), make_cuFloatComplex(cuCabsf(make_cuFloatComplex(3, 4)), 0));
+    f[1] = cuConjf(f[0]);
+    cuDoubleComplex x = cuComplexFloatToDouble(a);
+    d[0] = cuCsub(cuCfma(x, x, make_cuDoubleComplex(1, 0)), make_cuDoubleComplex(0, cuCabs(make_cuDoubleComplex(0, 4))));
+}
 
 int main() {
     std::unique_ptr<int> owned(new int(3));
@@ -137,5 +147,22 @@ int main() {
     TRUE(sizeof(cudaLaunchAttribute) == 72 && sizeof(cudaIpcMemHandle_t) == 64 && window.accessPolicyWindow.hitProp == 2);
     cudaGetLastError();
     CHECK(cudaFree(filled));
+
+    // cuComplex.h on the device and the host: (5 + 5i)/(1 + i) = 5, + 5; (1+2i)^2 + 1 - 4i = -2.
+    cuFloatComplex *cf;
+    cuDoubleComplex *cd;
+    CHECK(cudaMalloc(&cf, 2 * sizeof *cf));
+    CHECK(cudaMalloc(&cd, sizeof *cd));
+    complex<<<1, 1>>>(cf, cd);
+    cuFloatComplex hf2[2];
+    cuDoubleComplex hd;
+    CHECK(cudaMemcpy(hf2, cf, sizeof hf2, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&hd, cd, sizeof hd, cudaMemcpyDeviceToHost));
+    TRUE(cuCrealf(hf2[0]) == 10.0f && cuCimagf(hf2[0]) == 0.0f && cuCimagf(hf2[1]) == 0.0f);
+    TRUE(cuCreal(hd) == -2.0 && cuCimag(hd) == 0.0);
+    cuDoubleComplex q = cuCdiv(make_cuDoubleComplex(5, 5), make_cuDoubleComplex(1, 1));
+    TRUE(cuCreal(q) == 5.0 && cuCimag(q) == 0.0 && fabs(cuCabs(make_cuDoubleComplex(3e200, 4e200)) / 5e200 - 1) < 1e-15);
+    CHECK(cudaFree(cf));
+    CHECK(cudaFree(cd));
     return report();
 }

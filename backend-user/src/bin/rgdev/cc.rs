@@ -89,6 +89,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("cuda_profiler_api.h", include_str!("../../../include/cuda_profiler_api.h")),
     ("builtin_types.h", include_str!("../../../include/builtin_types.h")),
     ("math_constants.h", include_str!("../../../include/math_constants.h")),
+    ("cuComplex.h", include_str!("../../../include/cuComplex.h")),
     ("sm_20_atomic_functions.h", include_str!("../../../include/sm_20_atomic_functions.h")),
     ("sm_20_intrinsics.h", include_str!("../../../include/sm_20_intrinsics.h")),
     ("sm_30_intrinsics.h", include_str!("../../../include/sm_30_intrinsics.h")),
