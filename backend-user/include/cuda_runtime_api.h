@@ -17,6 +17,7 @@
 
 /* CUDA 12 renamed these entry points; programs call the base names. */
 #define cudaGetDeviceProperties cudaGetDeviceProperties_v2
+#define cudaStreamGetCaptureInfo cudaStreamGetCaptureInfo_v2
 
 #ifdef __cplusplus
 extern "C" {
@@ -261,7 +262,7 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
-cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
                                      unsigned long long *id_out __RGDEV_DEFAULT(0),
                                      cudaGraph_t *graph_out __RGDEV_DEFAULT(0),
                                      const cudaGraphNode_t **dependencies_out __RGDEV_DEFAULT(0),
