@@ -35,6 +35,8 @@ __device__ __forceinline__ unsigned long long grid_blocks() {
 __device__ __forceinline__ unsigned long long grid_block_rank() {
     return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
 }
+__device__ __forceinline__ unsigned long long grid_threads() { return grid_blocks() * block_size(); }
+__device__ __forceinline__ unsigned long long grid_thread_rank() { return grid_block_rank() * block_size() + block_rank(); }
 /* The lane of the n-th (from 0) set bit of `mask`; 32 when it has fewer. */
 __device__ __forceinline__ unsigned nth_lane(unsigned mask, unsigned n) {
     for (unsigned k = 0; k < n && mask; k++) mask &= mask - 1;
@@ -135,7 +137,7 @@ class thread_group {
     __device__ unsigned long long num_threads() const {
         switch (kind_) {
         case details::kind_block: return details::block_size();
-        case details::kind_grid: return details::grid_blocks() * details::block_size();
+        case details::kind_grid: return details::grid_threads();
         case details::kind_coalesced: return (unsigned)__popc(mask_);
         default: return size_;
         }
@@ -144,7 +146,7 @@ class thread_group {
     __device__ unsigned long long thread_rank() const {
         switch (kind_) {
         case details::kind_block: return details::block_rank();
-        case details::kind_grid: return details::grid_block_rank() * details::block_size() + details::block_rank();
+        case details::kind_grid: return details::grid_thread_rank();
         case details::kind_coalesced: return (unsigned)__popc(mask_ & details::lanemask_lt());
         default: return details::block_rank() % size_;
         }
@@ -165,11 +167,9 @@ class grid_group : public thread_group {
     __device__ grid_group() : thread_group(details::kind_grid) {}
     __device__ bool is_valid() const { return true; }
     __device__ void sync() const { details::grid_sync(); }
-    __device__ unsigned long long num_threads() const { return details::grid_blocks() * details::block_size(); }
+    __device__ unsigned long long num_threads() const { return details::grid_threads(); }
     __device__ unsigned long long size() const { return num_threads(); }
-    __device__ unsigned long long thread_rank() const {
-        return details::grid_block_rank() * details::block_size() + details::block_rank();
-    }
+    __device__ unsigned long long thread_rank() const { return details::grid_thread_rank(); }
     __device__ unsigned long long num_blocks() const { return details::grid_blocks(); }
     __device__ unsigned long long block_rank() const { return details::grid_block_rank(); }
     __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }

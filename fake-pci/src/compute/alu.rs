@@ -78,7 +78,7 @@ impl Exec<'_, '_> {
             | Op::Lg2 => {
                 let ftz = d.ty == Ty::F32 && d.m & FLOAT_FTZ != 0;
                 let flush = |v: u64| if ftz { ftz32(v) } else { v };
-                match directed_mode(&d).filter(|_| d.ty.float() && matches!(d.op, Op::Sqrt | Op::Rcp)) {
+                match directed_mode(&d).filter(|_| d.ty.float() && round::computes(d.op)) {
                     Some(r) => lanes!(d, on, regs, |l| {
                         flush(round::directed(d.op, d.ty, r, flush(operand(&d, 0, l, regs)), 0, 0).unwrap_or(0))
                     }),
@@ -199,7 +199,7 @@ fn arith(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
     // Floats with a directed rounding (`add.rz.f32`, `__fmul_rd`, ...).
     if ty.float()
         && let Some(r) = directed_mode(&d)
-        && round::directed(d.op, ty, r, 0, 0, 0).is_some()
+        && round::computes(d.op)
     {
         let mut out = map2(&a, &b, |x, y| round::directed(d.op, ty, r, x, y, 0).unwrap_or(0));
         if ftz {

@@ -95,6 +95,11 @@ fn zero_sum(r: f64, a: f64, b: f64, mode: Round) -> f64 {
     if mode == Round::Rm && !(a == 0.0 && b == 0.0 && a.is_sign_positive() && b.is_sign_positive()) { -0.0 } else { r }
 }
 
+/// Whether [`directed`] computes `op` (of a float type).
+pub(crate) fn computes(op: Op) -> bool {
+    matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Rcp | Op::Sqrt | Op::Mad)
+}
+
 /// `op` of type `ty` on operands `a`, `b`, `c` (register bits) rounded by `mode`, when
 /// `mode` is directed and the operation is one this module computes; `None` otherwise
 /// (the caller's round-to-nearest path).
