@@ -17,6 +17,9 @@
 
 use modular_bitfield::prelude::*;
 
+mod texmods;
+pub use texmods::*;
+
 /// Bytes per instruction.
 pub const INSTR_BYTES: u64 = 16;
 /// The zero register.
@@ -194,6 +197,14 @@ pub enum Ty {
     F64,
     /// A predicate (0 or 1).
     Pred,
+    /// IEEE binary16 (`.f16`), in a register's low 16 bits.
+    F16,
+    /// bfloat16 (`.bf16`: float's exponent, 7 fraction bits), in the low 16 bits.
+    Bf16,
+    /// A pair of binary16 (`.f16x2`) in the low 32 bits; element 0 in bits 15:0.
+    F16x2,
+    /// A pair of bfloat16 (`.bf16x2`), laid out as [`Ty::F16x2`].
+    Bf16x2,
 }
 
 impl Ty {
@@ -201,8 +212,8 @@ impl Ty {
     pub fn bytes(self) -> u32 {
         match self {
             Ty::U8 | Ty::S8 | Ty::Pred => 1,
-            Ty::U16 | Ty::S16 => 2,
-            Ty::U32 | Ty::S32 | Ty::F32 => 4,
+            Ty::U16 | Ty::S16 | Ty::F16 | Ty::Bf16 => 2,
+            Ty::U32 | Ty::S32 | Ty::F32 | Ty::F16x2 | Ty::Bf16x2 => 4,
             Ty::U64 | Ty::S64 | Ty::F64 => 8,
         }
     }
@@ -210,9 +221,14 @@ impl Ty {
     pub fn signed(self) -> bool {
         matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
     }
-    /// Floating-point type.
+    /// Single or double precision (the types with directed rounding and the `f32`/`f64`
+    /// ALU paths; half precision is [`Ty::half`]).
     pub fn float(self) -> bool {
         matches!(self, Ty::F32 | Ty::F64)
+    }
+    /// A half-precision type, scalar or pair (`.f16`, `.bf16`, `.f16x2`, `.bf16x2`).
+    pub fn half(self) -> bool {
+        matches!(self, Ty::F16 | Ty::Bf16 | Ty::F16x2 | Ty::Bf16x2)
     }
 }
 
@@ -606,9 +622,20 @@ pub enum VoteMode {
     Ballot,
 }
 
-/// Modifier bit of `.f32` arithmetic, comparisons and math (`ADD`..`MAX`, `MAD`, `SETP`, the
-/// unary float ops): `.ftz`, subnormal inputs and results flushed to zero of the same sign.
+/// Modifier bit of `.f32` and `.f16` arithmetic, comparisons and math (`ADD`..`MAX`, `MAD`,
+/// `SETP`, the unary float ops): `.ftz`, subnormal inputs and results flushed to zero of
+/// the same sign.
 pub const FLOAT_FTZ: u16 = 1 << 5;
+/// Modifier bit of float `ADD`, `SUB`, `MUL`, `MAD`: `.sat`, the result clamped to [0, 1]
+/// (NaN becomes +0).
+pub const FLOAT_SAT: u16 = 1 << 6;
+/// Modifier bit of half-precision `MIN`/`MAX`: `.NaN`, a NaN operand gives the canonical
+/// NaN (else the other operand); of half-precision `MAD`: `.relu`, a negative result
+/// becomes +0 (NaN stays the canonical NaN).
+pub const FLOAT_NAN_RELU: u16 = 1 << 7;
+/// Modifier bit of half-precision `MIN`/`MAX`: `.xorsign.abs`, the minimum or maximum of
+/// the magnitudes with the sign the exclusive or of the operands' signs.
+pub const FLOAT_XORSIGN: u16 = 1 << 8;
 
 /// `VOTE` modifier bit: operand b holds the member mask of `vote.sync`; only the active
 /// lanes in it vote (the mode is in bits 1:0).
@@ -631,114 +658,6 @@ impl CvtaMods {
     pub fn decode(m: u16) -> Self {
         Self { space: m & 7, to: m >> 3 & 1 == 1 }
     }
-}
-
-/// Texture and surface shapes.
-#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[bits = 3]
-pub enum TexDim {
-    /// One dimension (x).
-    D1 = 0,
-    /// Two (x, y).
-    D2,
-    /// Three (x, y, z).
-    D3,
-    /// An array of 1D layers (layer, x).
-    A1,
-    /// An array of 2D layers (layer, x, y).
-    A2,
-    /// A cube map (x, y, z direction).
-    Cube,
-}
-
-impl TexDim {
-    /// Coordinate registers an access reads (the layer included).
-    pub fn coords(self) -> u32 {
-        match self {
-            TexDim::D1 => 1,
-            TexDim::D2 | TexDim::A1 => 2,
-            TexDim::D3 | TexDim::A2 | TexDim::Cube => 3,
-        }
-    }
-}
-
-/// `TEX`/`TLD4` modifiers: shape (2:0), integer coordinates (3: s32, else f32), an
-/// explicit level of detail in c (4), the component `TLD4` gathers (6:5: r, g, b, a).
-#[bitfield(bits = 9)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TexMods {
-    /// Shape.
-    pub dim: TexDim,
-    /// Coordinates are s32 texel indices (else f32).
-    pub int_coords: bool,
-    /// Register c holds the level of detail (`tex.level`).
-    pub lod: bool,
-    /// The component `TLD4` gathers (0..3: r, g, b, a).
-    pub comp: B2,
-    #[skip]
-    __: B2,
-}
-
-/// `TXQ` attributes (m), as PTX's `txq` names them.
-#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[bits = 4]
-pub enum TexQuery {
-    /// Width in texels.
-    Width = 0,
-    /// Height.
-    Height,
-    /// Depth.
-    Depth,
-    /// The channel data type (CUDA's `cudaChannelFormatKind`-style code).
-    ChannelDataType,
-    /// The channel order.
-    ChannelOrder,
-    /// 1 when coordinates are normalized.
-    NormalizedCoords,
-    /// The filter mode.
-    FilterMode,
-    /// Address mode of x.
-    AddrMode0,
-    /// Address mode of y.
-    AddrMode1,
-    /// Address mode of z.
-    AddrMode2,
-    /// Layers of an array texture.
-    ArraySize,
-    /// Mipmap levels.
-    NumMipmapLevels,
-    /// Samples of a multisample texture.
-    NumSamples,
-}
-
-/// `TXQ` modifier bit: the operand is a surface (`suq`), not a texture.
-pub const TXQ_SURFACE: u16 = 1 << 4;
-
-/// What an out-of-range surface access does (PTX's `.trap`, `.clamp`, `.zero`).
-#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[bits = 2]
-pub enum SurfClamp {
-    /// Stop the grid (an illegal address).
-    Trap = 0,
-    /// Access the nearest element inside.
-    Clamp,
-    /// Loads read zero, stores are dropped.
-    Zero,
-}
-
-/// `SULD`/`SUST` modifiers: shape (2:0), vector length log2 (4:3: 1, 2, 4), out-of-range
-/// behaviour (6:5).
-#[bitfield(bits = 9)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SurfMods {
-    /// Shape.
-    pub dim: TexDim,
-    /// log2 of the elements accessed (0, 1, 2).
-    pub vec: B2,
-    /// Out-of-range behaviour.
-    pub clamp: SurfClamp,
-    #[skip]
-    __: B2,
 }
 
 /// The register operands one instruction reads or writes as a group of consecutive

@@ -923,3 +923,48 @@ fn barrier_reductions_count_the_block() {
         }
     }
 }
+
+/// Half precision in the PTX nvcc and cuda_fp16.h write (kernels/handwritten/half_forms.ptx):
+/// scoped `.f16` registers unpacked from a pair, `setp` of pairs into `p|q`, `cvt` of two
+/// floats into a pair, `min.xorsign.abs`, `.ftz`, `ex2.approx`, `fma.relu.bf16`,
+/// `mul.sat`, `.f32 add.sat`, integer conversions, `neg`/`abs` of pairs, NaN forms and
+/// `atom.add.noftz.f16x2` from 32 lanes, each against the value PTX defines.
+#[test]
+fn half_precision_ptx_forms() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/half_forms.ptx")).unwrap();
+    let f = m.function("half_forms").unwrap();
+    let mut out = ctx.alloc::<u32>(23).unwrap();
+    out.copy_from(&[0; 23]).unwrap();
+    f.launch([1, 1, 1], [32, 1, 1], 0, &[out.arg()]).unwrap();
+    let o = out.to_vec().unwrap();
+    let want: [u32; 23] = [
+        2f32.to_bits(),
+        1f32.to_bits(),
+        1f32.to_bits(),
+        3f32.to_bits(),
+        0b10,        // low 2 < 1 false, high 1 < 3 true
+        0b01,        // low 2 > 1 and true, high 1 > 3 false
+        0x3E00_C000, // (1.5, -2.0): the first operand in the high half
+        0x3F80_4040, // bf16 (1.0, 3.0)
+        0xBC00,      // min(|-2|, |1|) with the signs' exclusive or
+        0x0002_0000, // 2^-24 + 2^-24: flushed (low) and exact (high)
+        0x4000,      // 2^1
+        0x4020_0000, // relu(-1.5) = 0 (low), 2.5 (high)
+        0x3C00,      // 3 * 2 saturated
+        1f32.to_bits(),
+        (-2i32) as u32,
+        0x6802_7C00, // 2^40 overflows to infinity (low); 2051 rounds to even 2052 (high)
+        0xBF80_4000, // neg of (-2.0, 1.0) in bf16
+        0x0001_0000, // |-2^-24|: flushed (low), exact (high)
+        0x3C00_4000, // 1 + 1 in .f16 registers
+        0x3C00_7FFF, // max.NaN gives the canonical NaN, min the number
+        0b01,        // NaN < 1: unordered true, ordered false
+        u32::MAX,    // set.le.u32.f16: all ones
+        0x5000_5000, // 32 lanes add (1.0, 1.0)
+    ];
+    for (k, (&got, &w)) in o.iter().zip(want.iter()).enumerate() {
+        assert_eq!(got, w, "word {k}: {got:#x} != {w:#x}");
+    }
+}

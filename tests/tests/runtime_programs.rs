@@ -288,6 +288,22 @@ fn half_precision() {
     program("fp16", &[]);
 }
 
+/// cuda_fp16.h and cuda_bf16.h bit for bit: 2048 operand triples of each format through
+/// every operation (arithmetic with _sat/_relu, division, fma, min/max, comparisons, pairs,
+/// conversions with every rounding), computed by the device's .f16/.bf16 instructions and
+/// by the host's exact arithmetic, which must agree in every bit; atomicAdd and shuffles of
+/// halves and pairs. Again with -use_fast_math (which must not change half arithmetic).
+#[test]
+fn half_and_bfloat16_bit_exact() {
+    for extra in [&[][..], &["-use_fast_math"][..]] {
+        let exe = compile("half_exact", extra);
+        let out = run_ok(&exe, &[]);
+        assert!(out.contains("half: 2048 cases x 96 results, 0 differ"), "{out}");
+        assert!(out.contains("bfloat16: 2048 cases x 96 results, 0 differ"), "{out}");
+        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    }
+}
+
 /// Unified virtual addressing: pinned memory's host pointer used by a kernel,
 /// cudaMemcpyDefault in every direction, pointer attributes; without it (RGDEV_UVA=0)
 /// cudaMemcpyDefault is cudaErrorInvalidValue.

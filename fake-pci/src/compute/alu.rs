@@ -39,6 +39,9 @@ impl Exec<'_, '_> {
         let illegal = GridError::Trap(Trap { reason: TrapReason::IllegalInstruction, pc });
         let regs = &mut *m.regs;
         let msk = mask(d.ty);
+        if d.ty.half() && !matches!(d.op, Op::Mov | Op::Selp | Op::Ld | Op::St | Op::Atom | Op::Cvt | Op::Shfl) {
+            return half_op(d, on, regs).ok_or(illegal);
+        }
         match d.op {
             Op::Nop | Op::Membar | Op::Trap => {}
             Op::Mov => {
@@ -61,8 +64,14 @@ impl Exec<'_, '_> {
             | Op::Or
             | Op::Xor
             | Op::Shl
-            | Op::Shr => arith(d, on, regs).ok_or(illegal)?,
-            Op::Mad => mad(d, on, regs),
+            | Op::Shr => {
+                arith(d, on, regs).ok_or(illegal)?;
+                saturate(&d, on, regs);
+            }
+            Op::Mad => {
+                mad(d, on, regs);
+                saturate(&d, on, regs);
+            }
             Op::Abs
             | Op::Neg
             | Op::Not
@@ -236,6 +245,37 @@ fn arith(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
     };
     put(d.dst, on, &out, regs);
     Some(())
+}
+
+/// A half-precision data instruction: arithmetic, min/max, neg, abs, ex2 and setp
+/// (`half`); None for one half precision does not have.
+fn half_op(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
+    if d.op == Op::Setp {
+        let cmp = Cmp::from_bits(d.m)?;
+        lanes!(d, on, regs, |l| {
+            half::compare(cmp, d.ty, d.m & FLOAT_FTZ != 0, operand(&d, 0, l, regs), operand(&d, 1, l, regs)) as u64
+        });
+        return Some(());
+    }
+    half::compute(d.op, d.ty, d.m, 0, 0, 0)?;
+    lanes!(d, on, regs, |l| {
+        half::compute(d.op, d.ty, d.m, operand(&d, 0, l, regs), operand(&d, 1, l, regs), operand(&d, 2, l, regs))
+            .unwrap_or(0)
+    });
+    Some(())
+}
+
+/// `.sat` of an `.f32` result (already in the destination): clamped to [0, 1], NaN to +0.
+#[inline(always)]
+fn saturate(d: &D, on: u32, regs: &mut [u64]) {
+    if d.ty != Ty::F32 || d.m & FLOAT_SAT == 0 || d.dst == RZ {
+        return;
+    }
+    for l in (0..32).filter(|l| on >> l & 1 == 1) {
+        let r = &mut regs[d.dst as usize * 32 + l];
+        let x = f32v(*r);
+        *r = fb32(if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) });
+    }
 }
 
 /// An f32 (in a register's low bits) flushed to zero of its sign when subnormal (`.ftz`).

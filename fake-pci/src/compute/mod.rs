@@ -22,6 +22,7 @@
 mod alu;
 mod decode;
 mod func;
+mod half;
 mod lsu;
 mod methods;
 mod ops;

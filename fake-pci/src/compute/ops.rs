@@ -267,6 +267,9 @@ pub(crate) fn setp(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
 
 #[inline]
 pub(crate) fn cvt(dst: Ty, src: Ty, round: Round, sat: bool, integral: bool, a: u64) -> u64 {
+    if dst.half() || src.half() {
+        return super::half::cvt(dst, src, round, sat, integral, a);
+    }
     let m = mask(dst);
     let as_f64 = |v: u64| -> f64 {
         match src {
@@ -356,6 +359,14 @@ pub(crate) fn int_to_f32(src: Ty, a: u64) -> f32 {
 pub(crate) fn atom(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
     let m = mask(ty);
     match (op, ty) {
+        (AtomOp::Add | AtomOp::Min | AtomOp::Max, t) if t.half() => {
+            let op = match op {
+                AtomOp::Add => Op::Add,
+                AtomOp::Min => Op::Min,
+                _ => Op::Max,
+            };
+            super::half::compute(op, t, 0, old, b, 0).unwrap_or(0)
+        }
         (AtomOp::Add, Ty::F32) => fb32(f32v(old) + f32v(b)),
         (AtomOp::Add, Ty::F64) => (f64v(old) + f64v(b)).to_bits(),
         (AtomOp::Add, _) => old.wrapping_add(b) & m,

@@ -6,6 +6,12 @@ use super::*;
 impl<'a> Kc<'a> {
     pub(crate) fn instr(&mut self, i: &ast::Instr) -> Result<()> {
         let op = i.op.as_str();
+        if !matches!(op, "mov" | "ld" | "ldu" | "st" | "selp" | "cvt" | "atom" | "red" | "shfl")
+            && let Some(&ty) = self.types(i).last()
+            && ty.half()
+        {
+            return self.half(i, ty);
+        }
         match op {
             "mov" => self.mov(i),
             "ld" | "ldu" => self.ld(i),
@@ -97,8 +103,8 @@ impl<'a> Kc<'a> {
                 if tys.len() != 2 {
                     return Err(self.err("`cvt` needs a destination and a source type"));
                 }
-                if i.mods.iter().any(|m| m == "f16" || m == "bf16") {
-                    return Err(self.err("`cvt` with half-precision types is not supported"));
+                if let Some(m) = i.mods.iter().find(|m| matches!(m.as_str(), "relu" | "satfinite")) {
+                    return Err(self.err(format!("`cvt.{}`: `.{m}` is not supported", i.mods.join("."))));
                 }
                 let round = match i
                     .mods
@@ -115,6 +121,12 @@ impl<'a> Kc<'a> {
                 // `.rni` etc. round a float to an integral float value.
                 let integral = i.mods.iter().any(|m| matches!(m.as_str(), "rni" | "rzi" | "rmi" | "rpi"));
                 let m = CvtMods { round, sat: i.has("sat"), src: tys[1], integral }.encode();
+                if matches!(tys[0], Ty::F16x2 | Ty::Bf16x2) {
+                    return self.cvt_pair(i, tys[0], tys[1], m);
+                }
+                if tys.iter().any(|t| matches!(t, Ty::F16x2 | Ty::Bf16x2)) {
+                    return Err(self.err(format!("`cvt.{}` is not supported", i.mods.join("."))));
+                }
                 let d = self.dst(self.arg(i, 0)?)?;
                 let a = self.src(self.arg(i, 1)?, tys[1])?;
                 self.emit(Op::Cvt, tys[0], d, [Some(a), None, None], m).map(|_| ())
@@ -316,10 +328,11 @@ impl<'a> Kc<'a> {
         }
     }
 
-    /// [`FLOAT_FTZ`] for an `.ftz` instruction of type `.f32` (the modifier applies to
-    /// single precision only).
+    /// [`FLOAT_FTZ`] for an `.ftz` instruction of type `.f32` or `.f16` (the modifier applies
+    /// to those only), and [`FLOAT_SAT`] for an `.f32` one with `.sat`.
     pub(crate) fn ftz(&self, i: &ast::Instr, ty: Ty) -> u16 {
-        if ty == Ty::F32 && i.has("ftz") { FLOAT_FTZ } else { 0 }
+        let ftz = if matches!(ty, Ty::F32 | Ty::F16 | Ty::F16x2) && i.has("ftz") { FLOAT_FTZ } else { 0 };
+        ftz | if ty == Ty::F32 && i.has("sat") { FLOAT_SAT } else { 0 }
     }
 
     pub(crate) fn round(&self, i: &ast::Instr) -> u16 {
@@ -397,23 +410,7 @@ impl<'a> Kc<'a> {
 
     pub(crate) fn setp(&mut self, i: &ast::Instr) -> Result<()> {
         let ty = self.ty(i)?;
-        let cmp = match i.mods.first().map(|s| s.as_str()) {
-            Some("eq") => Cmp::Eq,
-            Some("ne") => Cmp::Ne,
-            Some("lt" | "lo") => Cmp::Lt,
-            Some("le" | "ls") => Cmp::Le,
-            Some("gt" | "hi") => Cmp::Gt,
-            Some("ge" | "hs") => Cmp::Ge,
-            Some("equ") => Cmp::Equ,
-            Some("neu") => Cmp::Neu,
-            Some("ltu") => Cmp::Ltu,
-            Some("leu") => Cmp::Leu,
-            Some("gtu") => Cmp::Gtu,
-            Some("geu") => Cmp::Geu,
-            Some("num") => Cmp::Num,
-            Some("nan") => Cmp::Nan,
-            _ => return Err(self.err("`setp` needs a comparison")),
-        };
+        let cmp = i.mods.first().and_then(|c| half::cmp_of(c)).ok_or_else(|| self.err("`setp` needs a comparison"))?;
         let combine = if i.has("and") {
             Some(Op::And)
         } else if i.has("or") {
@@ -691,6 +688,9 @@ impl<'a> Kc<'a> {
         .find(|(n, _)| i.has(n))
         .map(|&(_, o)| o)
         .ok_or_else(|| self.err(format!("`{}.{}`: unsupported atomic operation", i.op, i.mods.join("."))))?;
+        if ty.half() && (!matches!(aop, AtomOp::Add | AtomOp::Min | AtomOp::Max) || i.has("v2") || i.has("v4")) {
+            return Err(self.err(format!("`{}.{}` is not supported", i.op, i.mods.join("."))));
+        }
         let base = if red { 0 } else { 1 };
         let d = if red { RZ } else { self.dst(self.arg(i, 0)?)? };
         let (space, _, reg, addr, reloc) = self.address(i, self.arg(i, base)?)?;

@@ -7,8 +7,8 @@ use super::*;
 pub(crate) fn scalar_size(ty: &str) -> Option<u32> {
     Some(match ty {
         "b8" | "u8" | "s8" | "pred" => 1,
-        "b16" | "u16" | "s16" | "f16" => 2,
-        "b32" | "u32" | "s32" | "f32" => 4,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" => 4,
         "b64" | "u64" | "s64" | "f64" => 8,
         _ => return None,
     })
@@ -27,6 +27,10 @@ pub(crate) fn isa_ty(ty: &str) -> Option<Ty> {
         "f32" => Ty::F32,
         "f64" => Ty::F64,
         "pred" => Ty::Pred,
+        "f16" => Ty::F16,
+        "bf16" => Ty::Bf16,
+        "f16x2" => Ty::F16x2,
+        "bf16x2" => Ty::Bf16x2,
         _ => return None,
     })
 }

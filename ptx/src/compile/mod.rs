@@ -37,6 +37,7 @@ use hw::isa::*;
 mod calls;
 mod copies;
 mod flow;
+mod half;
 mod instr;
 mod layout;
 mod memory;
@@ -623,8 +624,14 @@ mod tests {
         assert!(e.msg.contains("unknown register `%r9`"));
         let e = compile_ptx(&format!("{hdr} bra L;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("unknown label `L`"));
-        let e = compile_ptx(&format!("{hdr} add.f16 %r1, %r1, %r1;\n}}\n")).unwrap_err();
-        assert!(e.msg.contains("half-precision"));
+        let e = compile_ptx(&format!("{hdr} tanh.approx.f16 %r1, %r1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("not supported for half precision"), "{e}");
+        let e = compile_ptx(&format!("{hdr} add.rz.f16 %r1, %r1, %r1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("modifier `.rz`"), "{e}");
+        let e = compile_ptx(&format!("{hdr} setp.lt.f16x2 %r1, %r1, %r1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("two destination predicates"), "{e}");
+        let e = compile_ptx(&format!("{hdr} atom.global.inc.f16 %r1, [%r1], %r1;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("not supported"), "{e}");
     }
 
     #[test]

@@ -200,9 +200,6 @@ impl<'a> Kc<'a> {
     }
 
     pub(crate) fn ty(&self, i: &ast::Instr) -> Result<Ty> {
-        if i.mods.iter().any(|m| m == "f16" || m == "f16x2" || m == "bf16") {
-            return Err(self.err(format!("`{}.{}`: half-precision types are not supported", i.op, i.mods.join("."))));
-        }
         self.types(i).last().copied().ok_or_else(|| self.err(format!("`{}` needs a type", i.op)))
     }
 

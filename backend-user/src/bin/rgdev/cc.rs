@@ -80,6 +80,8 @@ const HEADERS: &[(&str, &str)] = &[
     ("texture_indirect_functions.h", include_str!("../../../include/texture_indirect_functions.h")),
     ("surface_indirect_functions.h", include_str!("../../../include/surface_indirect_functions.h")),
     ("cuda_fp16.h", include_str!("../../../include/cuda_fp16.h")),
+    ("cuda_bf16.h", include_str!("../../../include/cuda_bf16.h")),
+    ("crt/rgdev_half_ops.h", include_str!("../../../include/crt/rgdev_half_ops.h")),
     ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
     ("cuda.h", include_str!("../../../include/cuda.h")),
     ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
