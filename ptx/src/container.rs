@@ -142,6 +142,7 @@ impl Program {
             w.u32(r.at);
             w.u32(match r.segment {
                 Segment::Global => 0,
+                Segment::Const => 1,
             });
         }
         w.u32(self.global_size);
@@ -229,10 +230,12 @@ impl Program {
         let mut relocs = Vec::new();
         for _ in 0..r.count(8)? {
             let at = r.u32()?;
-            if r.u32()? != 0 {
-                return None;
-            }
-            relocs.push(Reloc { at, segment: Segment::Global });
+            let segment = match r.u32()? {
+                0 => Segment::Global,
+                1 => Segment::Const,
+                _ => return None,
+            };
+            relocs.push(Reloc { at, segment });
         }
         let global_size = r.u32()?;
         let global_init = r.blob()?;

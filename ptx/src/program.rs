@@ -12,6 +12,8 @@ use hw::isa::*;
 pub enum Segment {
     /// The `.global` data segment.
     Global,
+    /// The `.const` segment (constant bank 1's buffer in device memory): `cvta.const`.
+    Const,
 }
 
 /// Add the base address of a segment to the immediate of instruction `at`.
@@ -124,19 +126,21 @@ impl Program {
     }
     /// The code as bytes, with the `.global` segment at `global_base`.
     pub fn code_bytes(&self, global_base: u64) -> Vec<u8> {
-        self.code_bytes_placed(global_base, &[])
+        self.code_bytes_placed(global_base, 0, &[])
     }
 
-    /// The code as bytes, with the `.global` segment at `global_base` and the `.global`
-    /// symbols `placed` names (index into [`Program::symbols`], address) at addresses of
-    /// their own: an address the code forms inside such a symbol, or one past its end
-    /// where no other symbol starts, points into its placement instead.
-    pub fn code_bytes_placed(&self, global_base: u64, placed: &[(usize, u64)]) -> Vec<u8> {
+    /// The code as bytes, with the `.global` segment at `global_base`, the `.const`
+    /// segment's buffer at `const_base` (what `cvta.const` adds), and the `.global` symbols
+    /// `placed` names (index into [`Program::symbols`], address) at addresses of their own:
+    /// an address the code forms inside such a symbol, or one past its end where no other
+    /// symbol starts, points into its placement instead.
+    pub fn code_bytes_placed(&self, global_base: u64, const_base: u64, placed: &[(usize, u64)]) -> Vec<u8> {
         let mut code = self.code.clone();
         for r in &self.relocs {
             if let Some(i) = code.get_mut(r.at as usize) {
                 match r.segment {
                     Segment::Global => i.imm = self.relocate(i.imm, global_base, placed),
+                    Segment::Const => i.imm = i.imm.wrapping_add(const_base),
                 }
             }
         }

@@ -968,3 +968,54 @@ fn half_precision_ptx_forms() {
         assert_eq!(got, w, "word {k}: {got:#x} != {w:#x}");
     }
 }
+
+/// `cvta.const` (libNVVM writes it for printf's format strings): a `.const` variable's
+/// generic address reads the constant segment's bytes through generic loads, and
+/// `cvta.to.const` gives the offset back for `ld.const`.
+#[test]
+fn cvta_const_reaches_the_constant_segment() {
+    let src = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.const .align 4 .b8 pad[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+.const .align 1 .b8 $str[6] = {104, 101, 108, 108, 111, 0};
+.visible .entry k(.param .u64 out)
+{
+    .reg .b16 %rs<4>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    cvt.u64.u32 %rd2, %r1;
+    cvta.const.u64 %rd3, $str;
+    add.s64 %rd4, %rd3, %rd2;
+    ld.u8 %rs1, [%rd4];
+    cvta.to.const.u64 %rd5, %rd4;
+    ld.const.u8 %rs2, [%rd5];
+    mov.u64 %rd6, pad;
+    cvta.const.u64 %rd7, %rd6;
+    ld.u32 %r2, [%rd7+4];
+    cvt.u32.u16 %r3, %rs1;
+    shl.b64 %rd2, %rd2, 3;
+    add.s64 %rd1, %rd1, %rd2;
+    st.global.u32 [%rd1], %r3;
+    cvt.u32.u16 %r3, %rs2;
+    add.s32 %r3, %r3, %r2;
+    st.global.u32 [%rd1+4], %r3;
+    ret;
+}
+"#;
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(src).unwrap();
+    let f = m.function("k").unwrap();
+    let out = ctx.alloc::<u32>(12).unwrap();
+    f.launch([1, 1, 1], [6, 1, 1], 0, &[out.arg()]).unwrap();
+    let o = out.to_vec().unwrap();
+    let pad_word = u32::from_le_bytes([5, 6, 7, 8]);
+    for (t, &c) in b"hello\0".iter().enumerate() {
+        assert_eq!(o[2 * t], c as u32, "generic load of byte {t}");
+        assert_eq!(o[2 * t + 1], (c as u32).wrapping_add(pad_word), "ld.const of byte {t}");
+    }
+}

@@ -131,6 +131,27 @@ impl<'a> Kc<'a> {
                 let a = self.src(self.arg(i, 1)?, tys[1])?;
                 self.emit(Op::Cvt, tys[0], d, [Some(a), None, None], m).map(|_| ())
             }
+            "cvta" if i.has("const") => {
+                // The constant segment's buffer is device memory: generic = offset + its base.
+                let d = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, Ty::U64)?;
+                let at = match a {
+                    Src::Imm(v, false) if !i.has("to") => {
+                        let mut x = Instr::new(Op::Mov, Ty::U64);
+                        x.w0.set_dst(d);
+                        x.w0.set_imm(Imm::A);
+                        x.imm = v;
+                        self.push(x)
+                    }
+                    _ => {
+                        let op = if i.has("to") { Op::Sub } else { Op::Add };
+                        let a = self.in_reg(a)?;
+                        self.emit(op, Ty::U64, d, [Some(Src::Reg(a)), Some(Src::Imm(0, false)), None], 0)?
+                    }
+                };
+                self.prog.relocs.push(Reloc { at, segment: Segment::Const });
+                Ok(())
+            }
             "cvta" => {
                 let to = i.has("to");
                 let space = if i.has("global") {

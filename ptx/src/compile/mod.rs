@@ -718,7 +718,7 @@ mod tests {
         let imm = |bytes: &[u8], k: usize| {
             Instr::from_bytes(bytes[p.relocs[k].at as usize * 16..][..16].try_into().unwrap()).imm
         };
-        let placed = p.code_bytes_placed(0x1000, &[(m, 0x9_0000)]);
+        let placed = p.code_bytes_placed(0x1000, 0, &[(m, 0x9_0000)]);
         assert_eq!(imm(&placed, 0), 0x9_0004);
         assert_eq!(imm(&placed, 1), 0x1004);
         assert_eq!(imm(&placed, 2), 0x1000 + p.symbol("b").unwrap().offset as u64);

@@ -768,7 +768,8 @@ impl<P: Platform> Gpu<P> {
     /// A module sharing `data` with another GPU's copy: its own code and parameter buffer.
     pub(super) fn module_load_sharing(&self, h: CtxHandle, prog: ptx::Program, data: Data) -> Result<ModuleHandle> {
         let id = self.with_ctx(h, |_, c| c.new_id())?;
-        let code_bytes = prog.code_bytes_placed(data.global, &data.placed);
+        let const_base = data.constant.map_or(0, |c| c.0);
+        let code_bytes = prog.code_bytes_placed(data.global, const_base, &data.placed);
         let mut allocs = Vec::new();
         let r = (|| {
             let code = self.runtime_alloc(h, (code_bytes.len() as u64).max(16))?;

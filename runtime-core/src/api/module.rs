@@ -145,15 +145,15 @@ impl<P: Platform> Gpu<P> {
             Ok(p)
         };
         let global = alloc(prog.global_size as u64)?;
-        let code_bytes = prog.code_bytes_placed(global, &placed);
-        let code = alloc(code_bytes.len() as u64)?;
-        let cb0 = alloc(PARAM_BYTES as u64)?;
         let constant = if prog.const_size == 0 {
             None
         } else {
             let c = alloc(prog.const_size as u64)?;
             Some((c, prog.const_size))
         };
+        let code_bytes = prog.code_bytes_placed(global, constant.map_or(0, |c| c.0), &placed);
+        let code = alloc(code_bytes.len() as u64)?;
+        let cb0 = alloc(PARAM_BYTES as u64)?;
         // Segments start zeroed, then take their initialized prefix.
         let zero = |ptr: u64, size: u32| -> Result<()> {
             if size > 0 {
