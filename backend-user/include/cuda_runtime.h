@@ -26,6 +26,10 @@
 #endif
 
 #include "host_defines.h"
+/* Again, now that __device__ exists: clang's CUDA wrapper of <new> then defines new and
+   delete for device code over malloc and free (host_defines.h), as it does for its own
+   CUDA headers. */
+#include <new>
 #include "builtin_types.h"
 #include "vector_types.h"
 #include "driver_types.h"

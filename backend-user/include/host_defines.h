@@ -25,6 +25,19 @@
 #endif
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __grid_constant__ __attribute__((grid_constant))
+/* Device malloc and free: the device runtime's, on the context's heap of
+   cudaLimitMallocHeapSize bytes (8 MiB unless set before the first kernel that uses it).
+   Declared here, before anything brings in <new>, whose CUDA wrapper defines device new
+   and delete over them. */
+#include <stddef.h>
+#if defined(__cplusplus)
+extern "C" {
+#endif
+__device__ void *malloc(size_t size) __attribute__((nothrow)) __attribute__((malloc));
+__device__ void free(void *ptr) __attribute__((nothrow));
+#if defined(__cplusplus)
+}
+#endif
 #else
 #define __host__
 #define __device__

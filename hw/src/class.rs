@@ -417,6 +417,15 @@ pub mod compute {
     /// Model: how many blocks from [`GRID_FIRST_BLOCK`] the next LAUNCH runs (0: the whole
     /// grid); a range past the grid's end is a bad launch.
     pub const GRID_BLOCK_COUNT: u32 = 0x3F24;
+    /// Model: the device heap's address bits 39:32 ([`crate::heap`]); 0 with the low word 0:
+    /// none (`malloc` gives NULL).
+    pub const HEAP_ADDRESS_HIGH: u32 = 0x3F28;
+    /// Model: the device heap's address bits 31:0.
+    pub const HEAP_ADDRESS_LOW: u32 = 0x3F2C;
+    /// Model: the device heap's size in bytes, bits 63:32.
+    pub const HEAP_SIZE_HIGH: u32 = 0x3F30;
+    /// Model: the device heap's size, bits 31:0.
+    pub const HEAP_SIZE_LOW: u32 = 0x3F34;
     /// Bind a sampler-pool entry to a sampler slot ([`super::BindSampler`]).
     pub const BIND_TEXTURE_SAMPLER: u32 = 0x0228;
     /// Bind a header-pool entry to a texture slot ([`super::BindHeader`]).

@@ -161,6 +161,10 @@ pub enum Op {
     /// (-1 for a NULL format); m 1: `__assertfail(u64 message, u64 file, u32 line, u64
     /// function)` at imm, imm + 8, imm + 16, imm + 24 (the compiler follows it with a trap).
     Printf,
+    /// Device heap ([`crate::heap`]): each lane's call of m 0 `malloc(u64 size)`, `dst` =
+    /// the pointer (0 when none is left), or m 1 `free(u64 ptr)`, its argument at
+    /// local-memory offset imm of its call frame.
+    Heap,
 }
 
 /// [`Op::Printf`] modes.

@@ -19,6 +19,7 @@ pub mod check;
 pub mod class;
 pub mod cmd;
 pub mod export;
+pub mod heap;
 pub mod inst;
 pub mod isa;
 pub mod mmu;

@@ -43,7 +43,7 @@ int main() {
     lines<<<1, 64>>>(0); // 64 records: 13 dropped
     CHECK(cudaDeviceSynchronize());
     EXPECT(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 4096), cudaErrorInvalidValue);
-    EXPECT(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20), cudaErrorUnsupportedLimit);
+    EXPECT(cudaDeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 4), cudaErrorUnsupportedLimit);
     lines<<<1, 2>>>(100); // the FIFO is empty again after each flush
     CHECK(cudaStreamSynchronize(0));
     return report();

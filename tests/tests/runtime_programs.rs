@@ -304,6 +304,18 @@ fn half_and_bfloat16_bit_exact() {
     }
 }
 
+/// Device-side malloc, free, new and delete on the heap cudaLimitMallocHeapSize sizes:
+/// the limit's default and a new value (frozen after the first kernel that allocates), a
+/// heap filled until NULL, emptied and filled again, blocks that outlive their kernel,
+/// C++ objects, and a double free that stops the grid.
+#[test]
+fn device_heap() {
+    let exe = compile("device_malloc", &[]);
+    let out = run_ok(&exe, &[]);
+    assert!(out.contains("64 KiB blocks in a 1 MiB heap: 15, then 15"), "{out}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Unified virtual addressing: pinned memory's host pointer used by a kernel,
 /// cudaMemcpyDefault in every direction, pointer attributes; without it (RGDEV_UVA=0)
 /// cudaMemcpyDefault is cudaErrorInvalidValue.

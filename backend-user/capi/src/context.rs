@@ -116,11 +116,12 @@ pub extern "C" fn cuCtxSynchronize() -> CUresult {
 const LIMIT_STACK_SIZE: u32 = 0x00;
 const LIMIT_PRINTF_FIFO_SIZE: u32 = 0x01;
 const LIMIT_MALLOC_HEAP_SIZE: u32 = 0x02;
+const LIMIT_DEV_RUNTIME_SYNC_DEPTH: u32 = 0x03;
 const LIMIT_PERSISTING_L2_CACHE_SIZE: u32 = 0x06;
 
-/// cuCtxSetLimit: the current context's stack size and printf FIFO size; device malloc,
-/// the device runtime's limits and L2 fetch/persistence controls are not modelled
-/// (CUDA_ERROR_UNSUPPORTED_LIMIT).
+/// cuCtxSetLimit: the current context's stack size, printf FIFO size and device heap size
+/// (device `malloc`); the device runtime's limits and L2 fetch/persistence controls are not
+/// modelled (CUDA_ERROR_UNSUPPORTED_LIMIT).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuCtxSetLimit(limit: u32, value: usize) -> CUresult {
     guard(|| {
@@ -128,7 +129,8 @@ pub extern "C" fn cuCtxSetLimit(limit: u32, value: usize) -> CUresult {
         match limit {
             LIMIT_STACK_SIZE => gpu.set_stack_size(h, value as u64),
             LIMIT_PRINTF_FIFO_SIZE => gpu.set_printf_fifo_size(h, value as u64),
-            LIMIT_MALLOC_HEAP_SIZE..=LIMIT_PERSISTING_L2_CACHE_SIZE => Err(CuError::UnsupportedLimit),
+            LIMIT_MALLOC_HEAP_SIZE => gpu.set_malloc_heap_size(h, value as u64),
+            LIMIT_DEV_RUNTIME_SYNC_DEPTH..=LIMIT_PERSISTING_L2_CACHE_SIZE => Err(CuError::UnsupportedLimit),
             _ => Err(CuError::InvalidValue),
         }
     })
@@ -140,9 +142,10 @@ pub extern "C" fn cuCtxGetLimit(value: *mut usize, limit: u32) -> CUresult {
     guard(|| {
         let (gpu, h) = current()?;
         let v = match limit {
-            LIMIT_STACK_SIZE => gpu.stack_size(h)?,
-            LIMIT_PRINTF_FIFO_SIZE => gpu.printf_fifo_size(h)?,
-            LIMIT_MALLOC_HEAP_SIZE..=LIMIT_PERSISTING_L2_CACHE_SIZE => return Err(CuError::UnsupportedLimit),
+            LIMIT_STACK_SIZE => gpu.stack_size(h)? as u64,
+            LIMIT_PRINTF_FIFO_SIZE => gpu.printf_fifo_size(h)? as u64,
+            LIMIT_MALLOC_HEAP_SIZE => gpu.malloc_heap_size(h)?,
+            LIMIT_DEV_RUNTIME_SYNC_DEPTH..=LIMIT_PERSISTING_L2_CACHE_SIZE => return Err(CuError::UnsupportedLimit),
             _ => return Err(CuError::InvalidValue),
         };
         raw::put(value, v as usize)

@@ -115,6 +115,7 @@ impl Exec<'_, '_> {
             }
             Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m).map_err(|e| self.replayable(e))?,
             Op::Printf => self.printf(d, pc, on, pos, m)?,
+            Op::Heap => self.heap(d, pc, on, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => self.texture(d, pc, on, regs)?,
             Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled by the SIMT unit"),

@@ -33,6 +33,8 @@ pub struct ComputeRegs {
     pub(crate) check_report: u64,
     /// The printf FIFO (model; 0: none).
     pub(crate) printf: u64,
+    /// The device heap (model): address (0: none) and size in bytes.
+    pub(crate) heap: (u64, u64),
     /// Texture header and sampler pools: (address, largest valid index).
     pub(crate) header_pool: (u64, u32),
     pub(crate) sampler_pool: (u64, u32),
@@ -138,6 +140,10 @@ impl ComputeRegs {
             CHECK_REPORT_ADDRESS_LOW => self.check_report = lo(self.check_report),
             PRINTF_ADDRESS_HIGH => self.printf = hi(self.printf),
             PRINTF_ADDRESS_LOW => self.printf = lo(self.printf),
+            HEAP_ADDRESS_HIGH => self.heap.0 = hi(self.heap.0),
+            HEAP_ADDRESS_LOW => self.heap.0 = lo(self.heap.0),
+            HEAP_SIZE_HIGH => self.heap.1 = (self.heap.1 & 0xFFFF_FFFF) | (data as u64) << 32,
+            HEAP_SIZE_LOW => self.heap.1 = (self.heap.1 & !0xFFFF_FFFF) | data as u64,
             SET_TEX_HEADER_POOL_A => self.header_pool.0 = hi(self.header_pool.0),
             SET_TEX_HEADER_POOL_B => self.header_pool.0 = lo(self.header_pool.0),
             SET_TEX_HEADER_POOL_C => self.header_pool.1 = data & 0x3F_FFFF,

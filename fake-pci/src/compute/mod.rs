@@ -23,6 +23,7 @@ mod alu;
 mod decode;
 mod func;
 mod half;
+mod heap;
 mod lsu;
 mod methods;
 mod ops;

@@ -159,7 +159,14 @@ impl Exec<'_, '_> {
 
     /// `buf.len()` bytes at generic address `addr` as lane `l` sees them (its local
     /// window, the block's shared window, or global memory).
-    fn read_generic(&mut self, pc: u32, l: usize, m: &WarpMem, addr: u64, buf: &mut [u8]) -> Result<(), GridError> {
+    pub(crate) fn read_generic(
+        &mut self,
+        pc: u32,
+        l: usize,
+        m: &WarpMem,
+        addr: u64,
+        buf: &mut [u8],
+    ) -> Result<(), GridError> {
         let out = GridError::Trap(Trap { reason: TrapReason::OutOfRange, pc });
         let (sw, lw) = (self.r.shared_window, self.r.local_window);
         let local = self.r.local_size as usize;

@@ -31,7 +31,7 @@ pub(crate) enum Class {
 pub(crate) fn classify(d: &D) -> Class {
     match d.op {
         Op::Tex | Op::Tld4 | Op::Txq => Class::Tex,
-        Op::Ld | Op::St | Op::Atom | Op::Suld | Op::Sust | Op::Printf => Class::Mem,
+        Op::Ld | Op::St | Op::Atom | Op::Suld | Op::Sust | Op::Printf | Op::Heap => Class::Mem,
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
         Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,

@@ -280,8 +280,8 @@ impl<'a> Kc<'a> {
                 if !self.frames.contains_key(&callee) {
                     return Err(self.err(format!("call to unknown function `{callee}`")));
                 }
-                if let Some(mode) = self.device_runtime_call(&callee) {
-                    return self.printf_call(&callee, mode);
+                if let Some(call) = self.device_runtime_call(&callee) {
+                    return self.runtime_call(&callee, call);
                 }
                 let at = self.push(Instr::new(Op::Call, Ty::U32));
                 self.call_fixups.push((at, callee, self.pos));
@@ -296,44 +296,51 @@ impl<'a> Kc<'a> {
         }
     }
 
-    /// The [`Op::Printf`] mode of a call to a function the device runtime provides
-    /// (`vprintf`, `__assertfail`) when the module declares it without defining it.
-    fn device_runtime_call(&self, callee: &str) -> Option<u16> {
-        let mode = match callee {
-            "vprintf" => hw::isa::printf_mode::VPRINTF,
-            "__assertfail" => hw::isa::printf_mode::ASSERT,
+    /// The instruction and mode of a call to a function the device runtime provides
+    /// (`vprintf`, `__assertfail`: [`Op::Printf`]; `malloc`, `free`: [`Op::Heap`]) when the
+    /// module declares it without defining it.
+    fn device_runtime_call(&self, callee: &str) -> Option<(Op, u16)> {
+        let call = match callee {
+            "vprintf" => (Op::Printf, hw::isa::printf_mode::VPRINTF),
+            "__assertfail" => (Op::Printf, hw::isa::printf_mode::ASSERT),
+            "malloc" => (Op::Heap, hw::heap::mode::MALLOC),
+            "free" => (Op::Heap, hw::heap::mode::FREE),
             _ => return None,
         };
-        (!self.frames.get(callee).is_some_and(|f| f.defined)).then_some(mode)
+        (!self.frames.get(callee).is_some_and(|f| f.defined)).then_some(call)
     }
 
-    /// A call of `vprintf` or `__assertfail`: [`Op::Printf`] on the callee's frame (the
-    /// arguments the call site stored there), `vprintf`'s result stored to its return
-    /// slot; `__assertfail` then traps (cudaErrorAssert).
-    fn printf_call(&mut self, callee: &str, mode: u16) -> Result<()> {
+    /// A call of a device runtime function: `op` in `mode` on the callee's frame (the
+    /// arguments the call site stored there), the result (`vprintf`'s count, `malloc`'s
+    /// pointer) stored to its return slot; `__assertfail` then traps (cudaErrorAssert).
+    fn runtime_call(&mut self, callee: &str, (op, mode): (Op, u16)) -> Result<()> {
         let fr = &self.frames[callee];
         let first = fr.params.first().map_or(0, |p| p.0);
         let offs: Vec<u32> = fr.params.iter().map(|p| p.0 - first).collect();
-        let (want, ret): (&[u32], bool) =
-            if mode == hw::isa::printf_mode::VPRINTF { (&[0, 8], true) } else { (&[0, 8, 16, 24, 32], false) };
+        let (want, ret, rty): (&[u32], bool, Ty) = match (op, mode) {
+            (Op::Printf, hw::isa::printf_mode::VPRINTF) => (&[0, 8], true, Ty::U32),
+            (Op::Printf, _) => (&[0, 8, 16, 24, 32], false, Ty::U32),
+            (_, hw::heap::mode::MALLOC) => (&[0], true, Ty::U64),
+            _ => (&[0], false, Ty::U64),
+        };
         if offs.len() != want.len() || offs.iter().zip(want).any(|(a, b)| a != b) || (ret && fr.rets.len() != 1) {
             return Err(self.err(format!("`{callee}` is declared with a prototype the device runtime does not have")));
         }
         let ret_slot = fr.rets.first().map(|r| r.0);
         let d = if ret { self.scratch()? } else { RZ };
-        let mut x = Instr::new(Op::Printf, Ty::U32);
+        let mut x = Instr::new(op, rty);
         x.w0.set_dst(d);
         x.w0.set_m(mode);
         x.imm = first as u64;
         self.push(x);
         if let Some(slot) = ret_slot.filter(|_| ret) {
-            let mut st = Instr::new(Op::St, Ty::U32);
+            let mut st = Instr::new(Op::St, rty);
             st.w0.set_a(RZ);
             st.w0.set_b(d);
             st.w0.set_m(MemMods::encode(Space::Local, 1, 0));
             st.imm = slot as u64;
             self.push(st);
-        } else {
+        } else if op == Op::Printf {
             self.push(Instr::new(Op::Trap, Ty::U32));
         }
         Ok(())

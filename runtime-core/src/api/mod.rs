@@ -396,6 +396,24 @@ impl<P: Platform> Gpu<P> {
         })
     }
 
+    /// The device heap size of context `h` (CU_LIMIT_MALLOC_HEAP_SIZE), bytes.
+    pub fn malloc_heap_size(&self, h: CtxHandle) -> Result<u64> {
+        self.with_ctx(h, |_, c| Ok(c.heap.map_or(c.heap_bytes, |(_, s)| s)))
+    }
+
+    /// Set context `h`'s device heap size (CU_LIMIT_MALLOC_HEAP_SIZE): only before a kernel
+    /// that calls `malloc` or `free` has been launched (CUDA_ERROR_INVALID_VALUE after, as
+    /// in CUDA); rounded up to a page, at least the heap's header.
+    pub fn set_malloc_heap_size(&self, h: CtxHandle, bytes: u64) -> Result<()> {
+        self.with_ctx(h, |_, c| {
+            if c.heap.is_some() {
+                return Err(CuError::InvalidValue);
+            }
+            c.heap_bytes = bytes.max(hw::heap::HEADER).checked_next_multiple_of(4096).ok_or(CuError::InvalidValue)?;
+            Ok(())
+        })
+    }
+
     /// Context `h`'s CU_LIMIT_STACK_SIZE, bytes per thread (1024 unless set).
     pub fn stack_size(&self, h: CtxHandle) -> Result<u32> {
         self.with_ctx(h, |_, c| Ok(c.stack_bytes))

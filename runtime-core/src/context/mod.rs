@@ -96,6 +96,10 @@ pub(crate) struct Inner {
     /// size it has or will have (CU_LIMIT_PRINTF_FIFO_SIZE).
     pub(crate) printf: Option<printf::PrintfArea>,
     pub(crate) printf_bytes: u32,
+    /// The device heap (made at the first launch of a module that calls `malloc` or
+    /// `free`: address, size) and the size it has or will have (CU_LIMIT_MALLOC_HEAP_SIZE).
+    pub(crate) heap: Option<(u64, u64)>,
+    pub(crate) heap_bytes: u64,
     /// CU_LIMIT_STACK_SIZE as set (kernels' frames are static, sized by the compiler:
     /// there is no recursion for a stack to bound).
     pub(crate) stack_bytes: u32,
@@ -175,6 +179,8 @@ impl<P: Platform> Context<P> {
                         check,
                         printf: None,
                         printf_bytes: hw::printf::DEFAULT_FIFO_BYTES,
+                        heap: None,
+                        heap_bytes: hw::heap::DEFAULT_BYTES,
                         stack_bytes: 1024,
                         arrays: BTreeMap::new(),
                         pools: None,

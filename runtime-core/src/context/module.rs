@@ -111,6 +111,8 @@ pub(crate) struct Loaded {
     allocs: Vec<u64>,
     /// Some kernel calls `vprintf` or `__assertfail` (the launch names the printf FIFO).
     prints: bool,
+    /// Some kernel calls `malloc` or `free` (the launch names the device heap).
+    heaps: bool,
 }
 
 /// A module's data segments and variables (see [`Loaded::data`]).
@@ -138,8 +140,9 @@ impl Loaded {
     /// A module of `prog` whose segments are `seg`, holding the runtime allocations `allocs`.
     pub(crate) fn new(prog: Program, seg: Segments, allocs: Vec<u64>) -> Self {
         let Segments { code, global, constant, cb0, placed, managed } = seg;
-        let prints = prog.code.iter().any(|i| i.w0.op_or_err().is_ok_and(|o| o == hw::isa::Op::Printf));
-        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, placed, managed, allocs, prints }
+        let uses = |op| prog.code.iter().any(|i| i.w0.op_or_err().is_ok_and(|o| o == op));
+        let (prints, heaps) = (uses(hw::isa::Op::Printf), uses(hw::isa::Op::Heap));
+        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, placed, managed, allocs, prints, heaps }
     }
 
     /// The module's data as another copy of it shares it (a gang's other GPUs): `.global`
@@ -373,6 +376,19 @@ impl Inner {
         Ok(va)
     }
 
+    /// The device heap (address, size), made at the first launch that needs it: device
+    /// memory of the context's heap size with its header zeroed (an empty heap).
+    fn heap_area<P: Platform>(&mut self, gpu: &Device<P>) -> Result<(u64, u64)> {
+        if let Some(h) = self.heap {
+            return Ok(h);
+        }
+        let va = self.alloc_vram(gpu, self.heap_bytes, super::memory::Owner::Runtime)?;
+        let phys = self.vram_phys(va).ok_or(CuError::Unknown)?;
+        gpu.pramin_zero(phys, hw::heap::HEADER)?;
+        self.heap = Some((va, self.heap_bytes));
+        Ok((va, self.heap_bytes))
+    }
+
     /// Launch kernel `index` of module `module` as `cfg` says; returns the stream's fence.
     /// Each channel has its own parameter buffer, so launches on different streams never
     /// share one. `range` (first flattened block id, count) runs only those blocks of the
@@ -420,10 +436,11 @@ impl Inner {
             Some(w) => w,
             None => param_words(k, params)?,
         };
-        let (code, mut cb0, constant, pc, prints) = (l.code, l.cb0, l.constant, k.pc, l.prints);
+        let (code, mut cb0, constant, pc, prints, heaps) = (l.code, l.cb0, l.constant, k.pc, l.prints, l.heaps);
         let check = self.check.as_ref().map(|a| (u32::from(a.mode), a.table_va, a.report_va));
         let (local, regs) = (k.local_bytes, k.regs);
         let printf = if prints { Some(self.printf_area(gpu)?) } else { None };
+        let heap = if heaps { Some(self.heap_area(gpu)?) } else { None };
         if s != 0 {
             cb0 = self.streams.get(&s).ok_or(CuError::InvalidHandle)?.params;
         }
@@ -464,6 +481,9 @@ impl Inner {
             }
             if let Some(va) = printf {
                 pb.incr(c, PRINTF_ADDRESS_HIGH, &[addr40::hi(va), addr40::lo(va)])?;
+            }
+            if let Some((va, size)) = heap {
+                pb.incr(c, HEAP_ADDRESS_HIGH, &[addr40::hi(va), addr40::lo(va), (size >> 32) as u32, size as u32])?;
             }
             if let Some((first, count)) = range {
                 pb.incr(c, GRID_FIRST_BLOCK, &[first, count])?;

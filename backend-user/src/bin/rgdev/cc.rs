@@ -491,6 +491,10 @@ impl Driver {
             .map(OsString::from)
             .collect();
         v.push(format!("--cuda-gpu-arch=sm_{arch}").into());
+        // The device runtime's malloc and free are calls, as NVVM keeps them: LLVM's view of
+        // them as the C library's would drop a malloc whose block is unused and assume it
+        // never returns NULL (a loop allocating until the heap is full becomes a trap).
+        v.extend(["-fno-builtin-malloc", "-fno-builtin-free"].map(OsString::from));
         // The PTX ISA clang writes without a CUDA installation: 6.4 (sm_70's features), or
         // the first that has the architecture (sm_80: 7.0, sm_86: 7.1, sm_89 and sm_90: 7.8).
         v.extend(["-Xclang", "-target-feature", "-Xclang"].map(OsString::from));
