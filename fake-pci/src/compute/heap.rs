@@ -95,7 +95,7 @@ impl Exec<'_, '_> {
             return Ok(true);
         }
         let at = p.wrapping_sub(base).wrapping_sub(BLOCK_HEADER);
-        if base == 0 || p % 16 != 0 || at < HEADER || at >= size {
+        if base == 0 || !p.is_multiple_of(16) || at < HEADER || at >= size {
             return Ok(false);
         }
         let tag = self.heap_word(at)?;
