@@ -165,6 +165,13 @@ pub enum Op {
     /// the pointer (0 when none is left), or m 1 `free(u64 ptr)`, its argument at
     /// local-memory offset imm of its call frame.
     Heap,
+    /// Warp reduction (`redux.sync`): `dst` = the reduction m ([`redux_op`]) of `a` over the
+    /// active lanes of each lane's member mask `b` (u32 or s32).
+    Redux,
+    /// Warp match (`match.sync`): `dst` = m 0 (`.any`) the mask of the active lanes of each
+    /// lane's member mask `b` whose `a` equals its own; m 1 (`.all`) that mask when all of
+    /// them are equal, else 0 (u32 or u64 values).
+    Match,
 }
 
 /// [`Op::Printf`] modes.
@@ -640,6 +647,26 @@ pub const FLOAT_NAN_RELU: u16 = 1 << 7;
 /// Modifier bit of half-precision `MIN`/`MAX`: `.xorsign.abs`, the minimum or maximum of
 /// the magnitudes with the sign the exclusive or of the operands' signs.
 pub const FLOAT_XORSIGN: u16 = 1 << 8;
+
+/// [`Op::Redux`] operations (m).
+pub mod redux_op {
+    /// Sum (wrapping).
+    pub const ADD: u16 = 0;
+    /// Minimum (signed for s32).
+    pub const MIN: u16 = 1;
+    /// Maximum.
+    pub const MAX: u16 = 2;
+    /// Bitwise and.
+    pub const AND: u16 = 3;
+    /// Bitwise or.
+    pub const OR: u16 = 4;
+    /// Bitwise exclusive or.
+    pub const XOR: u16 = 5;
+}
+
+/// `PRMT` modes (m): 0 the generic byte selectors, then PTX's `.f4e`, `.b4e`, `.rc8`, `.ecl`,
+/// `.ecr`, `.rc16`, each choosing d's bytes by c[1:0] alone.
+pub const PRMT_MODES: [&str; 7] = ["", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"];
 
 /// `VOTE` modifier bit: operand b holds the member mask of `vote.sync`; only the active
 /// lanes in it vote (the mode is in bits 1:0).

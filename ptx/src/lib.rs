@@ -11,6 +11,7 @@
 extern crate alloc;
 
 pub mod ast;
+pub mod carry;
 pub mod compile;
 pub mod container;
 pub mod error;

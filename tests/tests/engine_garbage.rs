@@ -8,7 +8,7 @@ use backend_user::{Arg, CuError, Device, DeviceConfig, DeviceOptions};
 use hw::isa::{Imm, Instr, Op, Ty, Word0};
 use tests::Rng;
 
-const OPS: [Op; 48] = [
+const OPS: [Op; 51] = [
     Op::Nop,
     Op::Mov,
     Op::S2r,
@@ -57,9 +57,27 @@ const OPS: [Op; 48] = [
     Op::Shfl,
     Op::Vote,
     Op::Cvta,
+    Op::Heap,
+    Op::Redux,
+    Op::Match,
 ];
-const TYS: [Ty; 11] =
-    [Ty::U8, Ty::S8, Ty::U16, Ty::S16, Ty::U32, Ty::S32, Ty::U64, Ty::S64, Ty::F32, Ty::F64, Ty::Pred];
+const TYS: [Ty; 15] = [
+    Ty::U8,
+    Ty::S8,
+    Ty::U16,
+    Ty::S16,
+    Ty::U32,
+    Ty::S32,
+    Ty::U64,
+    Ty::S64,
+    Ty::F32,
+    Ty::F64,
+    Ty::Pred,
+    Ty::F16,
+    Ty::Bf16,
+    Ty::F16x2,
+    Ty::Bf16x2,
+];
 
 fn random_program(rng: &mut Rng, len: usize, regs: u8) -> Vec<Instr> {
     (0..len)

@@ -1019,3 +1019,105 @@ fn cvta_const_reaches_the_constant_segment() {
         assert_eq!(o[2 * t + 1], (c as u32).wrapping_add(pad_word), "ld.const of byte {t}");
     }
 }
+
+/// Multi-word and warp-level integer instructions (kernels/handwritten/int_forms.ptx):
+/// carry chains of 32 and 64 bits (128-bit sums and differences, 96-bit ones in words,
+/// products plus wide addends through `mad.lo.cc`/`madc.hi`), `prmt`'s six modes,
+/// `dp4a`/`dp2a` with each signedness, `redux.sync` of every operation over the warp and
+/// over lane-dependent masks, `match.any`/`match.all.sync` with predicates, `nanosleep`,
+/// each against its definition computed here.
+#[test]
+fn carry_chains_and_warp_integer_forms() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/int_forms.ptx")).unwrap();
+    let f = m.function("int_forms").unwrap();
+    let mut rng = Rng(0x37_2026);
+    let mut input = vec![0u64; 4 * 32];
+    for (t, w) in input.chunks_mut(4).enumerate() {
+        for v in w.iter_mut() {
+            *v = rng.next_u64();
+        }
+        // Repeats for match.any.b64; edge values for the carries.
+        w[1] = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(t as u64 % 5 + 1);
+        if t % 8 == 0 {
+            w[0] = u64::MAX;
+            w[2] = 1;
+        }
+    }
+    let mut inp = ctx.alloc::<u64>(input.len()).unwrap();
+    inp.copy_from(&input).unwrap();
+    let out = ctx.alloc::<u64>(32 * 32).unwrap();
+    f.launch([1, 1, 1], [32, 1, 1], 0, &[inp.arg(), out.arg()]).unwrap();
+    let o = out.to_vec().unwrap();
+    let lo = |v: u64| v as u32;
+    let hi = |v: u64| (v >> 32) as u32;
+    let prmt = |a: u32, b: u32, idx: [u32; 4]| {
+        let bytes = ((b as u64) << 32 | a as u64).to_le_bytes();
+        idx.iter().enumerate().fold(0u32, |r, (k, &i)| r | (bytes[i as usize & 7] as u32) << (8 * k))
+    };
+    let byte = |v: u32, k: u32, signed: bool| {
+        let b = (v >> (8 * k)) as u8;
+        if signed { b as i8 as i32 } else { b as i32 }
+    };
+    let half = |v: u32, k: u32, signed: bool| {
+        let h = (v >> (16 * k)) as u16;
+        if signed { h as i16 as i32 } else { h as i32 }
+    };
+    let a32: Vec<u32> = (0..32).map(|t| lo(input[4 * t])).collect();
+    for t in 0..32usize {
+        let (x0, x1, y0, y1) = (input[4 * t], input[4 * t + 1], input[4 * t + 2], input[4 * t + 3]);
+        let w = &o[32 * t..][..32];
+        let x = (x1 as u128) << 64 | x0 as u128;
+        let y = (y1 as u128) << 64 | y0 as u128;
+        assert_eq!((w[0], w[1]), ((x.wrapping_add(y)) as u64, (x.wrapping_add(y) >> 64) as u64), "add128 {t}");
+        assert_eq!((w[2], w[3]), ((x.wrapping_sub(y)) as u64, (x.wrapping_sub(y) >> 64) as u64), "sub128 {t}");
+        let m96 = (1u128 << 96) - 1;
+        let (a96, b96) = (x & m96, y & m96);
+        let s = a96.wrapping_add(b96) & m96;
+        assert_eq!((w[4], w[5]), (s as u64, (s >> 64) as u64), "add96 {t}");
+        let d = a96.wrapping_sub(b96) & m96;
+        assert_eq!((w[6], w[7]), (d as u64, (d >> 64) as u64), "sub96 {t}");
+        assert_eq!(w[8], (lo(x0) as u64 * lo(y0) as u64).wrapping_add(x1), "mad32 {t}");
+        let p = (x0 as u128 * y0 as u128).wrapping_add((y1 as u128) << 64 | x1 as u128);
+        assert_eq!((w[9], w[10]), (p as u64, (p >> 64) as u64), "mad64 {t}");
+        let s = t as u32 & 3;
+        let modes: [[u32; 4]; 6] = [
+            [s, s + 1, s + 2, s + 3],
+            [s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7],
+            [s; 4],
+            [s, s.max(1), s.max(2), 3],
+            [0, s.min(1), s.min(2), s],
+            [2 * (s & 1), 2 * (s & 1) + 1, 2 * (s & 1), 2 * (s & 1) + 1],
+        ];
+        for (k, idx) in modes.iter().enumerate() {
+            assert_eq!(w[11 + k] as u32, prmt(lo(x0), hi(x0), *idx), "prmt mode {} lane {t}", k + 1);
+        }
+        let (a, b, c) = (lo(x1), lo(y1), hi(x1));
+        let dp4 = |sa, sb| (0..4).fold(c as i32, |acc: i32, k| acc.wrapping_add(byte(a, k, sa) * byte(b, k, sb)));
+        assert_eq!(w[17] as u32, dp4(false, false) as u32, "dp4a.u32.u32 {t}");
+        assert_eq!(w[18] as u32, dp4(true, true) as u32, "dp4a.s32.s32 {t}");
+        let dp2 = |sa, sb, first| {
+            (0..2).fold(c as i32, |acc: i32, k| acc.wrapping_add(half(a, k, sa) * byte(b, first + k, sb)))
+        };
+        assert_eq!(w[19] as u32, dp2(true, false, 0) as u32, "dp2a.lo.s32.u32 {t}");
+        assert_eq!(w[20] as u32, dp2(false, true, 2) as u32, "dp2a.hi.u32.s32 {t}");
+        let all = a32.iter();
+        assert_eq!(w[21] as u32, all.clone().fold(0u32, |s, &v| s.wrapping_add(v)), "redux add");
+        assert_eq!(w[22] as u32, all.clone().map(|&v| v as i32).min().unwrap() as u32, "redux min.s32");
+        assert_eq!(w[23] as u32, *all.clone().max().unwrap(), "redux max.u32");
+        assert_eq!(w[24] as u32, all.clone().fold(u32::MAX, |s, &v| s & v), "redux and");
+        assert_eq!(w[25] as u32, all.clone().fold(0, |s, &v| s | v), "redux or");
+        assert_eq!(w[26] as u32, all.clone().fold(0, |s, &v| s ^ v), "redux xor");
+        let parity: u32 =
+            a32.iter().enumerate().filter(|(j, _)| j % 2 == t % 2).fold(0, |s, (_, &v)| s.wrapping_add(v));
+        assert_eq!(w[27] as u32, parity, "redux over lanes of parity {t}");
+        let any = (0..32).filter(|j| j % 3 == t % 3).fold(0u32, |m, j| m | 1 << j);
+        assert_eq!(w[28] as u32, any, "match.any {t}");
+        let group = 0xFFu64 << (8 * (t / 8));
+        assert_eq!(w[29], group | 1 << 32, "match.all of equal values {t}");
+        assert_eq!(w[30], 0, "match.all of unequal values {t}");
+        let any64 = (0..32).filter(|j| j % 5 == t % 5).fold(0u32, |m, j| m | 1 << j);
+        assert_eq!(w[31] as u32, any64, "match.any.b64 {t}");
+    }
+}

@@ -117,6 +117,7 @@ impl Exec<'_, '_> {
             Op::Printf => self.printf(d, pc, on, pos, m)?,
             Op::Heap => self.heap(d, pc, on, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
+            Op::Redux | Op::Match => reduce_match(d, on, regs).ok_or(illegal)?,
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => self.texture(d, pc, on, regs)?,
             Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled by the SIMT unit"),
         }
@@ -392,13 +393,20 @@ fn bits(d: D, on: u32, regs: &mut [u64]) {
                 (operand(&d, 0, l, regs) as u32, operand(&d, 1, l, regs) as u32, operand(&d, 2, l, regs) as u32);
             let bytes = ((b as u64) << 32 | a as u64).to_le_bytes();
             let mut out = 0u32;
-            for k in 0..4 {
-                let sel = (c >> (4 * k)) & 0xF;
-                let mut byte = bytes[(sel & 7) as usize];
-                if sel & 8 != 0 {
-                    byte = if byte & 0x80 != 0 { 0xFF } else { 0 };
+            if d.m != 0 {
+                // A mode: the source bytes of d's bytes 0..3 by c[1:0] (PTX's table).
+                for (k, &i) in prmt_mode_bytes(d.m, c & 3).iter().enumerate() {
+                    out |= (bytes[i as usize & 7] as u32) << (8 * k);
                 }
-                out |= (byte as u32) << (8 * k);
+            } else {
+                for k in 0..4 {
+                    let sel = (c >> (4 * k)) & 0xF;
+                    let mut byte = bytes[(sel & 7) as usize];
+                    if sel & 8 != 0 {
+                        byte = if byte & 0x80 != 0 { 0xFF } else { 0 };
+                    }
+                    out |= (byte as u32) << (8 * k);
+                }
             }
             out as u64
         }),
@@ -410,6 +418,20 @@ fn bits(d: D, on: u32, regs: &mut [u64]) {
             (if d.m & 1 == 1 { (v >> n) as u32 } else { ((v << n) >> 32) as u32 }) as u64
         }),
         _ => unreachable!("not a bit-field instruction"),
+    }
+}
+
+/// The source bytes (of {b, a}) of d's bytes 0..3 for `prmt` mode `m` ([`PRMT_MODES`]'s index) and
+/// selector `s` (c[1:0]).
+fn prmt_mode_bytes(m: u16, s: u32) -> [u8; 4] {
+    let s = s as u8;
+    match m {
+        1 => [s, s + 1, s + 2, s + 3],                                     // f4e
+        2 => [s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7],                   // b4e
+        3 => [s; 4],                                                       // rc8
+        4 => [s, s.max(1), s.max(2), 3],                                   // ecl
+        5 => [0, s.min(1), s.min(2), s],                                   // ecr
+        _ => [2 * (s & 1), 2 * (s & 1) + 1, 2 * (s & 1), 2 * (s & 1) + 1], // rc16
     }
 }
 
@@ -463,6 +485,48 @@ fn warp_wide(d: D, on: u32, active: u32, regs: &mut [u64]) {
         let v = vote(on);
         lanes!(d, on, regs, |_l| v)
     }
+}
+
+/// `redux.sync` and `match.sync`: each lane over the active lanes of its member mask
+/// (operand b); None for an operation or type they do not have.
+fn reduce_match(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
+    let vals = gather(&d, 0, regs);
+    let masks = gather(&d, 1, regs);
+    let wide = matches!(d.ty, Ty::U64 | Ty::S64 | Ty::F64);
+    let v = |l: usize| if wide { vals[l] } else { vals[l] & 0xFFFF_FFFF };
+    let out: [u64; 32] = if d.op == Op::Redux {
+        if d.m > redux_op::XOR || !matches!(d.ty, Ty::U32 | Ty::S32) {
+            return None;
+        }
+        let signed = d.ty == Ty::S32;
+        core::array::from_fn(|l| {
+            let members = on & masks[l] as u32;
+            let mut it = (0..32).filter(|j| members >> j & 1 == 1).map(v);
+            let first = it.next().unwrap_or(0);
+            let r = it.fold(first, |acc, x| match d.m {
+                redux_op::ADD => acc.wrapping_add(x) & 0xFFFF_FFFF,
+                redux_op::MIN if signed => (acc as i32).min(x as i32) as u32 as u64,
+                redux_op::MAX if signed => (acc as i32).max(x as i32) as u32 as u64,
+                redux_op::MIN => acc.min(x),
+                redux_op::MAX => acc.max(x),
+                redux_op::AND => acc & x,
+                redux_op::OR => acc | x,
+                _ => acc ^ x,
+            });
+            r & 0xFFFF_FFFF
+        })
+    } else {
+        if d.m > 1 {
+            return None;
+        }
+        core::array::from_fn(|l| {
+            let members = on & masks[l] as u32;
+            let same = (0..32).filter(|&j| members >> j & 1 == 1 && v(j) == v(l)).fold(0u32, |m, j| m | 1 << j);
+            (if d.m == 0 || same == members { same } else { 0 }) as u64
+        })
+    };
+    put(d.dst, on, &out, regs);
+    Some(())
 }
 
 /// The 32 lane values of operand `k` (a register row, or the immediate everywhere).

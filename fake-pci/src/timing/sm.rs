@@ -35,7 +35,7 @@ pub(crate) fn classify(d: &D) -> Class {
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
         Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
-        Op::Shfl | Op::Vote => Class::Shfl,
+        Op::Shfl | Op::Vote | Op::Redux | Op::Match => Class::Shfl,
         _ if d.ty == Ty::F64 => Class::F64,
         _ => Class::Alu,
     }

@@ -17,9 +17,6 @@ impl<'a> Kc<'a> {
             "ld" | "ldu" => self.ld(i),
             "st" => self.st(i),
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
-                if i.has("cc") {
-                    return Err(self.err(format!("`{op}.cc` (carry chains) is not supported")));
-                }
                 let ty = self.ty(i)?;
                 let isa = match op {
                     "add" => Op::Add,
@@ -43,9 +40,6 @@ impl<'a> Kc<'a> {
                 self.emit(isa, ty, d, [Some(a), Some(b), None], m).map(|_| ())
             }
             "mad" | "fma" => {
-                if i.has("cc") {
-                    return Err(self.err("`mad.cc` (carry chains) is not supported"));
-                }
                 let ty = self.ty(i)?;
                 let m = self.mul_mode(i) as u16 | self.round(i) << 2 | self.ftz(i, ty);
                 let d = self.dst(self.arg(i, 0)?)?;
@@ -236,6 +230,13 @@ impl<'a> Kc<'a> {
             "atom" | "red" => self.atom(i),
             "shfl" => self.shfl(i),
             "vote" => self.vote(i),
+            "redux" => self.redux(i),
+            "match" => self.match_sync(i),
+            "dp4a" | "dp2a" => self.dot(i),
+            "nanosleep" => {
+                self.src(self.arg(i, 0)?, Ty::U32)?;
+                Ok(())
+            }
             "activemask" => {
                 let d = self.dst(self.arg(i, 0)?)?;
                 let mut s = Instr::new(Op::S2r, Ty::U32);
@@ -251,12 +252,11 @@ impl<'a> Kc<'a> {
                     "prmt" => Op::Prmt,
                     _ => Op::Shf,
                 };
-                if op == "prmt"
-                    && i.mods.iter().any(|m| matches!(m.as_str(), "f4e" | "b4e" | "rc8" | "ecl" | "ecr" | "rc16"))
-                {
-                    return Err(self.err("`prmt` modes are not supported"));
-                }
-                let m = if op == "shf" { i.has("r") as u16 | (i.has("clamp") as u16) << 1 } else { 0 };
+                let m = match op {
+                    "shf" => i.has("r") as u16 | (i.has("clamp") as u16) << 1,
+                    "prmt" => PRMT_MODES.iter().skip(1).position(|p| i.has(p)).map_or(0, |k| k as u16 + 1),
+                    _ => 0,
+                };
                 let d = self.dst(self.arg(i, 0)?)?;
                 let a = self.src(self.arg(i, 1)?, ty)?;
                 let b = self.src(self.arg(i, 2)?, Ty::U32)?;

@@ -45,6 +45,7 @@ mod pressure;
 mod regalloc;
 mod select;
 mod texture;
+mod warp;
 
 pub use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
 use calls::*;
@@ -447,6 +448,13 @@ impl<'a> Kc<'a> {
     }
 
     fn kernel(mut self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
+        let carried;
+        let body = if crate::carry::needed(body) {
+            carried = crate::carry::lower(body)?;
+            &carried[..]
+        } else {
+            body
+        };
         let relieved;
         let body = if self.relieve {
             relieved = pressure::relieve(body);

@@ -1,0 +1,100 @@
+//! Instruction selection for the warp-level integer instructions of sm_70 and sm_80:
+//! `redux.sync` ([`Op::Redux`]), `match.any.sync`/`match.all.sync` ([`Op::Match`]), and the
+//! byte and halfword dot products `dp4a`/`dp2a` (expanded into shifts, extending
+//! conversions and multiply-adds), and `nanosleep` (no time to wait in a model without a clock to race).
+
+use super::*;
+
+impl Kc<'_> {
+    /// `redux.sync.op.type d, a, membermask`.
+    pub(crate) fn redux(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = self.ty(i)?;
+        let op = [
+            ("add", redux_op::ADD),
+            ("min", redux_op::MIN),
+            ("max", redux_op::MAX),
+            ("and", redux_op::AND),
+            ("or", redux_op::OR),
+            ("xor", redux_op::XOR),
+        ]
+        .iter()
+        .find(|(n, _)| i.has(n))
+        .map(|&(_, m)| m);
+        let ty = match (op, ty) {
+            (Some(m), Ty::U32 | Ty::S32) if m <= redux_op::MAX => ty,
+            (Some(_), Ty::U32 | Ty::S32) => Ty::U32,
+            _ => return Err(self.err(format!("`redux.{}` is not supported", i.mods.join(".")))),
+        };
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, ty)?;
+        let b = self.src(self.arg(i, 2)?, Ty::U32)?;
+        self.emit(Op::Redux, ty, d, [Some(a), Some(b), None], op.unwrap_or(0)).map(|_| ())
+    }
+
+    /// `match.any.sync.type d, a, membermask` and `match.all.sync.type d[|p], a, membermask`.
+    pub(crate) fn match_sync(&mut self, i: &ast::Instr) -> Result<()> {
+        let ty = match self.ty(i)? {
+            Ty::U32 | Ty::S32 => Ty::U32,
+            Ty::U64 | Ty::S64 => Ty::U64,
+            _ => return Err(self.err("`match.sync` takes .b32 or .b64 values")),
+        };
+        let all = i.has("all");
+        if !all && !i.has("any") {
+            return Err(self.err("`match` needs `.any` or `.all`"));
+        }
+        let pred = all && i.args.len() == 4;
+        let d = self.dst(self.arg(i, 0)?)?;
+        let first = if pred { 2 } else { 1 };
+        let a = self.src(self.arg(i, first)?, ty)?;
+        let b = self.src(self.arg(i, first + 1)?, Ty::U32)?;
+        let t = if pred { self.scratch()? } else { d };
+        self.emit(Op::Match, ty, t, [Some(a), Some(b), None], all as u16)?;
+        if pred {
+            // p: every member lane held the same value (the mask is then non-zero).
+            let p = self.dst(self.arg(i, 1)?)?;
+            let zero = Some(Src::Imm(0, false));
+            self.emit(Op::Setp, Ty::U32, p, [Some(Src::Reg(t)), zero, None], Cmp::Ne as u16)?;
+            if d != RZ {
+                self.emit(Op::Mov, Ty::U32, d, [Some(Src::Reg(t)), None, None], 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `dp4a.atype.btype d, a, b, c` (c plus the four byte products) and
+    /// `dp2a.lo/.hi.atype.btype d, a, b, c` (c plus a's two halfwords times b's bytes 0, 1
+    /// or 2, 3), each element sign- or zero-extended as its type says, in 32 bits.
+    pub(crate) fn dot(&mut self, i: &ast::Instr) -> Result<()> {
+        let tys = self.types(i);
+        if tys.len() != 2 || tys.iter().any(|t| !matches!(t, Ty::U32 | Ty::S32)) {
+            return Err(self.err(format!("`{}` needs two of .u32 and .s32", i.op)));
+        }
+        let (aty, bty) = (tys[0], tys[1]);
+        let two = i.op == "dp2a";
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, Ty::U32)?;
+        let b = self.src(self.arg(i, 2)?, Ty::U32)?;
+        let c = self.src(self.arg(i, 3)?, Ty::U32)?;
+        let (n, awidth, bfirst) = if two { (2, 16, if i.has("hi") { 2 } else { 0 }) } else { (4, 8, 0) };
+        let acc = self.scratch()?;
+        self.emit(Op::Mov, Ty::U32, acc, [Some(c), None, None], 0)?;
+        let (ea, eb) = (self.scratch()?, self.scratch()?);
+        // An element: shifted down, then sign- or zero-extended from its width by a cvt.
+        let narrow = |signed: bool, bits: u64| match (signed, bits) {
+            (true, 8) => Ty::S8,
+            (false, 8) => Ty::U8,
+            (true, _) => Ty::S16,
+            (false, _) => Ty::U16,
+        };
+        for k in 0..n as u64 {
+            for (x, src, ty, at, bits) in [(ea, a, aty, k * awidth, awidth), (eb, b, bty, (bfirst + k) * 8, 8)] {
+                self.emit(Op::Shr, Ty::U32, x, [Some(src), Some(Src::Imm(at, false)), None], 0)?;
+                let m =
+                    CvtMods { round: Round::Default, sat: false, src: narrow(ty == Ty::S32, bits), integral: false };
+                self.emit(Op::Cvt, Ty::S32, x, [Some(Src::Reg(x)), None, None], m.encode())?;
+            }
+            self.emit(Op::Mad, Ty::U32, acc, [Some(Src::Reg(ea)), Some(Src::Reg(eb)), Some(Src::Reg(acc))], 0)?;
+        }
+        self.emit(Op::Mov, Ty::U32, d, [Some(Src::Reg(acc)), None, None], 0).map(|_| ())
+    }
+}
