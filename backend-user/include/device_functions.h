@@ -367,6 +367,81 @@ __RGDEV_DEV__ unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, uns
     return (unsigned int)(v >> (s & 31));
 }
 
+/* sm_70/sm_80 warp and integer intrinsics: PTX match.sync, redux.sync, dp4a/dp2a,
+   nanosleep. */
+#define __RGDEV_MATCH(T, W, c, ptx)                                                                    \
+    __RGDEV_DEV__ unsigned int __match_any_sync(unsigned int mask, T value) {                          \
+        unsigned int r;                                                                                \
+        __asm__ __volatile__("match.any.sync." ptx " %0, %1, %2;" : "=r"(r) : c(__builtin_bit_cast(W, value)), "r"(mask)); \
+        return r;                                                                                      \
+    }                                                                                                  \
+    __RGDEV_DEV__ unsigned int __match_all_sync(unsigned int mask, T value, int *pred) {               \
+        unsigned int r;                                                                                \
+        int p;                                                                                         \
+        __asm__ __volatile__("{ .reg .pred %%rgdev_p; match.all.sync." ptx " %0|%%rgdev_p, %2, %3; selp.s32 %1, 1, 0, %%rgdev_p; }" \
+                             : "=r"(r), "=r"(p)                                                        \
+                             : c(__builtin_bit_cast(W, value)), "r"(mask));                            \
+        *pred = p;                                                                                     \
+        return r;                                                                                      \
+    }
+__RGDEV_MATCH(unsigned int, unsigned int, "r", "b32")
+__RGDEV_MATCH(int, unsigned int, "r", "b32")
+__RGDEV_MATCH(float, unsigned int, "r", "b32")
+__RGDEV_MATCH(unsigned long, unsigned long, "l", "b64")
+__RGDEV_MATCH(long, unsigned long, "l", "b64")
+__RGDEV_MATCH(unsigned long long, unsigned long long, "l", "b64")
+__RGDEV_MATCH(long long, unsigned long long, "l", "b64")
+__RGDEV_MATCH(double, unsigned long long, "l", "b64")
+#undef __RGDEV_MATCH
+#define __RGDEV_REDUX(name, T, op)                                                                     \
+    __RGDEV_DEV__ T name(unsigned int mask, T value) {                                                 \
+        T r;                                                                                           \
+        __asm__ __volatile__("redux.sync." op " %0, %1, %2;" : "=r"(r) : "r"(value), "r"(mask));       \
+        return r;                                                                                      \
+    }
+__RGDEV_REDUX(__reduce_add_sync, unsigned int, "add.u32")
+__RGDEV_REDUX(__reduce_add_sync, int, "add.s32")
+__RGDEV_REDUX(__reduce_min_sync, unsigned int, "min.u32")
+__RGDEV_REDUX(__reduce_min_sync, int, "min.s32")
+__RGDEV_REDUX(__reduce_max_sync, unsigned int, "max.u32")
+__RGDEV_REDUX(__reduce_max_sync, int, "max.s32")
+__RGDEV_REDUX(__reduce_and_sync, unsigned int, "and.b32")
+__RGDEV_REDUX(__reduce_or_sync, unsigned int, "or.b32")
+__RGDEV_REDUX(__reduce_xor_sync, unsigned int, "xor.b32")
+#undef __RGDEV_REDUX
+__RGDEV_DEV__ void __nanosleep(unsigned int ns) { __asm__ __volatile__("nanosleep.u32 %0;" ::"r"(ns)); }
+#define __RGDEV_DOT(name, T, I, ins)                                                                   \
+    __RGDEV_DEV__ T name(I a, I b, T c) {                                                              \
+        T r;                                                                                           \
+        __asm__(ins " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                            \
+        return r;                                                                                      \
+    }
+__RGDEV_DOT(__dp4a, int, int, "dp4a.s32.s32")
+__RGDEV_DOT(__dp4a, unsigned int, unsigned int, "dp4a.u32.u32")
+__RGDEV_DOT(__dp2a_lo, int, int, "dp2a.lo.s32.s32")
+__RGDEV_DOT(__dp2a_lo, unsigned int, unsigned int, "dp2a.lo.u32.u32")
+__RGDEV_DOT(__dp2a_hi, int, int, "dp2a.hi.s32.s32")
+__RGDEV_DOT(__dp2a_hi, unsigned int, unsigned int, "dp2a.hi.u32.u32")
+#undef __RGDEV_DOT
+__RGDEV_DEV__ int __dp4a(char4 a, char4 b, int c) {
+    return __dp4a(__builtin_bit_cast(int, a), __builtin_bit_cast(int, b), c);
+}
+__RGDEV_DEV__ unsigned int __dp4a(uchar4 a, uchar4 b, unsigned int c) {
+    return __dp4a(__builtin_bit_cast(unsigned int, a), __builtin_bit_cast(unsigned int, b), c);
+}
+__RGDEV_DEV__ int __dp2a_lo(short2 a, char4 b, int c) {
+    return __dp2a_lo(__builtin_bit_cast(int, a), __builtin_bit_cast(int, b), c);
+}
+__RGDEV_DEV__ unsigned int __dp2a_lo(ushort2 a, uchar4 b, unsigned int c) {
+    return __dp2a_lo(__builtin_bit_cast(unsigned int, a), __builtin_bit_cast(unsigned int, b), c);
+}
+__RGDEV_DEV__ int __dp2a_hi(short2 a, char4 b, int c) {
+    return __dp2a_hi(__builtin_bit_cast(int, a), __builtin_bit_cast(int, b), c);
+}
+__RGDEV_DEV__ unsigned int __dp2a_hi(ushort2 a, uchar4 b, unsigned int c) {
+    return __dp2a_hi(__builtin_bit_cast(unsigned int, a), __builtin_bit_cast(unsigned int, b), c);
+}
+
 /* Reinterpretation and conversions. */
 __RGDEV_DEV__ int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
 __RGDEV_DEV__ unsigned int __float_as_uint(float x) { return __builtin_bit_cast(unsigned int, x); }

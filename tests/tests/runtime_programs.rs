@@ -316,6 +316,14 @@ fn device_heap() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// sm_70/sm_80 integer intrinsics (__match_any/all_sync, __reduce_*_sync, __dp4a,
+/// __dp2a_lo/hi, __nanosleep) and `__int128` arithmetic, which clang compiles to PTX carry
+/// chains (`add.cc.s64`, `addc.cc.s64`, `sub.cc`, `subc`), against the host.
+#[test]
+fn integer_intrinsics_and_int128() {
+    program("intrinsics_int", &["-std=c++17"]);
+}
+
 /// Unified virtual addressing: pinned memory's host pointer used by a kernel,
 /// cudaMemcpyDefault in every direction, pointer attributes; without it (RGDEV_UVA=0)
 /// cudaMemcpyDefault is cudaErrorInvalidValue.

@@ -72,8 +72,11 @@ impl Kc<'_> {
         let (aty, bty) = (tys[0], tys[1]);
         let two = i.op == "dp2a";
         let d = self.dst(self.arg(i, 0)?)?;
+        // In registers once (constants too), so that each step has one immediate at most.
         let a = self.src(self.arg(i, 1)?, Ty::U32)?;
+        let a = Src::Reg(self.in_reg(a)?);
         let b = self.src(self.arg(i, 2)?, Ty::U32)?;
+        let b = Src::Reg(self.in_reg(b)?);
         let c = self.src(self.arg(i, 3)?, Ty::U32)?;
         let (n, awidth, bfirst) = if two { (2, 16, if i.has("hi") { 2 } else { 0 }) } else { (4, 8, 0) };
         let acc = self.scratch()?;
