@@ -81,7 +81,11 @@ pub fn lex(src: &str) -> Result<Vec<Token>> {
             continue;
         }
         if ident_start(c) {
-            let n = 1 + b[i + 1..].iter().position(|&x| !ident_char(x)).unwrap_or(b.len() - i - 1);
+            let mut n = 1 + b[i + 1..].iter().position(|&x| !ident_char(x)).unwrap_or(b.len() - i - 1);
+            // A qualified modifier: `.shared::cta`, `.L2::128B` stay in the identifier.
+            while b[i + n..].starts_with(b"::") && b.get(i + n + 2).is_some_and(|x| x.is_ascii_alphanumeric()) {
+                n += 2 + b[i + n + 2..].iter().position(|&x| !ident_char(x)).unwrap_or(b.len() - i - n - 2);
+            }
             out.push(Token { tok: Tok::Ident(src[i..i + n].into()), pos });
             adv(&mut i, &mut line, &mut col, n);
             continue;

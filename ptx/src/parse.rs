@@ -516,7 +516,13 @@ impl Parser {
         }
         let mut parts = full.split('.');
         let op = parts.next().unwrap_or_default().to_string();
-        let mods = parts.map(|s| s.to_string()).collect();
+        // A qualified modifier (`.shared::cta`, `.L2::128B`) counts as its base too.
+        let mods = parts
+            .flat_map(|s| match s.split_once("::") {
+                Some((base, _)) => alloc::vec![base.to_string(), s.to_string()],
+                None => alloc::vec![s.to_string()],
+            })
+            .collect();
         let mut args = Vec::new();
         if !self.eat_punct(';') {
             loop {

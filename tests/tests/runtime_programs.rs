@@ -324,6 +324,15 @@ fn integer_intrinsics_and_int128() {
     program("intrinsics_int", &["-std=c++17"]);
 }
 
+/// cuda_pipeline.h over PTX `cp.async`: tiles staged into shared memory two ahead with
+/// copies of 16, 8 and 4 bytes, zfill at the array's end, commit and wait_prior.
+#[test]
+fn pipeline_primitives() {
+    let exe = compile("pipeline", &["-std=c++17"]);
+    assert!(run_ok(&exe, &[]).contains("6 tiles staged"));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Unified virtual addressing: pinned memory's host pointer used by a kernel,
 /// cudaMemcpyDefault in every direction, pointer attributes; without it (RGDEV_UVA=0)
 /// cudaMemcpyDefault is cudaErrorInvalidValue.

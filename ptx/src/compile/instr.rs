@@ -231,6 +231,7 @@ impl<'a> Kc<'a> {
             "shfl" => self.shfl(i),
             "vote" => self.vote(i),
             "redux" => self.redux(i),
+            "cp" if i.has("async") => self.cp_async(i),
             "match" => self.match_sync(i),
             "dp4a" | "dp2a" => self.dot(i),
             "nanosleep" => {

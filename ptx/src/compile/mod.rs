@@ -34,6 +34,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use hw::isa::*;
 
+mod async_copy;
 mod calls;
 mod copies;
 mod flow;
@@ -640,6 +641,23 @@ mod tests {
         assert!(e.msg.contains("two destination predicates"), "{e}");
         let e = compile_ptx(&format!("{hdr} atom.global.inc.f16 %r1, [%r1], %r1;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("not supported"), "{e}");
+    }
+
+    #[test]
+    fn cp_async_and_qualified_modifiers() {
+        let hdr = ".version 7.8\n.target sm_80\n.address_size 64\n.entry k(.param .u64 p)\n{\n .reg .b64 %rd<3>;\n .reg .b32 %r<3>;\n .shared .align 16 .b8 s[64];\n ld.param.u64 %rd1, [p];\n";
+        let ok = format!(
+            "{hdr} cp.async.ca.shared::cta.global [s], [%rd1], 16;\n cp.async.cg.shared.global.L2::128B [s+16], [%rd1+16], 16, %r1;\n cp.async.commit_group;\n cp.async.wait_group 0;\n cp.async.wait_all;\n ret;\n}}\n"
+        );
+        let p = compile_ptx(&ok).unwrap();
+        // Two 8-byte loads and stores for the whole copy; 16 guarded byte loads for the other.
+        let lds = p.code.iter().filter(|i| i.w0.op() == Op::Ld).count();
+        assert_eq!(lds, 1 + 2 + 16);
+        assert_eq!(p.code.iter().filter(|i| i.w0.op() == Op::Ld && i.w0.guard() != ALWAYS).count(), 16);
+        let e = compile_ptx(&format!("{hdr} cp.async.mbarrier.arrive.shared.b64 [s];\n ret;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("not supported"), "{e}");
+        let e = compile_ptx(&format!("{hdr} cp.async.ca.shared.global [s], [%rd1], 12;\n ret;\n}}\n")).unwrap_err();
+        assert!(e.msg.contains("4, 8 or 16"), "{e}");
     }
 
     #[test]
