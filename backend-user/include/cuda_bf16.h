@@ -24,66 +24,21 @@ typedef struct __align__(4) __nv_bfloat162_raw {
 
 #if defined(__cplusplus)
 
-struct __align__(2) __nv_bfloat16 {
-    unsigned short __x;
-    __nv_bfloat16() = default;
-    __host__ __device__ constexpr __nv_bfloat16(const __nv_bfloat16_raw &r) : __x(r.x) {}
-    __host__ __device__ __nv_bfloat16(float f) : __x(__rgdev_f2b(f, 1, 0)) {}
-    __host__ __device__ __nv_bfloat16(double d) : __x(__rgdev_round16(d, 0, 1, 0)) {}
-    __host__ __device__ __nv_bfloat16(int i) : __x(__rgdev_round16((double)i, 0, 1, 0)) {}
-    __host__ __device__ __nv_bfloat16(unsigned int i) : __x(__rgdev_round16((double)i, 0, 1, 0)) {}
-    __host__ __device__ __nv_bfloat16(short i) : __x(__rgdev_round16((double)i, 0, 1, 0)) {}
-    __host__ __device__ __nv_bfloat16(unsigned short i) : __x(__rgdev_round16((double)i, 0, 1, 0)) {}
+#define __RGDEV_T __nv_bfloat16
+#define __RGDEV_T2 __nv_bfloat162
+#define __RGDEV_RAW __nv_bfloat16_raw
+#define __RGDEV_RAW2 __nv_bfloat162_raw
+#define __RGDEV_F 1
+#define __RGDEV_P "bf16"
+#define __RGDEV_P2 "bf16x2"
+#define __RGDEV_EXTRA_CTORS                                                                            \
     __host__ __device__ __nv_bfloat16(const __half h) : __x(__rgdev_f2b(__rgdev_b2f(h.__x, 0), 1, 0)) {}
-    __host__ __device__ operator float() const { return __rgdev_b2f(__x, 1); }
-    __host__ __device__ operator __nv_bfloat16_raw() const {
-        __nv_bfloat16_raw r;
-        r.x = __x;
-        return r;
-    }
-    __host__ __device__ __nv_bfloat16 &operator=(const __nv_bfloat16_raw &r) {
-        __x = r.x;
-        return *this;
-    }
-    __host__ __device__ __nv_bfloat16 &operator=(float f) {
-        __x = __rgdev_f2b(f, 1, 0);
-        return *this;
-    }
-    __host__ __device__ __nv_bfloat16 &operator=(double d) {
-        __x = __rgdev_round16(d, 0, 1, 0);
-        return *this;
-    }
-};
-
-struct __align__(4) __nv_bfloat162 {
-    __nv_bfloat16 x, y;
-    __nv_bfloat162() = default;
-    __host__ __device__ constexpr __nv_bfloat162(const __nv_bfloat16 &a, const __nv_bfloat16 &b) : x(a), y(b) {}
-    __host__ __device__ __nv_bfloat162(const __nv_bfloat162_raw &r)
-        : x(__nv_bfloat16_raw{r.x}), y(__nv_bfloat16_raw{r.y}) {}
-    __host__ __device__ __nv_bfloat162 &operator=(const __nv_bfloat162_raw &r) {
-        x = __nv_bfloat16_raw{r.x};
-        y = __nv_bfloat16_raw{r.y};
-        return *this;
-    }
-    __host__ __device__ operator __nv_bfloat162_raw() const {
-        __nv_bfloat162_raw r;
-        r.x = x.__x;
-        r.y = y.__x;
-        return r;
-    }
-};
+#include "crt/rgdev_half_type.h"
+#include "crt/rgdev_half_ops.h"
 
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
 
-#define __RGDEV_T __nv_bfloat16
-#define __RGDEV_T2 __nv_bfloat162
-#define __RGDEV_RAW __nv_bfloat16_raw
-#define __RGDEV_F 1
-#define __RGDEV_P "bf16"
-#define __RGDEV_P2 "bf16x2"
-#include "crt/rgdev_half_ops.h"
 
 #define __RGDEV_BF __RGDEV_HF__ __nv_bfloat16
 __RGDEV_BF __float2bfloat16(const float f) { return __nv_bfloat16_raw{__rgdev_f2b(f, 1, 0)}; }

@@ -11,10 +11,10 @@
  * bit for bit (NaN results are the canonical NaN 0x7fff on both). The math functions
  * (hsqrt, hexp, ...) are the single-precision function rounded to half.
  *
- * The operations common to __half and __nv_bfloat16 are written once in
- * crt/rgdev_half_ops.h and instantiated by this header and cuda_bf16.h. Written for rgdev
- * from CUDA's documented half-precision API and PTX's half-precision instructions; not
- * NVIDIA's header.
+ * The types and the operations common to __half and __nv_bfloat16 are written once, in
+ * crt/rgdev_half_type.h and crt/rgdev_half_ops.h, and instantiated by this header and
+ * cuda_bf16.h. Written for rgdev from CUDA's documented half-precision API and PTX's
+ * half-precision instructions; not NVIDIA's header.
  */
 #ifndef __CUDA_FP16_H__
 #define __CUDA_FP16_H__
@@ -219,55 +219,17 @@ static __inline__ __host__ __device__ unsigned short __rgdev_minmax16(int max, i
 
 #if defined(__cplusplus)
 
-struct __align__(2) __half {
-    unsigned short __x;
-    __half() = default;
-    __host__ __device__ constexpr __half(const __half_raw &r) : __x(r.x) {}
-    __host__ __device__ __half(float f) : __x(__rgdev_f2b(f, 0, 0)) {}
-    __host__ __device__ __half(double d) : __x(__rgdev_round16(d, 0, 0, 0)) {}
-    __host__ __device__ __half(int i) : __x(__rgdev_f2b((float)i, 0, 0)) {}
-    __host__ __device__ __half(unsigned int i) : __x(__rgdev_f2b((float)i, 0, 0)) {}
-    __host__ __device__ __half(short i) : __x(__rgdev_f2b((float)i, 0, 0)) {}
-    __host__ __device__ __half(unsigned short i) : __x(__rgdev_f2b((float)i, 0, 0)) {}
-    __host__ __device__ __half(long long i) : __x(__rgdev_f2b((float)i, 0, 0)) {}
-    __host__ __device__ __half(unsigned long long i) : __x(__rgdev_f2b((float)i, 0, 0)) {}
-    __host__ __device__ operator float() const { return __rgdev_b2f(__x, 0); }
-    __host__ __device__ operator __half_raw() const {
-        __half_raw r;
-        r.x = __x;
-        return r;
-    }
-    __host__ __device__ __half &operator=(const __half_raw &r) {
-        __x = r.x;
-        return *this;
-    }
-    __host__ __device__ __half &operator=(float f) {
-        __x = __rgdev_f2b(f, 0, 0);
-        return *this;
-    }
-    __host__ __device__ __half &operator=(double d) {
-        __x = __rgdev_round16(d, 0, 0, 0);
-        return *this;
-    }
-};
-
-struct __align__(4) __half2 {
-    __half x, y;
-    __half2() = default;
-    __host__ __device__ constexpr __half2(const __half &a, const __half &b) : x(a), y(b) {}
-    __host__ __device__ __half2(const __half2_raw &r) : x(__half_raw{r.x}), y(__half_raw{r.y}) {}
-    __host__ __device__ __half2 &operator=(const __half2_raw &r) {
-        x = __half_raw{r.x};
-        y = __half_raw{r.y};
-        return *this;
-    }
-    __host__ __device__ operator __half2_raw() const {
-        __half2_raw r;
-        r.x = x.__x;
-        r.y = y.__x;
-        return r;
-    }
-};
+/* The types and the operations __half shares with __nv_bfloat16. */
+#define __RGDEV_T __half
+#define __RGDEV_T2 __half2
+#define __RGDEV_RAW __half_raw
+#define __RGDEV_RAW2 __half2_raw
+#define __RGDEV_F 0
+#define __RGDEV_P "f16"
+#define __RGDEV_P2 "f16x2"
+#define __RGDEV_EXTRA_CTORS
+#include "crt/rgdev_half_type.h"
+#include "crt/rgdev_half_ops.h"
 
 typedef __half half;
 typedef __half2 half2;
@@ -278,14 +240,6 @@ typedef __half2_raw __nv_half2_raw;
 typedef __half nv_half;
 typedef __half2 nv_half2;
 
-/* The operations __half shares with __nv_bfloat16. */
-#define __RGDEV_T __half
-#define __RGDEV_T2 __half2
-#define __RGDEV_RAW __half_raw
-#define __RGDEV_F 0
-#define __RGDEV_P "f16"
-#define __RGDEV_P2 "f16x2"
-#include "crt/rgdev_half_ops.h"
 
 /* Conversions with binary16's names. */
 __RGDEV_HF__ __half __float2half(const float f) { return __half_raw{__rgdev_f2b(f, 0, 0)}; }

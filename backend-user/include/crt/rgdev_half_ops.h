@@ -426,6 +426,8 @@ __RGDEV_FN bool operator>=(const __RGDEV_T2 &a, const __RGDEV_T2 &b) { return __
 #undef __RGDEV_T
 #undef __RGDEV_T2
 #undef __RGDEV_RAW
+#undef __RGDEV_RAW2
+#undef __RGDEV_EXTRA_CTORS
 #undef __RGDEV_F
 #undef __RGDEV_P
 #undef __RGDEV_P2
