@@ -259,7 +259,9 @@ fn half_op(d: D, on: u32, regs: &mut [u64]) -> Option<()> {
         });
         return Some(());
     }
-    half::compute(d.op, d.ty, d.m, 0, 0, 0)?;
+    if !half::computes(d.op) || half::Fmt::of(d.ty).is_none() {
+        return None;
+    }
     lanes!(d, on, regs, |l| {
         half::compute(d.op, d.ty, d.m, operand(&d, 0, l, regs), operand(&d, 1, l, regs), operand(&d, 2, l, regs))
             .unwrap_or(0)

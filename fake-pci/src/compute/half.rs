@@ -230,9 +230,15 @@ fn min_max(max: bool, fmt: Fmt, m: u16, a: u16, b: u16) -> u16 {
 /// A half-precision data instruction on one lane's operands: arithmetic, min/max, neg,
 /// abs, ex2 (modifier bits `m`); None for an operation half precision does not have.
 pub(crate) fn compute(op: Op, ty: Ty, m: u16, a: u64, b: u64, c: u64) -> Option<u64> {
-    let (fmt, _) = Fmt::of(ty)?;
-    element(op, fmt, m, 0, 0, 0)?; // the operation exists
+    if !computes(op) {
+        return None;
+    }
     each(ty, a, b, c, |fmt, x, y, z| element(op, fmt, m, x, y, z).unwrap_or(CANONICAL_NAN))
+}
+
+/// Whether half precision has operation `op` ([`compute`]'s; `SETP` is [`compare`]'s).
+pub(crate) fn computes(op: Op) -> bool {
+    matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Mad | Op::Min | Op::Max | Op::Neg | Op::Abs | Op::Ex2)
 }
 
 /// `setp` of one half element pair (the scalar types; the compiler splits pairs).
