@@ -25,8 +25,10 @@ L:
 
 pub mod board;
 pub mod built;
+pub mod decls;
 pub mod fuzz;
 pub mod mock;
+pub mod nvidia;
 pub mod pressure;
 
 /// xorshift64*: deterministic test data without a dependency.

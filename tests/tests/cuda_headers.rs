@@ -1,0 +1,238 @@
+//! rgdev's CUDA headers against NVIDIA's CUDA 12.9 headers (fetched from PyPI into
+//! `target/nvidia`): every function (with its canonical type), type, template, enumerator (with
+//! its value), public member and macro (with its value) that `cuda.h`, `cuda_runtime_api.h`,
+//! `driver_types.h`, `vector_types.h`, `cuda_fp16.h`, `cuda_bf16.h`, `mma.h` and
+//! `cooperative_groups.h` declare must be declared alike by rgdev's. Both sets are read by
+//! clang, in CUDA device mode for sm_80, from the same translation unit.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+use tests::built::root;
+use tests::decls::{Decl, defined_names, expand, int_value, parse_ast, parse_macros};
+
+const HEADERS: [&str; 8] = [
+    "cuda.h",
+    "cuda_runtime_api.h",
+    "driver_types.h",
+    "vector_types.h",
+    "cuda_fp16.h",
+    "cuda_bf16.h",
+    "mma.h",
+    "cooperative_groups.h",
+];
+
+/// The files whose declarations count, relative to NVIDIA's `include/` (the headers above and
+/// the implementation headers they are split into).
+fn counted(rel: &str) -> Option<&'static str> {
+    let base = rel.rsplit('/').next().unwrap_or(rel);
+    Some(match base {
+        "cuda.h" => "cuda.h",
+        "cuda_runtime_api.h" => "cuda_runtime_api.h",
+        "driver_types.h" => "driver_types.h",
+        "vector_types.h" => "vector_types.h",
+        "cuda_fp16.h" | "cuda_fp16.hpp" => "cuda_fp16.h",
+        "cuda_bf16.h" | "cuda_bf16.hpp" => "cuda_bf16.h",
+        "mma.h" | "mma.hpp" => "mma.h",
+        _ if rel.starts_with("cooperative_groups") => "cooperative_groups.h",
+        _ => return None,
+    })
+}
+
+/// A name a program may use: not an implementation detail of NVIDIA's headers.
+fn public(name: &str) -> bool {
+    !name
+        .split("::")
+        .any(|s| s == "details" || s.starts_with("__internal") || s.starts_with("_CG_") || s.starts_with("__nv_cvt"))
+}
+
+fn clang() -> String {
+    std::env::var("RGDEV_CLANG").unwrap_or_else(|_| "clang-19".into())
+}
+
+fn dump(args: &[&str], src: &Path, what: &[&str]) -> String {
+    let out = Command::new(clang())
+        .args(["-x", "cuda", "--cuda-device-only", "-nocudalib", "--cuda-gpu-arch=sm_80", "-fno-color-diagnostics"])
+        .args(["-Wno-unknown-cuda-version", "-std=c++17"])
+        .args(args)
+        .args(what)
+        .arg(src)
+        .output()
+        .expect("clang runs");
+    assert!(out.status.success(), "clang {args:?} {what:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn rgdev_headers_declare_what_nvidia_headers_declare() {
+    let tk = match tests::nvidia::toolkit() {
+        Ok(p) => p,
+        Err(why) => return tests::nvidia::skip(&why),
+    };
+    let work = tk.parent().unwrap().join("completeness");
+    std::fs::create_dir_all(&work).unwrap();
+    let src = work.join("all.cu");
+    // A header rgdev lacks is left out (its declarations are then all missing), not an error.
+    let text: String = HEADERS.iter().map(|h| format!("#if __has_include(<{h}>)\n#include <{h}>\n#endif\n")).collect();
+    std::fs::write(&src, text).unwrap();
+    let inc = tk.join("include");
+    let cuda_path = format!("--cuda-path={}", tk.display());
+    let ours = root().join("backend-user/include");
+    let ours_i = format!("-I{}", ours.display());
+    let nv_args = [cuda_path.as_str()];
+    let our_args = ["-nocudainc", ours_i.as_str(), "-include", "cuda_runtime.h"];
+    let ast = ["-fsyntax-only", "-Xclang", "-ast-dump"];
+    let dm = ["-E", "-dM"];
+
+    let inc_s = format!("{}/", inc.display());
+    let theirs: Vec<(&str, Decl)> = parse_ast(&dump(&nv_args, &src, &ast))
+        .into_iter()
+        .filter_map(|d| {
+            let h = counted(d.file.strip_prefix(&inc_s)?)?;
+            public(&d.name).then(|| (h, unversioned(d)))
+        })
+        .collect();
+    let mine: Vec<Decl> = parse_ast(&dump(&our_args, &src, &ast)).into_iter().map(unversioned).collect();
+    let mut have: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+    for d in &mine {
+        have.entry((kind_class(d.kind), d.name.as_str())).or_default().insert(d.what.as_str());
+    }
+
+    let mut report: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut checked: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for (h, d) in &theirs {
+        if !seen.insert((d.kind, d.name.as_str(), d.what.as_str())) {
+            continue;
+        }
+        *checked.entry(h).or_default() += 1;
+        let problem = match have.get(&(kind_class(d.kind), d.name.as_str())) {
+            None => Some(format!("{} {}: missing", d.kind, d.name)),
+            Some(w) if !d.what.is_empty() && !w.contains(d.what.as_str()) => Some(format!(
+                "{} {}: NVIDIA's is `{}`, rgdev's {}",
+                d.kind,
+                d.name,
+                d.what,
+                w.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ")
+            )),
+            _ => None,
+        };
+        if let Some(p) = problem {
+            report.entry(h).or_default().push(p);
+        }
+    }
+
+    // Macros: those the counted headers' text defines, by value.
+    let nv_macros = parse_macros(&dump(&nv_args, &src, &dm));
+    let my_macros = parse_macros(&dump(&our_args, &src, &dm));
+    for h in HEADERS {
+        let mut names = BTreeSet::new();
+        for f in files_of(&inc, h) {
+            names.extend(defined_names(&std::fs::read_to_string(&f).unwrap()));
+        }
+        for n in names {
+            let Some(v) = nv_macros.get(&n) else { continue }; // defined under other conditions
+            if n.starts_with('_') || !public(&n) {
+                continue;
+            }
+            *checked.entry(h).or_default() += 1;
+            let problem = match my_macros.get(&n) {
+                None => Some(format!("macro {n}: missing")),
+                Some(m) if m != v && !same_value(&nv_macros, &my_macros, &n) => {
+                    Some(format!("macro {n}: NVIDIA's is `{v}`, rgdev's `{m}`"))
+                }
+                _ => None,
+            };
+            if let Some(p) = problem {
+                report.entry(h).or_default().push(p);
+            }
+        }
+    }
+
+    // The gaps still open, listed in tests/data/cuda-12.9-header-gaps.txt (`kind name` per
+    // line): a new one fails the test, and so does one that is closed but still listed.
+    let gaps_file = root().join("tests/data/cuda-12.9-header-gaps.txt");
+    let listed: BTreeSet<String> = std::fs::read_to_string(&gaps_file)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.trim().to_string())
+        .collect();
+    let mut text = String::new();
+    let mut gaps = String::new();
+    let mut new = Vec::new();
+    let mut found = BTreeSet::new();
+    for h in HEADERS {
+        let r = report.get(h).map(Vec::as_slice).unwrap_or(&[]);
+        text += &format!("## {h}: {} checked, {} missing or different\n", checked.get(h).unwrap_or(&0), r.len());
+        gaps += &format!("# {h}\n");
+        for p in r {
+            text += &format!("{p}\n");
+            let key = p.split(':').next().unwrap().to_string();
+            gaps += &format!("{key}\n");
+            if !listed.contains(&key) {
+                new.push(p.clone());
+            }
+            found.insert(key);
+        }
+    }
+    std::fs::write(work.join("report.txt"), &text).unwrap();
+    std::fs::write(work.join("gaps.txt"), &gaps).unwrap();
+    let summary: Vec<String> = text.lines().filter(|l| l.starts_with("## ")).map(str::to_string).collect();
+    eprintln!("{}", summary.join("\n"));
+    let closed: Vec<&String> = listed.iter().filter(|k| !found.contains(*k)).collect();
+    assert!(
+        new.is_empty() && closed.is_empty(),
+        "rgdev's headers against CUDA 12.9's: {} new differences:\n{}\n{} listed gaps are closed (remove them from {}; \
+         the current list is {}): {closed:?}",
+        new.len(),
+        new.join("\n"),
+        closed.len(),
+        gaps_file.display(),
+        work.join("gaps.txt").display()
+    );
+}
+
+/// Two macros of one name expand to one value: the same text, or the same integer.
+fn same_value(theirs: &BTreeMap<String, String>, mine: &BTreeMap<String, String>, n: &str) -> bool {
+    let (a, b) = (expand(theirs, n), expand(mine, n));
+    a == b || int_value(&a).is_some_and(|x| Some(x) == int_value(&b))
+}
+
+/// Cooperative groups' names with their version namespace (`cooperative_groups::__v1`, which
+/// NVIDIA's header brings in with a using-directive) left out.
+fn unversioned(d: Decl) -> Decl {
+    Decl { name: d.name.replace("__v1::", ""), what: d.what.replace("__v1::", ""), ..d }
+}
+
+/// Functions, types and values are matched within their class.
+fn kind_class(kind: &str) -> &'static str {
+    match kind {
+        "function" | "template" => "callable",
+        "type" => "type",
+        _ => "value",
+    }
+}
+
+/// The files of NVIDIA's `include/` counted for header `h`.
+fn files_of(inc: &Path, h: &str) -> Vec<std::path::PathBuf> {
+    let mut v = Vec::new();
+    let mut walk = vec![inc.to_path_buf()];
+    while let Some(d) = walk.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                let rel = p.strip_prefix(inc).unwrap().to_string_lossy().to_string();
+                if rel == "crt" || rel.starts_with("cooperative_groups") {
+                    walk.push(p);
+                }
+            } else {
+                let rel = p.strip_prefix(inc).unwrap().to_string_lossy().to_string();
+                if counted(&rel) == Some(h) {
+                    v.push(p);
+                }
+            }
+        }
+    }
+    v
+}
