@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CUDA_VERSION 12000
+#define CUDA_VERSION 12090
 #define CUDAAPI
 /* Host callbacks' calling convention (empty on Linux). */
 #define CUDA_CB
@@ -56,7 +56,6 @@ extern "C" {
 #define cuStreamDestroy cuStreamDestroy_v2
 #define cuEventDestroy cuEventDestroy_v2
 #define cuGetProcAddress cuGetProcAddress_v2
-#define cuDeviceGetUuid cuDeviceGetUuid_v2
 #define cuLinkCreate cuLinkCreate_v2
 #define cuMemcpy2D cuMemcpy2D_v2
 #define cuMemcpy2DUnaligned cuMemcpy2DUnaligned_v2
@@ -357,7 +356,8 @@ typedef enum CUdevice_attribute_enum {
     CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED = 144,
     CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145,
     CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED = 146,
-    CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147
+    CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
+    CU_DEVICE_ATTRIBUTE_MAX = 144
 } CUdevice_attribute;
 
 /* Compute modes (CU_DEVICE_ATTRIBUTE_COMPUTE_MODE): rgdev's device is always in the
@@ -418,7 +418,27 @@ typedef enum CUjit_option_enum {
     CU_JIT_GENERATE_DEBUG_INFO = 11,
     CU_JIT_LOG_VERBOSE = 12,
     CU_JIT_GENERATE_LINE_INFO = 13,
-    CU_JIT_CACHE_MODE = 14
+    CU_JIT_CACHE_MODE = 14,
+    CU_JIT_NEW_SM3X_OPT = 15,
+    CU_JIT_FAST_COMPILE = 16,
+    CU_JIT_GLOBAL_SYMBOL_NAMES = 17,
+    CU_JIT_GLOBAL_SYMBOL_ADDRESSES = 18,
+    CU_JIT_GLOBAL_SYMBOL_COUNT = 19,
+    CU_JIT_LTO = 20,
+    CU_JIT_FTZ = 21,
+    CU_JIT_PREC_DIV = 22,
+    CU_JIT_PREC_SQRT = 23,
+    CU_JIT_FMA = 24,
+    CU_JIT_REFERENCED_KERNEL_NAMES = 25,
+    CU_JIT_REFERENCED_KERNEL_COUNT = 26,
+    CU_JIT_REFERENCED_VARIABLE_NAMES = 27,
+    CU_JIT_REFERENCED_VARIABLE_COUNT = 28,
+    CU_JIT_OPTIMIZE_UNUSED_DEVICE_VARIABLES = 29,
+    CU_JIT_POSITION_INDEPENDENT_CODE = 30,
+    CU_JIT_MIN_CTA_PER_SM = 31,
+    CU_JIT_MAX_THREADS_PER_BLOCK = 32,
+    CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
+    CU_JIT_NUM_OPTIONS = 34
 } CUjit_option;
 
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
@@ -611,7 +631,8 @@ typedef enum CUpointer_attribute_enum {
     CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
     CU_POINTER_ATTRIBUTE_MAPPING_SIZE = 18,
     CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR = 19,
-    CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20
+    CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20,
+    CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE = 21
 } CUpointer_attribute;
 typedef enum CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum {
     CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE = 0x0,
@@ -687,7 +708,51 @@ typedef enum CUarray_format_enum {
     CU_AD_FORMAT_SIGNED_INT16 = 0x09,
     CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
     CU_AD_FORMAT_HALF = 0x10,
-    CU_AD_FORMAT_FLOAT = 0x20
+    CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_NV12 = 176,
+    CU_AD_FORMAT_UNORM_INT8X1 = 192,
+    CU_AD_FORMAT_UNORM_INT8X2 = 193,
+    CU_AD_FORMAT_UNORM_INT8X4 = 194,
+    CU_AD_FORMAT_UNORM_INT16X1 = 195,
+    CU_AD_FORMAT_UNORM_INT16X2 = 196,
+    CU_AD_FORMAT_UNORM_INT16X4 = 197,
+    CU_AD_FORMAT_SNORM_INT8X1 = 198,
+    CU_AD_FORMAT_SNORM_INT8X2 = 199,
+    CU_AD_FORMAT_SNORM_INT8X4 = 200,
+    CU_AD_FORMAT_SNORM_INT16X1 = 201,
+    CU_AD_FORMAT_SNORM_INT16X2 = 202,
+    CU_AD_FORMAT_SNORM_INT16X4 = 203,
+    CU_AD_FORMAT_BC1_UNORM = 145,
+    CU_AD_FORMAT_BC1_UNORM_SRGB = 146,
+    CU_AD_FORMAT_BC2_UNORM = 147,
+    CU_AD_FORMAT_BC2_UNORM_SRGB = 148,
+    CU_AD_FORMAT_BC3_UNORM = 149,
+    CU_AD_FORMAT_BC3_UNORM_SRGB = 150,
+    CU_AD_FORMAT_BC4_UNORM = 151,
+    CU_AD_FORMAT_BC4_SNORM = 152,
+    CU_AD_FORMAT_BC5_UNORM = 153,
+    CU_AD_FORMAT_BC5_SNORM = 154,
+    CU_AD_FORMAT_BC6H_UF16 = 155,
+    CU_AD_FORMAT_BC6H_SF16 = 156,
+    CU_AD_FORMAT_BC7_UNORM = 157,
+    CU_AD_FORMAT_BC7_UNORM_SRGB = 158,
+    CU_AD_FORMAT_P010 = 159,
+    CU_AD_FORMAT_P016 = 161,
+    CU_AD_FORMAT_NV16 = 162,
+    CU_AD_FORMAT_P210 = 163,
+    CU_AD_FORMAT_P216 = 164,
+    CU_AD_FORMAT_YUY2 = 165,
+    CU_AD_FORMAT_Y210 = 166,
+    CU_AD_FORMAT_Y216 = 167,
+    CU_AD_FORMAT_AYUV = 168,
+    CU_AD_FORMAT_Y410 = 169,
+    CU_AD_FORMAT_Y416 = 177,
+    CU_AD_FORMAT_Y444_PLANAR8 = 178,
+    CU_AD_FORMAT_Y444_PLANAR10 = 179,
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 180,
+    CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 181,
+    CU_AD_FORMAT_UNORM_INT_101010_2 = 80,
+    CU_AD_FORMAT_MAX = 2147483647
 } CUarray_format;
 typedef struct CUDA_ARRAY_DESCRIPTOR_st {
     size_t Width;
@@ -982,7 +1047,11 @@ typedef enum CUlimit_enum {
     CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 0x03,
     CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 0x04,
     CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 0x05,
-    CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
+    CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06,
+    CU_LIMIT_SHMEM_SIZE = 7,
+    CU_LIMIT_CIG_ENABLED = 8,
+    CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 9,
+    CU_LIMIT_MAX = 10
 } CUlimit;
 typedef enum CUfunc_cache_enum {
     CU_FUNC_CACHE_PREFER_NONE = 0x00,
@@ -1094,7 +1163,8 @@ typedef struct CUlib_st *CUlibrary;
 typedef struct CUkern_st *CUkernel;
 typedef enum CUlibraryOption_enum {
     CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
-    CU_LIBRARY_BINARY_IS_PRESERVED = 1
+    CU_LIBRARY_BINARY_IS_PRESERVED = 1,
+    CU_LIBRARY_NUM_OPTIONS = 2
 } CUlibraryOption;
 
 #define cuIpcOpenMemHandle cuIpcOpenMemHandle_v2
@@ -2888,6 +2958,108 @@ CUresult cuUserObjectRetain(CUuserObject object, unsigned int count);
 CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray,
                                        const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray,
                                        unsigned int numExtSems, CUstream stream);
+
+/* CUDA 12.9: OpenCL interop scheduling flags, core dump generation flags, green contexts' creation and SM resource split flags. */
+typedef enum cl_event_flags_enum {
+    NVCL_EVENT_SCHED_AUTO = 0,
+    NVCL_EVENT_SCHED_SPIN = 1,
+    NVCL_EVENT_SCHED_YIELD = 2,
+    NVCL_EVENT_SCHED_BLOCKING_SYNC = 4
+} cl_event_flags;
+
+typedef enum cl_context_flags_enum {
+    NVCL_CTX_SCHED_AUTO = 0,
+    NVCL_CTX_SCHED_SPIN = 1,
+    NVCL_CTX_SCHED_YIELD = 2,
+    NVCL_CTX_SCHED_BLOCKING_SYNC = 4
+} cl_context_flags;
+
+typedef enum CUCoredumpGenerationFlags {
+    CU_COREDUMP_DEFAULT_FLAGS = 0,
+    CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES = 1,
+    CU_COREDUMP_SKIP_GLOBAL_MEMORY = 2,
+    CU_COREDUMP_SKIP_SHARED_MEMORY = 4,
+    CU_COREDUMP_SKIP_LOCAL_MEMORY = 8,
+    CU_COREDUMP_SKIP_ABORT = 16,
+    CU_COREDUMP_SKIP_CONSTBANK_MEMORY = 32,
+    CU_COREDUMP_LIGHTWEIGHT_FLAGS = 47
+} CUCoredumpGenerationFlags;
+
+typedef enum {
+    CU_GREEN_CTX_DEFAULT_STREAM = 1
+} CUgreenCtxCreate_flags;
+
+typedef enum {
+    CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING = 1,
+    CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE = 2
+} CUdevSmResourceSplit_flags;
+
+/* CUDA 12.9: the library API's host table, checkpointing, the device's UUID and NvSciSync attributes (the functions return CUDA_ERROR_NOT_SUPPORTED). */
+typedef struct CUlibraryHostUniversalFunctionAndDataTable_st {
+    void *functionTable;
+    size_t functionWindowSize;
+    void *dataTable;
+    size_t dataWindowSize;
+} CUlibraryHostUniversalFunctionAndDataTable;
+typedef struct CUcheckpointLockArgs_st {
+    unsigned int timeoutMs;
+    unsigned int reserved0;
+    cuuint64_t reserved1[7];
+} CUcheckpointLockArgs;
+typedef struct CUcheckpointCheckpointArgs_st {
+    cuuint64_t reserved[8];
+} CUcheckpointCheckpointArgs;
+typedef struct CUcheckpointRestoreArgs_st {
+    cuuint64_t reserved[8];
+} CUcheckpointRestoreArgs;
+typedef struct CUcheckpointUnlockArgs_st {
+    cuuint64_t reserved[8];
+} CUcheckpointUnlockArgs;
+CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
+CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags);
+CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid);
+CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state);
+CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args);
+CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args);
+CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args);
+CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args);
+
+/* CUDA 12.9's remaining macros: graph node ports, kernel-node and stream attribute aliases of the launch attributes, usage flags, the versioned entry points. */
+#define CUDA_ARRAY3D_VIDEO_ENCODE_DECODE 0x100
+#define CU_COMPUTE_ACCELERATED_TARGET_BASE 0x10000
+#define CU_COMPUTE_FAMILY_TARGET_BASE 0x20000
+#define CU_GRAPH_COND_ASSIGN_DEFAULT 0x1
+#define CU_GRAPH_KERNEL_NODE_PORT_DEFAULT 0
+#define CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER 2
+#define CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC 1
+#define CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
+#define CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_DIMENSION CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+#define CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
+#define CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+#define CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE
+#define CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN
+#define CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP
+#define CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION
+#define CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+#define CU_KERNEL_NODE_ATTRIBUTE_PRIORITY CU_LAUNCH_ATTRIBUTE_PRIORITY
+#define CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM 1
+#define CU_MEM_CREATE_USAGE_HW_DECOMPRESS 0x2
+#define CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS 0x2
+#define CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
+#define CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN
+#define CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP
+#define CU_STREAM_ATTRIBUTE_PRIORITY CU_LAUNCH_ATTRIBUTE_PRIORITY
+#define CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY
+#define CU_TENSOR_MAP_NUM_QWORDS 16
+#define RESOURCE_ABI_EXTERNAL_BYTES 48
+#define RESOURCE_ABI_VERSION 1
+#define cuCtxCreate_v3 cuCtxCreate_v3
+#define cuCtxCreate_v4 cuCtxCreate_v4
+#define cuDeviceGetUuid_v2 cuDeviceGetUuid_v2
+#define cuMemBatchDecompressAsync cuMemBatchDecompressAsync
+#define cuMemcpy3DBatchAsync cuMemcpy3DBatchAsync
+#define cuMemcpyBatchAsync cuMemcpyBatchAsync
+#define cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v2
 
 #ifdef __cplusplus
 }

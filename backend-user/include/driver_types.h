@@ -334,7 +334,8 @@ typedef enum cudaDeviceAttr {
     cudaDevAttrReserved141 = 141,
     cudaDevAttrHostNumaMemoryPoolsSupported = 142,
     cudaDevAttrHostNumaMultinodeIpcSupported = 143,
-    cudaDevAttrMax = 144
+    cudaDevAttrMax = 144,
+    cudaDevAttrMaxTimelineSemaphoreInteropSupported = 114
 } cudaDeviceAttr;
 
 typedef enum cudaDeviceP2PAttr {
@@ -575,7 +576,34 @@ typedef enum cudaChannelFormatKind {
     cudaChannelFormatKindUnsigned = 1,
     cudaChannelFormatKindFloat = 2,
     cudaChannelFormatKindNone = 3,
-    cudaChannelFormatKindNV12 = 4
+    cudaChannelFormatKindNV12 = 4,
+    cudaChannelFormatKindUnsignedNormalized8X1 = 5,
+    cudaChannelFormatKindUnsignedNormalized8X2 = 6,
+    cudaChannelFormatKindUnsignedNormalized8X4 = 7,
+    cudaChannelFormatKindUnsignedNormalized16X1 = 8,
+    cudaChannelFormatKindUnsignedNormalized16X2 = 9,
+    cudaChannelFormatKindUnsignedNormalized16X4 = 10,
+    cudaChannelFormatKindSignedNormalized8X1 = 11,
+    cudaChannelFormatKindSignedNormalized8X2 = 12,
+    cudaChannelFormatKindSignedNormalized8X4 = 13,
+    cudaChannelFormatKindSignedNormalized16X1 = 14,
+    cudaChannelFormatKindSignedNormalized16X2 = 15,
+    cudaChannelFormatKindSignedNormalized16X4 = 16,
+    cudaChannelFormatKindUnsignedBlockCompressed1 = 17,
+    cudaChannelFormatKindUnsignedBlockCompressed1SRGB = 18,
+    cudaChannelFormatKindUnsignedBlockCompressed2 = 19,
+    cudaChannelFormatKindUnsignedBlockCompressed2SRGB = 20,
+    cudaChannelFormatKindUnsignedBlockCompressed3 = 21,
+    cudaChannelFormatKindUnsignedBlockCompressed3SRGB = 22,
+    cudaChannelFormatKindUnsignedBlockCompressed4 = 23,
+    cudaChannelFormatKindSignedBlockCompressed4 = 24,
+    cudaChannelFormatKindUnsignedBlockCompressed5 = 25,
+    cudaChannelFormatKindSignedBlockCompressed5 = 26,
+    cudaChannelFormatKindUnsignedBlockCompressed6H = 27,
+    cudaChannelFormatKindSignedBlockCompressed6H = 28,
+    cudaChannelFormatKindUnsignedBlockCompressed7 = 29,
+    cudaChannelFormatKindUnsignedBlockCompressed7SRGB = 30,
+    cudaChannelFormatKindUnsignedNormalized1010102 = 31
 } cudaChannelFormatKind;
 struct cudaChannelFormatDesc {
     int x, y, z, w;
@@ -645,9 +673,6 @@ typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 
 /* cudaGetDriverEntryPoint. */
-#define cudaEnableDefault 0x0
-#define cudaEnableLegacyStream 0x1
-#define cudaEnablePerThreadDefaultStream 0x2
 typedef enum cudaDriverEntryPointQueryResult {
     cudaDriverEntryPointSuccess = 0,
     cudaDriverEntryPointSymbolNotFound = 1,
@@ -703,8 +728,6 @@ enum cudaStreamCaptureStatus {
     cudaStreamCaptureStatusActive = 1,
     cudaStreamCaptureStatusInvalidated = 2
 };
-#define cudaStreamAddCaptureDependencies 0x0
-#define cudaStreamSetCaptureDependencies 0x1
 enum cudaGraphNodeType {
     cudaGraphNodeTypeKernel = 0x00,
     cudaGraphNodeTypeMemcpy = 0x01,
@@ -973,5 +996,563 @@ typedef struct cudaLaunchConfig_st {
 #define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
 #define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
 #define cudaKernelNodeAttrValue cudaLaunchAttributeValue
+
+/* CUDA 12.9's remaining enumerations: graphics interop, external memory and semaphores, JIT
+   and library options, graph edges and conditionals, batch copies, RDMA flushes. */
+typedef enum cudaStreamUpdateCaptureDependenciesFlags {
+    cudaStreamAddCaptureDependencies = 0,
+    cudaStreamSetCaptureDependencies = 1
+} cudaStreamUpdateCaptureDependenciesFlags;
+
+typedef enum cudaGraphicsRegisterFlags {
+    cudaGraphicsRegisterFlagsNone = 0,
+    cudaGraphicsRegisterFlagsReadOnly = 1,
+    cudaGraphicsRegisterFlagsWriteDiscard = 2,
+    cudaGraphicsRegisterFlagsSurfaceLoadStore = 4,
+    cudaGraphicsRegisterFlagsTextureGather = 8
+} cudaGraphicsRegisterFlags;
+
+typedef enum cudaGraphicsMapFlags {
+    cudaGraphicsMapFlagsNone = 0,
+    cudaGraphicsMapFlagsReadOnly = 1,
+    cudaGraphicsMapFlagsWriteDiscard = 2
+} cudaGraphicsMapFlags;
+
+typedef enum cudaGraphicsCubeFace {
+    cudaGraphicsCubeFacePositiveX = 0,
+    cudaGraphicsCubeFaceNegativeX = 1,
+    cudaGraphicsCubeFacePositiveY = 2,
+    cudaGraphicsCubeFaceNegativeY = 3,
+    cudaGraphicsCubeFacePositiveZ = 4,
+    cudaGraphicsCubeFaceNegativeZ = 5
+} cudaGraphicsCubeFace;
+
+typedef enum cudaResourceViewFormat {
+    cudaResViewFormatNone = 0,
+    cudaResViewFormatUnsignedChar1 = 1,
+    cudaResViewFormatUnsignedChar2 = 2,
+    cudaResViewFormatUnsignedChar4 = 3,
+    cudaResViewFormatSignedChar1 = 4,
+    cudaResViewFormatSignedChar2 = 5,
+    cudaResViewFormatSignedChar4 = 6,
+    cudaResViewFormatUnsignedShort1 = 7,
+    cudaResViewFormatUnsignedShort2 = 8,
+    cudaResViewFormatUnsignedShort4 = 9,
+    cudaResViewFormatSignedShort1 = 10,
+    cudaResViewFormatSignedShort2 = 11,
+    cudaResViewFormatSignedShort4 = 12,
+    cudaResViewFormatUnsignedInt1 = 13,
+    cudaResViewFormatUnsignedInt2 = 14,
+    cudaResViewFormatUnsignedInt4 = 15,
+    cudaResViewFormatSignedInt1 = 16,
+    cudaResViewFormatSignedInt2 = 17,
+    cudaResViewFormatSignedInt4 = 18,
+    cudaResViewFormatHalf1 = 19,
+    cudaResViewFormatHalf2 = 20,
+    cudaResViewFormatHalf4 = 21,
+    cudaResViewFormatFloat1 = 22,
+    cudaResViewFormatFloat2 = 23,
+    cudaResViewFormatFloat4 = 24,
+    cudaResViewFormatUnsignedBlockCompressed1 = 25,
+    cudaResViewFormatUnsignedBlockCompressed2 = 26,
+    cudaResViewFormatUnsignedBlockCompressed3 = 27,
+    cudaResViewFormatUnsignedBlockCompressed4 = 28,
+    cudaResViewFormatSignedBlockCompressed4 = 29,
+    cudaResViewFormatUnsignedBlockCompressed5 = 30,
+    cudaResViewFormatSignedBlockCompressed5 = 31,
+    cudaResViewFormatUnsignedBlockCompressed6H = 32,
+    cudaResViewFormatSignedBlockCompressed6H = 33,
+    cudaResViewFormatUnsignedBlockCompressed7 = 34
+} cudaResourceViewFormat;
+
+typedef enum cudaSharedCarveout {
+    cudaSharedmemCarveoutDefault = -1,
+    cudaSharedmemCarveoutMaxShared = 100,
+    cudaSharedmemCarveoutMaxL1 = 0
+} cudaSharedCarveout;
+
+typedef enum cudaFlushGPUDirectRDMAWritesOptions {
+    cudaFlushGPUDirectRDMAWritesOptionHost = 1,
+    cudaFlushGPUDirectRDMAWritesOptionMemOps = 2
+} cudaFlushGPUDirectRDMAWritesOptions;
+
+typedef enum cudaGPUDirectRDMAWritesOrdering {
+    cudaGPUDirectRDMAWritesOrderingNone = 0,
+    cudaGPUDirectRDMAWritesOrderingOwner = 100,
+    cudaGPUDirectRDMAWritesOrderingAllDevices = 200
+} cudaGPUDirectRDMAWritesOrdering;
+
+typedef enum cudaFlushGPUDirectRDMAWritesScope {
+    cudaFlushGPUDirectRDMAWritesToOwner = 100,
+    cudaFlushGPUDirectRDMAWritesToAllDevices = 200
+} cudaFlushGPUDirectRDMAWritesScope;
+
+typedef enum cudaFlushGPUDirectRDMAWritesTarget {
+    cudaFlushGPUDirectRDMAWritesTargetCurrentDevice = 0
+} cudaFlushGPUDirectRDMAWritesTarget;
+
+typedef enum cudaMemcpyFlags {
+    cudaMemcpyFlagDefault = 0,
+    cudaMemcpyFlagPreferOverlapWithCompute = 1
+} cudaMemcpyFlags;
+
+typedef enum cudaMemcpySrcAccessOrder {
+    cudaMemcpySrcAccessOrderInvalid = 0,
+    cudaMemcpySrcAccessOrderStream = 1,
+    cudaMemcpySrcAccessOrderDuringApiCall = 2,
+    cudaMemcpySrcAccessOrderAny = 3,
+    cudaMemcpySrcAccessOrderMax = 2147483647
+} cudaMemcpySrcAccessOrder;
+
+typedef enum cudaMemcpy3DOperandType {
+    cudaMemcpyOperandTypePointer = 1,
+    cudaMemcpyOperandTypeArray = 2,
+    cudaMemcpyOperandTypeMax = 2147483647
+} cudaMemcpy3DOperandType;
+
+typedef enum cudaExternalMemoryHandleType {
+    cudaExternalMemoryHandleTypeOpaqueFd = 1,
+    cudaExternalMemoryHandleTypeOpaqueWin32 = 2,
+    cudaExternalMemoryHandleTypeOpaqueWin32Kmt = 3,
+    cudaExternalMemoryHandleTypeD3D12Heap = 4,
+    cudaExternalMemoryHandleTypeD3D12Resource = 5,
+    cudaExternalMemoryHandleTypeD3D11Resource = 6,
+    cudaExternalMemoryHandleTypeD3D11ResourceKmt = 7,
+    cudaExternalMemoryHandleTypeNvSciBuf = 8
+} cudaExternalMemoryHandleType;
+
+typedef enum cudaExternalSemaphoreHandleType {
+    cudaExternalSemaphoreHandleTypeOpaqueFd = 1,
+    cudaExternalSemaphoreHandleTypeOpaqueWin32 = 2,
+    cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt = 3,
+    cudaExternalSemaphoreHandleTypeD3D12Fence = 4,
+    cudaExternalSemaphoreHandleTypeD3D11Fence = 5,
+    cudaExternalSemaphoreHandleTypeNvSciSync = 6,
+    cudaExternalSemaphoreHandleTypeKeyedMutex = 7,
+    cudaExternalSemaphoreHandleTypeKeyedMutexKmt = 8,
+    cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd = 9,
+    cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32 = 10
+} cudaExternalSemaphoreHandleType;
+
+typedef enum cudaJitOption {
+    cudaJitMaxRegisters = 0,
+    cudaJitThreadsPerBlock = 1,
+    cudaJitWallTime = 2,
+    cudaJitInfoLogBuffer = 3,
+    cudaJitInfoLogBufferSizeBytes = 4,
+    cudaJitErrorLogBuffer = 5,
+    cudaJitErrorLogBufferSizeBytes = 6,
+    cudaJitOptimizationLevel = 7,
+    cudaJitFallbackStrategy = 10,
+    cudaJitGenerateDebugInfo = 11,
+    cudaJitLogVerbose = 12,
+    cudaJitGenerateLineInfo = 13,
+    cudaJitCacheMode = 14,
+    cudaJitPositionIndependentCode = 30,
+    cudaJitMinCtaPerSm = 31,
+    cudaJitMaxThreadsPerBlock = 32,
+    cudaJitOverrideDirectiveValues = 33
+} cudaJitOption;
+
+typedef enum cudaLibraryOption {
+    cudaLibraryHostUniversalFunctionAndDataTable = 0,
+    cudaLibraryBinaryIsPreserved = 1
+} cudaLibraryOption;
+
+typedef enum cudaJit_CacheMode {
+    cudaJitCacheOptionNone = 0,
+    cudaJitCacheOptionCG = 1,
+    cudaJitCacheOptionCA = 2
+} cudaJit_CacheMode;
+
+typedef enum cudaJit_Fallback {
+    cudaPreferPtx = 0,
+    cudaPreferBinary = 1
+} cudaJit_Fallback;
+
+typedef enum cudaCGScope {
+    cudaCGScopeInvalid = 0,
+    cudaCGScopeGrid = 1,
+    cudaCGScopeMultiGrid = 2
+} cudaCGScope;
+
+typedef enum cudaGraphConditionalHandleFlags {
+    cudaGraphCondAssignDefault = 1
+} cudaGraphConditionalHandleFlags;
+
+typedef enum cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2
+} cudaGraphConditionalNodeType;
+
+typedef enum cudaGraphChildGraphNodeOwnership {
+    cudaGraphChildGraphOwnershipClone = 0,
+    cudaGraphChildGraphOwnershipMove = 1
+} cudaGraphChildGraphNodeOwnership;
+
+typedef enum cudaGraphDependencyType_enum {
+    cudaGraphDependencyTypeDefault = 0,
+    cudaGraphDependencyTypeProgrammatic = 1
+} cudaGraphDependencyType;
+
+typedef enum cudaGraphKernelNodeField {
+    cudaGraphKernelNodeFieldInvalid = 0,
+    cudaGraphKernelNodeFieldGridDim = 1,
+    cudaGraphKernelNodeFieldParam = 2,
+    cudaGraphKernelNodeFieldEnabled = 3
+} cudaGraphKernelNodeField;
+
+typedef enum cudaGetDriverEntryPointFlags {
+    cudaEnableDefault = 0,
+    cudaEnableLegacyStream = 1,
+    cudaEnablePerThreadDefaultStream = 2
+} cudaGetDriverEntryPointFlags;
+
+typedef enum cudaDeviceNumaConfig {
+    cudaDeviceNumaConfigNone = 0,
+    cudaDeviceNumaConfigNumaNode = 1
+} cudaDeviceNumaConfig;
+
+typedef enum cudaAsyncNotificationType_enum {
+    cudaAsyncNotificationTypeOverBudget = 1
+} cudaAsyncNotificationType;
+
+struct cudaResourceViewDesc {
+    enum cudaResourceViewFormat format;
+    size_t width;
+    size_t height;
+    size_t depth;
+    unsigned int firstMipmapLevel;
+    unsigned int lastMipmapLevel;
+    unsigned int firstLayer;
+    unsigned int lastLayer;
+};
+
+/* CUDA 12.9's remaining structures: graphics interop, external memory and semaphores, batch
+   and 3D operand copies, graph node parameters (V2), conditional nodes, kernel-node updates,
+   asynchronous notifications. */
+typedef struct cudaGraphicsResource *cudaGraphicsResource_t;
+typedef struct CUexternalMemory_st *cudaExternalMemory_t;
+typedef struct CUexternalSemaphore_st *cudaExternalSemaphore_t;
+typedef struct cudaAsyncCallbackEntry *cudaAsyncCallbackHandle_t;
+struct cudaArraySparseProperties {
+    struct {
+        unsigned int width;
+        unsigned int height;
+        unsigned int depth;
+    } tileExtent;
+    unsigned int miptailFirstLevel;
+    unsigned long long miptailSize;
+    unsigned int flags;
+    unsigned int reserved[4];
+};
+struct cudaArrayMemoryRequirements {
+    size_t size;
+    size_t alignment;
+    unsigned int reserved[4];
+};
+struct cudaMemcpyNodeParams {
+    int flags;
+    int reserved[3];
+    struct cudaMemcpy3DParms copyParams;
+};
+struct cudaMemcpy3DPeerParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    int srcDevice;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    int dstDevice;
+    struct cudaExtent extent;
+};
+struct cudaMemsetParamsV2 {
+    void *dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+struct cudaHostNodeParamsV2 {
+    cudaHostFn_t fn;
+    void *userData;
+};
+struct cudaMemAllocNodeParamsV2 {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void *dptr;
+};
+struct cudaMemFreeNodeParams {
+    void *dptr;
+};
+struct cudaMemcpyAttributes {
+    enum cudaMemcpySrcAccessOrder srcAccessOrder;
+    struct cudaMemLocation srcLocHint;
+    struct cudaMemLocation dstLocHint;
+    unsigned int flags;
+};
+struct cudaOffset3D {
+    size_t x;
+    size_t y;
+    size_t z;
+};
+struct cudaMemcpy3DOperand {
+    enum cudaMemcpy3DOperandType type;
+    union {
+        struct {
+            void *ptr;
+            size_t rowLength;
+            size_t layerHeight;
+            struct cudaMemLocation locHint;
+        } ptr;
+        struct {
+            cudaArray_t array;
+            struct cudaOffset3D offset;
+        } array;
+    } op;
+};
+struct cudaMemcpy3DBatchOp {
+    struct cudaMemcpy3DOperand src;
+    struct cudaMemcpy3DOperand dst;
+    struct cudaExtent extent;
+    enum cudaMemcpySrcAccessOrder srcAccessOrder;
+    unsigned int flags;
+};
+typedef struct cudaMemFabricHandle_st {
+    char reserved[64];
+} cudaMemFabricHandle_t;
+struct cudaExternalMemoryHandleDesc {
+    enum cudaExternalMemoryHandleType type;
+    union {
+        int fd;
+        struct {
+            void *handle;
+            const void *name;
+        } win32;
+        const void *nvSciBufObject;
+    } handle;
+    unsigned long long size;
+    unsigned int flags;
+};
+struct cudaExternalMemoryBufferDesc {
+    unsigned long long offset;
+    unsigned long long size;
+    unsigned int flags;
+};
+struct cudaExternalMemoryMipmappedArrayDesc {
+    unsigned long long offset;
+    struct cudaChannelFormatDesc formatDesc;
+    struct cudaExtent extent;
+    unsigned int flags;
+    unsigned int numLevels;
+};
+struct cudaExternalSemaphoreHandleDesc {
+    enum cudaExternalSemaphoreHandleType type;
+    union {
+        int fd;
+        struct {
+            void *handle;
+            const void *name;
+        } win32;
+        const void *nvSciSyncObj;
+    } handle;
+    unsigned int flags;
+};
+struct cudaExternalSemaphoreSignalParams_v1 {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+        } keyedMutex;
+    } params;
+    unsigned int flags;
+};
+struct cudaExternalSemaphoreWaitParams_v1 {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+            unsigned int timeoutMs;
+        } keyedMutex;
+    } params;
+    unsigned int flags;
+};
+struct cudaExternalSemaphoreSignalParams {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+        } keyedMutex;
+        unsigned int reserved[12];
+    } params;
+    unsigned int flags;
+    unsigned int reserved[16];
+};
+struct cudaExternalSemaphoreWaitParams {
+    struct {
+        struct {
+            unsigned long long value;
+        } fence;
+        union {
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            unsigned long long key;
+            unsigned int timeoutMs;
+        } keyedMutex;
+        unsigned int reserved[10];
+    } params;
+    unsigned int flags;
+    unsigned int reserved[16];
+};
+struct cudalibraryHostUniversalFunctionAndDataTable {
+    void *functionTable;
+    size_t functionWindowSize;
+    void *dataTable;
+    size_t dataWindowSize;
+};
+struct cudaLaunchParams {
+    void *func;
+    dim3 gridDim;
+    dim3 blockDim;
+    void **args;
+    size_t sharedMem;
+    cudaStream_t stream;
+};
+struct cudaKernelNodeParamsV2 {
+    void *func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+};
+struct cudaExternalSemaphoreSignalNodeParams {
+    cudaExternalSemaphore_t *extSemArray;
+    const struct cudaExternalSemaphoreSignalParams *paramsArray;
+    unsigned int numExtSems;
+};
+struct cudaExternalSemaphoreSignalNodeParamsV2 {
+    cudaExternalSemaphore_t *extSemArray;
+    const struct cudaExternalSemaphoreSignalParams *paramsArray;
+    unsigned int numExtSems;
+};
+struct cudaExternalSemaphoreWaitNodeParams {
+    cudaExternalSemaphore_t *extSemArray;
+    const struct cudaExternalSemaphoreWaitParams *paramsArray;
+    unsigned int numExtSems;
+};
+struct cudaExternalSemaphoreWaitNodeParamsV2 {
+    cudaExternalSemaphore_t *extSemArray;
+    const struct cudaExternalSemaphoreWaitParams *paramsArray;
+    unsigned int numExtSems;
+};
+struct cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned int size;
+    cudaGraph_t *phGraph_out;
+};
+struct cudaChildGraphNodeParams {
+    cudaGraph_t graph;
+    enum cudaGraphChildGraphNodeOwnership ownership;
+};
+struct cudaEventRecordNodeParams {
+    cudaEvent_t event;
+};
+struct cudaEventWaitNodeParams {
+    cudaEvent_t event;
+};
+struct cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaMemcpyNodeParams memcpy;
+        struct cudaMemsetParamsV2 memset;
+        struct cudaHostNodeParamsV2 host;
+        struct cudaChildGraphNodeParams graph;
+        struct cudaEventWaitNodeParams eventWait;
+        struct cudaEventRecordNodeParams eventRecord;
+        struct cudaExternalSemaphoreSignalNodeParamsV2 extSemSignal;
+        struct cudaExternalSemaphoreWaitNodeParamsV2 extSemWait;
+        struct cudaMemAllocNodeParamsV2 alloc;
+        struct cudaMemFreeNodeParams free;
+        struct cudaConditionalNodeParams conditional;
+    };
+    long long reserved2;
+};
+struct cudaGraphKernelNodeUpdate {
+    cudaGraphDeviceNode_t node;
+    enum cudaGraphKernelNodeField field;
+    union {
+        dim3 gridDim;
+        struct {
+            const void *pValue;
+            size_t offset;
+            size_t size;
+        } param;
+        unsigned int isEnabled;
+    } updateData;
+};
+typedef struct cudaAsyncNotificationInfo {
+    cudaAsyncNotificationType type;
+    union {
+        struct {
+            unsigned long long bytesOverBudget;
+        } overBudget;
+    } info;
+} cudaAsyncNotificationInfo_t;
+typedef void (*cudaAsyncCallback)(cudaAsyncNotificationInfo_t *, void *, cudaAsyncCallbackHandle_t);
+
+/* CUDA 12.9's remaining flags and attribute aliases. */
+#define cudaArrayColorAttachment 0x20
+#define cudaArrayDeferredMapping 0x80
+#define cudaArraySparse 0x40
+#define cudaArraySparsePropertiesSingleMipTail 0x1
+#define cudaCooperativeLaunchMultiDeviceNoPostSync 0x02
+#define cudaCooperativeLaunchMultiDeviceNoPreSync 0x01
+#define cudaExternalMemoryDedicated 0x1
+#define cudaExternalSemaphoreSignalSkipNvSciBufMemSync 0x01
+#define cudaExternalSemaphoreWaitSkipNvSciBufMemSync 0x02
+#define cudaGraphKernelNodePortDefault 0
+#define cudaGraphKernelNodePortLaunchCompletion 2
+#define cudaGraphKernelNodePortProgrammatic 1
+#define cudaInitDeviceFlagsAreValid 0x01
+#define cudaKernelNodeAttributeClusterDimension cudaLaunchAttributeClusterDimension
+#define cudaKernelNodeAttributeClusterSchedulingPolicyPreference cudaLaunchAttributeClusterSchedulingPolicyPreference
+#define cudaKernelNodeAttributeDeviceUpdatableKernelNode cudaLaunchAttributeDeviceUpdatableKernelNode
+#define cudaKernelNodeAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaKernelNodeAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaKernelNodeAttributePreferredSharedMemoryCarveout cudaLaunchAttributePreferredSharedMemoryCarveout
+#define cudaMemPoolCreateUsageHwDecompress 0x2
+#define cudaNvSciSyncAttrSignal 0x1
+#define cudaNvSciSyncAttrWait 0x2
+#define cudaPeerAccessDefault 0x00
 
 #endif /* __DRIVER_TYPES_H__ */

@@ -331,7 +331,11 @@ fn expand_text(m: &BTreeMap<String, String>, text: &str, active: &mut Vec<String
     let mut i = 0;
     while i < b.len() {
         let c = b[i] as char;
-        if c.is_ascii_alphabetic() || c == '_' {
+        if c == '\u{1}' {
+            let end = text[i..].find('\u{2}').map_or(text.len(), |e| i + e);
+            out += &text[i + 1..end];
+            i = end + 1;
+        } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                 i += 1;
@@ -347,6 +351,8 @@ fn expand_text(m: &BTreeMap<String, String>, text: &str, active: &mut Vec<String
                     let open = i + text[i..].find('(').unwrap_or(0);
                     let (args, end) = split_args(&text[open..]);
                     i = open + end;
+                    // Arguments are expanded before they are substituted (C11 6.10.3.1).
+                    let args: Vec<String> = args.iter().map(|a| expand_text(m, a, active, depth + 1)).collect();
                     let mut subst = String::new();
                     let bb = body.as_bytes();
                     let mut j = 0;
@@ -358,7 +364,12 @@ fn expand_text(m: &BTreeMap<String, String>, text: &str, active: &mut Vec<String
                             }
                             let w = &body[s0..j];
                             match params.iter().position(|p| *p == w) {
-                                Some(k) => subst += args.get(k).map(String::as_str).unwrap_or(""),
+                                // Expanded already: kept as it is on the rescan (\u{1}..\u{2}).
+                                Some(k) => {
+                                    subst.push('\u{1}');
+                                    subst += args.get(k).map(String::as_str).unwrap_or("");
+                                    subst.push('\u{2}');
+                                }
                                 None => subst += w,
                             }
                         } else {
@@ -584,6 +595,8 @@ mod unit {
         assert_eq!(m["E"], "");
         let m = parse_macros("#define P(api) api\n#define X P(x_v2)\n#define ONE 0x01\n#define V ((void*)ONE)\n");
         assert_eq!(expand(&m, "X"), "x_v2");
+        let m = parse_macros("#define P(api) api\n#define f P(f_v2)\n#define f_v2 P(f_v2)\n");
+        assert_eq!(expand(&m, "f"), "f_v2");
         assert_eq!(int_value(&expand(&m, "V")), Some(1));
     }
 }

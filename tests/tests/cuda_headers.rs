@@ -193,6 +193,38 @@ fn rgdev_headers_declare_what_nvidia_headers_declare() {
     );
 }
 
+/// A function type with its parameters' top-level qualifiers left out (`int (const int)` is
+/// `int (int)`: they are not part of the type; clang prints them as declared).
+fn unqualified(t: &str) -> String {
+    let (Some(open), Some(close)) = (t.find('('), t.rfind(')')) else { return t.to_string() };
+    if t[..open].contains("(*") || t[..open].trim().is_empty() {
+        return t.to_string();
+    }
+    let mut params = Vec::new();
+    let (mut depth, mut start) = (0, open + 1);
+    for (i, c) in t[open + 1..close].char_indices().map(|(i, c)| (i + open + 1, c)) {
+        match c {
+            '(' | '<' => depth += 1,
+            ')' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                params.push(&t[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    params.push(&t[start..close]);
+    let params: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let p = p.trim();
+            let p = p.strip_suffix(" const").unwrap_or(p);
+            if p.contains(['*', '&', '[']) { p.to_string() } else { p.strip_prefix("const ").unwrap_or(p).to_string() }
+        })
+        .collect();
+    format!("{}({}){}", &t[..open], params.join(", "), &t[close + 1..])
+}
+
 /// Two macros of one name expand to one value: the same text, or the same integer.
 fn same_value(theirs: &BTreeMap<String, String>, mine: &BTreeMap<String, String>, n: &str) -> bool {
     let (a, b) = (expand(theirs, n), expand(mine, n));
@@ -202,7 +234,9 @@ fn same_value(theirs: &BTreeMap<String, String>, mine: &BTreeMap<String, String>
 /// Cooperative groups' names with their version namespace (`cooperative_groups::__v1`, which
 /// NVIDIA's header brings in with a using-directive) left out.
 fn unversioned(d: Decl) -> Decl {
-    Decl { name: d.name.replace("__v1::", ""), what: d.what.replace("__v1::", ""), ..d }
+    let what = d.what.replace("__v1::", "");
+    let what = if d.kind == "function" { unqualified(&what) } else { what };
+    Decl { name: d.name.replace("__v1::", ""), what, ..d }
 }
 
 /// Functions, types and values are matched within their class.

@@ -1140,7 +1140,7 @@ fn rgdev_cc_command_line() {
     .unwrap();
     // A C file in the same program, built with the runtime's C header.
     let c = dir.join("offset.c");
-    std::fs::write(&c, "#include <cuda_runtime_api.h>\nint offset(void) { int v = 0; cudaRuntimeGetVersion(&v); return v == 12000 ? 3 : -1000; }\n").unwrap();
+    std::fs::write(&c, "#include <cuda_runtime_api.h>\nint offset(void) { int v = 0; cudaRuntimeGetVersion(&v); return v == 12090 ? 3 : -1000; }\n").unwrap();
     let obj = dir.join("part.o");
     let st = rgdev().args(["cc", "-c"]).arg(&cu).arg("-o").arg(&obj).status().unwrap();
     assert!(st.success() && obj.exists());

@@ -91,5 +91,5 @@ pub type CUdeviceptr = u64;
 /// An opaque handle (`CUcontext`, `CUmodule`, `CUfunction`, `CUstream`, `CUevent`).
 pub type Handle = *mut c_void;
 
-/// The driver version reported (CUDA 12.0's Driver API).
-pub const DRIVER_VERSION: c_int = 12000;
+/// The driver version reported: CUDA 12.9's Driver API, whose declarations rgdev's cuda.h has.
+pub const DRIVER_VERSION: c_int = 12090;

@@ -26,7 +26,9 @@ macro_rules! unsupported {
 
 unsupported! {
 
-    cuArrayGetMemoryRequirements cuArrayGetPlane cuArrayGetSparseProperties cuCoredumpGetAttribute
+    cuArrayGetMemoryRequirements cuArrayGetPlane cuArrayGetSparseProperties cuCheckpointProcessCheckpoint
+    cuCheckpointProcessGetRestoreThreadId cuCheckpointProcessGetState cuCheckpointProcessLock
+    cuCheckpointProcessRestore cuCheckpointProcessUnlock cuDeviceGetNvSciSyncAttributes cuCoredumpGetAttribute
     cuCoredumpGetAttributeGlobal cuCoredumpSetAttribute cuCoredumpSetAttributeGlobal cuCtxAttach cuCtxCreate_v3 cuCtxCreate_v4
     cuCtxDetach cuCtxFromGreenCtx cuCtxGetApiVersion
     cuCtxGetCacheConfig cuCtxGetDevResource cuCtxGetDevice_v2 cuCtxGetExecAffinity cuCtxGetFlags cuCtxGetId

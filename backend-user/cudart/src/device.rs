@@ -5,8 +5,8 @@ use crate::error::{self, Status, codes::*};
 use crate::{api, put, state};
 use std::ffi::{c_char, c_int, c_uint};
 
-/// The runtime's version: CUDA 12.0, the API level of the headers.
-pub const RUNTIME_VERSION: c_int = 12000;
+/// The runtime's version: CUDA 12.9, the API level of the headers.
+pub const RUNTIME_VERSION: c_int = 12090;
 
 /// `struct cudaDeviceProp` of CUDA 12.9.
 #[repr(C)]

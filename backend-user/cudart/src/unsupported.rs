@@ -25,7 +25,7 @@ macro_rules! unsupported {
 unsupported! {
     cudaArrayGetMemoryRequirements cudaArrayGetPlane cudaArrayGetSparseProperties
     cudaCtxResetPersistingL2Cache cudaDestroyExternalMemory cudaDestroyExternalSemaphore
-      cudaDeviceFlushGPUDirectRDMAWrites
+      cudaDeviceFlushGPUDirectRDMAWrites cudaDeviceGetNvSciSyncAttributes
     cudaDeviceGetDefaultMemPool cudaDeviceGetGraphMemAttribute cudaDeviceGetMemPool
     cudaDeviceGetTexture1DLinearMaxWidth cudaDeviceGraphMemTrim cudaDeviceRegisterAsyncNotification
     cudaDeviceSetGraphMemAttribute cudaDeviceSetMemPool cudaDeviceUnregisterAsyncNotification
