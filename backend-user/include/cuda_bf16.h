@@ -33,12 +33,17 @@ typedef struct __align__(4) __nv_bfloat162_raw {
 #define __RGDEV_P2 "bf16x2"
 #define __RGDEV_EXTRA_CTORS                                                                            \
     __host__ __device__ __nv_bfloat16(const __half h) : __x(__rgdev_f2b(__rgdev_b2f(h.__x, 0), 1, 0)) {}
+#define __RGDEV_MOVE_FROM 
 #include "crt/rgdev_half_type.h"
+#undef __RGDEV_MOVE_FROM
 #include "crt/rgdev_half_ops.h"
 
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
 
+
+/* __half from __nv_bfloat16: the value (exact as a float) rounded once to nearest even. */
+__host__ __device__ inline __half::__half(const __nv_bfloat16 f) : __x(__rgdev_f2b(__rgdev_b2f(f.__x, 1), 0, 0)) {}
 
 #define __RGDEV_BF __RGDEV_HF__ __nv_bfloat16
 __RGDEV_BF __float2bfloat16(const float f) { return __nv_bfloat16_raw{__rgdev_f2b(f, 1, 0)}; }

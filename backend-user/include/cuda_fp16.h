@@ -227,8 +227,11 @@ static __inline__ __host__ __device__ unsigned short __rgdev_minmax16(int max, i
 #define __RGDEV_F 0
 #define __RGDEV_P "f16"
 #define __RGDEV_P2 "f16x2"
-#define __RGDEV_EXTRA_CTORS
+#define __RGDEV_EXTRA_CTORS explicit __host__ __device__ __half(const __nv_bfloat16 f); /* cuda_bf16.h */
+struct __nv_bfloat16;
+#define __RGDEV_MOVE_FROM const
 #include "crt/rgdev_half_type.h"
+#undef __RGDEV_MOVE_FROM
 #include "crt/rgdev_half_ops.h"
 
 typedef __half half;

@@ -57,7 +57,8 @@ pub fn parse_ast(dump: &str) -> Vec<Decl> {
         while stack.last().is_some_and(|(d, _)| *d >= depth) {
             stack.pop();
         }
-        let implicit = rest.contains(" implicit ") || rest.contains(" implicit\n");
+        // An out-of-line member definition (`parent 0x...`) was declared in its class.
+        let implicit = rest.contains(" implicit ") || rest.ends_with(" implicit") || rest.starts_with(" 0x") && rest.contains(" parent 0x");
         let parent = stack.last().map(|(_, s)| s);
         let at_scope = matches!(parent, None | Some(Scope::Namespace(_)) | Some(Scope::Transparent));
         let prefix = qualifier(&stack);
@@ -279,6 +280,11 @@ fn name_and_type(rest: &str) -> (Option<String>, Option<String>) {
     }
     let tail = &rest[after..];
     let q = tail.find('\'').unwrap_or(tail.len());
+    // `operator+=`, `operator float`, `operator unsigned long`: the words after `operator`.
+    if let Some(op) = tail[..q].find(" operator") {
+        let name = tail[op + 1..q].split_whitespace().collect::<Vec<_>>().join(" ");
+        return (Some(name), quoted_type(&tail[q..]));
+    }
     let name = tail[..q]
         .split_whitespace()
         .skip(1) // the location
@@ -287,23 +293,25 @@ fn name_and_type(rest: &str) -> (Option<String>, Option<String>) {
         })
         .last()
         .map(str::to_string);
-    let ty = if q < tail.len() {
-        let quoted: Vec<&str> = tail[q..].split('\'').collect();
-        // 'spelled' or 'spelled':'canonical': the last quoted string.
-        let mut best = None;
-        let mut i = 1;
-        while i < quoted.len() {
-            best = Some(quoted[i]);
-            if quoted.get(i + 1) != Some(&":") {
-                break;
-            }
-            i += 2;
+    (name, quoted_type(&tail[q..]))
+}
+
+/// `'spelled'` or `'spelled':'canonical'`: the last of them.
+fn quoted_type(s: &str) -> Option<String> {
+    if s.is_empty() {
+        return None;
+    }
+    let quoted: Vec<&str> = s.split('\'').collect();
+    let mut best = None;
+    let mut i = 1;
+    while i < quoted.len() {
+        best = Some(quoted[i]);
+        if quoted.get(i + 1) != Some(&":") {
+            break;
         }
-        best.map(str::to_string)
-    } else {
-        None
-    };
-    (name, ty)
+        i += 2;
+    }
+    best.map(str::to_string)
 }
 
 /// `#define NAME VALUE` lines of `clang -E -dM` as name → value (whitespace collapsed).
@@ -595,8 +603,8 @@ mod unit {
         assert_eq!(m["E"], "");
         let m = parse_macros("#define P(api) api\n#define X P(x_v2)\n#define ONE 0x01\n#define V ((void*)ONE)\n");
         assert_eq!(expand(&m, "X"), "x_v2");
+        assert_eq!(int_value(&expand(&m, "V")), Some(1));
         let m = parse_macros("#define P(api) api\n#define f P(f_v2)\n#define f_v2 P(f_v2)\n");
         assert_eq!(expand(&m, "f"), "f_v2");
-        assert_eq!(int_value(&expand(&m, "V")), Some(1));
     }
 }

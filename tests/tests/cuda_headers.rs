@@ -41,7 +41,11 @@ fn counted(rel: &str) -> Option<&'static str> {
 
 /// A name a program may use: not an implementation detail of NVIDIA's headers.
 fn public(name: &str) -> bool {
-    !name
+    // Helpers of cuda_fp16.hpp's and cuda_bf16.hpp's implementation.
+    const HELPERS: [&str; 5] =
+        ["__float_simpl_sinf", "__float_simpl_cosf", "__hsin_internal", "__hcos_internal", "IF_DEVICE_OR_CUDACC"];
+    !HELPERS.contains(&name)
+        && !name
         .split("::")
         .any(|s| s == "details" || s.starts_with("__internal") || s.starts_with("_CG_") || s.starts_with("__nv_cvt"))
 }
@@ -218,6 +222,7 @@ fn unqualified(t: &str) -> String {
         .iter()
         .map(|p| {
             let p = p.trim();
+            let p = if p.ends_with("*const") { p.strip_suffix("const").unwrap().trim_end() } else { p };
             let p = p.strip_suffix(" const").unwrap_or(p);
             if p.contains(['*', '&', '[']) { p.to_string() } else { p.strip_prefix("const ").unwrap_or(p).to_string() }
         })
@@ -235,7 +240,9 @@ fn same_value(theirs: &BTreeMap<String, String>, mine: &BTreeMap<String, String>
 /// NVIDIA's header brings in with a using-directive) left out.
 fn unversioned(d: Decl) -> Decl {
     let what = d.what.replace("__v1::", "");
-    let what = if d.kind == "function" { unqualified(&what) } else { what };
+    // A defaulted function's exception specification is computed when it is first used:
+    // whether clang shows `noexcept` depends on the translation unit, not the declaration.
+    let what = if d.kind == "function" { unqualified(&what).replace(" noexcept", "") } else { what };
     Decl { name: d.name.replace("__v1::", ""), what, ..d }
 }
 

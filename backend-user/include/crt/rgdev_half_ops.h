@@ -189,6 +189,24 @@ __RGDEV_INT(long long, "s64", "l", long long)
 __RGDEV_INT(unsigned long long, "u64", "l", unsigned long long)
 #undef __RGDEV_INT
 #undef __RGDEV_MODES
+/* The type's conversions to integers: toward zero, as __half2int_rz and its kin. */
+#define __RGDEV_TO(I, J)                                                                               \
+    __host__ __device__ inline __RGDEV_T::operator I() const { return (I)__rgdev_to_int((J *)0, *this, 1); }
+__RGDEV_TO(signed char, signed char)
+__RGDEV_TO(unsigned char, unsigned char)
+__RGDEV_TO(short, short)
+__RGDEV_TO(unsigned short, unsigned short)
+__RGDEV_TO(int, int)
+__RGDEV_TO(unsigned int, unsigned int)
+__RGDEV_TO(long, long long)
+__RGDEV_TO(unsigned long, unsigned long long)
+__RGDEV_TO(long long, long long)
+__RGDEV_TO(unsigned long long, unsigned long long)
+#undef __RGDEV_TO
+__host__ __device__ inline __RGDEV_T::operator char() const {
+    return (char)-1 < 0 ? (char)__rgdev_to_int((signed char *)0, *this, 1)
+                        : (char)__rgdev_to_int((unsigned char *)0, *this, 1);
+}
 
 /* -------- CUDA's functions, the same names for __half and __nv_bfloat16. -------- */
 #define __RGDEV_FN static __inline__ __host__ __device__
@@ -402,6 +420,18 @@ __RGDEV_FN __RGDEV_T operator++(__RGDEV_T &a, int) {
 __RGDEV_FN __RGDEV_T operator--(__RGDEV_T &a, int) {
     __RGDEV_T old = a;
     a = __hsub(a, __RGDEV_ONE);
+    return old;
+}
+__RGDEV_FN __RGDEV_T2 &operator++(__RGDEV_T2 &a) { return a = __hadd2(a, __RGDEV_T2(__RGDEV_ONE, __RGDEV_ONE)); }
+__RGDEV_FN __RGDEV_T2 &operator--(__RGDEV_T2 &a) { return a = __hsub2(a, __RGDEV_T2(__RGDEV_ONE, __RGDEV_ONE)); }
+__RGDEV_FN __RGDEV_T2 operator++(__RGDEV_T2 &a, int) {
+    __RGDEV_T2 old = a;
+    ++a;
+    return old;
+}
+__RGDEV_FN __RGDEV_T2 operator--(__RGDEV_T2 &a, int) {
+    __RGDEV_T2 old = a;
+    --a;
     return old;
 }
 __RGDEV_FN bool operator==(const __RGDEV_T &a, const __RGDEV_T &b) { return __heq(a, b); }
