@@ -18,6 +18,7 @@
 #if defined(__CUDA__) && defined(__cplusplus)
 
 #include "cuda_runtime.h"
+#include "crt/rgdev_thread_scope.h"
 
 namespace cooperative_groups {
 
@@ -134,6 +135,7 @@ class thread_group {
     friend __device__ thread_group tiled_partition(const thread_group &parent, unsigned size);
 
   public:
+    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_device;
     __device__ unsigned long long num_threads() const {
         switch (kind_) {
         case details::kind_block: return details::block_size();
@@ -164,39 +166,74 @@ class thread_group {
 /* The grid of a cooperative launch. */
 class grid_group : public thread_group {
   public:
+    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_device;
+    /* Split barrier: arrive, then wait (here the wait is the whole barrier). */
+    using arrival_token = unsigned int;
     __device__ grid_group() : thread_group(details::kind_grid) {}
     __device__ bool is_valid() const { return true; }
     __device__ void sync() const { details::grid_sync(); }
-    __device__ unsigned long long num_threads() const { return details::grid_threads(); }
-    __device__ unsigned long long size() const { return num_threads(); }
-    __device__ unsigned long long thread_rank() const { return details::grid_thread_rank(); }
-    __device__ unsigned long long num_blocks() const { return details::grid_blocks(); }
-    __device__ unsigned long long block_rank() const { return details::grid_block_rank(); }
-    __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
-    __device__ dim3 dim_blocks() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
-    __device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
-    __device__ dim3 dim_threads() const { return group_dim(); }
+    __device__ arrival_token barrier_arrive() const { return 0; }
+    __device__ void barrier_wait(arrival_token &&) const { details::grid_sync(); }
+    static __device__ unsigned long long num_threads() { return details::grid_threads(); }
+    static __device__ unsigned long long size() { return num_threads(); }
+    static __device__ unsigned long long thread_rank() { return details::grid_thread_rank(); }
+    static __device__ dim3 thread_index() {
+        return dim3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y,
+                    blockIdx.z * blockDim.z + threadIdx.z);
+    }
+    static __device__ unsigned long long num_blocks() { return details::grid_blocks(); }
+    static __device__ unsigned long long block_rank() { return details::grid_block_rank(); }
+    static __device__ dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+    static __device__ dim3 dim_blocks() { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+    static __device__ dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    static __device__ dim3 dim_threads() { return group_dim(); }
 };
 __device__ __forceinline__ grid_group this_grid() { return grid_group(); }
+
+/* The grids of a multi-device launch: CUDA 12 still names the type; rgdev has no
+ * multi-device cooperative launch (cudaLaunchCooperativeKernelMultiDevice is not supported),
+ * so a group of it is never valid. */
+class multi_grid_group : public thread_group {
+  public:
+    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_system;
+    __device__ multi_grid_group() : thread_group(details::kind_grid) {}
+    __device__ bool is_valid() const { return false; }
+};
+
+/* Scratch memory for tiles of more than 32 threads (CUDA keeps their state in it); rgdev's
+ * large tiles synchronize the whole block and need none, so it is only the type. */
+template <unsigned int MaxBlockSize = 1024> struct block_tile_memory {
+    static constexpr unsigned int max_block_size = MaxBlockSize;
+    char reserved[sizeof(unsigned long long) * ((MaxBlockSize + 31) / 32)];
+};
 
 /* The thread block. */
 class thread_block : public thread_group {
   public:
+    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_block;
+    /* Split barrier: arrive, then wait (here the wait is the whole barrier). */
+    struct arrival_token {};
     __device__ thread_block() : thread_group(details::kind_block) {}
-    __device__ void sync() const { __syncthreads(); }
-    __device__ unsigned num_threads() const { return details::block_size(); }
-    __device__ unsigned size() const { return num_threads(); }
-    __device__ unsigned thread_rank() const { return details::block_rank(); }
-    __device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
-    __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
-    __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
-    __device__ dim3 dim_threads() const { return group_dim(); }
+    static __device__ void sync() { __syncthreads(); }
+    __device__ arrival_token barrier_arrive() const { return arrival_token(); }
+    __device__ void barrier_wait(arrival_token &&) const { __syncthreads(); }
+    static __device__ unsigned num_threads() { return details::block_size(); }
+    static __device__ unsigned size() { return num_threads(); }
+    static __device__ unsigned thread_rank() { return details::block_rank(); }
+    static __device__ dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    static __device__ dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+    static __device__ dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+    static __device__ dim3 dim_threads() { return group_dim(); }
 };
 __device__ __forceinline__ thread_block this_thread_block() { return thread_block(); }
+template <unsigned int N> __device__ __forceinline__ thread_block this_thread_block(block_tile_memory<N> &) {
+    return thread_block();
+}
 
 /* The active lanes of a warp (or a partition of them), ranked by lane. */
 class coalesced_group : public thread_group {
   public:
+    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_block;
     __device__ explicit coalesced_group(unsigned mask) : thread_group(details::kind_coalesced, mask) {}
     __device__ unsigned num_threads() const { return (unsigned)__popc(mask_); }
     __device__ unsigned size() const { return num_threads(); }
@@ -241,6 +278,7 @@ template <unsigned Size, class ParentT = void> class thread_block_tile : public 
     }
 
   public:
+    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_block;
     __device__ thread_block_tile() : thread_group(details::kind_coalesced, build_mask()) {}
     template <class P> __device__ thread_block_tile(const thread_block_tile<Size, P> &) : thread_block_tile() {}
     static constexpr unsigned num_threads() { return Size; }
@@ -323,6 +361,23 @@ __device__ __forceinline__ coalesced_group binary_partition(const coalesced_grou
 template <class P> __device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<32, P> &, bool pred) {
     unsigned b = __ballot_sync(0xffffffffu, pred);
     return coalesced_group(pred ? b : ~b);
+}
+
+/* The calling thread as a group of one. */
+__device__ __forceinline__ thread_block_tile<1, void> this_thread() { return thread_block_tile<1, void>(); }
+
+/* `f(args...)` called by one thread of `g` (its rank 0); invoke_one_broadcast gives every
+ * member the value it returns. */
+template <class Group, class Fn, class... Args> __device__ void invoke_one(const Group &g, Fn &&f, Args &&...args) {
+    if (g.thread_rank() == 0) f(static_cast<Args &&>(args)...);
+    g.sync();
+}
+template <class Group, class Fn, class... Args>
+__device__ auto invoke_one_broadcast(const Group &g, Fn &&f, Args &&...args) -> decltype(f(static_cast<Args &&>(args)...)) {
+    using T = decltype(f(static_cast<Args &&>(args)...));
+    T v{};
+    if (g.thread_rank() == 0) v = f(static_cast<Args &&>(args)...);
+    return g.shfl(v, 0);
 }
 
 /* Free-function forms. */

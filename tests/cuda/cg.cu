@@ -3,10 +3,12 @@
 // __syncthreads_count/and/or, thread blocks, static and dynamic tiles with their shuffles,
 // votes, reduce and scans, coalesced groups and their partitions, memcpy_async, and a
 // grid-wide sync in a cooperative launch (a two-phase sum that needs it), with the launch
-// refused when the grid cannot be resident at once.
+// refused when the grid cannot be resident at once; CUDA 12's split barriers, this_thread,
+// invoke_one(_broadcast) and thread scopes.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "check.cuh"
@@ -131,6 +133,29 @@ __global__ void grid_sum(const int *in, int *partial, int *out, int n) {
     if (b.thread_rank() == 0) partial[blockIdx.x] = -1;
 }
 
+// CUDA 12's members: static queries of the block, split barriers, this_thread,
+// invoke_one and invoke_one_broadcast, thread scopes, the block's scratch-memory overload.
+__global__ void cuda12(int *out) {
+    __shared__ cg::block_tile_memory<64> scratch;
+    __shared__ int flag;
+    cg::thread_block b = cg::this_thread_block(scratch);
+    auto warp = cg::tiled_partition<32>(b);
+    int t = (int)cg::thread_block::thread_rank();
+    if (t == 0) flag = 5;
+    auto token = b.barrier_arrive();
+    b.barrier_wait(std::move(token));
+    int *o = &out[t * 6];
+    o[0] = flag + (int)cg::thread_block::size();
+    o[1] = (int)cg::this_thread().size() * 10 + (int)cg::this_thread().thread_rank();
+    int got = cg::invoke_one_broadcast(warp, [](int x) { return x * 3; }, 14);
+    o[2] = got;
+    cg::invoke_one(b, [&] { flag = 9; });
+    o[3] = flag;
+    o[4] = cg::thread_block::thread_scope == cuda::thread_scope_block &&
+           cg::grid_group::thread_scope == cuda::thread_scope_device;
+    o[5] = (int)cg::this_grid().thread_index().x == (int)(blockIdx.x * blockDim.x + threadIdx.x);
+}
+
 template <class T> static T *dev(size_t n) {
     T *p;
     CHECK(cudaMalloc(&p, n * sizeof(T)));
@@ -236,6 +261,19 @@ int main() {
     dynamic<<<1, 128>>>(din, d);
     h = host(d, 128);
     for (int t = 0; t < 128; t++) TRUE(h[t] == in[127 - t] * 1000 + (t % 16) * 10 + 1);
+
+    cuda12<<<1, 64>>>(d);
+    CHECK(cudaGetLastError());
+    h = host(d, 64 * 6);
+    for (int t = 0; t < 64; t++) {
+        const int *o = &h[t * 6];
+        TRUE(o[0] == 69);
+        TRUE(o[1] == 10);
+        TRUE(o[2] == 42);
+        TRUE(o[3] == 9);
+        TRUE(o[4] == 1);
+        TRUE(o[5] == 1);
+    }
 
     // The cooperative launch: as many blocks as can be resident, two barriers.
     int sms = 0, per_sm = 0;

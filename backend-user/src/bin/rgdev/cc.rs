@@ -82,6 +82,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("cuda_fp16.h", include_str!("../../../include/cuda_fp16.h")),
     ("cuda_bf16.h", include_str!("../../../include/cuda_bf16.h")),
     ("crt/rgdev_half_type.h", include_str!("../../../include/crt/rgdev_half_type.h")),
+    ("crt/rgdev_thread_scope.h", include_str!("../../../include/crt/rgdev_thread_scope.h")),
     ("crt/rgdev_half_ops.h", include_str!("../../../include/crt/rgdev_half_ops.h")),
     ("cuda_pipeline.h", include_str!("../../../include/cuda_pipeline.h")),
     ("cuda_pipeline_primitives.h", include_str!("../../../include/cuda_pipeline_primitives.h")),
