@@ -18,6 +18,7 @@
 use modular_bitfield::prelude::*;
 
 mod flags;
+pub mod mma;
 mod texmods;
 pub use flags::*;
 pub use texmods::*;
@@ -174,6 +175,9 @@ pub enum Op {
     /// lane's member mask `b` whose `a` equals its own; m 1 (`.all`) that mask when all of
     /// them are equal, else 0 (u32 or u64 values).
     Match,
+    /// Tensor core: a warp's matrix multiply-accumulate, staged through the SM's per-warp
+    /// operand buffer (m and the immediate: [`mma`]).
+    Mma,
 }
 
 /// [`Op::Printf`] modes.

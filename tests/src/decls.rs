@@ -58,7 +58,9 @@ pub fn parse_ast(dump: &str) -> Vec<Decl> {
             stack.pop();
         }
         // An out-of-line member definition (`parent 0x...`) was declared in its class.
-        let implicit = rest.contains(" implicit ") || rest.ends_with(" implicit") || rest.starts_with(" 0x") && rest.contains(" parent 0x");
+        let implicit = rest.contains(" implicit ")
+            || rest.ends_with(" implicit")
+            || rest.starts_with(" 0x") && rest.contains(" parent 0x");
         let parent = stack.last().map(|(_, s)| s);
         let at_scope = matches!(parent, None | Some(Scope::Namespace(_)) | Some(Scope::Transparent));
         let prefix = qualifier(&stack);

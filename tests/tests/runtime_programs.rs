@@ -333,6 +333,33 @@ fn pipeline_primitives() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// nvcuda::wmma on the tensor core (tests/cuda/wmma.cu, built for sm_80 and run on a gv100
+/// that reports compute capability 8.0): every shape and type of mma.h in all layouts and a
+/// GEMM, bit for bit against the host, in both modes; the multiply's issue interval is the
+/// preset's (ten times it makes eight warps multiplying in a loop slower).
+#[test]
+fn warp_matrix_functions_on_the_tensor_core() {
+    let exe = compile("wmma", &["-arch=sm_80"]);
+    let dir = exe.parent().unwrap();
+    let preset = |name: &str, extra: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, format!("base = \"gv100\"\n{extra}[board]\ncc_major = 8\ncc_minor = 0\n")).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (timing, functional) = (preset("sm80.toml", ""), preset("sm80f.toml", "mode = \"functional\"\n"));
+    let slow = preset("slow.toml", "[pipe]\ntensor_interval = 320\n");
+    assert!(run_ok(&exe, &[("RGDEV_PRESET", &functional)]).contains("a 64x64x64 f16 GEMM"));
+    let (_, s) = run_stats(&exe, &[("RGDEV_PRESET", &timing)]);
+    let (_, s10) = run_stats(&exe, &[("RGDEV_PRESET", &slow)]);
+    let cycles = |s: &serde_json::Value| kernel(s, "_Z5chainPfi")["cycles"].as_u64().unwrap();
+    assert!(cycles(&s10) > cycles(&s) * 3, "tensor interval x10: {} -> {} cycles", cycles(&s), cycles(&s10));
+    // On compute capability 7.0 the sm_80 build is refused, as CUDA refuses it.
+    let out = Command::new(&exe).output().unwrap();
+    let (o, e) = text(&out);
+    assert!(!out.status.success() && (o + &e).contains("cudaErrorNoKernelImageForDevice"), "{}", out.status);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Unified virtual addressing: pinned memory's host pointer used by a kernel,
 /// cudaMemcpyDefault in every direction, pointer attributes; without it (RGDEV_UVA=0)
 /// cudaMemcpyDefault is cudaErrorInvalidValue.

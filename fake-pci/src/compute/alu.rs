@@ -119,7 +119,7 @@ impl Exec<'_, '_> {
             Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
             Op::Redux | Op::Match => reduce_match(d, on, regs).ok_or(illegal)?,
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => self.texture(d, pc, on, regs)?,
-            Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret => unreachable!("handled by the SIMT unit"),
+            Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Mma => unreachable!("handled by the SIMT unit"),
         }
         if self.bcheck.as_ref().is_some_and(|b| !b.prov.is_empty()) {
             self.track_pointers(&d, on, pos.warpid, m.regs);

@@ -30,6 +30,7 @@ mod ops;
 mod printf;
 mod round;
 mod simt;
+mod tensor;
 mod tex;
 
 use alu::*;

@@ -32,6 +32,8 @@ pub(crate) struct Warp {
     /// A `bar.red` whose barrier the warp waited at: on its release the warp executes the
     /// instruction again, which writes the result.
     pub(crate) red_pending: bool,
+    /// The tensor core's operand buffer of the warp (empty until it multiplies).
+    pub(crate) tensor: Vec<u64>,
 }
 
 /// Backward branches with memory unchanged before the first snapshot of a warp's state.
@@ -206,6 +208,7 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         parked: None,
         bars: 0,
         red_pending: false,
+        tensor: Vec::new(),
     });
     for (w, warp) in warps.iter_mut().enumerate() {
         let base = w as u32 * 32;
@@ -311,6 +314,12 @@ impl Exec<'_, '_> {
                 return Ok(Flow::Next);
             }
             let pos = WarpPos { base: w.base, warpid, nwarps, ctaid };
+            if d.op == Op::Mma {
+                return match tensor::execute(&d, on, &mut w.tensor, m.regs) {
+                    Some(()) => Ok(Flow::Next),
+                    None => Err(trap(TrapReason::IllegalInstruction)),
+                };
+            }
             if let Err(e) = self.execute(d, pc, (on, active), pos, m) {
                 if matches!(e, GridError::Replay(_)) {
                     // Not executed: the replay issues this instruction again.

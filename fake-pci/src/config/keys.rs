@@ -141,6 +141,8 @@ pub const OLD_KEYS: &[(&str, &str)] = &[
     ("div_latency", "pipe.div_latency"),
     ("div_interval", "pipe.div_interval"),
     ("shfl_latency", "pipe.shfl_latency"),
+    ("tensor_latency", "pipe.tensor_latency"),
+    ("tensor_interval", "pipe.tensor_interval"),
     ("branch_latency", "pipe.branch_latency"),
     ("barrier_latency", "pipe.barrier_latency"),
     ("const_latency", "pipe.const_latency"),

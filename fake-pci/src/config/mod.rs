@@ -206,6 +206,11 @@ params! {
         div_interval: u32,
         /// Latency of shuffles and votes.
         shfl_latency: u32,
+        /// Latency of a warp's tensor-core matrix multiply (`wmma.mma`), cycles.
+        tensor_latency: u32,
+        /// Issue interval of the tensor core per scheduler for 4096 half-precision
+        /// multiply-adds (one m16n16k16 f16 multiply); other types scale by their rate.
+        tensor_interval: u32,
         /// Cycles from a branch or control instruction until the warp can issue again.
         branch_latency: u32,
         /// Cycles from the last warp arriving at a barrier until the block's warps resume.

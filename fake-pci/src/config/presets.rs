@@ -67,6 +67,11 @@ impl DeviceConfig {
                 div_latency: 60,
                 div_interval: 16,
                 shfl_latency: 22,
+                // V100: 8 tensor cores per SM, 64 f16 multiply-adds each per cycle (125
+                // TFLOPS at 1530 MHz on 80 SMs): a scheduler's two do an m16n16k16 in 32
+                // cycles.
+                tensor_latency: 64,
+                tensor_interval: 32,
                 branch_latency: 6,
                 barrier_latency: 20,
                 const_latency: 8,

@@ -26,6 +26,8 @@ pub(crate) enum Class {
     Mem,
     /// Texture fetches and queries: the SM's texture units (beside the LSU).
     Tex,
+    /// The tensor core's matrix multiplies.
+    Tensor,
 }
 
 pub(crate) fn classify(d: &D) -> Class {
@@ -36,6 +38,8 @@ pub(crate) fn classify(d: &D) -> Class {
         Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
         Op::Shfl | Op::Vote | Op::Redux | Op::Match => Class::Shfl,
+        Op::Mma if d.m == hw::isa::mma::RUN => Class::Tensor,
+        Op::Mma => Class::Alu,
         _ if d.ty == Ty::F64 => Class::F64,
         _ => Class::Alu,
     }
@@ -107,7 +111,7 @@ pub(crate) struct Block {
 pub(crate) struct Sched {
     pub(crate) last: Option<usize>,
     /// Cycle each pipe accepts another instruction.
-    pub(crate) pipe_free: [u64; 6],
+    pub(crate) pipe_free: [u64; 7],
     /// Stall reason of the last visited cycle without an issue, and its grid.
     pub(crate) stall: Option<(StallKind, usize)>,
     pub(crate) stall_since: u64,
@@ -151,6 +155,7 @@ pub(crate) fn pipe_index(c: Class) -> usize {
         Class::Div => 3,
         Class::Shfl => 4,
         Class::Control | Class::Mem | Class::Tex => 5,
+        Class::Tensor => 6,
     }
 }
 
@@ -429,6 +434,10 @@ impl TimingEngine {
                 Class::Sfu => (cfg.pipe.sfu_latency, cfg.pipe.sfu_interval),
                 Class::Div => (cfg.pipe.div_latency, cfg.pipe.div_interval),
                 Class::Shfl => (cfg.pipe.shfl_latency, cfg.pipe.alu_interval),
+                Class::Tensor => {
+                    let units = hw::isa::mma::Config::decode(d.imm).map_or(4096, |c| c.f16_fmas());
+                    (cfg.pipe.tensor_latency, (cfg.pipe.tensor_interval as u64 * units as u64).div_ceil(4096) as u32)
+                }
                 Class::Control => (1, cfg.pipe.alu_interval),
                 Class::Mem | Class::Tex => (0, 0),
             };

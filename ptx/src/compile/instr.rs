@@ -6,7 +6,7 @@ use super::*;
 impl<'a> Kc<'a> {
     pub(crate) fn instr(&mut self, i: &ast::Instr) -> Result<()> {
         let op = i.op.as_str();
-        if !matches!(op, "mov" | "ld" | "ldu" | "st" | "selp" | "cvt" | "atom" | "red" | "shfl")
+        if !matches!(op, "mov" | "ld" | "ldu" | "st" | "selp" | "cvt" | "atom" | "red" | "shfl" | "wmma")
             && let Some(&ty) = self.types(i).last()
             && ty.half()
         {
@@ -233,6 +233,7 @@ impl<'a> Kc<'a> {
             "redux" => self.redux(i),
             "cp" if i.has("async") => self.cp_async(i),
             "match" => self.match_sync(i),
+            "wmma" => self.wmma(i),
             "dp4a" | "dp2a" => self.dot(i),
             "nanosleep" => {
                 self.src(self.arg(i, 0)?, Ty::U32)?;

@@ -47,6 +47,7 @@ mod regalloc;
 mod select;
 mod texture;
 mod warp;
+mod wmma;
 
 pub use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
 use calls::*;

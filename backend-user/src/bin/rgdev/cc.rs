@@ -60,6 +60,10 @@ Options:
   --ptx, -ptx                 write the device code's PTX (the newest -arch's) and stop
   --fatbin, -fatbin           write the device code's fat binary (PTX for every -arch) and stop;
                               clang's -fcuda-include-gpubinary embeds it
+  --cuda-path DIR             compile against NVIDIA's headers, CCCL (Thrust, CUB, libcu++) and
+                              libdevice in the CUDA installation DIR (include/, nvvm/libdevice/)
+                              with clang's CUDA mode, instead of rgdev's headers; also CUDA_PATH.
+                              The program still runs on rgdev's libcudart.so.12
   -keep                       keep the intermediate files (printed with -v)
 Programs are linked at a fixed address (-no-pie), so that __managed__ variables have the same
 address on the host and the device; -Xcompiler -shared or -Xlinker -pie links otherwise.
@@ -84,6 +88,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("crt/rgdev_half_type.h", include_str!("../../../include/crt/rgdev_half_type.h")),
     ("crt/rgdev_thread_scope.h", include_str!("../../../include/crt/rgdev_thread_scope.h")),
     ("crt/rgdev_half_ops.h", include_str!("../../../include/crt/rgdev_half_ops.h")),
+    ("mma.h", include_str!("../../../include/mma.h")),
     ("cuda_pipeline.h", include_str!("../../../include/cuda_pipeline.h")),
     ("cuda_pipeline_primitives.h", include_str!("../../../include/cuda_pipeline_primitives.h")),
     ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
@@ -147,6 +152,8 @@ struct Args {
     keep: bool,
     help: bool,
     version: bool,
+    /// `--cuda-path DIR`: NVIDIA's headers and libdevice instead of rgdev's headers.
+    cuda_path: Option<String>,
 }
 
 /// `sm_XY`/`compute_XY` (an optional `a`/`f` suffix) as 10 x major + minor.
@@ -229,6 +236,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--fatbin" | "-fatbin" => a.fatbin_only = true,
             "-v" | "--verbose" => a.verbose = true,
             "-keep" | "--keep" => a.keep = true,
+            _ if s.starts_with("--cuda-path") => a.cuda_path = Some(value("--cuda-path", s, &mut it)?),
             "-g" | "--debug" => a.host_flags.push("-g".into()),
             _ if ACCEPTED.contains(&s) => {}
             _ if ACCEPTED_WITH_VALUE.iter().any(|f| s == *f || s.starts_with(&format!("{f}="))) => {
@@ -467,6 +475,8 @@ struct Driver {
     verbose: bool,
     tmp: PathBuf,
     include: PathBuf,
+    /// A CUDA installation whose headers and libdevice replace rgdev's headers.
+    cuda: Option<PathBuf>,
 }
 
 impl Driver {
@@ -481,19 +491,33 @@ impl Driver {
         if st.success() { Ok(()) } else { Err(String::new()) } // clang printed why
     }
 
-    /// Options every compile shares: rgdev's headers first, the program's flags.
+    /// Options every compile shares: rgdev's headers first (or the CUDA installation's),
+    /// the program's flags.
     fn common(&self, a: &Args) -> Vec<OsString> {
-        let mut v: Vec<OsString> = vec!["-I".into(), self.include.clone().into()];
+        let mut v: Vec<OsString> = match &self.cuda {
+            // clang 19 knows CUDA up to 12.5 and warns of newer installations; their headers
+            // work (tests/tests/nvidia_headers.rs builds Thrust, CUB, CG and WMMA with 12.9).
+            Some(dir) => vec![format!("--cuda-path={}", dir.display()).into(), "-Wno-unknown-cuda-version".into()],
+            None => vec!["-I".into(), self.include.clone().into()],
+        };
         v.extend(a.cflags.iter().map(OsString::from));
         v
     }
 
+    /// Without a CUDA installation: no CUDA headers or libdevice of clang's, rgdev's
+    /// `cuda_runtime.h` included first, as nvcc includes NVIDIA's.
+    fn headers_off(&self) -> Vec<OsString> {
+        if self.cuda.is_some() { vec![] } else { ["-nocudainc", "-nocudalib"].map(OsString::from).to_vec() }
+    }
+    fn prelude(&self) -> Vec<OsString> {
+        if self.cuda.is_some() { vec![] } else { ["-include", "cuda_runtime.h"].map(OsString::from).to_vec() }
+    }
+
     /// The device code of `src` as PTX for `arch`.
     fn device(&self, a: &Args, src: &str, arch: u32, out: &Path) -> Result<(), String> {
-        let mut v: Vec<OsString> = ["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-O3", "-S"]
-            .iter()
-            .map(OsString::from)
-            .collect();
+        let mut v: Vec<OsString> =
+            ["-x", "cuda", "--cuda-device-only", "-O3", "-S"].iter().map(OsString::from).collect();
+        v.extend(self.headers_off());
         v.push(format!("--cuda-gpu-arch=sm_{arch}").into());
         // The device runtime's malloc and free are calls, as NVVM keeps them: LLVM's view of
         // them as the C library's would drop a malloc whose block is unused and assume it
@@ -501,15 +525,19 @@ impl Driver {
         v.extend(["-fno-builtin-malloc", "-fno-builtin-free"].map(OsString::from));
         // The PTX ISA clang writes without a CUDA installation: 6.4 (sm_70's features), or
         // the first that has the architecture (sm_80: 7.0, sm_86: 7.1, sm_89 and sm_90: 7.8).
-        v.extend(["-Xclang", "-target-feature", "-Xclang"].map(OsString::from));
-        v.push(format!("+ptx{}", ptx_isa(arch)).into());
+        // (With a CUDA installation clang picks the PTX ISA of its version.)
+        if self.cuda.is_none() {
+            v.extend(["-Xclang", "-target-feature", "-Xclang"].map(OsString::from));
+            v.push(format!("+ptx{}", ptx_isa(arch)).into());
+        }
         if a.rdc {
             v.push("-fgpu-rdc".into());
             v.push(cuid(src).into());
         }
         v.extend(fp_flags(a).into_iter().map(OsString::from));
         v.extend(self.common(a));
-        v.extend(["-include".into(), "cuda_runtime.h".into(), "-o".into(), out.into(), src.into()]);
+        v.extend(self.prelude());
+        v.extend(["-o".into(), out.into(), src.into()]);
         self.run(&v)?;
         if let Some(n) = a.max_regs {
             let text = std::fs::read_to_string(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -536,11 +564,14 @@ impl Driver {
 
     /// The host code of `src` with fat binary `fatbin` embedded.
     fn host(&self, a: &Args, src: &str, fatbin: &Path, out: &Path) -> Result<(), String> {
-        let mut v: Vec<OsString> =
-            ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-c"].iter().map(OsString::from).collect();
+        let mut v: Vec<OsString> = ["-x", "cuda", "--cuda-host-only", "-c"].iter().map(OsString::from).collect();
+        v.extend(self.headers_off());
         // CUDA 11.5's ABI: `<<<>>>` is __cudaPushCallConfiguration + cudaLaunchKernel, and
-        // registration ends with __cudaRegisterFatBinaryEnd (clang assumes CUDA 7 without it).
-        v.extend(["-Xclang", "-target-sdk-version=11.5"].map(OsString::from));
+        // registration ends with __cudaRegisterFatBinaryEnd (clang assumes CUDA 7 without it;
+        // with a CUDA installation it takes the installation's).
+        if self.cuda.is_none() {
+            v.extend(["-Xclang", "-target-sdk-version=11.5"].map(OsString::from));
+        }
         v.extend(["-Xclang", "-fcuda-include-gpubinary", "-Xclang"].map(OsString::from));
         v.push(fatbin.into());
         if a.rdc {
@@ -553,14 +584,22 @@ impl Driver {
         }
         v.extend(self.common(a));
         v.extend(a.host_flags.iter().map(OsString::from));
-        v.extend(["-include".into(), "cuda_runtime.h".into(), "-o".into(), out.into(), src.into()]);
+        v.extend(self.prelude());
+        v.extend(["-o".into(), out.into(), src.into()]);
         self.run(&v)
     }
 
     /// A C or C++ host file.
     fn plain(&self, a: &Args, src: &str, cxx: bool, out: &Path) -> Result<(), String> {
         let mut v: Vec<OsString> = vec!["-x".into(), if cxx { "c++" } else { "c" }.into(), "-c".into()];
-        v.extend(self.common(a).into_iter().filter(|f| cxx || !f.to_string_lossy().starts_with("-std=c++")));
+        if let Some(dir) = &self.cuda {
+            v.extend(["-I".into(), OsString::from(dir.join("include"))]);
+        }
+        let cuda_only = |f: &str| f.starts_with("--cuda-path") || f == "-Wno-unknown-cuda-version";
+        v.extend(self.common(a).into_iter().filter(|f| {
+            let f = f.to_string_lossy();
+            (cxx || !f.starts_with("-std=c++")) && !cuda_only(&f)
+        }));
         v.extend(a.host_flags.iter().map(OsString::from));
         v.extend(["-o".into(), out.into(), src.into()]);
         self.run(&v)
@@ -717,7 +756,15 @@ pub fn main(args: &[String]) -> ExitCode {
         eprintln!("rgdev cc: {}: {e}", tmp.display());
         return ExitCode::FAILURE;
     }
-    let d = Driver { clang: clang(), verbose: a.verbose, tmp: tmp.clone(), include };
+    let cuda = a.cuda_path.clone().or_else(|| std::env::var("CUDA_PATH").ok().filter(|p| !p.is_empty()));
+    let cuda = match cuda.map(PathBuf::from) {
+        Some(dir) if !dir.join("include/cuda.h").is_file() => {
+            eprintln!("rgdev cc: --cuda-path {}: not a CUDA installation (no include/cuda.h)", dir.display());
+            return ExitCode::FAILURE;
+        }
+        c => c,
+    };
+    let d = Driver { clang: clang(), verbose: a.verbose, tmp: tmp.clone(), include, cuda };
     let r = compile(&a, &d);
     if a.keep {
         eprintln!("rgdev cc: intermediate files kept in {}", tmp.display());

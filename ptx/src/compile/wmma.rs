@@ -1,0 +1,206 @@
+//! Warp matrix operations (`wmma`, sm_70 and sm_80): `wmma.load` and `wmma.store` become
+//! each lane's loads and stores of its fragment (`hw::isa::mma` gives the layout), and
+//! `wmma.mma` stages A, B and C into the tensor core ([`Op::Mma`]), multiplies, and reads D
+//! back. Shapes: m16n16k16 (f16, bf16, s8, u8), m16n16k8 (tf32), m8n8k4 (f64); others,
+//! sub-byte and single-bit types are named in an error.
+
+use super::*;
+use hw::isa::mma::{self as mma, Config, Elem, Frag, Matrix, Shape};
+
+impl Kc<'_> {
+    /// `wmma.load.{a,b,c}`, `wmma.store.d`, `wmma.mma`.
+    pub(crate) fn wmma(&mut self, i: &ast::Instr) -> Result<()> {
+        let unsupported = |k: &Self| k.err(format!("`wmma.{}` is not supported", i.mods.join(".")));
+        let shape = i.mods.iter().find_map(|m| Shape::parse(m)).ok_or_else(|| unsupported(self))?;
+        let types: Vec<Elem> = i.mods.iter().filter_map(|m| Elem::parse(m)).collect();
+        if i.has("load") || i.has("store") {
+            let matrix = match () {
+                _ if i.has("a") => Matrix::A,
+                _ if i.has("b") => Matrix::B,
+                _ if i.has("c") || i.has("d") => Matrix::C,
+                _ => return Err(unsupported(self)),
+            };
+            let col = i.has("col");
+            if !col && !i.has("row") {
+                return Err(self.err("`wmma.load`/`wmma.store` needs a layout (`.row` or `.col`)"));
+            }
+            let elem = *types.last().ok_or_else(|| unsupported(self))?;
+            let frag = Frag::of(matrix, shape, elem, col).ok_or_else(|| unsupported(self))?;
+            // C and D are held row by row: a column-major one is read element by element.
+            let strided = matrix == Matrix::C && col;
+            let (addr_at, regs_at) = if i.has("load") { (1, 0) } else { (0, 1) };
+            self.fragment_access(i, frag, strided, addr_at, regs_at, i.has("load"))
+        } else if i.has("mma") {
+            self.wmma_mma(i, shape, &types)
+        } else {
+            Err(unsupported(self))
+        }
+    }
+
+    /// The registers a fragment operand names.
+    fn fragment(&mut self, o: &Operand, n: u32, dst: bool) -> Result<Vec<u8>> {
+        let Operand::Vector(v) = o else { return Err(self.err("a `wmma` fragment is a vector `{...}` of registers")) };
+        if v.len() as u32 != n {
+            return Err(self.err(format!("this `wmma` fragment has {n} registers, not {}", v.len())));
+        }
+        v.iter().map(|o| if dst { self.dst(o) } else { self.src(o, Ty::U32).and_then(|s| self.in_reg(s)) }).collect()
+    }
+
+    /// Each lane's loads (or stores) of its elements of `frag` at the address operand
+    /// `addr_at` with the leading dimension (elements) the third operand gives (default: the
+    /// fragment's columns).
+    fn fragment_access(
+        &mut self,
+        i: &ast::Instr,
+        frag: Frag,
+        strided: bool,
+        addr_at: usize,
+        regs_at: usize,
+        load: bool,
+    ) -> Result<()> {
+        let (space, bank, base, addr, reloc) = self.address(i, self.arg(i, addr_at)?)?;
+        if matches!(space, Space::Const | Space::ConstBank) && !load {
+            return Err(self.err("`wmma.store` to the constant or parameter space"));
+        }
+        let regs = self.fragment(self.arg(i, regs_at)?, frag.regs, load)?;
+        let ldm = match i.args.get(2) {
+            Some(o) => self.src(o, Ty::U32)?,
+            None => Src::Imm(frag.cols as u64, false),
+        };
+        let imm = |v: u64| Some(Src::Imm(v, false));
+        let bytes = frag.elem.bytes() as u64;
+        // This lane's first element: row (in memory orientation) and column.
+        let lane = self.scratch()?;
+        let mut s = Instr::new(Op::S2r, Ty::U32);
+        s.w0.set_dst(lane);
+        s.imm = Sreg::LaneId as u64;
+        self.push(s);
+        let per_row = frag.cols / frag.per_lane;
+        let (row, col) = (self.scratch()?, self.scratch()?);
+        self.emit(Op::Shr, Ty::U32, row, [Some(Src::Reg(lane)), imm(per_row.trailing_zeros() as u64), None], 0)?;
+        self.emit(Op::And, Ty::U32, col, [Some(Src::Reg(lane)), imm(per_row as u64 - 1), None], 0)?;
+        self.emit(Op::Mul, Ty::U32, col, [Some(Src::Reg(col)), imm(frag.per_lane as u64), None], 0)?;
+        // Element offset: row * ldm + col, or for a column-major C/D col * ldm + row.
+        let (major, minor) = if strided { (col, row) } else { (row, col) };
+        let off = self.scratch()?;
+        self.emit(Op::Mad, Ty::U32, off, [Some(Src::Reg(major)), Some(ldm), Some(Src::Reg(minor))], 0)?;
+        let at = self.scratch()?;
+        self.emit(Op::Mul, Ty::U32, at, [Some(Src::Reg(off)), imm(bytes), None], MulMode::Wide as u16)?;
+        self.emit(Op::Add, Ty::U64, at, [Some(Src::Reg(at)), Some(Src::Reg(base)), None], 0)?;
+        let place = (space, bank, at, addr, reloc);
+        let own = frag.own_regs() as usize;
+        if !strided {
+            let (ty, step) = if bytes == 8 { (Ty::U64, 8) } else { (Ty::U32, 4) };
+            for (k, &r) in regs.iter().take(own).enumerate() {
+                self.fragment_word(load, ty, place, k as u64 * step, r)?;
+            }
+        } else {
+            // Element j is ldm elements after element j - 1.
+            let step = self.scratch()?;
+            self.emit(Op::Mul, Ty::U32, step, [Some(ldm), imm(bytes), None], MulMode::Wide as u16)?;
+            let t = self.scratch()?;
+            for j in 0..frag.per_lane as usize {
+                if j > 0 {
+                    self.emit(Op::Add, Ty::U64, at, [Some(Src::Reg(at)), Some(Src::Reg(step)), None], 0)?;
+                }
+                match bytes {
+                    2 => {
+                        let (r, high) = (regs[j / 2], j % 2 == 1);
+                        if load {
+                            self.fragment_word(true, Ty::U16, place, 0, t)?;
+                            if high {
+                                self.emit(Op::Shl, Ty::U32, t, [Some(Src::Reg(t)), imm(16), None], 0)?;
+                                self.emit(Op::Or, Ty::U32, r, [Some(Src::Reg(r)), Some(Src::Reg(t)), None], 0)?;
+                            } else {
+                                self.emit(Op::Mov, Ty::U32, r, [Some(Src::Reg(t)), None, None], 0)?;
+                            }
+                        } else {
+                            let v = if high {
+                                self.emit(Op::Shr, Ty::U32, t, [Some(Src::Reg(r)), imm(16), None], 0)?;
+                                t
+                            } else {
+                                r
+                            };
+                            self.fragment_word(false, Ty::U16, place, 0, v)?;
+                        }
+                    }
+                    8 => self.fragment_word(load, Ty::U64, place, 0, regs[j])?,
+                    _ => self.fragment_word(load, Ty::U32, place, 0, regs[j])?,
+                }
+            }
+        }
+        // An f16 A or B fragment's second half repeats the first.
+        if load {
+            for k in own..regs.len() {
+                self.emit(Op::Mov, Ty::U32, regs[k], [Some(Src::Reg(regs[k - own])), None, None], 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One load or store of `val` at `place` + `at`.
+    fn fragment_word(
+        &mut self,
+        load: bool,
+        ty: Ty,
+        place: (Space, u32, u8, u64, bool),
+        at: u64,
+        val: u8,
+    ) -> Result<()> {
+        let (space, bank, reg, addr, reloc) = place;
+        let mut x = Instr::new(if load { Op::Ld } else { Op::St }, ty);
+        x.w0.set_a(reg);
+        if load {
+            x.w0.set_dst(val);
+        } else {
+            x.w0.set_b(val);
+        }
+        x.w0.set_m(MemMods::encode(space, 1, bank));
+        x.imm = addr.wrapping_add(at);
+        let k = self.push(x);
+        if reloc {
+            self.prog.relocs.push(Reloc { at: k, segment: Segment::Global });
+        }
+        Ok(())
+    }
+
+    /// `wmma.mma.sync.aligned.{row,col}.{row,col}.shape.dtype{.atype.btype}.ctype{.satfinite} d, a, b, c`.
+    fn wmma_mma(&mut self, i: &ast::Instr, shape: Shape, types: &[Elem]) -> Result<()> {
+        let layouts: Vec<bool> = i.mods.iter().filter(|m| *m == "row" || *m == "col").map(|m| m == "col").collect();
+        let (a_col, b_col) = match layouts[..] {
+            [a, b] => (a, b),
+            _ => return Err(self.err("`wmma.mma` needs the layouts of A and B (`.row`/`.col` twice)")),
+        };
+        let (d, ab, c) = match types {
+            [d, c] => (*d, Elem::F16, *c),
+            [d, a, b, c] if a == b => (*d, *a, *c),
+            _ => return Err(self.err(format!("`wmma.{}` is not supported", i.mods.join(".")))),
+        };
+        let cfg = Config { shape, ab, c, d, a_col, b_col, satfinite: i.has("satfinite") };
+        if Config::decode(cfg.encode()) != Some(cfg) {
+            return Err(self.err(format!("`wmma.{}` is not supported", i.mods.join("."))));
+        }
+        let fa = Frag::of(Matrix::A, shape, ab, a_col).expect("checked");
+        let fb = Frag::of(Matrix::B, shape, ab, b_col).expect("checked");
+        let fc = Frag::of(Matrix::C, shape, c, false).expect("checked");
+        let fd = Frag::of(Matrix::C, shape, d, false).expect("checked");
+        let ty = if ab == Elem::F64 { Ty::U64 } else { Ty::U32 };
+        for (stage, frag, at) in [(mma::STAGE_A, fa, 1), (mma::STAGE_B, fb, 2), (mma::STAGE_C, fc, 3)] {
+            let regs = self.fragment(self.arg(i, at)?, frag.regs, false)?;
+            for (k, &r) in regs.iter().take(frag.own_regs() as usize).enumerate() {
+                self.emit(Op::Mma, ty, RZ, [Some(Src::Reg(r)), None, None], stage | k as u16)?;
+            }
+        }
+        let done = self.scratch()?;
+        let mut run = Instr::new(Op::Mma, Ty::U32);
+        run.w0.set_dst(done);
+        run.w0.set_m(mma::RUN);
+        run.imm = cfg.encode();
+        self.push(run);
+        let dregs = self.fragment(self.arg(i, 0)?, fd.regs, true)?;
+        for (k, &r) in dregs.iter().enumerate() {
+            self.emit(Op::Mma, ty, r, [None, Some(Src::Reg(done)), None], mma::READ_D | k as u16)?;
+        }
+        Ok(())
+    }
+}
