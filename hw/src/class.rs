@@ -426,6 +426,12 @@ pub mod compute {
     pub const HEAP_SIZE_HIGH: u32 = 0x3F30;
     /// Model: the device heap's size, bits 31:0.
     pub const HEAP_SIZE_LOW: u32 = 0x3F34;
+    /// Model: which of the 32 driver-defined registers (`%envreg`, [`crate::isa::LAUNCH_ENVREG`])
+    /// [`ENVREG_DATA`] writes next.
+    pub const ENVREG_SELECT: u32 = 0x3F38;
+    /// Model: the selected `%envreg`'s value for the next LAUNCH; the selection moves to the
+    /// next register. All 32 reset to 0 at LAUNCH.
+    pub const ENVREG_DATA: u32 = 0x3F3C;
     /// Bind a sampler-pool entry to a sampler slot ([`super::BindSampler`]).
     pub const BIND_TEXTURE_SAMPLER: u32 = 0x0228;
     /// Bind a header-pool entry to a texture slot ([`super::BindHeader`]).

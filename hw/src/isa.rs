@@ -342,8 +342,12 @@ impl ConstRef {
 pub const LAUNCH_NTID: u64 = 0x0;
 /// Byte offset of `%nctaid.x, y, z` (three `u32`) among the launch constants.
 pub const LAUNCH_NCTAID: u64 = 0xc;
+/// Byte offset of `%envreg0` .. `%envreg31` (32 `u32`) among the launch constants: the
+/// driver-defined registers, as the compute class's ENVREG methods set them for the launch
+/// (CUDA's cooperative launches give the grid workspace's address in `%envreg1:2`).
+pub const LAUNCH_ENVREG: u64 = 0x18;
 /// Bytes of launch constants.
-pub const LAUNCH_BYTES: u64 = 0x18;
+pub const LAUNCH_BYTES: u64 = 0x98;
 
 /// Special registers readable with `S2R` (the immediate holds the index).
 #[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]

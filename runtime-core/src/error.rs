@@ -58,6 +58,8 @@ pub enum CuError {
     ContextIsDestroyed = 709,
     /// CUDA_ERROR_ASSERT
     Assert = 710,
+    /// CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+    CooperativeLaunchTooLarge = 720,
     /// CUDA_ERROR_TOO_MANY_PEERS
     TooManyPeers = 711,
     /// CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
@@ -112,6 +114,7 @@ impl CuError {
             PrimaryContextActive,
             ContextIsDestroyed,
             Assert,
+            CooperativeLaunchTooLarge,
             TooManyPeers,
             HostMemoryAlreadyRegistered,
             HostMemoryNotRegistered,
@@ -149,6 +152,7 @@ impl CuError {
             NotReady => "device not ready",
             IllegalAddress => "an illegal memory access was encountered",
             LaunchOutOfResources => "too many resources requested for launch",
+            CooperativeLaunchTooLarge => "too many blocks in cooperative launch",
             LaunchTimeout => "the launch timed out and was terminated",
             PeerAccessAlreadyEnabled => "peer access is already enabled",
             PeerAccessNotEnabled => "peer access has not been enabled",
@@ -190,6 +194,7 @@ impl CuError {
             NotReady => "CUDA_ERROR_NOT_READY",
             IllegalAddress => "CUDA_ERROR_ILLEGAL_ADDRESS",
             LaunchOutOfResources => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+            CooperativeLaunchTooLarge => "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
             LaunchTimeout => "CUDA_ERROR_LAUNCH_TIMEOUT",
             PeerAccessAlreadyEnabled => "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
             PeerAccessNotEnabled => "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",

@@ -85,47 +85,82 @@ pub extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> CUresult {
     apitrace::call("cuLaunchKernel", Some(stream), || {
-        guard(|| {
-            let (gpu, h, fh, sh) = launch_target(f, stream)?;
-            let cfg = LaunchConfig::new([gx, gy, gz], [bx, by, bz]).shared(shared).on(sh);
-            if !params.is_null() && !extra.is_null() {
-                return Err(CuError::InvalidValue);
-            }
-            let a = gpu.func_attributes(h, fh)?;
-            if !extra.is_null() {
-                let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
-                for i in (0..).step_by(2) {
-                    if i > 64 {
-                        return Err(CuError::InvalidValue);
-                    }
-                    match raw::get(extra.wrapping_add(i))?.addr() {
-                        LAUNCH_PARAM_END => break,
-                        LAUNCH_PARAM_BUFFER_POINTER => buf = raw::get(extra.wrapping_add(i + 1))?.cast(),
-                        LAUNCH_PARAM_BUFFER_SIZE => {
-                            size = Some(raw::get(raw::get(extra.wrapping_add(i + 1))?.cast::<usize>())?)
-                        }
-                        _ => return Err(CuError::InvalidValue),
-                    }
-                }
-                let size = size.ok_or(CuError::InvalidValue)?;
-                if size != a.param_bytes as usize {
-                    return Err(CuError::InvalidValue);
-                }
-                return launched(gpu.launch(h, fh, &cfg, Params::Buffer(raw::bytes(buf, size)?)));
-            }
-            if a.params.is_empty() {
-                return launched(gpu.launch(h, fh, &cfg, Params::Buffer(&[])));
-            }
-            if params.is_null() {
-                return Err(CuError::InvalidValue);
-            }
-            let mut args = Vec::with_capacity(a.params.len());
-            for (i, &(_, size)) in a.params.iter().enumerate() {
-                args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
-            }
-            launched(gpu.launch(h, fh, &cfg, Params::Args(&args)))
-        })
+        guard(|| launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, extra, false))
     })
+}
+
+/// cuLaunchCooperativeKernel: a launch whose blocks are all resident at once
+/// (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE otherwise), given the grid workspace that
+/// cooperative groups' grid barrier uses (`%envreg1:2`), arguments from `kernelParams`.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunchCooperativeKernel(
+    f: Handle,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    stream: Handle,
+    params: *mut *mut c_void,
+) -> CUresult {
+    apitrace::call("cuLaunchCooperativeKernel", Some(stream), || {
+        guard(|| launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, std::ptr::null_mut(), true))
+    })
+}
+
+/// The launch of [`cuLaunchKernel`] and [`cuLaunchCooperativeKernel`].
+#[allow(clippy::too_many_arguments)]
+fn launch_kernel(
+    f: Handle,
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    stream: Handle,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    cooperative: bool,
+) -> Result<()> {
+    let (gpu, h, fh, sh) = launch_target(f, stream)?;
+    let mut cfg = LaunchConfig::new(grid, block).shared(shared).on(sh);
+    cfg.cooperative = cooperative;
+    if !params.is_null() && !extra.is_null() {
+        return Err(CuError::InvalidValue);
+    }
+    let a = gpu.func_attributes(h, fh)?;
+    if !extra.is_null() {
+        let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+        for i in (0..).step_by(2) {
+            if i > 64 {
+                return Err(CuError::InvalidValue);
+            }
+            match raw::get(extra.wrapping_add(i))?.addr() {
+                LAUNCH_PARAM_END => break,
+                LAUNCH_PARAM_BUFFER_POINTER => buf = raw::get(extra.wrapping_add(i + 1))?.cast(),
+                LAUNCH_PARAM_BUFFER_SIZE => {
+                    size = Some(raw::get(raw::get(extra.wrapping_add(i + 1))?.cast::<usize>())?)
+                }
+                _ => return Err(CuError::InvalidValue),
+            }
+        }
+        let size = size.ok_or(CuError::InvalidValue)?;
+        if size != a.param_bytes as usize {
+            return Err(CuError::InvalidValue);
+        }
+        return launched(gpu.launch(h, fh, &cfg, Params::Buffer(raw::bytes(buf, size)?)));
+    }
+    if a.params.is_empty() {
+        return launched(gpu.launch(h, fh, &cfg, Params::Buffer(&[])));
+    }
+    if params.is_null() {
+        return Err(CuError::InvalidValue);
+    }
+    let mut args = Vec::with_capacity(a.params.len());
+    for (i, &(_, size)) in a.params.iter().enumerate() {
+        args.push(raw::bytes(raw::get(params.wrapping_add(i))?.cast(), size as usize)?);
+    }
+    launched(gpu.launch(h, fh, &cfg, Params::Args(&args)))
 }
 
 /// cuFuncSetBlockShape (legacy launch API).

@@ -74,7 +74,7 @@ unsupported! {
     cuGreenCtxWaitEvent cuImportExternalMemory cuImportExternalSemaphore cuIpcCloseMemHandle cuIpcGetEventHandle
     cuIpcGetMemHandle cuIpcOpenEventHandle cuIpcOpenMemHandle_v2 cuKernelGetAttribute cuKernelGetFunction
     cuKernelGetLibrary cuKernelGetName cuKernelGetParamInfo cuKernelSetAttribute cuKernelSetCacheConfig
-    cuLaunchCooperativeKernel cuLaunchCooperativeKernelMultiDevice cuLaunchGridAsync
+    cuLaunchCooperativeKernelMultiDevice cuLaunchGridAsync
     cuLaunchKernelEx cuLibraryEnumerateKernels cuLibraryGetGlobal cuLibraryGetKernel cuLibraryGetKernelCount
     cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
     cuLibraryUnload      cuLogsCurrent

@@ -196,6 +196,18 @@ driver! {
         params: *mut *mut c_void,
         extra: *mut *mut c_void,
     );
+    cuLaunchCooperativeKernel(
+        f: Handle,
+        gx: c_uint,
+        gy: c_uint,
+        gz: c_uint,
+        bx: c_uint,
+        by: c_uint,
+        bz: c_uint,
+        shared: c_uint,
+        s: Handle,
+        params: *mut *mut c_void,
+    );
 }
 
 /// rgdev's private table of its libcuda (hw::export): its layout, as the driver exports it.

@@ -314,6 +314,21 @@ fn launch(
     shared: usize,
     stream: Handle,
 ) -> Result<(), Status> {
+    launch_as(func, grid, block, args, extra, shared, stream, false)
+}
+
+/// [`launch`], cooperative (cuLaunchCooperativeKernel) or not.
+#[allow(clippy::too_many_arguments)]
+fn launch_as(
+    func: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    shared: usize,
+    stream: Handle,
+    cooperative: bool,
+) -> Result<(), Status> {
     let d = state::driver()?;
     let f = state::kernel(func as usize)?;
     check_config(grid, block)?;
@@ -333,7 +348,11 @@ fn launch(
         }
     }
     let shared = u32::try_from(shared).map_err(|_| cudaErrorInvalidValue)?;
-    let r = d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, stream, args, extra);
+    let r = if cooperative {
+        d.cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, stream, args)
+    } else {
+        d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, stream, args, extra)
+    };
     error::check(r).map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidConfiguration } else { e })
 }
 
@@ -602,7 +621,7 @@ pub extern "C" fn cudaLaunchCooperativeKernel(
 ) -> Status {
     api(|| {
         cooperative_fits(func, grid, block, shared)?;
-        launch(func, grid, block, args, core::ptr::null_mut(), shared, stream)
+        launch_as(func, grid, block, args, core::ptr::null_mut(), shared, stream, true)
     })
 }
 
@@ -642,17 +661,21 @@ pub extern "C" fn cudaLaunchKernelExC(
 ) -> Status {
     api(|| {
         let c = raw::get(config).ok_or(cudaErrorInvalidValue)?;
+        let mut cooperative = false;
         for k in 0..c.num_attrs as usize {
             let a = raw::get(c.attrs.wrapping_add(k)).ok_or(cudaErrorInvalidValue)?;
             match a.id {
                 0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 | 14 => {}
-                2 if a.val[0] != 0 => cooperative_fits(func, c.grid, c.block, c.shared)?,
+                2 if a.val[0] != 0 => {
+                    cooperative_fits(func, c.grid, c.block, c.shared)?;
+                    cooperative = true;
+                }
                 2 => {}
                 4 if a.val[0] as u64 * a.val[1] as u64 * a.val[2] as u64 <= 1 => {}
                 4 | 6 | 7 | 12 | 13 => return Err(cudaErrorNotSupported),
                 _ => return Err(cudaErrorInvalidValue),
             }
         }
-        launch(func, c.grid, c.block, args, core::ptr::null_mut(), c.shared, c.stream)
+        launch_as(func, c.grid, c.block, args, core::ptr::null_mut(), c.shared, c.stream, cooperative)
     })
 }

@@ -145,7 +145,7 @@ impl Exec<'_, '_> {
         let n = c.bytes() as usize;
         if c.launch() {
             let mut launch = [0u8; LAUNCH_BYTES as usize];
-            let shape = self.r.block.iter().chain(self.r.grid.iter());
+            let shape = self.r.block.iter().chain(self.r.grid.iter()).chain(self.r.envregs.iter());
             for (k, v) in shape.enumerate() {
                 launch[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
             }

@@ -42,6 +42,9 @@ pub struct ComputeRegs {
     pub(crate) tex_slots: Vec<u32>,
     pub(crate) sampler_slots: Vec<u32>,
     pub(crate) surf_slots: Vec<u32>,
+    /// `%envreg0..31` of the next LAUNCH, and the one ENVREG_DATA writes.
+    pub(crate) envregs: [u32; 32],
+    pub(crate) envreg_select: u32,
 }
 
 /// Set slot `slot` (below `max`) of `slots` to `index + 1`, or 0 to unbind; false for a
@@ -79,6 +82,7 @@ impl ComputeRegs {
     pub fn range_done(&mut self) {
         self.first_block = 0;
         self.block_count = 0;
+        self.envregs = [0; 32];
     }
 
     /// Latch a compute method.
@@ -144,6 +148,13 @@ impl ComputeRegs {
             HEAP_ADDRESS_LOW => self.heap.0 = lo(self.heap.0),
             HEAP_SIZE_HIGH => self.heap.1 = (self.heap.1 & 0xFFFF_FFFF) | (data as u64) << 32,
             HEAP_SIZE_LOW => self.heap.1 = (self.heap.1 & !0xFFFF_FFFF) | data as u64,
+            ENVREG_SELECT => self.envreg_select = data,
+            ENVREG_DATA => {
+                if let Some(r) = self.envregs.get_mut(self.envreg_select as usize) {
+                    *r = data;
+                }
+                self.envreg_select = self.envreg_select.wrapping_add(1);
+            }
             SET_TEX_HEADER_POOL_A => self.header_pool.0 = hi(self.header_pool.0),
             SET_TEX_HEADER_POOL_B => self.header_pool.0 = lo(self.header_pool.0),
             SET_TEX_HEADER_POOL_C => self.header_pool.1 = data & 0x3F_FFFF,

@@ -234,6 +234,8 @@ impl<'a> Kc<'a> {
             "cp" if i.has("async") => self.cp_async(i),
             "match" => self.match_sync(i),
             "wmma" => self.wmma(i),
+            // A cache hint: rgdev's caches hold tags only and fill on demand; nothing to do.
+            "prefetch" | "prefetchu" => Ok(()),
             "dp4a" | "dp2a" => self.dot(i),
             "nanosleep" => {
                 self.src(self.arg(i, 0)?, Ty::U32)?;

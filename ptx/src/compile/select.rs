@@ -99,7 +99,10 @@ impl<'a> Kc<'a> {
                 }
             }
             Operand::Name(n) => {
-                if let Some(at) = Self::sreg(n).and_then(Sreg::launch_offset) {
+                let envreg = n.strip_prefix("%envreg").and_then(|k| k.parse::<u64>().ok()).filter(|&k| k < 32);
+                if let Some(k) = envreg {
+                    Src::Const(ConstRef::launch_value(), LAUNCH_ENVREG + 4 * k)
+                } else if let Some(at) = Self::sreg(n).and_then(Sreg::launch_offset) {
                     Src::Const(ConstRef::launch_value(), at)
                 } else if let Some(s) = Self::sreg(n) {
                     let r = self.scratch()?;

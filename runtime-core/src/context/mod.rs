@@ -100,6 +100,9 @@ pub(crate) struct Inner {
     /// `free`: address, size) and the size it has or will have (CU_LIMIT_MALLOC_HEAP_SIZE).
     pub(crate) heap: Option<(u64, u64)>,
     pub(crate) heap_bytes: u64,
+    /// The grid workspace of cooperative launches (made at the first: `{size, barrier}`,
+    /// zeroed), whose address they get in `%envreg1:2` as CUDA's driver gives it.
+    pub(crate) grid_ws: Option<u64>,
     /// CU_LIMIT_STACK_SIZE as set (kernels' frames are static, sized by the compiler:
     /// there is no recursion for a stack to bound).
     pub(crate) stack_bytes: u32,
@@ -180,6 +183,7 @@ impl<P: Platform> Context<P> {
                         printf: None,
                         printf_bytes: hw::printf::DEFAULT_FIFO_BYTES,
                         heap: None,
+                        grid_ws: None,
                         heap_bytes: hw::heap::DEFAULT_BYTES,
                         stack_bytes: 1024,
                         arrays: BTreeMap::new(),

@@ -286,12 +286,16 @@ pub struct LaunchConfig {
     pub shared: u32,
     /// The stream ([`StreamHandle::DEFAULT`]: the legacy default stream).
     pub stream: StreamHandle,
+    /// A cooperative launch (cuLaunchCooperativeKernel): every block resident at once
+    /// (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE otherwise), the grid workspace's address in
+    /// `%envreg1` (high word) and `%envreg2` (low word).
+    pub cooperative: bool,
 }
 
 impl LaunchConfig {
     /// A launch of `grid` x `block` with no dynamic shared memory on the default stream.
     pub fn new(grid: [u32; 3], block: [u32; 3]) -> Self {
-        Self { grid, block, shared: 0, stream: StreamHandle::DEFAULT }
+        Self { grid, block, shared: 0, stream: StreamHandle::DEFAULT, cooperative: false }
     }
 
     /// The same launch with `bytes` of dynamic shared memory.
@@ -389,6 +393,20 @@ impl Inner {
         Ok((va, self.heap_bytes))
     }
 
+    /// The cooperative launches' grid workspace: `{u32 size, u32 barrier}`, zeroed (CUDA's
+    /// layout: NVIDIA's cooperative_groups.h reads it from `%envreg1:2` and counts its grid
+    /// barrier in the second word, which every completed barrier leaves usable again).
+    fn grid_workspace<P: Platform>(&mut self, gpu: &Device<P>) -> Result<u64> {
+        if let Some(va) = self.grid_ws {
+            return Ok(va);
+        }
+        let va = self.alloc_vram(gpu, 8, super::memory::Owner::Runtime)?;
+        let phys = self.vram_phys(va).ok_or(CuError::Unknown)?;
+        gpu.pramin_write(phys, [8u32, 0].into_iter())?;
+        self.grid_ws = Some(va);
+        Ok(va)
+    }
+
     /// Launch kernel `index` of module `module` as `cfg` says; returns the stream's fence.
     /// Each channel has its own parameter buffer, so launches on different streams never
     /// share one. `range` (first flattened block id, count) runs only those blocks of the
@@ -401,7 +419,7 @@ impl Inner {
         params: Params<'_>,
         range: Option<(u32, u32)>,
     ) -> Result<Fence> {
-        let LaunchConfig { grid, block, shared, stream } = *cfg;
+        let LaunchConfig { grid, block, shared, stream, cooperative } = *cfg;
         let s = stream.local();
         let l = self.module(module)?;
         let k = l.kernel(index)?;
@@ -441,6 +459,13 @@ impl Inner {
         let (local, regs) = (k.local_bytes, k.regs);
         let printf = if prints { Some(self.printf_area(gpu)?) } else { None };
         let heap = if heaps { Some(self.heap_area(gpu)?) } else { None };
+        let blocks = grid.iter().map(|&g| g as u64).product::<u64>();
+        let resident = hw::occupancy::blocks_per_sm(&gpu.info().sm, threads as u32, regs, total_shared) as u64
+            * gpu.info().sms as u64;
+        if cooperative && blocks > resident {
+            return Err(CuError::CooperativeLaunchTooLarge);
+        }
+        let grid_ws = if cooperative { Some(self.grid_workspace(gpu)?) } else { None };
         if s != 0 {
             cb0 = self.streams.get(&s).ok_or(CuError::InvalidHandle)?.params;
         }
@@ -487,6 +512,10 @@ impl Inner {
             }
             if let Some((first, count)) = range {
                 pb.incr(c, GRID_FIRST_BLOCK, &[first, count])?;
+            }
+            if let Some(ws) = grid_ws {
+                pb.incr(c, ENVREG_SELECT, &[1])?;
+                pb.nonincr(c, ENVREG_DATA, &[(ws >> 32) as u32, ws as u32])?;
             }
             pb.incr(c, BEGIN_GRID, &[0])?;
             pb.incr(c, LAUNCH, &[0])?;

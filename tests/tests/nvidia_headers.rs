@@ -1,0 +1,57 @@
+//! Programs built against NVIDIA's own headers: `rgdev cc --cuda-path` with CUDA 12.9's
+//! headers, CCCL (Thrust, CUB) and libdevice from PyPI (`tests::nvidia`, in
+//! `target/nvidia`), run on rgdev's libcudart.so.12: a Thrust sort, CUB's block and device
+//! reductions, a cooperative-groups grid reduction (cudaLaunchCooperativeKernel, the grid
+//! workspace in %envreg1:2) and a WMMA GEMM, each checked against the host by the program.
+
+use std::path::PathBuf;
+use std::process::Command;
+use tests::built::{release_dir, root};
+
+/// Build `tests/cuda/nvidia/NAME.cu` with `--cuda-path`, run it, and return its output.
+fn build_and_run(tk: &std::path::Path, name: &str, extra: &[&str]) -> String {
+    let rel = release_dir(&["rgdev", "libcudart.so.12"]);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nvidia-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join(name);
+    let out = Command::new(rel.join("rgdev"))
+        .arg("cc")
+        .arg("--cuda-path")
+        .arg(tk)
+        .args(extra)
+        .arg(root().join(format!("tests/cuda/nvidia/{name}.cu")))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("rgdev cc runs");
+    assert!(out.status.success(), "rgdev cc {name}: {}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).env("LD_LIBRARY_PATH", &rel).output().expect("the program runs");
+    let text = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(run.status.success(), "{name}: {}\n{text}{}", run.status, String::from_utf8_lossy(&run.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+#[test]
+fn thrust_cub_cooperative_groups_and_wmma_with_nvidia_headers() {
+    let tk = match tests::nvidia::toolkit() {
+        Ok(p) => p,
+        Err(why) => return tests::nvidia::skip(&why),
+    };
+    assert!(build_and_run(&tk, "thrust_sort", &["-std=c++17"]).contains("thrust: sorted 1000, sum 499500"));
+    assert!(build_and_run(&tk, "cub_reduce", &["-std=c++17"]).contains("cub: block reduce, block scan, device reduce"));
+    assert!(build_and_run(&tk, "cg_grid", &["-std=c++17"]).contains("cg grid sum: 49155 (want 49155)"));
+    assert!(build_and_run(&tk, "wmma_gemm", &[]).contains("wmma gemm: 0 wrong"));
+}
+
+/// A directory that is not a CUDA installation is refused by name.
+#[test]
+fn a_cuda_path_without_headers_is_refused() {
+    let rel = release_dir(&["rgdev"]);
+    let out = Command::new(rel.join("rgdev"))
+        .args(["cc", "--cuda-path", "/nonexistent", "x.cu", "-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a CUDA installation (no include/cuda.h)"));
+}
