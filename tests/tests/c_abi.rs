@@ -554,6 +554,7 @@ fn device_attributes_follow_the_preset() {
         "tex1d 131072",
         "tex3d_depth 16384",
         "vmm 1",
+        "cooperative 1",
         "answered 147 of 147",
     ] {
         assert!(custom.lines().any(|l| l == line), "{line} not in:\n{custom}");

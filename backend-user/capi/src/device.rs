@@ -133,14 +133,16 @@ pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
         // The model's SMs have an L1 data cache for global and local loads.
         CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED | CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED => 1,
         CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED => 1, // cuStreamCreateWithPriority
+        // cuLaunchCooperativeKernel, from compute capability 6.0 as in CUDA.
+        CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH => c_int::from(info.compute_capability.0 >= 6),
         // The texture unit gathers (TLD4: tex2Dgather).
         CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER => 1,
         // cuMemHostRegister maps a program's pages (read-only on request).
         CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED | CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
         // No NUMA: CU_DEVICE_NUMA_CONFIG_NONE, and -1 for the node ids.
         CU_DEVICE_ATTRIBUTE_NUMA_ID | CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID => -1,
-        // Features rgdev does not have (yet): 0. Pageable memory access, IPC and interop handles, cooperative and
-        // cluster launches, stream memory operations, preemption, compression, L2
+        // Features rgdev does not have (yet): 0. Pageable memory access, IPC and interop handles, multi-device
+        // cooperative and cluster launches, stream memory operations, preemption, compression, L2
         // persistence, RDMA, multicast, MPS, NUMA.
         CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID
         | CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT
@@ -151,7 +153,6 @@ pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
         | CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1
         | CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1
         | CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1
-        | CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH
         | CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH
         | CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES
         | CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES

@@ -402,7 +402,7 @@ impl Inner {
         }
         let va = self.alloc_vram(gpu, 8, super::memory::Owner::Runtime)?;
         let phys = self.vram_phys(va).ok_or(CuError::Unknown)?;
-        gpu.pramin_write(phys, [8u32, 0].into_iter())?;
+        gpu.pramin_write(phys, [8u32, 0])?;
         self.grid_ws = Some(va);
         Ok(va)
     }
@@ -462,6 +462,9 @@ impl Inner {
         let blocks = grid.iter().map(|&g| g as u64).product::<u64>();
         let resident = hw::occupancy::blocks_per_sm(&gpu.info().sm, threads as u32, regs, total_shared) as u64
             * gpu.info().sms as u64;
+        if cooperative && gpu.info().compute_capability.0 < 6 {
+            return Err(CuError::NotSupported); // as CUDA before Pascal
+        }
         if cooperative && blocks > resident {
             return Err(CuError::CooperativeLaunchTooLarge);
         }

@@ -740,7 +740,7 @@ pub fn main(args: &[String]) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if a.version {
-        println!("rgdev cc {} (CUDA 12.0 runtime API; clang: {})", env!("CARGO_PKG_VERSION"), clang());
+        println!("rgdev cc {} (CUDA 12.9 runtime API; clang: {})", env!("CARGO_PKG_VERSION"), clang());
         return ExitCode::SUCCESS;
     }
     static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
