@@ -18,6 +18,7 @@
 use modular_bitfield::prelude::*;
 
 mod flags;
+pub mod mbarrier;
 pub mod mma;
 mod texmods;
 pub use flags::*;
@@ -346,6 +347,9 @@ pub const LAUNCH_NCTAID: u64 = 0xc;
 /// driver-defined registers, as the compute class's ENVREG methods set them for the launch
 /// (CUDA's cooperative launches give the grid workspace's address in `%envreg1:2`).
 pub const LAUNCH_ENVREG: u64 = 0x18;
+/// Bytes of each generic-address window (shared, local) from its base, the compute class's
+/// SHARED_WINDOW and LOCAL_WINDOW.
+pub const GENERIC_WINDOW_BYTES: u64 = 1 << 24;
 /// Bytes of launch constants.
 pub const LAUNCH_BYTES: u64 = 0x98;
 
@@ -600,6 +604,11 @@ pub enum AtomOp {
     Exch,
     /// Compare and swap: `old == b ? c : old`.
     Cas,
+    /// `mbarrier.arrive` (u64, [`mbarrier`]): b arrivals; the phase completes when none is
+    /// pending.
+    Arrive,
+    /// `mbarrier.arrive_drop`: b arrivals that also leave the barrier's expected count.
+    ArriveDrop,
 }
 
 /// `ATOM` modifiers: space (2:0), operation (6:3).

@@ -2,14 +2,16 @@
 //! headers, CCCL (Thrust, CUB) and libdevice from PyPI (`tests::nvidia`, in
 //! `target/nvidia`), run on rgdev's libcudart.so.12: a Thrust sort, CUB's block and device
 //! reductions, a cooperative-groups grid reduction (cudaLaunchCooperativeKernel, the grid
-//! workspace in %envreg1:2) and a WMMA GEMM, each checked against the host by the program.
+//! workspace in %envreg1:2), a WMMA GEMM and libcu++'s `cuda::barrier` (PTX mbarrier),
+//! each checked against the host by the program.
 
 use std::path::PathBuf;
 use std::process::Command;
 use tests::built::{release_dir, root};
 
-/// Build `tests/cuda/nvidia/NAME.cu` with `--cuda-path`, run it, and return its output.
-fn build_and_run(tk: &std::path::Path, name: &str, extra: &[&str]) -> String {
+/// Build `tests/cuda/nvidia/NAME.cu` with `--cuda-path`, run it (with `RGDEV_PRESET` =
+/// `preset` when given), and return its output.
+fn build_and_run(tk: &std::path::Path, name: &str, extra: &[&str], preset: Option<&str>) -> String {
     let rel = release_dir(&["rgdev", "libcudart.so.12"]);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nvidia-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
@@ -25,7 +27,14 @@ fn build_and_run(tk: &std::path::Path, name: &str, extra: &[&str]) -> String {
         .output()
         .expect("rgdev cc runs");
     assert!(out.status.success(), "rgdev cc {name}: {}", String::from_utf8_lossy(&out.stderr));
-    let run = Command::new(&exe).env("LD_LIBRARY_PATH", &rel).output().expect("the program runs");
+    let mut cmd = Command::new(&exe);
+    cmd.env("LD_LIBRARY_PATH", &rel);
+    if let Some(p) = preset {
+        let file = dir.join("preset.toml");
+        std::fs::write(&file, p).unwrap();
+        cmd.env("RGDEV_PRESET", &file);
+    }
+    let run = cmd.output().expect("the program runs");
     let text = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(run.status.success(), "{name}: {}\n{text}{}", run.status, String::from_utf8_lossy(&run.stderr));
     let _ = std::fs::remove_dir_all(&dir);
@@ -38,10 +47,15 @@ fn thrust_cub_cooperative_groups_and_wmma_with_nvidia_headers() {
         Ok(p) => p,
         Err(why) => return tests::nvidia::skip(&why),
     };
-    assert!(build_and_run(&tk, "thrust_sort", &["-std=c++17"]).contains("thrust: sorted 1000, sum 499500"));
-    assert!(build_and_run(&tk, "cub_reduce", &["-std=c++17"]).contains("cub: block reduce, block scan, device reduce"));
-    assert!(build_and_run(&tk, "cg_grid", &["-std=c++17"]).contains("cg grid sum: 49155 (want 49155)"));
-    assert!(build_and_run(&tk, "wmma_gemm", &[]).contains("wmma gemm: 0 wrong"));
+    assert!(build_and_run(&tk, "thrust_sort", &["-std=c++17"], None).contains("thrust: sorted 1000, sum 499500"));
+    let cub = build_and_run(&tk, "cub_reduce", &["-std=c++17"], None);
+    assert!(cub.contains("cub: block reduce, block scan, device reduce"));
+    assert!(build_and_run(&tk, "cg_grid", &["-std=c++17"], None).contains("cg grid sum: 49155 (want 49155)"));
+    assert!(build_and_run(&tk, "wmma_gemm", &[], None).contains("wmma gemm: 0 wrong"));
+    // libcu++'s cuda::barrier is sm_80 code (PTX mbarrier): a gv100 that reports 8.0.
+    let sm80 = "base = \"gv100\"\n[board]\ncc_major = 8\ncc_minor = 0\n";
+    let barrier = build_and_run(&tk, "cuda_barrier", &["-std=c++17", "-arch=sm_80"], Some(sm80));
+    assert!(barrier.contains("cuda::barrier: 0 wrong"));
 }
 
 /// A directory that is not a CUDA installation is refused by name.

@@ -54,7 +54,7 @@ use hw::isa::*;
 use hw::regs::TrapReason;
 
 /// Size of the shared and local windows in the generic address space.
-pub const WINDOW_SIZE: u64 = 1 << 24;
+pub const WINDOW_SIZE: u64 = hw::isa::GENERIC_WINDOW_BYTES;
 /// Most threads in a block.
 pub const MAX_THREADS: u32 = 1024;
 /// Deepest call nesting.

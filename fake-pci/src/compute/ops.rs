@@ -399,5 +399,6 @@ pub(crate) fn atom(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
                 old & m
             }
         }
+        (AtomOp::Arrive | AtomOp::ArriveDrop, _) => hw::isa::mbarrier::arrive(old, b & m, op == AtomOp::ArriveDrop),
     }
 }

@@ -14,6 +14,9 @@ impl Kc<'_> {
         if i.has("commit_group") || i.has("wait_group") || i.has("wait_all") {
             return Ok(());
         }
+        if i.has("mbarrier") && i.has("arrive") {
+            return self.cp_async_arrive(i);
+        }
         if i.has("mbarrier") || i.has("bulk") || !i.has("shared") || !i.has("global") {
             return Err(self.err(format!("`cp.async.{}` is not supported", i.mods.join("."))));
         }

@@ -165,6 +165,38 @@ impl<'a> Kc<'a> {
                 self.emit(Op::Cvta, Ty::U64, d, [Some(a), None, None], CvtaMods { space: space as u16, to }.encode())
                     .map(|_| ())
             }
+            "isspacep" => {
+                // Whether a generic address is in a window: its offset there below the
+                // window's size (global: in neither window; const and param: never, as
+                // rgdev's constant segment is global memory and parameters have no window).
+                let p = self.dst(self.arg(i, 0)?)?;
+                let a = self.src(self.arg(i, 1)?, Ty::U64)?;
+                let window = |k: &mut Self, space: Space| -> Result<u8> {
+                    let t = k.scratch()?;
+                    let m = CvtaMods { space: space as u16, to: true }.encode();
+                    k.emit(Op::Cvta, Ty::U64, t, [Some(a), None, None], m)?;
+                    Ok(t)
+                };
+                let (t, cmp) = match () {
+                    _ if i.has("shared") || i.mods.iter().any(|m| m.starts_with("shared")) => {
+                        (window(self, Space::Shared)?, Cmp::Lt)
+                    }
+                    _ if i.has("local") => (window(self, Space::Local)?, Cmp::Lt),
+                    _ if i.has("global") => {
+                        let (s, l) = (window(self, Space::Shared)?, window(self, Space::Local)?);
+                        self.emit(Op::Min, Ty::U64, s, [Some(Src::Reg(s)), Some(Src::Reg(l)), None], 0)?;
+                        (s, Cmp::Ge)
+                    }
+                    _ if i.has("const") || i.has("param") => {
+                        let t = self.scratch()?;
+                        self.emit(Op::Mov, Ty::U64, t, [Some(Src::Imm(0, false)), None, None], 0)?;
+                        (t, Cmp::Gt) // 0 > window: false
+                    }
+                    _ => return Err(self.err(format!("`isspacep.{}` is not supported", i.mods.join(".")))),
+                };
+                let w = Some(Src::Imm(GENERIC_WINDOW_BYTES, false));
+                self.emit(Op::Setp, Ty::U64, p, [Some(Src::Reg(t)), w, None], cmp as u16).map(|_| ())
+            }
             "bra" | "brx" => {
                 if op == "brx" {
                     return Err(self.err("`brx.idx` (indirect branches) is not supported"));
@@ -234,6 +266,7 @@ impl<'a> Kc<'a> {
             "cp" if i.has("async") => self.cp_async(i),
             "match" => self.match_sync(i),
             "wmma" => self.wmma(i),
+            "mbarrier" => self.mbarrier(i),
             // A cache hint: rgdev's caches hold tags only and fill on demand; nothing to do.
             "prefetch" | "prefetchu" => Ok(()),
             "dp4a" | "dp2a" => self.dot(i),

@@ -41,6 +41,7 @@ mod flow;
 mod half;
 mod instr;
 mod layout;
+mod mbarrier;
 mod memory;
 mod pressure;
 mod regalloc;
@@ -655,38 +656,10 @@ mod tests {
         let lds = p.code.iter().filter(|i| i.w0.op() == Op::Ld).count();
         assert_eq!(lds, 1 + 2 + 16);
         assert_eq!(p.code.iter().filter(|i| i.w0.op() == Op::Ld && i.w0.guard() != ALWAYS).count(), 16);
-        let e = compile_ptx(&format!("{hdr} cp.async.mbarrier.arrive.shared.b64 [s];\n ret;\n}}\n")).unwrap_err();
+        let e = compile_ptx(&format!("{hdr} cp.async.bulk.shared.global [s], [%rd1], 16;\n ret;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("not supported"), "{e}");
         let e = compile_ptx(&format!("{hdr} cp.async.ca.shared.global [s], [%rd1], 12;\n ret;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("4, 8 or 16"), "{e}");
-    }
-
-    #[test]
-    fn wmma_envreg_and_prefetch() {
-        let hdr = ".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{\n .reg .b64 %rd<3>;\n .reg .b32 %r<40>;\n .reg .f32 %f<20>;\n ld.param.u64 %rd1, [p];\n";
-        let a = "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}";
-        let b = "{%r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18}";
-        let c = "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}";
-        let d = "{%f11, %f12, %f13, %f14, %f15, %f16, %f17, %f18}";
-        let ok = format!(
-            "{hdr} wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {a}, [%rd1], 16;\n wmma.load.b.sync.aligned.col.m16n16k16.f16 {b}, [%rd1], %r30;\n wmma.load.c.sync.aligned.col.m16n16k16.f32 {c}, [%rd1], 16;\n wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {d}, {a}, {b}, {c};\n wmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd1], {d}, 16;\n mov.u32 %r31, %envreg1;\n st.global.u32 [%rd1], %r31;\n prefetch.global.L2 [%rd1];\n ret;\n}}\n"
-        );
-        let p = compile_ptx(&ok).unwrap();
-        let mma = |m: u16| p.code.iter().filter(|i| i.w0.op() == Op::Mma && i.w0.m() & !7 == m).count();
-        // A and B stage their 4 own registers (the f16 fragments' other 4 repeat them), C 8.
-        assert_eq!((mma(hw::isa::mma::STAGE_A), mma(hw::isa::mma::STAGE_B), mma(hw::isa::mma::STAGE_C)), (4, 4, 8));
-        assert_eq!((mma(hw::isa::mma::RUN), mma(hw::isa::mma::READ_D)), (1, 8));
-        // %envreg1 is a launch constant operand.
-        assert!(p.code.iter().any(|i| i.imm == LAUNCH_ENVREG + 4));
-        let e =
-            compile_ptx(&format!("{hdr} wmma.load.a.sync.aligned.row.m8n8k32.s4 {{%r1}}, [%rd1], 32;\n ret;\n}}\n"))
-                .unwrap_err();
-        assert!(e.msg.contains("`wmma.load.a.sync.aligned.row.m8n8k32.s4` is not supported"), "{e}");
-        let e = compile_ptx(&format!(
-            "{hdr} wmma.load.a.sync.aligned.row.m16n16k16.f16 {{%r1, %r2}}, [%rd1], 16;\n ret;\n}}\n"
-        ))
-        .unwrap_err();
-        assert!(e.msg.contains("8 registers"), "{e}");
     }
 
     #[test]
