@@ -43,6 +43,4 @@ mod tests {
         // More arrivals than pending (undefined in PTX) complete the phase, never wrap.
         assert_eq!(arrive(init(1), 5, false) >> 63, 1);
     }
-
-    use super::*;
 }
