@@ -55,9 +55,16 @@ static __device__ __forceinline__ void __pipeline_wait_prior(size_t prior) {
     }
 }
 
-typedef unsigned long long __mbarrier_t;
-static __device__ void __pipeline_arrive_on(__mbarrier_t *bar)
-    __attribute__((unavailable("rgdev: mbarrier (__pipeline_arrive_on) is not supported yet")));
+#endif /* __CUDA__ */
+
+#include "cuda_awbarrier_primitives.h"
+
+#if defined(__CUDA__)
+/* The barrier's arrival once the thread's copies so far have completed (an arrival it
+   expects: PTX cp.async.mbarrier.arrive.noinc). */
+static __device__ __forceinline__ void __pipeline_arrive_on(__mbarrier_t *bar) {
+    __asm__ __volatile__("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"l"(__rgdev_mbarrier_at(bar)) : "memory");
+}
 #endif /* __CUDA__ */
 
 #endif /* _CUDA_PIPELINE_PRIMITIVES_H_ */

@@ -333,6 +333,16 @@ fn pipeline_primitives() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Asynchronous barrier primitives over PTX mbarrier (tests/cuda/awbarrier.cu): split
+/// arrive and wait in rounds, tokens' pending counts, threads leaving with
+/// arrive_and_drop, and `__pipeline_arrive_on` completing a phase with staged copies.
+#[test]
+fn asynchronous_barriers() {
+    let exe = compile("awbarrier", &[]);
+    assert!(run_ok(&exe, &[]).contains("awbarrier: 6 rounds, a drop, staged copies"));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// nvcuda::wmma on the tensor core (tests/cuda/wmma.cu, built for sm_80 and run on a gv100
 /// that reports compute capability 8.0): every shape and type of mma.h in all layouts and a
 /// GEMM, bit for bit against the host, in both modes; the multiply's issue interval is the

@@ -91,6 +91,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("mma.h", include_str!("../../../include/mma.h")),
     ("cuda_pipeline.h", include_str!("../../../include/cuda_pipeline.h")),
     ("cuda_pipeline_primitives.h", include_str!("../../../include/cuda_pipeline_primitives.h")),
+    ("cuda_awbarrier_primitives.h", include_str!("../../../include/cuda_awbarrier_primitives.h")),
     ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
     ("cuda.h", include_str!("../../../include/cuda.h")),
     ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
