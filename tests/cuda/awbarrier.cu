@@ -31,7 +31,8 @@ __global__ void rounds(const int *in, int *out, int *pending, int n_rounds) {
     out[t] = v;
 }
 
-// Threads 64.. drop out after the first phase; the rest go on with a barrier that now
+// Threads 64.. arrive and drop out (and leave: a waiter may not fall a whole phase behind,
+// as the barrier keeps only the phase's parity); the rest go on with a barrier that now
 // expects 64.
 __global__ void dropping(int *out) {
     __shared__ __mbarrier_t bar;
@@ -43,11 +44,17 @@ __global__ void dropping(int *out) {
     }
     __syncthreads();
     atomicAdd(&count, 1);
-    __mbarrier_token_t tok = t >= 64 ? __mbarrier_arrive_and_drop(&bar) : __mbarrier_arrive(&bar);
+    if (t >= 64) {
+        __mbarrier_arrive_and_drop(&bar);
+        return;
+    }
+    __mbarrier_token_t tok = __mbarrier_arrive(&bar);
     while (!__mbarrier_test_wait(&bar, tok)) {
     }
-    if (t >= 64) return;
-    int first = count;
+    int first = count; // everyone's add of the first phase, read before anyone adds again
+    tok = __mbarrier_arrive(&bar);
+    while (!__mbarrier_test_wait(&bar, tok)) {
+    }
     atomicAdd(&count, 1);
     tok = __mbarrier_arrive(&bar);
     while (!__mbarrier_test_wait(&bar, tok)) {

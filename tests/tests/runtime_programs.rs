@@ -335,11 +335,16 @@ fn pipeline_primitives() {
 
 /// Asynchronous barrier primitives over PTX mbarrier (tests/cuda/awbarrier.cu): split
 /// arrive and wait in rounds, tokens' pending counts, threads leaving with
-/// arrive_and_drop, and `__pipeline_arrive_on` completing a phase with staged copies.
+/// arrive_and_drop, and `__pipeline_arrive_on` completing a phase with staged copies; in
+/// both modes.
 #[test]
 fn asynchronous_barriers() {
     let exe = compile("awbarrier", &[]);
     assert!(run_ok(&exe, &[]).contains("awbarrier: 6 rounds, a drop, staged copies"));
+    // Functional mode runs a block's warps in turn, each until it spins: the other order.
+    let toml = exe.parent().unwrap().join("functional.toml");
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
+    assert!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]).contains("a drop, staged copies"));
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
