@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod dlink;
+mod headers;
 use dlink::device_link;
+use headers::HEADERS;
 
 /// How to call it.
 pub const USAGE: &str = "rgdev cc [-c] [-o OUT] [-arch=sm_XX] [-I DIR] [-D NAME[=V]] [-L DIR] [-l LIB] [-O N] [-g] \
@@ -70,53 +72,6 @@ address on the host and the device; -Xcompiler -shared or -Xlinker -pie links ot
   -v, --verbose               print each command
   --version                   the version
   -h, --help                  this help";
-
-/// The headers `rgdev cc` puts on the include path: rgdev's own.
-const HEADERS: &[(&str, &str)] = &[
-    ("cuda_runtime.h", include_str!("../../../include/cuda_runtime.h")),
-    ("cuda_runtime_api.h", include_str!("../../../include/cuda_runtime_api.h")),
-    ("driver_types.h", include_str!("../../../include/driver_types.h")),
-    ("vector_types.h", include_str!("../../../include/vector_types.h")),
-    ("vector_functions.h", include_str!("../../../include/vector_functions.h")),
-    ("host_defines.h", include_str!("../../../include/host_defines.h")),
-    ("device_functions.h", include_str!("../../../include/device_functions.h")),
-    ("math_functions.h", include_str!("../../../include/math_functions.h")),
-    ("texture_indirect_functions.h", include_str!("../../../include/texture_indirect_functions.h")),
-    ("surface_indirect_functions.h", include_str!("../../../include/surface_indirect_functions.h")),
-    ("cuda_fp16.h", include_str!("../../../include/cuda_fp16.h")),
-    ("cuda_bf16.h", include_str!("../../../include/cuda_bf16.h")),
-    ("crt/rgdev_half_type.h", include_str!("../../../include/crt/rgdev_half_type.h")),
-    ("crt/rgdev_thread_scope.h", include_str!("../../../include/crt/rgdev_thread_scope.h")),
-    ("crt/rgdev_half_ops.h", include_str!("../../../include/crt/rgdev_half_ops.h")),
-    ("mma.h", include_str!("../../../include/mma.h")),
-    ("cuda_pipeline.h", include_str!("../../../include/cuda_pipeline.h")),
-    ("cuda_pipeline_primitives.h", include_str!("../../../include/cuda_pipeline_primitives.h")),
-    ("cuda_awbarrier_primitives.h", include_str!("../../../include/cuda_awbarrier_primitives.h")),
-    ("device_launch_parameters.h", include_str!("../../../include/device_launch_parameters.h")),
-    ("cuda.h", include_str!("../../../include/cuda.h")),
-    ("cudaProfiler.h", include_str!("../../../include/cudaProfiler.h")),
-    ("nvToolsExt.h", include_str!("../../../include/nvToolsExt.h")),
-    ("nvtx3/nvToolsExt.h", include_str!("../../../include/nvtx3/nvToolsExt.h")),
-    ("cooperative_groups.h", include_str!("../../../include/cooperative_groups.h")),
-    ("cooperative_groups/reduce.h", include_str!("../../../include/cooperative_groups/reduce.h")),
-    ("cooperative_groups/scan.h", include_str!("../../../include/cooperative_groups/scan.h")),
-    ("cooperative_groups/memcpy_async.h", include_str!("../../../include/cooperative_groups/memcpy_async.h")),
-    ("cuda_profiler_api.h", include_str!("../../../include/cuda_profiler_api.h")),
-    ("builtin_types.h", include_str!("../../../include/builtin_types.h")),
-    ("math_constants.h", include_str!("../../../include/math_constants.h")),
-    ("cuComplex.h", include_str!("../../../include/cuComplex.h")),
-    ("sm_20_atomic_functions.h", include_str!("../../../include/sm_20_atomic_functions.h")),
-    ("sm_20_intrinsics.h", include_str!("../../../include/sm_20_intrinsics.h")),
-    ("sm_30_intrinsics.h", include_str!("../../../include/sm_30_intrinsics.h")),
-    ("sm_32_atomic_functions.h", include_str!("../../../include/sm_32_atomic_functions.h")),
-    ("sm_32_intrinsics.h", include_str!("../../../include/sm_32_intrinsics.h")),
-    ("sm_35_intrinsics.h", include_str!("../../../include/sm_35_intrinsics.h")),
-    ("sm_60_atomic_functions.h", include_str!("../../../include/sm_60_atomic_functions.h")),
-    ("sm_61_intrinsics.h", include_str!("../../../include/sm_61_intrinsics.h")),
-    ("device_atomic_functions.h", include_str!("../../../include/device_atomic_functions.h")),
-    ("device_double_functions.h", include_str!("../../../include/device_double_functions.h")),
-    ("cuda_device_runtime_api.h", include_str!("../../../include/cuda_device_runtime_api.h")),
-];
 
 /// The parsed command line.
 #[derive(Debug, Default, PartialEq)]
