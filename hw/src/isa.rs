@@ -139,7 +139,8 @@ pub enum Op {
     Vote,
     /// Convert a generic address to a state space window address, or back (m: [`CvtaMods`]).
     Cvta,
-    /// Trap: stop the grid with an error.
+    /// Trap: stop the grid with an error (m = 0: a `trap` instruction; m = 1: an invalid
+    /// program counter, see `TrapReason::InvalidPc`).
     Trap,
     /// Texture fetch: `dst..dst+3` = the texel of texture b at the coordinates in `a..`
     /// (consecutive registers: the array layer first for array textures, then x, y, z),

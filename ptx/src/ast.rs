@@ -116,6 +116,9 @@ pub enum Stmt {
     Label(String, Pos),
     /// An instruction.
     Instr(Instr),
+    /// `name: .branchtargets L1, ...;` or `name: .calltargets f1, ...;`: the targets an
+    /// indirect branch (`brx.idx`) or call may take, in order.
+    Targets(String, Vec<String>),
 }
 
 /// An instruction.

@@ -16,6 +16,7 @@ pub mod compile;
 pub mod container;
 pub mod error;
 pub mod fatbin;
+pub mod indirect;
 pub mod lexer;
 pub mod link;
 pub mod parse;

@@ -493,7 +493,25 @@ impl Parser {
                 }
                 Some(Tok::Ident(name)) if self.peek_at(1) == Some(&Tok::Punct(':')) => {
                     self.i += 2;
-                    out.push(Stmt::Label(name, pos));
+                    match self.peek().cloned() {
+                        // An indirect call's signature: the call site's own lists say it.
+                        Some(Tok::Ident(d)) if d == ".callprototype" => {
+                            while self.bump().is_some_and(|t| t != Tok::Punct(';')) {}
+                        }
+                        Some(Tok::Ident(d)) if d == ".branchtargets" || d == ".calltargets" => {
+                            self.i += 1;
+                            let mut list = Vec::new();
+                            loop {
+                                list.push(self.ident("a target")?);
+                                if !self.eat_punct(',') {
+                                    break;
+                                }
+                            }
+                            self.punct(';')?;
+                            out.push(Stmt::Targets(name, list));
+                        }
+                        _ => out.push(Stmt::Label(name, pos)),
+                    }
                 }
                 Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => out.push(Stmt::Instr(self.instr()?)),
                 _ => return Err(self.expected("an instruction, a declaration or `}`")),

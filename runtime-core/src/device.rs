@@ -609,6 +609,7 @@ impl<P: Platform> Device<P> {
                     Some(TrapReason::Misaligned) => CuError::MisalignedAddress,
                     Some(TrapReason::Watchdog) => CuError::LaunchTimeout,
                     Some(TrapReason::Trap) => CuError::Assert,
+                    Some(TrapReason::InvalidPc) => CuError::InvalidPc,
                     Some(TrapReason::NoResources) => CuError::OutOfMemory,
                     Some(TrapReason::BadLaunch) | None => CuError::LaunchFailed,
                 };

@@ -70,6 +70,8 @@ pub enum CuError {
     IllegalInstruction = 715,
     /// CUDA_ERROR_MISALIGNED_ADDRESS
     MisalignedAddress = 716,
+    /// CUDA_ERROR_INVALID_PC
+    InvalidPc = 718,
     /// CUDA_ERROR_LAUNCH_FAILED
     LaunchFailed = 719,
     /// CUDA_ERROR_NOT_SUPPORTED
@@ -120,6 +122,7 @@ impl CuError {
             HostMemoryNotRegistered,
             IllegalInstruction,
             MisalignedAddress,
+            InvalidPc,
             LaunchFailed,
             NotSupported,
             Unknown,
@@ -164,6 +167,7 @@ impl CuError {
             HostMemoryNotRegistered => "pointer does not correspond to a registered memory region",
             IllegalInstruction => "an illegal instruction was encountered",
             MisalignedAddress => "misaligned address",
+            InvalidPc => "invalid program counter",
             LaunchFailed => "unspecified launch failure",
             NotSupported => "operation not supported",
             Unknown => "unknown error",
@@ -206,6 +210,7 @@ impl CuError {
             HostMemoryNotRegistered => "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
             IllegalInstruction => "CUDA_ERROR_ILLEGAL_INSTRUCTION",
             MisalignedAddress => "CUDA_ERROR_MISALIGNED_ADDRESS",
+            InvalidPc => "CUDA_ERROR_INVALID_PC",
             LaunchFailed => "CUDA_ERROR_LAUNCH_FAILED",
             NotSupported => "CUDA_ERROR_NOT_SUPPORTED",
             Unknown => "CUDA_ERROR_UNKNOWN",

@@ -1121,3 +1121,39 @@ fn carry_chains_and_warp_integer_forms() {
         assert_eq!(w[31] as u32, any64, "match.any.b64 {t}");
     }
 }
+
+/// Indirect branches and calls (kernels/handwritten/indirect.ptx, written as nvcc writes
+/// them): a switch through `brx.idx`, calls through a table of function addresses
+/// initialized at module scope (as a vtable is), through a `.calltargets` list, guarded
+/// (and a guarded direct call),
+/// and from a function that itself calls through a pointer; each lane's result against
+/// the C++ it stands for. A pointer that is no function's address is CUDA_ERROR_INVALID_PC.
+#[test]
+fn indirect_branches_and_calls_through_function_pointers() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/indirect.ptx")).unwrap();
+    let out = ctx.alloc::<u32>(64 * 4).unwrap();
+    m.function("indirect").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
+    let o = out.to_vec().unwrap();
+    let ops = [|t: u32| 2 * t, |t: u32| t * t, |t: u32| 2 * t + 7];
+    for t in 0..64u32 {
+        let w = &o[4 * t as usize..][..4];
+        let switch = [100, 201, t + 300, 403, 5 * t][t as usize % 5];
+        assert_eq!(w[0], switch, "brx.idx, lane {t}");
+        assert_eq!(w[1], ops[t as usize % 3](t), "call through the table, lane {t}");
+        assert_eq!(w[2], if t % 2 == 0 { t * t } else { 2 * t + 7 }, ".calltargets, lane {t}");
+        let guarded = if t < 16 {
+            ops[t as usize % 3](t)
+        } else if t >= 48 {
+            t * t
+        } else {
+            1000
+        };
+        assert_eq!(w[3], guarded, "guarded calls, lane {t}");
+    }
+    let mut wild = ctx.alloc::<u64>(1).unwrap();
+    wild.copy_from(&[0x1234]).unwrap();
+    m.function("wild").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[wild.arg()]).unwrap();
+    assert_eq!(ctx.synchronize(), Err(CuError::InvalidPc));
+}

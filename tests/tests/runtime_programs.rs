@@ -348,6 +348,21 @@ fn asynchronous_barriers() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// C++ virtual functions and function pointers (tests/cuda/virtual.cu): objects of three
+/// classes made on the device, virtual calls diverging across a warp, a virtual function
+/// calling virtual functions, virtual destructors (one through `delete` on the device
+/// heap), a compile-time table of pointers, a pointer the host reads from a symbol and
+/// passes back; in both modes.
+#[test]
+fn virtual_functions_and_function_pointers() {
+    let exe = compile("virtual", &[]);
+    assert!(run_ok(&exe, &[]).contains("virtual: 96 objects of 3 classes, 4 kinds of pointer calls"));
+    let toml = exe.parent().unwrap().join("functional.toml");
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
+    assert!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]).contains("4 kinds of pointer calls"));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// nvcuda::wmma on the tensor core (tests/cuda/wmma.cu, built for sm_80 and run on a gv100
 /// that reports compute capability 8.0): every shape and type of mma.h in all layouts and a
 /// GEMM, bit for bit against the host, in both modes; the multiply's issue interval is the

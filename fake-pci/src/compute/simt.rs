@@ -292,6 +292,7 @@ impl Exec<'_, '_> {
                     w.bars = w.bars.wrapping_add(1);
                     return Ok(self.barrier(w, pc, on, ctaid));
                 }
+                Op::Trap if on != 0 && d.m == 1 => return Err(trap(TrapReason::InvalidPc)),
                 Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
                 Op::Call => {
                     // Calls are made by every active lane (the compiler emits them unguarded).

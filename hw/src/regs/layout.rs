@@ -439,13 +439,17 @@ pub enum TrapReason {
     /// The simulator could not get host memory for a block (its registers, shared or
     /// local memory): CUDA_ERROR_OUT_OF_MEMORY.
     NoResources = 7,
+    /// A jump or call to an address that holds no code of the grid (a `TRAP` with m = 1,
+    /// which the compiler writes where a function pointer matches no function):
+    /// CUDA_ERROR_INVALID_PC.
+    InvalidPc = 8,
 }
 
 impl TrapReason {
     /// Decode NV_PGRAPH_TRAP_INFO.
     pub fn from_u32(v: u32) -> Option<Self> {
         use TrapReason::*;
-        [IllegalInstruction, Trap, OutOfRange, Misaligned, Watchdog, BadLaunch, NoResources]
+        [IllegalInstruction, Trap, OutOfRange, Misaligned, Watchdog, BadLaunch, NoResources, InvalidPc]
             .into_iter()
             .find(|r| *r as u32 == v)
     }

@@ -120,7 +120,7 @@ pub(crate) fn call_sites(body: &[Stmt]) -> Result<Vec<CallSite>> {
                 (Vec::new(), 0)
             };
             let Some(Operand::Name(callee)) = i.args.get(name_at) else {
-                return Err(i.pos.err("`call` needs a function name (indirect calls are not supported)"));
+                return Err(i.pos.err("`call` needs a function name"));
             };
             calls.push((k, callee.clone(), list(i.args.get(name_at + 1)), rets));
         }

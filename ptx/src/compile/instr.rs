@@ -304,9 +304,15 @@ impl<'a> Kc<'a> {
                 self.push(Instr::new(Op::Trap, Ty::U32));
                 Ok(())
             }
+            crate::indirect::INVALID_PC => {
+                let mut t = Instr::new(Op::Trap, Ty::U32);
+                t.w0.set_m(1);
+                self.push(t);
+                Ok(())
+            }
             "call" => {
                 if self.guard.is_some() {
-                    return Err(self.err("predicated `call` is not supported"));
+                    return Err(self.err("a guarded `call` reached the code generator (`indirect` lowers it)"));
                 }
                 let callee = self
                     .calls

@@ -58,7 +58,10 @@ pub(crate) fn var_size(v: &ast::Var) -> Result<(u32, u32)> {
 /// variable whose storage is on the host (a `__managed__` variable's host shadow) the value
 /// the device code declares.
 pub fn initial_values(src: &str) -> Result<Vec<(String, Vec<u8>)>> {
-    let m = crate::parse(src)?;
+    let mut m = crate::parse(src)?;
+    if crate::indirect::needed(&m) {
+        m = crate::indirect::lower(&m)?;
+    }
     let initialized = m.vars.iter().filter(|v| v.space == StateSpace::Global && !v.init.is_empty());
     initialized
         .filter(|v| scalar_size(&v.ty).is_some())

@@ -179,6 +179,14 @@ fn within_budget(
 
 /// Compile a parsed module for `opts`.
 pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
+    // Function addresses, indirect calls and branches: made direct first.
+    let lowered;
+    let m = if crate::indirect::needed(m) {
+        lowered = crate::indirect::lower(m)?;
+        &lowered
+    } else {
+        m
+    };
     let mut prog = Program {
         code: Vec::new(),
         kernels: Vec::new(),
