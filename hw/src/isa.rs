@@ -180,6 +180,8 @@ pub enum Op {
     /// Tensor core: a warp's matrix multiply-accumulate, staged through the SM's per-warp
     /// operand buffer (m and the immediate: [`mma`]).
     Mma,
+    /// `dst = tanh(a)` (approximate, f32: `tanh.approx.f32`).
+    Tanh,
 }
 
 /// [`Op::Printf`] modes.
@@ -508,8 +510,13 @@ impl Round {
 }
 
 /// `CVT` modifiers: rounding (2:0), saturate (3), source type (7:4), integral rounding
-/// (8: `cvt.rni`-style round to an integer value within a float type). `ftz` is implied by
-/// the model's treatment of subnormals (kept, not flushed).
+/// (8: `cvt.rni`-style round to an integer value within a float type). When the source is
+/// a register (no immediate operand), the immediate word extends them: `.relu` (bit 0: a
+/// negative half result becomes +0, a NaN the canonical NaN), `.satfinite` (1: an infinite
+/// half or tf32 result becomes the largest finite value of its sign), tf32 (2: an f32
+/// rounded to TensorFloat-32's 10 fraction bits, the low 13 cleared; rounding Default is
+/// `.rna`, to nearest with ties away from zero). `ftz` is implied by the model's treatment
+/// of subnormals (kept, not flushed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CvtMods {
     /// Rounding mode.
@@ -520,11 +527,29 @@ pub struct CvtMods {
     pub src: Ty,
     /// Float to float rounding to an integral value (`.rni`, `.rzi`, ...).
     pub integral: bool,
+    /// `.relu`.
+    pub relu: bool,
+    /// `.satfinite`.
+    pub satfinite: bool,
+    /// To TensorFloat-32 (`cvt.rna.tf32.f32`).
+    pub tf32: bool,
 }
 impl CvtMods {
-    /// Encode.
+    /// Encode the m field.
     pub fn encode(self) -> u16 {
         self.round as u16 | (self.sat as u16) << 3 | (self.src as u16) << 4 | (self.integral as u16) << 8
+    }
+    /// Encode the extension the immediate word holds (0: none).
+    pub fn extension(self) -> u64 {
+        self.relu as u64 | (self.satfinite as u64) << 1 | (self.tf32 as u64) << 2
+    }
+    /// Add the extension `ext` (the immediate word of a `CVT` without an immediate operand).
+    pub fn extended(self, ext: u64) -> Self {
+        Self { relu: ext & 1 == 1, satfinite: ext >> 1 & 1 == 1, tf32: ext >> 2 & 1 == 1, ..self }
+    }
+    /// Plain modifiers: `round` from `src`, nothing else.
+    pub fn new(round: Round, src: Ty) -> Self {
+        Self { round, sat: false, src, integral: false, relu: false, satfinite: false, tf32: false }
     }
     /// Decode; `None` for a reserved rounding or type encoding.
     pub fn decode(m: u16) -> Option<Self> {
@@ -533,6 +558,9 @@ impl CvtMods {
             sat: m >> 3 & 1 == 1,
             src: Ty::from_bytes(((m >> 4) & 0xF) as u8).ok()?,
             integral: m >> 8 & 1 == 1,
+            relu: false,
+            satfinite: false,
+            tf32: false,
         })
     }
 }

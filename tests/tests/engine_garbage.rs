@@ -45,6 +45,7 @@ const OPS: [Op; 51] = [
     Op::Cos,
     Op::Ex2,
     Op::Lg2,
+    Op::Tanh,
     Op::Ld,
     Op::St,
     Op::Atom,

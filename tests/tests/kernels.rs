@@ -1157,3 +1157,137 @@ fn indirect_branches_and_calls_through_function_pointers() {
     m.function("wild").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[wild.arg()]).unwrap();
     assert_eq!(ctx.synchronize(), Err(CuError::InvalidPc));
 }
+
+/// Conversions with `.relu` and `.satfinite`, to TensorFloat-32 with each rounding,
+/// `tanh.approx.f32` and `set` of half pairs (kernels/handwritten/cvt_forms.ptx), on
+/// values that reach each rule: negatives, zeros of both signs, values past half's and
+/// bfloat16's range, infinities, NaN, subnormals and tf32 ties.
+#[test]
+fn relu_satfinite_tf32_tanh_and_half_pair_set() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/cvt_forms.ptx")).unwrap();
+    let mut input: Vec<f32> = vec![
+        0.3,
+        -0.3,
+        0.0,
+        -0.0,
+        1.5,
+        -2.75,
+        70000.0,
+        -70000.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        3.0e38,
+        -3.0e38,
+        f32::MAX,
+        1.0e-40,
+        -1.0e-40,
+        f32::from_bits(0x3F80_1000), // a tf32 tie: even below, away above
+        f32::from_bits(0x3F80_3000), // a tf32 tie: even and away above
+        f32::from_bits(0xBF80_1000),
+        f32::from_bits(0x3F80_0FFF),
+        f32::from_bits(0x7F7F_F000), // rounds past tf32's largest value
+        0.5,
+        65504.0,
+        65520.0, // rounds to half's infinity
+    ];
+    let mut rng = Rng(0x37_cafe);
+    while input.len() < 64 {
+        input.push(f32::from_bits(rng.next_u64() as u32 & 0xC7FF_FFFF));
+    }
+    let mut inp = ctx.alloc::<f32>(64).unwrap();
+    inp.copy_from(&input).unwrap();
+    let out = ctx.alloc::<u32>(64 * 16).unwrap();
+    m.function("cvt_forms").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[inp.arg(), out.arg()]).unwrap();
+    let o = out.to_vec().unwrap();
+    // bfloat16 to nearest even, from the bits (NaN: the canonical 0x7FFF).
+    let bf16 = |x: f32| {
+        let b = x.to_bits();
+        if x.is_nan() { 0x7FFF } else { (b + 0x7FFF + (b >> 16 & 1)) >> 16 }
+    };
+    let relu = |h: u32, exp: u32| {
+        if h & 0x7FFF > exp {
+            0x7FFF
+        } else if h & 0x8000 != 0 {
+            0
+        } else {
+            h
+        }
+    };
+    let satfinite = |h: u32, exp: u32| if h & 0x7FFF == exp { (h & 0x8000) | (exp - 1) } else { h };
+    // tf32 by arithmetic: |x| in units of its last tf32 place, rounded.
+    let tf32 = |x: f32, mode: &str, sat: bool, relu: bool| -> u32 {
+        if x.is_nan() {
+            return 0x7FFF_FFFF;
+        }
+        let mut r = if x.is_infinite() {
+            x
+        } else {
+            let a = (x as f64).abs();
+            let e = if a == 0.0 { -126 } else { a.log2().floor() as i32 }.max(-126);
+            let ulp = 2f64.powi(e - 10);
+            let q = a / ulp;
+            let q = match mode {
+                "rz" => q.trunc(),
+                "rn" if q.fract() == 0.5 => q.trunc() + (q.trunc() % 2.0),
+                _ => (q + 0.5).floor(),
+            };
+            let v = (q * ulp) as f32;
+            if x.is_sign_negative() { -v } else { v }
+        };
+        if sat && r.is_infinite() {
+            r = f32::from_bits(r.to_bits() & 0x8000_0000 | 0x7F7F_E000);
+        }
+        if relu && r.is_sign_negative() {
+            r = 0.0;
+        }
+        r.to_bits()
+    };
+    let h16 = |h: u32| {
+        // A binary16 value as f32 (finite values and infinities only).
+        let (s, e, f) = (h >> 15, (h >> 10) & 31, h & 1023);
+        let v = if e == 0 {
+            f as f32 * 2f32.powi(-24)
+        } else if e == 31 {
+            f32::INFINITY
+        } else {
+            (1024 + f) as f32 * 2f32.powi(e as i32 - 25)
+        };
+        if s == 1 { -v } else { v }
+    };
+    for (t, &x) in input.iter().enumerate() {
+        let w = &o[16 * t..][..16];
+        let plain = w[0];
+        assert_eq!(w[1], relu(plain, 0x7C00), "cvt.rn.relu.f16.f32 of {x:e}");
+        assert_eq!(w[2], if x.is_nan() { 0x7FFF } else { satfinite(plain, 0x7C00) }, "satfinite.f16 of {x:e}");
+        assert_eq!(w[3], relu(satfinite(plain, 0x7C00), 0x7C00), "relu.satfinite.f16 of {x:e}");
+        assert_eq!(w[4], bf16(x), "cvt.rn.bf16.f32 of {x:e}");
+        assert_eq!(w[5], relu(bf16(x), 0x7F80), "relu.bf16 of {x:e}");
+        assert_eq!(w[6], if x.is_nan() { 0x7FFF } else { satfinite(bf16(x), 0x7F80) }, "satfinite.bf16 of {x:e}");
+        // The pair: high half from x, low half from -x, each through relu.
+        assert_eq!(w[7] >> 16, relu(plain, 0x7C00), "relu.f16x2 high of {x:e}");
+        assert_eq!(w[7] & 0xFFFF, relu(plain ^ if x.is_nan() { 0 } else { 0x8000 }, 0x7C00), "relu.f16x2 low of {x:e}");
+        assert_eq!(w[8], tf32(x, "rna", false, false), "cvt.rna.tf32.f32 of {x:e} ({:#x})", x.to_bits());
+        assert_eq!(w[9], tf32(x, "rna", true, false), "cvt.rna.satfinite.tf32.f32 of {x:e}");
+        assert_eq!(w[10], tf32(x, "rn", false, false), "cvt.rn.tf32.f32 of {x:e} ({:#x})", x.to_bits());
+        assert_eq!(w[11], tf32(x, "rz", false, true), "cvt.rz.relu.tf32.f32 of {x:e}");
+        let th = f32::from_bits(w[12]) as f64;
+        let want = (x as f64).tanh();
+        assert!(
+            th == want || (th - want).abs() <= want.abs() * 2f64.powi(-10) || (x.is_nan() && th.is_nan()),
+            "tanh({x:e}) = {th:e}"
+        );
+        // set of (x, 1.0) against (0.5, 0.5), in x's f16 value.
+        let hx = h16(plain);
+        let lt = if plain & 0x7FFF > 0x7C00 { false } else { hx < 0.5 };
+        let ge = if plain & 0x7FFF > 0x7C00 { false } else { hx >= 0.5 };
+        assert_eq!(w[13], if lt { 0xFFFF_0000 } else { 0 }, "set.lt.u32.f16x2 of {x:e}");
+        assert_eq!(w[14], if ge { 0x3C00_3C00 } else { 0x3C00 }, "set.ge.f16x2.f16x2 of {x:e}");
+        let bx = f32::from_bits(bf16(x) << 16);
+        let odd = t % 2 == 1;
+        let gt = !x.is_nan() && bx > 0.5 && odd;
+        assert_eq!(w[15], u32::from(gt) * 0x3F80_0000 | u32::from(odd) * 0x3F80, "set.gt.and.bf16x2 of {x:e}");
+    }
+}

@@ -84,7 +84,8 @@ impl Exec<'_, '_> {
             | Op::Sin
             | Op::Cos
             | Op::Ex2
-            | Op::Lg2 => {
+            | Op::Lg2
+            | Op::Tanh => {
                 let ftz = d.ty == Ty::F32 && d.m & FLOAT_FTZ != 0;
                 let flush = |v: u64| if ftz { ftz32(v) } else { v };
                 match directed_mode(&d).filter(|_| d.ty.float() && round::computes(d.op)) {
@@ -97,8 +98,21 @@ impl Exec<'_, '_> {
             Op::Selp | Op::Slct => select(d, on, regs),
             Op::Setp => compare(d, on, regs).ok_or(illegal)?,
             Op::Cvt => {
-                let CvtMods { round, sat, src, integral } = CvtMods::decode(d.m).ok_or(illegal)?;
-                lanes!(d, on, regs, |l| cvt(d.ty, src, round, sat, integral, operand(&d, 0, l, regs)))
+                let mut c = CvtMods::decode(d.m).ok_or(illegal)?;
+                if d.imm_slot == Imm::None {
+                    c = c.extended(d.imm);
+                }
+                let CvtMods { round, sat, src, integral, .. } = c;
+                if c.tf32 {
+                    lanes!(d, on, regs, |l| super::half::tf32(operand(&d, 0, l, regs), c))
+                } else if c.relu || c.satfinite {
+                    lanes!(d, on, regs, |l| {
+                        let r = cvt(d.ty, src, round, sat, integral, operand(&d, 0, l, regs));
+                        super::half::finish(d.ty, r, c)
+                    })
+                } else {
+                    lanes!(d, on, regs, |l| cvt(d.ty, src, round, sat, integral, operand(&d, 0, l, regs)))
+                }
             }
             Op::Bfe | Op::Prmt | Op::Shf => bits(d, on, regs),
             Op::Cvta => {

@@ -201,6 +201,7 @@ pub(crate) fn unop(op: Op, ty: Ty, a: u64) -> u64 {
                 Op::Cos => libm::cosf(x),
                 Op::Ex2 => libm::exp2f(x),
                 Op::Lg2 => libm::log2f(x),
+                Op::Tanh => libm::tanhf(x),
                 _ => return unop(op, Ty::U32, a),
             })
         }

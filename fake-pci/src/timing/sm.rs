@@ -35,7 +35,7 @@ pub(crate) fn classify(d: &D) -> Class {
         Op::Tex | Op::Tld4 | Op::Txq => Class::Tex,
         Op::Ld | Op::St | Op::Atom | Op::Suld | Op::Sust | Op::Printf | Op::Heap => Class::Mem,
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
-        Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
+        Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Tanh | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
         Op::Shfl | Op::Vote | Op::Redux | Op::Match => Class::Shfl,
         Op::Mma if d.m == hw::isa::mma::RUN => Class::Tensor,

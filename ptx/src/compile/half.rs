@@ -22,6 +22,9 @@ impl Kc<'_> {
             // `set.cmp.u32.f16 d, a, b`: all ones or zero, the destination type first.
             return self.setp(i);
         }
+        if op == "set" {
+            return self.half_set_pair(i, ty);
+        }
         let (isa, nsrc) = match op {
             "add" => (Op::Add, 2),
             "sub" => (Op::Sub, 2),
@@ -59,6 +62,43 @@ impl Kc<'_> {
             *s = Some(self.src(self.arg(i, k + 1)?, ty)?);
         }
         self.emit(isa, ty, d, srcs, m).map(|_| ())
+    }
+
+    /// `set.cmp{.ftz}{.and,.or,.xor}.dtype.f16x2 d, a, b{, c}` (and `.bf16x2`): each half of
+    /// d is the comparison of the same halves of a and b (combined with predicate c), as
+    /// all ones (dtype `.u32`/`.s32`) or 1.0 (dtype `.f16x2`/`.bf16x2`), else 0.
+    fn half_set_pair(&mut self, i: &ast::Instr, ty: Ty) -> Result<()> {
+        let dty = *self.types(i).first().ok_or_else(|| self.err("`set` needs a destination type"))?;
+        let yes = match dty {
+            Ty::U32 | Ty::S32 | Ty::F16x2 | Ty::Bf16x2 => instr::set_true(if dty.half() { dty } else { Ty::U16 }),
+            _ => None,
+        };
+        let yes = yes.ok_or_else(|| self.err("`set` of a half pair gives a .u32, .s32, .f16x2 or .bf16x2 result"))?;
+        let cmp = i.mods.first().and_then(|c| cmp_of(c)).ok_or_else(|| self.err("`set` needs a comparison"))?;
+        let combine = [("and", Op::And), ("or", Op::Or), ("xor", Op::Xor)].into_iter().find(|(n, _)| i.has(n));
+        let scalar = if ty == Ty::F16x2 { Ty::F16 } else { Ty::Bf16 };
+        let m = cmp as u16 | if ty == Ty::F16x2 && i.has("ftz") { FLOAT_FTZ } else { 0 };
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, ty)?;
+        let b = self.src(self.arg(i, 2)?, ty)?;
+        let c = match combine {
+            Some(_) => Some(self.src(self.arg(i, 3)?, Ty::Pred)?),
+            None => None,
+        };
+        let sixteen = Some(Src::Imm(16, false));
+        let (ah, bh, p, lo, hi) = (self.scratch()?, self.scratch()?, self.scratch()?, self.scratch()?, self.scratch()?);
+        self.emit(Op::Shr, Ty::U32, ah, [Some(a), sixteen, None], 0)?;
+        self.emit(Op::Shr, Ty::U32, bh, [Some(b), sixteen, None], 0)?;
+        for ((x, y), out) in [((a, b), lo), ((Src::Reg(ah), Src::Reg(bh)), hi)] {
+            self.emit(Op::Setp, scalar, p, [Some(x), Some(y), None], m)?;
+            if let (Some((_, op)), Some(c)) = (combine, c) {
+                self.emit(op, Ty::Pred, p, [Some(Src::Reg(p)), Some(c), None], 0)?;
+            }
+            let (t, f) = (Src::Imm(yes, false), Src::Imm(0, false));
+            self.emit(Op::Selp, Ty::U32, out, [Some(t), Some(f), Some(Src::Reg(p))], 0)?;
+        }
+        self.emit(Op::Shl, Ty::U32, hi, [Some(Src::Reg(hi)), sixteen, None], 0)?;
+        self.emit(Op::Or, Ty::U32, d, [Some(Src::Reg(lo)), Some(Src::Reg(hi)), None], 0).map(|_| ())
     }
 
     /// `setp.cmp.f16 p[|q], a, b` (q = !p), or of a pair `setp.cmp.f16x2 p|q, a, b`: p
@@ -104,14 +144,14 @@ impl Kc<'_> {
 
     /// `cvt.rn{.relu}{.satfinite}.f16x2.f32 d, a, b` and the `.bf16x2` form: d's high half is
     /// a converted, its low half b.
-    pub(crate) fn cvt_pair(&mut self, i: &ast::Instr, dst: Ty, src: Ty, m: u16) -> Result<()> {
+    pub(crate) fn cvt_pair(&mut self, i: &ast::Instr, dst: Ty, src: Ty, m: CvtMods) -> Result<()> {
         let scalar = if dst == Ty::F16x2 { Ty::F16 } else { Ty::Bf16 };
         let d = self.dst(self.arg(i, 0)?)?;
         let a = self.src(self.arg(i, 1)?, src)?;
         let b = self.src(self.arg(i, 2)?, src)?;
         let (hi, lo) = (self.scratch()?, self.scratch()?);
-        self.emit(Op::Cvt, scalar, hi, [Some(a), None, None], m)?;
-        self.emit(Op::Cvt, scalar, lo, [Some(b), None, None], m)?;
+        self.cvt(scalar, hi, a, m)?;
+        self.cvt(scalar, lo, b, m)?;
         self.emit(Op::Shl, Ty::U32, hi, [Some(Src::Reg(hi)), Some(Src::Imm(16, false)), None], 0)?;
         self.emit(Op::Or, Ty::U32, d, [Some(Src::Reg(hi)), Some(Src::Reg(lo)), None], 0).map(|_| ())
     }

@@ -51,8 +51,11 @@ impl<'a> Kc<'a> {
                 self.emit(Op::Mad, ty, d, [Some(a), Some(b), Some(c)], m).map(|_| ())
             }
             "neg" | "abs" | "not" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "ex2"
-            | "lg2" => {
+            | "lg2" | "tanh" => {
                 let ty = self.ty(i)?;
+                if op == "tanh" && ty != Ty::F32 {
+                    return Err(self.err(format!("`tanh.{}` is not supported for half precision", i.mods.join("."))));
+                }
                 let isa = match op {
                     "neg" => Op::Neg,
                     "abs" => Op::Abs,
@@ -66,6 +69,7 @@ impl<'a> Kc<'a> {
                     "sin" => Op::Sin,
                     "cos" => Op::Cos,
                     "ex2" => Op::Ex2,
+                    "tanh" => Op::Tanh,
                     _ => Op::Lg2,
                 };
                 let d = self.dst(self.arg(i, 0)?)?;
@@ -93,12 +97,21 @@ impl<'a> Kc<'a> {
                 }
             }
             "cvt" => {
-                let tys = self.types(i);
-                if tys.len() != 2 {
+                let tf32 = i.has("tf32");
+                let mut tys = self.types(i);
+                if tf32 {
+                    // `cvt.rna.tf32.f32`: an f32 rounded to tf32, in a .b32.
+                    tys.insert(0, Ty::F32);
+                }
+                if tys.len() != 2 || tf32 && tys[1] != Ty::F32 {
                     return Err(self.err("`cvt` needs a destination and a source type"));
                 }
-                if let Some(m) = i.mods.iter().find(|m| matches!(m.as_str(), "relu" | "satfinite")) {
-                    return Err(self.err(format!("`cvt.{}`: `.{m}` is not supported", i.mods.join("."))));
+                let (relu, satfinite) = (i.has("relu"), i.has("satfinite"));
+                if (relu || satfinite) && !tf32 && !tys[0].half() {
+                    return Err(self.err(format!(
+                        "`cvt.{}`: `.relu` and `.satfinite` take a half or tf32 destination",
+                        i.mods.join(".")
+                    )));
                 }
                 let round = match i
                     .mods
@@ -114,7 +127,7 @@ impl<'a> Kc<'a> {
                 };
                 // `.rni` etc. round a float to an integral float value.
                 let integral = i.mods.iter().any(|m| matches!(m.as_str(), "rni" | "rzi" | "rmi" | "rpi"));
-                let m = CvtMods { round, sat: i.has("sat"), src: tys[1], integral }.encode();
+                let m = CvtMods { round, sat: i.has("sat"), src: tys[1], integral, relu, satfinite, tf32 };
                 if matches!(tys[0], Ty::F16x2 | Ty::Bf16x2) {
                     return self.cvt_pair(i, tys[0], tys[1], m);
                 }
@@ -123,7 +136,7 @@ impl<'a> Kc<'a> {
                 }
                 let d = self.dst(self.arg(i, 0)?)?;
                 let a = self.src(self.arg(i, 1)?, tys[1])?;
-                self.emit(Op::Cvt, tys[0], d, [Some(a), None, None], m).map(|_| ())
+                self.cvt(tys[0], d, a, m)
             }
             "cvta" if i.has("const") => {
                 // The constant segment's buffer is device memory: generic = offset + its base.
@@ -526,11 +539,7 @@ impl<'a> Kc<'a> {
         }?;
         if i.op == "set" {
             let dty = *self.types(i).first().ok_or_else(|| self.err("`set` needs a destination type"))?;
-            let yes = match dty {
-                Ty::F32 => 1f32.to_bits() as u64,
-                Ty::U32 | Ty::S32 => u32::MAX as u64,
-                _ => return Err(self.err("`set` gives a .u32, .s32 or .f32 result")),
-            };
+            let yes = set_true(dty).ok_or_else(|| self.err("`set` gives a .u32, .s32, .u16, .s16 or float result"))?;
             let d = self.dst(self.arg(i, 0)?)?;
             let (yes, no) = (Src::Imm(yes, false), Src::Imm(0, false));
             self.emit(Op::Selp, dty, d, [Some(yes), Some(no), Some(Src::Reg(p))], 0)?;
@@ -789,4 +798,32 @@ impl<'a> Kc<'a> {
         }
         Ok(())
     }
+}
+
+impl Kc<'_> {
+    /// `CVT` of `a` to `ty` into `d` with modifiers `m`; the extended ones (`.relu`,
+    /// `.satfinite`, tf32) ride in the immediate word, so the source is a register then.
+    pub(crate) fn cvt(&mut self, ty: Ty, d: u8, a: Src, m: CvtMods) -> Result<()> {
+        let ext = m.extension();
+        if ext == 0 {
+            return self.emit(Op::Cvt, ty, d, [Some(a), None, None], m.encode()).map(|_| ());
+        }
+        let a = self.in_reg(a)?;
+        let at = self.emit(Op::Cvt, ty, d, [Some(Src::Reg(a)), None, None], m.encode())?;
+        self.prog.code[at as usize].imm = ext;
+        Ok(())
+    }
+}
+
+/// What `set` writes for true into a destination of type `ty` (false is 0): all ones for
+/// integers, 1.0 for floats; `None` for a type `set` cannot give.
+pub(crate) fn set_true(ty: Ty) -> Option<u64> {
+    Some(match ty {
+        Ty::F32 => 1f32.to_bits() as u64,
+        Ty::U32 | Ty::S32 => u32::MAX as u64,
+        Ty::U16 | Ty::S16 => 0xFFFF,
+        Ty::F16 | Ty::F16x2 => 0x3C00,
+        Ty::Bf16 | Ty::Bf16x2 => 0x3F80,
+        _ => return None,
+    })
 }

@@ -92,8 +92,7 @@ impl Kc<'_> {
         for k in 0..n as u64 {
             for (x, src, ty, at, bits) in [(ea, a, aty, k * awidth, awidth), (eb, b, bty, (bfirst + k) * 8, 8)] {
                 self.emit(Op::Shr, Ty::U32, x, [Some(src), Some(Src::Imm(at, false)), None], 0)?;
-                let m =
-                    CvtMods { round: Round::Default, sat: false, src: narrow(ty == Ty::S32, bits), integral: false };
+                let m = CvtMods::new(Round::Default, narrow(ty == Ty::S32, bits));
                 self.emit(Op::Cvt, Ty::S32, x, [Some(Src::Reg(x)), None, None], m.encode())?;
             }
             self.emit(Op::Mad, Ty::U32, acc, [Some(Src::Reg(ea)), Some(Src::Reg(eb)), Some(Src::Reg(acc))], 0)?;
