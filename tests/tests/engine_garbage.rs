@@ -8,7 +8,7 @@ use backend_user::{Arg, CuError, Device, DeviceConfig, DeviceOptions};
 use hw::isa::{Imm, Instr, Op, Ty, Word0};
 use tests::Rng;
 
-const OPS: [Op; 51] = [
+const OPS: [Op; 52] = [
     Op::Nop,
     Op::Mov,
     Op::S2r,
