@@ -538,6 +538,33 @@ __RGDEV_DEV__ long long llmax(long long a, long long b) { return a > b ? a : b; 
 __RGDEV_DEV__ unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 __RGDEV_DEV__ unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 
+/* Address spaces of generic pointers (PTX isspacep, cvta). rgdev's constant segment is
+ * global memory, so __isConstant is 0 and __cvta_generic_to_constant is the identity. */
+#define __RGDEV_SPACE(Name, name, space)                                                               \
+    __RGDEV_DEV__ unsigned int __is##Name(const void *p) {                                            \
+        unsigned int r;                                                                                \
+        __asm__("{\n .reg .pred q;\n isspacep." space " q, %1;\n selp.u32 %0, 1, 0, q;\n}"           \
+                : "=r"(r)                                                                              \
+                : "l"(p));                                                                             \
+        return r;                                                                                      \
+    }                                                                                                  \
+    __RGDEV_DEV__ size_t __cvta_generic_to_##name(const void *p) {                                    \
+        size_t r;                                                                                      \
+        __asm__("cvta.to." space ".u64 %0, %1;" : "=l"(r) : "l"(p));                                   \
+        return r;                                                                                      \
+    }                                                                                                  \
+    __RGDEV_DEV__ void *__cvta_##name##_to_generic(size_t a) {                                        \
+        void *r;                                                                                       \
+        __asm__("cvta." space ".u64 %0, %1;" : "=l"(r) : "l"(a));                                      \
+        return r;                                                                                      \
+    }
+__RGDEV_SPACE(Global, global, "global")
+__RGDEV_SPACE(Shared, shared, "shared")
+__RGDEV_SPACE(Local, local, "local")
+__RGDEV_SPACE(Constant, constant, "const")
+#undef __RGDEV_SPACE
+__RGDEV_DEV__ unsigned int __isGridConstant(const void *p) { return 0; }
+
 #undef __RGDEV_DEV__
 
 #endif /* __CUDA__ */

@@ -363,6 +363,21 @@ fn virtual_functions_and_function_pointers() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// libcu++'s synchronization primitives (tests/cuda/libcuxx.cu, rgdev's <cuda/barrier>,
+/// <cuda/pipeline>, <cuda/atomic>): barriers in shared memory with tokens, drops and a
+/// completion function, block copies tied to a barrier, thread and block pipelines (split
+/// roles too), scoped atomics on the device and the host, and half a warp waiting for the
+/// other (independent thread scheduling); in both modes.
+#[test]
+fn libcuxx_barriers_pipelines_and_atomics() {
+    let exe = compile("libcuxx", &[]);
+    assert!(run_ok(&exe, &[]).contains("libcuxx: barriers, block copies, thread and block pipelines, atomics"));
+    let toml = exe.parent().unwrap().join("functional.toml");
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
+    assert!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]).contains("thread and block pipelines"));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// nvcuda::wmma on the tensor core (tests/cuda/wmma.cu, built for sm_80 and run on a gv100
 /// that reports compute capability 8.0): every shape and type of mma.h in all layouts and a
 /// GEMM, bit for bit against the host, in both modes; the multiply's issue interval is the

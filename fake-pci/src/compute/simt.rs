@@ -27,6 +27,9 @@ pub(crate) struct Warp {
     /// Functional mode: the memory epoch at which the warp was found spinning; it waits
     /// for memory to change while the others run.
     pub(crate) parked: Option<u64>,
+    /// The memory epoch at which a spinning path of the warp last yielded to its sibling
+    /// path (independent thread scheduling).
+    pub(crate) yielded: Option<u64>,
     /// Barriers the warp has arrived at (their numbers, for [`BarRed`]'s slots).
     pub(crate) bars: u32,
     /// A `bar.red` whose barrier the warp waited at: on its release the warp executes the
@@ -206,6 +209,7 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         calls: Vec::new(),
         spin: SpinProbe::default(),
         parked: None,
+        yielded: None,
         bars: 0,
         red_pending: false,
         tensor: Vec::new(),
@@ -334,7 +338,8 @@ impl Exec<'_, '_> {
 
     /// Branch `d` (at `pc`) of lanes `on` of `active`: taken by all, by none, or split
     /// (both paths pushed, to reconverge where the branch says). A backward branch after
-    /// which nothing has changed since the last time is a spin (with a watchdog on).
+    /// which nothing has changed since the last time is a spin (with a watchdog on); from
+    /// compute capability 7.0 a spinning path yields to its sibling path.
     #[inline(always)]
     fn branch(&mut self, w: &mut Warp, d: D, pc: u32, (on, active): (u32, u32), regs: &[u64]) -> Flow {
         let bt = BranchTarget::from(d.imm);
@@ -350,9 +355,23 @@ impl Exec<'_, '_> {
             w.stack.push(Frame { pc: target, mask: on, rpc });
         }
         if target <= pc && self.cx.cfg.watchdog_cycles != 0 {
-            let Warp { spin, stack, calls, exited, .. } = w;
+            let Warp { spin, stack, calls, exited, yielded, .. } = w;
             let at = stack.last().map_or(u32::MAX, |f| f.pc);
-            if spin.check(at, stack, calls, *exited, regs, self.cx.mem.epoch) {
+            let epoch = self.cx.mem.epoch;
+            if spin.check(at, stack, calls, *exited, regs, epoch) {
+                // Independent thread scheduling (compute capability 7.0 on): a path of a
+                // diverged warp that spins lets the other path of its branch run, which may
+                // be what it waits for (a lane that arrives on a barrier, releases a lock);
+                // the warp spins when both paths did with nothing written in between.
+                // Earlier GPUs keep the order, and such a warp waits for ever, as theirs do.
+                let n = stack.len();
+                if self.cx.cfg.board.cc_major >= 7 && n >= 2 && stack[n - 1].rpc == stack[n - 2].rpc {
+                    stack.swap(n - 1, n - 2);
+                    if *yielded != Some(epoch) {
+                        *yielded = Some(epoch);
+                        return Flow::Next;
+                    }
+                }
                 return Flow::Spin;
             }
         }
