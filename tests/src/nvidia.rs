@@ -60,15 +60,7 @@ fn assemble() -> Result<PathBuf, String> {
             }
         }
         let whl = find_wheel(&wheels, name, version).ok_or(format!("pip left no wheel of {name}"))?;
-        let out = Command::new("python3")
-            .args(["-m", "zipfile", "-e"])
-            .arg(&whl)
-            .arg(staging.join(name))
-            .output()
-            .map_err(|e| format!("python3 -m zipfile: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("unpacking {}: {}", whl.display(), String::from_utf8_lossy(&out.stderr)));
-        }
+        unpack(&whl, &staging.join(name))?;
     }
     let tree = staging.join("cuda");
     for (name, _, dir) in WHEELS {
@@ -84,6 +76,43 @@ fn assemble() -> Result<PathBuf, String> {
     std::fs::rename(&tree, &done).map_err(|e| format!("{}: {e}", done.display()))?;
     let _ = std::fs::remove_dir_all(&staging);
     Ok(done)
+}
+
+/// The wheels unpacked as pip installs them: a `site-packages` directory with their
+/// `nvidia/<package>/` directories (under `target/nvidia/site-packages`), for `rgdev cc
+/// --cuda-path` given the wheels rather than an installation. Needs [`toolkit`] first.
+pub fn site_packages() -> Result<PathBuf, String> {
+    toolkit()?;
+    let base = target().join("nvidia");
+    let site = base.join("site-packages");
+    let stamp: String = WHEELS.iter().map(|(n, v, _)| format!("{n}=={v}\n")).collect();
+    if std::fs::read_to_string(site.join("WHEELS")).ok().as_deref() == Some(&stamp) {
+        return Ok(site);
+    }
+    let staging = base.join(format!("site-staging-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    for (name, version, _) in WHEELS {
+        let whl = find_wheel(&base.join("wheels"), name, version).ok_or(format!("no wheel of {name}"))?;
+        unpack(&whl, &staging)?;
+    }
+    std::fs::write(staging.join("WHEELS"), &stamp).map_err(|e| format!("{}: {e}", staging.display()))?;
+    let _ = std::fs::remove_dir_all(&site);
+    std::fs::rename(&staging, &site).map_err(|e| format!("{}: {e}", site.display()))?;
+    Ok(site)
+}
+
+/// Unzip wheel `whl` into `dest`.
+fn unpack(whl: &Path, dest: &Path) -> Result<(), String> {
+    let out = Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(whl)
+        .arg(dest)
+        .output()
+        .map_err(|e| format!("python3 -m zipfile: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("unpacking {}: {}", whl.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(())
 }
 
 fn find_wheel(dir: &Path, name: &str, version: &str) -> Option<PathBuf> {

@@ -1288,6 +1288,6 @@ fn relu_satfinite_tf32_tanh_and_half_pair_set() {
         let bx = f32::from_bits(bf16(x) << 16);
         let odd = t % 2 == 1;
         let gt = !x.is_nan() && bx > 0.5 && odd;
-        assert_eq!(w[15], u32::from(gt) * 0x3F80_0000 | u32::from(odd) * 0x3F80, "set.gt.and.bf16x2 of {x:e}");
+        assert_eq!(w[15], (u32::from(gt) * 0x3F80_0000) | (u32::from(odd) * 0x3F80), "set.gt.and.bf16x2 of {x:e}");
     }
 }

@@ -12,6 +12,17 @@ use tests::built::{release_dir, root};
 /// Build `tests/cuda/nvidia/NAME.cu` with `--cuda-path`, run it (with `RGDEV_PRESET` =
 /// `preset` when given), and return its output.
 fn build_and_run(tk: &std::path::Path, name: &str, extra: &[&str], preset: Option<&str>) -> String {
+    build_and_run_env(tk, name, extra, preset, &[])
+}
+
+/// As [`build_and_run`], with `env` set for `rgdev cc`.
+fn build_and_run_env(
+    tk: &std::path::Path,
+    name: &str,
+    extra: &[&str],
+    preset: Option<&str>,
+    env: &[(&str, &std::path::Path)],
+) -> String {
     let rel = release_dir(&["rgdev", "libcudart.so.12"]);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nvidia-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
@@ -20,6 +31,7 @@ fn build_and_run(tk: &std::path::Path, name: &str, extra: &[&str], preset: Optio
         .arg("cc")
         .arg("--cuda-path")
         .arg(tk)
+        .envs(env.iter().copied())
         .args(extra)
         .arg(root().join(format!("tests/cuda/nvidia/{name}.cu")))
         .arg("-o")
@@ -56,6 +68,32 @@ fn thrust_cub_cooperative_groups_and_wmma_with_nvidia_headers() {
     let sm80 = "base = \"gv100\"\n[board]\ncc_major = 8\ncc_minor = 0\n";
     let barrier = build_and_run(&tk, "cuda_barrier", &["-std=c++17", "-arch=sm_80"], Some(sm80));
     assert!(barrier.contains("cuda::barrier: 0 wrong"));
+}
+
+/// The wheels as pip installs them, given as their `site-packages` and found through
+/// python3's path (`--cuda-path pip`): rgdev cc lays out an installation of links to them.
+#[test]
+fn pip_installed_wheels_as_the_cuda_path() {
+    let site = match tests::nvidia::site_packages() {
+        Ok(p) => p,
+        Err(why) => return tests::nvidia::skip(&why),
+    };
+    let sorted = "thrust: sorted 1000, sum 499500";
+    assert!(build_and_run(&site, "thrust_sort", &["-std=c++17"], None).contains(sorted));
+    let pip = std::path::Path::new("pip");
+    let out = build_and_run_env(pip, "thrust_sort", &["-std=c++17"], None, &[("PYTHONPATH", &site)]);
+    assert!(out.contains(sorted));
+    // python3's path without the wheels: named (unless the system's python has them).
+    let rel = release_dir(&["rgdev"]);
+    let none = Command::new(rel.join("rgdev"))
+        .args(["cc", "--cuda-path", "pip", "x.cu", "-o", "/dev/null"])
+        .env("PYTHONNOUSERSITE", "1")
+        .env("PYTHONPATH", "/nonexistent")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(!none.status.success());
+    assert!(err.contains("hold no nvidia-cuda-runtime-cu12") || err.contains("x.cu"), "{err}");
 }
 
 /// A directory that is not a CUDA installation is refused by name.

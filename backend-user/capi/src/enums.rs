@@ -63,7 +63,6 @@ pub const OTHER_DESCRIPTIONS: &[(std::ffi::c_int, &str)] = &[
     (703, "launch uses incompatible texturing mode"),
     (714, "hardware stack error"),
     (717, "operation not supported on global/shared address space"),
-    (718, "invalid program counter"),
     (721, "tensor memory not completely freed"),
     (800, "operation not permitted"),
     (802, "system not yet initialized"),

@@ -294,6 +294,61 @@ pub(crate) fn cvt(dst: Ty, src: Ty, round_mode: Round, sat: bool, integral: bool
     round(fmt, v, rest, mode) as u64
 }
 
+/// A half conversion's result `r` (a 16-bit float of `dst`'s format) under `.relu` (a
+/// negative result becomes +0, a NaN the canonical NaN) and `.satfinite` (an infinite one
+/// the largest finite value of its sign).
+pub(crate) fn finish(dst: Ty, r: u64, c: hw::isa::CvtMods) -> u64 {
+    let Some((fmt, _)) = Fmt::of(dst) else { return r };
+    let h = r as u16;
+    if fmt.is_nan(h) {
+        return CANONICAL_NAN as u64;
+    }
+    let mut h = h;
+    if c.satfinite && h & 0x7FFF == fmt.exp_mask() {
+        // The largest finite value: the exponent below all ones, every fraction bit.
+        h = (h & 0x8000) | (fmt.exp_mask() - 1);
+    }
+    if c.relu && h & 0x8000 != 0 {
+        h = 0;
+    }
+    h as u64
+}
+
+/// An f32 (`a`'s low 32 bits) rounded to TensorFloat-32: 10 fraction bits, the 13 low
+/// bits of the f32 cleared. Round Default is `.rna` (ties away from zero); `.rn` ties to
+/// even, `.rz` truncates. A NaN becomes the canonical 0x7FFFFFFF; `.satfinite` makes an
+/// infinity (or a rounding past the largest value) the largest finite tf32 of its sign,
+/// `.relu` a negative result +0.
+pub(crate) fn tf32(a: u64, c: hw::isa::CvtMods) -> u64 {
+    const LOW: u32 = 0x1FFF;
+    const MAX: u32 = 0x7F7F_E000;
+    let b = a as u32;
+    if b & 0x7F80_0000 == 0x7F80_0000 && b & 0x007F_FFFF != 0 {
+        return 0x7FFF_FFFF;
+    }
+    let sign = b & 0x8000_0000;
+    let mut r = if b & 0x7F80_0000 == 0x7F80_0000 {
+        b
+    } else {
+        match c.round {
+            Round::Rz => b & !LOW,
+            Round::Rn => (b + 0xFFF + (b >> 13 & 1)) & !LOW,
+            // Toward the infinity of the sign when any dropped bit is set.
+            Round::Rm if sign != 0 && b & LOW != 0 => (b + 0x2000) & !LOW,
+            Round::Rp if sign == 0 && b & LOW != 0 => (b + 0x2000) & !LOW,
+            Round::Rm | Round::Rp => b & !LOW,
+            Round::Default => (b + 0x1000) & !LOW,
+        }
+    };
+    if c.satfinite && r & 0x7FFF_FFFF >= 0x7F80_0000 {
+        r = sign | MAX;
+    }
+    if c.relu && r & 0x8000_0000 != 0 {
+        r = 0;
+    }
+    r as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,59 +460,4 @@ mod tests {
         assert_eq!(cvt(Ty::F16, Ty::F16, Round::Rn, false, true, 0x3E00), 0x4000); // rni 1.5 = 2
         assert_eq!(cvt(Ty::F16, Ty::F32, Round::Rn, true, false, fb32(7.0)), 0x3C00); // sat
     }
-}
-
-/// A half conversion's result `r` (a 16-bit float of `dst`'s format) under `.relu` (a
-/// negative result becomes +0, a NaN the canonical NaN) and `.satfinite` (an infinite one
-/// the largest finite value of its sign).
-pub(crate) fn finish(dst: Ty, r: u64, c: hw::isa::CvtMods) -> u64 {
-    let Some((fmt, _)) = Fmt::of(dst) else { return r };
-    let h = r as u16;
-    if fmt.is_nan(h) {
-        return CANONICAL_NAN as u64;
-    }
-    let mut h = h;
-    if c.satfinite && h & 0x7FFF == fmt.exp_mask() {
-        // The largest finite value: the exponent below all ones, every fraction bit.
-        h = (h & 0x8000) | (fmt.exp_mask() - 1);
-    }
-    if c.relu && h & 0x8000 != 0 {
-        h = 0;
-    }
-    h as u64
-}
-
-/// An f32 (`a`'s low 32 bits) rounded to TensorFloat-32: 10 fraction bits, the 13 low
-/// bits of the f32 cleared. Round Default is `.rna` (ties away from zero); `.rn` ties to
-/// even, `.rz` truncates. A NaN becomes the canonical 0x7FFFFFFF; `.satfinite` makes an
-/// infinity (or a rounding past the largest value) the largest finite tf32 of its sign,
-/// `.relu` a negative result +0.
-pub(crate) fn tf32(a: u64, c: hw::isa::CvtMods) -> u64 {
-    const LOW: u32 = 0x1FFF;
-    const MAX: u32 = 0x7F7F_E000;
-    let b = a as u32;
-    if b & 0x7F80_0000 == 0x7F80_0000 && b & 0x007F_FFFF != 0 {
-        return 0x7FFF_FFFF;
-    }
-    let sign = b & 0x8000_0000;
-    let mut r = if b & 0x7F80_0000 == 0x7F80_0000 {
-        b
-    } else {
-        match c.round {
-            Round::Rz => b & !LOW,
-            Round::Rn => (b + 0xFFF + (b >> 13 & 1)) & !LOW,
-            // Toward the infinity of the sign when any dropped bit is set.
-            Round::Rm if sign != 0 && b & LOW != 0 => (b + 0x2000) & !LOW,
-            Round::Rp if sign == 0 && b & LOW != 0 => (b + 0x2000) & !LOW,
-            Round::Rm | Round::Rp => b & !LOW,
-            Round::Default => (b + 0x1000) & !LOW,
-        }
-    };
-    if c.satfinite && r & 0x7FFF_FFFF >= 0x7F80_0000 {
-        r = sign | MAX;
-    }
-    if c.relu && r & 0x8000_0000 != 0 {
-        r = 0;
-    }
-    r as u64
 }

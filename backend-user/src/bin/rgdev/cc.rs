@@ -13,6 +13,7 @@ use std::process::{Command, ExitCode};
 
 mod dlink;
 mod headers;
+mod wheels;
 use dlink::device_link;
 use headers::HEADERS;
 
@@ -65,7 +66,9 @@ Options:
   --cuda-path DIR             compile against NVIDIA's headers, CCCL (Thrust, CUB, libcu++) and
                               libdevice in the CUDA installation DIR (include/, nvvm/libdevice/)
                               with clang's CUDA mode, instead of rgdev's headers; also CUDA_PATH.
-                              The program still runs on rgdev's libcudart.so.12
+                              DIR may be a site-packages with pip's nvidia-cuda-runtime-cu12,
+                              nvidia-cuda-nvcc-cu12 (and nvidia-cuda-cccl-cu12) wheels, or `pip`:
+                              those python3 finds. The program still runs on rgdev's libcudart.so.12
   -keep                       keep the intermediate files (printed with -v)
 Programs are linked at a fixed address (-no-pie), so that __managed__ variables have the same
 address on the host and the device; -Xcompiler -shared or -Xlinker -pie links otherwise.
@@ -713,12 +716,27 @@ pub fn main(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let cuda = a.cuda_path.clone().or_else(|| std::env::var("CUDA_PATH").ok().filter(|p| !p.is_empty()));
+    // An installation, the pip wheels' `site-packages` (or its `nvidia/`), or `pip`: the
+    // wheels where python3 finds them.
+    let wheels = |nvidia: Result<PathBuf, String>| nvidia.and_then(|n| wheels::lay_out(&n, &tmp.join("cuda")));
     let cuda = match cuda.map(PathBuf::from) {
-        Some(dir) if !dir.join("include/cuda.h").is_file() => {
-            eprintln!("rgdev cc: --cuda-path {}: not a CUDA installation (no include/cuda.h)", dir.display());
+        Some(dir) if dir.as_os_str() == "pip" => Some(wheels(wheels::find())),
+        Some(dir) if !dir.join("include/cuda.h").is_file() => match wheels::packages(&dir) {
+            Some(n) => Some(wheels(Ok(n))),
+            None => Some(Err(format!(
+                "--cuda-path {}: not a CUDA installation (no include/cuda.h) nor pip's nvidia-cuda-runtime-cu12",
+                dir.display()
+            ))),
+        },
+        c => c.map(Ok),
+    };
+    let cuda = match cuda.transpose() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("rgdev cc: {e}");
+            let _ = std::fs::remove_dir_all(&tmp);
             return ExitCode::FAILURE;
         }
-        c => c,
     };
     let d = Driver { clang: clang(), verbose: a.verbose, tmp: tmp.clone(), include, cuda };
     let r = compile(&a, &d);
