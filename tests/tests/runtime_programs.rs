@@ -123,6 +123,18 @@ fn program(name: &str, extra: &[&str]) {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Build `tests/cuda/NAME.cu`, run it in timing mode and in functional mode (which runs a
+/// block's warps in turn, each until it spins: another order), and check that each output
+/// says `expect`.
+fn both_modes(name: &str, extra: &[&str], expect: &str) {
+    let exe = compile(name, extra);
+    assert!(run_ok(&exe, &[]).contains(expect));
+    let toml = exe.parent().unwrap().join("functional.toml");
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
+    assert!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]).contains(expect));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Vector add with `<<<>>>`, a grid-stride loop, the launch's status.
 #[test]
 fn vecadd() {
@@ -339,13 +351,7 @@ fn pipeline_primitives() {
 /// both modes.
 #[test]
 fn asynchronous_barriers() {
-    let exe = compile("awbarrier", &[]);
-    assert!(run_ok(&exe, &[]).contains("awbarrier: 6 rounds, a drop, staged copies"));
-    // Functional mode runs a block's warps in turn, each until it spins: the other order.
-    let toml = exe.parent().unwrap().join("functional.toml");
-    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
-    assert!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]).contains("a drop, staged copies"));
-    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    both_modes("awbarrier", &[], "awbarrier: 6 rounds, a drop, staged copies");
 }
 
 /// C++ virtual functions and function pointers (tests/cuda/virtual.cu): objects of three
@@ -355,12 +361,7 @@ fn asynchronous_barriers() {
 /// passes back; in both modes.
 #[test]
 fn virtual_functions_and_function_pointers() {
-    let exe = compile("virtual", &[]);
-    assert!(run_ok(&exe, &[]).contains("virtual: 96 objects of 3 classes, 4 kinds of pointer calls"));
-    let toml = exe.parent().unwrap().join("functional.toml");
-    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
-    assert!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]).contains("4 kinds of pointer calls"));
-    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    both_modes("virtual", &[], "virtual: 96 objects of 3 classes, 4 kinds of pointer calls");
 }
 
 /// libcu++'s synchronization primitives (tests/cuda/libcuxx.cu, rgdev's <cuda/barrier>,
@@ -370,12 +371,7 @@ fn virtual_functions_and_function_pointers() {
 /// other (independent thread scheduling); in both modes.
 #[test]
 fn libcuxx_barriers_pipelines_and_atomics() {
-    let exe = compile("libcuxx", &[]);
-    assert!(run_ok(&exe, &[]).contains("libcuxx: barriers, block copies, thread and block pipelines, atomics"));
-    let toml = exe.parent().unwrap().join("functional.toml");
-    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
-    assert!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]).contains("thread and block pipelines"));
-    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    both_modes("libcuxx", &[], "libcuxx: barriers, block copies, thread and block pipelines, atomics");
 }
 
 /// nvcuda::wmma on the tensor core (tests/cuda/wmma.cu, built for sm_80 and run on a gv100

@@ -64,6 +64,37 @@ impl Kc<'_> {
         self.emit(isa, ty, d, srcs, m).map(|_| ())
     }
 
+    /// The comparison of a half pair instruction `i` (`set`/`setp` of `ty`): operands a and
+    /// b at `first`, `first + 1` (and predicate c after them with `.and`/`.or`/`.xor`);
+    /// each half compared into a predicate (low halves first), combined with c.
+    fn compare_halves(&mut self, i: &ast::Instr, ty: Ty, first: usize) -> Result<[u8; 2]> {
+        let cmp =
+            i.mods.first().and_then(|c| cmp_of(c)).ok_or_else(|| self.err(format!("`{}` needs a comparison", i.op)))?;
+        let combine = [("and", Op::And), ("or", Op::Or), ("xor", Op::Xor)].into_iter().find(|(n, _)| i.has(n));
+        let scalar = if ty == Ty::F16x2 { Ty::F16 } else { Ty::Bf16 };
+        let m = cmp as u16 | if ty == Ty::F16x2 && i.has("ftz") { FLOAT_FTZ } else { 0 };
+        let a = self.src(self.arg(i, first)?, ty)?;
+        let b = self.src(self.arg(i, first + 1)?, ty)?;
+        let c = match combine {
+            Some(_) => Some(self.src(self.arg(i, first + 2)?, Ty::Pred)?),
+            None => None,
+        };
+        let sixteen = Some(Src::Imm(16, false));
+        let (ah, bh) = (self.scratch()?, self.scratch()?);
+        self.emit(Op::Shr, Ty::U32, ah, [Some(a), sixteen, None], 0)?;
+        self.emit(Op::Shr, Ty::U32, bh, [Some(b), sixteen, None], 0)?;
+        let mut out = [RZ; 2];
+        for (k, (x, y)) in [(a, b), (Src::Reg(ah), Src::Reg(bh))].into_iter().enumerate() {
+            let p = self.scratch()?;
+            self.emit(Op::Setp, scalar, p, [Some(x), Some(y), None], m)?;
+            if let (Some((_, op)), Some(c)) = (combine, c) {
+                self.emit(op, Ty::Pred, p, [Some(Src::Reg(p)), Some(c), None], 0)?;
+            }
+            out[k] = p;
+        }
+        Ok(out)
+    }
+
     /// `set.cmp{.ftz}{.and,.or,.xor}.dtype.f16x2 d, a, b{, c}` (and `.bf16x2`): each half of
     /// d is the comparison of the same halves of a and b (combined with predicate c), as
     /// all ones (dtype `.u32`/`.s32`) or 1.0 (dtype `.f16x2`/`.bf16x2`), else 0.
@@ -74,70 +105,32 @@ impl Kc<'_> {
             _ => None,
         };
         let yes = yes.ok_or_else(|| self.err("`set` of a half pair gives a .u32, .s32, .f16x2 or .bf16x2 result"))?;
-        let cmp = i.mods.first().and_then(|c| cmp_of(c)).ok_or_else(|| self.err("`set` needs a comparison"))?;
-        let combine = [("and", Op::And), ("or", Op::Or), ("xor", Op::Xor)].into_iter().find(|(n, _)| i.has(n));
-        let scalar = if ty == Ty::F16x2 { Ty::F16 } else { Ty::Bf16 };
-        let m = cmp as u16 | if ty == Ty::F16x2 && i.has("ftz") { FLOAT_FTZ } else { 0 };
         let d = self.dst(self.arg(i, 0)?)?;
-        let a = self.src(self.arg(i, 1)?, ty)?;
-        let b = self.src(self.arg(i, 2)?, ty)?;
-        let c = match combine {
-            Some(_) => Some(self.src(self.arg(i, 3)?, Ty::Pred)?),
-            None => None,
-        };
-        let sixteen = Some(Src::Imm(16, false));
-        let (ah, bh, p, lo, hi) = (self.scratch()?, self.scratch()?, self.scratch()?, self.scratch()?, self.scratch()?);
-        self.emit(Op::Shr, Ty::U32, ah, [Some(a), sixteen, None], 0)?;
-        self.emit(Op::Shr, Ty::U32, bh, [Some(b), sixteen, None], 0)?;
-        for ((x, y), out) in [((a, b), lo), ((Src::Reg(ah), Src::Reg(bh)), hi)] {
-            self.emit(Op::Setp, scalar, p, [Some(x), Some(y), None], m)?;
-            if let (Some((_, op)), Some(c)) = (combine, c) {
-                self.emit(op, Ty::Pred, p, [Some(Src::Reg(p)), Some(c), None], 0)?;
-            }
+        let preds = self.compare_halves(i, ty, 1)?;
+        let halves = [self.scratch()?, self.scratch()?];
+        for (p, h) in preds.into_iter().zip(halves) {
             let (t, f) = (Src::Imm(yes, false), Src::Imm(0, false));
-            self.emit(Op::Selp, Ty::U32, out, [Some(t), Some(f), Some(Src::Reg(p))], 0)?;
+            self.emit(Op::Selp, Ty::U32, h, [Some(t), Some(f), Some(Src::Reg(p))], 0)?;
         }
-        self.emit(Op::Shl, Ty::U32, hi, [Some(Src::Reg(hi)), sixteen, None], 0)?;
+        let [lo, hi] = halves;
+        self.emit(Op::Shl, Ty::U32, hi, [Some(Src::Reg(hi)), Some(Src::Imm(16, false)), None], 0)?;
         self.emit(Op::Or, Ty::U32, d, [Some(Src::Reg(lo)), Some(Src::Reg(hi)), None], 0).map(|_| ())
     }
 
     /// `setp.cmp.f16 p[|q], a, b` (q = !p), or of a pair `setp.cmp.f16x2 p|q, a, b`: p
     /// compares the low halves, q the high halves; `.and`/`.or`/`.xor` combine each with c.
     fn half_setp(&mut self, i: &ast::Instr, ty: Ty) -> Result<()> {
-        let pair = matches!(ty, Ty::F16x2 | Ty::Bf16x2);
-        if !pair {
+        if !matches!(ty, Ty::F16x2 | Ty::Bf16x2) {
             return self.setp(i);
         }
-        let cmp = i.mods.first().and_then(|c| cmp_of(c)).ok_or_else(|| self.err("`setp` needs a comparison"))?;
-        let combine = [("and", Op::And), ("or", Op::Or), ("xor", Op::Xor)].into_iter().find(|(n, _)| i.has(n));
-        let nargs = if combine.is_some() { 5 } else { 4 };
-        if i.args.len() != nargs {
+        let combined = i.has("and") || i.has("or") || i.has("xor");
+        if i.args.len() != if combined { 5 } else { 4 } {
             return Err(self.err("`setp` of a half pair needs two destination predicates `p|q`"));
         }
-        let scalar = if ty == Ty::F16x2 { Ty::F16 } else { Ty::Bf16 };
-        let m = cmp as u16 | if ty == Ty::F16x2 && i.has("ftz") { FLOAT_FTZ } else { 0 };
-        let a = self.src(self.arg(i, 2)?, ty)?;
-        let b = self.src(self.arg(i, 3)?, ty)?;
-        let c = match combine {
-            Some(_) => Some(self.src(self.arg(i, 4)?, Ty::Pred)?),
-            None => None,
-        };
-        let sixteen = Some(Src::Imm(16, false));
-        let (ah, bh) = (self.scratch()?, self.scratch()?);
-        self.emit(Op::Shr, Ty::U32, ah, [Some(a), sixteen, None], 0)?;
-        self.emit(Op::Shr, Ty::U32, bh, [Some(b), sixteen, None], 0)?;
-        for (k, (x, y)) in [(a, b), (Src::Reg(ah), Src::Reg(bh))].into_iter().enumerate() {
-            let p = self.dst(self.arg(i, k)?)?;
-            match (combine, c) {
-                (Some((_, op)), Some(c)) => {
-                    let t = self.scratch()?;
-                    self.emit(Op::Setp, scalar, t, [Some(x), Some(y), None], m)?;
-                    self.emit(op, Ty::Pred, p, [Some(Src::Reg(t)), Some(c), None], 0)?;
-                }
-                _ => {
-                    self.emit(Op::Setp, scalar, p, [Some(x), Some(y), None], m)?;
-                }
-            }
+        let preds = self.compare_halves(i, ty, 2)?;
+        for (k, p) in preds.into_iter().enumerate() {
+            let d = self.dst(self.arg(i, k)?)?;
+            self.emit(Op::Mov, Ty::Pred, d, [Some(Src::Reg(p)), None, None], 0)?;
         }
         Ok(())
     }
