@@ -30,7 +30,7 @@ __global__ void barriers(const int *in, int *out, const float4 *src, float *sum,
     __shared__ int buf[2][128];
     __shared__ int phases;
     __shared__ cuda::barrier<cuda::thread_scope_block, Count> counted;
-    __shared__ float4 tile[256];
+    __shared__ alignas(alignof(float4)) float4 tile[256]; // nvcc's order (rgdev cc mends it for clang)
     auto block = cg::this_thread_block();
     int t = threadIdx.x, n = blockDim.x;
     if (t == 0) {

@@ -11,6 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod compat;
 mod dlink;
 mod headers;
 mod wheels;
@@ -77,7 +78,7 @@ address on the host and the device; -Xcompiler -shared or -Xlinker -pie links ot
   -h, --help                  this help";
 
 /// The parsed command line.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Args {
     inputs: Vec<String>,
     output: Option<String>,
@@ -596,6 +597,23 @@ fn stem(path: &str) -> String {
     Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into())
 }
 
+/// The `.cu` file clang compiles for `src` (input number `n`) and the arguments it compiles
+/// with: `src` itself, or a mended copy in the work directory (see `compat`) that names
+/// `src` in its `#line` and finds `src`'s own quoted includes beside it.
+fn mended(a: &Args, d: &Driver, src: &str, n: usize) -> Result<(String, Args), String> {
+    let text = std::fs::read_to_string(src).map_err(|e| format!("{src}: {e}"))?;
+    let Some(fixed) = compat::alignas_first(&text) else { return Ok((src.to_string(), a.clone())) };
+    let path = Path::new(src);
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let copy = d.tmp.join(format!("{n}.{}.cu", stem(src)));
+    let line = format!("#line 1 \"{}\"\n", abs.display().to_string().replace('\\', "\\\\").replace('"', "\\\""));
+    std::fs::write(&copy, line + &fixed).map_err(|e| format!("{}: {e}", copy.display()))?;
+    let mut a = a.clone();
+    let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+    a.cflags.insert(0, format!("-iquote{}", dir.display()));
+    Ok((copy.to_string_lossy().into_owned(), a))
+}
+
 fn compile(a: &Args, d: &Driver) -> Result<(), String> {
     if a.inputs.is_empty() {
         return Err("no input files".into());
@@ -612,10 +630,11 @@ fn compile(a: &Args, d: &Driver) -> Result<(), String> {
                 return Err(format!("{src}: --{what} takes .cu files"));
             }
             let out = PathBuf::from(a.output.clone().unwrap_or_else(|| format!("{}.{what}", stem(src))));
+            let (file, a) = mended(a, d, src, n)?;
             if a.ptx_only {
-                d.device(a, src, *a.archs.last().expect("an architecture"), &out)?;
+                d.device(&a, &file, *a.archs.last().expect("an architecture"), &out)?;
             } else {
-                d.fatbin(a, src, n, &out)?;
+                d.fatbin(&a, &file, n, &out)?;
             }
         }
         return Ok(());
@@ -628,7 +647,10 @@ fn compile(a: &Args, d: &Driver) -> Result<(), String> {
             (false, _) => d.tmp.join(format!("{n}.{}.o", stem(src))),
         };
         match k {
-            Kind::Cuda => d.cuda(a, src, n, &obj)?,
+            Kind::Cuda => {
+                let (file, a) = mended(a, d, src, n)?;
+                d.cuda(&a, &file, n, &obj)?
+            }
             Kind::C => d.plain(a, src, false, &obj)?,
             Kind::Cxx => d.plain(a, src, true, &obj)?,
             Kind::Link => {
