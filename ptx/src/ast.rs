@@ -76,8 +76,8 @@ pub enum Init {
     F32(u32),
     /// Double-precision bits.
     F64(u64),
-    /// The address of a symbol (`sym` or `generic(sym)`).
-    Sym(String),
+    /// The address of a symbol plus a byte offset (`sym`, `generic(sym)`, `generic(sym)+8`).
+    Sym(String, i64),
 }
 
 /// A function.

@@ -17,7 +17,7 @@
 //! Decoding checks every length against the input and fails cleanly on garbage.
 
 use crate::ast::StateSpace;
-use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
+use crate::program::{DataReloc, Kernel, Param, Program, Reloc, Segment, Symbol};
 use alloc::string::String;
 use alloc::vec::Vec;
 use hw::isa::Instr;
@@ -25,7 +25,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 9;
+pub const VERSION: u32 = 10;
 /// Bytes of the fixed header: magic, version, total length.
 pub const HEADER_LEN: usize = 24;
 
@@ -145,6 +145,15 @@ impl Program {
                 Segment::Const => 1,
             });
         }
+        w.u32(self.data_relocs.len() as u32);
+        for r in &self.data_relocs {
+            let seg = |s: Segment| match s {
+                Segment::Global => 0,
+                Segment::Const => 1,
+            };
+            w.u32(seg(r.slot) | seg(r.target) << 1 | u32::from(r.width) << 8);
+            w.u32(r.at);
+        }
         w.u32(self.global_size);
         w.bytes(&self.global_init);
         w.u32(self.const_size);
@@ -237,6 +246,17 @@ impl Program {
             };
             relocs.push(Reloc { at, segment });
         }
+        let mut data_relocs = Vec::new();
+        for _ in 0..r.count(8)? {
+            let bits = r.u32()?;
+            let at = r.u32()?;
+            let seg = |b: u32| if b & 1 == 1 { Segment::Const } else { Segment::Global };
+            let width = (bits >> 8) as u8;
+            if bits & !0xF03 != 0 || !matches!(width, 4 | 8) {
+                return None;
+            }
+            data_relocs.push(DataReloc { slot: seg(bits), at, width, target: seg(bits >> 1) });
+        }
         let global_size = r.u32()?;
         let global_init = r.blob()?;
         let const_size = r.u32()?;
@@ -280,6 +300,7 @@ impl Program {
             const_size,
             const_init,
             relocs,
+            data_relocs,
             lines,
             textures,
             surfaces,
@@ -355,5 +376,31 @@ mod tests {
         let mut q = p.clone();
         q.kernels[0].regs = 300;
         assert_eq!(Program::from_container(&q.to_container()), None);
+    }
+
+    /// Addresses in initializers: relocations of the segments' bytes, kept by the container
+    /// and applied where the loader places the segments.
+    #[test]
+    fn address_initializers_are_relocated() {
+        let src = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .global .align 4 .b8 v[16] = {1, 2, 3, 4};\n\
+                   .const .align 4 .b8 c[8] = {9};\n\
+                   .global .align 8 .u64 p[3] = {generic(v)+8, generic(c)+4, 7};\n\
+                   .const .align 8 .u64 q = v;\n\
+                   .entry k() { ret; }\n";
+        let p = crate::compile_ptx(src).unwrap();
+        assert_eq!(p.data_relocs.len(), 3);
+        let back = Program::from_container(&p.to_container()).unwrap();
+        assert_eq!(back.data_relocs, p.data_relocs);
+        let [g, c] = back.init_bytes_placed(0x1000_0000, 0x2000_0000, &[]);
+        let word = |img: &[u8], at: usize| u64::from_le_bytes(img[at..at + 8].try_into().unwrap());
+        assert_eq!(word(&g, 16), 0x1000_0008);
+        assert_eq!(word(&g, 24), 0x2000_0004);
+        assert_eq!(word(&g, 32), 7);
+        assert_eq!(word(&c, 8), 0x1000_0000);
+        // A shared variable has no address to initialize with.
+        let bad =
+            src.replace(".const .align 8 .u64 q = v;", ".shared .align 4 .b8 s[4];\n.global .u64 r = generic(s);");
+        assert!(crate::compile_ptx(&bad).unwrap_err().msg.contains("address of `s` is not supported"));
     }
 }

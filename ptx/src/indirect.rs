@@ -55,7 +55,8 @@ pub fn addresses(m: &Module) -> BTreeMap<String, u64> {
 /// call or an indirect branch.
 pub fn needed(m: &Module) -> bool {
     let funcs: BTreeSet<&str> = m.funcs.iter().map(|f| f.name.as_str()).collect();
-    let in_init = m.vars.iter().any(|v| v.init.iter().any(|i| matches!(i, Init::Sym(s) if funcs.contains(s.as_str()))));
+    let in_init =
+        m.vars.iter().any(|v| v.init.iter().any(|i| matches!(i, Init::Sym(s, _) if funcs.contains(s.as_str()))));
     in_init
         || m.funcs.iter().flat_map(|f| f.body.iter().flatten()).any(|s| match s {
             Stmt::Instr(i) if i.op == "call" => i.guard.is_some() || callee(i).is_none_or(|(n, _)| !funcs.contains(n)),
@@ -89,11 +90,11 @@ pub fn lower(m: &Module) -> Result<Module> {
     let mut taken = BTreeSet::new();
     for v in &mut out.vars {
         for i in &mut v.init {
-            if let Init::Sym(s) = i
+            if let Init::Sym(s, off) = i
                 && let Some(&a) = addr.get(s.as_str())
             {
                 taken.insert(s.clone());
-                *i = Init::Int(a);
+                *i = Init::Int(a.wrapping_add(*off as u64));
             }
         }
     }

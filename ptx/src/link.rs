@@ -223,7 +223,7 @@ fn resolve_clang_statics(m: &mut Module) {
     let new = |n: &str| map.get(n).cloned();
     for v in &mut m.vars {
         for i in &mut v.init {
-            if let Init::Sym(s) = i
+            if let Init::Sym(s, _) = i
                 && let Some(n) = new(s)
             {
                 *s = n;
@@ -249,7 +249,7 @@ fn rename_internal(m: &mut Module, names: &BTreeSet<String>, k: usize) {
             v.name = n;
         }
         for i in &mut v.init {
-            if let Init::Sym(s) = i
+            if let Init::Sym(s, _) = i
                 && let Some(n) = new(s)
             {
                 *s = n;

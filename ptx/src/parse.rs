@@ -333,15 +333,28 @@ impl Parser {
                 self.punct('(')?;
                 let s = self.ident("a symbol")?;
                 self.punct(')')?;
-                Init::Sym(s)
+                Init::Sym(s, self.init_offset()?)
             }
-            Some(Tok::Ident(s)) => Init::Sym(s),
+            Some(Tok::Ident(s)) => Init::Sym(s, self.init_offset()?),
             _ => {
                 self.i -= 1;
                 return Err(self.expected("an initializer"));
             }
         };
         Ok(v)
+    }
+
+    /// The byte offset after an address initializer's symbol (`+8`, `-4`), if any.
+    fn init_offset(&mut self) -> Result<i64> {
+        let neg = if self.eat_punct('+') {
+            false
+        } else if self.eat_punct('-') {
+            true
+        } else {
+            return Ok(0);
+        };
+        let v = self.int("an offset")? as i64;
+        Ok(if neg { v.wrapping_neg() } else { v })
     }
 
     fn params(&mut self) -> Result<Vec<Var>> {

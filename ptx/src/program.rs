@@ -25,6 +25,21 @@ pub struct Reloc {
     pub segment: Segment,
 }
 
+/// An address in a segment's initial bytes (a variable initialized with another's
+/// address, `generic(x)+8`): the `width` bytes at `at` of segment `slot`'s image hold an
+/// offset into segment `target`, to which the loader adds where `target` is placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataReloc {
+    /// The segment whose initial bytes hold the address.
+    pub slot: Segment,
+    /// Its byte offset there.
+    pub at: u32,
+    /// 4 or 8 bytes.
+    pub width: u8,
+    /// The segment the address points into.
+    pub target: Segment,
+}
+
 /// A kernel parameter's place in constant bank 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
@@ -103,6 +118,8 @@ pub struct Program {
     pub const_init: Vec<u8>,
     /// Relocations to apply to [`Program::code`].
     pub relocs: Vec<Reloc>,
+    /// Relocations to apply to [`Program::global_init`] and [`Program::const_init`].
+    pub data_relocs: Vec<DataReloc>,
     /// The PTX line each instruction of [`Program::code`] came from (0: none), for
     /// diagnostics such as the sanitizers' reports.
     pub lines: Vec<u32>,
@@ -145,6 +162,26 @@ impl Program {
             }
         }
         code.iter().flat_map(|i| i.to_bytes()).collect()
+    }
+
+    /// The initial bytes of the `.global` and `.const` segments with the segments placed
+    /// as [`Program::code_bytes_placed`] says: every [`DataReloc`] applied.
+    pub fn init_bytes_placed(&self, global_base: u64, const_base: u64, placed: &[(usize, u64)]) -> [Vec<u8>; 2] {
+        let mut images = [self.global_init.clone(), self.const_init.clone()];
+        for r in &self.data_relocs {
+            let image = &mut images[usize::from(r.slot == Segment::Const)];
+            let (at, w) = (r.at as usize, usize::from(r.width.clamp(1, 8)));
+            let Some(bytes) = image.get_mut(at..at + w) else { continue };
+            let mut v = [0u8; 8];
+            v[..w].copy_from_slice(bytes);
+            let off = u64::from_le_bytes(v);
+            let addr = match r.target {
+                Segment::Global => self.relocate(off, global_base, placed),
+                Segment::Const => off.wrapping_add(const_base),
+            };
+            bytes.copy_from_slice(&addr.to_le_bytes()[..w]);
+        }
+        images
     }
 
     /// Where offset `off` of the `.global` segment lands (see [`Program::code_bytes_placed`]).

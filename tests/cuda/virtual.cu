@@ -3,8 +3,8 @@
 // new/delete on the device heap), virtual calls that diverge across a warp, a virtual
 // function calling other virtual functions, a virtual destructor, a table of function
 // pointers initialized at compile time, a pointer read by the host with
-// cudaMemcpyFromSymbol and passed back as a kernel argument, and a pointer compared with
-// a function's address.
+// cudaMemcpyFromSymbol and passed back as a kernel argument, a pointer compared with
+// a function's address; and variables initialized with variables' addresses.
 #include <new>
 
 #include "check.cuh"
@@ -45,6 +45,31 @@ __device__ int sub(int a, int b) { return a - b; }
 __device__ int mul(int a, int b) { return a * b; }
 __device__ binop table[3] = {add, sub, mul};
 __device__ binop chosen = mul;
+
+// Variables initialized with other variables' addresses (clang writes `generic(x)+8`).
+__device__ int values[4] = {10, 20, 30, 40};
+__device__ int *third = &values[2];
+__device__ const char *names[] = {"alpha", "beta"};
+__constant__ float cdata[2] = {1.5f, 2.5f};
+__device__ const float *cptr = &cdata[1];
+struct Node {
+    int v;
+    Node *next;
+};
+__device__ Node n3 = {3, nullptr};
+__device__ Node n2 = {2, &n3};
+__device__ Node n1 = {1, &n2};
+
+__global__ void tables(int *o) {
+    o[0] = *third;
+    o[1] = names[1][0] + names[0][4];
+    o[2] = (int)(*cptr * 10);
+    int s = 0;
+    for (Node *n = &n1; n; n = n->next) s = s * 10 + n->v;
+    o[3] = s;
+    values[2] = 33; // through the pointer next
+    o[4] = *third;
+}
 
 __global__ void shapes(float *area, int *corners, float *score, int *destroyed) {
     int t = threadIdx.x;
@@ -104,6 +129,10 @@ int main() {
         TRUE(out[4 * t + 2] == (t % 3 == 0));
         TRUE(out[4 * t + 3] == op((t + 1) % 3, op(t % 3, t, 2), 7));
     }
+    tables<<<1, 1>>>(out);
+    CHECK(cudaDeviceSynchronize());
+    TRUE(out[0] == 30 && out[1] == 'b' + 'a' && out[2] == 25 && out[3] == 123 && out[4] == 33);
+
     if (failures == 0) printf("virtual: %d objects of 3 classes, 4 kinds of pointer calls\n", n);
     return report();
 }

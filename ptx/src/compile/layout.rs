@@ -62,10 +62,11 @@ pub fn initial_values(src: &str) -> Result<Vec<(String, Vec<u8>)>> {
     if crate::indirect::needed(&m) {
         m = crate::indirect::lower(&m)?;
     }
+    // Variables holding another's address are left out: that address is the device's.
     let initialized = m.vars.iter().filter(|v| v.space == StateSpace::Global && !v.init.is_empty());
     initialized
-        .filter(|v| scalar_size(&v.ty).is_some())
-        .map(|v| Ok((v.name.clone(), init_bytes(v, var_size(v)?.0)?)))
+        .filter(|v| scalar_size(&v.ty).is_some() && !v.init.iter().any(|i| matches!(i, Init::Sym(..))))
+        .map(|v| Ok((v.name.clone(), init_bytes(v, var_size(v)?.0, &BTreeMap::new())?.0)))
         .collect()
 }
 
@@ -84,11 +85,22 @@ pub(crate) fn place(top: u32, size: u32, align: u32, pos: Pos) -> Result<(u32, u
 /// addresses of those variables, which no code reads.
 pub(crate) const CLANG_USED_EXTERNAL: &str = "__clang_gpu_used_external";
 
-pub(crate) fn init_bytes(v: &ast::Var, size: u32) -> Result<Vec<u8>> {
+/// Where a variable's initial bytes hold another variable's address: (byte offset in the
+/// variable, width, the segment it points into); the bytes hold the offset there.
+pub(crate) type InitAddr = (u32, u8, Segment);
+
+/// The initial bytes of variable `v` (`size` bytes), and where they hold the address of a
+/// variable in `places`.
+pub(crate) fn init_bytes(
+    v: &ast::Var,
+    size: u32,
+    places: &BTreeMap<String, Place>,
+) -> Result<(Vec<u8>, Vec<InitAddr>)> {
     let elem = scalar_size(&v.ty).unwrap_or(1) as usize;
     let mut out = vec![0u8; size as usize];
+    let mut addrs = Vec::new();
     if v.name == CLANG_USED_EXTERNAL {
-        return Ok(out); // never read: its address initializers are not laid out
+        return Ok((out, addrs)); // never read: its address initializers are not laid out
     }
     for (i, init) in v.init.iter().enumerate() {
         let at = i * elem;
@@ -103,13 +115,27 @@ pub(crate) fn init_bytes(v: &ast::Var, size: u32) -> Result<Vec<u8>> {
             Init::F32(b) => b as u64,
             Init::F64(b) if v.ty == "f32" => (f64::from_bits(b) as f32).to_bits() as u64,
             Init::F64(b) => b,
-            Init::Sym(ref s) => {
-                return Err(v.pos.err(format!("initializing `{}` with the address of `{s}` is not supported", v.name)));
+            Init::Sym(ref s, off) => {
+                // A generic address: a `.global` variable's is its global address, a
+                // `.const` one's the constant segment's buffer plus its offset.
+                let (target, base) = match places.get(s) {
+                    Some(&Place::Global(o)) => (Segment::Global, o),
+                    Some(&Place::Const(o)) => (Segment::Const, o),
+                    _ => {
+                        let what = format!("initializing `{}` with the address of `{s}` is not supported", v.name);
+                        return Err(v.pos.err(what));
+                    }
+                };
+                if elem != 4 && elem != 8 {
+                    return Err(v.pos.err(format!("`{}`: an address initializer fills a .b32 or .b64", v.name)));
+                }
+                addrs.push((at as u32, elem as u8, target));
+                (base as u64).wrapping_add(off as u64)
             }
         };
         out[at..at + elem].copy_from_slice(&bits.to_le_bytes()[..elem]);
     }
-    Ok(out)
+    Ok((out, addrs))
 }
 
 /// Where a symbol lives and its address there.
@@ -135,6 +161,9 @@ pub(crate) fn module_vars<'m>(
 ) -> Result<(BTreeMap<String, Place>, Vec<&'m ast::Var>)> {
     let mut places: BTreeMap<String, Place> = BTreeMap::new();
     let mut module_shared: Vec<&ast::Var> = Vec::new();
+    // Initializers may hold the address of any variable of the module: the images are
+    // filled once every variable has its place.
+    let mut initialized: Vec<(&ast::Var, u32, u32, bool)> = Vec::new();
     for v in &m.vars {
         // Texture, surface and sampler references: handles, numbered in declaration order.
         let handles = match v.ty.as_str() {
@@ -163,11 +192,7 @@ pub(crate) fn module_vars<'m>(
         match v.space {
             StateSpace::Global | StateSpace::Const => {
                 let global = v.space == StateSpace::Global;
-                let (top, image) = if global {
-                    (&mut prog.global_size, &mut prog.global_init)
-                } else {
-                    (&mut prog.const_size, &mut prog.const_init)
-                };
+                let top = if global { &mut prog.global_size } else { &mut prog.const_size };
                 let (off, end) = place(*top, size, align, v.pos)?;
                 if !global && end > CONST_BANK_BYTES {
                     return Err(v.pos.err(format!(
@@ -177,8 +202,7 @@ pub(crate) fn module_vars<'m>(
                 }
                 *top = end;
                 if !v.init.is_empty() {
-                    image.resize(off as usize, 0);
-                    image.extend(init_bytes(v, size)?);
+                    initialized.push((v, off, size, global));
                 }
                 prog.symbols.push(Symbol {
                     name: v.name.clone(),
@@ -195,6 +219,16 @@ pub(crate) fn module_vars<'m>(
                 module_shared.push(v);
             }
             _ => return Err(v.pos.err(format!("`{}` cannot be declared at module scope", v.name))),
+        }
+    }
+    for (v, off, size, global) in initialized {
+        let (bytes, addrs) = init_bytes(v, size, &places)?;
+        let image = if global { &mut prog.global_init } else { &mut prog.const_init };
+        image.resize(off as usize, 0);
+        image.extend(bytes);
+        let slot = if global { Segment::Global } else { Segment::Const };
+        for (at, width, target) in addrs {
+            prog.data_relocs.push(DataReloc { slot, at: off + at, width, target });
         }
     }
     Ok((places, module_shared))

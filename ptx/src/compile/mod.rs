@@ -50,7 +50,7 @@ mod texture;
 mod warp;
 mod wmma;
 
-pub use crate::program::{Kernel, Param, Program, Reloc, Segment, Symbol};
+pub use crate::program::{DataReloc, Kernel, Param, Program, Reloc, Segment, Symbol};
 use calls::*;
 use copies::*;
 use flow::cfg;
@@ -196,6 +196,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
         const_size: 0,
         const_init: Vec::new(),
         relocs: Vec::new(),
+        data_relocs: Vec::new(),
         lines: Vec::new(),
         textures: Vec::new(),
         surfaces: Vec::new(),

@@ -132,9 +132,6 @@ impl<P: Platform> Gpu<P> {
                 let size = (s.size as u64).max(1);
                 let (addr, mem) = self.with_ctx(h, |gpu, c| c.alloc_managed(gpu, size, Owner::Runtime))?;
                 allocs.push(addr);
-                // Its initial value: its bytes of the segment image (zero past the image).
-                let init = prog.global_init.get(s.offset as usize..).unwrap_or(&[]);
-                mem.write(0, &init[..init.len().min(s.size as usize)]).map_err(|_| CuError::Unknown)?;
                 placed.push((k, addr));
                 managed.push(ManagedVar { name: s.name.clone(), addr, size: s.size as u64, mem });
             }
@@ -152,6 +149,14 @@ impl<P: Platform> Gpu<P> {
             Some((c, prog.const_size))
         };
         let code_bytes = prog.code_bytes_placed(global, constant.map_or(0, |c| c.0), &placed);
+        // The segments' initial bytes, addresses in them relocated as the code's are.
+        let [global_init, const_init] = prog.init_bytes_placed(global, constant.map_or(0, |c| c.0), &placed);
+        // A managed variable's initial value: its bytes of the segment image (zero past it).
+        for m in &managed {
+            let Some(s) = prog.symbols.iter().find(|s| s.name == m.name) else { continue };
+            let init = global_init.get(s.offset as usize..).unwrap_or(&[]);
+            m.mem.write(0, &init[..init.len().min(s.size as usize)]).map_err(|_| CuError::Unknown)?;
+        }
         let code = alloc(code_bytes.len() as u64)?;
         let cb0 = alloc(PARAM_BYTES as u64)?;
         // Segments start zeroed, then take their initialized prefix.
@@ -162,11 +167,11 @@ impl<P: Platform> Gpu<P> {
             Ok(())
         };
         zero(global, prog.global_size)?;
-        self.memcpy_htod(h, global, &prog.global_init)?;
+        self.memcpy_htod(h, global, &global_init)?;
         self.memcpy_htod(h, code, &code_bytes)?;
         if let Some((c, size)) = constant {
             zero(c, size)?;
-            self.memcpy_htod(h, c, &prog.const_init)?;
+            self.memcpy_htod(h, c, &const_init)?;
         }
         // The new code may sit where old code was: drop decoded instructions.
         self.with_ctx(h, |gpu, c| c.invalidate_code(gpu))?;
