@@ -589,27 +589,9 @@ pub extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(
     })
 }
 
-/// A cooperative launch's check: every block of the grid resident at once
-/// (cudaErrorCooperativeLaunchTooLarge otherwise).
-fn cooperative_fits(func: *const c_void, grid: Dim3, block: Dim3, shared: usize) -> Result<(), Status> {
-    let d = state::driver()?;
-    check_config(grid, block)?;
-    let threads = (block.x as u64 * block.y as u64 * block.z as u64) as c_int;
-    let per_sm = blocks_per_sm(func, threads, shared)? as u64;
-    let mut dev = 0;
-    error::check(d.cuCtxGetDevice(&mut dev))?;
-    let mut sms = 0;
-    error::check(d.cuDeviceGetAttribute(&mut sms, 16, dev))?; // MULTIPROCESSOR_COUNT
-    let blocks = grid.x as u64 * grid.y as u64 * grid.z as u64;
-    if blocks > per_sm * sms as u64 {
-        return Err(cudaErrorCooperativeLaunchTooLarge);
-    }
-    Ok(())
-}
-
 /// `cudaLaunchCooperativeKernel`: a launch whose blocks must all be resident at once
-/// (cudaErrorCooperativeLaunchTooLarge otherwise), so that cooperative groups' grid
-/// sync can wait for all of them.
+/// (cudaErrorCooperativeLaunchTooLarge otherwise, the driver's check), so that
+/// cooperative groups' grid sync can wait for all of them.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaLaunchCooperativeKernel(
     func: *const c_void,
@@ -619,10 +601,7 @@ pub extern "C" fn cudaLaunchCooperativeKernel(
     shared: usize,
     stream: Handle,
 ) -> Status {
-    api(|| {
-        cooperative_fits(func, grid, block, shared)?;
-        launch_as(func, grid, block, args, core::ptr::null_mut(), shared, stream, true)
-    })
+    api(|| launch_as(func, grid, block, args, core::ptr::null_mut(), shared, stream, true))
 }
 
 /// `cudaLaunchConfig_t`.
@@ -666,11 +645,7 @@ pub extern "C" fn cudaLaunchKernelExC(
             let a = raw::get(c.attrs.wrapping_add(k)).ok_or(cudaErrorInvalidValue)?;
             match a.id {
                 0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 | 14 => {}
-                2 if a.val[0] != 0 => {
-                    cooperative_fits(func, c.grid, c.block, c.shared)?;
-                    cooperative = true;
-                }
-                2 => {}
+                2 => cooperative = a.val[0] != 0,
                 4 if a.val[0] as u64 * a.val[1] as u64 * a.val[2] as u64 <= 1 => {}
                 4 | 6 | 7 | 12 | 13 => return Err(cudaErrorNotSupported),
                 _ => return Err(cudaErrorInvalidValue),

@@ -459,14 +459,16 @@ impl Inner {
         let (local, regs) = (k.local_bytes, k.regs);
         let printf = if prints { Some(self.printf_area(gpu)?) } else { None };
         let heap = if heaps { Some(self.heap_area(gpu)?) } else { None };
-        let blocks = grid.iter().map(|&g| g as u64).product::<u64>();
-        let resident = hw::occupancy::blocks_per_sm(&gpu.info().sm, threads as u32, regs, total_shared) as u64
-            * gpu.info().sms as u64;
-        if cooperative && gpu.info().compute_capability.0 < 6 {
-            return Err(CuError::NotSupported); // as CUDA before Pascal
-        }
-        if cooperative && blocks > resident {
-            return Err(CuError::CooperativeLaunchTooLarge);
+        if cooperative {
+            if gpu.info().compute_capability.0 < 6 {
+                return Err(CuError::NotSupported); // as CUDA before Pascal
+            }
+            // Every block resident at once, so that a grid-wide barrier can be met.
+            let blocks = grid.iter().map(|&g| g as u64).product::<u64>();
+            let per_sm = hw::occupancy::blocks_per_sm(&gpu.info().sm, threads as u32, regs, total_shared) as u64;
+            if blocks > per_sm * gpu.info().sms as u64 {
+                return Err(CuError::CooperativeLaunchTooLarge);
+            }
         }
         let grid_ws = if cooperative { Some(self.grid_workspace(gpu)?) } else { None };
         if s != 0 {
