@@ -36,6 +36,7 @@ use hw::isa::*;
 
 mod async_copy;
 mod calls;
+mod convert;
 mod copies;
 mod flow;
 mod half;
