@@ -1257,6 +1257,24 @@ fn relu_satfinite_tf32_tanh_and_half_pair_set() {
         };
         if s == 1 { -v } else { v }
     };
+    // tanh.approx of half types, within a unit in the last place of each format.
+    let halves = ctx.alloc::<u32>(64 * 2).unwrap();
+    m.function("tanh_halves").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[inp.arg(), halves.arg()]).unwrap();
+    let th = halves.to_vec().unwrap();
+    for (t, &x) in input.iter().enumerate() {
+        let (h, b) = (o[16 * t], bf16(x));
+        let close = |got: f64, want: f64, ulp: f64| got == want || (got - want).abs() <= want.abs().max(1e-30) * ulp;
+        let bfv = |v: u32| f32::from_bits(v << 16) as f64;
+        if h & 0x7FFF <= 0x7C00 {
+            let want = (h16(h) as f64).tanh();
+            assert!(close(h16(th[2 * t]) as f64, want, 2f64.powi(-10)), "tanh.approx.f16 of {x:e}: {:#x}", th[2 * t]);
+        }
+        if !x.is_nan() {
+            let (lo, hi) = (th[2 * t + 1] & 0xFFFF, th[2 * t + 1] >> 16);
+            assert!(close(bfv(hi), bfv(b).tanh(), 2f64.powi(-7)), "tanh.approx.bf16x2 high of {x:e}");
+            assert!(close(bfv(lo), (-bfv(b)).tanh(), 2f64.powi(-7)), "tanh.approx.bf16x2 low of {x:e}");
+        }
+    }
     for (t, &x) in input.iter().enumerate() {
         let w = &o[16 * t..][..16];
         let plain = w[0];

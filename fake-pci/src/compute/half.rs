@@ -197,6 +197,7 @@ fn element(op: Op, fmt: Fmt, m: u16, a: u16, b: u16, c: u16) -> Option<u16> {
         Op::Neg => return Some(a ^ 0x8000),
         Op::Abs => return Some(a & 0x7FFF),
         Op::Ex2 => rounded(libm::exp2(x), Ordering::Equal),
+        Op::Tanh => rounded(libm::tanh(x), Ordering::Equal),
         _ => return None,
     };
     let r = if m & FLOAT_SAT != 0 {
@@ -238,7 +239,7 @@ pub(crate) fn compute(op: Op, ty: Ty, m: u16, a: u64, b: u64, c: u64) -> Option<
 
 /// Whether half precision has operation `op` ([`compute`]'s; `SETP` is [`compare`]'s).
 pub(crate) fn computes(op: Op) -> bool {
-    matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Mad | Op::Min | Op::Max | Op::Neg | Op::Abs | Op::Ex2)
+    matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Mad | Op::Min | Op::Max | Op::Neg | Op::Abs | Op::Ex2 | Op::Tanh)
 }
 
 /// `setp` of one half element pair (the scalar types; the compiler splits pairs).

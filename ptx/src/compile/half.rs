@@ -1,6 +1,6 @@
 //! Instruction selection for half precision (`.f16`, `.bf16` and the packed pairs `.f16x2`,
-//! `.bf16x2`): `add`, `sub`, `mul`, `fma`, `min`, `max`, `neg`, `abs`, `ex2.approx` become
-//! one device instruction of the half type (a pair in one instruction, as the hardware's
+//! `.bf16x2`): `add`, `sub`, `mul`, `fma`, `min`, `max`, `neg`, `abs`, `ex2.approx` and
+//! `tanh.approx` become one device instruction of the half type (a pair in one instruction, as the hardware's
 //! `HADD2` does it); `setp` of a pair compares the low halves into the first predicate and
 //! the high halves into the second; `cvt` to a pair from two `f32` packs two conversions.
 //! Moves, loads, stores and selections of half values are those of 16- and 32-bit data.
@@ -35,6 +35,7 @@ impl Kc<'_> {
             "neg" => (Op::Neg, 1),
             "abs" => (Op::Abs, 1),
             "ex2" if i.has("approx") => (Op::Ex2, 1),
+            "tanh" if i.has("approx") => (Op::Tanh, 1),
             _ => return Err(unsupported()),
         };
         if let Some(m) = i.mods.iter().find(|m| isa_ty(m).is_none() && !MODIFIERS.contains(&m.as_str())) {

@@ -645,7 +645,7 @@ mod tests {
         assert!(e.msg.contains("unknown register `%r9`"));
         let e = compile_ptx(&format!("{hdr} bra L;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("unknown label `L`"));
-        let e = compile_ptx(&format!("{hdr} tanh.approx.f16 %r1, %r1;\n}}\n")).unwrap_err();
+        let e = compile_ptx(&format!("{hdr} sin.approx.f16 %r1, %r1;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("not supported for half precision"), "{e}");
         let e = compile_ptx(&format!("{hdr} add.rz.f16 %r1, %r1, %r1;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("modifier `.rz`"), "{e}");
