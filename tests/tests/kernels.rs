@@ -1159,7 +1159,7 @@ fn indirect_branches_and_calls_through_function_pointers() {
 }
 
 /// Conversions with `.relu` and `.satfinite`, to TensorFloat-32 with each rounding,
-/// `tanh.approx.f32` and `set` of half pairs (kernels/handwritten/cvt_forms.ptx), on
+/// `tanh.approx` of f32 and half types, `set` of half pairs (kernels/handwritten/cvt_forms.ptx), on
 /// values that reach each rule: negatives, zeros of both signs, values past half's and
 /// bfloat16's range, infinities, NaN, subnormals and tf32 ties.
 #[test]
