@@ -12,19 +12,21 @@ use tests::built::{release_dir, root};
 /// Build `tests/cuda/nvidia/NAME.cu` with `--cuda-path`, run it (with `RGDEV_PRESET` =
 /// `preset` when given), and return its output.
 fn build_and_run(tk: &std::path::Path, name: &str, extra: &[&str], preset: Option<&str>) -> String {
-    build_and_run_env(tk, name, extra, preset, &[])
+    build_and_run_env(tk, name, extra, preset, &[], "")
 }
 
-/// As [`build_and_run`], with `env` set for `rgdev cc`.
+/// As [`build_and_run`], with `env` set for `rgdev cc`, in a scratch directory named with
+/// `tag` too (tests building the same program run in parallel).
 fn build_and_run_env(
     tk: &std::path::Path,
     name: &str,
     extra: &[&str],
     preset: Option<&str>,
     env: &[(&str, &std::path::Path)],
+    tag: &str,
 ) -> String {
     let rel = release_dir(&["rgdev", "libcudart.so.12"]);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nvidia-{name}"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nvidia-{name}{tag}"));
     std::fs::create_dir_all(&dir).unwrap();
     let exe = dir.join(name);
     let out = Command::new(rel.join("rgdev"))
@@ -79,9 +81,9 @@ fn pip_installed_wheels_as_the_cuda_path() {
         Err(why) => return tests::nvidia::skip(&why),
     };
     let sorted = "thrust: sorted 1000, sum 499500";
-    assert!(build_and_run(&site, "thrust_sort", &["-std=c++17"], None).contains(sorted));
+    assert!(build_and_run_env(&site, "thrust_sort", &["-std=c++17"], None, &[], "-site").contains(sorted));
     let pip = std::path::Path::new("pip");
-    let out = build_and_run_env(pip, "thrust_sort", &["-std=c++17"], None, &[("PYTHONPATH", &site)]);
+    let out = build_and_run_env(pip, "thrust_sort", &["-std=c++17"], None, &[("PYTHONPATH", &site)], "-pip");
     assert!(out.contains(sorted));
     // python3's path without the wheels: named (unless the system's python has them).
     let rel = release_dir(&["rgdev"]);
