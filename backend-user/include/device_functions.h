@@ -565,6 +565,15 @@ __RGDEV_SPACE(Constant, constant, "const")
 #undef __RGDEV_SPACE
 __RGDEV_DEV__ unsigned int __isGridConstant(const void *p) { return 0; }
 
+/* memcpy and memset in device code, as CUDA has them: the device overloads of the C
+ * library's, which clang expands inline. */
+extern "C" {
+__device__ inline void *memcpy(void *__restrict__ d, const void *__restrict__ s, size_t n) noexcept {
+    return __builtin_memcpy(d, s, n);
+}
+__device__ inline void *memset(void *d, int c, size_t n) noexcept { return __builtin_memset(d, c, n); }
+}
+
 #undef __RGDEV_DEV__
 
 #endif /* __CUDA__ */

@@ -401,6 +401,23 @@ fn warp_matrix_functions_on_the_tensor_core() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// PTX mma.sync through inline assembly (tests/cuda/mma_sync.cu, sm_80 on a gv100 that
+/// reports 8.0): each shape and type rgdev has, fragments placed as the PTX ISA lays them
+/// out, bit for bit against host GEMMs; in both modes. Device memcpy and memset too.
+#[test]
+fn mma_sync_fragments_of_the_ptx_isa() {
+    let exe = compile("mma_sync", &["-arch=sm_80"]);
+    let dir = exe.parent().unwrap();
+    for (name, mode) in [("t.toml", ""), ("f.toml", "mode = \"functional\"\n")] {
+        let p = dir.join(name);
+        std::fs::write(&p, format!("base = \"gv100\"\n{mode}[board]\ncc_major = 8\ncc_minor = 0\n")).unwrap();
+        assert!(
+            run_ok(&exe, &[("RGDEV_PRESET", p.to_str().unwrap())]).contains("mma.sync: 12 operations, bit for bit")
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Unified virtual addressing: pinned memory's host pointer used by a kernel,
 /// cudaMemcpyDefault in every direction, pointer attributes; without it (RGDEV_UVA=0)
 /// cudaMemcpyDefault is cudaErrorInvalidValue.

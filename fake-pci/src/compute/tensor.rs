@@ -69,12 +69,14 @@ fn element(stage: &[u64], which: usize, f: &Frag, l: usize, j: u32) -> u64 {
 }
 
 /// The matrix of operand `which` as (row, col) -> raw bits in its logical orientation
-/// (A: M x K, B: K x N, C: M x N), from the lanes' fragments.
+/// (A: M x K, B: K x N, C: M x N), from the lanes' fragments (`transposed`: a `wmma`
+/// fragment held in the other orientation; `mma.sync` ones are logical already).
 fn unstage(stage: &[u64], which: usize, f: &Frag, transposed: bool, out: &mut [u64; 512]) {
+    let transposed = transposed && !f.sync;
     for l in 0..32 {
-        let (r, c0) = f.place(l as u32);
         for j in 0..f.per_lane {
-            let (row, col) = if transposed { (c0 + j, r) } else { (r, c0 + j) };
+            let (r, c) = f.coord(l as u32, j);
+            let (row, col) = if transposed { (c, r) } else { (r, c) };
             let logical_cols = if transposed { f.rows } else { f.cols };
             out[(row * logical_cols + col) as usize] = element(stage, which, f, l, j);
         }
@@ -97,10 +99,10 @@ fn value(e: Elem, bits: u64) -> f64 {
 
 fn multiply(cfg: &Config, stage: &mut [u64]) -> Option<()> {
     let (m, n, k) = cfg.shape.mnk();
-    let fa = Frag::of(Matrix::A, cfg.shape, cfg.ab, cfg.a_col)?;
-    let fb = Frag::of(Matrix::B, cfg.shape, cfg.ab, cfg.b_col)?;
-    let fc = Frag::of(Matrix::C, cfg.shape, cfg.c, false)?;
-    let fd = Frag::of(Matrix::C, cfg.shape, cfg.d, false)?;
+    let fa = cfg.frag(Matrix::A, cfg.ab)?;
+    let fb = cfg.frag(Matrix::B, cfg.ab)?;
+    let fc = cfg.frag(Matrix::C, cfg.c)?;
+    let fd = cfg.frag(Matrix::C, cfg.d)?;
     let (mut a, mut b, mut c) = ([0u64; 512], [0u64; 512], [0u64; 512]);
     unstage(stage, 0, &fa, cfg.a_col, &mut a);
     unstage(stage, 1, &fb, cfg.b_col, &mut b);
@@ -145,14 +147,14 @@ fn multiply(cfg: &Config, stage: &mut [u64]) -> Option<()> {
             };
         }
     }
-    // Back into the lanes' D fragments (row by row).
+    // Back into the lanes' D fragments.
     let base = 3 * OPERAND;
     stage[base..base + OPERAND].iter_mut().for_each(|w| *w = 0);
     let bytes = fd.elem.bytes();
     for l in 0..32 {
-        let (r, c0) = fd.place(l as u32);
         for jj in 0..fd.per_lane {
-            let v = d[(r * n + c0 + jj) as usize];
+            let (r, c) = fd.coord(l as u32, jj);
+            let v = d[(r * n + c) as usize];
             if bytes == 8 {
                 stage[base + jj as usize * 32 + l] = v;
             } else {

@@ -17,6 +17,12 @@
 //! columns `(l % (C / e)) * e ..` (elements packed into 32-bit registers from the low bits,
 //! a 64-bit element per register). PTX gives an `m16n16k16` `.f16` A or B fragment 8
 //! registers for its 8 elements' 4: registers 4..7 repeat 0..3.
+//!
+//! `mma.sync` (PTX's register-level form, [`Config::sync`]) has the fragment layouts the
+//! PTX ISA specifies instead ([`Frag::of_sync`]): with `g = lane >> 2` and `t = lane % 4`,
+//! element `j` of a lane's fragment sits at the (row, column) [`Frag::coord`] gives, A
+//! `M x K` row-major, B `K x N` column-major, C and D `M x N`; elements are packed into the
+//! registers from the low bits as for `wmma`.
 
 /// `m`: stage lane register `a` as slot `m & 7` of operand A.
 pub const STAGE_A: u16 = 0 << 3;
@@ -43,6 +49,12 @@ pub enum Shape {
     M32N8K16 = 3,
     /// `m8n32k16`: f16, bf16, s8, u8.
     M8N32K16 = 4,
+    /// `m16n8k16` (`mma.sync`): f16, bf16, s8, u8.
+    M16N8K16 = 5,
+    /// `m16n8k8` (`mma.sync`): f16, bf16, tf32.
+    M16N8K8 = 6,
+    /// `m16n8k32` (`mma.sync`): s8, u8.
+    M16N8K32 = 7,
 }
 
 impl Shape {
@@ -54,6 +66,9 @@ impl Shape {
             Shape::M8N8K4 => (8, 8, 4),
             Shape::M32N8K16 => (32, 8, 16),
             Shape::M8N32K16 => (8, 32, 16),
+            Shape::M16N8K16 => (16, 8, 16),
+            Shape::M16N8K8 => (16, 8, 8),
+            Shape::M16N8K32 => (16, 8, 32),
         }
     }
     /// PTX's name of it.
@@ -64,6 +79,9 @@ impl Shape {
             "m8n8k4" => Shape::M8N8K4,
             "m32n8k16" => Shape::M32N8K16,
             "m8n32k16" => Shape::M8N32K16,
+            "m16n8k16" => Shape::M16N8K16,
+            "m16n8k8" => Shape::M16N8K8,
+            "m16n8k32" => Shape::M16N8K32,
             _ => return None,
         })
     }
@@ -147,6 +165,12 @@ pub struct Frag {
     pub elem: Elem,
     /// Registers PTX's fragment has (at least the elements' own).
     pub regs: u32,
+    /// The operand, its shape, and whether the layout is `mma.sync`'s ([`Frag::coord`]).
+    pub matrix: Matrix,
+    /// The operation's shape.
+    pub shape: Shape,
+    /// `mma.sync`'s layout.
+    pub sync: bool,
 }
 
 impl Frag {
@@ -156,6 +180,7 @@ impl Frag {
     pub fn of(matrix: Matrix, shape: Shape, elem: Elem, col_major: bool) -> Option<Frag> {
         let (m, n, k) = shape.mnk();
         let ok = match (shape, matrix) {
+            (Shape::M16N8K16 | Shape::M16N8K8 | Shape::M16N8K32, _) => false,
             (Shape::M16N16K16 | Shape::M32N8K16 | Shape::M8N32K16, Matrix::A | Matrix::B) => {
                 matches!(elem, Elem::F16 | Elem::Bf16 | Elem::S8 | Elem::U8)
             }
@@ -180,7 +205,64 @@ impl Frag {
         let own = if elem == Elem::F64 { per_lane } else { (per_lane * elem.bytes()).div_ceil(4) };
         // PTX gives every .f16 A or B fragment 8 registers.
         let regs = if elem == Elem::F16 && matrix != Matrix::C { 8 } else { own };
-        Some(Frag { rows, cols, per_lane, elem, regs })
+        Some(Frag { rows, cols, per_lane, elem, regs, matrix, shape, sync: false })
+    }
+
+    /// The `mma.sync` fragment of `matrix` for `shape` and `elem` (A row-major, B
+    /// column-major); None for a combination rgdev's `mma.sync` does not have.
+    pub fn of_sync(matrix: Matrix, shape: Shape, elem: Elem) -> Option<Frag> {
+        let ab = |e: Elem| match shape {
+            Shape::M16N8K16 => matches!(e, Elem::F16 | Elem::Bf16 | Elem::S8 | Elem::U8),
+            Shape::M16N8K8 => matches!(e, Elem::F16 | Elem::Bf16 | Elem::Tf32),
+            Shape::M16N8K32 => matches!(e, Elem::S8 | Elem::U8),
+            Shape::M8N8K4 => e == Elem::F64,
+            _ => false,
+        };
+        let ok = match matrix {
+            Matrix::A | Matrix::B => ab(elem),
+            Matrix::C if shape == Shape::M8N8K4 => elem == Elem::F64,
+            Matrix::C => matches!(elem, Elem::F16 | Elem::F32 | Elem::S32),
+        };
+        if !ok {
+            return None;
+        }
+        let (m, n, k) = shape.mnk();
+        let (rows, cols) = match matrix {
+            Matrix::A => (m, k),
+            Matrix::B => (k, n),
+            Matrix::C => (m, n),
+        };
+        let per_lane = rows * cols / 32;
+        let regs = if elem == Elem::F64 { per_lane } else { (per_lane * elem.bytes()).div_ceil(4) };
+        Some(Frag { rows, cols, per_lane, elem, regs, matrix, shape, sync: true })
+    }
+
+    /// (row, column) of element `j` of lane `lane`: in memory orientation for `wmma` (see
+    /// [`Frag::place`]), in the logical one (A `M x K`, B `K x N`, C `M x N`) for
+    /// `mma.sync`, as the PTX ISA lays its fragments out.
+    pub fn coord(&self, lane: u32, j: u32) -> (u32, u32) {
+        if !self.sync {
+            let (r, c0) = self.place(lane);
+            return (r, c0 + j);
+        }
+        let (g, t) = (lane >> 2, lane % 4);
+        let bytes = self.elem.bytes();
+        match (self.matrix, self.shape) {
+            // Accumulators: two per row pair, the second row 8 below (f64: one row).
+            (Matrix::C, Shape::M8N8K4) => (g, 2 * t + j),
+            (Matrix::C, _) => (g + 8 * (j >> 1), 2 * t + (j & 1)),
+            (Matrix::A, Shape::M8N8K4) => (g, t),
+            (Matrix::B, Shape::M8N8K4) => (t, g),
+            // tf32: one element per register.
+            (Matrix::A, _) if self.elem == Elem::Tf32 => (g + 8 * (j & 1), t + 4 * (j >> 1)),
+            (Matrix::B, _) if self.elem == Elem::Tf32 => (t + 4 * j, g),
+            // 16-bit: pairs of columns (A) or rows (B), then 8 on.
+            (Matrix::A, _) if bytes == 2 => (g + 8 * ((j >> 1) & 1), 2 * t + (j & 1) + 8 * (j >> 2)),
+            (Matrix::B, _) if bytes == 2 => (2 * t + (j & 1) + 8 * (j >> 1), g),
+            // 8-bit: runs of four columns (A) or rows (B), then 16 on.
+            (Matrix::A, _) => (g + 8 * ((j >> 2) & 1), 4 * t + (j & 3) + 16 * (j >> 3)),
+            (Matrix::B, _) => (4 * t + (j & 3) + 16 * (j >> 2), g),
+        }
     }
     /// Registers holding the lane's own elements (the rest repeat them).
     pub fn own_regs(&self) -> u32 {
@@ -195,7 +277,7 @@ impl Frag {
 
 /// A multiply's configuration (the immediate of [`RUN`]): shape bits 2:0, A/B element type
 /// 6:4, C type 10:8, D type 14:12, A column-major bit 16, B column-major bit 17, `.satfinite`
-/// bit 18.
+/// bit 18, `mma.sync` bit 19.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Shape.
@@ -212,6 +294,8 @@ pub struct Config {
     pub b_col: bool,
     /// `.satfinite`: float results clamped to the finite range, integers saturated.
     pub satfinite: bool,
+    /// `mma.sync`: the fragments are laid out as the PTX ISA specifies ([`Frag::of_sync`]).
+    pub sync: bool,
 }
 
 impl Config {
@@ -224,12 +308,32 @@ impl Config {
             | (self.a_col as u64) << 16
             | (self.b_col as u64) << 17
             | (self.satfinite as u64) << 18
+            | (self.sync as u64) << 19
+    }
+    /// The fragment of operand `matrix` (element type `elem`) in this configuration's
+    /// layout.
+    pub fn frag(&self, matrix: Matrix, elem: Elem) -> Option<Frag> {
+        let col = match matrix {
+            Matrix::A => self.a_col,
+            Matrix::B => self.b_col,
+            Matrix::C => false,
+        };
+        if self.sync { Frag::of_sync(matrix, self.shape, elem) } else { Frag::of(matrix, self.shape, elem, col) }
     }
     /// From an immediate word; None for a combination `wmma` does not have.
     pub fn decode(w: u64) -> Option<Self> {
-        let shape = [Shape::M16N16K16, Shape::M16N16K8, Shape::M8N8K4, Shape::M32N8K16, Shape::M8N32K16]
-            .get((w & 7) as usize)
-            .copied()?;
+        let shape = [
+            Shape::M16N16K16,
+            Shape::M16N16K8,
+            Shape::M8N8K4,
+            Shape::M32N8K16,
+            Shape::M8N32K16,
+            Shape::M16N8K16,
+            Shape::M16N8K8,
+            Shape::M16N8K32,
+        ]
+        .get((w & 7) as usize)
+        .copied()?;
         let c = Config {
             shape,
             ab: Elem::from_bits(w >> 4 & 7)?,
@@ -238,14 +342,15 @@ impl Config {
             a_col: w >> 16 & 1 == 1,
             b_col: w >> 17 & 1 == 1,
             satfinite: w >> 18 & 1 == 1,
+            sync: w >> 19 & 1 == 1,
         };
-        let accum_ok =
-            Frag::of(Matrix::C, shape, c.c, false).is_some() && Frag::of(Matrix::C, shape, c.d, false).is_some();
+        // mma.sync: A row-major and B column-major only.
+        if c.sync && (c.a_col || !c.b_col) || w >> 20 != 0 {
+            return None;
+        }
+        let accum_ok = c.frag(Matrix::C, c.c).is_some() && c.frag(Matrix::C, c.d).is_some();
         let int = matches!(c.ab, Elem::S8 | Elem::U8);
-        (Frag::of(Matrix::A, shape, c.ab, false).is_some()
-            && accum_ok
-            && int == (c.c == Elem::S32)
-            && int == (c.d == Elem::S32))
+        (c.frag(Matrix::A, c.ab).is_some() && accum_ok && int == (c.c == Elem::S32) && int == (c.d == Elem::S32))
             .then_some(c)
     }
     /// Multiply-adds of one warp's operation.
@@ -307,8 +412,50 @@ mod tests {
             a_col: true,
             b_col: false,
             satfinite: false,
+            sync: false,
         };
         assert_eq!(Config::decode(c.encode()), Some(c));
         assert_eq!(Config::decode(Config { c: Elem::S32, ..c }.encode()), None);
+        // mma.sync fragments cover their matrices once too, registers as PTX counts them.
+        for (shape, elem, acc, regs) in [
+            (Shape::M16N8K16, Elem::F16, Elem::F32, [4, 2, 4]),
+            (Shape::M16N8K16, Elem::Bf16, Elem::F16, [4, 2, 2]),
+            (Shape::M16N8K16, Elem::S8, Elem::S32, [2, 1, 4]),
+            (Shape::M16N8K8, Elem::F16, Elem::F32, [2, 1, 4]),
+            (Shape::M16N8K8, Elem::Tf32, Elem::F32, [4, 2, 4]),
+            (Shape::M16N8K32, Elem::U8, Elem::S32, [4, 2, 4]),
+            (Shape::M8N8K4, Elem::F64, Elem::F64, [1, 1, 2]),
+        ] {
+            for (k, (matrix, e)) in [(Matrix::A, elem), (Matrix::B, elem), (Matrix::C, acc)].into_iter().enumerate() {
+                let f = Frag::of_sync(matrix, shape, e).unwrap();
+                assert_eq!(f.regs, regs[k], "{shape:?} {matrix:?} {e:?}");
+                let mut seen = [0u32; 512];
+                for lane in 0..32 {
+                    for j in 0..f.per_lane {
+                        let (r, col) = f.coord(lane, j);
+                        assert!(r < f.rows && col < f.cols, "{shape:?} {matrix:?} lane {lane} {j}");
+                        seen[(r * f.cols + col) as usize] += 1;
+                    }
+                }
+                assert!(seen[..(f.rows * f.cols) as usize].iter().all(|&n| n == 1), "{shape:?} {matrix:?} {e:?}");
+            }
+        }
+        // m16n8k16 .f16 A, as the PTX ISA draws it: a0..a7 of lane 5 (g 1, t 1).
+        let a = Frag::of_sync(Matrix::A, Shape::M16N8K16, Elem::F16).unwrap();
+        let at: [(u32, u32); 8] = core::array::from_fn(|j| a.coord(5, j as u32));
+        assert_eq!(at, [(1, 2), (1, 3), (9, 2), (9, 3), (1, 10), (1, 11), (9, 10), (9, 11)]);
+        let s = Config {
+            shape: Shape::M16N8K16,
+            ab: Elem::F16,
+            c: Elem::F32,
+            d: Elem::F32,
+            a_col: false,
+            b_col: true,
+            sync: true,
+            ..c
+        };
+        assert_eq!(Config::decode(s.encode()), Some(s));
+        assert_eq!(Config::decode(Config { b_col: false, ..s }.encode()), None);
+        assert_eq!(Config::decode(Config { sync: false, ..s }.encode()), None);
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 impl<'a> Kc<'a> {
     pub(crate) fn instr(&mut self, i: &ast::Instr) -> Result<()> {
         let op = i.op.as_str();
-        if !matches!(op, "mov" | "ld" | "ldu" | "st" | "selp" | "cvt" | "atom" | "red" | "shfl" | "wmma")
+        if !matches!(op, "mov" | "ld" | "ldu" | "st" | "selp" | "cvt" | "atom" | "red" | "shfl" | "wmma" | "mma")
             && let Some(&ty) = self.types(i).last()
             && ty.half()
         {
@@ -238,6 +238,7 @@ impl<'a> Kc<'a> {
             "cp" if i.has("async") => self.cp_async(i),
             "match" => self.match_sync(i),
             "wmma" => self.wmma(i),
+            "mma" => self.mma_sync(i),
             "mbarrier" => self.mbarrier(i),
             // A cache hint: rgdev's caches hold tags only and fill on demand; nothing to do.
             "prefetch" | "prefetchu" => Ok(()),

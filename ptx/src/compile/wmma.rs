@@ -176,15 +176,44 @@ impl Kc<'_> {
             [d, a, b, c] if a == b => (*d, *a, *c),
             _ => return Err(self.err(format!("`wmma.{}` is not supported", i.mods.join(".")))),
         };
-        let cfg = Config { shape, ab, c, d, a_col, b_col, satfinite: i.has("satfinite") };
-        if Config::decode(cfg.encode()) != Some(cfg) {
-            return Err(self.err(format!("`wmma.{}` is not supported", i.mods.join("."))));
+        let cfg = Config { shape, ab, c, d, a_col, b_col, satfinite: i.has("satfinite"), sync: false };
+        self.tensor_op(i, cfg)
+    }
+
+    /// `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c`: the
+    /// register-level tensor operation, its fragments laid out as the PTX ISA specifies
+    /// (`hw::isa::mma::Frag::of_sync`). Shapes m16n8k16 (f16, bf16, s8, u8), m16n8k8 (f16,
+    /// bf16, tf32), m16n8k32 (s8, u8), m8n8k4 (f64).
+    pub(crate) fn mma_sync(&mut self, i: &ast::Instr) -> Result<()> {
+        let unsupported = |k: &Self| k.err(format!("`mma.{}` is not supported", i.mods.join(".")));
+        if !i.has("sync") || !i.has("row") || !i.has("col") {
+            return Err(unsupported(self));
         }
-        let fa = Frag::of(Matrix::A, shape, ab, a_col).expect("checked");
-        let fb = Frag::of(Matrix::B, shape, ab, b_col).expect("checked");
-        let fc = Frag::of(Matrix::C, shape, c, false).expect("checked");
-        let fd = Frag::of(Matrix::C, shape, d, false).expect("checked");
-        let ty = if ab == Elem::F64 { Ty::U64 } else { Ty::U32 };
+        let shape = i.mods.iter().find_map(|m| Shape::parse(m)).ok_or_else(|| unsupported(self))?;
+        let types: Vec<Elem> = i.mods.iter().filter_map(|m| Elem::parse(m)).collect();
+        let (d, ab, c) = match types[..] {
+            [d, a, b, c] if a == b => (d, a, c),
+            _ => return Err(unsupported(self)),
+        };
+        let cfg = Config { shape, ab, c, d, a_col: false, b_col: true, satfinite: i.has("satfinite"), sync: true };
+        self.tensor_op(i, cfg)
+    }
+
+    /// Stage operands 1..3 of `i` (A, B, C) into the tensor core, multiply as `cfg` says,
+    /// and read D into operand 0.
+    fn tensor_op(&mut self, i: &ast::Instr, cfg: Config) -> Result<()> {
+        let what = if cfg.sync { "mma" } else { "wmma" };
+        let fr = |m: Matrix, e: Elem| cfg.frag(m, e);
+        let (Some(fa), Some(fb), Some(fc), Some(fd), Some(_)) = (
+            fr(Matrix::A, cfg.ab),
+            fr(Matrix::B, cfg.ab),
+            fr(Matrix::C, cfg.c),
+            fr(Matrix::C, cfg.d),
+            Config::decode(cfg.encode()).filter(|c| *c == cfg),
+        ) else {
+            return Err(self.err(format!("`{what}.{}` is not supported", i.mods.join("."))));
+        };
+        let ty = if cfg.ab == Elem::F64 { Ty::U64 } else { Ty::U32 };
         for (stage, frag, at) in [(mma::STAGE_A, fa, 1), (mma::STAGE_B, fb, 2), (mma::STAGE_C, fc, 3)] {
             let regs = self.fragment(self.arg(i, at)?, frag.regs, false)?;
             for (k, &r) in regs.iter().take(frag.own_regs() as usize).enumerate() {
