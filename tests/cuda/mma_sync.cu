@@ -3,8 +3,8 @@
 // GEMMs. Each lane places its fragment elements where the PTX ISA's "Matrix Fragments for
 // mma" sections put them (g = lane / 4, t = lane % 4), written out here independently of
 // the simulator: m16n8k16 f16 (f32 and f16 accumulators) and bf16, m16n8k8 f16 and tf32,
-// m16n8k16 and m16n8k32 s8/u8 (wrapping and .satfinite), m8n8k4 f64. Small integers keep
-// every product and sum exact.
+// m16n8k16 and m16n8k32 s8/u8 (wrapping and .satfinite), m8n8k4 f64, and ldmatrix feeding
+// it from shared memory. Small integers keep every product and sum exact.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cstring>
@@ -159,6 +159,36 @@ __global__ void k_f64(const double *a, const double *b, const double *c, double 
     d[g * 8 + 2 * t + 1] = rd[1];
 }
 
+// The same m16n8k16 f16 product with its fragments loaded by ldmatrix from shared memory,
+// as library kernels feed mma.sync: A (16 x 16, row-major) by ldmatrix.x4, each lane giving
+// the address of row l % 16 at column 8 (l / 16); B (16 x 8, stored k by k) by
+// ldmatrix.x2.trans, lane l < 16 giving row k = l; and x1 without .trans for a check of the
+// plain layout.
+__global__ void k16_ldmatrix(const __half *a, const __half *b, const float *c, float *d, unsigned *plain) {
+    __shared__ alignas(16) __half sa[16 * 16];
+    __shared__ alignas(16) __half sb[16 * 8];
+    int l = threadIdx.x, r, col;
+    for (int i = l; i < 256; i += 32) sa[i] = a[i];
+    for (int i = l; i < 128; i += 32) sb[i] = b[i];
+    __syncwarp();
+    unsigned ra[4], rb[2], one;
+    float rc[4], rd[4];
+    unsigned pa = (unsigned)__cvta_generic_to_shared(&sa[(l % 16) * 16 + (l / 16) * 8]);
+    unsigned pb = (unsigned)__cvta_generic_to_shared(&sb[(l % 16) * 8]);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(ra[0]), "=r"(ra[1]), "=r"(ra[2]), "=r"(ra[3])
+                 : "r"(pa));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];" : "=r"(rb[0]), "=r"(rb[1]) : "r"(pb));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 {%0}, [%1];" : "=r"(one) : "r"(pb));
+    plain[l] = one;
+    for (int j = 0; j < 4; j++) c_at(l, j, r, col), rc[j] = c[r * 8 + col];
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+                 : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
+                   "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
+    for (int j = 0; j < 4; j++) c_at(l, j, r, col), d[r * 8 + col] = rd[j];
+}
+
 template <typename T> T *dev(const std::vector<T> &h) {
     T *p;
     CHECK(cudaMalloc(&p, h.size() * sizeof(T) + 16));
@@ -209,6 +239,21 @@ int main() {
             k16<__nv_bfloat16><<<1, 32>>>(qa, qb, dc, dd, kind);
             CHECK(cudaDeviceSynchronize());
             TRUE(host(dd, 128) == gemm(K));
+            tests++;
+            // The same through ldmatrix; x1 gives lane l the pair at row l / 4 of B's first
+            // 8 rows, columns 2 (l % 4) and the next.
+            unsigned *plain;
+            CHECK(cudaMalloc(&plain, 32 * sizeof(unsigned)));
+            k16_ldmatrix<<<1, 32>>>(pa, pb, dc, dd, plain);
+            CHECK(cudaDeviceSynchronize());
+            TRUE(host(dd, 128) == gemm(K));
+            std::vector<unsigned> pl = host(plain, 32);
+            for (int l = 0; l < 32; l++) {
+                unsigned short lo, hi;
+                memcpy(&lo, &hb[(l / 4) * 8 + 2 * (l % 4)], 2);
+                memcpy(&hi, &hb[(l / 4) * 8 + 2 * (l % 4) + 1], 2);
+                TRUE(pl[l] == (lo | (unsigned)hi << 16));
+            }
             tests++;
             std::vector<__half> hc(128);
             for (int i = 0; i < 128; i++) hc[i] = __float2half(c[i]);
@@ -290,6 +335,6 @@ int main() {
             }
         tests++;
     }
-    if (failures == 0) printf("mma.sync: %d operations, bit for bit\n", tests);
+    if (failures == 0) printf("mma.sync: %d operations, bit for bit, ldmatrix\n", tests);
     return report();
 }

@@ -403,7 +403,8 @@ fn warp_matrix_functions_on_the_tensor_core() {
 
 /// PTX mma.sync through inline assembly (tests/cuda/mma_sync.cu, sm_80 on a gv100 that
 /// reports 8.0): each shape and type rgdev has, fragments placed as the PTX ISA lays them
-/// out, bit for bit against host GEMMs; in both modes. Device memcpy and memset too.
+/// out, bit for bit against host GEMMs, and ldmatrix (x1, x2 .trans, x4) feeding it from
+/// shared memory; in both modes. Device memcpy and memset too.
 #[test]
 fn mma_sync_fragments_of_the_ptx_isa() {
     let exe = compile("mma_sync", &["-arch=sm_80"]);
@@ -412,7 +413,8 @@ fn mma_sync_fragments_of_the_ptx_isa() {
         let p = dir.join(name);
         std::fs::write(&p, format!("base = \"gv100\"\n{mode}[board]\ncc_major = 8\ncc_minor = 0\n")).unwrap();
         assert!(
-            run_ok(&exe, &[("RGDEV_PRESET", p.to_str().unwrap())]).contains("mma.sync: 12 operations, bit for bit")
+            run_ok(&exe, &[("RGDEV_PRESET", p.to_str().unwrap())])
+                .contains("mma.sync: 13 operations, bit for bit, ldmatrix")
         );
     }
     let _ = std::fs::remove_dir_all(dir);

@@ -239,6 +239,7 @@ impl<'a> Kc<'a> {
             "match" => self.match_sync(i),
             "wmma" => self.wmma(i),
             "mma" => self.mma_sync(i),
+            "ldmatrix" => self.ldmatrix(i),
             "mbarrier" => self.mbarrier(i),
             // A cache hint: rgdev's caches hold tags only and fill on demand; nothing to do.
             "prefetch" | "prefetchu" => Ok(()),

@@ -13,7 +13,7 @@ use super::*;
 impl Kc<'_> {
     /// The instruction with its state space as `address` knows it (`.shared::cta` is
     /// `.shared`).
-    fn in_shared(i: &ast::Instr) -> ast::Instr {
+    pub(crate) fn in_shared(i: &ast::Instr) -> ast::Instr {
         let mods =
             i.mods.iter().map(|m| if m.starts_with("shared") { "shared".to_string() } else { m.clone() }).collect();
         ast::Instr { mods, ..i.clone() }

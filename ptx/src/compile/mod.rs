@@ -42,6 +42,7 @@ mod flow;
 mod half;
 mod instr;
 mod layout;
+mod ldmatrix;
 mod mbarrier;
 mod memory;
 mod pressure;
