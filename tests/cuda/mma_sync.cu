@@ -218,25 +218,27 @@ int main() {
             }
         return d;
     };
+    // The first n elements of v, converted by conv, on the device.
+    auto conv_dev = [](const std::vector<float> &v, int n, auto conv) {
+        std::vector<decltype(conv(0.0f))> h(n);
+        for (int i = 0; i < n; i++) h[i] = conv(v[i]);
+        return dev(h);
+    };
+    auto half = [](float x) { return __float2half(x); };
+    auto bf16 = [](float x) { return __float2bfloat16(x); };
     int tests = 0;
     float *dc = dev(c), *dd;
     CHECK(cudaMalloc(&dd, 16 * 8 * sizeof(float)));
     for (int kind : {K16, K8_F16}) {
         int K = kind == K16 ? 16 : 8;
-        std::vector<__half> ha(16 * K), hb(K * 8);
-        for (int i = 0; i < 16 * K; i++) ha[i] = __float2half(a[i]);
-        for (int i = 0; i < K * 8; i++) hb[i] = __float2half(b[i]);
-        __half *pa = dev(ha), *pb = dev(hb);
+        __half *pa = conv_dev(a, 16 * K, half), *pb = conv_dev(b, K * 8, half);
+        std::vector<__half> hb = host(pb, K * 8);
         k16<__half><<<1, 32>>>(pa, pb, dc, dd, kind);
         CHECK(cudaDeviceSynchronize());
         TRUE(host(dd, 128) == gemm(K));
         tests++;
         if (kind == K16) {
-            std::vector<__nv_bfloat16> ba(16 * K), bb(K * 8);
-            for (int i = 0; i < 16 * K; i++) ba[i] = __float2bfloat16(a[i]);
-            for (int i = 0; i < K * 8; i++) bb[i] = __float2bfloat16(b[i]);
-            __nv_bfloat16 *qa = dev(ba), *qb = dev(bb);
-            k16<__nv_bfloat16><<<1, 32>>>(qa, qb, dc, dd, kind);
+            k16<__nv_bfloat16><<<1, 32>>>(conv_dev(a, 16 * K, bf16), conv_dev(b, K * 8, bf16), dc, dd, kind);
             CHECK(cudaDeviceSynchronize());
             TRUE(host(dd, 128) == gemm(K));
             tests++;
@@ -255,9 +257,7 @@ int main() {
                 TRUE(pl[l] == (lo | (unsigned)hi << 16));
             }
             tests++;
-            std::vector<__half> hc(128);
-            for (int i = 0; i < 128; i++) hc[i] = __float2half(c[i]);
-            __half *pc = dev(hc), *pd = dev(hc);
+            __half *pc = conv_dev(c, 128, half), *pd = conv_dev(c, 128, half);
             k16_h<<<1, 32>>>(pa, pb, pc, pd);
             CHECK(cudaDeviceSynchronize());
             std::vector<__half> got = host(pd, 128);
