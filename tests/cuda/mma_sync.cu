@@ -45,7 +45,15 @@ template <typename H> __device__ unsigned pack(H lo, H hi) {
     return a | (unsigned)b << 16;
 }
 
-// f16 (is_bf16 = 0) or bf16 m16n8k16, f32 accumulate: a 16 x 16, b 16 x 8 (row-major), c and d 16 x 8.
+// m16n8k16 f16 with f32 accumulators.
+__device__ void mma_f16(float *rd, const unsigned *ra, const unsigned *rb, const float *rc) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+                 : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
+                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
+                   "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
+}
+
+// f16 or bf16 m16n8k16 (or f16 m16n8k8), f32 accumulate: a 16 x 16, b 16 x 8 (row-major), c and d 16 x 8.
 template <typename H> __global__ void k16(const H *a, const H *b, const float *c, float *d, int kind) {
     int l = threadIdx.x, r, col;
     unsigned ra[4], rb[2];
@@ -62,11 +70,8 @@ template <typename H> __global__ void k16(const H *a, const H *b, const float *c
         rb[j / 2] = pack(e[0], e[1]);
     }
     for (int j = 0; j < 4; j++) c_at(l, j, r, col), rc[j] = c[r * 8 + col];
-    if (kind == K16 && sizeof(H) == 2 && __is_same(H, __half))
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
-                     : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
-                     : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
-                       "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
+    if (kind == K16 && __is_same(H, __half))
+        mma_f16(rd, ra, rb, rc);
     else if (kind == K16)
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
                      : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
@@ -182,10 +187,7 @@ __global__ void k16_ldmatrix(const __half *a, const __half *b, const float *c, f
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 {%0}, [%1];" : "=r"(one) : "r"(pb));
     plain[l] = one;
     for (int j = 0; j < 4; j++) c_at(l, j, r, col), rc[j] = c[r * 8 + col];
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
-                 : "=f"(rd[0]), "=f"(rd[1]), "=f"(rd[2]), "=f"(rd[3])
-                 : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]),
-                   "f"(rc[0]), "f"(rc[1]), "f"(rc[2]), "f"(rc[3]));
+    mma_f16(rd, ra, rb, rc);
     for (int j = 0; j < 4; j++) c_at(l, j, r, col), d[r * 8 + col] = rd[j];
 }
 
