@@ -42,25 +42,6 @@ impl Kc<'_> {
         }
     }
 
-    /// One memory instruction at `place` (space, bank, register, offset, relocated) + `at`.
-    fn copy_access(&mut self, op: Op, ty: Ty, place: (Space, u32, u8, u64, bool), at: u64, val: u8) -> Result<()> {
-        let (space, bank, reg, addr, reloc) = place;
-        let mut x = Instr::new(op, ty);
-        x.w0.set_a(reg);
-        if op == Op::Ld {
-            x.w0.set_dst(val);
-        } else {
-            x.w0.set_b(val);
-        }
-        x.w0.set_m(MemMods::encode(space, 1, bank));
-        x.imm = addr.wrapping_add(at);
-        let k = self.push(x);
-        if reloc {
-            self.prog.relocs.push(Reloc { at: k, segment: Segment::Global });
-        }
-        Ok(())
-    }
-
     /// The whole copy, in 8-byte words (4 bytes for a 4-byte copy).
     fn copy_words(
         &mut self,
@@ -71,8 +52,8 @@ impl Kc<'_> {
         let (ty, step) = if size == 4 { (Ty::U32, 4) } else { (Ty::U64, 8) };
         let t = self.scratch()?;
         for at in (0..size).step_by(step) {
-            self.copy_access(Op::Ld, ty, src, at, t)?;
-            self.copy_access(Op::St, ty, dst, at, t)?;
+            self.mem_access(Op::Ld, ty, src, at, t)?;
+            self.mem_access(Op::St, ty, dst, at, t)?;
         }
         Ok(())
     }
@@ -92,10 +73,10 @@ impl Kc<'_> {
             self.emit(Op::Mov, Ty::U32, t, [Some(Src::Imm(0, false)), None, None], 0)?;
             self.emit(Op::Setp, Ty::U32, p, [Some(n), Some(Src::Imm(at, false)), None], Cmp::Gt as u16)?;
             self.guard = Some((false, p));
-            let r = self.copy_access(Op::Ld, Ty::U8, src, at, t);
+            let r = self.mem_access(Op::Ld, Ty::U8, src, at, t);
             self.guard = None;
             r?;
-            self.copy_access(Op::St, Ty::U8, dst, at, t)?;
+            self.mem_access(Op::St, Ty::U8, dst, at, t)?;
         }
         Ok(())
     }

@@ -746,18 +746,7 @@ impl<'a> Kc<'a> {
         } else {
             RZ
         };
-        let mut x = Instr::new(Op::Atom, ty);
-        x.w0.set_dst(d);
-        x.w0.set_a(reg);
-        x.w0.set_b(b);
-        x.w0.set_c(c);
-        x.w0.set_m(AtomMods::encode(space, aop));
-        x.imm = addr;
-        let at = self.push(x);
-        if reloc {
-            self.prog.relocs.push(Reloc { at, segment: Segment::Global });
-        }
-        Ok(())
+        self.atom_at(ty, (space, 0, reg, addr, reloc), d, (b, c), aop)
     }
 }
 

@@ -39,13 +39,6 @@ impl Kc<'_> {
         s.w0.set_dst(lane);
         s.imm = Sreg::LaneId as u64;
         self.push(s);
-        let load = |k: &mut Self, ty: Ty, d: u8, a: u8| {
-            let mut x = Instr::new(Op::Ld, ty);
-            x.w0.set_a(a);
-            x.w0.set_dst(d);
-            x.w0.set_m(MemMods::encode(space, 1, 0));
-            k.push(x);
-        };
         for (m, &d) in dsts.iter().enumerate() {
             let m = 8 * m as u64;
             if !trans {
@@ -57,7 +50,7 @@ impl Kc<'_> {
                 self.emit(Op::And, Ty::U32, off, [r(lane), imm(3), None], 0)?;
                 self.emit(Op::Shl, Ty::U32, off, [r(off), imm(2), None], 0)?;
                 self.emit(Op::Add, Ty::U64, row, [r(row), r(off), None], 0)?;
-                load(self, Ty::U32, d, row);
+                self.mem_access(Op::Ld, Ty::U32, (space, 0, row, 0, false), 0, d)?;
                 continue;
             }
             // Column lane / 4 of matrix m, rows 2 (lane % 4) and the next.
@@ -69,7 +62,7 @@ impl Kc<'_> {
                 self.emit(Op::Add, Ty::U32, src, [r(src), imm(m + h), None], 0)?;
                 self.emit(Op::Shfl, Ty::U64, row, [r(base), r(src), imm(0x1F)], ShflMode::Idx as u16)?;
                 self.emit(Op::Add, Ty::U64, row, [r(row), r(off), None], 0)?;
-                load(self, Ty::U16, part, row);
+                self.mem_access(Op::Ld, Ty::U16, (space, 0, row, 0, false), 0, part)?;
             }
             self.emit(Op::Shl, Ty::U32, hi, [r(hi), imm(16), None], 0)?;
             self.emit(Op::Or, Ty::U32, d, [r(lo), r(hi), None], 0)?;

@@ -93,39 +93,15 @@ impl Kc<'_> {
             return Err(self.err("an `mbarrier` is in shared memory"));
         }
         let b = self.in_reg(count)?;
-        let mut x = Instr::new(Op::Atom, Ty::U64);
-        x.w0.set_dst(d);
-        x.w0.set_a(reg);
-        x.w0.set_b(b);
-        x.w0.set_m(AtomMods::encode(space, aop));
-        x.imm = addr;
-        let k = self.push(x);
-        if reloc {
-            self.prog.relocs.push(Reloc { at: k, segment: Segment::Global });
-        }
-        Ok(())
+        self.atom_at(Ty::U64, (space, 0, reg, addr, reloc), d, (b, RZ), aop)
     }
 
     /// A 64-bit load or store of the barrier word at `place`.
-    fn barrier_access(&mut self, op: Op, place: (Space, u32, u8, u64, bool), val: u8) -> Result<()> {
-        let (space, bank, reg, addr, reloc) = place;
-        if !matches!(space, Space::Shared | Space::Generic) {
+    fn barrier_access(&mut self, op: Op, place: MemPlace, val: u8) -> Result<()> {
+        if !matches!(place.0, Space::Shared | Space::Generic) {
             return Err(self.err("an `mbarrier` is in shared memory"));
         }
-        let mut x = Instr::new(op, Ty::U64);
-        x.w0.set_a(reg);
-        if op == Op::Ld {
-            x.w0.set_dst(val);
-        } else {
-            x.w0.set_b(val);
-        }
-        x.w0.set_m(MemMods::encode(space, 1, bank));
-        x.imm = addr;
-        let k = self.push(x);
-        if reloc {
-            self.prog.relocs.push(Reloc { at: k, segment: Segment::Global });
-        }
-        Ok(())
+        self.mem_access(op, Ty::U64, place, 0, val)
     }
 }
 

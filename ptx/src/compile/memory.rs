@@ -86,6 +86,44 @@ impl<'a> Kc<'a> {
         }
     }
 
+    /// One load (`op` LD, into `val`) or store (ST, of `val`) of `ty` at `place` (space,
+    /// bank, register, offset, relocated) plus `at` bytes.
+    pub(crate) fn mem_access(&mut self, op: Op, ty: Ty, place: MemPlace, at: u64, val: u8) -> Result<()> {
+        let (space, bank, reg, addr, reloc) = place;
+        let mut x = Instr::new(op, ty);
+        x.w0.set_a(reg);
+        if op == Op::Ld {
+            x.w0.set_dst(val);
+        } else {
+            x.w0.set_b(val);
+        }
+        x.w0.set_m(MemMods::encode(space, 1, bank));
+        x.imm = addr.wrapping_add(at);
+        let k = self.push(x);
+        if reloc {
+            self.prog.relocs.push(Reloc { at: k, segment: Segment::Global });
+        }
+        Ok(())
+    }
+
+    /// The atomic `aop` of `ty` at `place` with operands `b` and `c` (registers): `d` = the
+    /// value before.
+    pub(crate) fn atom_at(&mut self, ty: Ty, place: MemPlace, d: u8, (b, c): (u8, u8), aop: AtomOp) -> Result<()> {
+        let (space, _, reg, addr, reloc) = place;
+        let mut x = Instr::new(Op::Atom, ty);
+        x.w0.set_dst(d);
+        x.w0.set_a(reg);
+        x.w0.set_b(b);
+        x.w0.set_c(c);
+        x.w0.set_m(AtomMods::encode(space, aop));
+        x.imm = addr;
+        let k = self.push(x);
+        if reloc {
+            self.prog.relocs.push(Reloc { at: k, segment: Segment::Global });
+        }
+        Ok(())
+    }
+
     pub(crate) fn ld(&mut self, i: &ast::Instr) -> Result<()> {
         let ty = self.ty(i)?;
         let n = self.vec_of(i);

@@ -330,6 +330,10 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
     Ok(prog)
 }
 
+/// Where a memory operand points: (space, constant bank, base register, offset, whether
+/// the offset is relocated), as `Kc::address` gives it.
+pub(crate) type MemPlace = (Space, u32, u8, u64, bool);
+
 #[derive(Clone, Copy, Debug)]
 enum Src {
     Reg(u8),

@@ -88,11 +88,12 @@ impl Kc<'_> {
         self.emit(Op::Mul, Ty::U32, at, [Some(Src::Reg(off)), imm(bytes), None], MulMode::Wide as u16)?;
         self.emit(Op::Add, Ty::U64, at, [Some(Src::Reg(at)), Some(Src::Reg(base)), None], 0)?;
         let place = (space, bank, at, addr, reloc);
+        let op = if load { Op::Ld } else { Op::St };
         let own = frag.own_regs() as usize;
         if !strided {
             let (ty, step) = if bytes == 8 { (Ty::U64, 8) } else { (Ty::U32, 4) };
             for (k, &r) in regs.iter().take(own).enumerate() {
-                self.fragment_word(load, ty, place, k as u64 * step, r)?;
+                self.mem_access(op, ty, place, k as u64 * step, r)?;
             }
         } else {
             // Element j is ldm elements after element j - 1.
@@ -107,7 +108,7 @@ impl Kc<'_> {
                     2 => {
                         let (r, high) = (regs[j / 2], j % 2 == 1);
                         if load {
-                            self.fragment_word(true, Ty::U16, place, 0, t)?;
+                            self.mem_access(Op::Ld, Ty::U16, place, 0, t)?;
                             if high {
                                 self.emit(Op::Shl, Ty::U32, t, [Some(Src::Reg(t)), imm(16), None], 0)?;
                                 self.emit(Op::Or, Ty::U32, r, [Some(Src::Reg(r)), Some(Src::Reg(t)), None], 0)?;
@@ -121,11 +122,11 @@ impl Kc<'_> {
                             } else {
                                 r
                             };
-                            self.fragment_word(false, Ty::U16, place, 0, v)?;
+                            self.mem_access(Op::St, Ty::U16, place, 0, v)?;
                         }
                     }
-                    8 => self.fragment_word(load, Ty::U64, place, 0, regs[j])?,
-                    _ => self.fragment_word(load, Ty::U32, place, 0, regs[j])?,
+                    8 => self.mem_access(op, Ty::U64, place, 0, regs[j])?,
+                    _ => self.mem_access(op, Ty::U32, place, 0, regs[j])?,
                 }
             }
         }
@@ -134,32 +135,6 @@ impl Kc<'_> {
             for k in own..regs.len() {
                 self.emit(Op::Mov, Ty::U32, regs[k], [Some(Src::Reg(regs[k - own])), None, None], 0)?;
             }
-        }
-        Ok(())
-    }
-
-    /// One load or store of `val` at `place` + `at`.
-    fn fragment_word(
-        &mut self,
-        load: bool,
-        ty: Ty,
-        place: (Space, u32, u8, u64, bool),
-        at: u64,
-        val: u8,
-    ) -> Result<()> {
-        let (space, bank, reg, addr, reloc) = place;
-        let mut x = Instr::new(if load { Op::Ld } else { Op::St }, ty);
-        x.w0.set_a(reg);
-        if load {
-            x.w0.set_dst(val);
-        } else {
-            x.w0.set_b(val);
-        }
-        x.w0.set_m(MemMods::encode(space, 1, bank));
-        x.imm = addr.wrapping_add(at);
-        let k = self.push(x);
-        if reloc {
-            self.prog.relocs.push(Reloc { at: k, segment: Segment::Global });
         }
         Ok(())
     }
