@@ -374,6 +374,19 @@ fn libcuxx_barriers_pipelines_and_atomics() {
     both_modes("libcuxx", &[], "libcuxx: barriers, block copies, thread and block pipelines, atomics");
 }
 
+/// <cuda_occupancy.h> (tests/cuda/occupancy.cu): the header-only calculator agrees with the
+/// runtime's occupancy API for four kernels x 16 block sizes x 10 shared memory sizes and in
+/// its block-size suggestions, gives the same answer in device code, and gives the answers
+/// worked out by hand for an A100, H100, Turing, Kepler and GP100 (carveouts, reserved shared
+/// memory, block barriers, partitioned caching, bad input).
+#[test]
+fn occupancy_calculator_header() {
+    let exe = compile("occupancy", &[]);
+    let out = run_ok(&exe, &[]);
+    assert!(out.contains("occupancy: 652 answers of <cuda_occupancy.h> agree with the runtime's"), "{out}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// nvcuda::wmma on the tensor core (tests/cuda/wmma.cu, built for sm_80 and run on a gv100
 /// that reports compute capability 8.0): every shape and type of mma.h in all layouts and a
 /// GEMM, bit for bit against the host, in both modes; the multiply's issue interval is the

@@ -44,6 +44,7 @@ pub(super) const HEADERS: &[(&str, &str)] = &[
     ("cooperative_groups/scan.h", include_str!("../../../../include/cooperative_groups/scan.h")),
     ("cooperative_groups/memcpy_async.h", include_str!("../../../../include/cooperative_groups/memcpy_async.h")),
     ("cuda_profiler_api.h", include_str!("../../../../include/cuda_profiler_api.h")),
+    ("cuda_occupancy.h", include_str!("../../../../include/cuda_occupancy.h")),
     ("builtin_types.h", include_str!("../../../../include/builtin_types.h")),
     ("math_constants.h", include_str!("../../../../include/math_constants.h")),
     ("cuComplex.h", include_str!("../../../../include/cuComplex.h")),
