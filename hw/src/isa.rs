@@ -32,6 +32,8 @@ pub const INSTR_BYTES: u64 = 16;
 pub const RZ: u8 = 255;
 /// Guard value meaning "always execute".
 pub const ALWAYS: u8 = RZ;
+/// [`Op::Bar`]'s m bit for a warp barrier (`bar.warp.sync membermask`).
+pub const BAR_WARP: u16 = 4;
 /// Lanes per warp.
 pub const WARP_SIZE: u32 = 32;
 /// General registers a thread may have (`R0..R247`).
@@ -131,7 +133,9 @@ pub enum Op {
     Ret,
     /// End the thread.
     Exit,
-    /// Block barrier (imm: barrier id).
+    /// Block barrier (imm: barrier id; m[1:0] a reduction of predicate `a`, see
+    /// `bar.red`), or with m bit 2 ([`BAR_WARP`]) a warp barrier: the lanes in mask `a`
+    /// (`bar.warp.sync`, `__syncwarp`) meet there.
     Bar,
     /// Memory barrier (a no-op for the functional model, which is sequentially consistent).
     Membar,

@@ -1,6 +1,6 @@
 // Barriers and cooperative groups, checked against the host: the shared-memory pattern a
 // barrier must order (thread 0 writes between two __syncthreads(), every thread reads),
-// __syncthreads_count/and/or, thread blocks, static and dynamic tiles with their shuffles,
+// __syncthreads_count/and/or, warp barriers (__syncwarp) apart from block barriers, thread blocks, static and dynamic tiles with their shuffles,
 // votes, reduce and scans, coalesced groups and their partitions, memcpy_async, and a
 // grid-wide sync in a cooperative launch (a two-phase sum that needs it), with the launch
 // refused when the grid cannot be resident at once; CUDA 12's split barriers, this_thread,
@@ -23,6 +23,51 @@ __global__ void broadcast(int *out, int v) {
     if (threadIdx.x == 0) s = v;
     __syncthreads();
     out[threadIdx.x] = s;
+}
+
+// Warp barriers: a warp-only reduction with __syncwarp() that the block's later
+// __syncthreads() must not be mistaken for (another warp reads the result), the two halves
+// of a warp exchanging values through __syncwarp() on either side of a branch (independent
+// thread scheduling), and a tile's sync through a generic thread_group (a mask in a
+// register).
+__device__ int group_sum(cg::thread_group g, int *x, int v) {
+    for (int i = g.size() / 2; i > 0; i /= 2) {
+        x[g.thread_rank()] = v;
+        g.sync();
+        if (g.thread_rank() < i) v += x[g.thread_rank() + i];
+        g.sync();
+    }
+    return v;
+}
+
+__global__ void warp_barriers(const int *in, int *out) {
+    __shared__ int s[64], x[64];
+    int t = threadIdx.x, lane = t % 32;
+    s[t] = in[t];
+    __syncthreads();
+    if (t < 32) {
+        int v = s[t];
+        for (int o = 16; o > 0; o /= 2) {
+            __syncwarp();
+            if (t < o) s[t] = v = v + s[t + o];
+        }
+        __syncwarp();
+    }
+    __syncthreads();
+    out[t] = s[0];
+    __syncthreads();
+    if (lane < 16) {
+        s[t] = in[t];
+        __syncwarp();
+        out[64 + t] = s[t + 16];
+    } else {
+        s[t] = -in[t];
+        __syncwarp();
+        out[64 + t] = s[t - 16];
+    }
+    cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
+    int sum = group_sum(tile, x + (t & ~15), in[t]);
+    if (tile.thread_rank() == 0) out[128 + t / 16] = sum;
 }
 
 // Block-wide votes: counts, all and any.
@@ -149,6 +194,7 @@ __global__ void cuda12(int *out) {
     o[1] = (int)cg::this_thread().size() * 10 + (int)cg::this_thread().thread_rank();
     int got = cg::invoke_one_broadcast(warp, [](int x) { return x * 3; }, 14);
     o[2] = got;
+    b.sync(); // every thread has read flag before one changes it
     cg::invoke_one(b, [&] { flag = 9; });
     o[3] = flag;
     o[4] = cg::thread_block::thread_scope == cuda::thread_scope_block &&
@@ -201,6 +247,21 @@ int main() {
         for (int k = 0; k < 256; k++) s += in[blk * 256 + k];
         TRUE(h[blk] == s);
     }
+
+    warp_barriers<<<1, 64>>>(din, d);
+    h = host(d, 132);
+    int total32 = 0;
+    for (int k = 0; k < 32; k++) total32 += in[k];
+    int wrong = 0;
+    for (int t = 0; t < 64; t++) wrong += h[t] != total32;
+    for (int t = 0; t < 64; t++) wrong += h[64 + t] != (t % 32 < 16 ? -in[t + 16] : in[t - 16]);
+    for (int g = 0; g < 4; g++) {
+        int s = 0;
+        for (int k = 0; k < 16; k++) s += in[g * 16 + k];
+        wrong += h[128 + g] != s;
+    }
+    if (wrong) fprintf(stderr, "warp barriers: %d wrong\n", wrong);
+    TRUE(wrong == 0);
 
     tiles<<<1, 64>>>(din, d);
     h = host(d, 64 * 12);

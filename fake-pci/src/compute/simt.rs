@@ -37,6 +37,9 @@ pub(crate) struct Warp {
     pub(crate) red_pending: bool,
     /// The tensor core's operand buffer of the warp (empty until it multiplies).
     pub(crate) tensor: Vec<u64>,
+    /// Warp barriers (`bar.warp.sync`): lanes waiting at one for lanes on another path,
+    /// and lanes whose wait is over (they pass when their path resumes).
+    pub(crate) wsync: [u32; 2],
 }
 
 /// Backward branches with memory unchanged before the first snapshot of a warp's state.
@@ -213,6 +216,7 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         bars: 0,
         red_pending: false,
         tensor: Vec::new(),
+        wsync: [0; 2],
     });
     for (w, warp) in warps.iter_mut().enumerate() {
         let base = w as u32 * 32;
@@ -223,7 +227,7 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         warp.calls.clear();
         warp.spin = SpinProbe::default();
         warp.parked = None;
-        (warp.bars, warp.red_pending) = (0, false);
+        (warp.bars, warp.red_pending, warp.wsync) = (0, false, [0; 2]);
         (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
     }
 }
@@ -290,6 +294,7 @@ impl Exec<'_, '_> {
                     w.goto(next);
                     return Ok(Flow::Next);
                 }
+                Op::Bar if d.m & BAR_WARP != 0 => return Ok(self.warp_barrier(w, d, (pc, on), m.regs)),
                 Op::Bar if d.m & 3 != 0 => return Ok(self.barrier_red(w, d, (pc, on), ctaid, m)),
                 Op::Bar => {
                     w.goto(next);
@@ -375,6 +380,36 @@ impl Exec<'_, '_> {
                 return Flow::Spin;
             }
         }
+        Flow::Next
+    }
+
+    /// `bar.warp.sync mask` (at `pc`) reached by lanes `on`: they go on once every live
+    /// lane of the mask has reached a warp barrier. Lanes of the mask on the sibling path of
+    /// a branch are waited for from compute capability 7.0 (independent thread scheduling):
+    /// this path stays at the barrier and the sibling runs, until it arrives at a warp
+    /// barrier (which releases both) or reaches the reconvergence point. Lanes that will not
+    /// come (exited, outside the warp, or on no path that can run first) are not waited for:
+    /// in a converged warp the barrier only orders memory, which the model always does.
+    fn warp_barrier(&mut self, w: &mut Warp, d: D, (pc, on): (u32, u32), regs: &[u64]) -> Flow {
+        let [waiting, released] = &mut w.wsync;
+        if on == 0 || on & *released == on {
+            *released &= !on;
+            w.goto(pc + 1);
+            return Flow::Next;
+        }
+        let mask = operand(&d, 0, on.trailing_zeros() as usize, regs) as u32;
+        let missing = mask & w.lanes & !w.exited & !on & !*waiting;
+        let n = w.stack.len();
+        let sibling = n >= 2 && w.stack[n - 1].rpc == w.stack[n - 2].rpc && w.stack[n - 2].mask & missing != 0;
+        if missing != 0 && sibling && self.cx.cfg.board.cc_major >= 7 {
+            *waiting |= on;
+            w.stack.swap(n - 1, n - 2);
+            return Flow::Next;
+        }
+        // All here, or nobody left to wait for: the waiting lanes of the mask are released.
+        *released |= *waiting & mask & !on;
+        *waiting &= !(mask | on);
+        w.goto(pc + 1);
         Flow::Next
     }
 

@@ -177,6 +177,11 @@ impl<'a> Kc<'a> {
                 self.branch(l.clone())
             }
             "ret" | "exit" => self.branch("\u{0}exit".into()),
+            "bar" | "barrier" if i.has("warp") => {
+                // `bar.warp.sync membermask` (`__syncwarp`): the lanes in the mask meet.
+                let mask = self.src(self.arg(i, 0)?, Ty::U32)?;
+                self.emit(Op::Bar, Ty::U32, RZ, [Some(mask), None, None], hw::isa::BAR_WARP).map(|_| ())
+            }
             "bar" | "barrier" if i.has("red") => {
                 // `bar.red.popc.u32 d, id, p` / `bar.red.{and,or}.pred d, id, p`: m[1:0] the
                 // reduction (1 popc, 2 and, 3 or), a the predicate.
