@@ -1,7 +1,7 @@
 /*
  * cooperative_groups.h for rgdev: CUDA's cooperative groups (namespace cooperative_groups)
- * over rgdev's device functions: thread blocks, the grid, tiles of a warp with static and
- * dynamic sizes, coalesced groups and their partitions (tiled, labeled, binary), the
+ * over rgdev's device functions: thread blocks, the grid, tiles of a warp and of several
+ * warps (64 to 1024 threads) with static and dynamic sizes, coalesced groups and their partitions (tiled, labeled, binary), the
  * collectives reduce, inclusive_scan and exclusive_scan, memcpy_async and wait, and the
  * grid-wide barrier of a cooperative launch (cudaLaunchCooperativeKernel). Written for
  * rgdev from CUDA's programming guide (the "Cooperative Groups" chapter); not NVIDIA's
@@ -9,8 +9,11 @@
  *
  * Model notes: a grid's sync() is a barrier in device memory of the module (one per
  * translation unit's module), so cooperative kernels of one module must not run
- * concurrently; memcpy_async copies at once (its wait() is the group's sync()); a dynamic
- * tile of more than 32 threads synchronizes the whole block.
+ * concurrently; memcpy_async copies at once (its wait() is the group's sync()). Tiles of
+ * more than one warp meet and exchange values through shared memory the header declares
+ * (a barrier per tile and a word per warp: under 1 KiB, only in kernels that use them),
+ * relying on rgdev's device starting each block with its shared memory zeroed; the
+ * block_tile_memory a program passes is not needed.
  */
 #ifndef _COOPERATIVE_GROUPS_H_
 #define _COOPERATIVE_GROUPS_H_
@@ -119,6 +122,70 @@ __device__ __forceinline__ void grid_sync() {
 
 enum group_kind : unsigned { kind_block, kind_grid, kind_coalesced, kind_large_tile };
 
+/* Tiles of several warps (sizes 64 to 1024). Each tile of the block has a barrier (arrivals,
+ * generation), one per tile size so that partitions of different sizes never share one, and
+ * each warp a word for the tile's collectives. The block starts with them zeroed. */
+struct mw_barrier {
+    unsigned arrived;
+    unsigned generation;
+};
+__device__ __forceinline__ mw_barrier *mw_barriers() {
+    __shared__ mw_barrier barriers[5 * 16];
+    return barriers;
+}
+__device__ __forceinline__ unsigned long long *mw_words() {
+    __shared__ unsigned long long words[32];
+    return words;
+}
+/* log2(size) - 6 for the sizes 64..1024. */
+__device__ __forceinline__ unsigned mw_size_index(unsigned size) { return (unsigned)__ffs((int)size) - 7; }
+/* Warps in this thread's tile of `size` threads (the block's last tile may be short). */
+__device__ __forceinline__ unsigned mw_warps(unsigned size) {
+    unsigned first = block_rank() / size * size, left = block_size() - first;
+    return ((left < size ? left : size) + 31) / 32;
+}
+/* The barrier of this thread's tile of `size` threads: each warp's lane 0 arrives for it. */
+__device__ inline void mw_sync(unsigned size) {
+    __syncwarp();
+    if (lane_id() == 0) {
+        mw_barrier *b = &mw_barriers()[mw_size_index(size) * 16 + block_rank() / size];
+        volatile unsigned *gen = &b->generation;
+        unsigned g = *gen;
+        __threadfence_block();
+        if (atomicAdd(&b->arrived, 1u) + 1 == mw_warps(size)) {
+            atomicExch(&b->arrived, 0u);
+            __threadfence_block();
+            atomicAdd(&b->generation, 1u);
+        } else {
+            while (*gen == g) {
+            }
+        }
+        __threadfence_block();
+    }
+    __syncwarp();
+}
+/* The tile's warps in order, as block warp indices: [first, first + mw_warps). */
+__device__ __forceinline__ unsigned mw_first_warp(unsigned size) { return block_rank() / size * size / 32; }
+/* Each warp's lane 0 publishes `v`; after the barrier every thread folds the tile's values
+ * in warp order with `op`, over the first `upto` warps (all when upto is ~0u). */
+template <class T, class Op> __device__ inline T mw_fold(unsigned size, T v, Op op, unsigned upto, bool *any) {
+    static_assert(sizeof(T) <= sizeof(unsigned long long), "rgdev: collectives of tiles of several warps take values of at most 8 bytes");
+    unsigned long long *words = mw_words();
+    unsigned first = mw_first_warp(size), n = mw_warps(size);
+    if (lane_id() == 0) __builtin_memcpy(&words[block_rank() / 32], &v, sizeof(T));
+    mw_sync(size);
+    T acc{};
+    *any = false;
+    for (unsigned w = 0; w < n && w < upto; w++) {
+        T x;
+        __builtin_memcpy(&x, &words[first + w], sizeof(T));
+        acc = *any ? op(acc, x) : x;
+        *any = true;
+    }
+    mw_sync(size);
+    return acc;
+}
+
 } // namespace details
 
 class thread_group;
@@ -157,6 +224,7 @@ class thread_group {
         switch (kind_) {
         case details::kind_grid: details::grid_sync(); break;
         case details::kind_coalesced: __syncwarp(mask_); break;
+        case details::kind_large_tile: details::mw_sync(size_); break;
         default: __syncthreads(); break;
         }
     }
@@ -201,7 +269,7 @@ class multi_grid_group : public thread_group {
 };
 
 /* Scratch memory for tiles of more than 32 threads (CUDA keeps their state in it); rgdev's
- * large tiles synchronize the whole block and need none, so it is only the type. */
+ * tiles keep theirs in shared memory of their own and need none, so it is only the type. */
 template <unsigned int MaxBlockSize = 1024> struct block_tile_memory {
     static constexpr unsigned int max_block_size = MaxBlockSize;
     char reserved[sizeof(unsigned long long) * ((MaxBlockSize + 31) / 32)];
@@ -269,23 +337,24 @@ class coalesced_group : public thread_group {
 };
 __device__ __forceinline__ coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
 
-/* A tile of Size (a power of two up to 32) consecutive threads of a block's warp. */
-template <unsigned Size, class ParentT = void> class thread_block_tile : public thread_group {
-    static_assert(Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16 || Size == 32,
-                  "rgdev: thread_block_tile sizes are powers of two up to 32");
+namespace details {
+template <unsigned Size, bool Multi = (Size > 32)> class tile_members;
+
+/* The members of a tile of Size (a power of two up to 32) consecutive threads of a warp. */
+template <unsigned Size> class tile_members<Size, false> : public thread_group {
     __device__ static unsigned build_mask() {
-        return Size == 32 ? 0xffffffffu : ((1u << Size) - 1u) << (details::lane_id() & ~(Size - 1u));
+        return Size == 32 ? 0xffffffffu : ((1u << Size) - 1u) << (lane_id() & ~(Size - 1u));
     }
 
+  protected:
+    __device__ tile_members() : thread_group(kind_coalesced, build_mask()) {}
+
   public:
-    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_block;
-    __device__ thread_block_tile() : thread_group(details::kind_coalesced, build_mask()) {}
-    template <class P> __device__ thread_block_tile(const thread_block_tile<Size, P> &) : thread_block_tile() {}
     static constexpr unsigned num_threads() { return Size; }
     static constexpr unsigned size() { return Size; }
-    __device__ unsigned thread_rank() const { return details::lane_id() & (Size - 1u); }
-    __device__ unsigned meta_group_rank() const { return details::block_rank() / Size; }
-    __device__ unsigned meta_group_size() const { return (details::block_size() + Size - 1) / Size; }
+    __device__ unsigned thread_rank() const { return lane_id() & (Size - 1u); }
+    __device__ unsigned meta_group_rank() const { return block_rank() / Size; }
+    __device__ unsigned meta_group_size() const { return (block_size() + Size - 1) / Size; }
     __device__ void sync() const { __syncwarp(build_mask()); }
     template <class T> __device__ T shfl(T v, int src) const { return details::shfl(build_mask(), v, src, Size); }
     template <class T> __device__ T shfl_up(T v, unsigned d) const {
@@ -300,7 +369,7 @@ template <unsigned Size, class ParentT = void> class thread_block_tile : public 
     __device__ int any(int p) const { return __any_sync(build_mask(), p); }
     __device__ int all(int p) const { return __all_sync(build_mask(), p); }
     __device__ unsigned ballot(int p) const {
-        return (__ballot_sync(build_mask(), p) >> (details::lane_id() & ~(Size - 1u))) &
+        return (__ballot_sync(build_mask(), p) >> (lane_id() & ~(Size - 1u))) &
                (Size == 32 ? 0xffffffffu : (1u << Size) - 1u);
     }
     template <class T> __device__ unsigned match_any(T v) const {
@@ -311,6 +380,60 @@ template <unsigned Size, class ParentT = void> class thread_block_tile : public 
         pred = m == build_mask();
         return pred ? details::compact(build_mask(), build_mask()) : 0u;
     }
+};
+
+/* The members of a tile of Size (64 to 1024) consecutive threads of a block: whole warps,
+ * meeting and exchanging values through the shared memory of mw_sync and mw_fold. */
+template <unsigned Size> class tile_members<Size, true> : public thread_group {
+    struct either {
+        __device__ int operator()(int a, int b) const { return a | b; }
+    };
+    struct both {
+        __device__ int operator()(int a, int b) const { return a & b; }
+    };
+
+  protected:
+    __device__ tile_members() : thread_group(kind_large_tile, 0, Size) {}
+
+  public:
+    static constexpr unsigned num_threads() { return Size; }
+    static constexpr unsigned size() { return Size; }
+    __device__ unsigned thread_rank() const { return block_rank() % Size; }
+    __device__ unsigned meta_group_rank() const { return block_rank() / Size; }
+    __device__ unsigned meta_group_size() const { return (block_size() + Size - 1) / Size; }
+    __device__ void sync() const { mw_sync(Size); }
+    /* The value of the member of rank `src`. */
+    template <class T> __device__ T shfl(T v, unsigned src) const {
+        static_assert(sizeof(T) <= sizeof(unsigned long long), "rgdev: shfl of tiles of several warps takes values of at most 8 bytes");
+        unsigned long long *word = &mw_words()[mw_first_warp(Size)];
+        if (thread_rank() == src) __builtin_memcpy(word, &v, sizeof(T));
+        mw_sync(Size);
+        T out;
+        __builtin_memcpy(&out, word, sizeof(T));
+        mw_sync(Size);
+        return out;
+    }
+    __device__ int any(int p) const {
+        bool some;
+        return mw_fold(Size, (int)(__any_sync(__activemask(), p) != 0), either(), ~0u, &some);
+    }
+    __device__ int all(int p) const {
+        bool some;
+        return mw_fold(Size, (int)(__all_sync(__activemask(), p) != 0), both(), ~0u, &some);
+    }
+};
+} // namespace details
+
+/* A tile of Size (a power of two up to 1024) consecutive threads of a block: within a warp
+ * for sizes up to 32, whole warps above. */
+template <unsigned Size, class ParentT = void> class thread_block_tile : public details::tile_members<Size> {
+    static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0,
+                  "rgdev: thread_block_tile sizes are powers of two up to 1024");
+
+  public:
+    static constexpr cuda::thread_scope thread_scope = cuda::thread_scope::thread_scope_block;
+    __device__ thread_block_tile() {}
+    template <class P> __device__ thread_block_tile(const thread_block_tile<Size, P> &) {}
 };
 
 /* tiled_partition<Size>(parent): the calling thread's tile. */
@@ -407,20 +530,65 @@ template <class T> struct bit_xor {
 };
 
 /* Inclusive scan over a tile or a coalesced group, in rank order. */
-template <unsigned Size, class P, class T, class Op>
-__device__ __forceinline__ T inclusive_scan(const thread_block_tile<Size, P> &g, T v, Op op) {
-    for (unsigned d = 1; d < Size; d *= 2) {
-        T t = g.shfl_up(v, d);
-        if (g.thread_rank() >= d) v = op(t, v);
-    }
-    return v;
-}
 template <class T, class Op> __device__ __forceinline__ T inclusive_scan(const coalesced_group &g, T v, Op op) {
     for (unsigned d = 1; d < g.num_threads(); d *= 2) {
         T t = g.shfl_up(v, d);
         if (g.thread_rank() >= d) v = op(t, v);
     }
     return v;
+}
+namespace details {
+template <unsigned Size, class T, class Op>
+__device__ __forceinline__ T tile_inclusive_scan(const tile_members<Size, false> &g, T v, Op op) {
+    for (unsigned d = 1; d < Size; d *= 2) {
+        T t = g.shfl_up(v, d);
+        if (g.thread_rank() >= d) v = op(t, v);
+    }
+    return v;
+}
+/* Several warps: each warp's scan, then the totals of the warps before it. */
+template <unsigned Size, class T, class Op>
+__device__ __forceinline__ T tile_inclusive_scan(const tile_members<Size, true> &, T v, Op op) {
+    coalesced_group w(__activemask());
+    T inc = inclusive_scan(w, v, op);
+    T total = w.shfl(inc, w.num_threads() - 1);
+    bool some;
+    T before = mw_fold(Size, total, op, block_rank() % Size / 32, &some);
+    return some ? op(before, inc) : inc;
+}
+template <unsigned Size, class T, class Op>
+__device__ __forceinline__ T tile_exclusive_scan(const tile_members<Size, false> &g, T v, Op op) {
+    T inc = tile_inclusive_scan(g, v, op);
+    T prev = g.shfl_up(inc, 1);
+    return g.thread_rank() == 0 ? T() : prev;
+}
+template <unsigned Size, class T, class Op>
+__device__ __forceinline__ T tile_exclusive_scan(const tile_members<Size, true> &, T v, Op op) {
+    coalesced_group w(__activemask());
+    T inc = inclusive_scan(w, v, op);
+    T total = w.shfl(inc, w.num_threads() - 1);
+    T prev = w.shfl_up(inc, 1);
+    bool some;
+    T before = mw_fold(Size, total, op, block_rank() % Size / 32, &some);
+    if (w.thread_rank() == 0) return some ? before : T();
+    return some ? op(before, prev) : prev;
+}
+template <unsigned Size, class T, class Op>
+__device__ __forceinline__ T tile_reduce(const tile_members<Size, false> &g, T v, Op op) {
+    for (unsigned m = Size / 2; m > 0; m /= 2) v = op(v, g.shfl_xor(v, m));
+    return v;
+}
+template <unsigned Size, class T, class Op>
+__device__ __forceinline__ T tile_reduce(const tile_members<Size, true> &, T v, Op op) {
+    coalesced_group w(__activemask());
+    T inc = inclusive_scan(w, v, op);
+    bool some;
+    return mw_fold(Size, w.shfl(inc, w.num_threads() - 1), op, ~0u, &some);
+}
+} // namespace details
+template <unsigned Size, class P, class T, class Op>
+__device__ __forceinline__ T inclusive_scan(const thread_block_tile<Size, P> &g, T v, Op op) {
+    return details::tile_inclusive_scan(g, v, op);
 }
 template <class G, class T> __device__ __forceinline__ T inclusive_scan(const G &g, T v) {
     return inclusive_scan(g, v, plus<T>());
@@ -431,14 +599,17 @@ template <class G, class T, class Op> __device__ __forceinline__ T exclusive_sca
     T prev = g.shfl_up(inc, 1);
     return g.thread_rank() == 0 ? T() : prev;
 }
+template <unsigned Size, class P, class T, class Op>
+__device__ __forceinline__ T exclusive_scan(const thread_block_tile<Size, P> &g, T v, Op op) {
+    return details::tile_exclusive_scan(g, v, op);
+}
 template <class G, class T> __device__ __forceinline__ T exclusive_scan(const G &g, T v) {
     return exclusive_scan(g, v, plus<T>());
 }
 /* Reduction: every member gets the result. */
 template <unsigned Size, class P, class T, class Op>
 __device__ __forceinline__ T reduce(const thread_block_tile<Size, P> &g, T v, Op op) {
-    for (unsigned m = Size / 2; m > 0; m /= 2) v = op(v, g.shfl_xor(v, m));
-    return v;
+    return details::tile_reduce(g, v, op);
 }
 template <class T, class Op> __device__ __forceinline__ T reduce(const coalesced_group &g, T v, Op op) {
     T inc = inclusive_scan(g, v, op);

@@ -1,12 +1,14 @@
 // Barriers and cooperative groups, checked against the host: the shared-memory pattern a
 // barrier must order (thread 0 writes between two __syncthreads(), every thread reads),
-// __syncthreads_count/and/or, warp barriers (__syncwarp) apart from block barriers, thread blocks, static and dynamic tiles with their shuffles,
+// __syncthreads_count/and/or, warp barriers (__syncwarp) apart from block barriers, tiles of
+// several warps, thread blocks, static and dynamic tiles with their shuffles,
 // votes, reduce and scans, coalesced groups and their partitions, memcpy_async, and a
 // grid-wide sync in a cooperative launch (a two-phase sum that needs it), with the launch
 // refused when the grid cannot be resident at once; CUDA 12's split barriers, this_thread,
 // invoke_one(_broadcast) and thread scopes.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -68,6 +70,41 @@ __global__ void warp_barriers(const int *in, int *out) {
     cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
     int sum = group_sum(tile, x + (t & ~15), in[t]);
     if (tile.thread_rank() == 0) out[128 + t / 16] = sum;
+}
+
+// Tiles of several warps (CUDA 12): ranks, the tile's barrier ordering shared memory between
+// its warps, shfl, any/all, reduce and both scans, for 64-, 128- and 256-thread tiles of a
+// 512-thread block (one built from a block with block_tile_memory), and a dynamic 128-thread
+// partition's sync.
+template <unsigned N> __device__ void big_tile(cg::thread_block_tile<N, cg::thread_block> t, const int *in, int *out, int *x) {
+    int r = (int)t.thread_rank(), b = (int)cg::this_thread_block().thread_rank(), v = in[b];
+    int *mine = x + t.meta_group_rank() * N;
+    mine[N - 1 - r] = v; // written by one warp, read by another after sync()
+    t.sync();
+    int o = 0;
+    out[o++ * 512 + b] = mine[r];
+    out[o++ * 512 + b] = (int)(t.meta_group_rank() * 1000 + t.meta_group_size() * 100) + r;
+    out[o++ * 512 + b] = t.shfl(v * 3, N - 5);
+    out[o++ * 512 + b] = t.any(v == in[t.meta_group_rank() * N + 7]) + 2 * t.all(v >= 0) + 4 * t.all(r < (int)N - 1);
+    out[o++ * 512 + b] = cg::reduce(t, v, cg::plus<int>());
+    out[o++ * 512 + b] = cg::reduce(t, v, cg::greater<int>());
+    out[o++ * 512 + b] = cg::inclusive_scan(t, v, cg::plus<int>());
+    out[o++ * 512 + b] = cg::exclusive_scan(t, v, cg::plus<int>());
+    t.sync();
+}
+
+__global__ void multi_warp_tiles(const int *in, int *out) {
+    __shared__ cg::block_tile_memory<512> scratch;
+    __shared__ int x[512];
+    cg::thread_block b = cg::this_thread_block(scratch);
+    big_tile<64>(cg::tiled_partition<64>(b), in, out, x);
+    big_tile<128>(cg::tiled_partition<128>(b), in, out + 8 * 512, x);
+    big_tile<256>(cg::tiled_partition<256>(b), in, out + 16 * 512, x);
+    cg::thread_group d = cg::tiled_partition(b, 128);
+    unsigned r = (unsigned)d.thread_rank();
+    x[b.thread_rank()] = in[b.thread_rank()];
+    d.sync();
+    out[24 * 512 + b.thread_rank()] = x[b.thread_rank() - r + (r + 40) % 128] + (int)d.size();
 }
 
 // Block-wide votes: counts, all and any.
@@ -262,6 +299,41 @@ int main() {
     }
     if (wrong) fprintf(stderr, "warp barriers: %d wrong\n", wrong);
     TRUE(wrong == 0);
+
+    {
+        std::vector<int> in512(512);
+        for (int k = 0; k < 512; k++) in512[k] = (k * 7919 + 13) % 1009;
+        int *din512 = dev<int>(512), *dout = dev<int>(25 * 512);
+        CHECK(cudaMemcpy(din512, in512.data(), 512 * sizeof(int), cudaMemcpyHostToDevice));
+        multi_warp_tiles<<<1, 512>>>(din512, dout);
+        CHECK(cudaGetLastError());
+        std::vector<int> o = host(dout, 25 * 512);
+        int bad = 0;
+        const unsigned sizes[3] = {64, 128, 256};
+        for (int s = 0; s < 3; s++) {
+            int n = (int)sizes[s];
+            for (int t = 0; t < 512; t++) {
+                int tile = t / n, r = t % n, base = tile * n;
+                const int *w = &o[s * 8 * 512];
+                int sum = 0, mx = 0, inc = 0;
+                for (int k = 0; k < n; k++) sum += in512[base + k], mx = std::max(mx, in512[base + k]);
+                for (int k = 0; k <= r; k++) inc += in512[base + k];
+                int any = 0;
+                for (int k = 0; k < n; k++) any |= in512[base + k] == in512[base + 7];
+                bad += w[0 * 512 + t] != in512[base + n - 1 - r];
+                bad += w[1 * 512 + t] != tile * 1000 + (512 / n) * 100 + r;
+                bad += w[2 * 512 + t] != in512[base + n - 5] * 3;
+                bad += w[3 * 512 + t] != any + 2;
+                bad += w[4 * 512 + t] != sum;
+                bad += w[5 * 512 + t] != mx;
+                bad += w[6 * 512 + t] != inc;
+                bad += w[7 * 512 + t] != inc - in512[t];
+            }
+        }
+        for (int t = 0; t < 512; t++) bad += o[24 * 512 + t] != in512[t - t % 128 + (t % 128 + 40) % 128] + 128;
+        if (bad) fprintf(stderr, "multi-warp tiles: %d wrong\n", bad);
+        TRUE(bad == 0);
+    }
 
     tiles<<<1, 64>>>(din, d);
     h = host(d, 64 * 12);

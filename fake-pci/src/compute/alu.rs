@@ -130,7 +130,7 @@ impl Exec<'_, '_> {
             Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m).map_err(|e| self.replayable(e))?,
             Op::Printf => self.printf(d, pc, on, pos, m)?,
             Op::Heap => self.heap(d, pc, on, m)?,
-            Op::Shfl | Op::Vote => warp_wide(d, on, active, regs),
+            Op::Shfl | Op::Vote => warp_wide(d, on, regs),
             Op::Redux | Op::Match => reduce_match(d, on, regs).ok_or(illegal)?,
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust => self.texture(d, pc, on, regs)?,
             Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Mma => unreachable!("handled by the SIMT unit"),
@@ -452,9 +452,12 @@ fn prmt_mode_bytes(m: u16, s: u32) -> [u8; 4] {
 }
 
 /// Warp-wide operations: shfl (from the source lanes' values before any lane writes) and
-/// vote.
+/// vote. A shuffle reads its source lane's register whether or not that lane takes part,
+/// as the hardware's crossbar does (PTX leaves the value unspecified; programs such as
+/// cuda-samples' reduction rely on what GPUs give); a source outside the segment or the
+/// clamp gives the lane its own value, as PTX specifies.
 #[inline(always)]
-fn warp_wide(d: D, on: u32, active: u32, regs: &mut [u64]) {
+fn warp_wide(d: D, on: u32, regs: &mut [u64]) {
     if d.op == Op::Shfl {
         let mode = d.m & 3;
         let src: [u64; 32] = core::array::from_fn(|l| operand(&d, 0, l, regs));
@@ -471,7 +474,7 @@ fn warp_wide(d: D, on: u32, active: u32, regs: &mut [u64]) {
                 _ => Some(lane ^ b).filter(|&j| j <= max),
             };
             match j {
-                Some(j) if j < 32 && active >> j & 1 == 1 => src[j as usize] & 0xFFFF_FFFF,
+                Some(j) if j < 32 => src[j as usize] & 0xFFFF_FFFF,
                 _ => src[l] & 0xFFFF_FFFF,
             }
         });
