@@ -1158,6 +1158,25 @@ fn indirect_branches_and_calls_through_function_pointers() {
     assert_eq!(ctx.synchronize(), Err(CuError::InvalidPc));
 }
 
+/// A device function reading its by-value struct parameter through the parameter's address
+/// (clang-14's form) and `bar.warp.sync` with a mask in a register as a warp barrier, not a
+/// block barrier: half-warp tree sums in shared memory while the block's other warp waits
+/// at `bar.sync` (kernels/handwritten/param_address.ptx).
+#[test]
+fn parameter_addresses_and_warp_barriers() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let m = ctx.load_ptx(include_str!("../../kernels/handwritten/param_address.ptx")).unwrap();
+    let out = ctx.alloc::<u32>(64 * 2).unwrap();
+    m.function("param_address").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
+    let o = out.to_vec().unwrap();
+    for t in 0..64u32 {
+        assert_eq!(o[2 * t as usize], 3 * t + 107, "struct parameter by address, thread {t}");
+        let half = if t % 32 < 16 { 120 } else { 376 };
+        assert_eq!(o[2 * t as usize + 1], half, "half-warp sum, thread {t}");
+    }
+}
+
 /// Conversions with `.relu` and `.satfinite`, to TensorFloat-32 with each rounding,
 /// `tanh.approx` of f32 and half types, `set` of half pairs (kernels/handwritten/cvt_forms.ptx), on
 /// values that reach each rule: negatives, zeros of both signs, values past half's and

@@ -23,7 +23,15 @@ impl<'a> Kc<'a> {
         };
         let bank = if space == Space::ConstBank { 1 } else { 0 };
         let (reg, addr, reloc) = match &**base {
-            Operand::Name(n) if self.regs.contains_key(n) => (self.reg(n)?, *off as u64, false),
+            Operand::Name(n) if self.regs.contains_key(n) => {
+                // In a function, a parameter's address (`mov %rd, param` then
+                // `ld.param [%rd+4]`, as clang writes for a struct passed by value) is its
+                // place in the function's frame.
+                if space == Space::Const && self.func {
+                    space = Space::Local;
+                }
+                (self.reg(n)?, *off as u64, false)
+            }
             Operand::Name(n) if space == Space::Const && self.place(n).is_none() => {
                 // A call site's parameter or return value: the callee's frame.
                 let slot = self.call_slot(n, i.op == "st")?;
