@@ -5,6 +5,7 @@ use crate::ast::*;
 use crate::error::{Pos, PtxError, Result};
 use crate::lexer::{Tok, Token, lex};
 use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -437,9 +438,17 @@ impl Parser {
     }
 
     /// Statements up to the closing `}` (nested scopes flattened; iterative, so nesting
-    /// depth costs no stack).
+    /// depth costs no stack). A register declared in a nested scope is that scope's own: it
+    /// is renamed `name{k}` (k counting the function's scopes; braces cannot occur in a PTX
+    /// name), and the scope's instructions use the new name, so it neither clashes with
+    /// nor hides a register or symbol of the same name outside (clang writes
+    /// `{ .reg .b32 tmp; mov.b64 {tmp, %r1}, %rd1; }` beside a module variable `tmp`).
     fn block(&mut self, out: &mut Vec<Stmt>) -> Result<()> {
         let mut depth = 0usize;
+        // The renamed registers of the open nested scopes that declare some (with their
+        // depth), innermost last.
+        let mut scopes: Vec<(usize, BTreeMap<String, String>)> = Vec::new();
+        let mut scope_ids = 0usize;
         loop {
             let pos = self.pos();
             match self.peek().cloned() {
@@ -449,11 +458,15 @@ impl Parser {
                     if depth == 0 {
                         return Ok(());
                     }
+                    if scopes.last().is_some_and(|s| s.0 == depth) {
+                        scopes.pop();
+                    }
                     depth -= 1;
                 }
                 Some(Tok::Punct('{')) => {
                     self.i += 1;
                     depth += 1;
+                    scope_ids += 1;
                 }
                 Some(Tok::Ident(d)) if d == ".reg" => {
                     self.i += 1;
@@ -486,6 +499,16 @@ impl Parser {
                         }
                     }
                     self.punct(';')?;
+                    if depth > 0 {
+                        if scopes.last().is_none_or(|s| s.0 != depth) {
+                            scopes.push((depth, BTreeMap::new()));
+                        }
+                        let scope = &mut scopes.last_mut().expect("pushed").1;
+                        for n in names.iter_mut() {
+                            let own = format!("{n}{{{scope_ids}}}");
+                            scope.insert(core::mem::replace(n, own.clone()), own);
+                        }
+                    }
                     out.push(Stmt::Reg(ty, names));
                 }
                 Some(Tok::Ident(d)) if d == ".local" || d == ".shared" || d == ".param" => {
@@ -526,7 +549,19 @@ impl Parser {
                         _ => out.push(Stmt::Label(name, pos)),
                     }
                 }
-                Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => out.push(Stmt::Instr(self.instr()?)),
+                Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => {
+                    let mut i = self.instr()?;
+                    if !scopes.is_empty() {
+                        let own = |n: &str| scopes.iter().rev().find_map(|s| s.1.get(n).cloned());
+                        i.args.iter_mut().for_each(|a| a.rename(&own));
+                        if let Some((_, g)) = &mut i.guard
+                            && let Some(t) = own(g)
+                        {
+                            *g = t;
+                        }
+                    }
+                    out.push(Stmt::Instr(i));
+                }
                 _ => return Err(self.expected("an instruction, a declaration or `}`")),
             }
         }

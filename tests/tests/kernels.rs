@@ -1161,19 +1161,23 @@ fn indirect_branches_and_calls_through_function_pointers() {
 /// A device function reading its by-value struct parameter through the parameter's address
 /// (clang-14's form) and `bar.warp.sync` with a mask in a register as a warp barrier, not a
 /// block barrier: half-warp tree sums in shared memory while the block's other warp waits
-/// at `bar.sync` (kernels/handwritten/param_address.ptx).
+/// at `bar.sync`; registers declared in a `{ }` scope are the scope's own, even named as a
+/// module variable or a register outside (kernels/handwritten/param_address.ptx).
 #[test]
-fn parameter_addresses_and_warp_barriers() {
+fn parameter_addresses_warp_barriers_and_scoped_registers() {
     let dev = Device::open().unwrap();
     let ctx = dev.create_context().unwrap();
     let m = ctx.load_ptx(include_str!("../../kernels/handwritten/param_address.ptx")).unwrap();
-    let out = ctx.alloc::<u32>(64 * 2).unwrap();
+    let out = ctx.alloc::<u32>(64 * 4).unwrap();
     m.function("param_address").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
     let o = out.to_vec().unwrap();
     for t in 0..64u32 {
-        assert_eq!(o[2 * t as usize], 3 * t + 107, "struct parameter by address, thread {t}");
+        let w = &o[4 * t as usize..][..4];
+        assert_eq!(w[0], 3 * t + 107, "struct parameter by address, thread {t}");
         let half = if t % 32 < 16 { 120 } else { 376 };
-        assert_eq!(o[2 * t as usize + 1], half, "half-warp sum, thread {t}");
+        assert_eq!(w[1], half, "half-warp sum, thread {t}");
+        assert_eq!(w[2], 77 + t, "module variable named as a scoped register, thread {t}");
+        assert_eq!(w[3], 1099, "a scope's own registers, thread {t}");
     }
 }
 
