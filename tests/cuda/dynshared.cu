@@ -1,5 +1,6 @@
 // Dynamic shared memory: `extern __shared__` arrays sized at launch, two views of one
-// allocation, and the launch limit on its size.
+// allocation, a (non-static, so also emitted on its own) device function naming the dynamic
+// array beside a kernel's static shared variable, and the launch limit on its size.
 #include "check.cuh"
 
 __global__ void reverse_blocks(const int *in, int *out) {
@@ -23,6 +24,22 @@ __global__ void two_views(float *f, int *i, int n) {
     i[t] = is[(t + 1) % n];
 }
 
+/* clang emits stage() as a .func of its own although it is inlined below: the module
+   must load all the same, and the dynamic array must not overlap `counter`. */
+__device__ void stage(const int *in, int n) {
+    extern __shared__ int staged[];
+    for (int k = threadIdx.x; k < n; k += blockDim.x) staged[k] = in[k] + 1;
+}
+__global__ void with_static(const int *in, int *out, int n) {
+    __shared__ int counter;
+    extern __shared__ int staged[];
+    if (threadIdx.x == 0) counter = 12345;
+    __syncthreads();
+    stage(in, n);
+    __syncthreads();
+    out[threadIdx.x] = staged[n - 1 - threadIdx.x] + counter;
+}
+
 int main() {
     const int n = 4096;
     int hin[n], hout[n];
@@ -31,6 +48,10 @@ int main() {
     CHECK(cudaMalloc(&in, sizeof hin));
     CHECK(cudaMalloc(&out, sizeof hout));
     CHECK(cudaMemcpy(in, hin, sizeof hin, cudaMemcpyHostToDevice));
+    with_static<<<1, 128, 128 * sizeof(int)>>>(in, out, 128);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(hout, out, 128 * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 128; t++) TRUE(hout[t] == hin[127 - t] + 1 + 12345);
     const int blocks[] = {64, 256, 1024};
     for (int block : blocks) {
         reverse_blocks<<<n / block, block, block * sizeof(int)>>>(in, out);

@@ -209,6 +209,9 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
     // per-thread local memory, and a register range of their own.
     let graph = call_graph(m);
     let order = callees_first(m, &graph)?;
+    // The functions some kernel calls, directly or not.
+    let called: alloc::collections::BTreeSet<String> =
+        m.funcs.iter().filter(|f| f.entry).flat_map(|k| reachable(&graph, k)).collect();
     let mut frames: BTreeMap<String, Frame> = BTreeMap::new();
     let mut local_top = 0u32;
     for f in m.funcs.iter().filter(|f| !f.entry) {
@@ -252,6 +255,11 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
         // (module-scope ones it names, and its own) sit at the same offsets in all of them:
         // one region at the bottom of shared memory, in function order.
         if let Some(v) = module_shared.iter().find(|v| named.contains(&v.name) && v.count == Some(0)) {
+            // A function no kernel reaches needs no code: clang emits every non-static
+            // `__device__` function, even one inlined everywhere it is used.
+            if !called.contains(&f.name) {
+                continue;
+            }
             return Err(v.pos.err(format!(
                 "dynamic shared memory (`{}`) used in the non-inlined function `{}` is not supported yet",
                 v.name, f.name
