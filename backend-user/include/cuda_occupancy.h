@@ -462,32 +462,8 @@ static __OCC_INLINE cudaOccError cudaOccAvailableDynamicSMemPerBlock(
     return CUDA_OCC_SUCCESS;
 }
 
-/* The block size (a multiple of the warp size, or the kernel's limit) with the most resident
-   threads per SM, the largest such on a tie, and the grid that fills the device with it;
-   the dynamic shared memory is `dynamicSMemSize`, or what `blockSizeToDynamicSMemSize` says
-   for each block size when it is given. */
-static __OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSize(
-    int *minGridSize, int *blockSize, const cudaOccDeviceProp *properties, const cudaOccFuncAttributes *attributes,
-    const cudaOccDeviceState *state, size_t (*blockSizeToDynamicSMemSize)(int), size_t dynamicSMemSize);
-
-#ifdef __cplusplus
-namespace {
-/* The same with a fixed dynamic shared memory size. */
-__OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSize(int *minGridSize, int *blockSize,
-                                                                const cudaOccDeviceProp *properties,
-                                                                const cudaOccFuncAttributes *attributes,
-                                                                const cudaOccDeviceState *state,
-                                                                size_t dynamicSMemSize = 0);
-
-/* The same with the dynamic shared memory a function object gives for each block size. */
-template <typename UnaryFunction>
-__OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSizeVariableSMem(
-    int *minGridSize, int *blockSize, const cudaOccDeviceProp *properties, const cudaOccFuncAttributes *attributes,
-    const cudaOccDeviceState *state, UnaryFunction blockSizeToDynamicSMemSize);
-} // namespace
-#endif
-
-/* The search of the three forms above; `smem(ctx, size)` gives the dynamic shared memory. */
+/* The block-size search of the three forms below; SMEM_OF(threads) is the dynamic shared
+   memory of a block of that many threads. */
 #define __RGDEV_OCC_SEARCH(SMEM_OF)                                                                          \
     do {                                                                                                     \
         cudaOccResult r;                                                                                     \
@@ -515,6 +491,10 @@ __OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSizeVariableSMem(
         return CUDA_OCC_SUCCESS;                                                                             \
     } while (0)
 
+/* The block size (a multiple of the warp size, or the kernel's limit) with the most resident
+   threads per SM, the largest such on a tie, and the grid that fills the device with it;
+   the dynamic shared memory is `dynamicSMemSize`, or what `blockSizeToDynamicSMemSize` says
+   for each block size when it is given. */
 static __OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSize(
     int *minGridSize, int *blockSize, const cudaOccDeviceProp *properties, const cudaOccFuncAttributes *attributes,
     const cudaOccDeviceState *state, size_t (*blockSizeToDynamicSMemSize)(int), size_t dynamicSMemSize) {
@@ -525,15 +505,17 @@ static __OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSize(
 
 #ifdef __cplusplus
 namespace {
+/* The same with a fixed dynamic shared memory size. */
 __OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSize(int *minGridSize, int *blockSize,
                                                                 const cudaOccDeviceProp *properties,
                                                                 const cudaOccFuncAttributes *attributes,
                                                                 const cudaOccDeviceState *state,
-                                                                size_t dynamicSMemSize) {
+                                                                size_t dynamicSMemSize = 0) {
     return cudaOccMaxPotentialOccupancyBlockSize(minGridSize, blockSize, properties, attributes, state,
                                                  (size_t (*)(int))0, dynamicSMemSize);
 }
 
+/* The same with the dynamic shared memory a function object gives for each block size. */
 template <typename UnaryFunction>
 __OCC_INLINE cudaOccError cudaOccMaxPotentialOccupancyBlockSizeVariableSMem(
     int *minGridSize, int *blockSize, const cudaOccDeviceProp *properties, const cudaOccFuncAttributes *attributes,

@@ -133,7 +133,7 @@ pub enum Op {
     Ret,
     /// End the thread.
     Exit,
-    /// Block barrier (imm: barrier id; m[1:0] a reduction of predicate `a`, see
+    /// Block barrier (imm: barrier id; m bits 1:0 a reduction of predicate `a`, see
     /// `bar.red`), or with m bit 2 ([`BAR_WARP`]) a warp barrier: the lanes in mask `a`
     /// (`bar.warp.sync`, `__syncwarp`) meet there.
     Bar,
