@@ -23,6 +23,7 @@
 pub struct ReadmeWorkedExample;
 
 mod hostmem;
+mod managed; // managed memory of a system (cudaMallocManaged), paged by its `Uvm`
 pub mod platform;
 pub mod preset;
 mod system; // a system of GPUs: a device per GPU at its place on the buses
@@ -33,12 +34,13 @@ pub use fake_pci::copy::CopyStats;
 pub use fake_pci::system::SystemConfig;
 pub use fake_pci::timing::{KernelStats, OccupancySample, Stalls};
 pub use hostmem::UVA_ENV;
+pub use managed::{Advice, Location, Managed};
 pub use platform::{ClockMode, Lockstep, SimDevice, UserPlatform};
 pub use runtime_core::{
     CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, LaunchConfig,
     MemsetValue, Params, Result, StreamHandle,
 };
-pub use system::System;
+pub use system::{System, UserUvm};
 
 use bytemuck::Pod;
 use runtime_core::Gpu;
@@ -194,17 +196,23 @@ impl Device {
     /// A context with explicit ring sizes.
     pub fn create_context_with(&self, cfg: &ContextConfig) -> Result<Context> {
         let h = self.gpu.ctx_create_with(cfg)?;
-        Ok(Context { inner: Arc::new(CtxInner { gpu: self.gpu.clone(), h }) })
+        Ok(Context { inner: Arc::new(CtxInner { gpu: self.gpu.clone(), h, uvm: None }) })
     }
 }
 
 struct CtxInner {
     gpu: Arc<UserGpu>,
     h: CtxHandle,
+    /// The unified-memory service of the system that made the context, which forgets the
+    /// context's mappings and frees the memory it owns when it goes.
+    uvm: Option<Arc<UserUvm>>,
 }
 
 impl Drop for CtxInner {
     fn drop(&mut self) {
+        if let Some(u) = &self.uvm {
+            u.context_gone(&self.gpu, self.h);
+        }
         let _ = self.gpu.ctx_destroy(self.h);
     }
 }

@@ -7,13 +7,19 @@
 //! in stepped mode one clock ([`Lockstep`](crate::Lockstep)): waiting on one GPU runs
 //! the others to the same time.
 
-use crate::{Device, DeviceOptions, Result, SystemConfig};
+use crate::{Device, DeviceOptions, Result, SystemConfig, UserPlatform};
+use runtime_core::uvm::{FAULT_BUFFER_ENTRIES, Uvm};
+use std::sync::{Arc, Weak};
+
+/// The unified-memory service of a system of user-space GPUs.
+pub type UserUvm = Uvm<UserPlatform>;
 
 /// The GPUs of a system, in ordinal order.
 pub struct System {
     config: SystemConfig,
     devices: Vec<Device>,
-    clock: std::sync::Arc<crate::Lockstep>,
+    clock: Arc<crate::Lockstep>,
+    uvm: Option<Arc<UserUvm>>,
 }
 
 impl System {
@@ -48,7 +54,54 @@ impl System {
                 Device::open_with(o)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { config, devices, clock })
+        Ok(Self { config, devices, clock, uvm: None })
+    }
+
+    /// Serve unified memory on this system (CUDA's unified addressing and managed
+    /// memory): one [`Uvm`] for all its GPUs, every context of every GPU with unified
+    /// addressing made replayable, so that a kernel touching host memory of another
+    /// context gets it mapped on demand and managed memory is paged (`paging`, from
+    /// compute capability 6.0) or mapped everywhere. A wait on one GPU serves the others
+    /// too: one GPU's work may wait for another's (an event of another device), whose
+    /// faults then need a thread.
+    pub fn with_unified_memory(mut self, paging: bool) -> Result<Self> {
+        let uvm = Arc::new(UserUvm::new(paging));
+        let n = self.devices.len();
+        let reach = (0..n)
+            .map(|a| (0..n).map(|b| (a != b && self.config.p2p(a, b)).then(|| self.config.routing_id(b))).collect())
+            .collect();
+        uvm.set_gpus(self.devices.iter().map(|d| Arc::downgrade(d.gpu())).collect(), reach);
+        for d in &self.devices {
+            let gpu = d.gpu();
+            if gpu.unified_addressing() {
+                let (weak, u) = (Arc::downgrade(gpu), uvm.clone());
+                gpu.enable_replayable_faults(FAULT_BUFFER_ENTRIES, move |f| {
+                    weak.upgrade().is_some_and(|g| u.service(&g, f))
+                })?;
+                let u = uvm.clone();
+                gpu.replay_hold(move || u.busy());
+            }
+        }
+        if n > 1 {
+            for (i, d) in self.devices.iter().enumerate() {
+                let others: Vec<Weak<crate::UserGpu>> = (self.devices.iter().enumerate())
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, o)| Arc::downgrade(o.gpu()))
+                    .collect();
+                let u = uvm.clone();
+                d.gpu().serve_also(move || {
+                    // Not while a migration holds what their fault services need.
+                    !u.busy() && others.iter().filter_map(Weak::upgrade).fold(false, |did, g| g.serve() | did)
+                });
+            }
+        }
+        self.uvm = Some(uvm);
+        Ok(self)
+    }
+
+    /// The unified-memory service, once [`System::with_unified_memory`] started it.
+    pub fn uvm(&self) -> Option<&Arc<UserUvm>> {
+        self.uvm.as_ref()
     }
 
     /// The system's shared clock (stepped mode): how many host threads it may use

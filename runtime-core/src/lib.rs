@@ -15,7 +15,10 @@
 //! 4. [`channel`]: GPFIFO and pushbuffer rings, the doorbell, u64 fences; [`check`]: the
 //!    sanitizers' table and report buffer;
 //! 5. [`context`]: one context's allocations, copies, modules, launches, streams, events;
-//! 6. [`api`]: [`Gpu`], the handle table (contexts and their objects) and the CUDA-shaped calls.
+//! 6. [`api`]: [`Gpu`], the handle table (contexts and their objects) and the CUDA-shaped calls;
+//! 7. [`uvm`]: unified memory as a driver service over a system's GPUs — host memory mapped
+//!    on demand, managed memory paged between the host and the GPUs (advice, residency,
+//!    migration, eviction, prefetch, write-back), the fault service.
 //!
 //! Errors are [`CuError`], numbered like `CUresult`.
 #![no_std]
@@ -34,6 +37,7 @@ pub mod limits;
 pub mod physmem;
 pub mod platform;
 pub mod range;
+pub mod uvm;
 pub mod vm;
 
 pub use api::module::{FuncAttributes, FuncHandle, LaunchId, ModuleHandle};

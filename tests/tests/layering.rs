@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["check"],
     &["context"],
     &["api"],
+    &["uvm"],
 ];
 
 fn layer(module: &str) -> Option<usize> {
@@ -108,4 +109,6 @@ fn runtime_core_modules_name_only_lower_layers() {
 fn the_check_finds_an_upward_name() {
     assert_eq!(named("use crate::api::Gpu;\nuse crate::{device, vm::VaSpace};"), ["api", "device", "vm"]);
     assert!(layer("api") > layer("context") && layer("device") < layer("vm"));
+    // The unified-memory service sits on the API layer: the API may not name it.
+    assert!(layer("uvm") > layer("api"));
 }

@@ -159,6 +159,9 @@ fn program_lines(run: &str, s: &Value) -> Vec<String> {
     lines
 }
 
+/// Sums by figure name (a figure may be several numbers: `dram=read/write`).
+type Figures = Vec<(String, Vec<u64>)>;
+
 /// Records a run shows in full; the rest are summed per kernel or copy kind.
 const IN_FULL: usize = 48;
 
@@ -174,7 +177,7 @@ fn condense(run: &str, lines: Vec<String>) -> Vec<String> {
         hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     // (what, its sums by figure name, count), in order of first appearance.
-    let mut sums: Vec<(String, Vec<(String, Vec<u64>)>, u64)> = Vec::new();
+    let mut sums: Vec<(String, Figures, u64)> = Vec::new();
     for l in &lines[IN_FULL..] {
         let mut words = l.split(' ').skip(1);
         let what: Vec<&str> = words.by_ref().take(2).collect();

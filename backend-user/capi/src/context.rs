@@ -12,7 +12,7 @@ pub extern "C" fn cuCtxCreate_v2(pctx: *mut Handle, flags: c_uint, dev: CUdevice
             return Err(CuError::InvalidValue);
         }
         let h = gpu.ctx_create()?;
-        demand::context_created(&gpu, h);
+        crate::demand::uvm().context_created(&gpu, h);
         STACK.with(|s| s.borrow_mut().push(h));
         raw::put(pctx, handle(h.0))
     })
@@ -185,7 +185,7 @@ pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> 
         }
         st.device_mut(dev)?.primary = Some((h, 1));
         drop(st);
-        demand::context_created(&gpu, h);
+        crate::demand::uvm().context_created(&gpu, h);
         raw::put(pctx, handle(h.0))
     })
 }

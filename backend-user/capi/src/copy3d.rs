@@ -135,7 +135,7 @@ fn side(
     // Paged managed memory (host memory at its one address, its pages wherever they are):
     // the copy is the host's, after the stream's work, when the pages have come home
     // (`run` synchronizes for a host side), as for linear copies.
-    let paged = |p: u64| crate::demand::paged(p, extent).then_some(Side::Host(p as usize));
+    let paged = |p: u64| crate::demand::uvm().paged(p, extent).then_some(Side::Host(p as usize));
     match kind {
         MEMORYTYPE_HOST | MEMORYTYPE_DEVICE | MEMORYTYPE_UNIFIED
             if let Some(s) = paged(if kind == MEMORYTYPE_HOST { host as u64 } else { dev }.wrapping_add(offset)) =>

@@ -116,7 +116,7 @@ pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
         // reach at any time: concurrent and direct.
         CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY => i32::from(gpu.unified_addressing()),
         CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS | CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => {
-            i32::from(gpu.unified_addressing() && !crate::demand::paging(gpu))
+            i32::from(gpu.unified_addressing() && !crate::demand::uvm().paging(gpu))
         }
         CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD => 0,
         // The SM's double-precision issue interval over its single-precision one.

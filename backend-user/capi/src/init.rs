@@ -34,63 +34,24 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             eprintln!("rgdev: {}: {e}", profile::MMIO_FILTER);
             CuError::InvalidValue
         })?;
-        if let Err(e) = system.validate() {
-            eprintln!("rgdev: system {}: {e}", system.name);
-            return Err(CuError::InvalidValue);
-        }
-        let clock = backend_user::Lockstep::for_system(&system);
-        let gpus = (0..system.len())
-            .map(|i| {
-                let config = system.gpus[i].clone();
-                let opts = DeviceOptions {
-                    config: config.clone(),
-                    checks,
-                    output: Some(output.clone()),
-                    trace: mmio.as_ref().map(|_| profile::MMIO_LIMIT),
-                    trace_filter: filter.clone(),
-                    placement: Some(system.placement(i)),
-                    ordinal: i as u32,
-                    lockstep: Some(clock.clone()),
-                    ..Default::default()
-                };
-                let dev = Device::open_with(opts)?;
-                Ok(Board { dev, config, primary: None, primary_flags: 0 })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let n = system.len();
-        let reach = (0..n)
-            .map(|a| (0..n).map(|b| (a != b && system.p2p(a, b)).then(|| system.routing_id(b))).collect())
-            .collect();
-        demand::set_gpus(gpus.iter().map(|b| Arc::downgrade(b.dev.gpu())).collect(), reach);
+        let opts = DeviceOptions {
+            checks,
+            output: Some(output),
+            trace: mmio.as_ref().map(|_| profile::MMIO_LIMIT),
+            trace_filter: filter,
+            ..Default::default()
+        };
         // Every context is replayable: a kernel touching host memory of another context
-        // gets it mapped on demand (`demand`). That needs unified addressing.
-        for b in &gpus {
-            let gpu = b.dev.gpu();
-            if gpu.unified_addressing() {
-                let weak = Arc::downgrade(gpu);
-                gpu.enable_replayable_faults(demand::FAULT_BUFFER_ENTRIES, move |f| {
-                    weak.upgrade().is_some_and(|g| demand::service(&g, f))
-                })?;
-                gpu.replay_hold(demand::holding);
-            }
+        // gets it mapped on demand, and managed memory is paged (runtime-core's `uvm`).
+        let paging = std::env::var(demand::UVM_ENV).map_or(true, |v| v != "host");
+        let sys = backend_user::System::open_with(system.clone(), &opts)?.with_unified_memory(paging)?;
+        if let Some(u) = sys.uvm() {
+            u.observe(Box::new(|what| apitrace::uvm_event(what)));
+            demand::set(u.clone());
         }
-        // A thread waiting for one GPU serves the others too: one GPU's work may wait for
-        // another's (an event of another device), whose faults then need a thread.
-        if n > 1 {
-            for (i, b) in gpus.iter().enumerate() {
-                let others: Vec<_> = gpus
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, o)| Arc::downgrade(o.dev.gpu()))
-                    .collect();
-                b.dev.gpu().serve_also(move || {
-                    // Not where this thread holds what their fault services need.
-                    !demand::holding()
-                        && others.iter().filter_map(std::sync::Weak::upgrade).fold(false, |did, g| g.serve() | did)
-                });
-            }
-        }
+        let gpus: Vec<Board> = (sys.devices().iter().zip(&system.gpus))
+            .map(|(dev, config)| Board { dev: dev.clone(), config: config.clone(), primary: None, primary_flags: 0 })
+            .collect();
         // A system presented as one logical GPU: the first GPU leads the others, and is
         // the one device the program sees.
         let mut gpus = gpus;

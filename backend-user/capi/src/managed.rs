@@ -169,9 +169,9 @@ pub(crate) fn take_alloc(st: &mut State, ctx: CtxHandle, p: u64) -> Option<Range
 /// as cuMemAllocManaged memory is, where that is.
 pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()> {
     let vars = gpu.module_managed(h, m)?;
-    if demand::paging(gpu) {
+    if crate::demand::uvm().paging(gpu) {
         for v in &vars {
-            demand::add_paged(gpu, h, v.addr, v.mem.clone(), None)?;
+            crate::demand::uvm().add_paged(gpu, h, v.addr, v.mem.clone(), None)?;
         }
     }
     let mut st = state()?;
@@ -194,10 +194,10 @@ pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()>
 /// home and stop being paged, after the context's work.
 pub(crate) fn unloading(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) {
     let vars = gpu.module_managed(h, m).unwrap_or_default();
-    if vars.iter().any(|v| demand::paged(v.addr, 1)) {
+    if vars.iter().any(|v| crate::demand::uvm().paged(v.addr, 1)) {
         let _ = gpu.ctx_synchronize(h);
         for v in vars {
-            demand::remove(v.addr);
+            crate::demand::uvm().remove(v.addr);
         }
     }
 }
@@ -237,10 +237,10 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
             let (p, mem) = gpu.mem_alloc_managed(h, bytes as u64)?;
             // Every context of every GPU reaches it on demand: its pages migrate to the
             // GPU that touches them (paged), or are mapped where they are.
-            if demand::paging(&gpu) {
-                demand::add_paged(&gpu, h, p, mem.clone(), None)?;
+            if crate::demand::uvm().paging(&gpu) {
+                crate::demand::uvm().add_paged(&gpu, h, p, mem.clone(), None)?;
             } else {
-                demand::add_everywhere(h, p, mem.clone());
+                crate::demand::uvm().add_everywhere(h, p, mem.clone());
             }
             let r =
                 Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, advice: Vec::new(), _mem: mem };
@@ -292,7 +292,7 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
     }
     drop(st);
     // Paged memory: the fault service acts on it.
-    demand::advise(p, n as u64, |a| apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by));
+    crate::demand::uvm().advise(p, n as u64, |a| apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by));
     Ok(())
 }
 
@@ -336,7 +336,7 @@ fn prefetch(p: CUdeviceptr, n: usize, dev: c_int, stream: Handle) -> Result<()> 
     // Paged memory moves now: to the device (mapped for the stream's context when it is
     // that device's), or home to the host.
     let to = (dev != DEVICE_CPU).then(|| (dev as usize, (gpu.ordinal() as c_int == dev).then_some(h)));
-    demand::prefetch(base, n as u64, to);
+    crate::demand::uvm().prefetch(base, n as u64, to);
     Ok(())
 }
 
@@ -500,8 +500,8 @@ extern "C" fn map_managed_data(p: *mut c_void, bytes: usize, dptr: *mut CUdevice
         // Paged as other managed memory is, where the pages sit at their host address
         // (every context then has them at one address): the write-backs leave the rest of
         // their first and last pages, the program's other data, alone.
-        if d == host as u64 && demand::paging(&gpu) {
-            demand::add_paged(&gpu, h, d, mem.clone(), Some((off as u64, (off + bytes) as u64)))?;
+        if d == host as u64 && crate::demand::uvm().paging(&gpu) {
+            crate::demand::uvm().add_paged(&gpu, h, d, mem.clone(), Some((off as u64, (off + bytes) as u64)))?;
         }
         let r = Range { ctx: h, host, dptr: d, bytes: mem.len(), kind: Kind::Data, advice: Vec::new(), _mem: mem };
         state()?.managed.push(r);

@@ -78,7 +78,7 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
             };
             let taken = managed::take_alloc(&mut *state()?, h, dptr);
             if let Some(r) = taken {
-                demand::remove(r.dptr);
+                crate::demand::uvm().remove(r.dptr);
                 // Managed memory: host memory at its device address.
                 let freed = gpu.mem_free_host(h, dptr);
                 pointer::forget(&mut *state()?, h, dptr);
@@ -138,7 +138,7 @@ pub(crate) fn pinned(ctx: CtxHandle, p: usize, bytes: usize) -> Result<Option<u6
     // Managed memory is host memory the device reaches too (paged managed memory is not
     // mapped for the copy engine: it is copied as pageable memory).
     drop(st);
-    if pinned.is_none() && demand::paged(p as u64, bytes as u64) {
+    if pinned.is_none() && crate::demand::uvm().paged(p as u64, bytes as u64) {
         return Ok(None);
     }
     let st = state()?;
@@ -158,12 +158,12 @@ fn host_side(
     (device, host): (&[Span], &[Span]),
     op: impl FnOnce() -> Result<()>,
 ) -> Option<Result<()>> {
-    let paged = |r: &[Span]| r.iter().any(|&(p, n)| demand::paged(p, n as u64));
+    let paged = |r: &[Span]| r.iter().any(|&(p, n)| crate::demand::uvm().paged(p, n as u64));
     let on_device = paged(device);
     if !on_device && !paged(host) {
         return None;
     }
-    demand::to_host_all();
+    crate::demand::uvm().to_host_all();
     on_device.then(|| gpu.stream_synchronize(h, sh).and_then(|()| op()))
 }
 
@@ -231,7 +231,7 @@ pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, 
         apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst)));
         let (gpu, h, sh) = stream_of(s)?;
         let host = |p: u64| std::ptr::with_exposed_provenance_mut::<u8>(p as usize);
-        let (dp, sp) = (demand::paged(dst, bytes as u64), demand::paged(src, bytes as u64));
+        let (dp, sp) = (crate::demand::uvm().paged(dst, bytes as u64), crate::demand::uvm().paged(src, bytes as u64));
         let op = || match (dp, sp) {
             (true, true) => raw::copy_host(host(dst), host(src), bytes),
             (true, false) => gpu.memcpy_dtoh(h, raw::bytes_mut(host(dst), bytes)?, src),
@@ -275,8 +275,8 @@ struct Sides {
 
 fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     // Host memory read or written below is current: paged managed memory comes home.
-    if demand::paged(dst, bytes as u64) || demand::paged(src, bytes as u64) {
-        demand::to_host_all();
+    if crate::demand::uvm().paged(dst, bytes as u64) || crate::demand::uvm().paged(src, bytes as u64) {
+        crate::demand::uvm().to_host_all();
     }
     let device = (|| -> Result<(Sides, CtxHandle, StreamHandle)> {
         let (gpu, h, sh) = stream_of(s)?;
@@ -525,7 +525,7 @@ pub(crate) fn host_alloc(pp: *mut *mut c_void, bytes: usize, flags: c_uint, low:
     let (dptr, mem) = gpu.mem_alloc_host_in(h, bytes as u64, low)?;
     let p = mem.as_mut_ptr();
     // Every other context of every GPU reaches it on demand.
-    demand::add(h, dptr, mem.clone());
+    crate::demand::uvm().add(h, dptr, mem.clone());
     let a = HostAlloc { ctx: h, dptr, bytes, mapping: dptr, flags, registered: false, _mem: mem };
     state()?.host.insert(p.addr(), a);
     raw::put(pp, p.cast())
@@ -564,7 +564,7 @@ fn host_release(p: *mut c_void, registered: bool) -> Result<()> {
     let gpu = st.gpu_of(a.ctx.0);
     drop(st);
     if !a.registered {
-        demand::remove(a.mapping);
+        crate::demand::uvm().remove(a.mapping);
     }
     gpu.mem_free_host(a.ctx, a.mapping)
 }

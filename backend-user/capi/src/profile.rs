@@ -73,7 +73,7 @@ pub struct Profile {
     copies: Vec<CopyStats>,
     /// Whether each copy moved a page of managed memory (the runtime's migration channel).
     copy_migration: Vec<bool>,
-    /// What the fault service moved for each fault, by GPU and channel: (cycle, pages to
+    /// What the fault service moved for each fault, by GPU and channel: (PTIMER ns, pages to
     /// the GPU, pages to the host), in time order.
     moved: BTreeMap<(u32, u32), Vec<MovedAt>>,
     /// Each kernel's and copy's GPU (parallel to `kernels` and `copies`).
@@ -217,8 +217,8 @@ impl Profile {
         if !self.wanted() {
             return;
         }
-        for m in crate::demand::take_moved() {
-            self.moved.entry((m.gpu, m.chid)).or_default().push((m.cycle, m.to_gpu, m.to_host));
+        for m in crate::demand::uvm().take_moved() {
+            self.moved.entry((m.gpu, m.chid)).or_default().push((m.ns, m.to_gpu, m.to_host));
         }
         for (g, b) in gpus.iter().enumerate() {
             let g = g as u32;
@@ -382,8 +382,9 @@ impl Profile {
                 let f = self.facts(i);
                 // What the fault service moved while the kernel ran, for its channel.
                 let moved = self.moved.get(&(g, k.chid)).map_or((0, 0), |v| {
-                    let from = v.partition_point(|m| m.0 < k.start_cycle);
-                    let to = v.partition_point(|m| m.0 <= k.end_cycle);
+                    // Stamped with the GPU's PTIMER: the kernel's span in nanoseconds.
+                    let from = v.partition_point(|m| m.0 < cfg.cycles_to_ns(k.start_cycle));
+                    let to = v.partition_point(|m| m.0 <= cfg.cycles_to_ns(k.end_cycle));
                     v[from..to].iter().fold((0, 0), |(a, b), m| (a + m.1, b + m.2))
                 });
                 let (ctx, stream) = self.stream_of(g, k.chid).map_or((None, None), |(c, s)| (Some(c), Some(s)));
@@ -491,9 +492,9 @@ impl Profile {
             "devices": gpus.iter().map(|b| json!({ "preset": b.config.name, "pci_bus_id": b.dev.pci_bus_id() })).collect::<Vec<_>>(),
             "config": config,
             "unified_memory": {
-                "migrations_to_gpu": crate::demand::COUNTS.to_gpu.load(std::sync::atomic::Ordering::Relaxed),
-                "migrations_to_host": crate::demand::COUNTS.to_host.load(std::sync::atomic::Ordering::Relaxed),
-                "evictions": crate::demand::COUNTS.evictions.load(std::sync::atomic::Ordering::Relaxed),
+                "migrations_to_gpu": crate::demand::uvm().counts().to_gpu.load(std::sync::atomic::Ordering::Relaxed),
+                "migrations_to_host": crate::demand::uvm().counts().to_host.load(std::sync::atomic::Ordering::Relaxed),
+                "evictions": crate::demand::uvm().counts().evictions.load(std::sync::atomic::Ordering::Relaxed),
                 "page_bytes": crate::demand::PAGE,
             },
             "kernels": kernels,
@@ -796,7 +797,7 @@ fn time(ns: u64) -> String {
 const COPY_TID: u32 = 100_000;
 /// The unified-memory service's track (in the host's process).
 const UVM_TID: u32 = 100_001;
-/// Pages a fault moved: (cycle, to the GPU, to the host).
+/// Pages a fault moved: (the GPU's PTIMER in ns, to the GPU, to the host).
 type MovedAt = (u64, u64, u64);
 
 /// A GPU's track of the page migrations its copy engine made.

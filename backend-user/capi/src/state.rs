@@ -137,7 +137,7 @@ impl Doomed {
             let _ = gpu.mem_unmap_foreign(*from, *va);
         }
         // Its pinned and managed memory leaves the contexts that reached it.
-        crate::demand::context_gone(&self.gpu, self.h);
+        crate::demand::uvm().context_gone(&self.gpu, self.h);
         if sanitize::on() {
             let _ = self.gpu.ctx_synchronize(self.h);
             sanitize::flush(&self.gpu, self.h);
@@ -226,7 +226,7 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> CUresult {
 pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
     // Host access after synchronization: this GPU's pages of paged managed memory are back
     // on the host.
-    crate::demand::to_host_of(gpu.ordinal() as usize);
+    crate::demand::uvm().to_host_of(gpu.ordinal() as usize);
     sanitize::flush(gpu, h);
     if let Ok(mut st) = state()
         && st.profile.checkpoint_due()
