@@ -17,9 +17,12 @@
 //!   synchronization and the legacy default stream work unchanged, and a piece's fault
 //!   fails every wait in the context ([`Device::linked`](crate::device::Device)).
 //!
-//! Copies and memsets run on the first GPU's copy engine, which reaches the other GPUs'
-//! pieces through the peer aperture, one PTE per page (blocking host copies are split
-//! per page owner, [`Gpu::gang_copy_pieces`]).
+//! Copies and memsets of split allocations are split per page owner
+//! ([`Gpu::gang_copy_pieces`]): each piece moves on its owner's copy engine (blocking host
+//! copies one owner after another; stream-ordered ones on each owner's stream, bracketed
+//! by fences as a launch's parts are; 2D ones by runs of rows). Copies with arrays run on
+//! the first GPU's copy engine (arrays are its memory), which reaches the other pieces
+//! through the peer aperture.
 
 use super::*;
 use crate::api::module::{FuncHandle, ModuleHandle};
