@@ -18,7 +18,7 @@
 //!   fails every wait in the context ([`Device::linked`](crate::device::Device)).
 //!
 //! Copies and memsets of split allocations are split per page owner
-//! ([`Gpu::gang_copy_pieces`]): each piece moves on its owner's copy engine (blocking host
+//! (`Gpu::gang_copy_pieces`): each piece moves on its owner's copy engine (blocking host
 //! copies one owner after another; stream-ordered ones on each owner's stream, bracketed
 //! by fences as a launch's parts are; 2D ones by runs of rows). Copies with arrays run on
 //! the first GPU's copy engine (arrays are its memory), which reaches the other pieces

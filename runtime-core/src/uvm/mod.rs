@@ -15,9 +15,9 @@
 //! it that way, and a parallel lock step, which keeps GPUs that share memory on one host
 //! thread, stays parallel for the rest. Mappings go before the memory.
 //!
-//! - [`pages`]: advice, mappings in place, read-only copies;
-//! - [`moves`]: migrations to a GPU (faults, prefetches, eviction) and home to the host;
-//! - [`fault`]: the fault service.
+//! - `pages`: advice, mappings in place, read-only copies;
+//! - `moves`: migrations to a GPU (faults, prefetches, eviction) and home to the host;
+//! - `fault`: the fault service.
 //!
 //! The service keeps its own table, under its own lock, and never takes a context's: it
 //! runs inside a wait, which may be one that another thread entered holding that lock.
@@ -346,7 +346,7 @@ impl<P: Platform> Uvm<P> {
     /// Context `owner` has managed memory `mem` at `base`, to be paged: no GPU has its
     /// pages yet (the owner's PTEs go too), so the first touch of each migrates it.
     /// `data`: the program's own `__managed__` data, its bytes `[start, end)` of `mem` (a
-    /// lasting region, see [`Region`]); another context mapping the same pages joins the
+    /// lasting region); another context mapping the same pages joins the
     /// region. False where the pages cannot be paged (they overlap another region
     /// otherwise): the caller leaves them mapped as they are.
     pub fn add_paged(
