@@ -371,9 +371,18 @@ impl Channel {
             // parts of a launch on one logical GPU).
             gpu.serve_others();
             waiting.store(false, Ordering::Release);
+            if gpu.host_work_running() {
+                // Another thread runs a host function: the device stands still until it
+                // returns.
+                core::hint::spin_loop();
+                continue;
+            }
+            let epoch = gpu.host_epoch();
             if gpu.platform.yield_now() == Activity::Idle {
                 self.reclaim(gpu)?;
-                if self.gp_ring.is_full(self.gp_get, self.gp_put) || self.pb_space(n).is_none() {
+                if (self.gp_ring.is_full(self.gp_get, self.gp_put) || self.pb_space(n).is_none())
+                    && !gpu.host_moved(epoch)
+                {
                     gpu.service_interrupts();
                     return Err(gpu.channel_error(self.chid).unwrap_or(CuError::LaunchTimeout));
                 }

@@ -129,6 +129,13 @@ pub struct Device<P: Platform> {
     chan_err: [AtomicU32; NUM_CHANNELS as usize],
     /// Host functions streams wait for, in the order they were queued.
     host_work: Mutex<P::RawMutex, Vec<HostWork>>,
+    /// Host functions taken from `host_work` and running now, on some thread: a wait that
+    /// finds the device idle waits for them instead of giving up (their release may be
+    /// what it waits for).
+    host_running: AtomicU32,
+    /// Host functions taken or finished so far: a wait that found the device idle knows by
+    /// it whether a host function started or ended meanwhile (its release may be pending).
+    host_epoch: AtomicU64,
     chan_inst: [AtomicU64; NUM_CHANNELS as usize],
     /// The context each channel id belongs to (its handle's value; 0: none), which the
     /// fault service reads without any context's lock.
@@ -292,6 +299,8 @@ impl<P: Platform> Device<P> {
             irq: Mutex::new(()),
             chan_err: [const { AtomicU32::new(0) }; NUM_CHANNELS as usize],
             host_work: Mutex::new(Vec::new()),
+            host_running: AtomicU32::new(0),
+            host_epoch: AtomicU64::new(0),
             chan_inst: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
             chan_owner: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
             chan_waiting: [const { core::sync::atomic::AtomicBool::new(false) }; NUM_CHANNELS as usize],
@@ -720,13 +729,36 @@ impl<P: Platform> Device<P> {
                     None => k += 1,
                 }
             }
+            // Counted as running before the queue's lock goes: no wait sees neither.
+            self.host_running.fetch_add(due.len() as u32, Ordering::AcqRel);
+            self.host_epoch.fetch_add(due.len() as u64, Ordering::AcqRel);
             due
         };
         let ran = !due.is_empty();
         for (w, err) in due {
             (w.run)(err);
+            self.host_epoch.fetch_add(1, Ordering::AcqRel);
+            self.host_running.fetch_sub(1, Ordering::AcqRel);
         }
         ran
+    }
+
+    /// Whether a host function is running now, on some thread (its release may be what a
+    /// wait that finds the device idle is waiting for).
+    pub(crate) fn host_work_running(&self) -> bool {
+        self.host_running.load(Ordering::Acquire) != 0
+    }
+
+    /// How many host functions were taken or finished so far (see [`Device::host_moved`]).
+    pub(crate) fn host_epoch(&self) -> u64 {
+        self.host_epoch.load(Ordering::Acquire)
+    }
+
+    /// Whether a host function runs now, or one started or ended since `epoch`
+    /// ([`Device::host_epoch`]): a wait that found the device idle goes on then, since the
+    /// release it waits for may have come after the device looked.
+    pub(crate) fn host_moved(&self, epoch: u64) -> bool {
+        self.host_work_running() || self.host_epoch() != epoch
     }
 
     /// Serve the system's other GPUs, where the system has installed how (`Gpu::serve_also`
@@ -765,6 +797,15 @@ impl<P: Platform> Device<P> {
             if ran {
                 continue;
             }
+            if self.host_work_running() {
+                // Another thread runs a host function: the device stands still until it
+                // returns (its release may be what this waits for), however long it takes
+                // the host, so that where in simulated time anything happens never
+                // depends on it.
+                core::hint::spin_loop();
+                continue;
+            }
+            let epoch = self.host_epoch();
             match self.platform.yield_now() {
                 Activity::Idle => {
                     if done() || self.run_host_work(None) || self.service_replays() || self.serve_others() {
@@ -773,6 +814,9 @@ impl<P: Platform> Device<P> {
                     self.service_interrupts();
                     if self.channel_error(chid).is_some() || self.linked.get().and_then(|l| l(chid)).is_some() {
                         continue; // reported above, after the host work it strands
+                    }
+                    if self.host_moved(epoch) {
+                        continue; // another thread's host function: its release comes
                     }
                     rlog!(&self.platform, Level::Error, "channel {chid}: device idle but the wait can never complete");
                     return Err(CuError::LaunchTimeout);

@@ -74,6 +74,8 @@ pub enum CuError {
     InvalidPc = 718,
     /// CUDA_ERROR_LAUNCH_FAILED
     LaunchFailed = 719,
+    /// CUDA_ERROR_NOT_PERMITTED
+    NotPermitted = 800,
     /// CUDA_ERROR_NOT_SUPPORTED
     NotSupported = 801,
     /// CUDA_ERROR_UNKNOWN
@@ -124,6 +126,7 @@ impl CuError {
             MisalignedAddress,
             InvalidPc,
             LaunchFailed,
+            NotPermitted,
             NotSupported,
             Unknown,
         ]
@@ -169,6 +172,7 @@ impl CuError {
             MisalignedAddress => "misaligned address",
             InvalidPc => "invalid program counter",
             LaunchFailed => "unspecified launch failure",
+            NotPermitted => "operation not permitted",
             NotSupported => "operation not supported",
             Unknown => "unknown error",
         }
@@ -212,6 +216,7 @@ impl CuError {
             MisalignedAddress => "CUDA_ERROR_MISALIGNED_ADDRESS",
             InvalidPc => "CUDA_ERROR_INVALID_PC",
             LaunchFailed => "CUDA_ERROR_LAUNCH_FAILED",
+            NotPermitted => "CUDA_ERROR_NOT_PERMITTED",
             NotSupported => "CUDA_ERROR_NOT_SUPPORTED",
             Unknown => "CUDA_ERROR_UNKNOWN",
         }
@@ -247,7 +252,7 @@ mod tests {
         }
         assert_eq!(CuError::from_code(0), None);
         // Every variant is reachable from its number.
-        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 36);
+        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 37);
         assert_eq!(CuError::HostMemoryNotRegistered.code(), 713);
         assert_eq!(CuError::from_code(301), Some(CuError::FileNotFound));
     }

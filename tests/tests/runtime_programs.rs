@@ -135,6 +135,23 @@ fn both_modes(name: &str, extra: &[&str], expect: &str) {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Host functions and threads (hostfn.cu): a host function making system calls while
+/// another thread synchronizes the context 200 times (each waits for it: none gives up with
+/// "device idle"), or launches on the legacy stream behind it (the kernel runs); CUDA calls
+/// inside a host function answer cudaErrorNotPermitted, change nothing (the stream it tried
+/// to destroy runs on) and leave the waiting thread's last error alone; and the simulated
+/// time around a host function is the same whether it sleeps 0 or 120 ms.
+#[test]
+fn host_functions_with_other_threads_waiting() {
+    let exe = compile("hostfn", &[]);
+    let simulated = |ms: &str| {
+        let out = run_ok(&exe, &[("HOSTFN_SLEEP_MS", ms)]);
+        out.lines().find(|l| l.starts_with("simulated:")).expect("simulated time").to_string()
+    };
+    assert_eq!(simulated("0"), simulated("120"));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Vector add with `<<<>>>`, a grid-stride loop, the launch's status.
 #[test]
 fn vecadd() {

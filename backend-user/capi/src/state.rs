@@ -161,8 +161,37 @@ thread_local! {
 }
 
 pub(crate) fn state() -> Result<MutexGuard<'static, State>> {
+    // CUDA: host functions must not call CUDA (their thread may be one the driver waits on).
+    if in_host_function() {
+        return Err(CuError::NotPermitted);
+    }
     let m = STATE.get().ok_or(CuError::NotInitialized)?;
     Ok(m.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+std::thread_local! {
+    /// How deep this thread is in host functions (cuLaunchHostFunc, cuStreamAddCallback)
+    /// the runtime runs.
+    static HOST_FUNCTION: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether this thread is running a host function now: every call that reaches the
+/// library's state answers CUDA_ERROR_NOT_PERMITTED, as CUDA does, and changes nothing.
+pub(crate) fn in_host_function() -> bool {
+    HOST_FUNCTION.with(std::cell::Cell::get) > 0
+}
+
+/// Run host function `f` (the program's) marked as one.
+pub(crate) fn as_host_function(f: impl FnOnce()) {
+    struct Mark;
+    impl Drop for Mark {
+        fn drop(&mut self) {
+            HOST_FUNCTION.with(|d| d.set(d.get() - 1));
+        }
+    }
+    HOST_FUNCTION.with(|d| d.set(d.get() + 1));
+    let _mark = Mark;
+    f();
 }
 
 pub(crate) fn initialized() -> Result<()> {

@@ -142,7 +142,7 @@ pub extern "C" fn cuLaunchHostFunc(s: Handle, f: HostFn, data: *mut c_void) -> C
             let data = data.expose_provenance();
             let run = move |err: Option<CuError>| {
                 if err.is_none() {
-                    f(std::ptr::with_exposed_provenance_mut(data))
+                    crate::state::as_host_function(|| f(std::ptr::with_exposed_provenance_mut(data)))
                 }
             };
             gpu.launch_host_func(h, sh, Box::new(run))
@@ -163,7 +163,9 @@ pub extern "C" fn cuStreamAddCallback(s: Handle, cb: StreamCallback, data: *mut 
         let (data, stream) = (data.expose_provenance(), s.expose_provenance());
         let run = move |err: Option<CuError>| {
             let status = err.map_or(0, |e| e.code() as CUresult);
-            cb(std::ptr::with_exposed_provenance_mut(stream), status, std::ptr::with_exposed_provenance_mut(data))
+            let (stream, data) =
+                (std::ptr::with_exposed_provenance_mut(stream), std::ptr::with_exposed_provenance_mut(data));
+            crate::state::as_host_function(|| cb(stream, status, data))
         };
         gpu.launch_host_func(h, sh, Box::new(run))
     })

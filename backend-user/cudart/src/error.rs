@@ -32,6 +32,16 @@ pub fn record(e: Status) -> Status {
     e
 }
 
+/// Run the program's host function `f` (cudaLaunchHostFunc, cudaStreamAddCallback) on
+/// this thread, leaving the thread's last error as it was: CUDA runs them on a thread of
+/// its own, so the errors of the calls they make (cudaErrorNotPermitted) are no other
+/// thread's.
+pub fn preserving(f: impl FnOnce()) {
+    let saved = LAST.with(Cell::get);
+    f();
+    LAST.with(|l| l.set(saved));
+}
+
 /// The codes of a fault that corrupts the context: once a call returned one, every call
 /// does until `cudaDeviceReset`, and `cudaGetLastError` keeps returning it.
 pub fn sticky(e: Status) -> bool {

@@ -155,8 +155,30 @@ pub extern "C" fn cudaLaunchHostFunc(s: Handle, f: HostFn, data: *mut c_void) ->
     api(|| {
         let d = state::driver()?;
         state::context()?;
-        error::check(d.cuLaunchHostFunc(s, f, data))
+        let f = f.ok_or(error::codes::cudaErrorInvalidValue)?;
+        let id = NEXT_CALLBACK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        HOST_FNS.lock().unwrap_or_else(|p| p.into_inner()).push((id, f, data.expose_provenance()));
+        let r = error::check(d.cuLaunchHostFunc(s, Some(host_fn_trampoline), std::ptr::without_provenance_mut(id)));
+        if r.is_err() {
+            HOST_FNS.lock().unwrap_or_else(|p| p.into_inner()).retain(|c| c.0 != id);
+        }
+        r
     })
+}
+
+/// Host functions waiting to run, by the id passed to the driver as their data: the
+/// program's function and data. (One whose stream faults is never called, as CUDA
+/// documents, and stays here.)
+static HOST_FNS: std::sync::Mutex<Vec<(usize, extern "C" fn(*mut c_void), usize)>> = std::sync::Mutex::new(Vec::new());
+
+/// The driver's host function for `cudaLaunchHostFunc`: the program's, with the thread's
+/// last error left alone.
+extern "C" fn host_fn_trampoline(id: *mut c_void) {
+    let mut list = HOST_FNS.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(k) = list.iter().position(|c| c.0 == id.addr()) else { return };
+    let (_, f, data) = list.swap_remove(k);
+    drop(list);
+    error::preserving(|| f(std::ptr::with_exposed_provenance_mut(data)));
 }
 
 /// Stream callbacks waiting to run, by the id passed to the driver as their data: the
@@ -173,7 +195,7 @@ extern "C" fn callback_trampoline(s: Handle, status: crate::driver::CUresult, id
     let Some(k) = list.iter().position(|c| c.0 == id.addr()) else { return };
     let (_, cb, data) = list.swap_remove(k);
     drop(list);
-    cb(s, error::from_driver(status), std::ptr::with_exposed_provenance_mut(data));
+    error::preserving(|| cb(s, error::from_driver(status), std::ptr::with_exposed_provenance_mut(data)));
 }
 
 /// `cudaStreamAddCallback`: call `cb(s, status, data)` in stream order on `s` (flags

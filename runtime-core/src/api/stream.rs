@@ -83,7 +83,10 @@ impl<P: Platform> Gpu<P> {
         if done()? {
             return Ok(true);
         }
-        self.platform.poll();
+        // Not while another thread runs a host function: the device stands still then.
+        if !self.host_work_running() {
+            self.platform.poll();
+        }
         self.service_interrupts();
         // A query holds no context's lock: a program polling while a kernel waits for a
         // replayable fault's service gets it served.
