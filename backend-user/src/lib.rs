@@ -40,7 +40,7 @@ pub use runtime_core::{
     CheckMode, CheckReport, ContextConfig, CtxHandle, CuError, DeviceInfo, Fence, FuncAttributes, LaunchConfig,
     MemsetValue, Params, Result, StreamHandle,
 };
-pub use system::{System, UserUvm};
+pub use system::{System, UserPeers, UserUvm};
 
 use bytemuck::Pod;
 use runtime_core::Gpu;
@@ -196,7 +196,7 @@ impl Device {
     /// A context with explicit ring sizes.
     pub fn create_context_with(&self, cfg: &ContextConfig) -> Result<Context> {
         let h = self.gpu.ctx_create_with(cfg)?;
-        Ok(Context { inner: Arc::new(CtxInner { gpu: self.gpu.clone(), h, uvm: None }) })
+        Ok(Context { inner: Arc::new(CtxInner { gpu: self.gpu.clone(), h, uvm: None, peers: None }) })
     }
 }
 
@@ -206,10 +206,16 @@ struct CtxInner {
     /// The unified-memory service of the system that made the context, which forgets the
     /// context's mappings and frees the memory it owns when it goes.
     uvm: Option<Arc<UserUvm>>,
+    /// The peer accesses of that system: the context's allocations are mapped into the
+    /// contexts that reach it, and leave them when freed or when it goes.
+    peers: Option<Arc<UserPeers>>,
 }
 
 impl Drop for CtxInner {
     fn drop(&mut self) {
+        if let Some(p) = &self.peers {
+            p.forget(self.h);
+        }
         if let Some(u) = &self.uvm {
             u.context_gone(&self.gpu, self.h);
         }
@@ -233,7 +239,12 @@ impl Context {
     pub fn alloc<T: Pod>(&self, n: usize) -> Result<DeviceBuffer<T>> {
         let bytes = (n as u64).checked_mul(size_of::<T>() as u64).ok_or(CuError::InvalidValue)?;
         let ptr = self.inner.gpu.mem_alloc(self.inner.h, bytes)?;
-        Ok(DeviceBuffer { ctx: self.inner.clone(), ptr, len: n, _t: PhantomData })
+        // Built first: dropped on failure, it frees the memory.
+        let buf = DeviceBuffer { ctx: self.inner.clone(), ptr, len: n, _t: PhantomData };
+        if let Some(p) = &self.inner.peers {
+            p.allocated(self.inner.h, ptr)?;
+        }
+        Ok(buf)
     }
 
     /// A stream: a channel of this context (`non_blocking`: CU_STREAM_NON_BLOCKING, no
@@ -640,6 +651,9 @@ impl DeviceBuffer<u32> {
 
 impl<T: Pod> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
+        if let Some(p) = &self.ctx.peers {
+            p.freeing(self.ctx.h, self.ptr);
+        }
         if let Err(e) = self.ctx.gpu.mem_free(self.ctx.h, self.ptr) {
             runtime_core::rlog!(self.ctx.gpu.platform(), runtime_core::Level::Warn, "freeing {:#x}: {e}", self.ptr);
         }

@@ -1,4 +1,5 @@
-//! Managed memory through the Rust API: what `cudaMallocManaged` gives a program, on a
+//! A system's contexts through the Rust API — peer access between GPUs
+//! ([`System::enable_peer_access`], [`System::copy_peer`]) — and managed memory: what `cudaMallocManaged` gives a program, on a
 //! [`System`] that serves unified memory ([`System::with_unified_memory`]). One pointer
 //! for the host and every GPU; on devices of compute capability 6.0 and later its pages
 //! migrate to the GPU whose kernel touches them, by runtime-core's `uvm` — the same
@@ -70,7 +71,27 @@ impl System {
         if let Some(u) = self.uvm() {
             u.context_created(&gpu, h);
         }
-        Ok(Context { inner: Arc::new(CtxInner { gpu, h, uvm: self.uvm().cloned() }) })
+        let peers = Some(self.peers().clone());
+        Ok(Context { inner: Arc::new(CtxInner { gpu, h, uvm: self.uvm().cloned(), peers }) })
+    }
+
+    /// cuCtxEnablePeerAccess: context `from` (made by [`System::create_context`]) may reach
+    /// the device memory of `to`, on another GPU with a peer path: what it has and what it
+    /// allocates later, mapped at the same pointers, reached over the link.
+    pub fn enable_peer_access(&self, from: &Context, to: &Context) -> Result<()> {
+        self.peers().enable(from.inner.h, to.inner.h)
+    }
+
+    /// cuCtxDisablePeerAccess: undo [`System::enable_peer_access`].
+    pub fn disable_peer_access(&self, from: &Context, to: &Context) -> Result<()> {
+        self.peers().disable(from.inner.h, to.inner.h)
+    }
+
+    /// cuMemcpyPeer: `bytes` from `src` of context `sc` to `dst` of context `dc`, over the
+    /// link where either side has access to the other, else staged through the host;
+    /// returns when it is done.
+    pub fn copy_peer(&self, (dst, dc): (u64, &Context), (src, sc): (u64, &Context), bytes: usize) -> Result<()> {
+        self.peers().copy((dst, dc.inner.h), (src, sc.inner.h), bytes, None, false)
     }
 
     /// `n` elements of `T` of managed memory owned by `ctx` (cuMemAllocManaged, attached

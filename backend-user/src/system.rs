@@ -14,12 +14,16 @@ use std::sync::{Arc, Weak};
 /// The unified-memory service of a system of user-space GPUs.
 pub type UserUvm = Uvm<UserPlatform>;
 
+/// The peer accesses of a system of user-space GPUs.
+pub type UserPeers = runtime_core::system::Peers<UserPlatform>;
+
 /// The GPUs of a system, in ordinal order.
 pub struct System {
     config: SystemConfig,
     devices: Vec<Device>,
     clock: Arc<crate::Lockstep>,
     uvm: Option<Arc<UserUvm>>,
+    peers: Arc<UserPeers>,
 }
 
 impl System {
@@ -54,7 +58,20 @@ impl System {
                 Device::open_with(o)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { config, devices, clock, uvm: None })
+        let peers = Arc::new(UserPeers::default());
+        peers.set_gpus(devices.iter().map(|d| Arc::downgrade(d.gpu())).collect(), Self::reach(&config));
+        Ok(Self { config, devices, clock, uvm: None, peers })
+    }
+
+    /// `reach[a][b]`: GPU `b`'s routing id where the topology gives GPU `a` a peer path to it.
+    fn reach(config: &SystemConfig) -> Vec<Vec<Option<u16>>> {
+        let n = config.len();
+        (0..n).map(|a| (0..n).map(|b| (a != b && config.p2p(a, b)).then(|| config.routing_id(b))).collect()).collect()
+    }
+
+    /// The peer accesses between the system's contexts (cuCtxEnablePeerAccess).
+    pub fn peers(&self) -> &Arc<UserPeers> {
+        &self.peers
     }
 
     /// Serve unified memory on this system (CUDA's unified addressing and managed
@@ -67,10 +84,7 @@ impl System {
     pub fn with_unified_memory(mut self, paging: bool) -> Result<Self> {
         let uvm = Arc::new(UserUvm::new(paging));
         let n = self.devices.len();
-        let reach = (0..n)
-            .map(|a| (0..n).map(|b| (a != b && self.config.p2p(a, b)).then(|| self.config.routing_id(b))).collect())
-            .collect();
-        uvm.set_gpus(self.devices.iter().map(|d| Arc::downgrade(d.gpu())).collect(), reach);
+        uvm.set_gpus(self.devices.iter().map(|d| Arc::downgrade(d.gpu())).collect(), Self::reach(&self.config));
         for d in &self.devices {
             let gpu = d.gpu();
             if gpu.unified_addressing() {

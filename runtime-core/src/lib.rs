@@ -18,7 +18,9 @@
 //! 6. [`api`]: [`Gpu`], the handle table (contexts and their objects) and the CUDA-shaped calls;
 //! 7. [`uvm`]: unified memory as a driver service over a system's GPUs — host memory mapped
 //!    on demand, managed memory paged between the host and the GPUs (advice, residency,
-//!    migration, eviction, prefetch, write-back), the fault service.
+//!    migration, eviction, prefetch, write-back), the fault service;
+//! 8. [`system`]: the system of GPUs above them — peer access between contexts of
+//!    different GPUs, copies between GPUs.
 //!
 //! Errors are [`CuError`], numbered like `CUresult`.
 #![no_std]
@@ -37,6 +39,7 @@ pub mod limits;
 pub mod physmem;
 pub mod platform;
 pub mod range;
+pub mod system;
 pub mod uvm;
 pub mod vm;
 

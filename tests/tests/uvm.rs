@@ -2,7 +2,8 @@
 //! program: residency (a GPU's first touch migrates a page, later kernels find it, host
 //! access brings it home), eviction order under oversubscription (the oldest memory goes
 //! first, and pages whose preferred location is the GPU last), read-mostly copies, and a
-//! page that thrashes between two GPUs staying put and being reached over the link.
+//! page that thrashes between two GPUs staying put and being reached over the link. And the
+//! system's other service, peer access (runtime-core's `system::Peers`), the same way.
 
 use backend_user::{Advice, Arg, Context, DeviceOptions, Location, Managed, System, SystemConfig};
 
@@ -191,4 +192,34 @@ fn a_page_that_thrashes_between_gpus_stays_and_is_reached_over_the_link() {
     assert_eq!(m.location(0), Some(Location::Gpu(0)), "pinned where it was");
     assert_eq!(counts(&sys), moved, "nothing moved");
     assert!(m.to_vec().unwrap().iter().all(|&v| v == 4));
+}
+
+/// Peer access through the Rust API on `gv100x2`: with access from GPU 0's context to GPU
+/// 1's, a kernel on GPU 0 reads GPU 1's memory over the link, allocations made before and
+/// after the access alike; peer copies go over the link with access and through the host
+/// without; access cannot be enabled twice, nor between contexts of one GPU.
+#[test]
+fn peer_access_maps_the_other_gpus_memory_and_copies_cross_the_link() {
+    let sys = system("gv100x2");
+    let (c0, c1) = (sys.create_context(0).unwrap(), sys.create_context(1).unwrap());
+    let n = 4 * WORDS;
+    let mut before = c1.alloc::<u32>(n).unwrap();
+    before.copy_from(&(0..n as u32).collect::<Vec<_>>()).unwrap();
+    let out = c0.alloc::<u32>(n).unwrap();
+    // Without access, a copy between them is staged through the host.
+    sys.copy_peer((out.device_ptr(), &c0), (before.device_ptr(), &c1), n * 4).unwrap();
+    assert_eq!(out.to_vec().unwrap()[n - 1], n as u32 - 1);
+    sys.enable_peer_access(&c0, &c1).unwrap();
+    assert_eq!(sys.enable_peer_access(&c0, &c1), Err(runtime_core::CuError::PeerAccessAlreadyEnabled));
+    let c0b = sys.create_context(0).unwrap();
+    assert_eq!(sys.enable_peer_access(&c0, &c0b), Err(runtime_core::CuError::InvalidDevice));
+    let (_, link) = run(&sys, 0, &c0, "copy", &[before.arg(), out.arg()], n);
+    assert_eq!(link, n as u64 * 4, "read over the link");
+    let mut after = c1.alloc::<u32>(n).unwrap();
+    after.copy_from(&vec![9; n]).unwrap();
+    let (_, link) = run(&sys, 0, &c0, "copy", &[after.arg(), out.arg()], n);
+    assert_eq!(link, n as u64 * 4, "allocated after the access: mapped too");
+    assert!(out.to_vec().unwrap().iter().all(|&v| v == 9));
+    sys.disable_peer_access(&c0, &c1).unwrap();
+    assert_eq!(sys.disable_peer_access(&c0, &c1), Err(runtime_core::CuError::PeerAccessNotEnabled));
 }

@@ -45,6 +45,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         // gets it mapped on demand, and managed memory is paged (runtime-core's `uvm`).
         let paging = std::env::var(demand::UVM_ENV).map_or(true, |v| v != "host");
         let sys = backend_user::System::open_with(system.clone(), &opts)?.with_unified_memory(paging)?;
+        peer::set(sys.peers().clone());
         if let Some(u) = sys.uvm() {
             u.observe(Box::new(|what| apitrace::uvm_event(what)));
             demand::set(u.clone());
@@ -81,7 +82,6 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
             profile,
             buffers: HashMap::new(),
             links: HashMap::new(),
-            peers: Vec::new(),
         };
         if STATE.set(Mutex::new(st)).is_ok() {
             sanitize::start(checks);

@@ -13,8 +13,8 @@ pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresul
                 return Err(CuError::InvalidValue);
             }
             let p = gpu.mem_alloc(h, bytes as u64)?;
-            if let Err(e) = peer::allocated(h, p).and_then(|()| raw::put(dptr, p)) {
-                peer::freeing(h, p);
+            if let Err(e) = peer::peers().allocated(h, p).and_then(|()| raw::put(dptr, p)) {
+                peer::peers().freeing(h, p);
                 let _ = gpu.mem_free(h, p);
                 return Err(e);
             }
@@ -38,8 +38,8 @@ pub(crate) fn alloc_pitch(
         return Err(CuError::InvalidValue);
     }
     let (p, pitch) = gpu.mem_alloc_pitch(h, width, height, elem, low)?;
-    peer::allocated(h, p).and_then(|()| store(p, pitch)).inspect_err(|_| {
-        peer::freeing(h, p);
+    peer::peers().allocated(h, p).and_then(|()| store(p, pitch)).inspect_err(|_| {
+        peer::peers().freeing(h, p);
         let _ = gpu.mem_free(h, p);
     })
 }
@@ -85,7 +85,7 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
                 drop(r);
                 return freed;
             }
-            peer::freeing(h, dptr);
+            peer::peers().freeing(h, dptr);
             gpu.mem_free(h, dptr)?;
             pointer::forget(&mut *state()?, h, dptr);
             Ok(())
@@ -297,7 +297,7 @@ fn unified_copy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, asy
         return guard(|| {
             apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst)));
             match (dst_other.or(dd.then_some(h)), src_other.or(sd.then_some(h))) {
-                (Some(dc), Some(sc)) => peer::copy((dst, dc), (src, sc), bytes, Some((h, sh)), asynchronous)?,
+                (Some(dc), Some(sc)) => peer::peers().copy((dst, dc), (src, sc), bytes, Some((h, sh)), asynchronous)?,
                 // Host memory and another GPU's memory: a copy in that GPU's context, in
                 // the stream's order.
                 (Some(dc), None) => {

@@ -68,8 +68,6 @@ pub(crate) struct State {
     pub(crate) buffers: HashMap<(u64, u64), u64>,
     /// Link states (cuLinkCreate) by handle.
     pub(crate) links: HashMap<u64, link::Link>,
-    /// Peer access enabled between contexts (cuCtxEnablePeerAccess).
-    pub(crate) peers: Vec<crate::peer::Access>,
 }
 
 impl State {
@@ -114,8 +112,7 @@ impl State {
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
         let managed = self.managed.extract_if(.., |r| r.ctx == h).collect();
         self.buffers.retain(|(c, _), _| *c != h.0);
-        let peer_unmaps = crate::peer::forget(self, h);
-        Ok(Doomed { gpu, h, _host: host, _managed: managed, peer_unmaps })
+        Ok(Doomed { gpu, h, _host: host, _managed: managed })
     }
 }
 
@@ -127,15 +124,12 @@ pub(crate) struct Doomed {
     pub(crate) _host: Vec<HostAlloc>,
     /// And its managed memory.
     pub(crate) _managed: Vec<crate::managed::Range>,
-    /// Its memory as other contexts map it (peer access): unmapped first.
-    pub(crate) peer_unmaps: Vec<(Arc<UserGpu>, CtxHandle, u64)>,
 }
 
 impl Doomed {
     pub(crate) fn destroy(self) -> Result<()> {
-        for (gpu, from, va) in &self.peer_unmaps {
-            let _ = gpu.mem_unmap_foreign(*from, *va);
-        }
+        // Its accesses go, and its memory leaves the contexts that reached it (peer access).
+        crate::peer::peers().forget(self.h);
         // Its pinned and managed memory leaves the contexts that reached it.
         crate::demand::uvm().context_gone(&self.gpu, self.h);
         if sanitize::on() {
