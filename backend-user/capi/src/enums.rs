@@ -64,7 +64,6 @@ pub const OTHER_DESCRIPTIONS: &[(std::ffi::c_int, &str)] = &[
     (714, "hardware stack error"),
     (717, "operation not supported on global/shared address space"),
     (721, "tensor memory not completely freed"),
-    (800, "operation not permitted"),
     (802, "system not yet initialized"),
     (803, "system has unsupported display driver / cuda driver combination"),
     (804, "forward compatibility was attempted on non supported HW"),
