@@ -135,11 +135,7 @@ impl Device {
     /// are split by pages over the GPUs, its launches by blocks, its modules loaded on all.
     pub fn open_unified(system: SystemConfig, opts: &DeviceOptions) -> Result<Self> {
         let sys = System::open_with(system, opts)?;
-        let rids: Vec<u16> = (0..sys.len()).map(|i| sys.config().routing_id(i)).collect();
-        let first = sys.devices()[0].clone();
-        let others = sys.devices()[1..].iter().map(|d| d.gpu.clone()).collect();
-        first.gpu.gang_form(others, &rids)?;
-        Ok(first)
+        sys.unify().cloned()
     }
 
     /// Where the GPU sits on the buses: PCI address, BARs, VRAM in the system map.

@@ -113,6 +113,20 @@ impl System {
         Ok(self)
     }
 
+    /// Present the system as one logical GPU (MGPUSim's unified GPU,
+    /// `runtime_core::api::gang`): the first GPU leads the others, and is the one device a
+    /// program sees; its allocations are split by pages over the GPUs, its launches by
+    /// blocks, its modules loaded on all. A system of one GPU stays as it is.
+    pub fn unify(&self) -> Result<&Device> {
+        let first = &self.devices[0];
+        if self.devices.len() > 1 {
+            let rids: Vec<u16> = (0..self.len()).map(|i| self.config.routing_id(i)).collect();
+            let others = self.devices[1..].iter().map(|d| d.gpu().clone()).collect();
+            first.gpu().gang_form(others, &rids)?;
+        }
+        Ok(first)
+    }
+
     /// The unified-memory service, once [`System::with_unified_memory`] started it.
     pub fn uvm(&self) -> Option<&Arc<UserUvm>> {
         self.uvm.as_ref()

@@ -58,9 +58,7 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         let mut gpus = gpus;
         let mut physical = Vec::new();
         if system.unified && gpus.len() > 1 {
-            let rids: Vec<u16> = (0..gpus.len()).map(|i| system.routing_id(i)).collect();
-            let others = gpus[1..].iter().map(|b| b.dev.gpu().clone()).collect();
-            gpus[0].dev.gpu().gang_form(others, &rids)?;
+            sys.unify()?;
             physical = gpus
                 .iter()
                 .map(|b| Board { dev: b.dev.clone(), config: b.config.clone(), primary: None, primary_flags: 0 })
