@@ -118,33 +118,33 @@ impl FakeGpu {
         }
         let mut recs = core::mem::take(&mut self.timing.replay_log);
         recs.append(&mut self.compute.replay_log);
-        let size = self.regs.get(NV_PFB_REPLAY_BUFFER_SIZE, 0);
+        let size = PfbReplayBufferSize::from(self.regs.get(NV_PFB_REPLAY_BUFFER_SIZE, 0));
         let base = u64::from(self.regs.get(NV_PFB_REPLAY_BUFFER_LO, 0))
             | u64::from(self.regs.get(NV_PFB_REPLAY_BUFFER_HI, 0)) << 32;
-        let entries = size & 0xFFFF;
-        if size & ENABLE == 0 || entries == 0 {
+        let entries = u32::from(size.entries());
+        if !size.enable() || entries == 0 {
             self.replay_now(true);
             return;
         }
-        let mut intr = self.regs.get(NV_PFB_REPLAY_INTR, 0);
+        let mut intr = PfbReplayIntr::from(self.regs.get(NV_PFB_REPLAY_INTR, 0));
         for r in recs {
             let (put, get) = (self.regs.get(NV_PFB_REPLAY_PUT, 0), self.regs.get(NV_PFB_REPLAY_GET, 0));
             let next = (put + 1) % entries;
             if next == get % entries {
                 // Full: the warp stays parked and faults again after the next replay.
-                intr |= INTR_OVERFLOW;
+                intr.set_overflow(true);
                 continue;
             }
             let e = Entry { va: r.fault.va, inst: r.inst, chid: r.chid, write: r.fault.write };
             let at = base + u64::from(put) * ENTRY_BYTES as u64;
             if self.mem.sys.write(at, &e.encode()).is_err() {
-                intr |= INTR_OVERFLOW;
+                intr.set_overflow(true);
                 continue;
             }
             self.regs.set(NV_PFB_REPLAY_PUT, 0, next);
-            intr |= INTR_FAULT;
+            intr.set_fault(true);
         }
-        self.regs.set(NV_PFB_REPLAY_INTR, 0, intr);
+        self.regs.set(NV_PFB_REPLAY_INTR, 0, intr.into());
     }
 
     /// NV_PFB_REPLAY: retry (or cancel) every parked access, now.

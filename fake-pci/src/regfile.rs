@@ -153,8 +153,9 @@ impl FakeGpu {
             }
             offset::NV_PFB_REPLAY => {
                 self.regs.values[slot] = 0; // self-clearing
-                if new & (hw::replay::REPLAY | hw::replay::CANCEL) != 0 {
-                    self.replay_now(new & hw::replay::CANCEL != 0);
+                let r = PfbReplay::from(new);
+                if r.replay() || r.cancel() {
+                    self.replay_now(r.cancel());
                     return WriteEffect { kick: true };
                 }
             }

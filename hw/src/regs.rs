@@ -284,19 +284,19 @@ registers! {
     /// Model: bus address bits 63:32 of the fault buffer.
     NV_PFB_REPLAY_BUFFER_HI @ 0x100E44 : Rw, reset 0, mask 0xFFFF_FFFF => u32;
     /// Model: entries in the fault buffer (15:0) and bit 31 enabled.
-    NV_PFB_REPLAY_BUFFER_SIZE @ 0x100E48 : Rw, reset 0, mask 0x8000_FFFF => u32;
+    NV_PFB_REPLAY_BUFFER_SIZE @ 0x100E48 : Rw, reset 0, mask 0x8000_FFFF => PfbReplayBufferSize;
     /// Model: the next entry software reads (software advances it).
     NV_PFB_REPLAY_GET @ 0x100E4C : Rw, reset 0, mask 0xFFFF => u32;
     /// Model: the next entry the device writes.
     NV_PFB_REPLAY_PUT @ 0x100E50 : Ro, reset 0, mask 0 => u32;
     /// Model: bit 0 faults recorded, bit 1 a fault dropped for a full buffer (write 1 to
     /// clear); the PFB bit of NV_PMC_INTR_0 while set and enabled.
-    NV_PFB_REPLAY_INTR @ 0x100E54 : W1c, reset 0, mask 0x3 => u32;
+    NV_PFB_REPLAY_INTR @ 0x100E54 : W1c, reset 0, mask 0x3 => PfbReplayIntr;
     /// Model: which NV_PFB_REPLAY_INTR bits interrupt.
-    NV_PFB_REPLAY_INTR_EN @ 0x100E58 : Rw, reset 0, mask 0x3 => u32;
+    NV_PFB_REPLAY_INTR_EN @ 0x100E58 : Rw, reset 0, mask 0x3 => PfbReplayIntr;
     /// Model: bit 0 replays every parked access (the warps retry the instruction), bit 1
     /// cancels them (their grids fail with the fault, as a non-replayable one would).
-    NV_PFB_REPLAY @ 0x100E5C : Wo, reset 0, mask 0x3 => u32;
+    NV_PFB_REPLAY @ 0x100E5C : Wo, reset 0, mask 0x3 => PfbReplay;
     /// Model (initcheck): bit 0 on: the device tracks which VRAM bytes were written.
     NV_PFB_CHECK_SHADOW @ 0x100F00 : Rw, reset 0, mask 0x1 => u32;
     /// Model (initcheck): physical address bits 31:0 of a range to mark never written.

@@ -8,16 +8,7 @@
 /// Bytes per entry.
 pub const ENTRY_BYTES: usize = 32;
 
-/// NV_PFB_REPLAY bits.
-pub const REPLAY: u32 = 1 << 0;
-/// See [`REPLAY`].
-pub const CANCEL: u32 = 1 << 1;
-/// NV_PFB_REPLAY_INTR bits.
-pub const INTR_FAULT: u32 = 1 << 0;
-/// See [`INTR_FAULT`].
-pub const INTR_OVERFLOW: u32 = 1 << 1;
-/// NV_PFB_REPLAY_BUFFER_SIZE's enable bit.
-pub const ENABLE: u32 = 1 << 31;
+// The registers' layouts: `crate::regs::{PfbReplayBufferSize, PfbReplayIntr, PfbReplay}`.
 
 /// One fault record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -532,3 +532,42 @@ pub struct PgraphCaps {
     #[skip]
     __: B16,
 }
+
+/// NV_PFB_REPLAY_BUFFER_SIZE layout (model: replayable faults).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfbReplayBufferSize {
+    /// Entries in the fault buffer.
+    pub entries: B16,
+    #[skip]
+    __: B15,
+    /// The device records replayable faults in the buffer.
+    pub enable: bool,
+}
+
+/// NV_PFB_REPLAY_INTR and NV_PFB_REPLAY_INTR_EN layout (model).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfbReplayIntr {
+    /// Faults were recorded in the buffer.
+    pub fault: bool,
+    /// A fault found the buffer full (its warp stays parked and faults again).
+    pub overflow: bool,
+    #[skip]
+    __: B30,
+}
+
+/// NV_PFB_REPLAY layout (model; write-only, self-clearing).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfbReplay {
+    /// Every parked access retries its instruction.
+    pub replay: bool,
+    /// Every parked access fails with its fault (its grid fails).
+    pub cancel: bool,
+    #[skip]
+    __: B30,
+}

@@ -15,7 +15,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, Ordering};
 use hw::regs::*;
-use hw::replay::{CANCEL, ENABLE, ENTRY_BYTES, Entry, INTR_FAULT, INTR_OVERFLOW, REPLAY};
+use hw::replay::{ENTRY_BYTES, Entry};
 use lock_api::Mutex;
 
 /// What serves replayable faults: true when every page is now present (replay), false to
@@ -62,8 +62,12 @@ impl<P: Platform> Device<P> {
         self.wr(NV_PFB_REPLAY_BUFFER_LO, 0, buf.bus as u32);
         self.wr(NV_PFB_REPLAY_BUFFER_HI, 0, (buf.bus >> 32) as u32);
         self.wr(NV_PFB_REPLAY_GET, 0, 0);
-        self.wr(NV_PFB_REPLAY_BUFFER_SIZE, 0, ENABLE | entries);
-        self.wr(NV_PFB_REPLAY_INTR_EN, 0, INTR_FAULT | INTR_OVERFLOW);
+        self.wr(
+            NV_PFB_REPLAY_BUFFER_SIZE,
+            0,
+            PfbReplayBufferSize::new().with_entries(entries as u16).with_enable(true),
+        );
+        self.wr(NV_PFB_REPLAY_INTR_EN, 0, PfbReplayIntr::new().with_fault(true).with_overflow(true));
         if let Some(old) = self.replay.service.lock().replace(Service { buf, entries, handler }) {
             self.platform.dma_free(&old.buf);
         }
@@ -77,8 +81,9 @@ impl<P: Platform> Device<P> {
         if !self.replay.on.load(Ordering::Acquire) || self.replay.hold.get().is_some_and(|held| held()) {
             return false;
         }
-        let intr = self.rd(NV_PFB_REPLAY_INTR, 0);
-        if intr & (INTR_FAULT | INTR_OVERFLOW) == 0 || intr == BAD_READ {
+        let raw = self.rd(NV_PFB_REPLAY_INTR, 0);
+        let intr = PfbReplayIntr::from(raw);
+        if !(intr.fault() || intr.overflow()) || raw == BAD_READ {
             return false;
         }
         if self.replay.busy.swap(true, Ordering::AcqRel) {
@@ -97,7 +102,7 @@ impl<P: Platform> Device<P> {
     }
 
     /// [`Device::service_replays`] once it is this thread's to run.
-    fn serve(&self, intr: u32) -> bool {
+    fn serve(&self, intr: PfbReplayIntr) -> bool {
         let (records, handler) = {
             let s = self.replay.service.lock();
             let Some(s) = s.as_ref() else { return false };
@@ -122,7 +127,7 @@ impl<P: Platform> Device<P> {
         };
         // Records the buffer had no room for come back when their warps retry.
         let ok = handler(&records);
-        self.wr(NV_PFB_REPLAY, 0, if ok { REPLAY } else { CANCEL });
+        self.wr(NV_PFB_REPLAY, 0, PfbReplay::new().with_replay(ok).with_cancel(!ok));
         true
     }
 }
