@@ -24,7 +24,15 @@
 //! the first GPU's copy engine (arrays are its memory), which reaches the other pieces
 //! through the peer aperture.
 
-use super::*;
+use super::{CtxHandle, Gpu, Object, StreamHandle, object};
+use crate::channel::Fence;
+use crate::check::CheckReport;
+use crate::context::ContextConfig;
+use crate::error::{CuError, Result};
+use crate::platform::Platform;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use lock_api::Mutex;
 use crate::api::module::{FuncHandle, ModuleHandle};
 use crate::context::memory::{Owner, Pitched, Share};
 use crate::context::module::{Data, LaunchConfig, Loaded, Params};

@@ -6,7 +6,11 @@
 //! copy engine's time on the simulated clock, PCIe included, and runs while the GPU's
 //! other channels wait or work.
 
-use super::*;
+use super::Gpu;
+use crate::error::{CuError, Result};
+use crate::platform::Platform;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
 use crate::channel::Channel;
 use crate::platform::DmaBuffer;
 use crate::vm::VaSpace;
