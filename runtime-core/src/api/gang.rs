@@ -25,21 +25,21 @@
 //! through the peer aperture.
 
 use super::{CtxHandle, Gpu, Object, StreamHandle, object};
+use crate::api::module::{FuncHandle, ModuleHandle};
 use crate::channel::Fence;
 use crate::check::CheckReport;
 use crate::context::ContextConfig;
-use crate::error::{CuError, Result};
-use crate::platform::Platform;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
-use lock_api::Mutex;
-use crate::api::module::{FuncHandle, ModuleHandle};
 use crate::context::memory::{Owner, Pitched, Share};
 use crate::context::module::{Data, LaunchConfig, Loaded, Params};
+use crate::error::{CuError, Result};
+use crate::platform::Platform;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec;
+use alloc::vec::Vec;
 use hw::mmu::PAGE_SIZE;
+use lock_api::Mutex;
 
 /// A context's counterparts on the gang's other GPUs.
 #[derive(Default)]

@@ -7,13 +7,13 @@
 //! other channels wait or work.
 
 use super::Gpu;
+use crate::channel::Channel;
 use crate::error::{CuError, Result};
+use crate::platform::DmaBuffer;
 use crate::platform::Platform;
+use crate::vm::VaSpace;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use crate::channel::Channel;
-use crate::platform::DmaBuffer;
-use crate::vm::VaSpace;
 use hw::class::{LaunchDma, Layout, PhysMode, PhysTarget, TransferType, addr40, copy, subch};
 
 /// One side of a migration copy.
