@@ -53,23 +53,10 @@ use crate::vmm::{
     LOCATION_INVALID,
 };
 
-/// The granule advice and prefetches are recorded in.
-const PAGE: usize = 4096;
-
-/// What one page of managed memory was advised and prefetched to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Advice {
-    read_mostly: bool,
-    /// A device, DEVICE_CPU, or DEVICE_INVALID (none).
-    preferred: c_int,
-    /// Bit 0: the CPU; bit d + 1: device d.
-    accessed_by: u32,
-    /// The last prefetch's destination, DEVICE_INVALID if never prefetched.
-    prefetched: c_int,
-}
-
-const NO_ADVICE: Advice =
-    Advice { read_mostly: false, preferred: DEVICE_INVALID, accessed_by: 0, prefetched: DEVICE_INVALID };
+/// What one page of managed memory was advised (runtime-core's `uvm::Adv`: preferred a
+/// device, DEVICE_CPU or DEVICE_INVALID; accessed-by bit 0 the CPU, bit d + 1 device d) and
+/// last prefetched to (DEVICE_INVALID if never): the unified-memory service keeps both.
+type Advice = (runtime_core::uvm::Adv, c_int);
 
 /// What a managed range is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,8 +78,6 @@ pub(crate) struct Range {
     pub(crate) dptr: u64,
     pub(crate) bytes: usize,
     pub(crate) kind: Kind,
-    /// Per page, from the first; empty until something is advised or prefetched.
-    advice: Vec<Advice>,
     /// Keeps the memory alive.
     _mem: Arc<fifo::SharedMem>,
 }
@@ -108,23 +93,6 @@ impl Range {
         } else {
             None
         }
-    }
-
-    /// The advice of the pages holding host range `[h, h + n)`, recorded from now on.
-    fn pages(&mut self, h: usize, n: usize) -> &mut [Advice] {
-        if self.advice.is_empty() {
-            self.advice = vec![NO_ADVICE; self.bytes.div_ceil(PAGE)];
-        }
-        let first = (h - self.host) / PAGE;
-        let last = (h - self.host + n.max(1) - 1) / PAGE;
-        let end = (last + 1).min(self.advice.len());
-        &mut self.advice[first..end]
-    }
-
-    /// The advice of the pages holding `[h, h + n)` as recorded (all NO_ADVICE if none).
-    fn advice(&self, h: usize, n: usize) -> Vec<Advice> {
-        let (first, last) = ((h - self.host) / PAGE, (h - self.host + n.max(1) - 1) / PAGE);
-        (first..=last).map(|k| self.advice.get(k).copied().unwrap_or(NO_ADVICE)).collect()
     }
 }
 
@@ -166,12 +134,15 @@ pub(crate) fn take_alloc(st: &mut State, ctx: CtxHandle, p: u64) -> Option<Range
 }
 
 /// Record the managed variables the loader gave memory in module `m` of context `h`: paged
-/// as cuMemAllocManaged memory is, where that is.
+/// as cuMemAllocManaged memory is, where that is; else tracked for their advice.
 pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()> {
     let vars = gpu.module_managed(h, m)?;
-    if crate::demand::uvm().paging(gpu) {
-        for v in &vars {
-            crate::demand::uvm().add_paged(gpu, h, v.addr, v.mem.clone(), None)?;
+    let uvm = crate::demand::uvm();
+    for v in &vars {
+        if uvm.paging(gpu) {
+            uvm.add_paged(gpu, h, v.addr, v.mem.clone(), None)?;
+        } else if gpu.unified_addressing() {
+            uvm.track(h, v.addr, v.mem.clone(), false);
         }
     }
     let mut st = state()?;
@@ -183,7 +154,6 @@ pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()>
             dptr: v.addr,
             bytes,
             kind: Kind::Var(m.0),
-            advice: Vec::new(),
             _mem: v.mem,
         });
     }
@@ -191,13 +161,16 @@ pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()>
 }
 
 /// Module `m` of context `h` is about to be unloaded: its managed variables' pages come
-/// home and stop being paged, after the context's work.
+/// home and stop being paged, after the context's work, and their advice goes.
 pub(crate) fn unloading(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) {
     let vars = gpu.module_managed(h, m).unwrap_or_default();
-    if vars.iter().any(|v| crate::demand::uvm().paged(v.addr, 1)) {
+    let uvm = crate::demand::uvm();
+    if vars.iter().any(|v| uvm.paged(v.addr, 1)) {
         let _ = gpu.ctx_synchronize(h);
+    }
+    if gpu.unified_addressing() {
         for v in vars {
-            crate::demand::uvm().remove(v.addr);
+            uvm.remove(v.addr);
         }
     }
 }
@@ -242,8 +215,7 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
             } else {
                 crate::demand::uvm().add_everywhere(h, p, mem.clone());
             }
-            let r =
-                Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, advice: Vec::new(), _mem: mem };
+            let r = Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, _mem: mem };
             state()?.managed.push(r);
             raw::put(dptr, p)
         })
@@ -278,6 +250,8 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
     }
     let mut st = state()?;
     let (r, h) = find(&mut st, p, n as u64)?;
+    let d = r.dptr + (h - r.host) as u64;
+    drop(st);
     let bit = 1u32 << (dev + 1).clamp(0, 31);
     let apply = |read_mostly: &mut bool, preferred: &mut c_int, accessed_by: &mut u32| match advice {
         advise::SET_READ_MOSTLY => *read_mostly = true,
@@ -287,12 +261,8 @@ fn advise(p: CUdeviceptr, n: usize, advice: c_int, dev: c_int) -> Result<()> {
         advise::SET_ACCESSED_BY => *accessed_by |= bit,
         _ => *accessed_by &= !bit,
     };
-    for a in r.pages(h, n) {
-        apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by);
-    }
-    drop(st);
-    // Paged memory: the fault service acts on it.
-    crate::demand::uvm().advise(p, n as u64, |a| apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by));
+    // Recorded by the unified-memory service; on paged memory its fault service acts on it.
+    crate::demand::uvm().advise(d, n as u64, |a| apply(&mut a.read_mostly, &mut a.preferred, &mut a.accessed_by));
     Ok(())
 }
 
@@ -330,9 +300,9 @@ fn prefetch(p: CUdeviceptr, n: usize, dev: c_int, stream: Handle) -> Result<()> 
     gpu.stream_flags(h, sh)?;
     let mut st = state()?;
     let (r, host) = find(&mut st, p, n as u64)?;
-    r.pages(host, n).iter_mut().for_each(|a| a.prefetched = dev);
     let base = r.dptr + (host - r.host) as u64;
     drop(st);
+    crate::demand::uvm().prefetched(base, n as u64, dev);
     // Paged memory moves now: to the device (mapped for the stream's context when it is
     // that device's), or home to the host.
     let to = (dev != DEVICE_CPU).then(|| (dev as usize, (gpu.ordinal() as c_int == dev).then_some(h)));
@@ -380,10 +350,10 @@ fn location_of(dev: c_int) -> (c_int, c_int) {
 fn range_attribute(data: *mut c_void, size: usize, attr: c_int, pages: &[Advice]) -> Result<()> {
     use range_attr::*;
     let int = |v: c_int| if size == 4 { raw::put(data.cast::<c_int>(), v) } else { Err(CuError::InvalidValue) };
-    let preferred = uniform(pages, |a| a.preferred, DEVICE_INVALID);
-    let prefetched = uniform(pages, |a| a.prefetched, DEVICE_INVALID);
+    let preferred = uniform(pages, |a| a.0.preferred, DEVICE_INVALID);
+    let prefetched = uniform(pages, |a| a.1, DEVICE_INVALID);
     match attr {
-        READ_MOSTLY => int(c_int::from(pages.iter().all(|a| a.read_mostly))),
+        READ_MOSTLY => int(c_int::from(pages.iter().all(|a| a.0.read_mostly))),
         PREFERRED_LOCATION => int(preferred),
         PREFERRED_LOCATION_TYPE => int(location_of(preferred).0),
         PREFERRED_LOCATION_ID => int(location_of(preferred).1),
@@ -395,13 +365,26 @@ fn range_attribute(data: *mut c_void, size: usize, attr: c_int, pages: &[Advice]
                 return Err(CuError::InvalidValue);
             }
             // The agents every page names, the CPU first, then CU_DEVICE_INVALID.
-            let all = pages.iter().fold(u32::MAX, |m, a| m & a.accessed_by);
+            let all = pages.iter().fold(u32::MAX, |m, a| m & a.0.accessed_by);
             let agents = (0..32).filter(|b| all & (1 << b) != 0).map(|b| b - 1);
             let mut out = agents.chain(std::iter::repeat(DEVICE_INVALID));
             (0..size / 4).try_for_each(|k| raw::put(data.cast::<c_int>().wrapping_add(k), out.next().unwrap_or(-2)))
         }
         _ => Err(CuError::InvalidValue),
     }
+}
+
+/// What the pages of managed memory `[p, p + n)` were advised and prefetched to, as the
+/// unified-memory service keeps it (no advice where it keeps none).
+fn advice_of(p: CUdeviceptr, n: usize) -> Result<Vec<Advice>> {
+    let mut st = state()?;
+    let (r, h) = find(&mut st, p, n as u64)?;
+    let (d, bytes) = (r.dptr + (h - r.host) as u64, n as u64);
+    let first = (h - r.host) as u64 / runtime_core::uvm::PAGE;
+    let pages = ((h - r.host) as u64 + bytes.max(1) - 1) / runtime_core::uvm::PAGE - first + 1;
+    drop(st);
+    let none = (runtime_core::uvm::NO_ADV, DEVICE_INVALID);
+    Ok(crate::demand::uvm().range_advice(d, bytes).unwrap_or_else(|| vec![none; pages as usize]))
 }
 
 /// cuMemRangeGetAttribute: what the pages of `[p, p + n)` of managed memory were advised
@@ -415,10 +398,7 @@ pub extern "C" fn cuMemRangeGetAttribute(
     n: usize,
 ) -> CUresult {
     guard(|| {
-        let mut st = state()?;
-        let (r, h) = find(&mut st, p, n as u64)?;
-        let pages = r.advice(h, n);
-        drop(st);
+        let pages = advice_of(p, n)?;
         range_attribute(data, size, attr, &pages)
     })
 }
@@ -437,10 +417,7 @@ pub extern "C" fn cuMemRangeGetAttributes(
         if count == 0 || data.is_null() || sizes.is_null() || attrs.is_null() {
             return Err(CuError::InvalidValue);
         }
-        let mut st = state()?;
-        let (r, h) = find(&mut st, p, n as u64)?;
-        let pages = r.advice(h, n);
-        drop(st);
+        let pages = advice_of(p, n)?;
         for k in 0..count {
             let (d, size, a) =
                 (raw::get(data.wrapping_add(k))?, raw::get(sizes.wrapping_add(k))?, raw::get(attrs.wrapping_add(k))?);
@@ -500,10 +477,14 @@ extern "C" fn map_managed_data(p: *mut c_void, bytes: usize, dptr: *mut CUdevice
         // Paged as other managed memory is, where the pages sit at their host address
         // (every context then has them at one address): the write-backs leave the rest of
         // their first and last pages, the program's other data, alone.
-        if d == host as u64 && crate::demand::uvm().paging(&gpu) {
-            crate::demand::uvm().add_paged(&gpu, h, d, mem.clone(), Some((off as u64, (off + bytes) as u64)))?;
+        let uvm = crate::demand::uvm();
+        if d == host as u64 && uvm.paging(&gpu) {
+            uvm.add_paged(&gpu, h, d, mem.clone(), Some((off as u64, (off + bytes) as u64)))?;
+        } else if gpu.unified_addressing() {
+            // Its advice is kept all the same.
+            uvm.track(h, d, mem.clone(), true);
         }
-        let r = Range { ctx: h, host, dptr: d, bytes: mem.len(), kind: Kind::Data, advice: Vec::new(), _mem: mem };
+        let r = Range { ctx: h, host, dptr: d, bytes: mem.len(), kind: Kind::Data, _mem: mem };
         state()?.managed.push(r);
         raw::put(dptr, d + off as u64)
     })

@@ -54,7 +54,7 @@ impl<P: Platform> Uvm<P> {
             }
             let found = {
                 let rs = self.regions();
-                rs.range(..=f.va).next_back().filter(|(b, r)| f.va < *b + r.bytes).map(|(&b, r)| {
+                rs.range(..=f.va).next_back().filter(|(b, r)| f.va < *b + r.bytes && !r.tracked).map(|(&b, r)| {
                     let present = r.owner == ctx || r.mapped.contains(&ctx);
                     (b, r.mem.clone(), present)
                 })

@@ -53,8 +53,17 @@ struct Region {
     /// memory or the context was made, so that the fault service points them with no
     /// context's lock (a launch waiting for ring space holds its context's).
     slots: Vec<(CtxHandle, crate::vm::PteSlots)>,
-    /// Paged memory: each page's advice (empty: none given).
+    /// Managed memory: each page's advice (empty: none given). The fault service acts on
+    /// it for paged memory; for all managed memory it is what the range attributes
+    /// answer.
     advice: Vec<Adv>,
+    /// Managed memory: each page's last prefetch destination (a device, -1 the host, -2
+    /// never prefetched; empty: none).
+    prefetched: Vec<i32>,
+    /// Managed memory the service only keeps the advice of (neither paged nor mapped
+    /// everywhere by it: a module's managed variables where paging is off, a program's
+    /// `__managed__` data away from its host address): no fault is served in it.
+    tracked: bool,
     /// Paged memory: the bytes of `mem` that are managed memory, `[start, end)` (a
     /// program's `__managed__` data shares its first and last pages with other data of
     /// the program, which a write-back must leave alone); all of it otherwise.
@@ -166,6 +175,20 @@ pub struct Uvm<P: Platform> {
     observer: spin::Once<Observer>,
 }
 
+/// The region of managed memory (paged, mapped everywhere or tracked) holding `p`, with
+/// its base.
+fn managed_at(rs: &mut BTreeMap<u64, Region>, p: u64) -> Option<(&u64, &mut Region)> {
+    rs.range_mut(..=p).next_back().filter(|(b, r)| p < *b + r.bytes && (!r.pages.is_empty() || r.eager || r.tracked))
+}
+
+/// The first and last page of a region at `base` of `pages` pages that `[p, p + n)`
+/// touches (`p` in the region).
+fn page_span(base: u64, p: u64, n: u64, pages: usize) -> (usize, usize) {
+    let first = ((p - base) / PAGE) as usize;
+    let last = (((p + n.max(1) - 1 - base) / PAGE) as usize).min(pages.saturating_sub(1));
+    (first.min(last), last)
+}
+
 impl<P: Platform> Uvm<P> {
     /// A service with no GPUs yet; managed memory is paged where devices allow when
     /// `paging` (CUDA's behaviour from compute capability 6.0), else mapped everywhere.
@@ -271,8 +294,40 @@ impl<P: Platform> Uvm<P> {
     fn insert(&self, owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>, pages: Vec<Page>, eager: bool) {
         let bytes = mem.len() as u64;
         let (slots, advice, span) = (Vec::new(), Vec::new(), (0, bytes));
-        let r = Region { bytes, mem, owner, mapped: Vec::new(), pages, eager, slots, advice, span, lasting: false };
+        let r = Region {
+            bytes,
+            mem,
+            owner,
+            mapped: Vec::new(),
+            pages,
+            eager,
+            slots,
+            advice,
+            prefetched: Vec::new(),
+            tracked: false,
+            span,
+            lasting: false,
+        };
         self.regions().insert(base, r);
+    }
+
+    /// Context `owner` has managed memory `mem` at `base` that is neither paged nor mapped
+    /// everywhere by the service (see `Region::tracked`): the service keeps its advice and
+    /// prefetches for the range attributes. `lasting`: the program's own data, which
+    /// outlives the context (another context tracking the same memory shares it).
+    pub fn track(&self, owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>, lasting: bool) {
+        let bytes = mem.len() as u64;
+        {
+            let rs = self.regions();
+            if rs.range(..base + bytes).next_back().is_some_and(|(b, r)| base < *b + r.bytes) {
+                return; // known already (or overlapping another region: left alone)
+            }
+        }
+        self.insert(owner, base, mem, Vec::new(), false);
+        if let Some(r) = self.regions().get_mut(&base) {
+            r.tracked = true;
+            r.lasting = lasting;
+        }
     }
 
     /// Whether managed memory on `gpu` is paged (CUDA 6+ on Pascal and later): its pages
@@ -397,6 +452,32 @@ impl<P: Platform> Uvm<P> {
         let rs = self.regions();
         let end = p.saturating_add(n.max(1));
         rs.range(..end).next_back().is_some_and(|(&b, r)| p < b + r.bytes && !r.pages.is_empty())
+    }
+
+    /// Record a prefetch of managed memory `[p, p + n)` to `to` (a device, -1 the host), as
+    /// the range attributes answer it (the pages move by [`Uvm::prefetch`]).
+    pub fn prefetched(&self, p: u64, n: u64, to: i32) {
+        let mut rs = self.regions();
+        let Some((&base, r)) = managed_at(&mut rs, p) else { return };
+        let pages = r.bytes.div_ceil(PAGE) as usize;
+        if r.prefetched.is_empty() {
+            r.prefetched = vec![-2; pages];
+        }
+        let (first, last) = page_span(base, p, n, pages);
+        r.prefetched[first..=last].iter_mut().for_each(|d| *d = to);
+    }
+
+    /// The advice and last prefetch destination of each page holding managed memory
+    /// `[p, p + n)` (CUDA's range attributes); None where `p` is in no managed memory.
+    pub fn range_advice(&self, p: u64, n: u64) -> Option<Vec<(Adv, i32)>> {
+        let mut rs = self.regions();
+        let (&base, r) = managed_at(&mut rs, p)?;
+        let (first, last) = page_span(base, p, n, r.bytes.div_ceil(PAGE) as usize);
+        Some(
+            (first..=last)
+                .map(|k| (r.advice.get(k).copied().unwrap_or(NO_ADV), r.prefetched.get(k).copied().unwrap_or(-2)))
+                .collect(),
+        )
     }
 
     /// Where the page holding `p` of paged managed memory lives: on the host

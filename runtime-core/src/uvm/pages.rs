@@ -35,23 +35,20 @@ impl<P: Platform> Uvm<P> {
         !gpu.ctx_waits_in_submit(c) && gpu.mem_pages_set(c, va, PAGE, phys).is_ok()
     }
 
-    /// cuMemAdvise on paged managed memory `[p, p + n)`: `f` changes each page's advice. A
+    /// cuMemAdvise on managed memory `[p, p + n)`: `f` changes each page's advice. A paged
     /// page whose advice changed loses its read-only copies and direct mappings.
     pub fn advise(&self, p: u64, n: u64, f: impl Fn(&mut Adv)) {
         let mut rs = self.regions();
-        let Some((&base, r)) = rs.range_mut(..=p).next_back().filter(|(b, r)| p < *b + r.bytes && !r.pages.is_empty())
-        else {
-            return;
-        };
+        let Some((&base, r)) = super::managed_at(&mut rs, p) else { return };
+        let pages = r.bytes.div_ceil(PAGE) as usize;
         if r.advice.is_empty() {
-            r.advice = vec![NO_ADV; r.pages.len()];
+            r.advice = vec![NO_ADV; pages];
         }
-        let first = ((p - base) / PAGE) as usize;
-        let last = (((p + n.max(1) - 1 - base) / PAGE) as usize).min(r.pages.len() - 1);
+        let (first, last) = super::page_span(base, p, n, pages);
         for k in first..=last {
             let before = r.advice[k];
             f(&mut r.advice[k]);
-            if r.advice[k] != before {
+            if r.advice[k] != before && !r.pages.is_empty() {
                 // The next access faults again and finds the new advice; the GPUs it names
                 // as accessing the page have it mapped where it lives.
                 self.drop_copies(base, r, k);
