@@ -10,8 +10,10 @@
 //! prefetches move them, and the fault service acts on the advice. Otherwise it is mapped
 //! into every context of every GPU, where the one pointer serves the host and every
 //! kernel in place (concurrent managed access, direct host access).
-//! Advice and prefetches are recorded per 4 KiB page and answered by the range attributes
-//! as CUDA defines them. A module's managed variables (nvcc's) get managed memory of their
+//! Advice and prefetches are recorded per 4 KiB page by the unified-memory service
+//! (runtime-core's `uvm`, which acts on them) and answered by the range attributes as CUDA
+//! defines them; this file keeps the ranges (their kind, host and device addresses) the C
+//! ABI needs for cuMemFree and the pointer attributes. A module's managed variables (nvcc's) get managed memory of their
 //! own from the loader, paged as the rest; a program's `__managed__` variables, which
 //! clang leaves in the program's data, are mapped where they are ([`map_managed_data`])
 //! and paged there.
