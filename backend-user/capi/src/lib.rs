@@ -24,7 +24,7 @@
 // One module per API area of CUDA's Driver API reference.
 mod context; // contexts, the context stack, primary contexts
 mod copy3d; // pitched copies: cuMemcpy2D, cuMemcpy3D
-mod demand; // host memory reached from other contexts on demand (replayable faults)
+mod demand; // the system's unified-memory service (runtime-core's uvm), reached without the library lock
 mod device; // devices and their attributes
 mod event; // events
 mod init; // cuInit, versions, error strings
@@ -35,7 +35,7 @@ mod managed; // managed memory, advice and prefetches, the private export table
 mod memory; // allocations, copies, memsets, pinned host memory
 mod module; // modules, functions, globals
 mod occupancy; // the occupancy calculator
-mod peer; // peer access between the GPUs of a system, peer copies
+mod peer; // peer access between the GPUs of a system, peer copies (runtime-core's system::Peers)
 mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
 mod profile; // the statistics and trace files written at exit
