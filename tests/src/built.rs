@@ -22,3 +22,19 @@ pub fn release_dir(files: &[&str]) -> PathBuf {
     }
     dir
 }
+
+/// `rgdev cc tests/cuda/NAME.cu -I tests/cuda EXTRA... -o EXE`, which must succeed.
+pub fn compile_cuda(name: &str, extra: &[&str], exe: &std::path::Path) {
+    let out = std::process::Command::new(release_dir(&["libcudart.so", "rgdev"]).join("rgdev"))
+        .arg("cc")
+        .arg(root().join(format!("tests/cuda/{name}.cu")))
+        .arg("-I")
+        .arg(root().join("tests/cuda"))
+        .args(extra)
+        .arg("-o")
+        .arg(exe)
+        .output()
+        .expect("rgdev cc runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert!(out.status.success(), "rgdev cc {name} failed:\n{}{}", text(&out.stdout), text(&out.stderr));
+}

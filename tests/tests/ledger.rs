@@ -229,16 +229,7 @@ fn compile(dir: &Path, name: &str) -> PathBuf {
     if exe.exists() {
         return exe;
     }
-    let out = Command::new(release_dir().join("rgdev"))
-        .arg("cc")
-        .arg(root().join(format!("tests/cuda/{name}.cu")))
-        .arg("-I")
-        .arg(root().join("tests/cuda"))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("rgdev cc runs");
-    assert!(out.status.success(), "rgdev cc {name}: {}", String::from_utf8_lossy(&out.stderr));
+    tests::built::compile_cuda(name, &[], &exe);
     exe
 }
 

@@ -38,18 +38,7 @@ fn compile(name: &str, extra: &[&str]) -> PathBuf {
 fn compile_in(tag: &str, name: &str, extra: &[&str]) -> PathBuf {
     let dir = scratch(tag);
     let exe = dir.join(name);
-    let out = rgdev()
-        .arg("cc")
-        .arg(root().join(format!("tests/cuda/{name}.cu")))
-        .arg("-I")
-        .arg(root().join("tests/cuda"))
-        .args(extra)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("rgdev cc runs");
-    let (o, e) = text(&out);
-    assert!(out.status.success(), "rgdev cc {name} failed:\n{o}{e}");
+    tests::built::compile_cuda(name, extra, &exe);
     exe
 }
 
