@@ -12,8 +12,17 @@
 //! while it waited (a synchronous copy, a synchronization), zero for one that only queued
 //! work. Nothing is recorded unless an output asks for it.
 
-use super::*;
+use crate::{CUresult, Handle, raw, stream};
+use backend_user::Device;
+use runtime_core::StreamHandle;
+use std::ffi::c_char;
 use std::ops::Range;
+use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 use std::sync::atomic::{AtomicBool, AtomicU32};
 
 /// Whether calls are recorded (a trace is being written).

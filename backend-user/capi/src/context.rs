@@ -1,7 +1,16 @@
 //! Contexts: creation and destruction on any device, CUDA's per-thread context stack, each
 //! device's primary context.
 
-use super::*;
+use crate::state::{
+    STACK, State, check_device, current, device_of, gpu_at, gpu_of, guard, handle, initialized, key, state,
+    synchronized,
+};
+use crate::{CUdevice, CUresult, Handle, apitrace, raw};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use std::ffi::c_int;
+use std::ffi::c_uint;
 
 /// cuCtxCreate_v2: a new context, pushed on the calling thread's stack.
 #[unsafe(no_mangle)]

@@ -8,8 +8,15 @@
 //! memory, staged through the context's buffers for pageable memory. A level of detail
 //! other than 0 is CUDA_ERROR_INVALID_VALUE (no mipmapped arrays).
 
-use super::*;
+use crate::state::{current, guard, key, synchronized};
+use crate::{CUdeviceptr, CUresult, Handle, apitrace, memory, raw, stream_of};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use runtime_core::StreamHandle;
 use runtime_core::{ArrayHandle, CopySide, Pitched};
+use std::ffi::c_uint;
+use std::ffi::c_void;
 
 /// `CUmemorytype`.
 const MEMORYTYPE_HOST: c_uint = 1;

@@ -1,7 +1,11 @@
 //! Devices: count, name, memory, compute capability and attributes, which come from the
 //! device through the runtime (`DeviceInfo`).
 
-use super::*;
+use crate::state::{Board, check_device, guard, state};
+use crate::{CUdevice, CUresult, raw};
+use backend_user::CuError;
+use std::ffi::c_char;
+use std::ffi::c_int;
 
 /// cuDeviceGetCount: the GPUs of the system.
 #[unsafe(no_mangle)]

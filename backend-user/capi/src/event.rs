@@ -1,6 +1,15 @@
 //! Events: creation, recording, queries, synchronization, elapsed time and stream waits.
 
-use super::*;
+use crate::state::{current, gpu_of, guard, handle, key, synchronized};
+use crate::{CUresult, Handle, apitrace, raw, stream_of};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use backend_user::UserGpu;
+use runtime_core::EventHandle;
+use std::ffi::c_float;
+use std::ffi::c_uint;
+use std::sync::Arc;
 
 /// The runtime and context of an event handle (the runtime checks it on use).
 pub(crate) fn event(e: Handle) -> Result<(Arc<UserGpu>, CtxHandle, EventHandle)> {

@@ -1,7 +1,19 @@
 //! Initialization, versions and error strings: cuInit, cuDriverGetVersion, cuGetErrorString,
 //! cuGetErrorName.
 
-use super::*;
+use crate::state::{Board, STATE, STATS, State, guard, state};
+use crate::{CUresult, DRIVER_VERSION, apitrace, demand, peer, profile, raw, sanitize};
+use backend_user::CuError;
+use backend_user::DeviceOptions;
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::ffi::c_char;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::sync::Mutex;
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 
 /// cuInit: flags must be 0. Builds the simulated system once, every GPU of the system
 /// `RGDEV_PRESET` names (a device preset is a system of one), each brought up at its place

@@ -1,7 +1,23 @@
 //! Launches: function attributes, cuLaunchKernel, and the legacy launch API
 //! (cuFuncSetBlockShape, cuParamSet*, cuLaunchGrid).
 
-use super::*;
+use crate::state::{STATS, gpu_of, guard, key};
+use crate::{CUresult, Handle, apitrace, raw, stream};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use backend_user::UserGpu;
+use runtime_core::FuncAttributes;
+use runtime_core::FuncHandle;
+use runtime_core::LaunchConfig;
+use runtime_core::Params;
+use runtime_core::StreamHandle;
+use std::ffi::c_float;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// The runtime and context of a function handle (the runtime checks it on use).
 pub(crate) fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {

@@ -13,9 +13,27 @@
 //!   entry points, lies above 4 GiB) is CUDA_ERROR_INVALID_VALUE; sizes reported through
 //!   it (cuMemGetInfo, cuDeviceTotalMem) saturate at 4 GiB - 1, as NVIDIA's do.
 
-use super::*;
 use crate::copy3d::{CUDA_MEMCPY2D, CUDA_MEMCPY3D};
+use crate::state::{current, guard};
 use crate::texture::{CUDA_ARRAY_DESCRIPTOR, CUDA_ARRAY3D_DESCRIPTOR};
+use crate::{
+    CUdevice, CUdeviceptr, CUresult, Handle, cuArray3DCreate_v2, cuArray3DGetDescriptor_v2, cuArrayCreate_v2,
+    cuArrayGetDescriptor_v2, cuDeviceTotalMem_v2, cuMemFree_v2, cuMemGetAddressRange_v2, cuMemGetInfo_v2,
+    cuMemHostGetDevicePointer_v2, cuMemcpy2D_v2, cuMemcpy2DAsync_v2, cuMemcpy2DUnaligned_v2, cuMemcpy3D_v2,
+    cuMemcpy3DAsync_v2, cuMemcpyAtoA_v2, cuMemcpyAtoD_v2, cuMemcpyAtoH_v2, cuMemcpyAtoHAsync_v2, cuMemcpyDtoA_v2,
+    cuMemcpyDtoD_v2, cuMemcpyDtoDAsync_v2, cuMemcpyDtoH_v2, cuMemcpyDtoHAsync_v2, cuMemcpyHtoA_v2,
+    cuMemcpyHtoAAsync_v2, cuMemcpyHtoD_v2, cuMemcpyHtoDAsync_v2, cuMemsetD2D8_v2, cuMemsetD2D16_v2, cuMemsetD2D32_v2,
+    cuMemsetD8_v2, cuMemsetD16_v2, cuMemsetD32_v2, cuModuleGetGlobal_v2, cuTexRefGetAddress_v2, cuTexRefSetAddress_v2,
+    cuTexRefSetAddress2D_v3, raw,
+};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use backend_user::UserGpu;
+use std::ffi::c_char;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
 
 /// `CUdeviceptr_v1`: a device pointer of the 32-bit ABI.
 #[allow(non_camel_case_types)]

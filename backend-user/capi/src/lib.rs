@@ -69,18 +69,7 @@ pub use texref::*;
 pub use texture::*;
 pub use vmm::*;
 
-use state::*;
-
-use backend_user::{CtxHandle, CuError, Device, DeviceConfig, DeviceOptions, MemsetValue, Result, UserGpu};
-use runtime_core::{
-    EventHandle, FuncAttributes, FuncHandle, ImageKind, LaunchConfig, ModuleHandle, Params, StreamHandle,
-};
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::ffi::{CString, c_char, c_float, c_int, c_uint, c_void};
-use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::ffi::{c_int, c_void};
 
 /// `CUresult`: 0 on success, else a CUDA error number.
 pub type CUresult = c_int;

@@ -10,9 +10,19 @@
 //! holds machine code for other GPUs (CUDA_ERROR_NO_BINARY_FOR_GPU); NVVM IR is not
 //! supported.
 
-use super::*;
 use crate::enums::jit_input::*;
 use crate::module::{JitOptions, resources};
+use crate::state::{current, guard, handle, key, state};
+use crate::{CUresult, Handle, raw};
+use backend_user::CuError;
+use backend_user::Result;
+use runtime_core::ImageKind;
+use std::ffi::c_char;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 
 /// Link states carry this tag in their top byte (a forged or stale state is refused).
 const TAG: u64 = 0x1c << 56;

@@ -18,8 +18,18 @@
 //! clang leaves in the program's data, are mapped where they are ([`map_managed_data`])
 //! and paged there.
 
-use super::*;
+use crate::state::{STACK, State, check_device, current, guard, handle, initialized, state};
+use crate::{CUdeviceptr, CUresult, Handle, apitrace, module, raw, stream};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use backend_user::UserGpu;
 use runtime_core::ModuleHandle;
+use std::ffi::c_char;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
+use std::sync::Arc;
 
 /// `CUmemAttach_flags`.
 const ATTACH_GLOBAL: c_uint = 1;

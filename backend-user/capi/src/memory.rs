@@ -1,7 +1,17 @@
 //! Memory: device allocations, copies and memsets (blocking and on streams), pinned host
 //! memory.
 
-use super::*;
+use crate::state::{HostAlloc, STATS, current, gpu_of, guard, state, synchronized};
+use crate::{CUdeviceptr, CUresult, Handle, apitrace, managed, peer, pointer, raw, stream_of};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::MemsetValue;
+use backend_user::Result;
+use backend_user::UserGpu;
+use runtime_core::StreamHandle;
+use std::ffi::c_uint;
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 
 /// cuMemAlloc_v2.
 #[unsafe(no_mangle)]

@@ -1,7 +1,16 @@
 //! Modules: loading PTX and cubin-like images (with JIT options), functions and globals.
 
-use super::*;
 use crate::enums::jit_option::*;
+use crate::state::{current, gpu_of, guard, handle, key, state};
+use crate::{CUdeviceptr, CUresult, Handle, apitrace, managed, profile, raw};
+use backend_user::CuError;
+use backend_user::Result;
+use runtime_core::ImageKind;
+use runtime_core::ModuleHandle;
+use std::ffi::c_char;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
 
 /// Load an image into the current context, compiling PTX with `opts`; JIT messages go to
 /// `error_log`/`info_log`.

@@ -1,7 +1,12 @@
 //! Occupancy: how many blocks of a function fit on an SM, and the block size that maximizes it
 //! (`hw::occupancy`, the rule the device's dispatcher applies).
 
-use super::*;
+use crate::state::{gpu_of, guard, key};
+use crate::{CUresult, Handle, attrs, raw};
+use backend_user::CuError;
+use backend_user::UserGpu;
+use runtime_core::FuncAttributes;
+use std::ffi::c_int;
 
 /// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
 /// device configuration's per-SM limits, by the rule the device's dispatcher applies

@@ -5,8 +5,16 @@
 //! (the accesses, their mappings, how a copy between GPUs goes) is runtime-core's
 //! `system::Peers`, the system's (`backend_user::System::peers`), set by cuInit.
 
-use super::*;
+use crate::state::{State, current, guard, state};
+use crate::{CUdevice, CUdeviceptr, CUresult, Handle, apitrace, memory, pointer, raw, stream_of};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
 use backend_user::UserPeers;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::sync::Arc;
+use std::sync::OnceLock;
 
 static PEERS: OnceLock<Arc<UserPeers>> = OnceLock::new();
 

@@ -8,7 +8,16 @@
 //! pointer), else among the current context's only (each context then has an address
 //! space of its own, as with cuMemGetAddressRange).
 
-use super::*;
+use crate::state::{STACK, State, device_of, guard, handle, state};
+use crate::{CUdeviceptr, CUresult, raw, vmm};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 
 /// `CUpointer_attribute`.
 mod attr {

@@ -8,7 +8,11 @@
 //! per-thread default stream (`_ptds`/`_ptsz` variants), and the legacy stream only
 //! synchronizes more, so programs stay correct.
 
-use super::*;
+use crate::state::guard;
+use crate::{CUresult, raw};
+use backend_user::CuError;
+use backend_user::Result;
+use std::ffi::c_int;
 use std::ffi::{c_char, c_void};
 
 /// `CUdriverProcAddress_flags`.

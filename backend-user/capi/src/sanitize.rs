@@ -68,7 +68,7 @@ pub(crate) fn on() -> bool {
 }
 
 extern "C" fn summary() {
-    if let Ok(st) = crate::state() {
+    if let Ok(st) = crate::state::state() {
         let gpus: Vec<_> = st.devices().map(|d| d.gpu().clone()).collect();
         drop(st);
         for gpu in gpus {

@@ -4,7 +4,22 @@
 //! (`runtime_core::ordinal_of`), so a call on a handle goes to that handle's GPU, and a
 //! call on the current context to the current context's.
 
-use super::*;
+use crate::{CUdevice, CUresult, Handle, link, profile, sanitize};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Device;
+use backend_user::DeviceConfig;
+use backend_user::Result;
+use backend_user::UserGpu;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_uint;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicU64;
 
 /// Pinned host memory of a context (cuMemAllocHost, cuMemHostAlloc), by its host address.
 pub(crate) struct HostAlloc {

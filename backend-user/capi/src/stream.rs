@@ -1,6 +1,16 @@
 //! Streams: creation with flags and priorities, destruction, synchronization and queries.
 
-use super::*;
+use crate::state::{current, device_of, gpu_of, guard, handle, key, state, synchronized};
+use crate::{CUdevice, CUresult, Handle, apitrace, raw};
+use backend_user::CtxHandle;
+use backend_user::CuError;
+use backend_user::Result;
+use backend_user::UserGpu;
+use runtime_core::StreamHandle;
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
+use std::sync::Arc;
 
 /// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: both name the legacy default stream here.
 pub(crate) const STREAM_LEGACY: u64 = 0x1;

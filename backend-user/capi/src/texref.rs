@@ -7,8 +7,14 @@
 //! (cuTexRefCreate, cuTexRefDestroy, cuParamSetTexRef).
 
 use super::texture::{CUDA_ARRAY_DESCRIPTOR, array_handle, format};
-use super::*;
+use crate::state::{gpu_of, guard, handle, key};
+use crate::{CUdeviceptr, CUresult, Handle, raw};
+use backend_user::CuError;
+use backend_user::Result;
 use runtime_core::{MipmappedHandle, ModuleHandle, Pitch2DMem, RefBinding, RefState, TRSF_ALL, TexRefHandle};
+use std::ffi::c_char;
+use std::ffi::c_int;
+use std::ffi::c_uint;
 
 /// CU_TRSA_OVERRIDE_FORMAT: cuTexRefSetArray's one flag (the array's format replaces the
 /// reference's, which rgdev always does).

@@ -8,8 +8,15 @@
 //! Not supported (CUDA_ERROR_NOT_SUPPORTED): layered cube maps, resource views,
 //! and CUDA_ARRAY3D flags other than LAYERED, SURFACE_LDST and TEXTURE_GATHER.
 
-use super::*;
+use crate::state::{current, gpu_of, guard, handle, key, synchronized};
+use crate::{CUdeviceptr, CUresult, Handle, apitrace, raw};
+use backend_user::CuError;
+use backend_user::Result;
+use runtime_core::StreamHandle;
 use runtime_core::{ArrayDesc, ArrayHandle, CopySide, Format, MipmappedHandle, Resource, TexDesc};
+use std::ffi::c_int;
+use std::ffi::c_uint;
+use std::ffi::c_void;
 
 /// `CUresourcetype`.
 const RESOURCE_ARRAY: c_uint = 0;

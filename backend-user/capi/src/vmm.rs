@@ -9,8 +9,15 @@
 //! yet (CUDA_ERROR_NOT_SUPPORTED). Allocations are not shareable across processes: a requested handle type other than
 //! CU_MEM_HANDLE_TYPE_NONE, and export and import, are CUDA_ERROR_NOT_SUPPORTED.
 
-use super::*;
+use crate::state::{check_device, current, device_of, gpu_at, guard, initialized, state};
+use crate::{CUdevice, CUdeviceptr, CUresult, pointer, raw};
+use backend_user::CuError;
+use backend_user::Result;
+use backend_user::UserGpu;
 use runtime_core::Access;
+use std::ffi::c_int;
+use std::ffi::c_void;
+use std::sync::Arc;
 
 /// `CUmemLocationType`.
 pub(crate) const LOCATION_INVALID: c_int = 0;
