@@ -3,8 +3,11 @@
 //! registers, warp-wide shuffles and votes), and the gather/put helpers that move a warp's
 //! operands. The per-lane arithmetic itself is `ops`'s; memory instructions go to the
 //! load/store unit (`lsu`).
-
-use super::*;
+use super::{
+    Cmp, CvtMods, CvtaMods, D, Exec, FLOAT_FTZ, FLOAT_SAT, GridError, Imm, MulMode, Op, RZ, Round, Space, Sreg, Trap,
+    TrapReason, Ty, VOTE_MEMBER_MASK, WarpMem, WarpPos, binop, cvt, f32v, f64v, fb32, half, mask, redux_op, round,
+    setp, sx, unop,
+};
 
 /// Set register `d.dst` in lanes `on` to `$body`, computed per lane `$l` (before any lane
 /// is written: the body may read the destination).

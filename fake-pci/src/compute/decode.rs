@@ -1,8 +1,10 @@
 //! Decode: device instructions as the executor wants them (fields, immediate slot, highest
 //! register) and the per-grid decode cache filled on first fetch through the MMU, with
 //! constant operands ([`ConstRef`]) read from the grid's banks.
-
-use super::*;
+use super::{
+    ConstRef, Exec, GridError, INSTR_BYTES, Imm, Instr, LAUNCH_BYTES, MAX_GPRS, Op, PRED_BASE, PREDS, RZ, Trap,
+    TrapReason, Ty, Warp, group_lengths,
+};
 
 /// A decoded, validated instruction. Register fields are slots of the warp's register
 /// array: general registers keep their numbers, the predicate registers `P0..P6`

@@ -1,8 +1,11 @@
 //! Functional mode's grid table: grids as jobs that run in instruction slices up to the next
 //! device event, block by block, warps in order, with the cost formula that gives their
 //! cycles.
-
-use super::*;
+use super::{
+    AddressSpace, BarRed, BlockCheck, ComputeRegs, D, DeviceConfig, Exec, Fault, Flow, GridCheck, GridError,
+    INSTR_BYTES, LaunchCtx, Memory, Tlb, Trap, TrapReason, Warp, WarpMem, init_warps,
+};
+use alloc::vec::Vec;
 
 /// Per-block storage of the functional mode, reused by every block of a grid (registers
 /// start undefined in PTX; shared and local memory are cleared).

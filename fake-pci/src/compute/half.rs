@@ -9,7 +9,9 @@
 //! (two-sum), and that pair is rounded once to the 16-bit format ([`round`]). NaN results
 //! are the canonical NaN `0x7FFF`, as NVIDIA's hardware gives them.
 
-use super::*;
+use super::{
+    Cmp, FLOAT_FTZ, FLOAT_NAN_RELU, FLOAT_SAT, FLOAT_XORSIGN, Op, Round, Ty, f32v, f64v, mask, round_f64, setp, sx,
+};
 use core::cmp::Ordering;
 
 /// The canonical NaN of both formats.
@@ -352,6 +354,7 @@ pub(crate) fn tf32(a: u64, c: hw::isa::CvtMods) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fb32;
     use super::*;
 
     fn h(x: f32, fmt: Fmt) -> u16 {

@@ -4,7 +4,7 @@
 //! launch of the context shares them. Lanes of a warp and warps are served in the engine's
 //! deterministic order, so the same program gets the same pointers on every run.
 
-use super::*;
+use super::{D, Exec, Fault, GridError, RZ, Trap, TrapReason, WarpMem};
 use hw::heap::{BLOCK_HEADER, BLOCK_MAGIC, FREE_MAGIC, HEADER, MAX_CLASS, MIN_CLASS, mode};
 
 impl Exec<'_, '_> {

@@ -1,8 +1,10 @@
 //! The load/store unit: addresses in each state space, global accesses through the MMU with
 //! coalescing into sectors, shared/local/constant windows, atomics, and the sanitizer's
 //! checks and pointer provenance.
-
-use super::*;
+use super::{
+    AccessKind, AtomMods, CheckKind, D, Exec, Fault, GridError, MemMods, Op, RZ, Space, Trap, TrapReason, Ty,
+    WINDOW_SIZE, WarpMem, WarpPos, Who, atom, bank_read, extend, put,
+};
 
 /// A block's linear index in a grid of `grid` blocks.
 #[inline]

@@ -1,8 +1,7 @@
 //! The ALU's scalar operations: what one lane computes on 64-bit register slots (integer
 //! and floating-point arithmetic, bit operations, comparisons, conversions with PTX's
 //! rounding modes, atomics' read-modify-write), and the value helpers they share.
-
-use super::*;
+use super::{AtomOp, Cmp, Op, Round, Ty, round};
 
 #[inline]
 pub(crate) fn mask(ty: Ty) -> u64 {

@@ -4,7 +4,8 @@
 //! through the MMU. A full FIFO drops the record and counts it; no FIFO drops it silently.
 //! A fault reading the format or the arguments is the grid's fault, as the load would be.
 
-use super::*;
+use super::{D, Exec, Fault, GridError, RZ, Trap, TrapReason, WINDOW_SIZE, WarpMem, WarpPos};
+use alloc::vec::Vec;
 use hw::printf::{ArgTag, HEADER, KIND_ASSERT, KIND_PRINTF, MAX_ARGS, MAX_STRING, pad8, spec};
 
 /// A record being built.

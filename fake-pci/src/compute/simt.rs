@@ -1,8 +1,11 @@
 //! SIMT control: warps with their reconvergence stacks and call stacks, guards, branches,
 //! barriers, calls and exits, and spin detection; data instructions go to the ALU and the
 //! load/store unit.
-
-use super::*;
+use super::{
+    ALWAYS, AccessKind, BAR_WARP, BlockCheck, BranchTarget, CheckKind, ComputeRegs, D, GridCheck, GridError, LaunchCtx,
+    MAX_CALL_DEPTH, Op, RZ, Space, Trap, TrapReason, WARP_SIZE, Who, linear, operand, put, tensor,
+};
+use alloc::vec::Vec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Frame {

@@ -12,7 +12,8 @@
 //! whose sums are exact (integers, the usual test data) are the same on both.
 
 use super::half::{Fmt, round, to_f64};
-use super::*;
+use super::{D, Round, gather, put};
+use alloc::vec::Vec;
 use core::cmp::Ordering;
 use hw::isa::mma::{Config, Elem, Frag, Matrix, READ_D, RUN, STAGE_A, STAGE_B, STAGE_C};
 

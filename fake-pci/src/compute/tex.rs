@@ -25,7 +25,10 @@
 //! timing model sends them through the SM's texture cache (`timing::memsys`). Surface
 //! accesses are timed like global accesses, one element per lane.
 
-use super::*;
+use super::{
+    D, Exec, Fault, GridError, Op, RZ, Space, SurfClamp, SurfMods, TXQ_SURFACE, TexDim, TexMods, TexQuery, Trap,
+    TrapReason, load_le, operand, store_le,
+};
 use hw::tex::{AddressMode, CompKind, CompSize, Filter, TexHeader, TexLayout, TexSampler, TexShape};
 use modular_bitfield::Specifier;
 

@@ -1,7 +1,8 @@
 //! The key/value interface of the configuration: parameter values, the conversions of each
 //! field type, the errors, and the flat keys of earlier versions.
-
-use super::*;
+use super::{ChannelPolicy, Mode, Policy};
+use alloc::string::String;
+use alloc::string::ToString;
 
 /// A parameter's value, as the key/value interface moves it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,6 +178,7 @@ pub const OLD_KEYS: &[(&str, &str)] = &[
 
 #[cfg(test)]
 mod tests {
+    use super::super::{DeviceConfig, PRESETS};
     use super::*;
 
     #[test]

@@ -1,7 +1,10 @@
 //! The built-in presets: published figures of real parts, and the dispatch-calibration
 //! board of docs/hardware.md.
-
-use super::*;
+use super::{
+    Board, ChannelPolicy, CopyCosts, DeviceConfig, Dispatch, Dram, L1, L2, Mode, Pcie, Pfifo, Pipes, Policy, Shared,
+    Sm, Tex, Uvm,
+};
+use alloc::string::ToString;
 
 /// The names of the built-in presets.
 pub const PRESETS: &[(&str, &str)] = &[

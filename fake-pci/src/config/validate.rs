@@ -1,6 +1,5 @@
 //! Validation: which boards the model can build, and the host memory one would take.
-
-use super::*;
+use super::{ConfigError, DeviceConfig};
 
 /// The most host memory a board's model may need ([`DeviceConfig::host_bytes`]).
 pub const HOST_BYTES_LIMIT: u64 = 4 << 30;
@@ -148,6 +147,7 @@ impl DeviceConfig {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Mode, PRESETS, Value};
     use super::*;
 
     #[test]

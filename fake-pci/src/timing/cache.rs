@@ -1,7 +1,8 @@
 //! A tag-only set-associative cache (L1, L2): LRU replacement, dirty bits, write-back of
 //! dirty sectors. Data always lives in memory; the tags decide only when things happen.
 
-use super::*;
+use alloc::vec;
+use alloc::vec::Vec;
 
 /// A tag-only set-associative cache with LRU replacement and dirty bits.
 pub(crate) struct Cache {

@@ -1,8 +1,11 @@
 //! The block dispatchers: one per running grid, competing for the SMs' free threads,
 //! registers, shared memory and block slots; a block goes to the least loaded SM with room
 //! (round robin among equals), one per `dispatch_mcycles`.
-
-use super::*;
+use super::{
+    Block, BlockCost, DeviceConfig, Free, GridError, GridRun, INSTR_BYTES, OccupancySample, SAMPLES, Samples, Slot, Sm,
+    TimingEngine, init_warps,
+};
+use alloc::vec::Vec;
 
 /// The SM that gets the next block of cost `c`: the least loaded SM with room (most free
 /// thread slots), the first after `last` in round-robin order on ties, so blocks of

@@ -2,8 +2,8 @@
 //! constant cache, coalescing into sectors, the SM's L1 (write-through, no allocation on
 //! stores), the banked L2 (write-back, write-allocate, sector-masked writes) and DRAM
 //! channels at the preset's bandwidth.
-
-use super::*;
+use super::{Cache, D, DeviceConfig, KernelStats, MemProbe, Op, Space};
+use alloc::vec::Vec;
 
 /// Interleave sectors over `n` units (L2 banks, DRAM channels), hashing high bits in so
 /// that power-of-two strides do not all land on one unit.
@@ -215,6 +215,7 @@ fn bank_conflict_degree(words: &mut heapless::Vec<u64, 256>, nb: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Imm, Ty};
     use super::*;
     use hw::isa::ALWAYS;
 

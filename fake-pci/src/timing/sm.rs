@@ -1,8 +1,11 @@
 //! The SMs: warp schedulers choosing among ready warps (scoreboard, pipes, barriers, control
 //! latency) by the preset's policy, issue through the shared functional executor, and warp
 //! and block retirement.
-
-use super::*;
+use super::{
+    ALWAYS, BlockCost, Cache, ComputeEngine, D, DeviceConfig, Env, Exec, Flow, Free, GridError, GridRun, Imm,
+    LaunchCtx, MemProbe, MemSys, Op, Placement, Policy, RZ, TimingEngine, Trap, TrapReason, Ty, Warp, WarpMem,
+};
+use alloc::vec::Vec;
 
 /// A scoreboard entry: registers `reg..reg + n` are written at `ready`.
 #[derive(Clone, Copy, Debug)]
