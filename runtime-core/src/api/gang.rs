@@ -26,18 +26,12 @@
 
 use super::{CtxHandle, Gpu, Object, StreamHandle, object};
 use crate::api::module::{FuncHandle, ModuleHandle};
-use crate::channel::Fence;
-use crate::check::CheckReport;
-use crate::context::ContextConfig;
 use crate::context::memory::{Owner, Pitched, Share};
 use crate::context::module::{Data, LaunchConfig, Loaded, Params};
 use crate::error::{CuError, Result};
 use crate::platform::Platform;
-use alloc::collections::BTreeMap;
-use alloc::string::String;
-use alloc::sync::Arc;
-use alloc::vec;
-use alloc::vec::Vec;
+use crate::{channel::Fence, check::CheckReport, context::ContextConfig};
+use alloc::{collections::BTreeMap, string::String, sync::Arc, vec, vec::Vec};
 use hw::mmu::PAGE_SIZE;
 use lock_api::Mutex;
 
