@@ -89,7 +89,7 @@ impl fmt::Debug for OutputSink {
 /// then `FakeGpu::step` to let an idle one's clock go on), until the GPU waited on goes
 /// idle or its quantum is spent. So all clocks agree between steps, and every GPU's
 /// evolution is the same whichever GPU the host waits on: a deterministic function of the
-/// program. GPUs with different clock rates agree in time (see [`Instant`]).
+/// program. GPUs with different clock rates agree in time (see `Instant`).
 ///
 /// The interconnect: while a GPU runs its slice, the VRAM of each peer its peer table
 /// names (NV_PFB_PEER) and the system can reach from it (`SystemConfig::p2p`) is lent to
