@@ -104,12 +104,7 @@ impl System {
         let bytes = (n as u64).checked_mul(size_of::<T>() as u64).ok_or(CuError::InvalidValue)?;
         let (gpu, h) = (&ctx.inner.gpu, ctx.inner.h);
         let (ptr, mem) = gpu.mem_alloc_managed(h, bytes)?;
-        let added = if uvm.paging(gpu) {
-            uvm.add_paged(gpu, h, ptr, mem.clone(), None).map(|_| ())
-        } else {
-            uvm.add_everywhere(h, ptr, mem.clone());
-            Ok(())
-        };
+        let added = uvm.add_managed(gpu, h, ptr, mem.clone(), runtime_core::uvm::ManagedKind::Alloc);
         let m = Managed { ctx: ctx.inner.clone(), uvm, ptr, mem, len: n, _t: PhantomData };
         added.map(|()| m)
     }

@@ -25,6 +25,7 @@ use backend_user::CuError;
 use backend_user::Result;
 use backend_user::UserGpu;
 use runtime_core::ModuleHandle;
+use runtime_core::uvm::ManagedKind;
 use std::ffi::c_char;
 use std::ffi::c_int;
 use std::ffi::c_uint;
@@ -149,13 +150,8 @@ pub(crate) fn take_alloc(st: &mut State, ctx: CtxHandle, p: u64) -> Option<Range
 /// as cuMemAllocManaged memory is, where that is; else tracked for their advice.
 pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()> {
     let vars = gpu.module_managed(h, m)?;
-    let uvm = crate::demand::uvm();
     for v in &vars {
-        if uvm.paging(gpu) {
-            uvm.add_paged(gpu, h, v.addr, v.mem.clone(), None)?;
-        } else if gpu.unified_addressing() {
-            uvm.track(h, v.addr, v.mem.clone(), false);
-        }
+        crate::demand::uvm().add_managed(gpu, h, v.addr, v.mem.clone(), ManagedKind::Variable)?;
     }
     let mut st = state()?;
     for v in vars {
@@ -222,11 +218,7 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
             let (p, mem) = gpu.mem_alloc_managed(h, bytes as u64)?;
             // Every context of every GPU reaches it on demand: its pages migrate to the
             // GPU that touches them (paged), or are mapped where they are.
-            if crate::demand::uvm().paging(&gpu) {
-                crate::demand::uvm().add_paged(&gpu, h, p, mem.clone(), None)?;
-            } else {
-                crate::demand::uvm().add_everywhere(h, p, mem.clone());
-            }
+            crate::demand::uvm().add_managed(&gpu, h, p, mem.clone(), ManagedKind::Alloc)?;
             let r = Range { ctx: h, host: p as usize, dptr: p, bytes, kind: Kind::Alloc, _mem: mem };
             state()?.managed.push(r);
             raw::put(dptr, p)
@@ -489,13 +481,8 @@ extern "C" fn map_managed_data(p: *mut c_void, bytes: usize, dptr: *mut CUdevice
         // Paged as other managed memory is, where the pages sit at their host address
         // (every context then has them at one address): the write-backs leave the rest of
         // their first and last pages, the program's other data, alone.
-        let uvm = crate::demand::uvm();
-        if d == host as u64 && uvm.paging(&gpu) {
-            uvm.add_paged(&gpu, h, d, mem.clone(), Some((off as u64, (off + bytes) as u64)))?;
-        } else if gpu.unified_addressing() {
-            // Its advice is kept all the same.
-            uvm.track(h, d, mem.clone(), true);
-        }
+        let data = ManagedKind::Data { span: (off as u64, (off + bytes) as u64), at_host: d == host as u64 };
+        crate::demand::uvm().add_managed(&gpu, h, d, mem.clone(), data)?;
         let r = Range { ctx: h, host, dptr: d, bytes: mem.len(), kind: Kind::Data, _mem: mem };
         state()?.managed.push(r);
         raw::put(dptr, d + off as u64)

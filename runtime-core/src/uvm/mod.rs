@@ -147,6 +147,25 @@ pub struct Moved {
     pub to_host: u64,
 }
 
+/// What managed memory is, for [`Uvm::add_managed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ManagedKind {
+    /// cuMemAllocManaged memory.
+    Alloc,
+    /// A module's managed variable, memory the loader gave it.
+    Variable,
+    /// Pages of the program's own data holding `__managed__` variables: its managed bytes
+    /// `span` (`[start, end)` of the pages), and whether the pages sit at their host
+    /// address (only then are they paged: every context has them at one address). It
+    /// outlives the context that mapped it.
+    Data {
+        /// The managed bytes of the pages.
+        span: (u64, u64),
+        /// Mapped at their host address.
+        at_host: bool,
+    },
+}
+
 /// Something the service did, in words, for a trace (given the text only when asked).
 pub type Observer = Box<dyn Fn(&dyn Fn() -> String) + Send + Sync>;
 
@@ -309,6 +328,37 @@ impl<P: Platform> Uvm<P> {
             lasting: false,
         };
         self.regions().insert(base, r);
+    }
+
+    /// Context `owner` of `gpu` has managed memory `mem` at `base`, of kind `what`: paged
+    /// where the service pages (see [`Uvm::paging`]); otherwise cuMemAllocManaged memory is
+    /// mapped into every context at once and other managed memory is tracked for its
+    /// advice (under unified addressing). The one place that decides.
+    pub fn add_managed(
+        &self,
+        gpu: &Gpu<P>,
+        owner: CtxHandle,
+        base: u64,
+        mem: Arc<fifo::SharedMem>,
+        what: ManagedKind,
+    ) -> Result<()> {
+        match what {
+            ManagedKind::Alloc if self.paging(gpu) => self.add_paged(gpu, owner, base, mem, None).map(drop),
+            ManagedKind::Alloc => {
+                self.add_everywhere(owner, base, mem);
+                Ok(())
+            }
+            ManagedKind::Variable if self.paging(gpu) => self.add_paged(gpu, owner, base, mem, None).map(drop),
+            ManagedKind::Data { span, at_host: true } if self.paging(gpu) => {
+                self.add_paged(gpu, owner, base, mem, Some(span)).map(drop)
+            }
+            ManagedKind::Variable | ManagedKind::Data { .. } => {
+                if gpu.unified_addressing() {
+                    self.track(owner, base, mem, matches!(what, ManagedKind::Data { .. }));
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Context `owner` has managed memory `mem` at `base` that is neither paged nor mapped
