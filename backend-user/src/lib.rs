@@ -24,9 +24,11 @@ pub struct ReadmeWorkedExample;
 
 mod hostmem;
 mod managed; // managed memory of a system (cudaMallocManaged), paged by its `Uvm`
+pub mod owner; // the clock's owner: host functions no thread waits for
 pub mod platform;
 pub mod preset;
 mod system; // a system of GPUs: a device per GPU at its place on the buses
+pub mod threads; // which host threads use a device, and whether they are blocked
 
 pub use fake_pci::DeviceConfig;
 pub use fake_pci::TraceFilter;
@@ -124,9 +126,10 @@ impl Device {
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start_filtered(limit, opts.trace_filter);
         }
-        let gpu = Gpu::probe_as(p, opts.ordinal)?;
+        let gpu = Arc::new(Gpu::probe_as(p, opts.ordinal)?);
         gpu.set_checks(opts.checks);
-        Ok(Self { gpu: Arc::new(gpu), placement: place })
+        owner::watch(&gpu);
+        Ok(Self { gpu, placement: place })
     }
 
     /// The GPUs of `system` presented as one logical GPU (MGPUSim's unified GPU,
@@ -521,6 +524,16 @@ impl Stream {
     /// Wait for the stream's work.
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.gpu.stream_synchronize(self.ctx.h, self.s)
+    }
+
+    /// Run `f` on the host once the stream's earlier work is done (cuLaunchHostFunc); work
+    /// queued later waits for it. It gets the stream's error instead if its work faults.
+    /// It runs on a thread that waits for the device, or, when none does and the threads
+    /// using the device are blocked, on the clock owner's ([`owner`]); the device's
+    /// time stands still while it runs. Returns at once.
+    pub fn launch_host_func(&self, f: impl FnOnce(Result<()>) + Send + 'static) -> Result<()> {
+        let run = Box::new(move |err: Option<CuError>| f(err.map_or(Ok(()), Err)));
+        self.ctx.gpu.launch_host_func(self.ctx.h, self.s, run)
     }
 
     /// Whether the stream's work is done.

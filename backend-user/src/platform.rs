@@ -395,6 +395,8 @@ pub struct UserPlatform {
     progress: Arc<Mutex<Option<Progress>>>,
     output: Option<OutputSink>,
     separate_va: bool,
+    /// The host threads that used the device (the clock's owner asks whether they block).
+    threads: Arc<crate::threads::Threads>,
 }
 
 /// Environment variable: `1` shows a progress line on stderr while the host waits for the
@@ -489,6 +491,7 @@ impl UserPlatform {
             progress: Arc::default(),
             output: None,
             separate_va: false,
+            threads: Arc::default(),
             lockstep: None,
             bar0,
         };
@@ -541,6 +544,11 @@ impl UserPlatform {
     /// The attached device.
     pub fn device(&self) -> &Arc<SimDevice> {
         &self.dev
+    }
+
+    /// The host threads that used the device (see [`crate::threads`]).
+    pub fn threads(&self) -> &Arc<crate::threads::Threads> {
+        &self.threads
     }
 
     /// The clock mode.
@@ -613,6 +621,7 @@ impl Platform for UserPlatform {
     }
 
     fn yield_now(&self) -> Activity {
+        self.threads.note();
         match self.mode {
             ClockMode::Stepped => {
                 let busy = self.run_stepped(YIELD_QUANTUM) == RunState::Busy;
@@ -635,6 +644,7 @@ impl Platform for UserPlatform {
     }
 
     fn poll(&self) {
+        self.threads.note();
         // The device thread runs on its own; the stepped clock runs POLL_QUANTUM cycles.
         if self.mode == ClockMode::Stepped {
             let busy = self.run_stepped(POLL_QUANTUM) == RunState::Busy;
@@ -679,6 +689,7 @@ impl Platform for UserPlatform {
     }
 
     fn mmio_write32(&self, addr: u64, value: u32) {
+        self.threads.note();
         // A peer table write waits for the system's step: its GPU groups stand meanwhile.
         if let Some(l) = &self.lockstep {
             let off = addr.wrapping_sub(self.bar0);

@@ -339,6 +339,7 @@ impl Channel {
         if n == 0 || n >= self.pb_words || n > GpEntry::MAX_LENGTH {
             return Err(CuError::InvalidValue);
         }
+        let _stepping = gpu.stepping();
         if self.next_seq - self.completed() >= 1 << 31 {
             let f = Fence(self.next_seq - (1 << 30));
             self.wait(gpu, f)?;
@@ -378,7 +379,7 @@ impl Channel {
                 continue;
             }
             let epoch = gpu.host_epoch();
-            if gpu.platform.yield_now() == Activity::Idle {
+            if gpu.advance(false) == Activity::Idle {
                 self.reclaim(gpu)?;
                 if (self.gp_ring.is_full(self.gp_get, self.gp_put) || self.pb_space(n).is_none())
                     && !gpu.host_moved(epoch)

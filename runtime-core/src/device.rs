@@ -21,6 +21,7 @@ use hw::pci;
 use hw::regs::*;
 use lock_api::Mutex;
 pub(crate) use wait::HostWork;
+pub use wait::Watch;
 
 /// Chipsets the runtime drives, parsed once from NV_PMC_BOOT_0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +127,13 @@ pub struct Device<P: Platform> {
     /// Host functions taken or finished so far: a wait that found the device idle knows by
     /// it whether a host function started or ended meanwhile (its release may be pending).
     host_epoch: AtomicU64,
+    /// The clock: held by a thread while it steps the device or takes host work whose
+    /// turn has come (see [`Device::advance`]).
+    clock: Mutex<P::RawMutex, ()>,
+    /// The next host function's place in the queue.
+    host_seq: AtomicU64,
+    /// What the clock's owner watches (see [`Watch`]).
+    watch: alloc::sync::Arc<Watch>,
     chan_inst: [AtomicU64; NUM_CHANNELS as usize],
     /// The context each channel id belongs to (its handle's value; 0: none), which the
     /// fault service reads without any context's lock.
@@ -291,6 +299,9 @@ impl<P: Platform> Device<P> {
             host_work: Mutex::new(Vec::new()),
             host_running: AtomicU32::new(0),
             host_epoch: AtomicU64::new(0),
+            clock: Mutex::new(()),
+            host_seq: AtomicU64::new(0),
+            watch: alloc::sync::Arc::new(Watch::default()),
             chan_inst: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
             chan_owner: [const { AtomicU64::new(0) }; NUM_CHANNELS as usize],
             chan_waiting: [const { core::sync::atomic::AtomicBool::new(false) }; NUM_CHANNELS as usize],

@@ -57,6 +57,6 @@ pub use context::texref::{RefBinding, RefState};
 pub use context::texture::{ArrayDesc, Format, Resource, TRSF_ALL, TexDesc};
 pub use context::vmm::Access;
 pub use context::{ContextConfig, VA_BASE};
-pub use device::{Chipset, Device, DeviceInfo};
+pub use device::{Chipset, Device, DeviceInfo, Watch};
 pub use error::{CuError, Result};
 pub use platform::{Activity, DmaBuffer, Level, Platform};

@@ -141,6 +141,21 @@ fn host_functions_with_other_threads_waiting() {
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
+/// Stream callbacks with no thread waiting (the shape of cuda-samples' simpleCallback):
+/// work and a callback queued on four streams, then the main thread blocks on a host
+/// condition without a CUDA call. The clock's owner runs the device and the callbacks, in
+/// stream order, each after its stream's copies; the threads they start call cudaFree and
+/// cudaFreeHost; every run gives the same simulated times.
+#[test]
+fn callbacks_run_when_no_thread_waits() {
+    let exe = compile("callback", &[]);
+    let runs: Vec<String> = (0..2).map(|_| run_ok(&exe, &[])).collect();
+    assert!(runs[0].contains("callbacks in order: 0 1 2 3"), "{}", runs[0]);
+    let simulated = |o: &str| o.lines().find(|l| l.starts_with("simulated:")).expect("simulated times").to_string();
+    assert_eq!(simulated(&runs[0]), simulated(&runs[1]));
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}
+
 /// Vector add with `<<<>>>`, a grid-stride loop, the launch's status.
 #[test]
 fn vecadd() {

@@ -516,3 +516,35 @@ fn a_thread_in_a_blocking_copy_blocks_no_other_thread_of_the_context() {
     });
     assert_eq!(out.to_vec().unwrap(), [(0..n).fold(1u32, |a, _| a.wrapping_mul(3).wrapping_add(1))]);
 }
+
+/// cuda-samples' simpleCallback: work and host functions queued on a stream, then the
+/// program blocks (here on a channel) without a CUDA call; the clock's owner runs the
+/// device and the host functions, in stream order, at the same simulated times every run.
+#[test]
+fn host_functions_run_when_no_thread_waits() {
+    let run = || {
+        let dev = Device::open_with(backend_user::DeviceOptions { separate_va: true, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let k = kernels(&ctx);
+        let out = ctx.alloc::<f32>(80 * 256).unwrap();
+        let s = ctx.create_stream(true, 0).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        for round in 0..3u32 {
+            s.launch(&k.spin, [80, 1, 1], [256, 1, 1], 0, &[out.arg(), Arg::U32(300)]).unwrap();
+            let (tx, sim) = (tx.clone(), dev.sim().clone());
+            s.launch_host_func(move |r| {
+                // The kernel before it is done, the one after it has not begun.
+                let done = sim.lock().take_kernel_stats().len();
+                tx.send((round, r, done)).unwrap();
+            })
+            .unwrap();
+        }
+        let t_queued = dev.time_ns();
+        let got: Vec<_> = (0..3).map(|_| rx.recv_timeout(std::time::Duration::from_secs(300)).unwrap()).collect();
+        assert_eq!(got, [(0, Ok(()), 1), (1, Ok(()), 1), (2, Ok(()), 1)]);
+        assert!(dev.time_ns() > t_queued, "the device ran for them");
+        s.synchronize().unwrap();
+        dev.time_ns()
+    };
+    assert_eq!(run(), run(), "the same simulated time every run");
+}

@@ -79,13 +79,14 @@ impl<P: Platform> Gpu<P> {
     /// platform's `poll`: it runs a little in a stepped clock, so that a program polling in
     /// a loop progresses) and `done()` again. Host functions whose turn has come run first.
     fn polled(&self, done: impl Fn() -> Result<bool>) -> Result<bool> {
+        let _stepping = self.stepping();
         self.run_host_work(None);
         if done()? {
             return Ok(true);
         }
         // Not while another thread runs a host function: the device stands still then.
         if !self.host_work_running() {
-            self.platform.poll();
+            self.advance(true);
         }
         self.service_interrupts();
         // A query holds no context's lock: a program polling while a kernel waits for a

@@ -227,7 +227,12 @@ impl Inner {
             run(err);
             let _ = mem.store_u32(off, value, Ordering::Release);
         };
-        gpu.host_work_push(HostWork { chid: ch.chid, ready: Box::new(move || ready.landed()), run: Box::new(release) });
+        gpu.host_work_push(HostWork {
+            chid: ch.chid,
+            seq: 0,
+            ready: Box::new(move || ready.landed()),
+            run: Box::new(release),
+        });
         Ok(())
     }
 
