@@ -643,6 +643,11 @@ impl Platform for UserPlatform {
         }
     }
 
+    /// The host's scheduler runs another thread (the one running the host function).
+    fn relax(&self) {
+        std::thread::yield_now();
+    }
+
     fn poll(&self) {
         self.threads.note();
         // The device thread runs on its own; the stepped clock runs POLL_QUANTUM cycles.

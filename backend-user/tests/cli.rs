@@ -79,7 +79,7 @@ fn ptxas_flags() {
 fn info_and_demo_run() {
     let out = rgdev(&["info"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("10de:06c0") && text.contains("0x0c0000a1"), "{text}");
+    assert!(out.status.success() && text.contains("10de:06c0") && text.contains("0x140000a1"), "{text}");
     let out = rgdev(&["demo"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");

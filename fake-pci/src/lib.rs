@@ -143,7 +143,7 @@ impl FakeGpu {
         channels.resize_with(NUM_CHANNELS as usize, || None);
         Self {
             pci: pci::PciConfig::new(BAR0_SIZE as u64, cfg.board.bar1_size),
-            regs: RegFile::new(),
+            regs: RegFile::new(cfg.board.cc_major, cfg.board.cc_minor),
             mem: Memory {
                 vram: vram::Vram::new(cfg.board.vram_size),
                 sys: sysmem::SysMem::default(),

@@ -18,7 +18,9 @@ pub(crate) struct RegFile {
 }
 
 impl RegFile {
-    pub(crate) fn new() -> Self {
+    /// The registers at reset, NV_PMC_BOOT_0 naming the chip of the board's compute
+    /// capability `cc_major.cc_minor` ([`PmcBoot0::for_cc`]: GF100 for 2.x, GV100 for 7.0).
+    pub(crate) fn new(cc_major: u32, cc_minor: u32) -> Self {
         let mut rf = Self { index: BTreeMap::new(), descs: Vec::new(), values: Vec::new() };
         for d in regs::TABLE {
             for i in 0..d.count {
@@ -27,6 +29,7 @@ impl RegFile {
                 rf.values.push(d.reset);
             }
         }
+        rf.set(NV_PMC_BOOT_0, 0, PmcBoot0::for_cc(cc_major, cc_minor).into());
         rf
     }
     pub(crate) fn get<T>(&self, r: Reg<T>, i: u32) -> u32 {

@@ -386,6 +386,13 @@ mod tests {
         let b = NV_PMC_BOOT_0.decode(NV_PMC_BOOT_0.desc.reset);
         assert_eq!((b.architecture(), b.implementation(), b.stepping()), (0x0C, 0, 0xA1));
         assert_eq!(b.chipset(), 0xC0);
+        assert_eq!(u32::from(PmcBoot0::for_cc(2, 0)), 0x0C00_00A1, "the reset value: GF100");
+        for (cc, chipset) in
+            [((3, 5), 0xF0), ((6, 0), 0x130), ((7, 0), 0x140), ((7, 5), 0x162), ((8, 0), 0x170), ((9, 0), 0x180)]
+        {
+            assert_eq!(PmcBoot0::for_cc(cc.0, cc.1).chipset(), chipset, "{cc:?}");
+        }
+        assert_eq!(u32::from(PmcBoot0::for_cc(7, 0)), 0x1400_00A1);
     }
 
     #[test]

@@ -375,7 +375,7 @@ impl Channel {
             if gpu.host_work_running() {
                 // Another thread runs a host function: the device stands still until it
                 // returns.
-                core::hint::spin_loop();
+                gpu.platform.relax();
                 continue;
             }
             let epoch = gpu.host_epoch();

@@ -23,11 +23,27 @@ use lock_api::Mutex;
 pub(crate) use wait::HostWork;
 pub use wait::Watch;
 
-/// Chipsets the runtime drives, parsed once from NV_PMC_BOOT_0.
+/// Chipsets the runtime drives, parsed once from NV_PMC_BOOT_0 (nouveau's chipset
+/// numbers). Every one is driven through the same Fermi-style register interface (what
+/// the simulated board implements); the chipset names the architecture a preset models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chipset {
-    /// GF100 (Fermi), chipset 0xC0.
+    /// GF100 (Fermi, compute capability 2.x), chipset 0xC0.
     Gf100,
+    /// GK110 (Kepler, 3.x), 0xF0.
+    Gk110,
+    /// GM200 (Maxwell, 5.x), 0x120.
+    Gm200,
+    /// GP100 (Pascal, 6.x), 0x130.
+    Gp100,
+    /// GV100 (Volta, 7.0), 0x140.
+    Gv100,
+    /// TU102 (Turing, 7.5), 0x162.
+    Tu102,
+    /// GA100 (Ampere, 8.x), 0x170.
+    Ga100,
+    /// GH100 (Hopper, 9.0), 0x180.
+    Gh100,
 }
 
 impl TryFrom<PmcBoot0> for Chipset {
@@ -35,6 +51,13 @@ impl TryFrom<PmcBoot0> for Chipset {
     fn try_from(b: PmcBoot0) -> Result<Self> {
         match b.chipset() {
             0xC0 => Ok(Chipset::Gf100),
+            0xF0 => Ok(Chipset::Gk110),
+            0x120 => Ok(Chipset::Gm200),
+            0x130 => Ok(Chipset::Gp100),
+            0x140 => Ok(Chipset::Gv100),
+            0x162 => Ok(Chipset::Tu102),
+            0x170 => Ok(Chipset::Ga100),
+            0x180 => Ok(Chipset::Gh100),
             _ => Err(CuError::NotSupported),
         }
     }

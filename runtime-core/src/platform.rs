@@ -98,6 +98,13 @@ pub trait Platform: Send + Sync + 'static {
         let _ = self.yield_now();
     }
 
+    /// Let other host threads run without advancing the device: what a wait does while
+    /// another thread runs a host function (the device stands still until it returns,
+    /// which may take the host a long time). The default spins.
+    fn relax(&self) {
+        core::hint::spin_loop();
+    }
+
     /// Allocate `len` bytes (rounded up to 4 KiB) of zeroed DMA-able memory.
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer>;
 

@@ -258,11 +258,11 @@ fn mmio_is_ignored_until_memory_decoding_is_enabled() {
     assert_eq!(g.mmio_read32(0xFD00_0000), u32::MAX);
     g.mmio_write32(0xFD00_0200, 0x100);
     g.cfg_write32(hw::pci::COMMAND_STATUS, 0x2);
-    assert_eq!(g.mmio_read32(0xFD00_0000), 0x0C00_00A1);
+    assert_eq!(g.mmio_read32(0xFD00_0000), 0x1400_00A1);
     assert_eq!(g.mmio_read32(0xFD00_0200), 0, "the write before decoding was dropped");
     // Read-only registers ignore writes, and the device logs them.
     g.mmio_write32(0xFD00_0000, 0x1234);
-    assert_eq!(g.mmio_read32(0xFD00_0000), 0x0C00_00A1);
+    assert_eq!(g.mmio_read32(0xFD00_0000), 0x1400_00A1);
     assert!(g.ignored_accesses().any(|r| r.window == Window::Bar0(0) && r.value == 0x1234));
     // Absent units and undeclared offsets read the bad-read constant.
     assert_eq!(g.mmio_read32(0xFD00_0000 + 0x0060_0000), BAD_READ);

@@ -779,7 +779,7 @@ fn command_line_conventions() {
 }
 
 /// `rgdev info` reports what deviceQuery does, as text and as JSON, for the preset asked
-/// for (the device's name is the preset's: the register-level chipset is a GF100 for all).
+/// for (the device's name is the preset's: NV_PMC_BOOT_0 names only the architecture).
 #[test]
 fn info_reports_device_query_facts() {
     let run = |args: &[&str]| Command::new(release_dir().join("rgdev")).args(args).output().expect("rgdev runs");

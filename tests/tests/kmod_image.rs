@@ -42,7 +42,7 @@ fn kernel_image_does_a_copy_round_trip_and_reports_through_defmt() {
     println!("{text}");
     assert_eq!(out.status.code(), Some(0), "image failed; its log:\n{text}");
     let sms = fake_pci::DeviceConfig::default().board.sms;
-    assert!(text.contains(&format!("info probe: 10de:06c0 BOOT_0 0x0c0000a1, 64 MiB VRAM, {sms} SMs")), "{text}");
+    assert!(text.contains(&format!("info probe: 10de:06c0 BOOT_0 0x140000a1, 64 MiB VRAM, {sms} SMs")), "{text}");
     assert!(text.contains("info copy round trip: 3145728 bytes identical"), "{text}");
     assert!(text.contains("info kernel vecadd: 65536 elements correct"), "{text}");
     // VRAM and the heap are consistent: exhausting either is CUDA_ERROR_OUT_OF_MEMORY (2).

@@ -57,7 +57,7 @@ fn init_sequence() -> Vec<Tx> {
         // Memory space and bus master on.
         Tx::cfg_read(pci::COMMAND_STATUS, pci::STATUS_CAP_LIST << 16),
         Tx::cfg_write(pci::COMMAND_STATUS, pci::STATUS_CAP_LIST << 16 | 0x6),
-        Tx::read(NV_PMC_BOOT_0, 0, 0x0C00_00A1),
+        Tx::read(NV_PMC_BOOT_0, 0, 0x1400_00A1), // GV100 (the default preset)
         Tx::read(NV_PMC_ENABLE, 0, 0),
         Tx::write(
             NV_PMC_ENABLE,

@@ -32,7 +32,8 @@ pub extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) 
         let st = state()?;
         let b = st.device(dev)?;
         let n = usize::try_from(len).ok().filter(|&n| n > 0).ok_or(CuError::InvalidValue)?;
-        // The board the preset describes (the register-level chipset is always a GF100).
+        // The board the preset describes (the chipset in NV_PMC_BOOT_0 names only its
+        // architecture).
         let text = format!("rgdev {} (simulated)", b.config.name);
         let out = raw::bytes_mut(name.cast(), n)?;
         let k = text.len().min(n - 1);

@@ -26,6 +26,27 @@ impl PmcBoot0 {
     pub fn chipset(&self) -> u32 {
         (u32::from(*self) >> 20) & 0x1ff
     }
+
+    /// The NV_PMC_BOOT_0 of the first chip of the architecture compute capability
+    /// `major.minor` belongs to, stepping A1 (nouveau's chipset numbers): GF100 0xC0 (2.x),
+    /// GK110 0xF0 (3.x), GM200 0x120 (5.x), GP100 0x130 (6.x), GV100 0x140 (7.0, 7.2),
+    /// TU102 0x162 (7.5), GA100 0x170 (8.x), GH100 0x180 (9.x and later).
+    pub fn for_cc(major: u32, minor: u32) -> Self {
+        let chipset: u32 = match (major, minor) {
+            (..=2, _) => 0xC0,
+            (3 | 4, _) => 0xF0,
+            (5, _) => 0x120,
+            (6, _) => 0x130,
+            (7, 5..) => 0x162,
+            (7, _) => 0x140,
+            (8, _) => 0x170,
+            _ => 0x180,
+        };
+        Self::new()
+            .with_stepping(0xA1)
+            .with_implementation((chipset & 0xF) as u8)
+            .with_architecture((chipset >> 4) as u8)
+    }
 }
 
 /// Per-unit interrupt bits of NV_PMC_INTR_* and NV_PMC_INTR_EN_*.

@@ -174,7 +174,7 @@ impl<P: Platform> Device<P> {
             if due.is_empty() {
                 if self.host_work_running() {
                     drop(_clock);
-                    core::hint::spin_loop();
+                    self.platform.relax();
                     return Activity::Progress;
                 }
                 return if poll {
@@ -258,7 +258,7 @@ impl<P: Platform> Device<P> {
                 // returns (its release may be what this waits for), however long it takes
                 // the host, so that where in simulated time anything happens never
                 // depends on it.
-                core::hint::spin_loop();
+                self.platform.relax();
                 continue;
             }
             let epoch = self.host_epoch();
