@@ -27,6 +27,7 @@ mod managed; // managed memory of a system (cudaMallocManaged), paged by its `Uv
 pub mod owner; // the clock's owner: host functions no thread waits for
 pub mod platform;
 pub mod preset;
+pub mod profile; // statistics, summaries and traces of a run (`rgdev run --stats-json`, `--trace`)
 mod system; // a system of GPUs: a device per GPU at its place on the buses
 pub mod threads; // which host threads use a device, and whether they are blocked
 
@@ -89,6 +90,7 @@ pub struct DeviceOptions {
 pub struct Device {
     gpu: Arc<UserGpu>,
     placement: fake_pci::system::Placement,
+    config: Arc<DeviceConfig>,
 }
 
 impl Device {
@@ -117,6 +119,7 @@ impl Device {
             return Err(CuError::InvalidValue);
         }
         let place = opts.placement.unwrap_or_else(|| SystemConfig::single(opts.config.clone()).placement(0));
+        let config = Arc::new(opts.config.clone());
         let mut p = UserPlatform::new_at(opts.config, opts.clock, place.bar0, place.bar1);
         p.set_output(opts.output);
         p.set_separate_va(opts.separate_va);
@@ -129,7 +132,7 @@ impl Device {
         let gpu = Arc::new(Gpu::probe_as(p, opts.ordinal)?);
         gpu.set_checks(opts.checks);
         owner::watch(&gpu);
-        Ok(Self { gpu, placement: place })
+        Ok(Self { gpu, placement: place, config })
     }
 
     /// The GPUs of `system` presented as one logical GPU (MGPUSim's unified GPU,
@@ -170,6 +173,37 @@ impl Device {
     /// Statistics of the copies that finished since the last call, oldest first.
     pub fn take_copy_stats(&self) -> Vec<CopyStats> {
         self.sim().lock().take_copy_stats()
+    }
+
+    /// The board's configuration (its preset).
+    pub fn config(&self) -> &DeviceConfig {
+        &self.config
+    }
+
+    /// Record samples of the SMs' occupancy from now on (`on`), or stop.
+    pub fn trace_occupancy(&self, on: bool) {
+        self.sim().lock().trace_occupancy(on);
+    }
+
+    /// The SM occupancy samples recorded since the last call.
+    pub fn take_occupancy_samples(&self) -> Vec<OccupancySample> {
+        self.sim().lock().take_occupancy_samples()
+    }
+
+    /// The MMIO trace's records since the last call ([`DeviceOptions::trace`]).
+    pub fn mmio_trace_take(&self) -> Vec<fake_pci::trace::TraceRecord> {
+        self.sim().lock().trace_take()
+    }
+
+    /// MMIO accesses the trace did not keep (past its limit).
+    pub fn mmio_trace_dropped(&self) -> u64 {
+        self.sim().lock().trace_dropped()
+    }
+
+    /// The device's cycle count now, or None while another thread runs it (a reading
+    /// that does not wait).
+    pub fn try_cycles(&self) -> Option<u64> {
+        self.sim().try_cycles()
     }
 
     /// The simulated device (statistics, traces).

@@ -6,8 +6,6 @@
 use backend_user::UserUvm;
 use std::sync::{Arc, OnceLock};
 
-pub(crate) use runtime_core::uvm::PAGE;
-
 /// Environment variable: `host` keeps managed memory as host memory mapped everywhere
 /// rather than paged on demand (`paging`, the default, is accepted).
 pub(crate) const UVM_ENV: &str = "RGDEV_UVM";

@@ -77,10 +77,10 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
                 .collect();
             gpus.truncate(1);
         }
-        let profile = profile::Profile::from_env(crate::state::boards(&gpus, &physical));
+        let profile = profile::Profile::from_env(&crate::state::shown(&gpus, &physical), sys.uvm().cloned());
         if profile.wanted() {
             // One clock: GPU 0's stamps the host's records.
-            apitrace::start(&gpus[0].dev);
+            profile::host::start(&gpus[0].dev);
         }
         let write_at_exit = profile.wanted();
         let st = State {
@@ -114,8 +114,8 @@ extern "C" fn write_profile() {
     if let Ok(mut st) = state() {
         let st = &mut *st;
         let st = &mut *st;
-        let boards = crate::state::boards(&st.gpus, &st.physical);
-        st.profile.write(boards);
+        let shown = crate::state::shown(&st.gpus, &st.physical);
+        st.profile.write(&shown);
     }
 }
 

@@ -38,14 +38,14 @@ mod occupancy; // the occupancy calculator
 mod peer; // peer access between the GPUs of a system, peer copies (runtime-core's system::Peers)
 mod pointer; // pointer attributes
 mod procaddr; // cuGetProcAddress and the legacy unversioned entry points
-mod profile; // the statistics and trace files written at exit
+use backend_user::profile; // the statistics and trace files written at exit
 mod stream; // streams
 mod texref; // texture and surface references (the legacy binding API)
 mod texture; // arrays, texture and surface objects, copies with arrays
 pub mod unsupported; // exported entry points that return CUDA_ERROR_NOT_SUPPORTED
 mod vmm; // virtual memory management: physical allocations, reservations, mappings
 // The library's own plumbing.
-mod apitrace; // the host side of the trace: API calls, NVTX ranges
+mod apitrace; // the host side of the trace: the C ABI's calls, NVTX ranges
 mod enums; // CUDA's enums, declared once and checked against include/cuda.h
 mod raw; // every access through a caller's pointer
 mod sanitize; // RGDEV_CHECK

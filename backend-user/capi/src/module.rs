@@ -205,8 +205,7 @@ pub(crate) fn unload(m: ModuleHandle) -> Result<()> {
     let gpu = {
         let mut st = state()?;
         let s = &mut *st;
-        let boards = crate::state::boards(&s.gpus, &s.physical);
-        s.profile.collect(boards);
+        s.profile.collect(&crate::state::shown(&s.gpus, &s.physical));
         s.gpu_of(m.0)
     };
     managed::unloading(&gpu, m.ctx(), m);

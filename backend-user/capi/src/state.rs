@@ -122,8 +122,7 @@ impl State {
         if !gpu.ctx_exists(h) {
             return Err(CuError::InvalidContext);
         }
-        let boards = boards(&self.gpus, &self.physical);
-        self.profile.collect(boards);
+        self.profile.collect(&shown(&self.gpus, &self.physical));
         let host: Vec<HostAlloc> = self.host.extract_if(|_, a| a.ctx == h).map(|(_, a)| a).collect();
         let managed = self.managed.extract_if(.., |r| r.ctx == h).collect();
         self.buffers.retain(|(c, _), _| *c != h.0);
@@ -160,6 +159,11 @@ impl Doomed {
 /// that the profile beside them can be borrowed at once.
 pub(crate) fn boards<'a>(gpus: &'a [Board], physical: &'a [Board]) -> &'a [Board] {
     if physical.is_empty() { gpus } else { physical }
+}
+
+/// The devices the statistics and trace show: every GPU of the system (see [`boards`]).
+pub(crate) fn shown(gpus: &[Board], physical: &[Board]) -> Vec<Device> {
+    boards(gpus, physical).iter().map(|b| b.dev.clone()).collect()
 }
 
 pub(crate) static STATE: OnceLock<Mutex<State>> = OnceLock::new();
@@ -271,8 +275,8 @@ pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
     {
         let st = &mut *st;
         let st = &mut *st;
-        let boards = boards(&st.gpus, &st.physical);
-        st.profile.collect(boards);
-        st.profile.write_json(boards);
+        let shown = shown(&st.gpus, &st.physical);
+        st.profile.collect(&shown);
+        st.profile.write_json(&shown);
     }
 }

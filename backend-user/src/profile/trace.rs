@@ -1,16 +1,17 @@
 //! The Perfetto (Chrome trace) view of a run: each GPU's kernels, copies, migrations and
 //! SM occupancy, and the host's threads with their API calls, NVTX ranges and flows.
 
+use super::host;
 use super::{COPY_TID, HOST_PID, Joined, MIGRATION_TID, Profile, UVM_TID, dur, path_name, size, us};
-use crate::state::Board;
+use crate::Device;
 use serde_json::{Value, json};
 
 impl Profile {
     /// The host's tracks: a track per host thread with its API calls and NVTX ranges and
     /// marks, and a flow from each call to the kernels and copies it started. Host records
     /// carry GPU 0's clock, which every GPU of the system shares.
-    fn host_events(&self, gpus: &[Board], h: &crate::apitrace::HostRecords, joined: &Joined, ev: &mut Vec<Value>) {
-        let cfg = &gpus[0].config;
+    fn host_events(&self, gpus: &[Device], h: &host::HostRecords, joined: &Joined, ev: &mut Vec<Value>) {
+        let cfg = gpus[0].config();
         let (us, dur) = (|c| us(cfg, c), |a, b| dur(cfg, a, b));
         if h.calls.is_empty() && h.ranges.is_empty() && h.uvm.is_empty() {
             return;
@@ -28,7 +29,7 @@ impl Profile {
         tids.sort_unstable();
         tids.dedup();
         for t in tids {
-            let name = crate::apitrace::thread_name(h, t);
+            let name = host::thread_name(h, t);
             ev.push(json!({"name": "thread_name", "ph": "M", "pid": HOST_PID, "tid": t, "args": {"name": name}}));
         }
         let end = self.kernels.iter().map(|(_, k)| k.end_cycle).chain(self.copies.iter().map(|c| c.end_cycle));
@@ -70,7 +71,7 @@ impl Profile {
             }));
             for &(g, tid, at, what) in started.iter() {
                 flow += 1;
-                let at = crate::profile::us(&gpus[g as usize].config, at);
+                let at = super::us(gpus[g as usize].config(), at);
                 ev.push(json!({"name": what, "cat": "flow", "ph": "s", "id": flow, "pid": HOST_PID, "tid": c.tid, "ts": us(c.start)}));
                 ev.push(json!({"name": what, "cat": "flow", "ph": "f", "bp": "e", "id": flow, "pid": gpu_pid(g), "tid": tid, "ts": at}));
             }
@@ -81,17 +82,17 @@ impl Profile {
     /// kernels) and one for the copy engine, and a process with a counter per SM (resident
     /// warps); and the host's threads (API calls, NVTX ranges, flows to the work they
     /// started). GPU `g`'s processes are `gpu_pid(g)` and the one after it.
-    pub fn chrome_trace(&self, gpus: &[Board]) -> Value {
-        let h = crate::apitrace::host();
+    pub fn chrome_trace(&self, gpus: &[Device]) -> Value {
+        let h = host::records();
         let joined = self.join(&h);
         let mut ev = Vec::new();
         let several = gpus.len() > 1;
         for (g, b) in gpus.iter().enumerate() {
             let (g, pid) = (g as u32, gpu_pid(g as u32));
             let name = if several {
-                format!("rgdev GPU {g}: {} ({})", b.config.name, b.dev.pci_bus_id())
+                format!("rgdev GPU {g}: {} ({})", b.config().name, b.pci_bus_id())
             } else {
-                format!("rgdev {}", b.config.name)
+                format!("rgdev {}", b.config().name)
             };
             let occupancy = if several {
                 format!("GPU {g} SM occupancy (resident warps)")
@@ -125,7 +126,7 @@ impl Profile {
         }
         for (i, (name, k)) in self.kernels.iter().enumerate() {
             let g = self.kernel_gpu[i];
-            let cfg = &gpus[g as usize].config;
+            let cfg = gpus[g as usize].config();
             ev.push(json!({
                 "name": name, "cat": "kernel", "ph": "X", "pid": gpu_pid(g), "tid": k.chid,
                 "ts": us(cfg, k.start_cycle), "dur": dur(cfg, k.start_cycle, k.end_cycle),
@@ -134,7 +135,7 @@ impl Profile {
         }
         for (i, c) in self.copies.iter().enumerate() {
             let g = self.copy_gpu[i];
-            let cfg = &gpus[g as usize].config;
+            let cfg = gpus[g as usize].config();
             let stream = self.stream_of(g, c.chid).map(|(_, s)| format!("{s:#x}"));
             let (src, dst) = self.copy_kinds(i, &joined.1, &h);
             let (cat, tid) = if self.copy_migration[i] { ("migration", MIGRATION_TID) } else { ("copy", COPY_TID) };
@@ -145,11 +146,11 @@ impl Profile {
             }));
         }
         for (g, s) in &self.occupancy {
-            let cfg = &gpus[*g as usize].config;
+            let cfg = gpus[*g as usize].config();
             ev.push(json!({"name": format!("SM {:02}", s.sm), "ph": "C", "pid": gpu_pid(*g) + 1, "ts": us(cfg, s.cycle), "args": {"warps": s.warps}}));
         }
         self.host_events(gpus, &h, &joined, &mut ev);
-        let cfg = &gpus[0].config;
+        let cfg = gpus[0].config();
         json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"preset": cfg.name, "gpus": gpus.len(), "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms, "max_warps_per_sm": cfg.sm.max_threads / 32}})
     }
 }

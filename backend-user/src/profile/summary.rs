@@ -2,7 +2,8 @@
 //! it: time per kernel and per kind of copy, and per API call.
 
 use super::Profile;
-use crate::state::Board;
+use super::host;
+use crate::Device;
 
 /// Count one call of `name` lasting `ns` in `rows`.
 fn add_row(rows: &mut Vec<Row>, name: String, ns: u64) {
@@ -30,8 +31,8 @@ impl Profile {
     /// nvprof's "GPU activities" table (`nsys stats` reads alike): kernels by name and copies
     /// by kind, each with its share of the GPU's busy time, total, calls, average, minimum
     /// and maximum, in simulated time, the largest first; CSV (times in ns) when `csv`.
-    pub fn summary_text(&self, gpus: &[Board], csv: bool) -> String {
-        let cfg_of = |g: u32| &gpus[g as usize].config;
+    pub fn summary_text(&self, gpus: &[Device], csv: bool) -> String {
+        let cfg_of = |g: u32| gpus[g as usize].config();
         let mut gpu: Vec<Row> = Vec::new();
         for ((name, k), &g) in self.kernels.iter().zip(&self.kernel_gpu) {
             add_row(&mut gpu, name.clone(), cfg_of(g).cycles_to_ns(k.cycles()));
@@ -50,7 +51,7 @@ impl Profile {
         // code takes none: a call lasts as long as it waited for the device).
         let mut api: Vec<Row> = Vec::new();
         {
-            let h = crate::apitrace::host();
+            let h = host::records();
             for c in &h.calls {
                 let ns = cfg.cycles_to_ns(c.end).saturating_sub(cfg.cycles_to_ns(c.start));
                 add_row(&mut api, c.name.to_string(), ns);

@@ -8,11 +8,12 @@
 //! (ordinal, channel); each kernel and copy carries its GPU (`device` in the files), and
 //! the trace has a process per GPU.
 
+pub mod host; // the host side: API calls, NVTX ranges, the unified-memory service's events
 mod summary;
 mod trace;
 
-use crate::state::Board;
-use backend_user::{CopyStats, DeviceConfig, KernelStats, OccupancySample};
+use crate::Device;
+use crate::{CopyStats, DeviceConfig, KernelStats, OccupancySample};
 use fake_pci::config::CopyPath;
 use runtime_core::LaunchId;
 use serde_json::{Value, json};
@@ -98,11 +99,14 @@ pub struct Profile {
     pub csv: Option<PathBuf>,
     /// Where the MMIO trace goes.
     pub mmio: Option<PathBuf>,
+    /// The system's unified-memory service, whose migrations the statistics report.
+    uvm: Option<std::sync::Arc<crate::UserUvm>>,
 }
 
 impl Profile {
-    /// From the environment; records occupancy on every GPU when a trace is wanted.
-    pub fn from_env(gpus: &[Board]) -> Self {
+    /// From the environment; records occupancy on every GPU when a trace is wanted. `uvm`:
+    /// the system's unified-memory service, if it has one.
+    pub fn from_env(gpus: &[Device], uvm: Option<std::sync::Arc<crate::UserUvm>>) -> Self {
         let path = |k| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
         let summary = std::env::var(SUMMARY).ok().filter(|v| !v.is_empty() && v != "0").map(|v| v == "csv");
         let started = Some(std::time::Instant::now());
@@ -113,14 +117,20 @@ impl Profile {
             mmio: path(MMIO_TRACE),
             summary,
             started,
+            uvm,
             ..Self::default()
         };
         if p.trace.is_some() {
             for b in gpus {
-                b.dev.sim().lock().trace_occupancy(true);
+                b.trace_occupancy(true);
             }
         }
         p
+    }
+
+    /// A count of the unified-memory service's (0 without one).
+    fn uvm_count(&self, c: impl Fn(&runtime_core::uvm::Counts) -> &std::sync::atomic::AtomicU64) -> u64 {
+        self.uvm.as_ref().map_or(0, |u| c(u.counts()).load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// Whether anything is written at exit.
@@ -160,7 +170,7 @@ impl Profile {
 
     /// Which API call started each kernel and each copy (indices into `h.calls`), by the
     /// jobs each call counted on its channels (see `apitrace`).
-    fn join(&self, h: &crate::apitrace::HostRecords) -> Joined {
+    fn join(&self, h: &host::HostRecords) -> Joined {
         let kernels: HashMap<(u32, u32, u64), usize> =
             (self.kernels.iter().zip(&self.kernel_gpu).zip(&self.kernel_job))
                 .enumerate()
@@ -190,12 +200,7 @@ impl Profile {
 
     /// Copy `i`'s memory kinds (source, destination): what the call that made it said,
     /// else what the device saw (system memory is the runtime's pinned staging).
-    fn copy_kinds(
-        &self,
-        i: usize,
-        by: &HashMap<usize, usize>,
-        h: &crate::apitrace::HostRecords,
-    ) -> (&'static str, &'static str) {
+    fn copy_kinds(&self, i: usize, by: &HashMap<usize, usize>, h: &host::HostRecords) -> (&'static str, &'static str) {
         use fake_pci::copy::CopyKind;
         let c = &self.copies[i];
         if c.kind != CopyKind::Memset
@@ -216,19 +221,17 @@ impl Profile {
 
     /// Take the GPUs' records (before a module or context goes away, so that names
     /// resolve to what they were when the kernels ran), GPU by GPU.
-    pub fn collect(&mut self, gpus: &[Board]) {
+    pub fn collect(&mut self, gpus: &[Device]) {
         if !self.wanted() {
             return;
         }
-        for m in crate::demand::uvm().take_moved() {
+        for m in self.uvm.as_ref().map(|u| u.take_moved()).unwrap_or_default() {
             self.moved.entry((m.gpu, m.chid)).or_default().push((m.ns, m.to_gpu, m.to_host));
         }
         for (g, b) in gpus.iter().enumerate() {
             let g = g as u32;
-            // Before the device's lock: a migration holds its channel's while the device runs.
-            let migrations = b.dev.gpu().migration_channel();
-            let mut sim = b.dev.sim().lock();
-            let mut ks = sim.take_kernel_stats();
+            let migrations = b.gpu().migration_channel();
+            let mut ks = b.take_kernel_stats();
             ks.sort_by_key(|k| k.seq);
             for k in ks {
                 let n = &mut self.jobs_seen.entry((g, k.chid)).or_default().0;
@@ -240,7 +243,7 @@ impl Profile {
                 self.kernels.push((name, k));
                 self.kernel_gpu.push(g);
             }
-            let mut cs = sim.take_copy_stats();
+            let mut cs = b.take_copy_stats();
             cs.sort_by_key(|c| c.seq);
             for c in cs {
                 let n = &mut self.jobs_seen.entry((g, c.chid)).or_default().1;
@@ -250,7 +253,7 @@ impl Profile {
                 self.copies.push(c);
                 self.copy_gpu.push(g);
             }
-            self.occupancy.extend(sim.take_occupancy_samples().into_iter().map(|s| (g, s)));
+            self.occupancy.extend(b.take_occupancy_samples().into_iter().map(|s| (g, s)));
         }
     }
 
@@ -265,7 +268,7 @@ impl Profile {
 
     /// Write the statistics file (whole, through a temporary file renamed over it, so a
     /// reader never sees half of one).
-    pub fn write_json(&mut self, gpus: &[Board]) {
+    pub fn write_json(&mut self, gpus: &[Device]) {
         let outputs = [
             (&self.json, "json.partial", self.json.as_ref().map(|_| self.stats_json(gpus).to_string())),
             (&self.csv, "csv.partial", self.csv.as_ref().map(|_| self.stats_csv(gpus))),
@@ -282,7 +285,7 @@ impl Profile {
 
     /// The statistics as CSV: a row per kernel and per copy, in the order they ran
     /// (`type` kernel or copy; for a copy, `name` is its kind).
-    pub fn stats_csv(&self, gpus: &[Board]) -> String {
+    pub fn stats_csv(&self, gpus: &[Device]) -> String {
         use std::fmt::Write;
         let mut out = String::from(
             "type,name,context,stream,channel,grid,block,registers,shared_bytes,start_cycle,end_cycle,cycles,time_ns,\
@@ -293,7 +296,7 @@ impl Profile {
         let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
         for (i, (name, k)) in self.kernels.iter().enumerate() {
             let g = self.kernel_gpu[i];
-            let cfg = &gpus[g as usize].config;
+            let cfg = gpus[g as usize].config();
             let f = self.facts(i).unwrap_or_default();
             let (ctx, s) = self
                 .stream_of(g, k.chid)
@@ -318,11 +321,11 @@ impl Profile {
                 k.dram_write_bytes,
             );
         }
-        let h = crate::apitrace::host();
+        let h = host::records();
         let (_, by_copy) = self.join(&h);
         for (i, c) in self.copies.iter().enumerate() {
             let g = self.copy_gpu[i];
-            let cfg = &gpus[g as usize].config;
+            let cfg = gpus[g as usize].config();
             let (ctx, s) = self
                 .stream_of(g, c.chid)
                 .map_or((String::new(), String::new()), |(x, s)| (format!("{x:#x}"), format!("{s:#x}")));
@@ -344,7 +347,7 @@ impl Profile {
     }
 
     /// Write the files asked for, and print the summary if asked; errors go to stderr.
-    pub fn write(&mut self, gpus: &[Board]) {
+    pub fn write(&mut self, gpus: &[Device]) {
         self.collect(gpus);
         if let Some(csv) = self.summary {
             eprint!("{}", self.summary_text(gpus, csv));
@@ -356,7 +359,7 @@ impl Profile {
             eprintln!("rgdev: {}: {e}", p.display());
         }
         if let Some(p) = &self.mmio {
-            let dropped = gpus.iter().map(|b| b.dev.sim().lock().trace_dropped()).sum::<u64>();
+            let dropped = gpus.iter().map(|b| b.mmio_trace_dropped()).sum::<u64>();
             let written = std::fs::File::create(p).and_then(|f| write_mmio(gpus, &mut std::io::BufWriter::new(f)));
             match written {
                 Err(e) => eprintln!("rgdev: {}: {e}", p.display()),
@@ -370,18 +373,18 @@ impl Profile {
     }
 
     /// One object per kernel and per copy.
-    pub fn stats_json(&self, gpus: &[Board]) -> Value {
-        let h = crate::apitrace::host();
+    pub fn stats_json(&self, gpus: &[Device]) -> Value {
+        let h = host::records();
         let (by_kernel, by_copy) = self.join(&h);
         let call = |by: &HashMap<usize, usize>, i: usize| by.get(&i).map(|&ci| h.calls[ci].name);
-        let cfg = &gpus[0].config;
+        let cfg = gpus[0].config();
         let kernels: Vec<Value> = self
             .kernels
             .iter()
             .enumerate()
             .map(|(i, (name, k))| {
                 let g = self.kernel_gpu[i];
-                let cfg = &gpus[g as usize].config;
+                let cfg = gpus[g as usize].config();
                 let f = self.facts(i);
                 // What the fault service moved while the kernel ran, for its channel.
                 let moved = self.moved.get(&(g, k.chid)).map_or((0, 0), |v| {
@@ -441,7 +444,7 @@ impl Profile {
                 // Unified memory: the pages its faults moved, and their bytes.
                 v["migrations_to_gpu"] = json!(moved.0);
                 v["migrations_to_host"] = json!(moved.1);
-                v["migrated_bytes"] = json!((moved.0 + moved.1) * crate::demand::PAGE);
+                v["migrated_bytes"] = json!((moved.0 + moved.1) * runtime_core::uvm::PAGE);
                 v
             })
             .collect();
@@ -451,7 +454,7 @@ impl Profile {
             .enumerate()
             .map(|(i, c)| {
                 let g = self.copy_gpu[i];
-                let cfg = &gpus[g as usize].config;
+                let cfg = gpus[g as usize].config();
                 let stream = self.stream_of(g, c.chid).map(|(_, s)| format!("{s:#x}"));
                 let (src, dst) = self.copy_kinds(i, &by_copy, &h);
                 json!({
@@ -474,7 +477,7 @@ impl Profile {
                 })
             })
             .collect();
-        let config: Value = toml::from_str::<toml::Table>(&backend_user::preset::to_toml(cfg))
+        let config: Value = toml::from_str::<toml::Table>(&crate::preset::to_toml(cfg))
             .ok()
             .and_then(|t| serde_json::to_value(t).ok())
             .unwrap_or(Value::Null);
@@ -492,13 +495,13 @@ impl Profile {
             "command_line": std::env::args().collect::<Vec<_>>(),
             "host": { "wall_seconds": wall, "simulated_cycles": cycles, "simulated_cycles_per_second": if wall > 0.0 { cycles as f64 / wall } else { 0.0 } },
             "device": { "preset": cfg.name, "mode": format!("{:?}", cfg.mode).to_lowercase(), "clock_mhz": cfg.board.clock_mhz, "sms": cfg.board.sms },
-            "devices": gpus.iter().map(|b| json!({ "preset": b.config.name, "pci_bus_id": b.dev.pci_bus_id() })).collect::<Vec<_>>(),
+            "devices": gpus.iter().map(|b| json!({ "preset": b.config().name, "pci_bus_id": b.pci_bus_id() })).collect::<Vec<_>>(),
             "config": config,
             "unified_memory": {
-                "migrations_to_gpu": crate::demand::uvm().counts().to_gpu.load(std::sync::atomic::Ordering::Relaxed),
-                "migrations_to_host": crate::demand::uvm().counts().to_host.load(std::sync::atomic::Ordering::Relaxed),
-                "evictions": crate::demand::uvm().counts().evictions.load(std::sync::atomic::Ordering::Relaxed),
-                "page_bytes": crate::demand::PAGE,
+                "migrations_to_gpu": self.uvm_count(|c| &c.to_gpu),
+                "migrations_to_host": self.uvm_count(|c| &c.to_host),
+                "evictions": self.uvm_count(|c| &c.evictions),
+                "page_bytes": runtime_core::uvm::PAGE,
             },
             "kernels": kernels,
             "copies": copies,
@@ -508,10 +511,10 @@ impl Profile {
 
 /// The MMIO traces of every GPU as one, in time order (all GPUs share one clock; at the
 /// same cycle, by ordinal), each line of a system of several GPUs ending with its GPU.
-fn write_mmio(gpus: &[Board], w: &mut impl std::io::Write) -> std::io::Result<usize> {
+fn write_mmio(gpus: &[Device], w: &mut impl std::io::Write) -> std::io::Result<usize> {
     let mut recs: Vec<(u64, usize, fake_pci::TraceRecord)> = Vec::new();
     for (g, b) in gpus.iter().enumerate() {
-        recs.extend(b.dev.sim().lock().trace_take().into_iter().map(|r| (r.cycle, g, r)));
+        recs.extend(b.mmio_trace_take().into_iter().map(|r| (r.cycle, g, r)));
     }
     recs.sort_by_key(|&(c, g, _)| (c, g));
     for (_, g, r) in &recs {
