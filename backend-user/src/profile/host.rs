@@ -84,7 +84,7 @@ pub struct NvtxRange {
 }
 
 /// Everything recorded on the host side.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct HostRecords {
     /// API calls in the order they returned.
     pub calls: Vec<ApiCall>,
