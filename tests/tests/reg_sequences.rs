@@ -118,8 +118,8 @@ fn device_init_register_sequence() {
     let gpu = Gpu::probe(p).expect("probe");
     gpu.platform().done();
     // The BAR1 instance block points at its page directory with a 256 MiB limit.
-    assert_eq!(gpu.pramin_read(BAR1_INST + INST_PD_LO as u64).unwrap(), BAR1_PD as u32);
-    assert_eq!(gpu.pramin_read(BAR1_INST + INST_VA_LIMIT_LO as u64).unwrap(), (256 << 20) - 1);
+    assert_eq!(gpu.device().pramin_read(BAR1_INST + INST_PD_LO as u64).unwrap(), BAR1_PD as u32);
+    assert_eq!(gpu.device().pramin_read(BAR1_INST + INST_VA_LIMIT_LO as u64).unwrap(), (256 << 20) - 1);
     let info = gpu.info();
     assert_eq!((info.vram_size, info.sms, info.bar1), (VRAM, cfg().board.sms, (BAR1, 256 << 20)));
 }
@@ -153,7 +153,7 @@ fn context_creation_binds_a_channel_and_kicks_it() {
         (TlbFlushPdb::from(got[0]), PfifoChanInst::from(got[1]), PfifoRunlistBase::from(got[2]));
     assert!(chan_inst.valid());
     let inst = (chan_inst.inst() as u64) << 12;
-    let rd = |a: u64| gpu.pramin_read(a).unwrap();
+    let rd = |a: u64| gpu.device().pramin_read(a).unwrap();
     // RAMFC as the device will parse it.
     assert_eq!(rd(inst + RAMFC_SIGNATURE as u64), RAMFC_SIGNATURE_VALUE);
     assert_eq!(rd(inst + RAMFC_USERD_LO as u64), USERD_VRAM as u32);
@@ -193,7 +193,7 @@ fn allocating_memory_writes_ptes_then_flushes_the_tlb() {
     let p = gpu.platform();
     let inst =
         (PfifoChanInst::from(p.device().mmio_read32(BAR0 + NV_PFIFO_CHAN_INST.offset() as u64)).inst() as u64) << 12;
-    let pd = (InstPdLo::from(gpu.pramin_read(inst + INST_PD_LO as u64).unwrap()).addr_lo() as u64) << 12;
+    let pd = (InstPdLo::from(gpu.device().pramin_read(inst + INST_PD_LO as u64).unwrap()).addr_lo() as u64) << 12;
     p.expect(tlb_flush(pd));
     let ptr = gpu.mem_alloc(ctx, 3 << 20).unwrap();
     p.done();

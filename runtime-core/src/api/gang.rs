@@ -144,9 +144,9 @@ impl<P: Platform> Gpu<P> {
                 of.into_iter().find_map(|(m, c)| {
                     // Nothing else serves the other GPUs: their interrupts and parked
                     // accesses are looked at here.
-                    gpus[m].service_interrupts();
-                    gpus[m].service_replays();
-                    gpus[m].channel_error(c)
+                    gpus[m].dev.service_interrupts();
+                    gpus[m].dev.service_replays();
+                    gpus[m].dev.channel_error(c)
                 })
             })
         });
@@ -468,7 +468,7 @@ impl<P: Platform> Gpu<P> {
             let at = (ptr - dst) as usize;
             let part = &src[at..at + len as usize];
             match c {
-                None => self.ctx(h)?.copy_htod(self, ptr, part, Pitched::linear(len)),
+                None => self.ctx(h)?.copy_htod(&self.dev, ptr, part, Pitched::linear(len)),
                 Some(c) => gpu.memcpy_htod(c, ptr, part),
             }
         })
@@ -492,7 +492,7 @@ impl<P: Platform> Gpu<P> {
             rest = tail;
             at = ptr + len;
             match c {
-                None => self.ctx(h)?.copy_dtoh(self, part, ptr, Pitched::linear(len)),
+                None => self.ctx(h)?.copy_dtoh(&self.dev, part, ptr, Pitched::linear(len)),
                 Some(c) => gpu.memcpy_dtoh(c, part, ptr),
             }
         })
@@ -509,7 +509,7 @@ impl<P: Platform> Gpu<P> {
         let g = self.gang.get().ok_or(CuError::Unknown)?;
         let others = self.gang_others(g, h)?;
         let (_, before) = self.with_ctx(h, |gpu, c| c.mark(gpu, 0))?;
-        before.wait(self)?;
+        before.wait(&self.dev)?;
         for (owner, part) in pieces {
             match *owner {
                 None => each(self, None, part)?,

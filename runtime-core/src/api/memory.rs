@@ -154,7 +154,7 @@ impl<P: Platform> Gpu<P> {
         entries: u32,
         handler: impl Fn(&[hw::replay::Entry]) -> bool + Send + Sync + 'static,
     ) -> Result<()> {
-        self.replay_enable(entries, Arc::new(handler))
+        self.dev.replay_enable(entries, Arc::new(handler))
     }
 
     /// Hold the fault service off on a thread while `held()` says so there: its waits then
@@ -172,12 +172,12 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 || !bytes.is_multiple_of(hw::mmu::PAGE_SIZE) {
             return Err(CuError::InvalidValue);
         }
-        self.vram_alloc(bytes, hw::mmu::PAGE_SIZE)
+        self.dev.vram_alloc(bytes, hw::mmu::PAGE_SIZE)
     }
 
     /// Give back VRAM [`Gpu::vram_pages_alloc`] gave.
     pub fn vram_pages_free(&self, phys: u64, bytes: u64) {
-        self.vram_free(phys, bytes);
+        self.dev.vram_free(phys, bytes);
     }
 
     /// Write `data` (whole words) to VRAM at `phys` through the PRAMIN window.
@@ -185,7 +185,7 @@ impl<P: Platform> Gpu<P> {
         if !data.len().is_multiple_of(4) {
             return Err(CuError::InvalidValue);
         }
-        self.pramin_write(phys, data.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+        self.dev.pramin_write(phys, data.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
     }
 
     /// Read VRAM at `phys` into `buf` (whole words) through the PRAMIN window.
@@ -194,7 +194,7 @@ impl<P: Platform> Gpu<P> {
             return Err(CuError::InvalidValue);
         }
         for (i, w) in buf.chunks_exact_mut(4).enumerate() {
-            w.copy_from_slice(&self.pramin_read(phys + 4 * i as u64)?.to_le_bytes());
+            w.copy_from_slice(&self.dev.pramin_read(phys + 4 * i as u64)?.to_le_bytes());
         }
         Ok(())
     }
@@ -230,8 +230,8 @@ impl<P: Platform> Gpu<P> {
         }
         let (pd, at) = slots.slot(va).ok_or(CuError::InvalidValue)?;
         let pte = pte.map_or(0, u64::from);
-        self.pramin_write(at, [pte as u32, (pte >> 32) as u32])?;
-        self.tlb_flush(pd)
+        self.dev.pramin_write(at, [pte as u32, (pte >> 32) as u32])?;
+        self.dev.tlb_flush(pd)
     }
 
     /// Point peer table entry `slot` (NV_PFB_PEER) at the GPU with PCI routing id `rid`
@@ -241,7 +241,7 @@ impl<P: Platform> Gpu<P> {
             return Err(CuError::TooManyPeers);
         }
         let e = hw::regs::PfbPeer::new().with_rid(rid.unwrap_or(0)).with_valid(rid.is_some());
-        self.wr(hw::regs::NV_PFB_PEER, u32::from(slot), e);
+        self.dev.wr(hw::regs::NV_PFB_PEER, u32::from(slot), e);
         Ok(())
     }
 
@@ -307,7 +307,7 @@ impl<P: Platform> Gpu<P> {
         if let Some(pieces) = self.gang_copy_pieces(h, dst, src.len() as u64) {
             return self.gang_copy_htod(h, dst, src, &pieces);
         }
-        let r = self.ctx(h)?.copy_htod(self, dst, src, Pitched::linear(src.len() as u64));
+        let r = self.ctx(h)?.copy_htod(&self.dev, dst, src, Pitched::linear(src.len() as u64));
         self.printf_flush(h);
         r
     }
@@ -321,12 +321,12 @@ impl<P: Platform> Gpu<P> {
                 let (d, from, part) = r.of(dst, 0, shape);
                 let src = src.get(from as usize..).ok_or(CuError::InvalidValue)?;
                 match c {
-                    None => self.ctx(h)?.copy_htod(self, d, src, part),
+                    None => self.ctx(h)?.copy_htod(&self.dev, d, src, part),
                     Some(c) => gpu.memcpy_htod_2d(c, d, src, part),
                 }
             });
         }
-        let r = self.ctx(h)?.copy_htod(self, dst, src, shape);
+        let r = self.ctx(h)?.copy_htod(&self.dev, dst, src, shape);
         self.printf_flush(h);
         r
     }
@@ -342,12 +342,12 @@ impl<P: Platform> Gpu<P> {
                 let part = Pitched { src_pitch: part.dst_pitch, dst_pitch: part.src_pitch, ..part };
                 let dst = dst.get_mut(to as usize..).ok_or(CuError::InvalidValue)?;
                 match c {
-                    None => self.ctx(h)?.copy_dtoh(self, dst, s, part),
+                    None => self.ctx(h)?.copy_dtoh(&self.dev, dst, s, part),
                     Some(c) => gpu.memcpy_dtoh_2d(c, dst, s, part),
                 }
             });
         }
-        let r = self.ctx(h)?.copy_dtoh(self, dst, src, shape);
+        let r = self.ctx(h)?.copy_dtoh(&self.dev, dst, src, shape);
         self.printf_flush(h);
         r
     }
@@ -373,7 +373,7 @@ impl<P: Platform> Gpu<P> {
         if let Some(pieces) = self.gang_copy_pieces(h, src, dst.len() as u64) {
             return self.gang_copy_dtoh(h, dst, src, &pieces);
         }
-        let r = self.ctx(h)?.copy_dtoh(self, dst, src, Pitched::linear(dst.len() as u64));
+        let r = self.ctx(h)?.copy_dtoh(&self.dev, dst, src, Pitched::linear(dst.len() as u64));
         self.printf_flush(h);
         r
     }

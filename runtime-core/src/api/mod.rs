@@ -61,7 +61,6 @@ use crate::platform::Platform;
 use crate::vm::Bar1;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::ops::Deref;
 use core::sync::atomic::{AtomicU32, Ordering};
 use lock_api::Mutex;
 pub use stream::StreamHandle;
@@ -132,7 +131,8 @@ fn id_in(h: CtxHandle, obj: u64) -> Result<u64> {
 
 /// A probed, initialized GPU and its contexts.
 pub struct Gpu<P: Platform> {
-    dev: Device<P>,
+    /// The device under the runtime (the register layer).
+    pub(crate) dev: Device<P>,
     /// BAR1's address space, kept for the device's lifetime.
     _bar1: Bar1,
     contexts: Mutex<P::RawMutex, Vec<Slot<P>>>,
@@ -144,13 +144,6 @@ pub struct Gpu<P: Platform> {
     gang: spin::Once<gang::Gang<P>>,
     /// The runtime's page-migration channel, made at its first use ([`migrate`]).
     migrator: Mutex<P::RawMutex, Option<migrate::Migrator>>,
-}
-
-impl<P: Platform> Deref for Gpu<P> {
-    type Target = Device<P>;
-    fn deref(&self) -> &Device<P> {
-        &self.dev
-    }
 }
 
 impl<P: Platform> Gpu<P> {
@@ -186,13 +179,54 @@ impl<P: Platform> Gpu<P> {
         self.ordinal
     }
 
+    /// The device under the runtime, the register layer (tools and tests that drive
+    /// registers, PRAMIN or interrupts themselves).
+    pub fn device(&self) -> &Device<P> {
+        &self.dev
+    }
+
+    /// The platform the device is reached through.
+    pub fn platform(&self) -> &P {
+        self.dev.platform()
+    }
+
+    /// Device time in nanoseconds (PTIMER).
+    pub fn ptimer_ns(&self) -> u64 {
+        self.dev.ptimer_ns()
+    }
+
+    /// Registers one block may use (see [`Device::max_regs_per_block`]).
+    pub fn max_regs_per_block(&self) -> u32 {
+        self.dev.max_regs_per_block()
+    }
+
+    /// Shared memory one block may use (see [`Device::max_shared_per_block`]).
+    pub fn max_shared_per_block(&self) -> u32 {
+        self.dev.max_shared_per_block()
+    }
+
+    /// Launches and copy-engine jobs submitted on channel id `chid` so far.
+    pub fn jobs_submitted(&self, chid: u32) -> (u64, u64) {
+        self.dev.jobs_submitted(chid)
+    }
+
+    /// What the clock's owner watches (see [`crate::device::Watch`]).
+    pub fn watch(&self) -> &alloc::sync::Arc<crate::device::Watch> {
+        self.dev.watch()
+    }
+
+    /// Run the host functions queued now (see [`Device::serve_host_work`]).
+    pub fn serve_host_work(&self) -> bool {
+        self.dev.serve_host_work()
+    }
+
     /// Check every launch of contexts created from now on (`rgdev run --check`): the
     /// checks of `mode`, at a cost in speed and host memory (racecheck keeps the last
     /// write and read of every shared byte and global word a grid touches).
     pub fn set_checks(&self, mode: CheckMode) {
         self.checks.store(mode.into(), Ordering::Release);
         if mode.initcheck() {
-            self.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, 1);
+            self.dev.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, 1);
         }
         for o in self.gang_members() {
             o.set_checks(mode);
@@ -309,13 +343,13 @@ impl<P: Platform> Gpu<P> {
     /// The context whose channel `chid` is (a replayable fault names its channel). Takes
     /// no context's lock: the fault service calls it where a thread may hold one.
     pub fn ctx_of_channel(&self, chid: u32) -> Option<CtxHandle> {
-        let h = CtxHandle(self.chan_owner.get(chid as usize)?.load(Ordering::Acquire));
+        let h = CtxHandle(self.dev.chan_owner.get(chid as usize)?.load(Ordering::Acquire));
         (h.0 != 0 && self.ctx_exists(h)).then_some(h)
     }
 
     /// Record that channel `chid` is context `h`'s (None: no one's).
     pub(crate) fn own_channel(&self, chid: u32, h: Option<CtxHandle>) {
-        if let Some(o) = self.chan_owner.get(chid as usize) {
+        if let Some(o) = self.dev.chan_owner.get(chid as usize) {
             o.store(h.map_or(0, |h| h.0), Ordering::Release);
         }
     }
@@ -323,9 +357,10 @@ impl<P: Platform> Gpu<P> {
     /// Whether a thread holding context `h`'s lock waits for ring space on one of its
     /// channels (the fault service must not take that lock then).
     pub fn ctx_waits_in_submit(&self, h: CtxHandle) -> bool {
-        self.chan_owner
+        self.dev
+            .chan_owner
             .iter()
-            .zip(&self.chan_waiting)
+            .zip(&self.dev.chan_waiting)
             .any(|(o, w)| o.load(Ordering::Acquire) == h.0 && w.load(Ordering::Acquire))
     }
 
@@ -370,7 +405,7 @@ impl<P: Platform> Gpu<P> {
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn ctx_synchronize(&self, h: CtxHandle) -> Result<()> {
         let waits = self.with_ctx(h, |_, c| c.releases());
-        let r = waits.and_then(|w| w.iter().try_for_each(|w| w.wait(self)));
+        let r = waits.and_then(|w| w.iter().try_for_each(|w| w.wait(&self.dev)));
         self.printf_flush(h);
         if let Some(g) = self.gang.get() {
             self.gang_printf_flush(g, h);
@@ -448,7 +483,7 @@ impl<P: Platform> Gpu<P> {
 
     /// Wait for fence `f` of the context's default stream.
     pub fn fence_wait(&self, h: CtxHandle, f: Fence) -> Result<()> {
-        self.with_ctx(h, |_, c| c.live()?.release_of(f))?.wait(self)
+        self.with_ctx(h, |_, c| c.live()?.release_of(f))?.wait(&self.dev)
     }
 
     /// Whether fence `f` of the default stream has been released (without waiting).

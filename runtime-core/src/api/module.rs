@@ -62,7 +62,7 @@ impl<P: Platform> Gpu<P> {
     /// bad module is CUDA_ERROR_INVALID_PTX, and the compiler's message is logged.
     pub fn module_load_ptx(&self, h: CtxHandle, src: &str) -> Result<ModuleHandle> {
         let prog = ptx::compile_ptx(src).map_err(|e| {
-            rlog!(&self.platform, Level::Error, "ptx: {e}");
+            rlog!(&self.dev.platform, Level::Error, "ptx: {e}");
             CuError::InvalidPtx
         })?;
         self.module_load(h, prog)
@@ -339,7 +339,7 @@ impl<P: Platform> Gpu<P> {
             })?;
             match r {
                 Ok(fence) => return Ok(fence),
-                Err(waits) => waits.iter().try_for_each(|w| w.wait(self))?,
+                Err(waits) => waits.iter().try_for_each(|w| w.wait(&self.dev))?,
             }
         }
     }

@@ -47,7 +47,7 @@ impl<P: Platform> Gpu<P> {
             return Err(CuError::InvalidHandle);
         }
         let w = self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local()))?;
-        let waited = w.wait(self);
+        let waited = w.wait(&self.dev);
         let r = self.with_objs(h, &[s.named()], |gpu, c| c.stream_remove(gpu, s.local())).and(waited);
         if let Some(g) = self.gang.get() {
             self.gang_stream_destroyed(g, h, s);
@@ -58,7 +58,7 @@ impl<P: Platform> Gpu<P> {
     /// Wait for the work queued on stream `s` (cuStreamSynchronize).
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn stream_synchronize(&self, h: CtxHandle, s: StreamHandle) -> Result<()> {
-        let r = self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local())).and_then(|w| w.wait(self));
+        let r = self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local())).and_then(|w| w.wait(&self.dev));
         self.printf_flush(h);
         r
     }
@@ -79,20 +79,20 @@ impl<P: Platform> Gpu<P> {
     /// platform's `poll`: it runs a little in a stepped clock, so that a program polling in
     /// a loop progresses) and `done()` again. Host functions whose turn has come run first.
     fn polled(&self, done: impl Fn() -> Result<bool>) -> Result<bool> {
-        let _stepping = self.stepping();
-        self.run_host_work(None);
+        let _stepping = self.dev.stepping();
+        self.dev.run_host_work(None);
         if done()? {
             return Ok(true);
         }
         // Not while another thread runs a host function: the device stands still then.
-        if !self.host_work_running() {
-            self.advance(true);
+        if !self.dev.host_work_running() {
+            self.dev.advance(true);
         }
-        self.service_interrupts();
+        self.dev.service_interrupts();
         // A query holds no context's lock: a program polling while a kernel waits for a
         // replayable fault's service gets it served.
-        self.service_replays();
-        self.run_host_work(None);
+        self.dev.service_replays();
+        self.dev.run_host_work(None);
         done()
     }
 
@@ -186,7 +186,7 @@ impl<P: Platform> Gpu<P> {
     /// Waits without the context's lock: other threads' calls on the context go on.
     pub fn event_synchronize(&self, h: CtxHandle, e: EventHandle) -> Result<()> {
         let w = self.with_objs(h, &[e.named()], |_, c| c.event_release(e.id()));
-        let r = w.and_then(|w| w.map_or(Ok(()), |w| w.wait(self)));
+        let r = w.and_then(|w| w.map_or(Ok(()), |w| w.wait(&self.dev)));
         self.printf_flush(h);
         r
     }

@@ -203,7 +203,7 @@ impl<P: Platform> Gpu<P> {
         extent: [u64; 3],
     ) -> Result<()> {
         let e = self.with_objs(a.ctx(), &[a.named()], |_, c| endpoint(c, CopySide::Array(a), at, extent, true))?;
-        self.ctx(a.ctx())?.copy_host_array(self, HostSide::From(src), pitch_slice, e, extent)
+        self.ctx(a.ctx())?.copy_host_array(&self.dev, HostSide::From(src), pitch_slice, e, extent)
     }
 
     /// Copy `extent` from array `a` at `at` to host memory (rows `pitch` bytes apart,
@@ -218,7 +218,7 @@ impl<P: Platform> Gpu<P> {
         extent: [u64; 3],
     ) -> Result<()> {
         let e = self.with_objs(a.ctx(), &[a.named()], |_, c| endpoint(c, CopySide::Array(a), at, extent, false))?;
-        self.ctx(a.ctx())?.copy_host_array(self, HostSide::To(dst), pitch_slice, e, extent)
+        self.ctx(a.ctx())?.copy_host_array(&self.dev, HostSide::To(dst), pitch_slice, e, extent)
     }
 }
 

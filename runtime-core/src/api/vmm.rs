@@ -32,18 +32,18 @@ impl<P: Platform> Gpu<P> {
         granules(bytes)?;
         // One logical GPU over many: the first GPU's memory, which the others' parts reach
         // over the links where it is mapped (`gang_vmm_access`).
-        self.phys_create(bytes)
+        self.dev.phys_create(bytes)
     }
 
     /// Release a handle reference (cuMemRelease): the memory goes when no handle
     /// reference and no mapping is left.
     pub fn mem_release(&self, handle: u64) -> Result<()> {
-        self.phys_count(handle, Count::Release)
+        self.dev.phys_count(handle, Count::Release)
     }
 
     /// The size of physical allocation `handle`.
     pub fn mem_handle_size(&self, handle: u64) -> Result<u64> {
-        self.phys_of(handle).map(|(_, bytes)| bytes)
+        self.dev.phys_of(handle).map(|(_, bytes)| bytes)
     }
 
     /// Reserve `bytes` of context `h`'s address space aligned to `align` (0: the
@@ -108,7 +108,7 @@ impl<P: Platform> Gpu<P> {
     /// (cuMemRetainAllocationHandle).
     pub fn mem_retain_handle(&self, h: CtxHandle, va: u64) -> Result<u64> {
         let handle = self.with_ctx(h, |_, c| c.mapping_at(va).map(|m| m.handle))?;
-        self.phys_count(handle, Count::Retain)?;
+        self.dev.phys_count(handle, Count::Retain)?;
         Ok(handle)
     }
 }

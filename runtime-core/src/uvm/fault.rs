@@ -14,7 +14,7 @@ impl<P: Platform> Uvm<P> {
     /// Record for the statistics of the kernel on channel `chid` of `gpu` (still running) the
     /// pages a fault service moved for it.
     fn moved(&self, gpu: &Gpu<P>, chid: u32, to_gpu: u64, to_host: u64) {
-        let m = Moved { gpu: gpu.ordinal(), chid, ns: gpu.ptimer_ns(), to_gpu, to_host };
+        let m = Moved { gpu: gpu.ordinal(), chid, ns: gpu.dev.ptimer_ns(), to_gpu, to_host };
         self.moved.lock().push(m);
     }
 
