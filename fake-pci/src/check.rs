@@ -20,14 +20,13 @@
 //! Findings go into the channel's report buffer as [`CheckRecord`]s; repeats of one
 //! finding (the same check at the same instructions) fold into one record's count.
 
-use crate::compute::ComputeRegs;
 use crate::mmu::{AddressSpace, Memory, Tlb};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 use hw::check::*;
-use hw::isa::{INSTR_BYTES, Space};
+use hw::isa::Space;
 
 /// Who makes an access.
 #[derive(Clone, Copy, Debug)]
@@ -111,13 +110,27 @@ pub(crate) struct GridCheck {
     global: BTreeMap<u64, Box<[Cell]>>,
 }
 
+/// What a launch's methods say about its checks (the compute engine latches them).
+pub(crate) struct Launch {
+    /// CHECK_MODE: the sanitizers asked for.
+    pub(crate) mode: u32,
+    /// CHECK_TABLE_ADDRESS: the allocation table.
+    pub(crate) table: u64,
+    /// CHECK_REPORT_ADDRESS: the report buffer.
+    pub(crate) report: u64,
+    /// The program's address and the entry's instruction index.
+    pub(crate) code: u64,
+    /// See `code`.
+    pub(crate) entry: u32,
+}
+
 impl GridCheck {
     /// The checks a launch's methods ask for, with its allocation table and report buffer
     /// read through the channel's address space (`None` when no check is on). Garbage in
     /// the table only makes the check stricter; an unreadable table or buffer is empty.
-    pub(crate) fn new(r: &ComputeRegs, mem: &Memory, tlb: &mut Tlb, space: &AddressSpace) -> Option<Self> {
-        let mode = CheckMode::from(r.check_mode);
-        let (table, report, code, entry) = (r.check_table, r.check_report, r.code, r.start / INSTR_BYTES as u32);
+    pub(crate) fn new(launch: &Launch, mem: &Memory, tlb: &mut Tlb, space: &AddressSpace) -> Option<Self> {
+        let mode = CheckMode::from(launch.mode);
+        let (table, report, code, entry) = (launch.table, launch.report, launch.code, launch.entry);
         if u32::from(mode) == 0 {
             return None;
         }
@@ -293,75 +306,9 @@ pub(crate) fn record(kind: CheckKind, space: Space, access: AccessKind, pc: u32,
     }
 }
 
-/// Initcheck's shadow of VRAM: one bit per byte, set once written (64 KiB chunks, made
-/// on first write; an absent chunk was never written).
-#[derive(Default)]
-pub struct Shadow {
-    chunks: BTreeMap<u64, Box<[u64]>>,
-}
-
-const CHUNK_SHIFT: u32 = 16;
-const CHUNK_WORDS: usize = (1 << CHUNK_SHIFT) / 64;
-
-impl Shadow {
-    fn bits(addr: u64, len: u64, mut f: impl FnMut(u64, usize, u64)) {
-        let mut a = addr;
-        let end = addr.saturating_add(len);
-        while a < end {
-            let chunk = a >> CHUNK_SHIFT;
-            let off = a & ((1 << CHUNK_SHIFT) - 1);
-            let word = (off / 64) as usize;
-            let bit = off % 64;
-            let n = (64 - bit).min(end - a);
-            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << bit };
-            f(chunk, word, mask);
-            a += n;
-        }
-    }
-
-    /// Mark `[addr, addr + len)` written.
-    pub fn mark(&mut self, addr: u64, len: u64) {
-        let chunks = &mut self.chunks;
-        Self::bits(addr, len, |c, w, m| {
-            chunks.entry(c).or_insert_with(|| vec![0u64; CHUNK_WORDS].into_boxed_slice())[w] |= m;
-        });
-    }
-
-    /// Mark `[addr, addr + len)` never written (a fresh allocation).
-    pub fn clear(&mut self, addr: u64, len: u64) {
-        let chunks = &mut self.chunks;
-        Self::bits(addr, len, |c, w, m| {
-            if let Some(ch) = chunks.get_mut(&c) {
-                ch[w] &= !m;
-            }
-        });
-    }
-
-    /// Whether every byte of `[addr, addr + len)` was written.
-    pub fn written(&self, addr: u64, len: u64) -> bool {
-        let mut all = true;
-        Self::bits(addr, len, |c, w, m| {
-            all &= self.chunks.get(&c).is_some_and(|ch| ch[w] & m == m);
-        });
-        all
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shadow_marks_clears_and_answers_per_byte() {
-        let mut s = Shadow::default();
-        assert!(!s.written(0, 1));
-        s.mark(60, 10); // crosses a word
-        assert!(s.written(60, 10) && !s.written(59, 2) && !s.written(69, 2));
-        s.mark((1 << 16) - 2, 4); // crosses a chunk
-        assert!(s.written((1 << 16) - 2, 4));
-        s.clear(62, 2);
-        assert!(s.written(60, 2) && !s.written(62, 1) && s.written(64, 6));
-    }
 
     #[test]
     fn hazards_between_warps_of_a_block_and_between_blocks() {

@@ -30,8 +30,11 @@ pub mod pci; // PCI configuration space contents
 mod pmc; // unit enables and the interrupt tree
 mod regfile; // BAR0 registers and their side effects (by offset), PRAMIN
 pub mod trace; // the MMIO trace
-// Memory: VRAM, system memory through DMA, the MMU and its TLB.
+// Memory: VRAM, system memory through DMA, the MMU and its TLB, the peer port (other
+// GPUs' VRAM through the peer table), initcheck's shadow of written bytes.
 pub mod mmu;
+pub mod peer;
+pub mod shadow;
 pub mod sysmem;
 pub mod vram;
 // Front end: PFIFO (scheduler, channels, PBDMA, host class).
@@ -40,13 +43,15 @@ pub mod pfifo;
 pub mod check;
 pub mod compute;
 pub mod copy;
-pub mod peer;
 pub mod timing;
-pub mod watch; // the progress watch: snapshots of the work in flight for host tools // the peer port: other GPUs' VRAM through the peer table
-// The clock that runs them, and the board's configuration.
+// The progress watch: snapshots of the work in flight for host tools.
+pub mod watch;
+// The clock that runs them, the board's configuration (parameters grouped by unit: keys,
+// validation, presets), and a system of GPUs (placement on the buses, the interconnect,
+// system presets).
 mod clock;
 pub mod config;
-pub mod system; // a system of GPUs: placement on the buses, the interconnect, system presets // parameters grouped by unit (the params! table); keys, validation, presets
+pub mod system;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -54,7 +59,7 @@ use compute::ComputeEngine;
 pub use config::DeviceConfig;
 
 /// A GPU's VRAM and its initcheck shadow, as lent to a peer ([`FakeGpu::take_vram`]).
-pub type Store = (vram::Vram, Option<check::Shadow>);
+pub type Store = (vram::Vram, Option<shadow::Shadow>);
 use copy::CopyEngine;
 use fault::{FaultRecord, PbdmaRecord, QUEUE, TrapRecord};
 use hw::regs::*;

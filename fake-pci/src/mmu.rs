@@ -26,7 +26,7 @@ pub struct Memory {
     /// exactly while the epoch stands still is spinning: it cannot change anything.
     pub epoch: u64,
     /// Initcheck's record of the VRAM bytes written (NV_PFB_CHECK_SHADOW on).
-    pub shadow: Option<crate::check::Shadow>,
+    pub shadow: Option<crate::shadow::Shadow>,
     /// Other GPUs' VRAM, through the peer table (PTEs with target PEER).
     pub peers: crate::peer::Peers,
 }

@@ -41,7 +41,7 @@ pub struct Lent {
     pub vram: Vram,
     /// Its initcheck shadow, when it keeps one: peer stores mark it, and peer loads of a
     /// checked grid are checked against it.
-    pub shadow: Option<crate::check::Shadow>,
+    pub shadow: Option<crate::shadow::Shadow>,
     /// The link to it.
     pub link: Link,
 }

@@ -113,3 +113,29 @@ fn the_check_finds_an_upward_name() {
     // The unified-memory service sits on the API layer: the API may not name it.
     assert!(layer("uvm") > layer("api") && layer("system") > layer("uvm"));
 }
+
+/// The three import circles the renovation cut (issue 38) stay cut: in fake-pci the
+/// sanitizer reads memory but memory (MMU, peer port, initcheck's shadow) knows nothing of
+/// the sanitizer or the compute engine; a context's memory knows nothing of the VMM API
+/// built on it; cudart's pitched copies know nothing of its texture API.
+#[test]
+fn the_cut_circles_stay_cut() {
+    let read = |p: &str| std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(p)).unwrap();
+    let fake_pci = [
+        ("fake-pci/src/shadow.rs", &[][..]),
+        ("fake-pci/src/peer.rs", &["shadow", "vram"][..]),
+        ("fake-pci/src/mmu.rs", &["peer", "shadow", "sysmem", "vram"][..]),
+        ("fake-pci/src/check.rs", &["mmu"][..]),
+    ];
+    for (file, allowed) in fake_pci {
+        // Modules only (lower case): the crate root's types (`crate::FakeGpu` in a doc link)
+        // are the board itself.
+        for n in named(&read(file)).into_iter().filter(|n| n.starts_with(|c: char| c.is_ascii_lowercase())) {
+            assert!(allowed.contains(&n.as_str()), "{file} names `{n}` (allowed: {allowed:?})");
+        }
+    }
+    for file in ["runtime-core/src/context/memory/mod.rs", "runtime-core/src/context/memory/copies.rs"] {
+        assert!(!read(file).contains("vmm::"), "{file} names the VMM API built on it");
+    }
+    assert!(!read("backend-user/cudart/src/pitched.rs").contains("texture::"), "pitched.rs names the texture API");
+}

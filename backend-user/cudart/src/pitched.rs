@@ -8,6 +8,39 @@ use crate::error::{self, Status, codes::*};
 use crate::{api, put, state};
 use std::ffi::{c_int, c_uint, c_void};
 
+/// The driver's `CUDA_ARRAY3D_DESCRIPTOR`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Array3DDesc {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    pub(crate) depth: usize,
+    pub(crate) format: c_uint,
+    pub(crate) channels: c_uint,
+    pub(crate) flags: c_uint,
+}
+
+/// The driver's descriptor of array `a`.
+pub(crate) fn array_desc(a: Handle) -> Result<Array3DDesc, Status> {
+    let d = state::driver()?;
+    state::context()?;
+    let mut ad = Array3DDesc::default();
+    error::check(d.cuArray3DGetDescriptor((&mut ad as *mut Array3DDesc).cast(), a))
+        .map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidResourceHandle } else { e })?;
+    Ok(ad)
+}
+
+/// Bytes of one element of array `a`.
+pub(crate) fn element_bytes(a: Handle) -> Result<usize, Status> {
+    let ad = array_desc(a)?;
+    let size = match ad.format {
+        0x01 | 0x08 => 1,
+        0x02 | 0x09 | 0x10 => 2,
+        _ => 4,
+    };
+    Ok(size * ad.channels as usize)
+}
+
 /// `cudaMemcpyKind`.
 const HOST_TO_HOST: c_int = 0;
 const HOST_TO_DEVICE: c_int = 1;
@@ -287,7 +320,7 @@ fn parms3d(p: *const Memcpy3DParms, s: Option<Handle>) -> Result<(), Status> {
     let p = crate::raw::get(p).ok_or(cudaErrorInvalidValue)?;
     let array = [p.src_array, p.dst_array].into_iter().find(|a| !a.is_null());
     let elem = match array {
-        Some(a) => crate::texture::element_bytes(a)?,
+        Some(a) => element_bytes(a)?,
         None => 1,
     };
     let side = |a: Handle, at: Pos, ptr: PitchedPtr| {

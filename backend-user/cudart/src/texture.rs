@@ -6,7 +6,7 @@
 
 use crate::driver::Handle;
 use crate::error::{self, Status, codes::*};
-use crate::pitched::{Extent, Pos};
+use crate::pitched::{Array3DDesc, Extent, Pos, array_desc, element_bytes};
 use crate::{api, put, raw, state};
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -24,18 +24,6 @@ pub struct ChannelFormatDesc {
     pub w: c_int,
     /// `cudaChannelFormatKind`: 0 signed, 1 unsigned, 2 float.
     pub f: c_int,
-}
-
-/// The driver's `CUDA_ARRAY3D_DESCRIPTOR`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-struct Array3DDesc {
-    width: usize,
-    height: usize,
-    depth: usize,
-    format: c_uint,
-    channels: c_uint,
-    flags: c_uint,
 }
 
 /// The driver's array format and channel count for a channel descriptor.
@@ -179,16 +167,6 @@ pub extern "C" fn cudaFreeArray(a: Handle) -> Status {
     })
 }
 
-/// The driver's descriptor of array `a`.
-fn array_desc(a: Handle) -> Result<Array3DDesc, Status> {
-    let d = state::driver()?;
-    state::context()?;
-    let mut ad = Array3DDesc::default();
-    error::check(d.cuArray3DGetDescriptor((&mut ad as *mut Array3DDesc).cast(), a))
-        .map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidResourceHandle } else { e })?;
-    Ok(ad)
-}
-
 /// `cudaArrayGetInfo`: the channel descriptor, extent and flags of an array (any output
 /// may be NULL).
 #[unsafe(no_mangle)]
@@ -220,17 +198,6 @@ pub extern "C" fn cudaGetChannelDesc(desc: *mut ChannelFormatDesc, a: Handle) ->
         let ad = array_desc(a)?;
         put(desc, desc_of(ad.format, ad.channels))
     })
-}
-
-/// Bytes of one element of array `a`.
-pub(crate) fn element_bytes(a: Handle) -> Result<usize, Status> {
-    let ad = array_desc(a)?;
-    let size = match ad.format {
-        0x01 | 0x08 => 1,
-        0x02 | 0x09 | 0x10 => 2,
-        _ => 4,
-    };
-    Ok(size * ad.channels as usize)
 }
 
 /// A copy between an array at (x bytes, y, z) and linear memory, or two arrays, as the

@@ -92,6 +92,17 @@ pub enum Action {
 }
 
 impl ComputeRegs {
+    /// What the latched methods say about the launch's checks (the sanitizer's view).
+    pub(crate) fn check_launch(&self) -> crate::check::Launch {
+        crate::check::Launch {
+            mode: self.check_mode,
+            table: self.check_table,
+            report: self.check_report,
+            code: self.code,
+            entry: self.start / hw::isa::INSTR_BYTES as u32,
+        }
+    }
+
     /// Forget the block range: it applies to one LAUNCH.
     pub fn range_done(&mut self) {
         self.first_block = 0;

@@ -228,7 +228,7 @@ impl ComputeEngine {
         let nwarps = threads.div_ceil(WARP_SIZE) as usize;
         let code = self.take_code(&cx.space, r);
         let mode = CheckMode::from(r.check_mode);
-        let check = GridCheck::new(r, cx.mem, cx.tlb, &cx.space);
+        let check = GridCheck::new(&r.check_launch(), cx.mem, cx.tlb, &cx.space);
         let bcheck = BlockCheck::new(mode, r.shared as usize, nwarps * nregs * 32);
         let bufs = BlockBufs {
             regs: try_zeroed(nwarps * nregs * 32)?,

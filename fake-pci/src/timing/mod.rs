@@ -300,7 +300,7 @@ impl TimingEngine {
             blocked: false,
             last_sm: self.sms.len() - 1,
             stats,
-            check: crate::check::GridCheck::new(r, cx.mem, cx.tlb, &cx.space),
+            check: crate::check::GridCheck::new(&r.check_launch(), cx.mem, cx.tlb, &cx.space),
             replay_fault: None,
         };
         match self.grids.iter().position(|g| g.is_none()) {

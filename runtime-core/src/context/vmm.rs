@@ -8,44 +8,14 @@
 //! sanitizers see them) that cuMemFree refuses.
 
 use super::Inner;
-use super::memory::{Alloc, Backing, Owner};
+pub use super::memory::Access;
+use super::memory::{Alloc, Backing, Mapping, Owner};
 use crate::device::Device;
 use crate::error::{CuError, Result};
 use crate::physmem::Count;
 use crate::platform::Platform;
 use alloc::vec::Vec;
 use hw::regs::Target;
-
-/// The access a mapping grants (CUmemAccess_flags).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// CU_MEM_ACCESS_FLAGS_PROT_NONE: every access faults.
-    None,
-    /// CU_MEM_ACCESS_FLAGS_PROT_READ: writes fault.
-    Read,
-    /// CU_MEM_ACCESS_FLAGS_PROT_READWRITE.
-    ReadWrite,
-}
-
-impl Access {
-    /// Whether a read (or a write, `write`) is allowed.
-    pub(crate) fn allows(self, write: bool) -> bool {
-        match self {
-            Self::None => false,
-            Self::Read => !write,
-            Self::ReadWrite => true,
-        }
-    }
-}
-
-/// A physical allocation mapped into the context.
-pub(crate) struct Mapping {
-    /// The allocation's handle.
-    pub(crate) handle: u64,
-    /// The VRAM address the mapping starts at (the allocation's plus the offset).
-    phys: u64,
-    pub(crate) access: Access,
-}
 
 impl Inner {
     /// Reserve `bytes` of address space (cuMemAddressReserve; the caller has checked

@@ -8,7 +8,6 @@ pub use copies::{MemsetValue, Pitched};
 pub(crate) use copies::{l2_flush, launch};
 
 use super::Inner;
-use super::vmm::Mapping;
 use crate::device::Device;
 use crate::error::{CuError, Result};
 use crate::physmem::Count;
@@ -17,6 +16,37 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use hw::mmu::PAGE_SIZE;
 use hw::regs::Target;
+
+/// The access a mapping grants (CUmemAccess_flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// CU_MEM_ACCESS_FLAGS_PROT_NONE: every access faults.
+    None,
+    /// CU_MEM_ACCESS_FLAGS_PROT_READ: writes fault.
+    Read,
+    /// CU_MEM_ACCESS_FLAGS_PROT_READWRITE.
+    ReadWrite,
+}
+
+impl Access {
+    /// Whether a read (or a write, `write`) is allowed.
+    pub(crate) fn allows(self, write: bool) -> bool {
+        match self {
+            Self::None => false,
+            Self::Read => !write,
+            Self::ReadWrite => true,
+        }
+    }
+}
+
+/// A physical allocation of the VMM API mapped into the context (`context::vmm`).
+pub(crate) struct Mapping {
+    /// The allocation's handle.
+    pub(crate) handle: u64,
+    /// The VRAM address the mapping starts at (the allocation's plus the offset).
+    pub(crate) phys: u64,
+    pub(crate) access: Access,
+}
 
 /// What backs an allocation.
 pub(crate) enum Backing {
