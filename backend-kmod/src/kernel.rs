@@ -252,7 +252,55 @@ fn run() -> Result<(), CuError> {
     defmt::info!("context destroyed: {=u64} of {=u64} MiB VRAM free", free >> 20, total >> 20);
     drop(gpu);
     let over = overcommitted_board()?;
-    if same && kernel_ok && exhausted && over { Ok(()) } else { Err(CuError::Unknown) }
+    let system = two_gpus()?;
+    if same && kernel_ok && exhausted && over && system { Ok(()) } else { Err(CuError::Unknown) }
+}
+
+/// A system of two GPUs (the `gv100x2` preset, 16 MiB of VRAM each): each brought up at its
+/// own place on the buses by its own instance of the runtime, handles carrying its
+/// ordinal; data copied from one to the other by runtime-core's system layer (`Peers`:
+/// through the host, since the kernel build has no peer link: the interconnect is stepped
+/// by the user-space lock step), and peer access refused.
+fn two_gpus() -> Result<bool, CuError> {
+    use alloc::sync::Arc;
+    use runtime_core::system::Peers;
+    let mut sys = fake_pci::system::SystemConfig::preset("gv100x2").ok_or(CuError::InvalidValue)?;
+    for g in &mut sys.gpus {
+        g.board.vram_size = 16 << 20;
+    }
+    let mut gpus = alloc::vec::Vec::new();
+    for i in 0..sys.len() {
+        let place = sys.placement(i);
+        let p = KmodPlatform::at(sys.gpus[i].clone(), 16 << 20, place.bar0, place.bar1);
+        gpus.push(Arc::new(Gpu::probe_as(p, i as u32)?));
+    }
+    let peers: Peers<KmodPlatform> = Peers::default();
+    peers.set_gpus(gpus.iter().map(Arc::downgrade).collect(), alloc::vec![alloc::vec![None; 2]; 2]);
+    let ctx: alloc::vec::Vec<_> = gpus.iter().map(|g| g.ctx_create()).collect::<Result<_, _>>()?;
+    let ordinals = runtime_core::ordinal_of(ctx[0].0) == 0 && runtime_core::ordinal_of(ctx[1].0) == 1;
+    let n = 1 << 20;
+    let (a, b) = (gpus[0].mem_alloc(ctx[0], n as u64)?, gpus[1].mem_alloc(ctx[1], n as u64)?);
+    let data: alloc::vec::Vec<u8> = (0..n).map(|i| (i * 31 + i / 4096) as u8).collect();
+    gpus[0].memcpy_htod(ctx[0], a, &data)?;
+    peers.copy((b, ctx[1]), (a, ctx[0]), n, None, false)?;
+    let mut back = vec![0u8; n];
+    gpus[1].memcpy_dtoh(ctx[1], &mut back, b)?;
+    let refused = peers.enable(ctx[0], ctx[1]).err();
+    let same = back == data;
+    let (t0, t1) = (gpus[0].ptimer_ns(), gpus[1].ptimer_ns());
+    defmt::info!(
+        "two GPUs: {=usize} bytes GPU 0 -> GPU 1 through the host {=bool}, ordinals in handles {=bool}, peer access CUresult {=u32}, {=u64}/{=u64} ns simulated",
+        n,
+        same,
+        ordinals,
+        refused.map_or(0, |e| e.code()),
+        t0,
+        t1
+    );
+    for (g, c) in gpus.iter().zip(&ctx) {
+        g.ctx_destroy(*c)?;
+    }
+    Ok(same && ordinals && refused.is_some())
 }
 
 /// Allocate and fill 8 MiB pieces until VRAM runs out: CUDA_ERROR_OUT_OF_MEMORY, then

@@ -72,9 +72,15 @@ impl KmodPlatform {
     /// its VRAM are backed by the heap: writes beyond fault with NoBacking and the runtime
     /// reports CUDA_ERROR_OUT_OF_MEMORY, so the heap itself never runs dry behind VRAM.
     pub fn new(cfg: DeviceConfig, backing: u64) -> Self {
+        Self::at(cfg, backing, BAR0_BUS, BAR1_BUS)
+    }
+
+    /// [`KmodPlatform::new`] with the BARs at `bar0` and `bar1` (a GPU of a system: each at
+    /// its place on the buses, `fake_pci::system::SystemConfig::placement`).
+    pub fn at(cfg: DeviceConfig, backing: u64, bar0: u64, bar1: u64) -> Self {
         let mut gpu = FakeGpu::new(cfg);
         gpu.set_vram_backing_limit(backing);
-        gpu.assign_bars(BAR0_BUS, BAR1_BUS);
+        gpu.assign_bars(bar0, bar1);
         Self { gpu: spin::Mutex::new(gpu) }
     }
 

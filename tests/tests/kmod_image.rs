@@ -49,6 +49,12 @@ fn kernel_image_does_a_copy_round_trip_and_reports_through_defmt() {
     assert!(text.contains("x 8 MiB written: CUresult 2"), "{text}");
     assert!(text.contains("info overcommitted board: filling 128 MiB of VRAM ends in CUresult 2"), "{text}");
     assert!(text.contains("info context destroyed"), "{text}");
+    // A system of two GPUs: bring-up at their own places, a copy between them through the
+    // host, peer access refused (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, 217: no link here).
+    assert!(
+        text.contains("info two GPUs: 1048576 bytes GPU 0 -> GPU 1 through the host true, ordinals in handles true, peer access CUresult 217"),
+        "{text}"
+    );
     assert!(text.contains("exit 0"), "{text}");
     // The one error reported is the overcommitted board's fault, naming its reason.
     let errors: Vec<&String> = log.iter().filter(|l| l.contains("error")).collect();
