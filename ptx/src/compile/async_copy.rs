@@ -5,7 +5,11 @@
 //! (they may not read the destination before their wait). The bytes past `src-size` are
 //! zeros, and are not read. `commit_group` and the waits have nothing left to do.
 
-use super::*;
+use super::{Kc, Operand, Result, Src, ast};
+use alloc::format;
+use alloc::string::ToString;
+use alloc::vec;
+use hw::isa::{Cmp, Op, Space, Ty};
 
 impl Kc<'_> {
     /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, policy}`,

@@ -1,7 +1,11 @@
 //! Calls between functions: static frames in local memory, call fixups patched once every
 //! function has its address, and the rule that no function calls itself (frames are static).
 
-use super::*;
+use super::{Func, Operand, Pos, Result, Stmt, ast};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// A `CALL` whose target is patched once every function has its address.
 pub(crate) type CallFixup = (u32, String, Pos);

@@ -2,7 +2,9 @@
 //! saturation, to and from half types and pairs, `.relu`, `.satfinite`, and f32 to
 //! TensorFloat-32 (`hw::isa::CvtMods`).
 
-use super::*;
+use super::{Kc, Result, Src, ast};
+use alloc::format;
+use hw::isa::{CvtMods, Op, Round, Ty};
 
 impl Kc<'_> {
     /// `cvt{.rnd}{.sat}{.relu}{.satfinite}.dtype.atype d, a` (and a pair's `d, a, b`).

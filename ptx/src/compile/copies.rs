@@ -4,7 +4,12 @@
 //! address is read where it is used, as `c[0][...]` or an immediate, and takes no
 //! register).
 
-use super::*;
+use super::{Kc, Operand, Place, Src, Stmt, ast, isa_ty};
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::string::ToString;
+use alloc::vec::Vec;
+use hw::isa::{ConstRef, Ty};
 
 /// A copy whose destination is an alias of its source (emits nothing).
 pub(crate) fn is_alias_copy(i: &ast::Instr, alias: &BTreeMap<String, String>) -> bool {

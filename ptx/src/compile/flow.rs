@@ -1,7 +1,12 @@
 //! Control flow: branches to labels, the single exit block, and reconvergence points (the
 //! immediate post-dominator of each conditional branch's block).
 
-use super::*;
+use super::{Kc, Result};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::{ALWAYS, BranchTarget, Instr, Op, Ty};
 
 /// Basic blocks of `code` (which starts at instruction `start` of the module): the first
 /// instruction of each block and each block's successors (`starts.len()` is the exit).

@@ -5,7 +5,9 @@
 //! the high halves into the second; `cvt` to a pair from two `f32` packs two conversions.
 //! Moves, loads, stores and selections of half values are those of 16- and 32-bit data.
 
-use super::*;
+use super::{Kc, Result, Src, ast, instr, isa_ty};
+use alloc::format;
+use hw::isa::{Cmp, CvtMods, FLOAT_FTZ, FLOAT_NAN_RELU, FLOAT_SAT, FLOAT_XORSIGN, Op, RZ, Ty};
 
 /// The modifiers half-precision arithmetic takes (besides its type).
 const MODIFIERS: &[&str] = &["rn", "ftz", "sat", "relu", "NaN", "xorsign", "abs", "approx", "noftz"];

@@ -1,7 +1,13 @@
 //! Instruction selection, the instructions: each PTX instruction of the supported subset
 //! becomes device instructions (arithmetic, conversions, comparisons, warp-level operations).
 
-use super::*;
+use super::{Kc, Operand, Reloc, Result, Segment, Src, ast, half, uty, wider};
+use alloc::format;
+use alloc::vec::Vec;
+use hw::isa::{
+    AtomOp, Cmp, CvtaMods, FLOAT_FTZ, FLOAT_SAT, GENERIC_WINDOW_BYTES, Imm, Instr, MemMods, MulMode, Op, PRMT_MODES,
+    RZ, Round, ShflMode, Space, Sreg, Ty, VOTE_MEMBER_MASK, VoteMode,
+};
 
 impl<'a> Kc<'a> {
     pub(crate) fn instr(&mut self, i: &ast::Instr) -> Result<()> {

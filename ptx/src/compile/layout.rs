@@ -2,7 +2,13 @@
 //! placing them in a state space, their initializers as bytes, and the module-scope
 //! variables laid out.
 
-use super::*;
+use super::{DataReloc, Init, Pos, Program, Result, Segment, StateSpace, Symbol, ast};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::Ty;
 
 pub(crate) fn scalar_size(ty: &str) -> Option<u32> {
     Some(match ty {

@@ -5,7 +5,11 @@
 //! `2 (l % 4)` and `2 (l % 4) + 1`), packed low element first. It becomes shuffles of the
 //! row addresses and each lane's own shared loads.
 
-use super::*;
+use super::{Kc, Operand, Result, Src, ast};
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::{Instr, Op, ShflMode, Space, Sreg, Ty};
 
 impl Kc<'_> {
     /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16 d, [addr]`.

@@ -8,7 +8,11 @@
 //! an arrival, without it the pending count it adds first cancels it. The transaction
 //! counts of sm_90 (`expect_tx`, `complete_tx`) are named in an error.
 
-use super::*;
+use super::{Kc, MemPlace, Operand, Result, Src, ast};
+use alloc::format;
+use alloc::string::String;
+use alloc::string::ToString;
+use hw::isa::{AtomOp, Cmp, Op, RZ, Space, Ty};
 
 impl Kc<'_> {
     /// The instruction with its state space as `address` knows it (`.shared::cta` is

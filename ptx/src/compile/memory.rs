@@ -2,7 +2,11 @@
 //! 0, module constants in bank 1, shared and local windows, globals by relocation), loads,
 //! stores and the argument slots of calls.
 
-use super::*;
+use super::{Kc, MemPlace, Operand, Place, Reloc, Result, Segment, Src, ast};
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::{AtomMods, AtomOp, Instr, MemMods, Op, RZ, Space, Ty};
 
 impl<'a> Kc<'a> {
     /// State space, bank and the address (base register, offset, relocation) of `[..]`.

@@ -29,8 +29,7 @@ use crate::ast::{self, Func, Init, Operand, StateSpace, Stmt};
 use crate::error::{Pos, PtxError, Result};
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::{String, ToString};
-use alloc::vec;
+use alloc::string::String;
 use alloc::vec::Vec;
 use hw::isa::*;
 

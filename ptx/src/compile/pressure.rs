@@ -11,8 +11,14 @@
 //!   memory in a way a load may not pass (stores, atomics, barriers, fences, calls).
 //!   Loads pass loads and arithmetic.
 
-use super::*;
+use super::{Operand, Stmt, ast, definitions};
+use alloc::collections::BTreeMap;
 use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::string::ToString;
+use alloc::vec;
+use alloc::vec::Vec;
 
 /// Above this many registers the compiler also tries the relieved body of a function
 /// (full occupancy on sm_70 needs at most 32; below 16 there is little to win, and

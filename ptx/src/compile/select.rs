@@ -1,7 +1,11 @@
 //! Instruction selection, the plumbing: operands (registers, immediates, special registers,
 //! symbols), destinations, and emitting one device instruction with its immediate slot.
 
-use super::*;
+use super::{Kc, Operand, Place, PtxError, Reloc, Result, Segment, Src, ast, isa_ty};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use hw::isa::{ConstRef, Imm, Instr, LAUNCH_ENVREG, Op, RZ, Sreg, Ty};
 
 impl<'a> Kc<'a> {
     pub(crate) fn err(&self, msg: impl Into<String>) -> PtxError {

@@ -5,7 +5,11 @@
 //! `.samplerref` slot + 1 in bits 47:32 in independent mode) or a bindless handle in a
 //! register.
 
-use super::*;
+use super::{Kc, Operand, PtxError, Result, Src, VEC_GROUP, ast};
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::{Op, RZ, SurfClamp, SurfMods, TXQ_SURFACE, TexDim, TexMods, TexQuery, Ty};
 
 impl Kc<'_> {
     pub(crate) fn texture(&mut self, i: &ast::Instr) -> Result<()> {

@@ -3,7 +3,9 @@
 //! byte and halfword dot products `dp4a`/`dp2a` (expanded into shifts, extending
 //! conversions and multiply-adds), and `nanosleep` (no time to wait in a model without a clock to race).
 
-use super::*;
+use super::{Kc, Result, Src, ast};
+use alloc::format;
+use hw::isa::{Cmp, CvtMods, Op, RZ, Round, Ty, redux_op};
 
 impl Kc<'_> {
     /// `redux.sync.op.type d, a, membermask`.

@@ -4,8 +4,11 @@
 //! back. Shapes: m16n16k16 (f16, bf16, s8, u8), m16n16k8 (tf32), m8n8k4 (f64); others,
 //! sub-byte and single-bit types are named in an error.
 
-use super::*;
+use super::{Kc, Operand, Result, Src, ast};
+use alloc::format;
+use alloc::vec::Vec;
 use hw::isa::mma::{self as mma, Config, Elem, Frag, Matrix, Shape};
+use hw::isa::{Instr, MulMode, Op, RZ, Space, Sreg, Ty};
 
 impl Kc<'_> {
     /// `wmma.load.{a,b,c}`, `wmma.store.d`, `wmma.mma`.

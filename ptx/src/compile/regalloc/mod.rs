@@ -16,7 +16,12 @@
 
 #![allow(clippy::needless_range_loop)] // loops walk several parallel per-instruction and per-block tables
 
-use super::*;
+use super::{Kc, SCRATCH_REGS, cfg};
+use alloc::vec;
+use alloc::vec::Vec;
+use hw::isa::{
+    ALWAYS, ConstRef, Imm, Instr, MAX_GPRS, MulMode, Op, PRED_BASE, PREDS, RZ, Sreg, Ty, Word0, group_lengths,
+};
 
 mod narrow;
 use narrow::narrow;
@@ -556,7 +561,10 @@ pub(crate) fn wider(t: Ty) -> Ty {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Kernel, compile_ptx};
     use super::*;
+    use alloc::format;
+    use alloc::string::String;
 
     const HDR: &str = ".version 6.0\n.target sm_70\n.address_size 64\n.shared .align 4 .b8 sh[1024];\n";
 

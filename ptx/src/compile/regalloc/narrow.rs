@@ -1,6 +1,8 @@
 //! Narrowing: which 64-bit live ranges count as one 32-bit register.
 
-use super::*;
+use super::{DST, Operands, Webs};
+use alloc::vec::Vec;
+use hw::isa::{CvtMods, Instr, MulMode, Op, Space};
 
 /// How an instruction reads one of its operands, for [`narrow`].
 enum Need {
