@@ -76,8 +76,8 @@ impl FakeGpu {
             offset::NV_PTIMER_TIME_0 => self.time_ns() as u32,
             offset::NV_PTIMER_TIME_1 => (self.time_ns() >> 32) as u32,
             offset::NV_PFB_VRAM_SIZE => encode_vram_size(self.cfg.board.vram_size),
-            offset::NV_PCOPY0_STATUS => self.copy.busy() as u32,
-            offset::NV_PGRAPH_STATUS => (self.compute.busy() || self.timing.busy()) as u32,
+            offset::NV_PCOPY0_STATUS => EngineStatus::new().with_busy(self.copy.busy()).into(),
+            offset::NV_PGRAPH_STATUS => EngineStatus::new().with_busy(self.compute.busy() || self.timing.busy()).into(),
             offset::NV_PGRAPH_SM_THREADS => self.cfg.sm.max_threads,
             offset::NV_PGRAPH_SM_BLOCKS => self.cfg.sm.max_blocks,
             offset::NV_PGRAPH_SM_REGS => self.cfg.sm.regs,
@@ -163,7 +163,7 @@ impl FakeGpu {
                 }
             }
             offset::NV_PFB_CHECK_SHADOW => {
-                self.mem.shadow = (new & 1 == 1).then(|| self.mem.shadow.take().unwrap_or_default());
+                self.mem.shadow = PfbCheckShadow::from(new).on().then(|| self.mem.shadow.take().unwrap_or_default());
             }
             offset::NV_PFB_CHECK_CLEAR_SIZE => {
                 let at = self.regs.get(NV_PFB_CHECK_CLEAR_LO, 0) as u64

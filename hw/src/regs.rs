@@ -298,7 +298,7 @@ registers! {
     /// cancels them (their grids fail with the fault, as a non-replayable one would).
     NV_PFB_REPLAY @ 0x100E5C : Wo, reset 0, mask 0x3 => PfbReplay;
     /// Model (initcheck): bit 0 on: the device tracks which VRAM bytes were written.
-    NV_PFB_CHECK_SHADOW @ 0x100F00 : Rw, reset 0, mask 0x1 => u32;
+    NV_PFB_CHECK_SHADOW @ 0x100F00 : Rw, reset 0, mask 0x1 => PfbCheckShadow;
     /// Model (initcheck): physical address bits 31:0 of a range to mark never written.
     NV_PFB_CHECK_CLEAR_LO @ 0x100F04 : Rw, reset 0, mask 0xFFFF_FFFF => u32;
     /// Model (initcheck): physical address bits 63:32 of that range.
@@ -306,7 +306,7 @@ registers! {
     /// Model (initcheck): writing a byte count marks [CLEAR, CLEAR + count) never written.
     NV_PFB_CHECK_CLEAR_SIZE @ 0x100F0C : Wo, reset 0, mask 0xFFFF_FFFF => u32;
     /// Copy engine 0 status: bit 0 busy (model).
-    NV_PCOPY0_STATUS @ 0x104000 : Ro, reset 0, mask 0 => u32;
+    NV_PCOPY0_STATUS @ 0x104000 : Ro, reset 0, mask 0 => EngineStatus;
     /// PGRAPH interrupt status (write 1 to clear): bit 0 trap (model).
     NV_PGRAPH_INTR @ 0x400100 : W1c, reset 0, mask 0xFFFF_FFFF => PgraphIntr;
     /// PGRAPH trap: channel that trapped (model).
@@ -318,7 +318,7 @@ registers! {
     /// PGRAPH interrupt enable.
     NV_PGRAPH_INTR_EN @ 0x40013C : Rw, reset 0, mask 0xFFFF_FFFF => PgraphIntr;
     /// Graphics/compute engine status: bit 0 busy.
-    NV_PGRAPH_STATUS @ 0x400700 : Ro, reset 0, mask 0 => u32;
+    NV_PGRAPH_STATUS @ 0x400700 : Ro, reset 0, mask 0 => EngineStatus;
     /// Graphics units: GPC count (7:0) and SM count (23:16) (model encoding).
     NV_PGRAPH_UNITS @ 0x409604 : Ro, reset 0, mask 0 => PgraphUnits;
     /// Resident threads per SM (model: the driver reads the SM's limits here).

@@ -476,6 +476,28 @@ impl TrapReason {
     }
 }
 
+/// NV_PCOPY0_STATUS and NV_PGRAPH_STATUS layout: an engine's busy bit (model).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineStatus {
+    /// The engine has work in flight.
+    pub busy: bool,
+    #[skip]
+    __: B31,
+}
+
+/// NV_PFB_CHECK_SHADOW layout: initcheck's shadow of written VRAM (model).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfbCheckShadow {
+    /// Keep the shadow (writing 0 drops it).
+    pub on: bool,
+    #[skip]
+    __: B31,
+}
+
 /// NV_PGRAPH_UNITS layout (model).
 #[bitfield(bits = 32)]
 #[repr(u32)]

@@ -226,7 +226,7 @@ impl<P: Platform> Gpu<P> {
     pub fn set_checks(&self, mode: CheckMode) {
         self.checks.store(mode.into(), Ordering::Release);
         if mode.initcheck() {
-            self.dev.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, 1);
+            self.dev.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, hw::regs::PfbCheckShadow::new().with_on(true));
         }
         for o in self.gang_members() {
             o.set_checks(mode);
