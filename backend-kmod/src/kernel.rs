@@ -1,7 +1,7 @@
 //! The image proper (x86_64-unknown-none only).
 
 use alloc::vec;
-use backend_kmod::{KernelHeap, KmodPlatform};
+use backend_kmod::{KernelHeap, KmodPlatform, UnifiedRange};
 use core::mem::MaybeUninit;
 use fake_pci::DeviceConfig;
 use runtime_core::{CuError, Gpu, LaunchConfig, Params, StreamHandle};
@@ -9,7 +9,12 @@ use runtime_core::{CuError, Gpu, LaunchConfig, Params, StreamHandle};
 #[global_allocator]
 static HEAP: KernelHeap = KernelHeap::empty();
 
-const ARENA_BYTES: usize = 128 << 20;
+const ARENA_BYTES: usize = 256 << 20;
+/// The window of the arena's addresses that is the unified range (device pointers and
+/// managed memory): `[64 MiB, 128 MiB)`, where a context's address space has room
+/// (`UnifiedRange::BOUNDS`); the image is linked at 4 MiB, so the arena spans it. The heap
+/// is the arena above it; below it the arena is left unused.
+const UVA: (usize, usize) = (64 << 20, 128 << 20);
 /// Heap the board's VRAM may take: the board advertises exactly this much, and the rest of
 /// the heap is the model's (caches, resident blocks, DMA rings and staging buffers).
 const VRAM_BACKING: u64 = 64 << 20;
@@ -194,10 +199,18 @@ extern "C" fn _start() -> ! {
 extern "C" fn kmain() -> ! {
     // SAFETY: the arena is handed out exactly once, here, before anything allocates.
     let arena: &'static mut [MaybeUninit<u8>] = unsafe { &mut *core::ptr::addr_of_mut!(ARENA) };
-    HEAP.init(arena);
+    let base = arena.as_ptr() as usize;
+    if base > UVA.0 || base + ARENA_BYTES < UVA.1 + (128 << 20) {
+        sys::console(b"rgdev-kmod: the arena does not span the unified range\n");
+        sys::exit(2);
+    }
+    let (_below, rest) = arena.split_at_mut(UVA.0 - base);
+    let (uva, heap) = rest.split_at_mut(UVA.1 - UVA.0);
+    let heap_bytes = heap.len();
+    HEAP.init(heap);
     rtt::init();
-    defmt::info!("rgdev-kmod: heap {=usize} MiB", ARENA_BYTES >> 20);
-    let code = match run() {
+    defmt::info!("rgdev-kmod: heap {=usize} MiB", heap_bytes >> 20);
+    let code = match run(uva) {
         Ok(()) => 0,
         Err(e) => {
             defmt::error!("rgdev-kmod: failed with CUresult {=u32}", e.code());
@@ -209,7 +222,7 @@ extern "C" fn kmain() -> ! {
     sys::exit(code)
 }
 
-fn run() -> Result<(), CuError> {
+fn run(uva: &'static mut [MaybeUninit<u8>]) -> Result<(), CuError> {
     let cfg = DeviceConfig::default().with(|c| c.board.vram_size = VRAM_BACKING);
     let gpu = Gpu::probe(KmodPlatform::new(cfg, VRAM_BACKING))?;
     let info = gpu.info();
@@ -253,7 +266,57 @@ fn run() -> Result<(), CuError> {
     drop(gpu);
     let over = overcommitted_board()?;
     let system = two_gpus()?;
-    if same && kernel_ok && exhausted && over && system { Ok(()) } else { Err(CuError::Unknown) }
+    let managed = managed_memory(uva)?;
+    if same && kernel_ok && exhausted && over && system && managed { Ok(()) } else { Err(CuError::Unknown) }
+}
+
+/// Managed memory, paged on demand by runtime-core's unified-memory service (`Uvm`) as
+/// user space pages it: one pointer written by the host, doubled in place by a kernel whose
+/// first touches fault and migrate the pages to the GPU, read back by the host after the
+/// pages come home. The GPU's platform has unified addressing over `uva`.
+fn managed_memory(uva: &'static mut [MaybeUninit<u8>]) -> Result<bool, CuError> {
+    use alloc::sync::Arc;
+    use core::sync::atomic::Ordering;
+    use runtime_core::uvm::{FAULT_BUFFER_ENTRIES, ManagedKind, Uvm};
+    let range = UnifiedRange::new(uva).ok_or(CuError::InvalidValue)?;
+    let cfg = DeviceConfig::default().with(|c| c.board.vram_size = 16 << 20);
+    let gpu = Arc::new(Gpu::probe(KmodPlatform::new(cfg, 16 << 20).with_unified(range))?);
+    let uvm: Arc<Uvm<KmodPlatform>> = Arc::new(Uvm::new(true));
+    uvm.set_gpus(vec![Arc::downgrade(&gpu)], vec![vec![None]]);
+    let (weak, u) = (Arc::downgrade(&gpu), uvm.clone());
+    gpu.enable_replayable_faults(FAULT_BUFFER_ENTRIES, move |f| weak.upgrade().is_some_and(|g| u.service(&g, f)))?;
+    let u = uvm.clone();
+    gpu.replay_hold(move || u.busy());
+    let ctx = gpu.ctx_create()?;
+    uvm.context_created(&gpu, ctx);
+    let n = 1usize << 16;
+    let (ptr, mem) = gpu.mem_alloc_managed(ctx, (n * 4) as u64)?;
+    uvm.add_managed(&gpu, ctx, ptr, mem.clone(), ManagedKind::Alloc)?;
+    let xs: alloc::vec::Vec<u8> = (0..n as u32).flat_map(|i| (i as f32 * 0.5).to_le_bytes()).collect();
+    mem.write(0, &xs).map_err(|_| CuError::Unknown)?;
+    let m = gpu.module_load_ptx(ctx, include_str!("../../kernels/vecadd.ptx"))?;
+    let f = gpu.module_get_function(ctx, m, "vecadd")?;
+    let p = ptr.to_le_bytes();
+    let count = (n as i32).to_le_bytes();
+    let launch = LaunchConfig::new([(n / 256) as u32, 1, 1], [256, 1, 1]);
+    gpu.launch(ctx, f, &launch, Params::Args(&[&p, &p, &p, &count]))?;
+    gpu.ctx_synchronize(ctx)?;
+    uvm.to_host_of(0);
+    let mut out = vec![0u8; n * 4];
+    mem.read(0, &mut out).map_err(|_| CuError::Unknown)?;
+    let ok = out.chunks_exact(4).enumerate().all(|(i, w)| f32::from_le_bytes([w[0], w[1], w[2], w[3]]) == i as f32);
+    let c = uvm.counts();
+    let (to_gpu, to_host) = (c.to_gpu.load(Ordering::Relaxed), c.to_host.load(Ordering::Relaxed));
+    defmt::info!(
+        "managed memory: {=usize} floats doubled in place {=bool}, pages to the GPU {=u64}, back to the host {=u64}",
+        n,
+        ok,
+        to_gpu,
+        to_host
+    );
+    gpu.module_unload(ctx, m)?;
+    gpu.ctx_destroy(ctx)?;
+    Ok(ok && to_gpu > 0 && to_host == to_gpu)
 }
 
 /// A system of two GPUs (the `gv100x2` preset, 16 MiB of VRAM each): each brought up at its

@@ -62,9 +62,40 @@ unsafe impl GlobalAlloc for KernelHeap {
 use hw::pci::{BAR0_BUS, BAR1_BUS};
 const QUANTUM: u64 = 1 << 22;
 
+/// Unified addressing in the kernel build: a window of the image's own memory that no host
+/// allocation uses, from which device pointers come and where pinned host memory is placed
+/// at its device address (`Platform::unified_va`, `Platform::dma_alloc_at`), so that
+/// managed memory has one pointer for the host and the GPUs. The window must lie where a
+/// context's address space has room: above the shared and local windows (48 MiB) and
+/// below the 32-bit window (256 MiB).
+pub struct UnifiedRange {
+    va: runtime_core::range::SharedVa,
+    lo: u64,
+    hi: u64,
+}
+
+impl UnifiedRange {
+    /// The lowest and highest addresses a window may use.
+    pub const BOUNDS: (u64, u64) = (48 << 20, runtime_core::vm::LOW_VA_BASE);
+
+    /// The range over `region` (whole pages, inside [`UnifiedRange::BOUNDS`]), which
+    /// nothing else may touch from now on; None if it does not fit.
+    pub fn new(region: &'static mut [core::mem::MaybeUninit<u8>]) -> Option<alloc::sync::Arc<Self>> {
+        let (lo, len) = (region.as_mut_ptr() as u64, region.len() as u64);
+        let hi = lo.checked_add(len)?;
+        let fits = lo.is_multiple_of(4096) && len.is_multiple_of(4096) && len > 0;
+        if !fits || lo < Self::BOUNDS.0 || hi > Self::BOUNDS.1 {
+            return None;
+        }
+        let alloc = runtime_core::range::RangeAllocator::new(lo, len);
+        Some(alloc::sync::Arc::new(Self { va: alloc::sync::Arc::new(spin::Mutex::new(alloc)), lo, hi }))
+    }
+}
+
 /// The kernel platform with the simulated GPU attached.
 pub struct KmodPlatform {
     gpu: spin::Mutex<FakeGpu>,
+    unified: Option<alloc::sync::Arc<UnifiedRange>>,
 }
 
 impl KmodPlatform {
@@ -81,7 +112,13 @@ impl KmodPlatform {
         let mut gpu = FakeGpu::new(cfg);
         gpu.set_vram_backing_limit(backing);
         gpu.assign_bars(bar0, bar1);
-        Self { gpu: spin::Mutex::new(gpu) }
+        Self { gpu: spin::Mutex::new(gpu), unified: None }
+    }
+
+    /// This platform with unified addressing over `range` (shared by every GPU of a system).
+    pub fn with_unified(mut self, range: alloc::sync::Arc<UnifiedRange>) -> Self {
+        self.unified = Some(range);
+        self
     }
 
     /// Device cycles so far.
@@ -132,6 +169,32 @@ impl Platform for KmodPlatform {
 
     fn dma_free(&self, buf: &DmaBuffer) {
         self.gpu.lock().unmap_dma(buf.bus);
+    }
+
+    fn unified_va(&self) -> Option<runtime_core::range::SharedVa> {
+        self.unified.as_ref().map(|u| u.va.clone())
+    }
+
+    fn dma_alloc_at(&self, va: u64, len: usize) -> Result<DmaBuffer> {
+        let u = self.unified.as_ref().ok_or(CuError::NotSupported)?;
+        let end = va.checked_add(len as u64).ok_or(CuError::InvalidValue)?;
+        if va < u.lo || end > u.hi || len == 0 || !va.is_multiple_of(4096) || !len.is_multiple_of(4096) {
+            return Err(CuError::InvalidValue);
+        }
+        let ptr = NonNull::new(va as *mut u8).ok_or(CuError::InvalidValue)?;
+        let range = u.va.clone();
+        let release: fifo::shm::Release = alloc::boxed::Box::new(move || range.lock().free(va, len as u64));
+        // SAFETY: `[va, va + len)` lies in the region `UnifiedRange::new` took for good (a
+        // `&'static mut`, touched by nothing else), page-aligned; the caller took exactly
+        // this range from the range's allocator, so no other memory covers it until
+        // `release` gives it back, after the last reference to this memory is gone.
+        let mem = unsafe {
+            ptr::write_bytes(ptr.as_ptr(), 0, len);
+            fifo::SharedMem::mapped(ptr, len, release)
+        };
+        let mem = alloc::sync::Arc::new(mem);
+        let bus = self.gpu.lock().dma_map(mem.clone()).map_err(|_| CuError::OutOfMemory)?;
+        Ok(DmaBuffer { mem, bus })
     }
 
     fn cfg_read32(&self, off: u16) -> u32 {

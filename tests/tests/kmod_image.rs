@@ -55,6 +55,14 @@ fn kernel_image_does_a_copy_round_trip_and_reports_through_defmt() {
         text.contains("info two GPUs: 1048576 bytes GPU 0 -> GPU 1 through the host true, ordinals in handles true, peer access CUresult 217"),
         "{text}"
     );
+    // Managed memory paged by runtime-core's unified-memory service over the image's
+    // unified range: 64 pages of 4 KiB to the GPU on first touch, all back at the host's.
+    assert!(
+        text.contains(
+            "info managed memory: 65536 floats doubled in place true, pages to the GPU 64, back to the host 64"
+        ),
+        "{text}"
+    );
     assert!(text.contains("exit 0"), "{text}");
     // The one error reported is the overcommitted board's fault, naming its reason.
     let errors: Vec<&String> = log.iter().filter(|l| l.contains("error")).collect();
