@@ -270,23 +270,20 @@ fn run(uva: &'static mut [MaybeUninit<u8>]) -> Result<(), CuError> {
     if same && kernel_ok && exhausted && over && system && managed { Ok(()) } else { Err(CuError::Unknown) }
 }
 
-/// Managed memory, paged on demand by runtime-core's unified-memory service (`Uvm`) as
-/// user space pages it: one pointer written by the host, doubled in place by a kernel whose
+/// Managed memory, paged on demand by runtime-core's unified-memory service (`Uvm`, serving
+/// the GPU's faults as `backend_user::System` has it serve them) as user space pages it: one pointer written by the host, doubled in place by a kernel whose
 /// first touches fault and migrate the pages to the GPU, read back by the host after the
 /// pages come home. The GPU's platform has unified addressing over `uva`.
 fn managed_memory(uva: &'static mut [MaybeUninit<u8>]) -> Result<bool, CuError> {
     use alloc::sync::Arc;
     use core::sync::atomic::Ordering;
-    use runtime_core::uvm::{FAULT_BUFFER_ENTRIES, ManagedKind, Uvm};
+    use runtime_core::uvm::{ManagedKind, Uvm};
     let range = UnifiedRange::new(uva).ok_or(CuError::InvalidValue)?;
     let cfg = DeviceConfig::default().with(|c| c.board.vram_size = 16 << 20);
     let gpu = Arc::new(Gpu::probe(KmodPlatform::new(cfg, 16 << 20).with_unified(range))?);
     let uvm: Arc<Uvm<KmodPlatform>> = Arc::new(Uvm::new(true));
     uvm.set_gpus(vec![Arc::downgrade(&gpu)], vec![vec![None]]);
-    let (weak, u) = (Arc::downgrade(&gpu), uvm.clone());
-    gpu.enable_replayable_faults(FAULT_BUFFER_ENTRIES, move |f| weak.upgrade().is_some_and(|g| u.service(&g, f)))?;
-    let u = uvm.clone();
-    gpu.replay_hold(move || u.busy());
+    uvm.serve_faults_of(&gpu)?;
     let ctx = gpu.ctx_create()?;
     uvm.context_created(&gpu, ctx);
     let n = 1usize << 16;

@@ -8,7 +8,7 @@
 //! the others to the same time.
 
 use crate::{Device, DeviceOptions, Result, SystemConfig, UserPlatform};
-use runtime_core::uvm::{FAULT_BUFFER_ENTRIES, Uvm};
+use runtime_core::uvm::Uvm;
 use std::sync::{Arc, Weak};
 
 /// The unified-memory service of a system of user-space GPUs.
@@ -88,12 +88,7 @@ impl System {
         for d in &self.devices {
             let gpu = d.gpu();
             if gpu.unified_addressing() {
-                let (weak, u) = (Arc::downgrade(gpu), uvm.clone());
-                gpu.enable_replayable_faults(FAULT_BUFFER_ENTRIES, move |f| {
-                    weak.upgrade().is_some_and(|g| u.service(&g, f))
-                })?;
-                let u = uvm.clone();
-                gpu.replay_hold(move || u.busy());
+                uvm.serve_faults_of(gpu)?;
             }
         }
         if n > 1 {

@@ -232,6 +232,20 @@ impl<P: Platform> Uvm<P> {
         self.reach.call_once(|| reach);
     }
 
+    /// Serve `gpu`'s replayable faults (it must be one of [`Uvm::set_gpus`]'s): its fault
+    /// buffer enabled with `FAULT_BUFFER_ENTRIES` entries, every fault handed to
+    /// [`Uvm::service`], and the service held off on a thread while this service's own lock
+    /// is held (a migration waiting on the device). Contexts made on `gpu` from now on park
+    /// an access that finds no PTE instead of failing. What every platform's system does for
+    /// each GPU with unified addressing (`backend_user::System`, the kernel image).
+    pub fn serve_faults_of(self: &alloc::sync::Arc<Self>, gpu: &alloc::sync::Arc<Gpu<P>>) -> crate::error::Result<()> {
+        let (weak, u) = (alloc::sync::Arc::downgrade(gpu), self.clone());
+        gpu.enable_replayable_faults(FAULT_BUFFER_ENTRIES, move |f| weak.upgrade().is_some_and(|g| u.service(&g, f)))?;
+        let u = self.clone();
+        gpu.replay_hold(move || u.busy());
+        Ok(())
+    }
+
     /// Send the service's events to `f` (a trace): each a line of text, made only when `f`
     /// asks for it. Set once.
     pub fn observe(&self, f: Observer) {
