@@ -372,12 +372,6 @@ impl Channel {
             // parts of a launch on one logical GPU).
             gpu.serve_others();
             waiting.store(false, Ordering::Release);
-            if gpu.host_work_running() {
-                // Another thread runs a host function: the device stands still until it
-                // returns.
-                gpu.platform.relax();
-                continue;
-            }
             let epoch = gpu.host_epoch();
             if gpu.advance(false) == Activity::Idle {
                 self.reclaim(gpu)?;

@@ -84,10 +84,8 @@ impl<P: Platform> Gpu<P> {
         if done()? {
             return Ok(true);
         }
-        // Not while another thread runs a host function: the device stands still then.
-        if !self.dev.host_work_running() {
-            self.dev.advance(true);
-        }
+        // A step (which stands still while another thread runs a host function).
+        self.dev.advance(true);
         self.dev.service_interrupts();
         // A query holds no context's lock: a program polling while a kernel waits for a
         // replayable fault's service gets it served.

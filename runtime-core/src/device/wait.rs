@@ -173,6 +173,9 @@ impl<P: Platform> Device<P> {
             let due = self.take_due(None);
             if due.is_empty() {
                 if self.host_work_running() {
+                    // Another thread runs a host function: the device stands still until
+                    // it returns, however long it takes the host, so that where in
+                    // simulated time anything happens never depends on it.
                     drop(_clock);
                     self.platform.relax();
                     return Activity::Progress;
@@ -253,14 +256,8 @@ impl<P: Platform> Device<P> {
             if ran {
                 continue;
             }
-            if self.host_work_running() {
-                // Another thread runs a host function: the device stands still until it
-                // returns (its release may be what this waits for), however long it takes
-                // the host, so that where in simulated time anything happens never
-                // depends on it.
-                self.platform.relax();
-                continue;
-            }
+            // While another thread runs a host function the step stands still (see
+            // `advance`): its release may be what this waits for.
             let epoch = self.host_epoch();
             match self.advance(false) {
                 Activity::Idle => {
