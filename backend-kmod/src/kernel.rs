@@ -4,7 +4,7 @@ use alloc::vec;
 use backend_kmod::{KernelHeap, KmodPlatform, UnifiedRange};
 use core::mem::MaybeUninit;
 use fake_pci::DeviceConfig;
-use runtime_core::{CuError, Gpu, LaunchConfig, Params, StreamHandle};
+use runtime_core::{CuError, Gpu, LaunchConfig, LogicalGpu, Params, StreamHandle};
 
 #[global_allocator]
 static HEAP: KernelHeap = KernelHeap::empty();
@@ -280,7 +280,7 @@ fn managed_memory(uva: &'static mut [MaybeUninit<u8>]) -> Result<bool, CuError> 
     use runtime_core::uvm::{ManagedKind, Uvm};
     let range = UnifiedRange::new(uva).ok_or(CuError::InvalidValue)?;
     let cfg = DeviceConfig::default().with(|c| c.board.vram_size = 16 << 20);
-    let gpu = Arc::new(Gpu::probe(KmodPlatform::new(cfg, 16 << 20).with_unified(range))?);
+    let gpu = Arc::new(LogicalGpu::new(Arc::new(Gpu::probe(KmodPlatform::new(cfg, 16 << 20).with_unified(range))?)));
     let uvm: Arc<Uvm<KmodPlatform>> = Arc::new(Uvm::new(true));
     uvm.set_gpus(vec![Arc::downgrade(&gpu)], vec![vec![None]]);
     uvm.serve_faults_of(&gpu)?;
@@ -332,7 +332,7 @@ fn two_gpus() -> Result<bool, CuError> {
     for i in 0..sys.len() {
         let place = sys.placement(i);
         let p = KmodPlatform::at(sys.gpus[i].clone(), 16 << 20, place.bar0, place.bar1);
-        gpus.push(Arc::new(Gpu::probe_as(p, i as u32)?));
+        gpus.push(Arc::new(LogicalGpu::new(Arc::new(Gpu::probe_as(p, i as u32)?))));
     }
     let peers: Peers<KmodPlatform> = Peers::default();
     peers.set_gpus(gpus.iter().map(Arc::downgrade).collect(), alloc::vec![alloc::vec![None; 2]; 2]);

@@ -116,7 +116,7 @@ fn run_unified(work: Work) -> (u64, Duration) {
     };
     ctx.synchronize().unwrap();
     let sims: Vec<_> = std::iter::once(dev.sim().clone())
-        .chain(dev.gpu().gang_members().iter().map(|o| o.platform().device().clone()))
+        .chain(dev.gpu().members().iter().map(|o| o.platform().device().clone()))
         .collect();
     for s in &sims {
         s.lock().take_kernel_stats();

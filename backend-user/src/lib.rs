@@ -50,8 +50,12 @@ use runtime_core::Gpu;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// The runtime type for this platform.
+/// The runtime type for this platform: one GPU.
 pub type UserGpu = Gpu<UserPlatform>;
+
+/// The device a program sees on this platform: one GPU, or one logical GPU over several
+/// (`runtime_core::logical`). What the Rust API and the C ABI call.
+pub type UserDev = runtime_core::LogicalGpu<UserPlatform>;
 
 /// How to build the simulated board.
 #[derive(Clone, Debug, Default)]
@@ -88,7 +92,7 @@ pub struct DeviceOptions {
 /// A GPU: the simulated board plus the runtime driving it.
 #[derive(Clone)]
 pub struct Device {
-    gpu: Arc<UserGpu>,
+    gpu: Arc<UserDev>,
     placement: fake_pci::system::Placement,
     config: Arc<DeviceConfig>,
 }
@@ -129,14 +133,14 @@ impl Device {
         if let Some(limit) = opts.trace {
             p.device().lock().trace_start_filtered(limit, opts.trace_filter);
         }
-        let gpu = Arc::new(Gpu::probe_as(p, opts.ordinal)?);
+        let gpu = Arc::new(UserDev::new(Arc::new(Gpu::probe_as(p, opts.ordinal)?)));
         gpu.set_checks(opts.checks);
-        owner::watch(&gpu);
+        owner::watch(gpu.gpu());
         Ok(Self { gpu, placement: place, config })
     }
 
     /// The GPUs of `system` presented as one logical GPU (MGPUSim's unified GPU,
-    /// `runtime_core::api::gang`): each brought up as in [`System::open_with`], then the
+    /// `runtime_core::logical`): each brought up as in [`System::open_with`], then the
     /// first leads the others, and what the program sees is the first. Its allocations
     /// are split by pages over the GPUs, its launches by blocks, its modules loaded on all.
     pub fn open_unified(system: SystemConfig, opts: &DeviceOptions) -> Result<Self> {
@@ -160,9 +164,14 @@ impl Device {
         self.gpu.info()
     }
 
-    /// The runtime (for the handle-level API).
-    pub fn gpu(&self) -> &Arc<UserGpu> {
+    /// The runtime (for the handle-level API): the device a program sees.
+    pub fn gpu(&self) -> &Arc<UserDev> {
         &self.gpu
+    }
+
+    /// The GPU itself, whatever the program sees (the first of a logical GPU's).
+    pub fn physical(&self) -> &Arc<UserGpu> {
+        self.gpu.gpu()
     }
 
     /// Statistics of the kernels that finished since the last call, oldest first.
@@ -234,7 +243,7 @@ impl Device {
 }
 
 struct CtxInner {
-    gpu: Arc<UserGpu>,
+    gpu: Arc<UserDev>,
     h: CtxHandle,
     /// The unified-memory service of the system that made the context, which forgets the
     /// context's mappings and frees the memory it owns when it goes.

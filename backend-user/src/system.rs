@@ -95,7 +95,7 @@ impl System {
             for (i, d) in self.devices.iter().enumerate() {
                 let others: Vec<Weak<crate::UserGpu>> = (self.devices.iter().enumerate())
                     .filter(|&(j, _)| j != i)
-                    .map(|(_, o)| Arc::downgrade(o.gpu()))
+                    .map(|(_, o)| Arc::downgrade(o.physical()))
                     .collect();
                 let u = uvm.clone();
                 d.gpu().serve_also(move || {
@@ -109,15 +109,15 @@ impl System {
     }
 
     /// Present the system as one logical GPU (MGPUSim's unified GPU,
-    /// `runtime_core::api::gang`): the first GPU leads the others, and is the one device a
+    /// `runtime_core::logical`): the first GPU leads the others, and is the one device a
     /// program sees; its allocations are split by pages over the GPUs, its launches by
     /// blocks, its modules loaded on all. A system of one GPU stays as it is.
     pub fn unify(&self) -> Result<&Device> {
         let first = &self.devices[0];
         if self.devices.len() > 1 {
             let rids: Vec<u16> = (0..self.len()).map(|i| self.config.routing_id(i)).collect();
-            let others = self.devices[1..].iter().map(|d| d.gpu().clone()).collect();
-            first.gpu().gang_form(others, &rids)?;
+            let others = self.devices[1..].iter().map(|d| d.physical().clone()).collect();
+            first.gpu().form(others, &rids)?;
         }
         Ok(first)
     }

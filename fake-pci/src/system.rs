@@ -115,7 +115,7 @@ pub struct SystemConfig {
     /// How they are connected.
     pub interconnect: Interconnect,
     /// Whether the runtime presents the GPUs to the program as one logical GPU (MGPUSim's
-    /// unified GPU: memory split by pages, grids by blocks; `runtime_core::api::gang`).
+    /// unified GPU: memory split by pages, grids by blocks; `runtime_core::logical`).
     pub unified: bool,
 }
 

@@ -173,7 +173,7 @@ pub struct Device<P: Platform> {
     /// Replayable faults: the fault buffer and its service.
     pub(crate) replay: replay::Replay<P>,
     /// The errors of channels of other GPUs that a channel of this one waits for (the
-    /// pieces of a gang's work, `api::gang`): consulted by every wait.
+    /// pieces of a gang's work, `logical`): consulted by every wait.
     pub(crate) linked: spin::Once<Linked>,
     /// The system's other GPUs, which every wait also serves (see [`Device::serve_others`]).
     pub(crate) others: spin::Once<Others>,

@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["check"],
     &["context"],
     &["api"],
+    &["logical"],
     &["uvm"],
     &["system"],
 ];
@@ -112,6 +113,28 @@ fn the_check_finds_an_upward_name() {
     assert!(layer("api") > layer("context") && layer("device") < layer("vm"));
     // The unified-memory service sits on the API layer: the API may not name it.
     assert!(layer("uvm") > layer("api") && layer("system") > layer("uvm"));
+    // One logical GPU over many is a layer over the API's GPUs, under the services.
+    assert!(layer("logical") > layer("api") && layer("uvm") > layer("logical"));
+}
+
+/// One GPU knows nothing of gangs: the API layer (`Gpu`) has no hook, field or branch for
+/// one logical GPU over several; `logical` wraps it (issue 38: the gang's branches left
+/// `Gpu`'s methods).
+#[test]
+fn the_api_layer_knows_no_gang() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-core/src/api");
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let src = std::fs::read_to_string(&p).unwrap();
+        for (n, line) in src.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("gang") || code.contains("logical") {
+                found.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "the API layer names the logical GPU:\n{}", found.join("\n"));
 }
 
 /// The three import circles the renovation cut (issue 38) stay cut: in fake-pci the

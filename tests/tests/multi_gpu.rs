@@ -345,7 +345,7 @@ fn unified(timing: bool) -> backend_user::Device {
 #[test]
 fn one_logical_gpu_splits_memory_by_pages_and_grids_by_blocks() {
     let dev = unified(true);
-    let others = dev.gpu().gang_members();
+    let others = dev.gpu().members();
     assert_eq!(others.len(), 3, "one device standing for four");
     let sims: Vec<_> =
         std::iter::once(dev.sim().clone()).chain(others.iter().map(|o| o.platform().device().clone())).collect();
@@ -448,7 +448,7 @@ fn a_fault_in_another_gpus_part_of_a_grid_is_the_grids_error() {
     assert_eq!(ctx.synchronize(), Err(runtime_core::CuError::IllegalAddress), "sticky, as in CUDA");
     // The first GPU's part ran to its end; the fourth GPU's failed.
     let failed = |s: &std::sync::Arc<backend_user::SimDevice>| s.lock().take_kernel_stats().iter().any(|k| k.failed);
-    let others = dev.gpu().gang_members();
+    let others = dev.gpu().members();
     assert!(!failed(dev.sim()) && failed(others[2].platform().device()));
 }
 
@@ -475,7 +475,7 @@ fn one_logical_gpu_is_deterministic() {
         }
         let out = c.to_vec().unwrap();
         let mut cycles = vec![dev.sim().lock().cycles()];
-        cycles.extend(dev.gpu().gang_members().iter().map(|o| o.platform().device().lock().cycles()));
+        cycles.extend(dev.gpu().members().iter().map(|o| o.platform().device().lock().cycles()));
         (out, cycles)
     };
     let (a, b) = (run(), run());
@@ -558,12 +558,12 @@ fn one_logical_gpu_runs_the_vmm_and_legacy_apis() {
     let c = gpu.mem_alloc_in(h, 4 * n as u64, true).unwrap();
     assert!(c < 1 << 32);
     let (a, b) = inputs(&ctx, n);
-    for o in gpu.gang_members() {
+    for o in gpu.members() {
         o.platform().device().lock().take_kernel_stats();
     }
     legacy_launch(&dev, &ctx, vecadd(&ctx), &[a.device_ptr(), b.device_ptr(), c], n).unwrap();
     assert!(doubled(read_f32(&dev, &ctx, c, n)));
-    for o in gpu.gang_members() {
+    for o in gpu.members() {
         assert_eq!(o.platform().device().lock().take_kernel_stats().len(), 1, "a part on each GPU");
     }
     gpu.mem_free(h, c).unwrap();
@@ -586,7 +586,7 @@ fn one_logical_gpu_runs_the_vmm_and_legacy_apis() {
     assert!(read_f32(&dev, &ctx, out.device_ptr(), n).iter().enumerate().all(|(i, &v)| v == i as f32));
 
     // The device the program sees has the four GPUs' SMs and VRAM.
-    let one = dev.gpu().gang_members()[0].info().clone();
+    let one = dev.gpu().members()[0].info().clone();
     assert_eq!((dev.info().sms, dev.info().vram_size), (4 * one.sms, 4 * one.vram_size));
     assert_eq!(dev.mem_info().1, 4 * one.vram_size);
 }

@@ -5,14 +5,14 @@ use crate::{CUresult, Handle, apitrace, raw, stream_of};
 use backend_user::CtxHandle;
 use backend_user::CuError;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use runtime_core::EventHandle;
 use std::ffi::c_float;
 use std::ffi::c_uint;
 use std::sync::Arc;
 
 /// The runtime and context of an event handle (the runtime checks it on use).
-pub(crate) fn event(e: Handle) -> Result<(Arc<UserGpu>, CtxHandle, EventHandle)> {
+pub(crate) fn event(e: Handle) -> Result<(Arc<UserDev>, CtxHandle, EventHandle)> {
     let eh = EventHandle(key(e));
     Ok((gpu_of(eh.0)?, eh.ctx(), eh))
 }

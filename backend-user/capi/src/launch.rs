@@ -6,7 +6,7 @@ use crate::{CUresult, Handle, apitrace, raw, stream};
 use backend_user::CtxHandle;
 use backend_user::CuError;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use runtime_core::FuncAttributes;
 use runtime_core::FuncHandle;
 use runtime_core::LaunchConfig;
@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// The runtime and context of a function handle (the runtime checks it on use).
-pub(crate) fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {
+pub(crate) fn func(f: Handle) -> Result<(Arc<UserDev>, CtxHandle, FuncHandle)> {
     let fh = FuncHandle(key(f));
     Ok((gpu_of(fh.0)?, fh.ctx(), fh))
 }
@@ -28,7 +28,7 @@ pub(crate) fn func(f: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle)> {
 /// A launch's function and stream: (runtime, context, function, stream). A stream of
 /// another context than the function's is CUDA_ERROR_INVALID_HANDLE (the runtime checks
 /// both handles against the function's context).
-fn launch_target(f: Handle, s: Handle) -> Result<(Arc<UserGpu>, CtxHandle, FuncHandle, StreamHandle)> {
+fn launch_target(f: Handle, s: Handle) -> Result<(Arc<UserDev>, CtxHandle, FuncHandle, StreamHandle)> {
     let (gpu, h, fh) = func(f)?;
     let (_, sh_ctx, sh) = stream::stream_of(s)?;
     if sh_ctx != h {

@@ -29,7 +29,7 @@ use crate::{
 use backend_user::CtxHandle;
 use backend_user::CuError;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use std::ffi::c_char;
 use std::ffi::c_int;
 use std::ffi::c_uint;
@@ -336,7 +336,7 @@ pub extern "C" fn cuMemGetInfo(free: *mut c_uint, total: *mut c_uint) -> CUresul
 }
 
 /// Return an allocation made here if its pointer cannot be handed back.
-fn hand_back(out: *mut CUdeviceptr_v1, p: CUdeviceptr, gpu: &UserGpu, h: CtxHandle) -> Result<()> {
+fn hand_back(out: *mut CUdeviceptr_v1, p: CUdeviceptr, gpu: &UserDev, h: CtxHandle) -> Result<()> {
     narrow(p).and_then(|v| raw::put(out, v)).inspect_err(|_| {
         let _ = gpu.mem_free(h, p);
     })

@@ -23,7 +23,7 @@ use crate::{CUdeviceptr, CUresult, Handle, apitrace, module, raw, stream};
 use backend_user::CtxHandle;
 use backend_user::CuError;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use runtime_core::ModuleHandle;
 use runtime_core::uvm::ManagedKind;
 use std::ffi::c_char;
@@ -148,7 +148,7 @@ pub(crate) fn take_alloc(st: &mut State, ctx: CtxHandle, p: u64) -> Option<Range
 
 /// Record the managed variables the loader gave memory in module `m` of context `h`: paged
 /// as cuMemAllocManaged memory is, where that is; else tracked for their advice.
-pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()> {
+pub(crate) fn loaded(gpu: &UserDev, h: CtxHandle, m: ModuleHandle) -> Result<()> {
     let vars = gpu.module_managed(h, m)?;
     for v in &vars {
         crate::demand::uvm().add_managed(gpu, h, v.addr, v.mem.clone(), ManagedKind::Variable)?;
@@ -170,7 +170,7 @@ pub(crate) fn loaded(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) -> Result<()>
 
 /// Module `m` of context `h` is about to be unloaded: its managed variables' pages come
 /// home and stop being paged, after the context's work, and their advice goes.
-pub(crate) fn unloading(gpu: &UserGpu, h: CtxHandle, m: ModuleHandle) {
+pub(crate) fn unloading(gpu: &UserDev, h: CtxHandle, m: ModuleHandle) {
     let vars = gpu.module_managed(h, m).unwrap_or_default();
     let uvm = crate::demand::uvm();
     if vars.iter().any(|v| uvm.paged(v.addr, 1)) {

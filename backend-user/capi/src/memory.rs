@@ -7,7 +7,7 @@ use backend_user::CtxHandle;
 use backend_user::CuError;
 use backend_user::MemsetValue;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use runtime_core::StreamHandle;
 use std::ffi::c_uint;
 use std::ffi::c_void;
@@ -163,7 +163,7 @@ type Span = (u64, usize);
 /// the host's (`op`), in stream `(h, sh)`'s order. None otherwise: the operation goes its
 /// usual way (the host side then reads or writes current host memory).
 fn host_side(
-    gpu: &UserGpu,
+    gpu: &UserDev,
     (h, sh): (CtxHandle, StreamHandle),
     (device, host): (&[Span], &[Span]),
     op: impl FnOnce() -> Result<()>,
@@ -268,7 +268,7 @@ pub(crate) fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, s: Handle, 
 /// Under unified addressing, whether `ptr` is device memory of context `h`: one of its
 /// allocations (pinned host memory included, whose host and device addresses are the
 /// same) or a VMM mapping. Anything else is host memory.
-pub(crate) fn unified_device(gpu: &UserGpu, h: CtxHandle, ptr: u64) -> bool {
+pub(crate) fn unified_device(gpu: &UserDev, h: CtxHandle, ptr: u64) -> bool {
     gpu.mem_range(h, ptr).is_ok() || gpu.mem_access(h, ptr).is_ok()
 }
 

@@ -231,7 +231,7 @@ pub extern "C" fn cuModuleGetFunction(pf: *mut Handle, module: Handle, name: *co
         let mut st = state()?;
         st.profile.name(launch_id, name, facts, m.ctx().0);
         // One logical GPU: the kernel's copies on the other GPUs run its other blocks.
-        for (o, c, of) in gpu.gang_kernel(m.ctx(), f)? {
+        for (o, c, of) in gpu.member_kernels(m.ctx(), f)? {
             st.profile.name(o.func_launch_id(c, of)?, name, facts, c.0);
         }
         raw::put(pf, handle(f.0))

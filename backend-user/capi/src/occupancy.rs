@@ -4,14 +4,14 @@
 use crate::state::{gpu_of, guard, key};
 use crate::{CUresult, Handle, attrs, raw};
 use backend_user::CuError;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use runtime_core::FuncAttributes;
 use std::ffi::c_int;
 
 /// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
 /// device configuration's per-SM limits, by the rule the device's dispatcher applies
 /// (`hw::occupancy`).
-pub(crate) fn blocks_per_sm(gpu: &UserGpu, a: &FuncAttributes, block: u32, dyn_shared: usize) -> u32 {
+pub(crate) fn blocks_per_sm(gpu: &UserDev, a: &FuncAttributes, block: u32, dyn_shared: usize) -> u32 {
     if block == 0 || block > a.max_threads {
         return 0;
     }

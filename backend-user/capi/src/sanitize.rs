@@ -4,7 +4,7 @@
 //! stream or event synchronization, a synchronous device-to-host copy, a context's
 //! destruction) and at exit, compute-sanitizer style, ending with an error summary.
 
-use backend_user::{CheckMode, CtxHandle, UserGpu};
+use backend_user::{CheckMode, CtxHandle, UserDev};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 static ON: AtomicBool = AtomicBool::new(false);
@@ -47,7 +47,7 @@ pub(crate) fn start(m: CheckMode) {
 }
 
 /// Print context `h`'s findings so far.
-pub(crate) fn flush(gpu: &UserGpu, h: CtxHandle) {
+pub(crate) fn flush(gpu: &UserDev, h: CtxHandle) {
     if !ON.load(Ordering::Acquire) {
         return;
     }

@@ -10,7 +10,7 @@ use backend_user::CuError;
 use backend_user::Device;
 use backend_user::DeviceConfig;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_uint;
@@ -99,7 +99,7 @@ impl State {
     /// The runtime of the GPU handle `h` names (a context's or an object's). A handle
     /// naming no GPU of the system goes to GPU 0, whose runtime refuses it as a forged
     /// handle of its kind.
-    pub(crate) fn gpu_of(&self, h: u64) -> Arc<UserGpu> {
+    pub(crate) fn gpu_of(&self, h: u64) -> Arc<UserDev> {
         let i = runtime_core::ordinal_of(h) as usize;
         self.gpus.get(i).unwrap_or(&self.gpus[0]).dev.gpu().clone()
     }
@@ -132,7 +132,7 @@ impl State {
 
 /// A context on its way out, to be destroyed without the library lock.
 pub(crate) struct Doomed {
-    pub(crate) gpu: Arc<UserGpu>,
+    pub(crate) gpu: Arc<UserDev>,
     pub(crate) h: CtxHandle,
     /// Its pinned host memory stays alive until the context's work has drained.
     pub(crate) _host: Vec<HostAlloc>,
@@ -213,12 +213,12 @@ pub(crate) fn initialized() -> Result<()> {
 
 /// The runtime of the GPU handle `h` names (once initialized), without holding the
 /// library lock after.
-pub(crate) fn gpu_of(h: u64) -> Result<Arc<UserGpu>> {
+pub(crate) fn gpu_of(h: u64) -> Result<Arc<UserDev>> {
     Ok(state()?.gpu_of(h))
 }
 
 /// The runtime of device `dev`, without holding the library lock after.
-pub(crate) fn gpu_at(dev: CUdevice) -> Result<Arc<UserGpu>> {
+pub(crate) fn gpu_at(dev: CUdevice) -> Result<Arc<UserDev>> {
     Ok(state()?.device(dev)?.dev.gpu().clone())
 }
 
@@ -233,7 +233,7 @@ pub(crate) fn key(h: Handle) -> u64 {
 }
 
 /// The calling thread's current context: (runtime, context).
-pub(crate) fn current() -> Result<(Arc<UserGpu>, CtxHandle)> {
+pub(crate) fn current() -> Result<(Arc<UserDev>, CtxHandle)> {
     let st = state()?;
     let h = STACK.with(|s| s.borrow().last().copied()).ok_or(CuError::InvalidContext)?;
     let gpu = st.gpu_of(h.0);
@@ -265,7 +265,7 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> CUresult {
 
 /// After the host waited for context `h`'s work: the sanitizers' findings are printed, and
 /// the statistics file is brought up to date (see `profile::Profile::checkpoint_due`).
-pub(crate) fn synchronized(gpu: &UserGpu, h: CtxHandle) {
+pub(crate) fn synchronized(gpu: &UserDev, h: CtxHandle) {
     // Host access after synchronization: this GPU's pages of paged managed memory are back
     // on the host.
     crate::demand::uvm().to_host_of(gpu.ordinal() as usize);

@@ -5,7 +5,7 @@ use crate::{CUdevice, CUresult, Handle, apitrace, raw};
 use backend_user::CtxHandle;
 use backend_user::CuError;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use runtime_core::StreamHandle;
 use std::ffi::c_int;
 use std::ffi::c_uint;
@@ -19,7 +19,7 @@ pub(crate) const STREAM_PER_THREAD: u64 = 0x2;
 /// The context and runtime stream of a `CUstream`: NULL (and the two special handles) is
 /// the current context's default stream; a stream handle names its own context (the
 /// runtime checks it on use).
-pub(crate) fn stream_of(s: Handle) -> Result<(Arc<UserGpu>, CtxHandle, StreamHandle)> {
+pub(crate) fn stream_of(s: Handle) -> Result<(Arc<UserDev>, CtxHandle, StreamHandle)> {
     if matches!(key(s), 0 | STREAM_LEGACY | STREAM_PER_THREAD) {
         let (gpu, h) = current()?;
         return Ok((gpu, h, StreamHandle::DEFAULT));

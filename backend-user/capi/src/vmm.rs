@@ -13,7 +13,7 @@ use crate::state::{check_device, current, device_of, gpu_at, guard, initialized,
 use crate::{CUdevice, CUdeviceptr, CUresult, pointer, raw};
 use backend_user::CuError;
 use backend_user::Result;
-use backend_user::UserGpu;
+use backend_user::UserDev;
 use runtime_core::Access;
 use std::ffi::c_int;
 use std::ffi::c_void;
@@ -125,8 +125,8 @@ pub extern "C" fn cuMemGetAllocationGranularity(
         initialized()?;
         check_prop(prop)?;
         let g = match option {
-            GRANULARITY_MINIMUM => UserGpu::VMM_GRANULARITY,
-            GRANULARITY_RECOMMENDED => UserGpu::VMM_GRANULARITY_RECOMMENDED,
+            GRANULARITY_MINIMUM => backend_user::UserGpu::VMM_GRANULARITY,
+            GRANULARITY_RECOMMENDED => backend_user::UserGpu::VMM_GRANULARITY_RECOMMENDED,
             _ => return Err(CuError::InvalidValue),
         };
         raw::put(granularity, g as usize)
@@ -155,7 +155,7 @@ pub extern "C" fn cuMemRelease(handle: u64) -> CUresult {
 
 /// The runtime of the GPU whose physical allocation `handle` is (INVALID_VALUE for a
 /// value shaped as no handle, or naming no GPU).
-fn phys_gpu(handle: u64) -> Result<Arc<UserGpu>> {
+fn phys_gpu(handle: u64) -> Result<Arc<UserDev>> {
     let i = runtime_core::physmem::ordinal_of(handle).ok_or(CuError::InvalidValue)?;
     gpu_at(i as CUdevice).map_err(|_| CuError::InvalidValue)
 }

@@ -14,6 +14,18 @@ use alloc::vec::Vec;
 /// bound to a texture (what CUDA's drivers return on Fermi and later boards).
 pub const PITCH_ALIGNMENT: u64 = crate::context::texture::TEXTURE_ALIGNMENT;
 
+/// The pitch and bytes of [`Gpu::mem_alloc_pitch`]'s allocation.
+pub(crate) fn pitched_size(width: u64, height: u64, elem: u32) -> Result<(u64, u64)> {
+    if width == 0 || height == 0 || !matches!(elem, 4 | 8 | 16) {
+        return Err(CuError::InvalidValue);
+    }
+    let pitch = width.checked_next_multiple_of(PITCH_ALIGNMENT).ok_or(CuError::InvalidValue)?;
+    if pitch > i32::MAX as u64 {
+        return Err(CuError::InvalidValue);
+    }
+    Ok((pitch, pitch.checked_mul(height).ok_or(CuError::OutOfMemory)?))
+}
+
 impl<P: Platform> Gpu<P> {
     /// Allocate `bytes` of device memory (cuMemAlloc). Returns the device pointer.
     pub fn mem_alloc(&self, h: CtxHandle, bytes: u64) -> Result<u64> {
@@ -26,17 +38,7 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        if let Some(g) = self.gang.get().filter(|_| !low) {
-            return self.gang_alloc(g, h, bytes);
-        }
-        let va = self.with_ctx(h, |gpu, c| c.alloc_vram_in(gpu, bytes, Owner::User, low))?;
-        // One logical GPU: a low allocation is the first GPU's, mapped at its address into
-        // the others' counterparts (their low windows hold nothing else).
-        if let Err(e) = self.gang_share_vram(h, va) {
-            let _ = self.with_ctx(h, |gpu, c| c.free_now(gpu, va));
-            return Err(e);
-        }
-        Ok(va)
+        self.with_ctx(h, |gpu, c| c.alloc_vram_in(gpu, bytes, Owner::User, low))
     }
 
     /// Allocate `height` rows of at least `width` bytes for elements of `elem` bytes (4, 8
@@ -45,14 +47,7 @@ impl<P: Platform> Gpu<P> {
     /// [`PITCH_ALIGNMENT`].
     /// Below 4 GiB when `low`, as [`Gpu::mem_alloc_in`].
     pub fn mem_alloc_pitch(&self, h: CtxHandle, width: u64, height: u64, elem: u32, low: bool) -> Result<(u64, u64)> {
-        if width == 0 || height == 0 || !matches!(elem, 4 | 8 | 16) {
-            return Err(CuError::InvalidValue);
-        }
-        let pitch = width.checked_next_multiple_of(PITCH_ALIGNMENT).ok_or(CuError::InvalidValue)?;
-        if pitch > i32::MAX as u64 {
-            return Err(CuError::InvalidValue);
-        }
-        let bytes = pitch.checked_mul(height).ok_or(CuError::OutOfMemory)?;
+        let (pitch, bytes) = pitched_size(width, height, elem)?;
         Ok((self.mem_alloc_in(h, bytes, low)?, pitch))
     }
 
@@ -74,9 +69,7 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        let (va, mem) = self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes, low))?;
-        self.gang_share_host(h, va, &mem)?;
-        Ok((va, mem))
+        self.with_ctx(h, |gpu, c| c.alloc_host(gpu, bytes, low))
     }
 
     /// Map host pages a program registers (cuMemHostRegister: `mem`, whole 4 KiB pages of
@@ -86,9 +79,7 @@ impl<P: Platform> Gpu<P> {
         if mem.is_empty() {
             return Err(CuError::InvalidValue);
         }
-        let va = self.with_ctx(h, |gpu, c| c.register_host(gpu, mem.clone(), read_only))?;
-        self.gang_share_host(h, va, &mem)?;
-        Ok(va)
+        self.with_ctx(h, |gpu, c| c.register_host(gpu, mem.clone(), read_only))
     }
 
     /// Allocate `bytes` of managed memory (cuMemAllocManaged): host memory at its device
@@ -98,9 +89,7 @@ impl<P: Platform> Gpu<P> {
         if bytes == 0 {
             return Err(CuError::InvalidValue);
         }
-        let (va, mem) = self.with_ctx(h, |gpu, c| c.alloc_managed(gpu, bytes, Owner::User))?;
-        self.gang_share_host(h, va, &mem)?;
-        Ok((va, mem))
+        self.with_ctx(h, |gpu, c| c.alloc_managed(gpu, bytes, Owner::User))
     }
 
     /// Map host pages of the program (`mem`, whole pages starting at host address `host`)
@@ -112,9 +101,7 @@ impl<P: Platform> Gpu<P> {
         if mem.is_empty() || !host.is_multiple_of(hw::mmu::PAGE_SIZE) {
             return Err(CuError::InvalidValue);
         }
-        let va = self.with_ctx(h, |gpu, c| c.register_host_fixed(gpu, mem.clone(), host))?;
-        self.gang_share_host(h, va, &mem)?;
-        Ok(va)
+        self.with_ctx(h, |gpu, c| c.register_host_fixed(gpu, mem.clone(), host))
     }
 
     /// Free pinned host memory from [`Gpu::mem_alloc_host`] (cuMemFreeHost) or unregister
@@ -128,14 +115,7 @@ impl<P: Platform> Gpu<P> {
     fn free_alloc(&self, h: CtxHandle, ptr: u64, host: bool) -> Result<()> {
         self.with_ctx(h, |_, c| c.user_alloc(ptr, host))?;
         self.ctx_synchronize(h)?;
-        self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))?;
-        match self.gang.get() {
-            Some(_) if host => self.gang_unshare(h, ptr),
-            // A split allocation, or a low one of the first GPU's mapped into the others.
-            Some(g) if !self.gang_freed(g, h, ptr) => self.gang_unshare(h, ptr),
-            Some(_) | None => {}
-        }
-        Ok(())
+        self.with_ctx(h, |gpu, c| c.user_alloc(ptr, host).and_then(|()| c.free_now(gpu, ptr)))
     }
 
     /// The program's allocation containing `ptr`: (base, size) (cuMemGetAddressRange;
@@ -262,17 +242,14 @@ impl<P: Platform> Gpu<P> {
     /// Map host memory `mem` another context allocated at unified address `va` (managed
     /// memory) into context `h` at the same address; kernels and copies of `h` reach it.
     pub fn mem_map_host_at(&self, h: CtxHandle, va: u64, mem: Arc<fifo::SharedMem>) -> Result<()> {
-        self.with_ctx(h, |gpu, c| c.map_host_at(gpu, va, mem.clone()))?;
-        self.gang_share_host(h, va, &mem)
+        self.with_ctx(h, |gpu, c| c.map_host_at(gpu, va, mem))
     }
 
     /// Undo [`Gpu::mem_map_peer`] or [`Gpu::mem_map_host_at`] at `va`, after the
     /// context's queued work.
     pub fn mem_unmap_foreign(&self, h: CtxHandle, va: u64) -> Result<()> {
         self.ctx_synchronize(h)?;
-        self.with_ctx(h, |gpu, c| c.unmap_foreign(gpu, va))?;
-        self.gang_unshare(h, va);
-        Ok(())
+        self.with_ctx(h, |gpu, c| c.unmap_foreign(gpu, va))
     }
 
     /// Allocate `bytes` of VRAM that the runtime owns (module segments): copies reach it,
@@ -304,9 +281,6 @@ impl<P: Platform> Gpu<P> {
     /// (host copies of a context take turns, as on CUDA's legacy stream), never the
     /// context's lock while it waits.
     pub fn memcpy_htod(&self, h: CtxHandle, dst: u64, src: &[u8]) -> Result<()> {
-        if let Some(pieces) = self.gang_copy_pieces(h, dst, src.len() as u64) {
-            return self.gang_copy_htod(h, dst, src, &pieces);
-        }
         let r = self.ctx(h)?.copy_htod(&self.dev, dst, src, Pitched::linear(src.len() as u64));
         self.printf_flush(h);
         r
@@ -315,17 +289,6 @@ impl<P: Platform> Gpu<P> {
     /// Copy `shape` from host memory (rows `shape.src_pitch` apart in `src`) to device
     /// memory at `dst` (cuMemcpy2D from the host), as [`Gpu::memcpy_htod`].
     pub fn memcpy_htod_2d(&self, h: CtxHandle, dst: u64, src: &[u8], shape: Pitched) -> Result<()> {
-        // One logical GPU: each GPU's rows by its copy engine, one owner after another.
-        if let Some(parts) = self.gang_rows(h, dst, shape.dst_pitch, (shape.width, shape.height)) {
-            return self.gang_copy(h, &parts, |gpu, c, r| {
-                let (d, from, part) = r.of(dst, 0, shape);
-                let src = src.get(from as usize..).ok_or(CuError::InvalidValue)?;
-                match c {
-                    None => self.ctx(h)?.copy_htod(&self.dev, d, src, part),
-                    Some(c) => gpu.memcpy_htod_2d(c, d, src, part),
-                }
-            });
-        }
         let r = self.ctx(h)?.copy_htod(&self.dev, dst, src, shape);
         self.printf_flush(h);
         r
@@ -334,19 +297,6 @@ impl<P: Platform> Gpu<P> {
     /// Copy `shape` from device memory at `src` to host memory (rows `shape.dst_pitch`
     /// apart in `dst`) (cuMemcpy2D to the host), as [`Gpu::memcpy_dtoh`].
     pub fn memcpy_dtoh_2d(&self, h: CtxHandle, dst: &mut [u8], src: u64, shape: Pitched) -> Result<()> {
-        // One logical GPU: each GPU's rows by its copy engine, one owner after another.
-        let flipped = Pitched { src_pitch: shape.dst_pitch, dst_pitch: shape.src_pitch, ..shape };
-        if let Some(parts) = self.gang_rows(h, src, shape.src_pitch, (shape.width, shape.height)) {
-            return self.gang_copy(h, &parts, |gpu, c, r| {
-                let (s, to, part) = r.of(src, 0, flipped);
-                let part = Pitched { src_pitch: part.dst_pitch, dst_pitch: part.src_pitch, ..part };
-                let dst = dst.get_mut(to as usize..).ok_or(CuError::InvalidValue)?;
-                match c {
-                    None => self.ctx(h)?.copy_dtoh(&self.dev, dst, s, part),
-                    Some(c) => gpu.memcpy_dtoh_2d(c, dst, s, part),
-                }
-            });
-        }
         let r = self.ctx(h)?.copy_dtoh(&self.dev, dst, src, shape);
         self.printf_flush(h);
         r
@@ -356,13 +306,6 @@ impl<P: Platform> Gpu<P> {
     /// (cuMemcpy2D(Async) between device memory or mapped pinned memory): one
     /// copy-engine launch with the two pitches. Returns the stream's fence.
     pub fn memcpy_2d(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, shape: Pitched) -> Result<Fence> {
-        // One logical GPU: each GPU's rows of the destination by its copy engine.
-        if let Some(parts) = self.gang_rows(h, dst, shape.dst_pitch, (shape.width, shape.height)) {
-            return self.gang_split(h, s, &parts, |gpu, c, fs, _, r| {
-                let (d, from, part) = r.of(dst, src, shape);
-                gpu.with_objs(c, &[fs.named()], |dev, x| x.copy(dev, fs.local(), d, from, part))
-            });
-        }
         self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, shape))
     }
 
@@ -370,9 +313,6 @@ impl<P: Platform> Gpu<P> {
     /// waits for earlier work on the context, holding the staging buffers but not the
     /// context's lock.
     pub fn memcpy_dtoh(&self, h: CtxHandle, dst: &mut [u8], src: u64) -> Result<()> {
-        if let Some(pieces) = self.gang_copy_pieces(h, src, dst.len() as u64) {
-            return self.gang_copy_dtoh(h, dst, src, &pieces);
-        }
         let r = self.ctx(h)?.copy_dtoh(&self.dev, dst, src, Pitched::linear(dst.len() as u64));
         self.printf_flush(h);
         r
@@ -383,31 +323,13 @@ impl<P: Platform> Gpu<P> {
     /// cuMemcpyAsync). Returns at once with the stream's fence; a copy of nothing queues
     /// nothing and returns the stream's last fence.
     pub fn memcpy(&self, h: CtxHandle, s: StreamHandle, dst: u64, src: u64, bytes: u64) -> Result<Fence> {
-        // One logical GPU: each page of the destination by its owner's copy engine.
-        if let Some(pieces) = self.gang_copy_pieces(h, dst, bytes) {
-            self.with_objs(h, &[s.named()], |_, c| c.check_range(src, bytes, false))?;
-            let pieces: Vec<_> = pieces.into_iter().map(|(o, d, len)| (o, (d, len))).collect();
-            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, &(d, len)| {
-                let src = src + (d - dst);
-                gpu.with_objs(c, &[fs.named()], |dev, x| x.copy(dev, fs.local(), d, src, Pitched::linear(len)))
-            });
-        }
         self.with_objs(h, &[s.named()], |gpu, c| c.copy(gpu, s.local(), dst, src, Pitched::linear(bytes)))
     }
 
     /// Set `count` elements at `dst` to `value` on stream `s` (cuMemsetD8/D16/D32 and
     /// their Async forms). Asynchronous: returns the stream's fence.
     pub fn memset(&self, h: CtxHandle, s: StreamHandle, dst: u64, value: MemsetValue, count: u64) -> Result<Fence> {
-        let bytes = count.checked_mul(value.size()).ok_or(CuError::InvalidValue)?;
-        if dst.is_multiple_of(value.size())
-            && let Some(pieces) = self.gang_copy_pieces(h, dst, bytes)
-        {
-            let pieces: Vec<_> = pieces.into_iter().map(|(o, d, len)| (o, (d, len))).collect();
-            return self.gang_split(h, s, &pieces, |gpu, c, fs, _, &(d, len)| {
-                let n = len / value.size();
-                gpu.with_objs(c, &[fs.named()], |dev, x| x.memset(dev, fs.local(), d, value, (n, 1, 0)))
-            });
-        }
+        count.checked_mul(value.size()).ok_or(CuError::InvalidValue)?;
         self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, (count, 1, 0)))
     }
 
@@ -423,18 +345,6 @@ impl<P: Platform> Gpu<P> {
         value: MemsetValue,
         (width, height): (u64, u64),
     ) -> Result<Fence> {
-        // One logical GPU: each GPU's rows by its copy engine.
-        let size = value.size();
-        let row = width.saturating_mul(size);
-        let aligned = dst.is_multiple_of(size) && (height <= 1 || (pitch.is_multiple_of(size) && pitch >= row));
-        if let Some(parts) = self.gang_rows(h, dst, pitch, (row, height)).filter(|_| aligned && row != u64::MAX) {
-            return self.gang_split(h, s, &parts, |gpu, c, fs, _, r| {
-                let shape = Pitched { width: row, height, src_pitch: pitch, dst_pitch: pitch };
-                let (d, _, part) = r.of(dst, 0, shape);
-                let rows = (part.width / size, part.height, pitch);
-                gpu.with_objs(c, &[fs.named()], |dev, x| x.memset(dev, fs.local(), d, value, rows))
-            });
-        }
         self.with_objs(h, &[s.named()], |gpu, c| c.memset(gpu, s.local(), dst, value, (width, height, pitch)))
     }
 }

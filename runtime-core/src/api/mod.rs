@@ -43,7 +43,6 @@ macro_rules! object_handle {
     };
 }
 
-pub mod gang;
 pub mod memory;
 pub mod migrate;
 pub mod module;
@@ -118,13 +117,13 @@ pub(crate) trait Object: Copy {
 use crate::context::local_id as local;
 
 /// The handle of object `id` of context `h`.
-fn object(h: CtxHandle, id: u64) -> u64 {
+pub(crate) fn object(h: CtxHandle, id: u64) -> u64 {
     h.0 << ID_BITS | id
 }
 
 /// The id in context `h` of object handle `obj`, which must name `h` and an id (ids
 /// start at 1): else CUDA_ERROR_INVALID_HANDLE.
-fn id_in(h: CtxHandle, obj: u64) -> Result<u64> {
+pub(crate) fn id_in(h: CtxHandle, obj: u64) -> Result<u64> {
     let id = local(obj);
     if owner(obj) == h && id != 0 { Ok(id) } else { Err(CuError::InvalidHandle) }
 }
@@ -140,8 +139,6 @@ pub struct Gpu<P: Platform> {
     checks: AtomicU32,
     /// This GPU's ordinal in its system, in every handle it gives out.
     ordinal: u32,
-    /// The gang this GPU leads, if any (one logical GPU over many: [`gang`]).
-    gang: spin::Once<gang::Gang<P>>,
     /// The runtime's page-migration channel, made at its first use ([`migrate`]).
     migrator: Mutex<P::RawMutex, Option<migrate::Migrator>>,
 }
@@ -169,7 +166,6 @@ impl<P: Platform> Gpu<P> {
             contexts: Mutex::new(Vec::new()),
             checks: AtomicU32::new(0),
             ordinal,
-            gang: spin::Once::new(),
             migrator: Mutex::new(None),
         })
     }
@@ -183,6 +179,16 @@ impl<P: Platform> Gpu<P> {
     /// registers, PRAMIN or interrupts themselves).
     pub fn device(&self) -> &Device<P> {
         &self.dev
+    }
+
+    /// What the probe found.
+    pub fn info(&self) -> &crate::device::DeviceInfo {
+        self.dev.info()
+    }
+
+    /// Free and total VRAM bytes (cuMemGetInfo).
+    pub fn mem_info(&self) -> (u64, u64) {
+        self.dev.mem_info()
     }
 
     /// The platform the device is reached through.
@@ -227,9 +233,6 @@ impl<P: Platform> Gpu<P> {
         self.checks.store(mode.into(), Ordering::Release);
         if mode.initcheck() {
             self.dev.wr(hw::regs::NV_PFB_CHECK_SHADOW, 0, hw::regs::PfbCheckShadow::new().with_on(true));
-        }
-        for o in self.gang_members() {
-            o.set_checks(mode);
         }
     }
 
@@ -287,12 +290,6 @@ impl<P: Platform> Gpu<P> {
         if let Ok(chid) = self.ctx_channel(h) {
             self.own_channel(chid, Some(h));
         }
-        if let Some(g) = self.gang.get()
-            && let Err(e) = self.gang_ctx_created(g, h, cfg)
-        {
-            let _ = self.ctx_destroy(h);
-            return Err(e);
-        }
         Ok(h)
     }
 
@@ -304,14 +301,14 @@ impl<P: Platform> Gpu<P> {
     }
 
     /// The context named by `h`.
-    fn ctx(&self, h: CtxHandle) -> Result<Arc<Context<P>>> {
+    pub(crate) fn ctx(&self, h: CtxHandle) -> Result<Arc<Context<P>>> {
         let slots = self.contexts.lock();
         self.slot_of(&slots, h).and_then(|i| slots[i].ctx.clone()).ok_or(CuError::InvalidContext)
     }
 
     /// Run `f` on context `h`'s state under its lock (see `Context::with`: a destroyed
     /// context or a sticky error ends the call first).
-    fn with_ctx<T>(&self, h: CtxHandle, f: impl FnOnce(&Device<P>, &mut Inner) -> Result<T>) -> Result<T> {
+    pub(crate) fn with_ctx<T>(&self, h: CtxHandle, f: impl FnOnce(&Device<P>, &mut Inner) -> Result<T>) -> Result<T> {
         self.ctx(h)?.with(&self.dev, |c| f(&self.dev, c))
     }
 
@@ -319,7 +316,7 @@ impl<P: Platform> Gpu<P> {
     /// [`Object::named`] values; the default stream names none): an object of another
     /// context, a forged one (NULL included), or one whose context is gone is
     /// CUDA_ERROR_INVALID_HANDLE.
-    fn with_objs<T>(
+    pub(crate) fn with_objs<T>(
         &self,
         h: CtxHandle,
         objs: &[Option<u64>],
@@ -381,24 +378,14 @@ impl<P: Platform> Gpu<P> {
             self.slot_of(&slots, h).and_then(|i| slots[i].ctx.take())
         }
         .ok_or(CuError::InvalidContext)?;
-        let r = ctx.destroy(&self.dev);
-        if let Some(g) = self.gang.get() {
-            self.gang_ctx_destroyed(g, h, first_chan);
-        }
-        r
+        ctx.destroy(&self.dev)
     }
 
     /// The findings of context `h`'s checked launches since the last call, and how many
     /// did not fit the report buffer. Read after synchronizing; a context whose error is
     /// sticky still gives them.
     pub fn check_reports(&self, h: CtxHandle) -> Result<(Vec<CheckReport>, u32)> {
-        let (mut reports, mut dropped) = self.ctx(h)?.check_reports()?;
-        if let Some(g) = self.gang.get() {
-            let (r, d) = self.gang_check_reports(g, h);
-            reports.extend(r);
-            dropped += d;
-        }
-        Ok((reports, dropped))
+        self.ctx(h)?.check_reports()
     }
 
     /// Wait for all work queued on the context (cuCtxSynchronize).
@@ -407,9 +394,6 @@ impl<P: Platform> Gpu<P> {
         let waits = self.with_ctx(h, |_, c| c.releases());
         let r = waits.and_then(|w| w.iter().try_for_each(|w| w.wait(&self.dev)));
         self.printf_flush(h);
-        if let Some(g) = self.gang.get() {
-            self.gang_printf_flush(g, h);
-        }
         r
     }
 

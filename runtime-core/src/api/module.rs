@@ -6,7 +6,7 @@ use super::{CtxHandle, Gpu, Object, StreamHandle, object};
 use crate::channel::Fence;
 use crate::context::Inner;
 use crate::context::memory::{MemsetValue, Owner};
-use crate::context::module::{ImageKind, LaunchConfig, Loaded, ManagedVar, Params, Segments, image_kind};
+use crate::context::module::{Data, ImageKind, LaunchConfig, Loaded, ManagedVar, Params, Segments, image_kind};
 use crate::device::Device;
 use crate::error::{CuError, Result};
 use crate::limits::{MAX_BLOCK, MAX_SHARED, PARAM_BYTES, block_fits};
@@ -95,19 +95,10 @@ impl<P: Platform> Gpu<P> {
         let id = self.with_ctx(h, |_, c| c.new_id())?;
         let mut allocs = Vec::new();
         match self.module_upload(h, &prog, &mut allocs, place) {
-            Ok(seg) => {
-                let m = self.with_ctx(h, |_, c| {
-                    c.module_insert(id, Loaded::new(prog, seg, allocs));
-                    Ok(ModuleHandle(object(h, id)))
-                })?;
-                if let Some(g) = self.gang.get()
-                    && let Err(e) = self.gang_module_loaded(g, h, m)
-                {
-                    let _ = self.module_unload(h, m);
-                    return Err(e);
-                }
-                Ok(m)
-            }
+            Ok(seg) => self.with_ctx(h, |_, c| {
+                c.module_insert(id, Loaded::new(prog, seg, allocs));
+                Ok(ModuleHandle(object(h, id)))
+            }),
             Err(e) => {
                 let _ = self.runtime_free(h, &allocs);
                 Err(e)
@@ -185,10 +176,6 @@ impl<P: Platform> Gpu<P> {
 
     /// Unload a module and free its memory (cuModuleUnload).
     pub fn module_unload(&self, h: CtxHandle, m: ModuleHandle) -> Result<()> {
-        if let Some(g) = self.gang.get() {
-            self.with_objs(h, &[m.named()], |_, c| c.module(m.id()).map(drop))?;
-            self.gang_module_unloading(g, h, m);
-        }
         let (loaded, indices) =
             self.with_objs(h, &[m.named()], |_, c| Ok((c.module_remove(m.id())?, c.refs_remove(m.id()))))?;
         let freed = self.runtime_free(h, loaded.allocs());
@@ -301,10 +288,6 @@ impl<P: Platform> Gpu<P> {
     /// parameter size; bytes beyond it are ignored, as the driver copies only the declared
     /// parameters.
     pub fn launch_grid(&self, h: CtxHandle, f: FuncHandle, grid: [u32; 2]) -> Result<Fence> {
-        if let Some(g) = self.gang.get() {
-            let (cfg, params) = self.with_objs(h, &[f.named()], |_, c| legacy_launch(c, f, grid))?;
-            return self.gang_launch(g, h, f, &cfg, Params::Buffer(&params));
-        }
         self.launch_refs_ready(h, &[f.named()], f, |gpu, c| {
             let (cfg, params) = legacy_launch(c, f, grid)?;
             c.launch(gpu, c.func(f.id())?, &cfg, Params::Buffer(&params), None)
@@ -314,9 +297,6 @@ impl<P: Platform> Gpu<P> {
     /// Launch `f` as `cfg` says with `params` (cuLaunchKernel). Returns the fence of the
     /// launch's stream; the kernel runs asynchronously.
     pub fn launch(&self, h: CtxHandle, f: FuncHandle, cfg: &LaunchConfig, params: Params<'_>) -> Result<Fence> {
-        if let Some(g) = self.gang.get() {
-            return self.gang_launch(g, h, f, cfg, params);
-        }
         self.launch_refs_ready(h, &[f.named(), cfg.stream.named()], f, |gpu, c| {
             c.launch(gpu, c.func(f.id())?, cfg, params, None)
         })
@@ -325,7 +305,7 @@ impl<P: Platform> Gpu<P> {
     /// Run launch `go` of kernel `f` under the context's lock once no kernel in flight
     /// reads texture-reference entries the launch would rewrite (waiting for those
     /// kernels outside the lock).
-    pub(super) fn launch_refs_ready(
+    pub(crate) fn launch_refs_ready(
         &self,
         h: CtxHandle,
         named: &[Option<u64>],
@@ -349,7 +329,7 @@ impl<P: Platform> Gpu<P> {
 /// cuFuncSetSharedSize, cuParamSet*) over `grid`: the parameter buffer must hold at least
 /// the kernel's parameters (the bytes beyond are dropped); an unset block shape is all
 /// zeros, which the launch rejects.
-fn legacy_launch(
+pub(crate) fn legacy_launch(
     c: &mut crate::context::Inner,
     f: FuncHandle,
     grid: [u32; 2],
@@ -363,4 +343,33 @@ fn legacy_launch(
     }
     params.truncate(need);
     Ok((LaunchConfig::new([grid[0], grid[1], 1], block).shared(shared), params))
+}
+
+impl<P: Platform> Gpu<P> {
+    /// A module sharing `data` with another GPU's copy: its own code and parameter buffer.
+    pub(crate) fn module_load_sharing(&self, h: CtxHandle, prog: ptx::Program, data: Data) -> Result<ModuleHandle> {
+        let id = self.with_ctx(h, |_, c| c.new_id())?;
+        let const_base = data.constant.map_or(0, |c| c.0);
+        let code_bytes = prog.code_bytes_placed(data.global, const_base, &data.placed);
+        let mut allocs = Vec::new();
+        let r = (|| {
+            let code = self.runtime_alloc(h, (code_bytes.len() as u64).max(16))?;
+            allocs.push(code);
+            let cb0 = self.runtime_alloc(h, crate::limits::PARAM_BYTES as u64)?;
+            allocs.push(cb0);
+            self.memcpy_htod(h, code, &code_bytes)?;
+            self.with_ctx(h, |gpu, c| c.invalidate_code(gpu))?;
+            Ok((code, cb0))
+        })();
+        match r {
+            Ok((code, cb0)) => self.with_ctx(h, |_, c| {
+                c.module_insert(id, Loaded::sharing(prog, code, cb0, data, allocs));
+                Ok(ModuleHandle(object(h, id)))
+            }),
+            Err(e) => {
+                let _ = self.runtime_free(h, &allocs);
+                Err(e)
+            }
+        }
+    }
 }

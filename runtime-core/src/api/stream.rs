@@ -48,11 +48,7 @@ impl<P: Platform> Gpu<P> {
         }
         let w = self.with_objs(h, &[s.named()], |_, c| c.stream_release(s.local()))?;
         let waited = w.wait(&self.dev);
-        let r = self.with_objs(h, &[s.named()], |gpu, c| c.stream_remove(gpu, s.local())).and(waited);
-        if let Some(g) = self.gang.get() {
-            self.gang_stream_destroyed(g, h, s);
-        }
-        r
+        self.with_objs(h, &[s.named()], |gpu, c| c.stream_remove(gpu, s.local())).and(waited)
     }
 
     /// Wait for the work queued on stream `s` (cuStreamSynchronize).

@@ -43,33 +43,7 @@ pub enum CopySide {
 impl<P: Platform> Gpu<P> {
     /// Make an array in context `h` (cuArrayCreate, cuArray3DCreate).
     pub fn array_create(&self, h: CtxHandle, desc: ArrayDesc) -> Result<ArrayHandle> {
-        let a = self.with_ctx(h, |gpu, c| c.array_create(gpu, desc)).map(|id| ArrayHandle(object(h, id)))?;
-        self.array_shared(h, a.0).map(|()| a)
-    }
-
-    /// On one logical GPU: array `id` of context `h` (made now) mapped into the other GPUs'
-    /// counterparts at its address, so their parts of a kernel reach it; destroyed again
-    /// if that fails.
-    fn array_shared(&self, h: CtxHandle, handle: u64) -> Result<()> {
-        if self.gang.get().is_none() {
-            return Ok(());
-        }
-        let id = id_in(h, handle)?;
-        let r = self.with_ctx(h, |_, c| c.array_memory(id)).and_then(|va| self.gang_share_vram(h, va));
-        if r.is_err() {
-            let _ = self.with_ctx(h, |gpu, c| c.array_destroy(gpu, id).or_else(|_| c.mipmapped_destroy(gpu, id)));
-        }
-        r
-    }
-
-    /// On one logical GPU: array `id`'s memory leaves the other GPUs' counterparts (before
-    /// it is freed).
-    fn array_unshared(&self, h: CtxHandle, id: u64) {
-        if self.gang.get().is_some()
-            && let Ok(va) = self.with_ctx(h, |_, c| c.array_memory(id))
-        {
-            self.gang_unshare(h, va);
-        }
+        self.with_ctx(h, |gpu, c| c.array_create(gpu, desc)).map(|id| ArrayHandle(object(h, id)))
     }
 
     /// Destroy an array (cuArrayDestroy) once the context's queued work is done.
@@ -77,16 +51,12 @@ impl<P: Platform> Gpu<P> {
         let h = a.ctx();
         self.with_objs(h, &[a.named()], |_, c| c.array(a.id()).map(drop))?;
         self.ctx_synchronize(h)?;
-        self.array_unshared(h, a.id());
         self.with_objs(h, &[a.named()], |gpu, c| c.array_destroy(gpu, a.id()))
     }
 
     /// Make a mipmapped array of `levels` levels in context `h` (cuMipmappedArrayCreate).
     pub fn mipmapped_create(&self, h: CtxHandle, desc: ArrayDesc, levels: u32) -> Result<MipmappedHandle> {
-        let m = self
-            .with_ctx(h, |gpu, c| c.mipmapped_create(gpu, desc, levels))
-            .map(|id| MipmappedHandle(object(h, id)))?;
-        self.array_shared(h, m.0).map(|()| m)
+        self.with_ctx(h, |gpu, c| c.mipmapped_create(gpu, desc, levels)).map(|id| MipmappedHandle(object(h, id)))
     }
 
     /// Level `level` of a mipmapped array, as an array (cuMipmappedArrayGetLevel).
@@ -101,7 +71,6 @@ impl<P: Platform> Gpu<P> {
         let h = m.ctx();
         self.with_objs(h, &[m.named()], |_, c| c.mipmapped(m.id()))?;
         self.ctx_synchronize(h)?;
-        self.array_unshared(h, m.id());
         self.with_objs(h, &[m.named()], |gpu, c| c.mipmapped_destroy(gpu, m.id()))
     }
 
@@ -114,25 +83,13 @@ impl<P: Platform> Gpu<P> {
     /// their handles. Returns the handle kernels sample it by.
     pub fn tex_create(&self, h: CtxHandle, res: Resource, desc: TexDesc) -> Result<u64> {
         let res = self.resource_in(h, res)?;
-        let t = self.with_ctx(h, |gpu, c| c.tex_create(gpu, res, desc))?;
-        self.object_shared(h, t, false)
-    }
-
-    /// On one logical GPU: object `handle` of context `h` (made now) sampled by every GPU's
-    /// part of a kernel, through the first GPU's pools; destroyed again if that fails.
-    fn object_shared(&self, h: CtxHandle, handle: u64, surface: bool) -> Result<u64> {
-        if let Err(e) = self.gang_share_pools(h) {
-            let _ = self.with_ctx(h, |gpu, c| c.object_destroy(gpu, handle, surface));
-            return Err(e);
-        }
-        Ok(handle)
+        self.with_ctx(h, |gpu, c| c.tex_create(gpu, res, desc))
     }
 
     /// Make a surface object over array `a` (cuSurfObjectCreate).
     pub fn surf_create(&self, h: CtxHandle, a: ArrayHandle) -> Result<u64> {
         let id = id_in(h, a.0).map_err(|_| CuError::InvalidValue)?;
-        let s = self.with_ctx(h, |gpu, c| c.surf_create(gpu, id))?;
-        self.object_shared(h, s, true)
+        self.with_ctx(h, |gpu, c| c.surf_create(gpu, id))
     }
 
     /// Destroy a texture (`surface` false) or surface object of context `h`

@@ -30,8 +30,6 @@ impl<P: Platform> Gpu<P> {
     /// Allocate `bytes` of VRAM as a physical allocation (cuMemCreate); returns its handle.
     pub fn mem_create(&self, bytes: u64) -> Result<u64> {
         granules(bytes)?;
-        // One logical GPU over many: the first GPU's memory, which the others' parts reach
-        // over the links where it is mapped (`gang_vmm_access`).
         self.dev.phys_create(bytes)
     }
 
@@ -76,11 +74,6 @@ impl<P: Platform> Gpu<P> {
     /// queued work.
     pub fn mem_unmap(&self, h: CtxHandle, va: u64, bytes: u64) -> Result<()> {
         self.ctx_synchronize(h)?;
-        if self.gang.get().is_some() {
-            for (b, ..) in self.with_ctx(h, |_, c| c.mapped_tiles(va, bytes))? {
-                self.gang_unshare(h, b);
-            }
-        }
         self.with_ctx(h, |gpu, c| c.unmap_phys(gpu, va, bytes))
     }
 
@@ -88,8 +81,7 @@ impl<P: Platform> Gpu<P> {
     /// the context's queued work (no kernel sees its PTEs change under it).
     pub fn mem_set_access(&self, h: CtxHandle, va: u64, bytes: u64, access: Access) -> Result<()> {
         self.ctx_synchronize(h)?;
-        self.with_ctx(h, |gpu, c| c.set_access(gpu, va, bytes, access))?;
-        self.gang_vmm_access(h, va, bytes)
+        self.with_ctx(h, |gpu, c| c.set_access(gpu, va, bytes, access))
     }
 
     /// [`Gpu::mem_set_access`] without waiting for the context's work: for a replayable

@@ -8,8 +8,9 @@
 //! staged through the host (two PCIe copies), as CUDA does where the GPUs cannot reach each
 //! other ([`Peers::copy`]).
 
-use crate::api::{CtxHandle, Gpu, StreamHandle, ordinal_of};
+use crate::api::{CtxHandle, StreamHandle, ordinal_of};
 use crate::error::{CuError, Result};
+use crate::logical::LogicalGpu;
 use crate::platform::Platform;
 use alloc::sync::{Arc, Weak};
 use alloc::vec;
@@ -28,7 +29,7 @@ pub struct Access {
 /// The peer accesses of a system's contexts.
 pub struct Peers<P: Platform> {
     /// The GPUs by ordinal.
-    gpus: spin::Once<Vec<Weak<Gpu<P>>>>,
+    gpus: spin::Once<Vec<Weak<LogicalGpu<P>>>>,
     /// `reach[a][b]`: GPU `b`'s PCI routing id where the topology gives `a` a peer path to
     /// `b` (NVLink, or PCIe under one host bridge).
     reach: spin::Once<Vec<Vec<Option<u16>>>>,
@@ -45,18 +46,18 @@ impl<P: Platform> Default for Peers<P> {
 impl<P: Platform> Peers<P> {
     /// The system's GPUs by ordinal, and which reach which (`reach[a][b]`: `b`'s routing
     /// id where `a` has a peer path to it). Set once.
-    pub fn set_gpus(&self, gpus: Vec<Weak<Gpu<P>>>, reach: Vec<Vec<Option<u16>>>) {
+    pub fn set_gpus(&self, gpus: Vec<Weak<LogicalGpu<P>>>, reach: Vec<Vec<Option<u16>>>) {
         self.gpus.call_once(|| gpus);
         self.reach.call_once(|| reach);
     }
 
     /// GPU `i`, while it is there.
-    fn gpu(&self, i: usize) -> Result<Arc<Gpu<P>>> {
+    fn gpu(&self, i: usize) -> Result<Arc<LogicalGpu<P>>> {
         self.gpus.get().and_then(|g| g.get(i)).and_then(Weak::upgrade).ok_or(CuError::InvalidDevice)
     }
 
     /// The GPU of context `h`.
-    fn gpu_of(&self, h: CtxHandle) -> Result<Arc<Gpu<P>>> {
+    fn gpu_of(&self, h: CtxHandle) -> Result<Arc<LogicalGpu<P>>> {
         self.gpu(ordinal_of(h.0) as usize)
     }
 

@@ -4,7 +4,7 @@
 
 use super::moves::Want;
 use super::{Moved, PAGE, Uvm};
-use crate::api::Gpu;
+use crate::logical::LogicalGpu;
 use crate::platform::Platform;
 use alloc::format;
 use alloc::vec::Vec;
@@ -13,7 +13,7 @@ use core::sync::atomic::Ordering;
 impl<P: Platform> Uvm<P> {
     /// Record for the statistics of the kernel on channel `chid` of `gpu` (still running) the
     /// pages a fault service moved for it.
-    fn moved(&self, gpu: &Gpu<P>, chid: u32, to_gpu: u64, to_host: u64) {
+    fn moved(&self, gpu: &LogicalGpu<P>, chid: u32, to_gpu: u64, to_host: u64) {
         let m = Moved { gpu: gpu.ordinal(), chid, ns: gpu.dev.ptimer_ns(), to_gpu, to_host };
         self.moved.lock().push(m);
     }
@@ -21,7 +21,7 @@ impl<P: Platform> Uvm<P> {
     /// The fault service of GPU `gpu`: map the host memory each fault touched into the faulting
     /// context. False (cancel: the grids fail with the fault, as without replay) when a fault
     /// is outside every region, or its context cannot be found.
-    pub fn service(&self, gpu: &Gpu<P>, faults: &[hw::replay::Entry]) -> bool {
+    pub fn service(&self, gpu: &LogicalGpu<P>, faults: &[hw::replay::Entry]) -> bool {
         let mut ok = true;
         let g = gpu.ordinal() as usize;
         let (in0, ev0) = (self.counts.to_gpu.load(Ordering::Relaxed), self.counts.evictions.load(Ordering::Relaxed));

@@ -26,8 +26,9 @@ mod fault;
 mod moves;
 mod pages;
 
-use crate::api::{CtxHandle, Gpu};
+use crate::api::CtxHandle;
 use crate::error::Result;
+use crate::logical::LogicalGpu;
 use crate::platform::Platform;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -176,7 +177,7 @@ pub struct Uvm<P: Platform> {
     /// Whether managed memory is paged where the devices can (else mapped everywhere).
     paging: bool,
     /// The system's GPUs by ordinal (the service takes no runtime-wide lock).
-    gpus: spin::Once<Vec<Weak<Gpu<P>>>>,
+    gpus: spin::Once<Vec<Weak<LogicalGpu<P>>>>,
     /// Which GPU reaches which peer to peer: `reach[a][b]`, the PCI routing id of GPU `b`
     /// where GPU `a` can map its VRAM (through its peer table entry `b`).
     reach: spin::Once<Vec<Vec<Option<u16>>>>,
@@ -227,7 +228,7 @@ impl<P: Platform> Uvm<P> {
 
     /// The system's GPUs, by ordinal, and which reach which peer to peer (`reach[a][b]`:
     /// `b`'s routing id where the topology lets `a` reach it). Set once.
-    pub fn set_gpus(&self, gpus: Vec<Weak<Gpu<P>>>, reach: Vec<Vec<Option<u16>>>) {
+    pub fn set_gpus(&self, gpus: Vec<Weak<LogicalGpu<P>>>, reach: Vec<Vec<Option<u16>>>) {
         self.gpus.call_once(|| gpus);
         self.reach.call_once(|| reach);
     }
@@ -238,7 +239,10 @@ impl<P: Platform> Uvm<P> {
     /// is held (a migration waiting on the device). Contexts made on `gpu` from now on park
     /// an access that finds no PTE instead of failing. What every platform's system does for
     /// each GPU with unified addressing (`backend_user::System`, the kernel image).
-    pub fn serve_faults_of(self: &alloc::sync::Arc<Self>, gpu: &alloc::sync::Arc<Gpu<P>>) -> crate::error::Result<()> {
+    pub fn serve_faults_of(
+        self: &alloc::sync::Arc<Self>,
+        gpu: &alloc::sync::Arc<LogicalGpu<P>>,
+    ) -> crate::error::Result<()> {
         let (weak, u) = (alloc::sync::Arc::downgrade(gpu), self.clone());
         gpu.enable_replayable_faults(FAULT_BUFFER_ENTRIES, move |f| weak.upgrade().is_some_and(|g| u.service(&g, f)))?;
         let u = self.clone();
@@ -282,7 +286,7 @@ impl<P: Platform> Uvm<P> {
     /// Peer table entry `b` of GPU `a` (`gpu`) names GPU `b`, set at its first use: false
     /// where `a` cannot reach `b`. (A peer table write merges the two GPUs' groups of a
     /// parallel lock step, so only the pairs that share pages are merged.)
-    fn peer_entry(&self, gpu: &Gpu<P>, a: usize, b: usize) -> bool {
+    fn peer_entry(&self, gpu: &LogicalGpu<P>, a: usize, b: usize) -> bool {
         let Some(rid) = self.reach(a, b) else { return false };
         let mut set = self.peered.lock();
         if set.contains(&(a, b)) {
@@ -296,12 +300,12 @@ impl<P: Platform> Uvm<P> {
     }
 
     /// GPU `i`, while it is there.
-    fn gpu_at(&self, i: usize) -> Option<Arc<Gpu<P>>> {
+    fn gpu_at(&self, i: usize) -> Option<Arc<LogicalGpu<P>>> {
         self.gpus.get()?.get(i)?.upgrade()
     }
 
     /// Every GPU still there, by ordinal.
-    fn all_gpus(&self) -> impl Iterator<Item = Arc<Gpu<P>>> + '_ {
+    fn all_gpus(&self) -> impl Iterator<Item = Arc<LogicalGpu<P>>> + '_ {
         self.gpus.get().into_iter().flatten().filter_map(Weak::upgrade)
     }
 
@@ -350,7 +354,7 @@ impl<P: Platform> Uvm<P> {
     /// advice (under unified addressing). The one place that decides.
     pub fn add_managed(
         &self,
-        gpu: &Gpu<P>,
+        gpu: &LogicalGpu<P>,
         owner: CtxHandle,
         base: u64,
         mem: Arc<fifo::SharedMem>,
@@ -403,7 +407,7 @@ impl<P: Platform> Uvm<P> {
     /// runs where a launch waits for ring space holding its context's. On one logical GPU
     /// over several (a gang) a page migrates to the GPU whose part of a kernel touches it:
     /// the other GPUs' counterparts of each context are paged as the context is.
-    pub fn paging(&self, gpu: &Gpu<P>) -> bool {
+    pub fn paging(&self, gpu: &LogicalGpu<P>) -> bool {
         self.paging && gpu.unified_addressing() && gpu.info().compute_capability.0 >= 6
     }
 
@@ -412,7 +416,7 @@ impl<P: Platform> Uvm<P> {
     /// kernel waits for a fault service to reach it.
     pub fn add_everywhere(&self, owner: CtxHandle, base: u64, mem: Arc<fifo::SharedMem>) {
         self.insert(owner, base, mem, Vec::new(), true);
-        let ctxs: Vec<(Arc<Gpu<P>>, CtxHandle)> =
+        let ctxs: Vec<(Arc<LogicalGpu<P>>, CtxHandle)> =
             self.all_gpus().flat_map(|g| g.contexts().into_iter().map(move |c| (g.clone(), c))).collect();
         for (gpu, c) in ctxs {
             self.map_eagerly(&gpu, base, c);
@@ -420,7 +424,7 @@ impl<P: Platform> Uvm<P> {
     }
 
     /// Map region `base` (managed, not paged) into context `c` now, unless it is there.
-    fn map_eagerly(&self, gpu: &Gpu<P>, base: u64, c: CtxHandle) {
+    fn map_eagerly(&self, gpu: &LogicalGpu<P>, base: u64, c: CtxHandle) {
         let mem = {
             let rs = self.regions();
             match rs.get(&base) {
@@ -438,15 +442,15 @@ impl<P: Platform> Uvm<P> {
     /// Context `c` was created on `gpu` (with its counterparts on the other GPUs of a
     /// gang): managed memory that is not paged is mapped into it, and the PTEs of paged
     /// memory are found in it and in its counterparts.
-    pub fn context_created(&self, gpu: &Gpu<P>, c: CtxHandle) {
+    pub fn context_created(&self, gpu: &LogicalGpu<P>, c: CtxHandle) {
         self.created(gpu, c);
-        for (o, part) in gpu.gang_contexts(c) {
+        for (o, part) in gpu.counterparts(c) {
             self.created(&o, part);
         }
     }
 
     /// [`Uvm::context_created`] for one context.
-    fn created(&self, gpu: &Gpu<P>, c: CtxHandle) {
+    fn created(&self, gpu: &LogicalGpu<P>, c: CtxHandle) {
         let eager: Vec<u64> = self.regions().iter().filter(|(_, r)| r.eager).map(|(&b, _)| b).collect();
         for base in eager {
             self.map_eagerly(gpu, base, c);
@@ -470,7 +474,7 @@ impl<P: Platform> Uvm<P> {
     /// otherwise): the caller leaves them mapped as they are.
     pub fn add_paged(
         &self,
-        gpu: &Gpu<P>,
+        gpu: &LogicalGpu<P>,
         owner: CtxHandle,
         base: u64,
         mem: Arc<fifo::SharedMem>,
@@ -487,7 +491,7 @@ impl<P: Platform> Uvm<P> {
         };
         gpu.mem_pages_set(owner, base, bytes, None)?;
         // On a gang, the counterparts had it mapped as host memory too.
-        for (o, part) in gpu.gang_contexts(owner) {
+        for (o, part) in gpu.counterparts(owner) {
             o.mem_pages_set(part, base, bytes, None)?;
         }
         if joins {
@@ -593,9 +597,8 @@ impl<P: Platform> Uvm<P> {
     /// Context `h` of `gpu` is going (with its counterparts on the other GPUs of a gang):
     /// forget its mappings of other contexts' memory, and take the memory it owns out of
     /// the contexts it was mapped into.
-    pub fn context_gone(&self, gpu: &Gpu<P>, h: CtxHandle) {
-        let ctxs: Vec<CtxHandle> =
-            core::iter::once(h).chain(gpu.gang_contexts(h).into_iter().map(|(_, c)| c)).collect();
+    pub fn context_gone(&self, gpu: &LogicalGpu<P>, h: CtxHandle) {
+        let ctxs: Vec<CtxHandle> = core::iter::once(h).chain(gpu.counterparts(h).into_iter().map(|(_, c)| c)).collect();
         let mut gone = Vec::new();
         {
             let mut rs = self.regions();

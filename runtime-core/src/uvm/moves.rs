@@ -3,8 +3,9 @@
 //! the host when the host synchronizes or copies.
 
 use super::{PAGE, Page, Region, Uvm};
+use crate::api::CtxHandle;
 use crate::api::migrate::Side;
-use crate::api::{CtxHandle, Gpu};
+use crate::logical::LogicalGpu;
 use crate::platform::Platform;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -121,7 +122,7 @@ impl<P: Platform> Uvm<P> {
     /// addresses: one submission per 64, each waited for). Should the channel fail, the same
     /// copies are made through the PRAMIN window, in order, so no page is lost: the VRAM they
     /// read is not reused before they are done.
-    pub(super) fn land(&self, gpu: &Gpu<P>, copies: &[Job]) {
+    pub(super) fn land(&self, gpu: &LogicalGpu<P>, copies: &[Job]) {
         if copies.is_empty() || gpu.migrate(copies).is_ok() {
             return;
         }
@@ -150,7 +151,7 @@ impl<P: Platform> Uvm<P> {
 
     /// The pages `leaving` GPU `gpu` have landed on the host: their VRAM goes, and the GPUs
     /// advised to access them map them there.
-    pub(super) fn landed_home(&self, rs: &mut BTreeMap<u64, Region>, gpu: &Gpu<P>, leaving: Vec<Leaving>) {
+    pub(super) fn landed_home(&self, rs: &mut BTreeMap<u64, Region>, gpu: &LogicalGpu<P>, leaving: Vec<Leaving>) {
         for l in leaving {
             gpu.vram_pages_free(l.phys, PAGE);
             if let Some(r) = rs.get_mut(&l.base) {
@@ -223,7 +224,7 @@ impl<P: Platform> Uvm<P> {
         &self,
         rs: &mut BTreeMap<u64, Region>,
         g: usize,
-        gpu: &Gpu<P>,
+        gpu: &LogicalGpu<P>,
         want: &[Want],
     ) -> (bool, Vec<(u32, u64, u64)>) {
         let mut ok = true;

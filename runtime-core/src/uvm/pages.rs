@@ -3,8 +3,9 @@
 //! link), read-only copies of read-mostly pages.
 
 use super::{Adv, NO_ADV, PAGE, Region, THRASH, Uvm};
+use crate::api::CtxHandle;
 use crate::api::migrate::Side;
-use crate::api::{CtxHandle, Gpu};
+use crate::logical::LogicalGpu;
 use crate::platform::Platform;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -15,12 +16,12 @@ use hw::regs::Target;
 impl<P: Platform> Uvm<P> {
     /// Point page `va` of region `r` in context `c` of `gpu` at VRAM `phys` (or unmap it):
     /// through the PTE slots found for it, with no context's lock.
-    pub(super) fn set_page(&self, gpu: &Gpu<P>, r: &Region, c: CtxHandle, va: u64, phys: Option<u64>) -> bool {
+    pub(super) fn set_page(&self, gpu: &LogicalGpu<P>, r: &Region, c: CtxHandle, va: u64, phys: Option<u64>) -> bool {
         self.set_pte(gpu, r, c, va, phys.map(|p| Pte::map(p, Target::Vram)))
     }
 
     /// [`Uvm::set_page`] to any entry: system memory, a peer's VRAM, read-only.
-    pub(super) fn set_pte(&self, gpu: &Gpu<P>, r: &Region, c: CtxHandle, va: u64, pte: Option<Pte>) -> bool {
+    pub(super) fn set_pte(&self, gpu: &LogicalGpu<P>, r: &Region, c: CtxHandle, va: u64, pte: Option<Pte>) -> bool {
         if let Some((_, s)) = r.slots.iter().find(|(x, _)| *x == c) {
             return gpu.pte_set_to(s, va, pte).is_ok();
         }
@@ -87,7 +88,7 @@ impl<P: Platform> Uvm<P> {
     /// moving nothing: the host page (a system-memory PTE: the GPU reads and writes it over
     /// PCIe), or another GPU's VRAM through the peer table (entry `x` names GPU `x`, over
     /// the link). Recorded in the page's `remote` mappings. False where it cannot be.
-    fn map_in_place(&self, base: u64, r: &mut Region, k: usize, g: usize, gpu: &Gpu<P>, ctx: CtxHandle) -> bool {
+    fn map_in_place(&self, base: u64, r: &mut Region, k: usize, g: usize, gpu: &LogicalGpu<P>, ctx: CtxHandle) -> bool {
         let pte = match r.pages[k].on {
             None => match gpu.host_bus(&r.mem) {
                 Ok(bus) => Pte::map(bus + k as u64 * PAGE, Target::SysCoherent),
@@ -144,7 +145,7 @@ impl<P: Platform> Uvm<P> {
         r: &mut Region,
         k: usize,
         g: usize,
-        gpu: &Gpu<P>,
+        gpu: &LogicalGpu<P>,
         ctx: CtxHandle,
         write: bool,
     ) -> Option<bool> {
