@@ -17,6 +17,7 @@
 //! PRINTF goes to stderr, filtered by `RGDEV_LOG` (`off`, `error`, `warn` (default),
 //! `info`, `debug`).
 
+use fake_pci::machine::{Gpus, Instant, Machine};
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
 use fifo::SharedMem;
 use hw::regs::NV_PFB_PEER;
@@ -83,40 +84,28 @@ impl fmt::Debug for OutputSink {
     }
 }
 
-/// The shared clock of a system's GPUs in stepped mode, and their interconnect. A YIELD
-/// or poll on one GPU runs the whole system in slices of at most the shortest link latency
-/// (`slice`): each slice runs every GPU in ordinal order to the same time (`FakeGpu::run`,
-/// then `FakeGpu::step` to let an idle one's clock go on), until the GPU waited on goes
-/// idle or its quantum is spent. So all clocks agree between steps, and every GPU's
-/// evolution is the same whichever GPU the host waits on: a deterministic function of the
-/// program. GPUs with different clock rates agree in time (see `Instant`).
+/// The shared clock of a system's GPUs in stepped mode: the system's
+/// [`Machine`](fake_pci::machine::Machine) (its interconnect, slices and stepping order,
+/// in fake-pci) run on this process's threads. A YIELD or poll on one GPU runs the whole
+/// system until the GPU waited on goes idle or its quantum is spent, so all clocks agree
+/// between steps and every GPU's evolution is the same whichever GPU the host waits on.
 ///
-/// The interconnect: while a GPU runs its slice, the VRAM of each peer its peer table
-/// names (NV_PFB_PEER) and the system can reach from it (`SystemConfig::p2p`) is lent to
-/// it (`FakeGpu::lend_peer`) with the link's figures, and given back after; the lender is
-/// locked meanwhile. A peer access that finds no lent VRAM faults.
-///
-/// Parallel and still deterministic: GPUs that share nothing (no peer table entry between
-/// them, no host memory registered with both) cannot see each other within a slice, so
-/// the groups of GPUs that do share run on different host threads (up to `threads`), each
-/// group's GPUs in ordinal order on one thread, and every slice ends at a barrier. That
-/// gives exactly the cycles and results of the sequential order. Peer table writes take
-/// the system's lock, so the groups cannot change during a step.
+/// Parallel and still deterministic: the groups of GPUs that share something
+/// (`Machine::groups`) run on different host threads (up to `threads`), each group's
+/// GPUs in ordinal order on one thread, and every slice ends at a barrier. That gives
+/// exactly the cycles and results of the sequential order (`Machine::run`). Peer table
+/// writes take the system's lock, so the groups cannot change during a step.
 pub struct Lockstep {
     devs: Mutex<Vec<Arc<SimDevice>>>,
     /// Host threads a step may use.
     threads: std::sync::atomic::AtomicUsize,
-    /// Routing id of each GPU, by ordinal.
-    rids: Vec<u16>,
-    /// Link from GPU a to GPU b (None: no peer path).
-    links: Vec<Vec<Option<fake_pci::peer::Link>>>,
-    /// Cycles of one slice (GPU 0's clock).
-    slice: u64,
+    /// The system's GPUs and links, stepped together.
+    machine: Machine,
 }
 
 impl fmt::Debug for Lockstep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Lockstep({} GPUs, slices of {} cycles)", self.devs.lock().len(), self.slice)
+        write!(f, "Lockstep({} GPUs, slices of {} cycles)", self.devs.lock().len(), self.machine.slice())
     }
 }
 
@@ -128,43 +117,36 @@ pub const THREADS_ENV: &str = "RGDEV_SIM_THREADS";
 /// quantum does; a poll's does not, and starting threads would cost more than it saves).
 pub const PARALLEL_SLICES: u64 = 16;
 
-/// The longest slice of a system's lock step, in cycles (the shortest link latency is
-/// shorter on every preset).
-pub const MAX_SLICE: u64 = 4096;
-/// The shortest.
-pub const MIN_SLICE: u64 = 256;
+pub use fake_pci::machine::{MAX_SLICE, MIN_SLICE};
+
+/// The system's GPUs as the machine reaches them: each behind its device's lock.
+struct Devs<'a>(&'a [Arc<SimDevice>]);
+
+impl Gpus for Devs<'_> {
+    type Guard<'a>
+        = parking_lot::MutexGuard<'a, FakeGpu>
+    where
+        Self: 'a;
+
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn lock(&self, i: usize) -> Self::Guard<'_> {
+        self.0[i].gpu.lock()
+    }
+}
 
 impl Lockstep {
-    /// The clock and interconnect of `system`, with no GPUs yet (they join in ordinal order).
+    /// The clock of `system`'s machine, with no GPUs yet (they join in ordinal order).
     pub fn for_system(system: &fake_pci::system::SystemConfig) -> Arc<Self> {
         let n = system.len();
-        let cycles = |i: usize, ns: u64| (u128::from(ns) * u128::from(system.gpus[i].board.clock_mhz) / 1000) as u64;
-        let links: Vec<Vec<Option<fake_pci::peer::Link>>> = (0..n)
-            .map(|a| {
-                (0..n)
-                    .map(|b| {
-                        system.p2p(a, b).then(|| fake_pci::peer::Link {
-                            mbps: system.peer_mbps(a, b),
-                            latency_cycles: cycles(a, system.peer_latency_ns(a, b)),
-                        })
-                    })
-                    .collect()
-            })
-            .collect();
-        let shortest = (0..n).flat_map(|a| (0..n).filter(move |&b| a != b).map(move |b| (a, b)));
-        let slice = shortest
-            .map(|(a, b)| cycles(0, system.peer_latency_ns(a, b)))
-            .min()
-            .unwrap_or(MAX_SLICE)
-            .clamp(MIN_SLICE, MAX_SLICE);
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let threads = std::env::var(THREADS_ENV).ok().and_then(|v| v.parse().ok()).unwrap_or(cores).clamp(1, n.max(1));
         Arc::new(Self {
             devs: Mutex::new(Vec::new()),
             threads: std::sync::atomic::AtomicUsize::new(threads),
-            rids: (0..n).map(|i| system.routing_id(i)).collect(),
-            links,
-            slice,
+            machine: Machine::new(system),
         })
     }
 
@@ -184,117 +166,43 @@ impl Lockstep {
         f()
     }
 
-    /// The groups of GPUs that share something (a peer table entry naming a GPU of the
-    /// system, host memory registered with both), each in ordinal order, ordered by their
-    /// first.
-    fn groups(&self, devs: &[Arc<SimDevice>]) -> Vec<Vec<usize>> {
-        fn root(p: &mut [usize], mut i: usize) -> usize {
-            while p[i] != i {
-                p[i] = p[p[i]];
-                i = p[i];
-            }
-            i
-        }
-        fn union(p: &mut [usize], a: usize, b: usize) {
-            let (ra, rb) = (root(p, a), root(p, b));
-            p[ra.max(rb)] = ra.min(rb);
-        }
-        let n = devs.len();
-        let mut parent: Vec<usize> = (0..n).collect();
-        let mut owner: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-        for (i, d) in devs.iter().enumerate() {
-            let g = d.gpu.lock();
-            for rid in g.peer_ids() {
-                if let Some(j) = self.rids.iter().position(|&r| r == rid).filter(|&j| j < n && j != i) {
-                    union(&mut parent, i, j);
-                }
-            }
-            for id in g.dma_region_ids() {
-                match owner.get(&id) {
-                    Some(&j) => union(&mut parent, i, j),
-                    None => {
-                        owner.insert(id, i);
-                    }
-                }
-            }
-        }
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        for i in 0..n {
-            let r = root(&mut parent, i);
-            match groups.iter_mut().find(|g| g[0] == r) {
-                Some(g) => g.push(i),
-                None => groups.push(vec![i]),
-            }
-        }
-        groups
-    }
-
     /// Add `dev` (the next ordinal): its clock starts at the system's time.
     fn join(&self, dev: &Arc<SimDevice>) {
         let mut devs = self.devs.lock();
         if let Some(first) = devs.first() {
-            let at = Self::time(&first.gpu.lock());
-            let mut g = dev.gpu.lock();
-            let to = at.on(g.config());
-            let now = g.cycles();
-            g.step(to.saturating_sub(now));
+            Machine::join(&first.gpu.lock(), &mut dev.gpu.lock());
         }
         devs.push(dev.clone());
     }
 
     /// Run the system until `dev` (one of ours) goes idle or `quantum` of its cycles pass,
-    /// slice by slice; returns `dev`'s state.
+    /// slice by slice; returns the system's state.
     fn run(&self, dev: &Arc<SimDevice>, quantum: u64) -> RunState {
         let devs = self.devs.lock();
-        if devs.len() == 1 {
-            return dev.gpu.lock().run(quantum);
-        }
+        let gpus = Devs(&devs);
         let me = devs.iter().position(|d| Arc::ptr_eq(d, dev)).unwrap_or(0);
-        let start = Self::time(&dev.gpu.lock());
-        let end = start.cycles.saturating_add(quantum);
-        let first_mhz = devs[0].gpu.lock().config().board.clock_mhz.max(1);
-        let slice = Instant { cycles: self.slice, mhz: first_mhz }.on(dev.gpu.lock().config()).max(1);
+        let slice = self.machine.slice_of(&gpus, me);
         // Threads pay for themselves over many slices (a YIELD), not a poll's few: the groups
         // are worked out only then.
-        let slices_left = (end - start.cycles).div_ceil(slice);
-        let groups = if slices_left < PARALLEL_SLICES || self.threads() == 1 {
-            vec![(0..devs.len()).collect()]
-        } else {
-            self.groups(&devs)
-        };
+        if devs.len() == 1 || quantum.div_ceil(slice) < PARALLEL_SLICES || self.threads() == 1 {
+            return self.machine.run(&gpus, me, quantum);
+        }
+        let groups = self.machine.groups(&gpus);
         let threads = self.threads().min(groups.len()).max(1);
+        if threads == 1 {
+            return self.machine.run(&gpus, me, quantum);
+        }
         // Thread t runs groups t, t + threads, ...: each group's GPUs in ordinal order.
         let parts: Vec<Vec<usize>> =
             (0..threads).map(|t| groups.iter().skip(t).step_by(threads).flatten().copied().collect()).collect();
         let idle: Vec<AtomicBool> = devs.iter().map(|_| AtomicBool::new(false)).collect();
         let run_part = |part: &[usize], to: Instant| {
             for &i in part {
-                let s = self.run_one(&devs, i, to);
+                let s = self.machine.run_one(&gpus, i, to);
                 idle[i].store(s == RunState::Idle, Ordering::Release);
             }
         };
-        let slices = (start.cycles..end).step_by(slice as usize).map(|c| c.saturating_add(slice).min(end));
-        // This GPU went idle: the host gets control back (as with one GPU), told the
-        // system is idle only if every GPU is: a channel here may wait for another GPU's
-        // semaphore (a gang's launch), which that GPU's work still releases.
-        // A GPU blocked on such a semaphore was idle when it ran, before a GPU after it in
-        // the slice released it: every GPU looks again at the slice's end (no time passes).
-        let settled = |c: u64| {
-            if !idle.iter().all(|i| i.load(Ordering::Acquire)) {
-                return RunState::Busy;
-            }
-            let again = (0..devs.len()).map(|i| self.run_one(&devs, i, Instant { cycles: c, mhz: start.mhz }));
-            if again.fold(false, |busy, s| busy | (s == RunState::Busy)) { RunState::Busy } else { RunState::Idle }
-        };
-        if threads == 1 {
-            for c in slices {
-                run_part(&parts[0], Instant { cycles: c, mhz: start.mhz });
-                if idle[me].load(Ordering::Acquire) {
-                    return settled(c);
-                }
-            }
-            return RunState::Busy;
-        }
+        let start = Instant::of(&devs[me].gpu.lock());
         // Every slice: the target, a barrier, each thread its part, a barrier.
         let target = std::sync::atomic::AtomicU64::new(0);
         let stop = AtomicBool::new(false);
@@ -314,13 +222,13 @@ impl Lockstep {
                 });
             }
             let mut state = RunState::Busy;
-            for c in slices {
+            for c in Machine::slices(start.cycles, quantum, slice) {
                 target.store(c, Ordering::Release);
                 barrier.wait();
                 run_part(&parts[0], Instant { cycles: c, mhz: start.mhz });
                 barrier.wait();
                 if idle[me].load(Ordering::Acquire) {
-                    state = settled(c);
+                    state = self.machine.settle(&gpus, &idle, Instant { cycles: c, mhz: start.mhz });
                     break;
                 }
             }
@@ -328,57 +236,6 @@ impl Lockstep {
             barrier.wait();
             state
         })
-    }
-
-    /// Run GPU `i` to time `to`, with the VRAM of the peers it reaches lent to it.
-    fn run_one(&self, devs: &[Arc<SimDevice>], i: usize, to: Instant) -> RunState {
-        let mut g = devs[i].gpu.lock();
-        let mut lenders = Vec::new();
-        for rid in g.peer_ids() {
-            let Some(j) = self.rids.iter().position(|&r| r == rid) else { continue };
-            let Some(link) = self.links.get(i).and_then(|l| l.get(j)).copied().flatten() else { continue };
-            let Some(d) = devs.get(j) else { continue };
-            let mut lender = d.gpu.lock();
-            g.lend_peer(rid, lender.take_vram(), link);
-            lenders.push((rid, lender));
-        }
-        let target = to.on(g.config());
-        let now = g.cycles();
-        let state = g.run(target.saturating_sub(now));
-        let now = g.cycles();
-        if now < target {
-            g.step(target - now);
-        }
-        for (rid, vram) in g.return_peers() {
-            if let Some((_, lender)) = lenders.iter_mut().find(|(r, _)| *r == rid) {
-                lender.put_vram(vram);
-            }
-        }
-        state
-    }
-
-    fn time(g: &FakeGpu) -> Instant {
-        Instant { cycles: g.cycles(), mhz: g.config().board.clock_mhz.max(1) }
-    }
-}
-
-/// A GPU's clock reading: its cycle and its clock rate.
-#[derive(Clone, Copy)]
-struct Instant {
-    cycles: u64,
-    mhz: u32,
-}
-
-impl Instant {
-    /// The same time on a GPU clocked as `cfg` says: the same cycle at the same rate (all
-    /// clocks of a homogeneous system agree exactly), else the last cycle not after it.
-    fn on(self, cfg: &DeviceConfig) -> u64 {
-        let mhz = cfg.board.clock_mhz.max(1);
-        if mhz == self.mhz {
-            self.cycles
-        } else {
-            (u128::from(self.cycles) * u128::from(mhz) / u128::from(self.mhz)) as u64
-        }
     }
 }
 

@@ -47,10 +47,11 @@ pub mod timing;
 // The progress watch: snapshots of the work in flight for host tools.
 pub mod watch;
 // The clock that runs them, the board's configuration (parameters grouped by unit: keys,
-// validation, presets), and a system of GPUs (placement on the buses, the interconnect,
-// system presets).
+// validation, presets), a system of GPUs (placement on the buses, the interconnect,
+// system presets), and the machine that steps a system's GPUs over their links.
 mod clock;
 pub mod config;
+pub mod machine;
 pub mod system;
 
 use alloc::boxed::Box;
@@ -272,7 +273,7 @@ impl FakeGpu {
     }
 
     /// The routing ids the peer table (NV_PFB_PEER) names: the peers whose VRAM this GPU
-    /// reaches, which the platform lends it while it runs.
+    /// reaches, which its machine lends it while it runs ([`machine::Machine`]).
     pub fn peer_ids(&self) -> Vec<u16> {
         let mut ids: Vec<u16> = self.mem.peers.table.iter().flatten().copied().collect();
         ids.sort_unstable();
@@ -282,25 +283,25 @@ impl FakeGpu {
 
     /// Lend this GPU peer `rid`'s VRAM (taken with [`FakeGpu::take_vram`]) over `link`,
     /// until [`FakeGpu::return_peers`].
-    pub fn lend_peer(&mut self, rid: u16, (vram, shadow): Store, link: peer::Link) {
+    pub(crate) fn lend_peer(&mut self, rid: u16, (vram, shadow): Store, link: peer::Link) {
         self.mem.peers.lent.push(peer::Lent { rid, vram, shadow, link });
     }
 
     /// Give back what was lent: (routing id, VRAM and shadow).
-    pub fn return_peers(&mut self) -> Vec<(u16, Store)> {
+    pub(crate) fn return_peers(&mut self) -> Vec<(u16, Store)> {
         self.mem.peers.lent.drain(..).map(|l| (l.rid, (l.vram, l.shadow))).collect()
     }
 
     /// Take this GPU's VRAM (and initcheck shadow) out to lend it to a peer (the GPU must not run, nor its
     /// VRAM be reached through BAR1 or PRAMIN, until [`FakeGpu::put_vram`] puts it back:
     /// the platform holds the GPU's lock meanwhile).
-    pub fn take_vram(&mut self) -> Store {
+    pub(crate) fn take_vram(&mut self) -> Store {
         (core::mem::replace(&mut self.mem.vram, vram::Vram::new(0)), self.mem.shadow.take())
     }
 
     /// Put back the VRAM [`FakeGpu::take_vram`] took; its write epoch moves (a peer may
     /// have written it: warps spinning on it must look again).
-    pub fn put_vram(&mut self, (v, shadow): Store) {
+    pub(crate) fn put_vram(&mut self, (v, shadow): Store) {
         self.mem.vram = v;
         self.mem.shadow = shadow;
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
