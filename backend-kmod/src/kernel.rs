@@ -265,8 +265,9 @@ fn run(uva: &'static mut [MaybeUninit<u8>]) -> Result<(), CuError> {
     defmt::info!("context destroyed: {=u64} of {=u64} MiB VRAM free", free >> 20, total >> 20);
     drop(gpu);
     let over = overcommitted_board()?;
-    let system = two_gpus()?;
-    let managed = managed_memory(uva)?;
+    let range = UnifiedRange::new(uva).ok_or(CuError::InvalidValue)?;
+    let system = two_gpus(&range)?;
+    let managed = managed_memory(range)?;
     if same && kernel_ok && exhausted && over && system && managed { Ok(()) } else { Err(CuError::Unknown) }
 }
 
@@ -274,11 +275,10 @@ fn run(uva: &'static mut [MaybeUninit<u8>]) -> Result<(), CuError> {
 /// the GPU's faults as `backend_user::System` has it serve them) as user space pages it: one pointer written by the host, doubled in place by a kernel whose
 /// first touches fault and migrate the pages to the GPU, read back by the host after the
 /// pages come home. The GPU's platform has unified addressing over `uva`.
-fn managed_memory(uva: &'static mut [MaybeUninit<u8>]) -> Result<bool, CuError> {
+fn managed_memory(range: alloc::sync::Arc<UnifiedRange>) -> Result<bool, CuError> {
     use alloc::sync::Arc;
     use core::sync::atomic::Ordering;
     use runtime_core::uvm::{ManagedKind, Uvm};
-    let range = UnifiedRange::new(uva).ok_or(CuError::InvalidValue)?;
     let cfg = DeviceConfig::default().with(|c| c.board.vram_size = 16 << 20);
     let gpu = Arc::new(LogicalGpu::new(Arc::new(Gpu::probe(KmodPlatform::new(cfg, 16 << 20).with_unified(range))?)));
     let uvm: Arc<Uvm<KmodPlatform>> = Arc::new(Uvm::new(true));
@@ -316,12 +316,13 @@ fn managed_memory(uva: &'static mut [MaybeUninit<u8>]) -> Result<bool, CuError> 
     Ok(ok && to_gpu > 0 && to_host == to_gpu)
 }
 
-/// A system of two GPUs (the `gv100x2` preset, 16 MiB of VRAM each): each brought up at its
-/// own place on the buses by its own instance of the runtime, handles carrying its
-/// ordinal; data copied from one to the other by runtime-core's system layer (`Peers`:
-/// through the host, since the kernel build has no peer link: the interconnect is stepped
-/// by the user-space lock step), and peer access refused.
-fn two_gpus() -> Result<bool, CuError> {
+/// A system of two GPUs (the `gv100x2` preset, 16 MiB of VRAM each, behind one PCIe
+/// switch): each brought up at its own place on the buses by its own instance of the
+/// runtime, handles carrying its ordinal, device pointers from one unified range, both
+/// stepped together by the system's machine (`KmodPlatform::system`). GPU 1 gets peer
+/// access to GPU 0's memory through runtime-core's system layer (`Peers`); its copy
+/// engine copies 1 MiB over the link and a kernel on it reads GPU 0's memory in place.
+fn two_gpus(range: &alloc::sync::Arc<UnifiedRange>) -> Result<bool, CuError> {
     use alloc::sync::Arc;
     use runtime_core::system::Peers;
     let mut sys = fake_pci::system::SystemConfig::preset("gv100x2").ok_or(CuError::InvalidValue)?;
@@ -329,38 +330,55 @@ fn two_gpus() -> Result<bool, CuError> {
         g.board.vram_size = 16 << 20;
     }
     let mut gpus = alloc::vec::Vec::new();
-    for i in 0..sys.len() {
-        let place = sys.placement(i);
-        let p = KmodPlatform::at(sys.gpus[i].clone(), 16 << 20, place.bar0, place.bar1);
+    for (i, p) in KmodPlatform::system(&sys, 16 << 20).into_iter().enumerate() {
+        let p = p.with_unified(range.clone());
         gpus.push(Arc::new(LogicalGpu::new(Arc::new(Gpu::probe_as(p, i as u32)?))));
     }
+    let n = sys.len();
+    let reach = (0..n).map(|a| (0..n).map(|b| (a != b && sys.p2p(a, b)).then(|| sys.routing_id(b))).collect());
     let peers: Peers<KmodPlatform> = Peers::default();
-    peers.set_gpus(gpus.iter().map(Arc::downgrade).collect(), alloc::vec![alloc::vec![None; 2]; 2]);
+    peers.set_gpus(gpus.iter().map(Arc::downgrade).collect(), reach.collect());
     let ctx: alloc::vec::Vec<_> = gpus.iter().map(|g| g.ctx_create()).collect::<Result<_, _>>()?;
     let ordinals = runtime_core::ordinal_of(ctx[0].0) == 0 && runtime_core::ordinal_of(ctx[1].0) == 1;
-    let n = 1 << 20;
-    let (a, b) = (gpus[0].mem_alloc(ctx[0], n as u64)?, gpus[1].mem_alloc(ctx[1], n as u64)?);
-    let data: alloc::vec::Vec<u8> = (0..n).map(|i| (i * 31 + i / 4096) as u8).collect();
+    let count = 1usize << 18;
+    let bytes = count * 4;
+    let (a, b) = (gpus[0].mem_alloc(ctx[0], bytes as u64)?, gpus[1].mem_alloc(ctx[1], bytes as u64)?);
+    let data: alloc::vec::Vec<u8> = (0..count as u32).flat_map(|i| (i as f32 * 0.25).to_le_bytes()).collect();
     gpus[0].memcpy_htod(ctx[0], a, &data)?;
-    peers.copy((b, ctx[1]), (a, ctx[0]), n, None, false)?;
-    let mut back = vec![0u8; n];
+    peers.enable(ctx[1], ctx[0])?;
+    peers.copy((b, ctx[1]), (a, ctx[0]), bytes, None, false)?;
+    let mut back = vec![0u8; bytes];
     gpus[1].memcpy_dtoh(ctx[1], &mut back, b)?;
-    let refused = peers.enable(ctx[0], ctx[1]).err();
-    let same = back == data;
+    let copied = back == data;
+    // A kernel on GPU 1 adds GPU 0's vector to itself, reading it over the link.
+    let c = gpus[1].mem_alloc(ctx[1], bytes as u64)?;
+    let m = gpus[1].module_load_ptx(ctx[1], include_str!("../../kernels/vecadd.ptx"))?;
+    let f = gpus[1].module_get_function(ctx[1], m, "vecadd")?;
+    let (pa, pc, k) = (a.to_le_bytes(), c.to_le_bytes(), (count as i32).to_le_bytes());
+    let launch = LaunchConfig::new([(count / 256) as u32, 1, 1], [256, 1, 1]);
+    gpus[1].launch(ctx[1], f, &launch, Params::Args(&[&pa, &pa, &pc, &k]))?;
+    gpus[1].ctx_synchronize(ctx[1])?;
+    gpus[1].memcpy_dtoh(ctx[1], &mut back, c)?;
+    let sums =
+        back.chunks_exact(4).enumerate().all(|(i, w)| f32::from_le_bytes([w[0], w[1], w[2], w[3]]) == i as f32 * 0.5);
+    let (read, _) = gpus[1].platform().peer_traffic();
     let (t0, t1) = (gpus[0].ptimer_ns(), gpus[1].ptimer_ns());
     defmt::info!(
-        "two GPUs: {=usize} bytes GPU 0 -> GPU 1 through the host {=bool}, ordinals in handles {=bool}, peer access CUresult {=u32}, {=u64}/{=u64} ns simulated",
-        n,
-        same,
+        "two GPUs: {=usize} bytes GPU 0 -> GPU 1 over the link {=bool}, a kernel on GPU 1 reads GPU 0's memory {=bool}, {=u64} bytes read over the link, ordinals in handles {=bool}, clocks agree {=bool}",
+        bytes,
+        copied,
+        sums,
+        read,
         ordinals,
-        refused.map_or(0, |e| e.code()),
-        t0,
-        t1
+        t0 == t1
     );
+    gpus[1].module_unload(ctx[1], m)?;
+    peers.disable(ctx[1], ctx[0])?;
     for (g, c) in gpus.iter().zip(&ctx) {
+        peers.forget(*c);
         g.ctx_destroy(*c)?;
     }
-    Ok(same && ordinals && refused.is_some())
+    Ok(copied && sums && ordinals && read >= 3 * bytes as u64)
 }
 
 /// Allocate and fill 8 MiB pieces until VRAM runs out: CUDA_ERROR_OUT_OF_MEMORY, then

@@ -16,6 +16,8 @@ extern crate alloc;
 use core::alloc::{GlobalAlloc, Layout};
 use core::fmt::{self, Write};
 use core::ptr::{self, NonNull};
+use fake_pci::machine::Machine;
+use fake_pci::system::SystemConfig;
 use fake_pci::{DeviceConfig, FakeGpu, RunState};
 use linked_list_allocator::Heap;
 use runtime_core::platform::{Activity, DmaBuffer, Level, Platform};
@@ -92,9 +94,17 @@ impl UnifiedRange {
     }
 }
 
-/// The kernel platform with the simulated GPU attached.
+/// The simulated GPUs of an image: one, or a system's, which its machine
+/// (`fake_pci::machine::Machine`: the links, stepped together) runs.
+struct Board {
+    gpus: alloc::vec::Vec<spin::Mutex<FakeGpu>>,
+    machine: Option<Machine>,
+}
+
+/// The kernel platform with the simulated GPU attached: GPU `me` of its board.
 pub struct KmodPlatform {
-    gpu: spin::Mutex<FakeGpu>,
+    board: alloc::sync::Arc<Board>,
+    me: usize,
     unified: Option<alloc::sync::Arc<UnifiedRange>>,
 }
 
@@ -106,13 +116,32 @@ impl KmodPlatform {
         Self::at(cfg, backing, BAR0_BUS, BAR1_BUS)
     }
 
-    /// [`KmodPlatform::new`] with the BARs at `bar0` and `bar1` (a GPU of a system: each at
-    /// its place on the buses, `fake_pci::system::SystemConfig::placement`).
+    /// [`KmodPlatform::new`] with the BARs at `bar0` and `bar1`.
     pub fn at(cfg: DeviceConfig, backing: u64, bar0: u64, bar1: u64) -> Self {
+        let board = Board { gpus: alloc::vec![spin::Mutex::new(Self::board(cfg, backing, bar0, bar1))], machine: None };
+        Self { board: alloc::sync::Arc::new(board), me: 0, unified: None }
+    }
+
+    /// The platforms of the GPUs of `system`, by ordinal, each at its place on the buses
+    /// (`SystemConfig::placement`) with `backing` bytes of VRAM backed: one machine runs
+    /// them all, whichever one the runtime waits on, and lends a GPU the VRAM of the peers
+    /// its peer table names over the system's links.
+    pub fn system(system: &SystemConfig, backing: u64) -> alloc::vec::Vec<Self> {
+        let gpus = (0..system.len())
+            .map(|i| {
+                let place = system.placement(i);
+                spin::Mutex::new(Self::board(system.gpus[i].clone(), backing, place.bar0, place.bar1))
+            })
+            .collect();
+        let board = alloc::sync::Arc::new(Board { gpus, machine: Some(Machine::new(system)) });
+        (0..system.len()).map(|me| Self { board: board.clone(), me, unified: None }).collect()
+    }
+
+    fn board(cfg: DeviceConfig, backing: u64, bar0: u64, bar1: u64) -> FakeGpu {
         let mut gpu = FakeGpu::new(cfg);
         gpu.set_vram_backing_limit(backing);
         gpu.assign_bars(bar0, bar1);
-        Self { gpu: spin::Mutex::new(gpu), unified: None }
+        gpu
     }
 
     /// This platform with unified addressing over `range` (shared by every GPU of a system).
@@ -121,9 +150,19 @@ impl KmodPlatform {
         self
     }
 
+    /// This platform's GPU, locked.
+    fn gpu(&self) -> spin::MutexGuard<'_, FakeGpu> {
+        self.board.gpus[self.me].lock()
+    }
+
     /// Device cycles so far.
     pub fn device_cycles(&self) -> u64 {
-        self.gpu.lock().cycles()
+        self.gpu().cycles()
+    }
+
+    /// Bytes this GPU read from and wrote to its peers so far.
+    pub fn peer_traffic(&self) -> (u64, u64) {
+        self.gpu().peer_traffic()
     }
 }
 
@@ -156,19 +195,23 @@ impl Platform for KmodPlatform {
     }
 
     fn yield_now(&self) -> Activity {
-        match self.gpu.lock().run(QUANTUM) {
+        let state = match &self.board.machine {
+            Some(m) => m.run(&self.board.gpus[..], self.me, QUANTUM),
+            None => self.gpu().run(QUANTUM),
+        };
+        match state {
             RunState::Idle => Activity::Idle,
             RunState::Busy => Activity::Progress,
         }
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {
-        let (mem, bus) = self.gpu.lock().dma_alloc(len).map_err(|_| CuError::OutOfMemory)?;
+        let (mem, bus) = self.gpu().dma_alloc(len).map_err(|_| CuError::OutOfMemory)?;
         Ok(DmaBuffer { mem, bus })
     }
 
     fn dma_free(&self, buf: &DmaBuffer) {
-        self.gpu.lock().unmap_dma(buf.bus);
+        self.gpu().unmap_dma(buf.bus);
     }
 
     fn unified_va(&self) -> Option<runtime_core::range::SharedVa> {
@@ -193,24 +236,24 @@ impl Platform for KmodPlatform {
             fifo::SharedMem::mapped(ptr, len, release)
         };
         let mem = alloc::sync::Arc::new(mem);
-        let bus = self.gpu.lock().dma_map(mem.clone()).map_err(|_| CuError::OutOfMemory)?;
+        let bus = self.gpu().dma_map(mem.clone()).map_err(|_| CuError::OutOfMemory)?;
         Ok(DmaBuffer { mem, bus })
     }
 
     fn cfg_read32(&self, off: u16) -> u32 {
-        self.gpu.lock().cfg_read32(off)
+        self.gpu().cfg_read32(off)
     }
 
     fn cfg_write32(&self, off: u16, value: u32) {
-        self.gpu.lock().cfg_write32(off, value)
+        self.gpu().cfg_write32(off, value)
     }
 
     fn mmio_read32(&self, addr: u64) -> u32 {
-        self.gpu.lock().mmio_read32(addr)
+        self.gpu().mmio_read32(addr)
     }
 
     fn mmio_write32(&self, addr: u64, value: u32) {
-        let _ = self.gpu.lock().mmio_write32(addr, value);
+        let _ = self.gpu().mmio_write32(addr, value);
     }
 }
 
