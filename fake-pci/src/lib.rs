@@ -32,11 +32,8 @@ mod regfile; // BAR0 registers and their side effects (by offset), PRAMIN
 pub mod trace; // the MMIO trace
 // Memory: VRAM, system memory through DMA, the MMU and its TLB, the peer port (other
 // GPUs' VRAM through the peer table), initcheck's shadow of written bytes.
-pub mod mmu;
-pub mod peer;
-pub mod shadow;
-pub mod sysmem;
-pub mod vram;
+pub mod mem;
+pub use mem::{mmu, peer, shadow, sysmem, vram};
 // Front end: PFIFO (scheduler, channels, PBDMA, host class).
 pub mod pfifo;
 // Engines: copy, compute (both modes), the timing model, the sanitizer unit.
@@ -59,8 +56,8 @@ use alloc::vec::Vec;
 use compute::ComputeEngine;
 pub use config::DeviceConfig;
 
-/// A GPU's VRAM and its initcheck shadow, as lent to a peer ([`FakeGpu::take_vram`]).
-pub type Store = (vram::Vram, Option<shadow::Shadow>);
+/// A GPU's VRAM and its initcheck shadow, as its machine lends them to a peer.
+pub(crate) type Store = (vram::Vram, Option<shadow::Shadow>);
 use copy::CopyEngine;
 use fault::{FaultRecord, PbdmaRecord, QUEUE, TrapRecord};
 use hw::regs::*;

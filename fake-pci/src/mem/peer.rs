@@ -1,10 +1,11 @@
 //! The peer port: how this GPU reaches another GPU's VRAM (rgdev's peer aperture, after
 //! the PEER aperture of later NVIDIA MMUs). A PTE with target PEER names an entry of the
-//! peer table (NV_PFB_PEER), which holds the peer's PCI routing id; the machine
-//! ([`crate::machine::Machine`], the system's interconnect) lends the port the VRAM of each
-//! peer the table names while this GPU runs, with the link's figures. An access to a peer
-//! that is not lent (no entry, an entry naming no GPU of the system, or a peer the topology
-//! does not connect) fails with a bus error, a fault of the accessing context.
+//! peer table (NV_PFB_PEER), which holds the peer's PCI routing id; the machine (the
+//! system's interconnect, fake-pci's `machine`: above memory, which never names it) lends
+//! the port the VRAM of each peer the table names while this GPU runs, with the link's
+//! figures. An access to a peer that is not lent (no entry, an entry naming no GPU of the
+//! system, or a peer the topology does not connect) fails with a bus error, a fault of the
+//! accessing context.
 //!
 //! The port counts the bytes it moves, so the timing model can charge the link: loads and
 //! stores of the SMs (`timing`) and copies (`copy`).
