@@ -1,21 +1,26 @@
-//! The device layer: probe through PCI configuration space and NV_PMC_BOOT_0, bring-up
-//! (unit enables, interrupts, runlist buffers), typed register access, the PRAMIN
-//! window, VRAM allocation, TLB flushes, channel binding and the runlist, and interrupt
-//! service. It names only the platform (and the range allocator it keeps VRAM with); the
-//! memory layer above it (vm.rs) builds BAR1's page tables and maps USERD.
+//! The device layer: probe through PCI configuration space and NV_PMC_BOOT_0 and bring-up
+//! (unit enables, interrupts, runlist buffers) here; by what they do, typed register
+//! access and the PRAMIN window (`regs`), VRAM allocation and TLB flushes (`memory`),
+//! channel binding and the runlist (`fifo`), interrupt service (`irq`), replayable faults
+//! (`replay`) and waits (`wait`). It names only the platform (and the range allocator it
+//! keeps VRAM with); the memory layer above it (vm.rs) builds BAR1's page tables and maps
+//! USERD.
 //!
 //! Register sequences follow nouveau's gf100 code paths (fifo init, bar init, vm flush).
 
+mod fifo; // channels: ids, USERD, binding, the runlist, their errors
+mod irq; // interrupt service
+mod memory; // VRAM allocation, the VMM API's physical allocations, TLB flushes
+mod regs; // typed register access, BAR1 words, the PRAMIN window
 pub mod replay; // replayable faults: the fault buffer and its service
 mod wait; // waits, and the host functions and services they run
 use crate::error::{CuError, Result};
-use crate::physmem::{Count, PhysTable};
+use crate::physmem::PhysTable;
 use crate::platform::{Level, Platform};
 use crate::range::RangeAllocator;
 use crate::rlog;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use hw::inst::*;
 use hw::mmu;
 use hw::pci;
 use hw::regs::*;
@@ -117,9 +122,6 @@ pub struct DeviceInfo {
 
 /// Memory reserved at the bottom of VRAM (never handed out).
 const VRAM_RESERVED: u64 = 1 << 20;
-/// Reads of a status register before a register wait gives up (the device's status
-/// registers settle within one read; this bounds a device that never settles).
-const POLL_LIMIT: u32 = 1_000_000;
 
 pub(crate) struct GpuState {
     pub vram: RangeAllocator,
@@ -411,311 +413,6 @@ impl<P: Platform> Device<P> {
     pub fn mem_info(&self) -> (u64, u64) {
         let st = self.state.lock();
         (st.vram.free_bytes(), self.info.vram_size)
-    }
-
-    // ---- registers ------------------------------------------------------------------------
-
-    /// Read element `i` of a BAR0 register.
-    pub fn rd<T>(&self, r: Reg<T>, i: u32) -> u32 {
-        self.platform.mmio_read32(self.bar0 + r.offset_at(i) as u64)
-    }
-
-    /// Write element `i` of a BAR0 register with a value of its layout.
-    pub fn wr<T: Into<u32>>(&self, r: Reg<T>, i: u32, v: T) {
-        self.platform.mmio_write32(self.bar0 + r.offset_at(i) as u64, r.encode(v))
-    }
-
-    /// Poll until `(reg & mask) == value`.
-    pub fn wait_reg<T>(&self, r: Reg<T>, i: u32, mask: u32, value: u32) -> Result<()> {
-        for _ in 0..POLL_LIMIT {
-            if self.rd(r, i) & mask == value {
-                return Ok(());
-            }
-        }
-        rlog!(&self.platform, Level::Error, "timeout waiting for {} & {mask:#x} == {value:#x}", r.desc.name);
-        Err(CuError::Unknown)
-    }
-
-    pub(crate) fn bar1_write(&self, off: u64, v: u32) {
-        self.platform.mmio_write32(self.bar1 + off, v)
-    }
-
-    pub(crate) fn bar1_read(&self, off: u64) -> u32 {
-        self.platform.mmio_read32(self.bar1 + off)
-    }
-
-    // ---- VRAM through the PRAMIN window -------------------------------------------------------
-
-    /// Write 32-bit words to VRAM at `addr` through PRAMIN.
-    pub(crate) fn pramin_write(&self, addr: u64, words: impl IntoIterator<Item = u32>) -> Result<()> {
-        let mut win = self.pramin.lock();
-        let mut a = addr;
-        for w in words {
-            let off = self.pramin_place(&mut win, a)?;
-            self.platform.mmio_write32(self.bar0 + (NV_PRAMIN + off) as u64, w);
-            a += 4;
-        }
-        Ok(())
-    }
-
-    /// Read a 32-bit word of VRAM through PRAMIN (debugging and tests).
-    pub fn pramin_read(&self, addr: u64) -> Result<u32> {
-        let mut win = self.pramin.lock();
-        let off = self.pramin_place(&mut win, addr)?;
-        Ok(self.platform.mmio_read32(self.bar0 + (NV_PRAMIN + off) as u64))
-    }
-
-    /// Zero `len` bytes of VRAM at `addr`.
-    pub(crate) fn pramin_zero(&self, addr: u64, len: u64) -> Result<()> {
-        self.pramin_write(addr, (0..len / 4).map(|_| 0))
-    }
-
-    fn pramin_place(&self, win: &mut Option<u64>, addr: u64) -> Result<u32> {
-        if !addr.is_multiple_of(4) || addr >= self.info.vram_size {
-            return Err(CuError::InvalidValue);
-        }
-        match *win {
-            Some(base) if addr >= base && addr - base < NV_PRAMIN_SIZE as u64 => Ok((addr - base) as u32),
-            _ => {
-                let base = addr >> PRAMIN_BASE_SHIFT << PRAMIN_BASE_SHIFT;
-                let w = PbusBar0Window::new().with_base((base >> PRAMIN_BASE_SHIFT) as u32).with_target(Target::Vram);
-                self.wr(NV_PBUS_BAR0_WINDOW, 0, w);
-                *win = Some(base);
-                Ok((addr - base) as u32)
-            }
-        }
-    }
-
-    pub(crate) fn vram_alloc(&self, size: u64, align: u64) -> Result<u64> {
-        self.state.lock().vram.alloc(size, align).ok_or(CuError::OutOfMemory)
-    }
-
-    pub(crate) fn vram_free(&self, addr: u64, size: u64) {
-        self.state.lock().vram.free(addr, size)
-    }
-
-    // ---- physical allocations of the VMM API (the table: `physmem`) -----------------------------
-
-    /// Allocate `bytes` (a non-zero multiple of pages) of VRAM as a physical allocation;
-    /// returns its handle, holding one handle reference.
-    pub(crate) fn phys_create(&self, bytes: u64) -> Result<u64> {
-        if bytes == 0 || !bytes.is_multiple_of(hw::mmu::PAGE_SIZE) {
-            return Err(CuError::InvalidValue);
-        }
-        let addr = self.vram_alloc(bytes, hw::mmu::PAGE_SIZE)?;
-        Ok(self.state.lock().phys.insert(addr, bytes))
-    }
-
-    /// The VRAM address and size of physical allocation `h`.
-    pub(crate) fn phys_of(&self, h: u64) -> Result<(u64, u64)> {
-        self.state.lock().phys.get(h)
-    }
-
-    /// Count a handle reference or a mapping of `h` taken or dropped, freeing the VRAM
-    /// when neither is left.
-    pub(crate) fn phys_count(&self, h: u64, c: Count) -> Result<()> {
-        let mut st = self.state.lock();
-        if let Some((addr, bytes)) = st.phys.count(h, c)? {
-            st.vram.free(addr, bytes);
-        }
-        Ok(())
-    }
-
-    /// Point instance block `inst` at page directory `pd` with VA limit `limit`.
-    pub(crate) fn write_inst_vm(&self, inst: u64, pd: u64, limit: u64) -> Result<()> {
-        let replayable = self.replay.on.load(Ordering::Acquire);
-        let lo = InstPdLo::new().with_addr_lo((pd >> 12) as u32).with_target(Target::Vram).with_replayable(replayable);
-        self.pramin_write(inst + INST_PD_LO as u64, [lo.into(), (pd >> 32) as u32, limit as u32, (limit >> 32) as u32])
-    }
-
-    /// Invalidate the TLB entries of page directory `pd` (nouveau gf100 vm flush).
-    pub(crate) fn tlb_flush(&self, pd: u64) -> Result<()> {
-        let space: u32 = PfbFlushStatus::new().with_space(0xFF).into();
-        let done: u32 = PfbFlushStatus::new().with_done(true).into();
-        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, space, space)?;
-        self.wr(NV_PFB_TLB_FLUSH_PDB, 0, TlbFlushPdb::new().with_pd((pd >> 12) as u32).with_target(Target::Vram));
-        self.wr(NV_PFB_TLB_FLUSH_TRIGGER, 0, TlbFlushTrigger::new().with_page_all(true).with_trigger(true));
-        self.wait_reg(NV_PFB_FLUSH_STATUS, 0, done, done)
-    }
-
-    // ---- channels -------------------------------------------------------------------------------
-
-    pub(crate) fn chid_alloc(&self) -> Result<u32> {
-        let mut st = self.state.lock();
-        let free = !st.chids;
-        if free == 0 {
-            return Err(CuError::OutOfMemory);
-        }
-        let chid = free.trailing_zeros();
-        st.chids |= 1 << chid;
-        Ok(chid)
-    }
-
-    pub(crate) fn chid_free(&self, chid: u32) {
-        self.state.lock().chids &= !(1u128 << chid);
-    }
-
-    /// Record where USERD lies (every channel's page, [`USERD_STRIDE`] apart): in VRAM, and
-    /// where BAR1 maps it (the memory layer's BAR1 bring-up).
-    pub(crate) fn set_userd(&mut self, vram: u64, bar1: u64) {
-        self.userd_vram = vram;
-        self.userd_bar1 = bar1;
-    }
-
-    /// USERD of `chid`: (VRAM address, BAR1 offset).
-    pub(crate) fn userd(&self, chid: u32) -> (u64, u64) {
-        let off = chid as u64 * USERD_STRIDE as u64;
-        (self.userd_vram + off, self.userd_bar1 + off)
-    }
-
-    /// Bind `chid` to instance block `inst` and add it to the runlist.
-    pub(crate) fn channel_bind(&self, chid: u32, inst: u64) -> Result<()> {
-        self.chan_err[chid as usize].store(0, Ordering::Release);
-        self.chan_inst[chid as usize].store(inst, Ordering::Release);
-        let e = PfifoChanInst::new().with_inst((inst >> 12) as u32).with_target(Target::Vram).with_valid(true);
-        self.wr(NV_PFIFO_CHAN_INST, chid, e);
-        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::nouveau_enable());
-        let mut st = self.state.lock();
-        st.active.push(chid);
-        self.runlist_update(&mut st)
-    }
-
-    /// Preempt `chid`, unbind it and remove it from the runlist.
-    pub(crate) fn channel_unbind(&self, chid: u32) -> Result<()> {
-        let mut st = self.state.lock();
-        st.active.retain(|&c| c != chid);
-        let r = self.runlist_update(&mut st);
-        drop(st);
-        self.wr(NV_PFIFO_PREEMPT, 0, PfifoPreempt::new().with_chid(chid as u8));
-        let p = self.wait_reg(NV_PFIFO_PREEMPT, 0, PfifoPreempt::new().with_pending(true).into(), 0);
-        self.wr(NV_PFIFO_CHAN_STATE, chid, PfifoChanState::new());
-        self.wr(NV_PFIFO_CHAN_INST, chid, PfifoChanInst::new());
-        self.chan_inst[chid as usize].store(0, Ordering::Release);
-        r.and(p)
-    }
-
-    fn runlist_update(&self, st: &mut GpuState) -> Result<()> {
-        st.flip ^= 1;
-        let buf = st.runlist[st.flip];
-        let words: Vec<u32> = st.active.iter().flat_map(|&chid| RunlistEntry { chid }.encode()).collect();
-        self.pramin_write(buf, words)?;
-        let base = PfifoRunlistBase::new().with_addr((buf >> 12) as u32).with_target(Target::Vram);
-        self.wr(NV_PFIFO_RUNLIST_BASE, 0, base);
-        self.wr(NV_PFIFO_RUNLIST_SUBMIT, 0, st.active.len() as u32);
-        self.wait_reg(NV_PFIFO_RUNLIST_STATUS, 0, PfifoRunlistStatus::new().with_pending(true).into(), 0)
-    }
-
-    /// The sticky error of channel `chid`, if any.
-    pub(crate) fn channel_error(&self, chid: u32) -> Option<CuError> {
-        CuError::from_code(self.chan_err[chid as usize].load(Ordering::Acquire))
-    }
-
-    fn set_channel_error(&self, chid: u32, e: CuError) {
-        let _ = self.chan_err[chid as usize].compare_exchange(0, e.code(), Ordering::AcqRel, Ordering::Acquire);
-    }
-
-    // ---- interrupts -----------------------------------------------------------------------------
-
-    /// The interrupt handler: read the fault and PBDMA records, mark the channels they name
-    /// with their error, acknowledge. Safe to call from a wait loop (polling) or an IRQ.
-    pub fn service_interrupts(&self) {
-        let _g = self.irq.lock();
-        let nonstall = self.rd(NV_PMC_INTR_1, 0);
-        if nonstall != 0 {
-            self.wr(NV_PMC_INTR_1, 0, PmcIntr::from(nonstall));
-        }
-        let pmc = PmcIntr::from(self.rd(NV_PMC_INTR_0, 0));
-        if pmc.pgraph() {
-            for _ in 0..64 {
-                let st = self.rd(NV_PGRAPH_INTR, 0);
-                if st == 0 || st == BAD_READ {
-                    break;
-                }
-                let chid = self.rd(NV_PGRAPH_TRAP_CHANNEL, 0);
-                let info = self.rd(NV_PGRAPH_TRAP_INFO, 0);
-                let pc = self.rd(NV_PGRAPH_TRAP_PC, 0);
-                let reason = TrapReason::from_u32(info);
-                rlog!(&self.platform, Level::Error, "PGRAPH: trap {reason:?} channel {chid} pc {pc}");
-                let e = match reason {
-                    Some(TrapReason::IllegalInstruction) => CuError::IllegalInstruction,
-                    Some(TrapReason::OutOfRange) => CuError::IllegalAddress,
-                    Some(TrapReason::Misaligned) => CuError::MisalignedAddress,
-                    Some(TrapReason::Watchdog) => CuError::LaunchTimeout,
-                    Some(TrapReason::Trap) => CuError::Assert,
-                    Some(TrapReason::InvalidPc) => CuError::InvalidPc,
-                    Some(TrapReason::NoResources) => CuError::OutOfMemory,
-                    Some(TrapReason::BadLaunch) | None => CuError::LaunchFailed,
-                };
-                if chid < NUM_CHANNELS {
-                    self.set_channel_error(chid, e);
-                }
-                self.wr(NV_PGRAPH_INTR, 0, PgraphIntr::from(st));
-            }
-        }
-        if !pmc.pfifo() {
-            return;
-        }
-        let intr = PfifoIntr::from(self.rd(NV_PFIFO_INTR_0, 0));
-        if intr.mmu_fault() {
-            for _ in 0..64 {
-                let units = self.rd(NV_PFIFO_MMU_FAULT_UNITS, 0);
-                if units == 0 || units == BAD_READ {
-                    break;
-                }
-                let u = units.trailing_zeros();
-                let inst = (self.rd(NV_PFIFO_FAULT_INST, u) as u64) << 12;
-                let va = self.rd(NV_PFIFO_FAULT_VA_LO, u) as u64 | (self.rd(NV_PFIFO_FAULT_VA_HI, u) as u64) << 32;
-                let info = PfifoFaultInfo::from(self.rd(NV_PFIFO_FAULT_INFO, u));
-                let chid = self.chid_of_inst(inst);
-                rlog!(
-                    &self.platform,
-                    Level::Error,
-                    "MMU fault: unit {u:#x} channel {chid:?} va {va:#x} {:?} {}",
-                    info.reason_or_err().ok(),
-                    if info.write() { "write" } else { "read" }
-                );
-                if let Some(c) = chid {
-                    // The simulator's host memory ran out behind this access: out of memory.
-                    let e = match info.reason_or_err() {
-                        Ok(FaultReason::NoBacking) => CuError::OutOfMemory,
-                        _ => CuError::IllegalAddress,
-                    };
-                    self.set_channel_error(c, e);
-                }
-                self.wr(NV_PFIFO_MMU_FAULT_UNITS, 0, 1 << u);
-            }
-        }
-        if intr.pbdma_intr() {
-            for _ in 0..64 {
-                let st = self.rd(NV_PPBDMA_INTR_0, 0);
-                if st == 0 || st == BAD_READ {
-                    break;
-                }
-                let chid = self.rd(NV_PPBDMA_CHANNEL, 0);
-                let m = PbdmaMethod::from(self.rd(NV_PPBDMA_METHOD0, 0));
-                let data = self.rd(NV_PPBDMA_DATA0, 0);
-                rlog!(
-                    &self.platform,
-                    Level::Error,
-                    "PBDMA0: intr {st:#010x} channel {chid} subc {} mthd {:#06x} data {data:#010x}",
-                    m.subchannel(),
-                    (m.method() as u32) << 2
-                );
-                if chid < NUM_CHANNELS {
-                    self.set_channel_error(chid, CuError::LaunchFailed);
-                }
-                self.wr(NV_PPBDMA_INTR_0, 0, PbdmaIntr::from(st));
-            }
-        }
-        let latched = u32::from(intr) & !u32::from(PfifoIntr::new().with_mmu_fault(true).with_pbdma_intr(true));
-        if latched != 0 {
-            rlog!(&self.platform, Level::Warn, "PFIFO: intr {latched:#010x}");
-            self.wr(NV_PFIFO_INTR_0, 0, PfifoIntr::from(latched));
-        }
-    }
-
-    fn chid_of_inst(&self, inst: u64) -> Option<u32> {
-        (0..NUM_CHANNELS).find(|&c| inst != 0 && self.chan_inst[c as usize].load(Ordering::Acquire) == inst)
     }
 }
 
