@@ -215,6 +215,10 @@ fn set_interconnect(ic: &mut Interconnect, t: &toml::Table) -> Result<(), String
                     })
                     .collect::<Result<_, _>>()?;
             }
+            "nvswitch" => {
+                ic.nvswitch =
+                    u32::try_from(int(k, v)?).map_err(|_| "`interconnect.nvswitch` is too large".to_string())?
+            }
             "nvlink_mbps" => ic.nvlink_mbps = int(k, v)?,
             "nvlink_latency_ns" => ic.nvlink_latency_ns = int(k, v)?,
             "pcie_mbps" => ic.pcie_mbps = int(k, v)?,
@@ -239,7 +243,9 @@ pub fn system_to_toml(s: &SystemConfig) -> String {
          [system]\nname = \"{}\"\ngpus = {}\n# Every GPU's device preset (a built-in name or a file).\ngpu = \"{}\"\n\
          # Present the GPUs to programs as one logical GPU.\nunified = {}\n\n\
          # The PCIe tree, NVLink connections ([a, b, links]) and their speeds.\n[interconnect]\n\
-         switch_of = [{}]\nsocket_of_switch = [{}]\nnvlinks = [{}]\nnvlink_mbps = {}\nnvlink_latency_ns = {}\n\
+         switch_of = [{}]\nsocket_of_switch = [{}]\nnvlinks = [{}]\n\
+         # NVLinks each GPU has into an NVSwitch connecting them all (0: none).\nnvswitch = {}\n\
+         nvlink_mbps = {}\nnvlink_latency_ns = {}\n\
          pcie_mbps = {}\npix_latency_ns = {}\nphb_latency_ns = {}\nsocket_mbps = {}\nsys_latency_ns = {}\n",
         s.name,
         s.len(),
@@ -248,6 +254,7 @@ pub fn system_to_toml(s: &SystemConfig) -> String {
         nums(&ic.switch_of),
         nums(&ic.socket_of_switch),
         links.join(", "),
+        ic.nvswitch,
         ic.nvlink_mbps,
         ic.nvlink_latency_ns,
         ic.pcie_mbps,
@@ -353,7 +360,8 @@ mod tests {
         assert!(from_toml("smz = 3").unwrap_err().contains("unknown parameter `smz`"));
         assert!(from_toml("sms = -3").unwrap_err().contains("negative"));
         assert!(from_toml("sms = \"many\"").unwrap_err().contains("sms"));
-        assert!(from_toml("base = \"h100\"").unwrap_err().contains("h100"));
+        assert!(from_toml("base = \"h300\"").unwrap_err().contains("h300"));
+        assert_eq!(from_toml("base = \"h100\"").unwrap().board.cc_major, 9, "a built-in base");
         assert!(from_toml("board.sms = [1]").is_err());
         assert!(from_toml("this is not toml").is_err());
         assert!(load("nope").unwrap_err().contains("gv100"));

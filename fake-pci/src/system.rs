@@ -16,8 +16,18 @@ use alloc::vec::Vec;
 
 /// The most GPUs a system holds.
 pub const MAX_GPUS: usize = 16;
-/// NVLink ports per GPU (a V100 has six).
+/// NVLink ports per GPU of a V100 (six; see [`nvlink_ports`]).
 pub const NVLINK_PORTS: u32 = 6;
+
+/// NVLink ports of a GPU configured as `cfg`: a V100 has six (NVLink 2), an A100 twelve
+/// (NVLink 3), an H100 eighteen (NVLink 4); parts before them none, counted as six.
+pub fn nvlink_ports(cfg: &DeviceConfig) -> u32 {
+    match cfg.board.cc_major {
+        9.. => 18,
+        8 => 12,
+        _ => NVLINK_PORTS,
+    }
+}
 /// Bus addresses of GPU `i`'s BAR0: `BAR0_BUS - i * BAR0_STRIDE` (below 4 GiB, as a
 /// 32-bit BAR must be).
 pub const BAR0_STRIDE: u64 = hw::regs::BAR0_SIZE as u64;
@@ -32,6 +42,17 @@ pub const SYSTEM_PRESETS: &[(&str, &str)] = &[
     ("gv100x2", "two gv100 behind one PCIe 3.0 switch (PIX), no NVLink"),
     ("gv100x4", "four gv100, two per PCIe switch, the switches under one CPU socket (PIX, PHB)"),
     ("gv100x4u", "gv100x4 presented to programs as one logical GPU (memory split by pages, grids by blocks)"),
+    (
+        "dgx-a100",
+        "DGX A100: eight a100 on NVSwitch, every pair at twelve NVLink 3 links (300 GB/s per direction), \
+         PCIe 4.0, pairs of GPUs behind four switches, two per CPU socket",
+    ),
+    (
+        "hgx-h100x8",
+        "HGX H100: eight h100 on NVSwitch, every pair at eighteen NVLink 4 links (450 GB/s per direction), \
+         PCIe 5.0, pairs of GPUs behind four switches, two per CPU socket",
+    ),
+    ("hgx-h200x8", "HGX H200: hgx-h100x8 with eight h200"),
     (
         "dgx1",
         "DGX-1 with V100: eight gv100 in the NVLink hybrid cube-mesh (six 25 GB/s links per GPU), \
@@ -76,6 +97,9 @@ pub struct Interconnect {
     pub socket_of_switch: Vec<u32>,
     /// NVLink connections: (GPU a, GPU b, links), each pair at most once.
     pub nvlinks: Vec<(u32, u32, u32)>,
+    /// NVLinks each GPU has into an NVSwitch fabric that connects them all (0: none): every
+    /// pair then reaches the other at that many links.
+    pub nvswitch: u32,
     /// One NVLink's bandwidth per direction, MB/s.
     pub nvlink_mbps: u64,
     /// NVLink latency, ns.
@@ -128,6 +152,7 @@ impl Interconnect {
             switch_of: (0..gpus).map(|g| (g / per_switch) as u32).collect(),
             socket_of_switch: (0..switches).map(|s| (s / switches_per_socket) as u32).collect(),
             nvlinks: Vec::new(),
+            nvswitch: 0,
             nvlink_mbps: 25_000,
             nvlink_latency_ns: 700,
             pcie_mbps: 12_000,
@@ -158,6 +183,9 @@ impl SystemConfig {
             "gv100x4" => Some(Self::pcie(name, gv100, 4)),
             "gv100x4u" => Some(Self { unified: true, ..Self::pcie(name, gv100, 4) }),
             "dgx1" => Some(Self::dgx1(gv100)),
+            "dgx-a100" => Some(Self::nvswitch(name, DeviceConfig::preset("a100")?, 12, 24_000)),
+            "hgx-h100x8" => Some(Self::nvswitch(name, DeviceConfig::preset("h100")?, 18, 55_000)),
+            "hgx-h200x8" => Some(Self::nvswitch(name, DeviceConfig::preset("h200")?, 18, 55_000)),
             _ => None,
         }
     }
@@ -190,6 +218,15 @@ impl SystemConfig {
         Self { name: "dgx1".into(), gpus: vec![gpu; 8], interconnect, unified: false }
     }
 
+    /// Eight copies of `gpu` on NVSwitch: every pair reaches the other over `links` NVLinks
+    /// (the switch gives any pair a GPU's whole NVLink bandwidth, as `nvidia-smi topo -m`
+    /// shows it: `NV18` on HGX H100, `NV12` on DGX A100); PCIe at `pcie_mbps` per direction,
+    /// pairs behind a switch, two switches per socket.
+    fn nvswitch(name: &str, gpu: DeviceConfig, links: u32, pcie_mbps: u64) -> Self {
+        let interconnect = Interconnect { nvswitch: links, pcie_mbps, ..Interconnect::pcie(8, 2, 2) };
+        Self { name: name.into(), gpus: vec![gpu; 8], interconnect, unified: false }
+    }
+
     /// How many GPUs.
     pub fn len(&self) -> usize {
         self.gpus.len()
@@ -200,15 +237,19 @@ impl SystemConfig {
         self.gpus.is_empty()
     }
 
-    /// The NVLink connections between `a` and `b`.
+    /// The NVLinks between `a` and `b`: their direct connections, and the NVSwitch
+    /// fabric's links when there is one.
     pub fn nvlinks(&self, a: usize, b: usize) -> u32 {
+        let switched = if a != b && a < self.len() && b < self.len() { self.interconnect.nvswitch } else { 0 };
         let (a, b) = (a as u32, b as u32);
-        self.interconnect
+        let direct: u32 = self
+            .interconnect
             .nvlinks
             .iter()
             .filter(|&&(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a))
             .map(|&(_, _, n)| n)
-            .sum()
+            .sum();
+        direct + switched
     }
 
     /// How `a` reaches `b`: NVLink when they have links, else through the PCIe tree.
@@ -336,7 +377,7 @@ impl SystemConfig {
         if let Some(s) = ic.switch_of.iter().find(|&&s| s as usize >= ic.socket_of_switch.len()) {
             return Err(format!("PCIe switch {s} has no CPU socket"));
         }
-        let mut ports = vec![0u32; n];
+        let mut ports = vec![ic.nvswitch; n];
         for (k, &(a, b, links)) in ic.nvlinks.iter().enumerate() {
             if a as usize >= n || b as usize >= n || a == b || links == 0 {
                 return Err(format!("NVLink connection {k} ({a}, {b}, {links} links) is not between two GPUs"));
@@ -347,8 +388,8 @@ impl SystemConfig {
             ports[a as usize] += links;
             ports[b as usize] += links;
         }
-        if let Some(g) = ports.iter().position(|&p| p > NVLINK_PORTS) {
-            return Err(format!("GPU {g} has {} NVLinks; a GPU has {NVLINK_PORTS} ports", ports[g]));
+        if let Some(g) = (0..n).find(|&g| ports[g] > nvlink_ports(&self.gpus[g])) {
+            return Err(format!("GPU {g} has {} NVLinks; it has {} ports", ports[g], nvlink_ports(&self.gpus[g])));
         }
         if ic.nvlink_mbps == 0 || ic.pcie_mbps == 0 || ic.socket_mbps == 0 {
             return Err("interconnect bandwidths must be positive".into());
@@ -376,6 +417,26 @@ mod tests {
         assert_eq!(s.peer_mbps(0, 4), 50_000);
         assert!(s.topology_matrix().starts_with("       GPU0  GPU1"));
         assert!(s.topology_matrix().contains("GPU0      X   NV1   NV1   NV2   NV2   SYS   SYS   SYS"));
+    }
+
+    #[test]
+    fn nvswitch_systems_connect_every_pair_at_a_gpus_links() {
+        for (name, links, cc) in [("dgx-a100", 12, 8), ("hgx-h100x8", 18, 9), ("hgx-h200x8", 18, 9)] {
+            let s = SystemConfig::preset(name).unwrap();
+            s.validate().unwrap();
+            assert_eq!((s.len(), s.gpus[0].board.cc_major, nvlink_ports(&s.gpus[0])), (8, cc, links), "{name}");
+            for (a, b) in (0..8).flat_map(|a| (0..8).map(move |b| (a, b))).filter(|(a, b)| a != b) {
+                assert_eq!(s.path(a, b), Path::NvLink(links), "{name} {a}-{b}");
+                assert_eq!(s.peer_mbps(a, b), u64::from(links) * 25_000);
+                assert!(s.p2p(a, b));
+            }
+            assert_eq!(s.path(3, 3), Path::Same);
+            assert!(s.topology_matrix().contains(&format!("GPU0      X  NV{links}  NV{links}")), "{name}");
+        }
+        // A GPU has only its ports: a V100 on an NVSwitch of twelve links is refused.
+        let mut bad = SystemConfig::preset("dgx-a100").unwrap();
+        bad.gpus = vec![DeviceConfig::default(); 8];
+        assert!(bad.validate().unwrap_err().contains("12 NVLinks; it has 6 ports"));
     }
 
     #[test]

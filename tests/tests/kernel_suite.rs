@@ -36,19 +36,25 @@ impl Drop for Checked {
 }
 
 thread_local! {
-    /// Run this thread's test on the unified 4-GPU device (`gv100x4u`) rather than one GPU.
-    static UNIFIED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The preset this thread's test runs on: a device preset, or the unified 4-GPU device
+    /// (`gv100x4u`); the default `gv100` when empty.
+    static PRESET: std::cell::Cell<&'static str> = const { std::cell::Cell::new("") };
 }
 
 fn setup(ptx: &str) -> (Checked, Context, Module) {
     let all = CheckMode::new().with_memcheck(true).with_racecheck(true).with_initcheck(true).with_synccheck(true);
     let opts = DeviceOptions { checks: all, ..Default::default() };
-    let dev = if UNIFIED.get() {
-        let sys = backend_user::SystemConfig::preset("gv100x4u").unwrap();
-        assert!(sys.unified);
-        Device::open_unified(sys, &opts).unwrap()
-    } else {
-        Device::open_with(opts).unwrap()
+    let dev = match PRESET.get() {
+        "" => Device::open_with(opts).unwrap(),
+        "gv100x4u" => {
+            let sys = backend_user::SystemConfig::preset("gv100x4u").unwrap();
+            assert!(sys.unified);
+            Device::open_unified(sys, &opts).unwrap()
+        }
+        name => {
+            let config = backend_user::DeviceConfig::preset(name).unwrap();
+            Device::open_with(DeviceOptions { config, ..opts }).unwrap()
+        }
     };
     let ctx = dev.create_context().unwrap();
     let m = ctx.load_ptx(ptx).unwrap();
@@ -525,32 +531,45 @@ fn f64_nbody_step() {
     }
 }
 
-/// The same tests, unmodified, on one logical GPU made of four (issue 15, item 5): memory
-/// split by pages over the four, every grid split by blocks, each test's results checked
-/// against the same references as on one GPU, with every sanitizer on.
-mod unified {
-    macro_rules! on_four_gpus {
-        ($($name:ident),* $(,)?) => {$(
-            #[test]
-            fn $name() {
-                super::UNIFIED.set(true);
-                super::$name();
-            }
-        )*};
-    }
-
-    on_four_gpus!(
-        saxpy_and_daxpy,
-        tiled_matrix_multiply_16_and_32,
-        warp_shuffle_reduction,
-        block_prefix_scan,
-        histogram_with_shared_atomics,
-        shared_memory_transpose,
-        mandelbrot_with_heavy_divergence,
-        local_arrays_with_dynamic_indexing,
-        constant_data_written_through_the_module_global_and_dynamic_shared_memory,
-        non_inlined_device_functions_with_parameters_and_return_values,
-        math_functions_within_documented_bounds,
-        f64_nbody_step,
-    );
+/// The suite's tests, unmodified, on another preset: `on!(module, "preset", "doc")`.
+macro_rules! on {
+    ($module:ident, $preset:literal, $doc:literal) => {
+        on!(
+            @ $module, $preset, $doc,
+            saxpy_and_daxpy,
+            tiled_matrix_multiply_16_and_32,
+            warp_shuffle_reduction,
+            block_prefix_scan,
+            histogram_with_shared_atomics,
+            shared_memory_transpose,
+            mandelbrot_with_heavy_divergence,
+            local_arrays_with_dynamic_indexing,
+            constant_data_written_through_the_module_global_and_dynamic_shared_memory,
+            non_inlined_device_functions_with_parameters_and_return_values,
+            math_functions_within_documented_bounds,
+            f64_nbody_step
+        );
+    };
+    (@ $module:ident, $preset:literal, $doc:literal, $($name:ident),*) => {
+        #[doc = $doc]
+        mod $module {
+            $(
+                #[test]
+                fn $name() {
+                    super::PRESET.set($preset);
+                    super::$name();
+                }
+            )*
+        }
+    };
 }
+
+on!(
+    unified,
+    "gv100x4u",
+    "The same tests on one logical GPU made of four (issue 15, item 5): memory split by pages \
+     over the four, every grid split by blocks, each test's results checked against the same \
+     references as on one GPU, with every sanitizer on."
+);
+on!(h200, "h200", "The same tests on the H200 preset (Hopper, compute 9.0: issue 39).");
+on!(a100, "a100", "The same tests on the A100 preset (Ampere, compute 8.0: issue 39).");

@@ -10,6 +10,9 @@ use alloc::string::ToString;
 pub const PRESETS: &[(&str, &str)] = &[
     ("gv100", "Volta-class part (Tesla V100 SXM2): 80 SMs at 1530 MHz, 6 MiB L2, 900 GB/s HBM2; compute 7.0"),
     ("gf100", "Fermi GF100 (GeForce GTX 480): 15 SMs at 1401 MHz, 768 KiB L2, 177.4 GB/s GDDR5; compute 2.0"),
+    ("a100", "Ampere GA100 (A100 SXM4 40 GB): 108 SMs at 1410 MHz, 40 MiB L2, 1555 GB/s HBM2; compute 8.0"),
+    ("h100", "Hopper GH100 (H100 SXM5 80 GB): 132 SMs at 1980 MHz, 50 MiB L2, 3.35 TB/s HBM3; compute 9.0"),
+    ("h200", "Hopper GH100 (H200 SXM 141 GB): 132 SMs at 1980 MHz, 60 MiB L2, 4.8 TB/s HBM3e; compute 9.0"),
     (
         "dispatch-calibration",
         "R9 Nano-like dispatcher for the docs/hardware.md dispatch microbenchmark: 64 SMs at 1000 MHz, \
@@ -30,6 +33,9 @@ impl DeviceConfig {
         match name {
             "gv100" => Some(Self::gv100()),
             "gf100" => Some(Self::gf100()),
+            "a100" => Some(Self::a100()),
+            "h100" => Some(Self::h100()),
+            "h200" => Some(Self::h200()),
             "dispatch-calibration" => Some(Self::dispatch_calibration()),
             _ => None,
         }
@@ -154,6 +160,98 @@ impl DeviceConfig {
         c.dram.bus_bits = 384;
         c.pcie.mbps = 6_000;
         c.copy.bytes_per_cycle = 32;
+        c
+    }
+
+    /// H200 (SXM, 141 GB) figures: GH100 with 132 SMs in 8 GPCs at 1980 MHz boost, 4
+    /// schedulers per SM, 2048 threads/32 blocks/64K registers per SM, 256 KiB of L1 and
+    /// shared memory per SM of which up to 228 KiB shared, 60 MiB L2 (what the part
+    /// reports), 143,771 MiB of HBM3e in six stacks on a 6144-bit bus (4.8 TB/s, the
+    /// memory clock the bandwidth gives), PCIe 5.0 x16. Measured on an H200 (docs/hardware.md,
+    /// "Today's parts"): L1 hit 33 cycles (hits up to a 128 KiB
+    /// footprint, misses by 256 KiB: the L1 left beside no shared memory lies between; 192
+    /// KiB here until the carveout is modelled), L2 hit 281, DRAM 685 in all (404 beyond
+    /// the L2), shared 29; fadd/ffma/imad 4, dfma 8, `__sinf` 23; FFMA 128 lanes per SM (an
+    /// interval of 1), FP64 64; host copies of pinned memory 55 GB/s. Fourth-generation
+    /// tensor cores: 2048 f16 multiply-adds per cycle per SM (989 TFLOPS dense at 1830 MHz
+    /// on 132 SMs), so a scheduler's core does an m16n16k16 in 8 cycles.
+    fn h200() -> Self {
+        let mut c = Self::h100();
+        c.name = "h200".to_string();
+        c.board.vram_size = 143_771 << 20;
+        c.l2.bytes = 60 << 20;
+        c.l2.banks = 120;
+        c.dram = Dram { channels: 96, latency: 404, mbps: 4_800_000, clock_mhz: 3125, bus_bits: 6144 };
+        c
+    }
+
+    /// H100 (SXM5, 80 GB): the H200's GH100 (see [`DeviceConfig::h200`]) with 50 MiB of L2
+    /// and 81,559 MiB of HBM3 in five stacks on a 5120-bit bus at 2619 MHz (3.35 TB/s).
+    /// The latencies are the H200's measured ones (the same SM and L2).
+    fn h100() -> Self {
+        let mut c = Self::gv100();
+        c.name = "h100".to_string();
+        c.board = Board {
+            vram_size: 81_559 << 20,
+            bar1_size: 256 << 20,
+            clock_mhz: 1980,
+            cc_major: 9,
+            cc_minor: 0,
+            gpcs: 8,
+            sms: 132,
+        };
+        c.sm = Sm { max_threads: 2048, max_blocks: 32, regs: 65536, schedulers: 4, policy: Policy::Gto };
+        c.shared = Shared { bytes: 228 * 1024, banks: 32, latency: 29 };
+        c.pipe.alu_latency = 4;
+        c.pipe.alu_interval = 1;
+        c.pipe.f64_latency = 8;
+        c.pipe.f64_interval = 2;
+        c.pipe.sfu_latency = 23;
+        c.pipe.tensor_latency = 32;
+        c.pipe.tensor_interval = 8;
+        c.l1 = L1 { bytes: 192 * 1024, ways: 4, latency: 33, sectors_per_cycle: 4 };
+        c.l2 = L2 { bytes: 50 << 20, ways: 16, banks: 100, latency: 281, bank_cycles: 1 };
+        c.dram = Dram { channels: 80, latency: 404, mbps: 3_350_000, clock_mhz: 2619, bus_bits: 5120 };
+        c.pcie = Pcie { mbps: 55_000, latency_cycles: 1980 };
+        c.copy = CopyCosts { latency_cycles: 400, bytes_per_cycle: 2048 };
+        c.uvm = Uvm { replay_cycles: 39_600 };
+        c.dispatch.launch_overhead_cycles = 1980;
+        c
+    }
+
+    /// A100 (SXM4, 40 GB): GA100 with 108 SMs in 7 GPCs at 1410 MHz boost, 4 schedulers per
+    /// SM, 2048 threads/32 blocks/64K registers per SM, 192 KiB of L1 and shared memory per
+    /// SM of which up to 164 KiB shared (128 KiB of L1 here until the carveout is
+    /// modelled), 40 MiB L2 in two partitions, 40,536 MiB of HBM2 in five stacks on a
+    /// 5120-bit bus at 1215 MHz (1555 GB/s), PCIe 4.0 x16 (about 24 GB/s achieved).
+    /// FFMA 64 lanes per SM (an interval of 2), FP64 32; third-generation tensor cores:
+    /// 1024 f16 multiply-adds per cycle per SM (312 TFLOPS dense), an m16n16k16 in 16
+    /// cycles per scheduler. Latencies are estimates until measured on the part: the L1
+    /// and shared memory as Hopper's measured ones, the L2 (near partition) as Volta's
+    /// 193 cycles plus a quarter for the partitioned L2, DRAM 290 cycles beyond it.
+    fn a100() -> Self {
+        let mut c = Self::h100();
+        c.name = "a100".to_string();
+        c.board = Board {
+            vram_size: 40_536 << 20,
+            bar1_size: 256 << 20,
+            clock_mhz: 1410,
+            cc_major: 8,
+            cc_minor: 0,
+            gpcs: 7,
+            sms: 108,
+        };
+        c.shared.bytes = 164 * 1024;
+        c.pipe.alu_interval = 2;
+        c.pipe.f64_interval = 4;
+        c.pipe.tensor_interval = 16;
+        c.l1.bytes = 128 * 1024;
+        c.l2 = L2 { bytes: 40 << 20, ways: 16, banks: 80, latency: 240, bank_cycles: 1 };
+        c.dram = Dram { channels: 40, latency: 290, mbps: 1_555_000, clock_mhz: 1215, bus_bits: 5120 };
+        c.pcie = Pcie { mbps: 24_000, latency_cycles: 1410 };
+        c.copy.bytes_per_cycle = 1024;
+        c.uvm = Uvm { replay_cycles: 28_200 };
+        c.dispatch.launch_overhead_cycles = 1410;
         c
     }
 
