@@ -409,6 +409,13 @@ impl<P: Platform> Device<P> {
         crate::limits::MAX_SHARED.min(self.info.sm.shared)
     }
 
+    /// Shared memory one block may use once its kernel opts in
+    /// (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN; see
+    /// [`crate::limits::max_shared_optin`]).
+    pub fn max_shared_per_block_optin(&self) -> u32 {
+        crate::limits::max_shared_optin(self.info.compute_capability, self.info.sm.shared)
+    }
+
     /// Free and total VRAM bytes.
     pub fn mem_info(&self) -> (u64, u64) {
         let st = self.state.lock();

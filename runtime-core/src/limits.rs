@@ -7,6 +7,19 @@
 pub const PARAM_BYTES: u32 = 4096;
 /// Most shared memory per block.
 pub const MAX_SHARED: u32 = 48 * 1024;
+/// Most shared memory per block a kernel may opt into
+/// (`cudaFuncAttributeMaxDynamicSharedMemorySize`) on a device of compute capability `cc`
+/// whose SMs have `per_sm` bytes: from 7.0 on all of an SM's shared memory, less the 1 KiB
+/// the system reserves per block from 8.0 on (V100: 96 KiB, A100: 163 KiB, H100: 227 KiB,
+/// as CUDA's programming guide tabulates them); before 7.0 no more than [`MAX_SHARED`].
+pub fn max_shared_optin(cc: (u32, u32), per_sm: u32) -> u32 {
+    match cc.0 {
+        8.. => per_sm.saturating_sub(1024).max(MAX_SHARED.min(per_sm)),
+        7 => per_sm,
+        _ => MAX_SHARED.min(per_sm),
+    }
+}
+
 /// Most threads per block, and per block dimension.
 pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
 /// Most blocks per grid dimension before compute capability 3.0 (the 16-bit fields of
@@ -140,4 +153,18 @@ pub const TEXTURE_LIMITS_MAXWELL: TextureLimits = TextureLimits {
 /// models no Kepler part).
 pub fn texture_limits(compute_capability: (u32, u32)) -> &'static TextureLimits {
     if compute_capability.0 >= 5 { &TEXTURE_LIMITS_MAXWELL } else { &TEXTURE_LIMITS_FERMI }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_opt_in_limit_is_the_architectures() {
+        assert_eq!(max_shared_optin((2, 0), 48 * 1024), MAX_SHARED, "Fermi: no opt-in");
+        assert_eq!(max_shared_optin((7, 0), 96 * 1024), 96 * 1024, "V100");
+        assert_eq!(max_shared_optin((8, 0), 164 * 1024), 163 * 1024, "A100");
+        assert_eq!(max_shared_optin((9, 0), 228 * 1024), 227 * 1024, "H100, H200");
+        assert_eq!(max_shared_optin((9, 0), 16 * 1024), 16 * 1024, "a small SM: all of it");
+    }
 }

@@ -1396,3 +1396,14 @@ fn todays_parts_run_unmodified_programs() {
         }
     }
 }
+
+/// Shared memory beyond 48 KiB per block (tests/cuda/shared_optin.cu): each part's opt-in
+/// limit, a kernel that opts in using all of it, and the refusals without or past it.
+#[test]
+fn kernels_opt_into_the_shared_memory_of_their_part() {
+    let exe = compile("shared_optin", &[]);
+    for (preset, optin) in [("gv100", 96 * 1024), ("a100", 163 * 1024), ("h200", 227 * 1024)] {
+        let out = run_ok(&exe, &[("RGDEV_PRESET", preset)]);
+        assert!(out.contains(&format!("optin {optin} per_block 49152")), "{preset}: {out}");
+    }
+}

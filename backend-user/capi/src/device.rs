@@ -131,7 +131,7 @@ pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID => {
             (u32::from(info.subsystem.1) << 16 | u32::from(info.subsystem.0)) as c_int
         }
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => i(gpu.max_shared_per_block() as u64),
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => i(gpu.max_shared_per_block_optin() as u64),
         CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR => i(info.sm.blocks as u64),
         CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 0, // no stream-ordered allocator
         CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1, // cuMemCreate, cuMemMap, ...

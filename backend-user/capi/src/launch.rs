@@ -47,7 +47,6 @@ pub(crate) fn attrs(f: Handle) -> Result<FuncAttributes> {
 pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -> CUresult {
     guard(|| {
         let a = attrs(f)?;
-        let max_shared = func(f)?.0.max_shared_per_block();
         use crate::enums::func_attr::*;
         let v = match attrib {
             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => a.max_threads,
@@ -57,8 +56,8 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
             CU_FUNC_ATTRIBUTE_NUM_REGS => a.regs,
             CU_FUNC_ATTRIBUTE_PTX_VERSION | CU_FUNC_ATTRIBUTE_BINARY_VERSION => 70,
             CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,
-            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => max_shared.saturating_sub(a.shared_bytes),
-            // No preference set (cuFuncSetAttribute is not yet implemented): -1.
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => a.max_dynamic_shared,
+            // No preference kept (a carveout is a hint; the L1 is the preset's): -1.
             CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => -1i32 as u32 as _,
             // Thread-block clusters (sm_90) are not modelled.
             CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET
@@ -70,6 +69,33 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
             _ => return Err(CuError::InvalidValue),
         };
         raw::put(pi, v as c_int)
+    })
+}
+
+/// cuFuncSetAttribute: CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (a kernel's opt-in
+/// to more than 48 KiB of shared memory per block, up to the device's
+/// CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN); the shared-memory carveout is a
+/// hint, checked and accepted (the L1 stays the preset's). Thread-block clusters are not
+/// modelled (CUDA_ERROR_NOT_SUPPORTED); other attributes are read-only
+/// (CUDA_ERROR_INVALID_VALUE).
+#[unsafe(no_mangle)]
+pub extern "C" fn cuFuncSetAttribute(f: Handle, attrib: c_int, value: c_int) -> CUresult {
+    guard(|| {
+        let (gpu, h, f) = func(f)?;
+        use crate::enums::func_attr::*;
+        match attrib {
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+                let bytes = u32::try_from(value).map_err(|_| CuError::InvalidValue)?;
+                gpu.func_set_max_dynamic_shared(h, f, bytes)
+            }
+            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT if (-1..=100).contains(&value) => Ok(()),
+            CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
+            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
+            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH
+            | CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            | CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => Err(CuError::NotSupported),
+            _ => Err(CuError::InvalidValue),
+        }
     })
 }
 

@@ -42,7 +42,7 @@ unsupported! {
     cuDeviceRegisterAsyncNotification cuDeviceSetGraphMemAttribute cuDeviceSetMemPool
     cuDeviceUnregisterAsyncNotification cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray cuFlushGPUDirectRDMAWrites cuFuncGetModule cuFuncGetName
-    cuFuncGetParamInfo cuFuncIsLoaded cuFuncLoad cuFuncSetAttribute cuFuncSetCacheConfig cuFuncSetSharedMemConfig
+    cuFuncGetParamInfo cuFuncIsLoaded cuFuncLoad cuFuncSetCacheConfig cuFuncSetSharedMemConfig
       cuGraphAddBatchMemOpNode cuGraphAddChildGraphNode
     cuGraphAddDependencies cuGraphAddDependencies_v2 cuGraphAddEmptyNode cuGraphAddEventRecordNode
     cuGraphAddEventWaitNode cuGraphAddExternalSemaphoresSignalNode cuGraphAddExternalSemaphoresWaitNode

@@ -183,6 +183,7 @@ driver! {
     cuModuleGetFunction(f: *mut Handle, m: Handle, name: *const c_char);
     cuModuleGetGlobal(p: *mut DevPtr, bytes: *mut usize, m: Handle, name: *const c_char);
     cuFuncGetAttribute(v: *mut c_int, attr: c_int, f: Handle);
+    cuFuncSetAttribute(f: Handle, attr: c_int, value: c_int);
     cuLaunchKernel(
         f: Handle,
         gx: c_uint,

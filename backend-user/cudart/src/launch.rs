@@ -491,6 +491,8 @@ pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, attr: c_int, value: 
                 if value < 0 || value > optin - stat {
                     return Err(cudaErrorInvalidValue);
                 }
+                // The driver checks each launch against the kernel's opt-in.
+                error::check(d.cuFuncSetAttribute(f, ATTR_MAX_DYNAMIC_SHARED, value))?;
                 with_prefs(func, |p| p.max_dynamic_shared = Some(value))
             }
             ATTR_CARVEOUT => {

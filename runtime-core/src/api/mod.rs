@@ -211,6 +211,12 @@ impl<P: Platform> Gpu<P> {
         self.dev.max_shared_per_block()
     }
 
+    /// Shared memory one block may use once its kernel opts in (see
+    /// [`Device::max_shared_per_block_optin`]).
+    pub fn max_shared_per_block_optin(&self) -> u32 {
+        self.dev.max_shared_per_block_optin()
+    }
+
     /// Launches and copy-engine jobs submitted on channel id `chid` so far.
     pub fn jobs_submitted(&self, chid: u32) -> (u64, u64) {
         self.dev.jobs_submitted(chid)

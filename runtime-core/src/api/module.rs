@@ -53,6 +53,10 @@ pub struct FuncAttributes {
     pub param_bytes: u32,
     /// Most threads per block a launch may use.
     pub max_threads: u32,
+    /// Most dynamic shared memory a launch may use (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES):
+    /// what the kernel opted into ([`Gpu::func_set_max_dynamic_shared`]), else what the
+    /// default 48 KiB per block leaves beside its static shared memory.
+    pub max_dynamic_shared: u32,
     /// Parameters: (offset, size) each.
     pub params: Vec<(u32, u32)>,
 }
@@ -208,9 +212,13 @@ impl<P: Platform> Gpu<P> {
     pub fn func_attributes(&self, h: CtxHandle, f: FuncHandle) -> Result<FuncAttributes> {
         self.with_objs(h, &[f.named()], |gpu, c| {
             let (m, i) = c.func(f.id())?;
-            let k = c.module(m)?.kernel(i)?;
+            let l = c.module(m)?;
+            let k = l.kernel(i)?;
             let by_regs = gpu.max_regs_per_block() / k.regs.max(1) / 32 * 32;
+            let max_dynamic_shared =
+                l.max_dynamic_shared(i).unwrap_or(gpu.max_shared_per_block().saturating_sub(k.shared_bytes));
             Ok(FuncAttributes {
+                max_dynamic_shared,
                 regs: k.regs,
                 shared_bytes: k.shared_bytes,
                 local_bytes: k.local_bytes,
@@ -218,6 +226,22 @@ impl<P: Platform> Gpu<P> {
                 max_threads: k.max_threads.unwrap_or(MAX_BLOCK[0]).min(MAX_BLOCK[0]).min(by_regs),
                 params: k.params.iter().map(|p| (p.offset, p.size)).collect(),
             })
+        })
+    }
+
+    /// Let launches of kernel `f` use up to `bytes` of dynamic shared memory per block
+    /// (cuFuncSetAttribute with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): beyond the
+    /// default 48 KiB, up to the device's opt-in limit less the kernel's static shared
+    /// memory (CUDA_ERROR_INVALID_VALUE past it).
+    pub fn func_set_max_dynamic_shared(&self, h: CtxHandle, f: FuncHandle, bytes: u32) -> Result<()> {
+        self.with_objs(h, &[f.named()], |gpu, c| {
+            let (m, i) = c.func(f.id())?;
+            let l = c.module_mut(m)?;
+            let fixed = l.kernel(i)?.shared_bytes;
+            if bytes > gpu.max_shared_per_block_optin().saturating_sub(fixed) {
+                return Err(CuError::InvalidValue);
+            }
+            l.set_max_dynamic_shared(i, bytes)
         })
     }
 

@@ -100,6 +100,9 @@ pub struct ManagedVar {
 /// A module loaded into a context: its program and where its segments live.
 pub(crate) struct Loaded {
     legacy: BTreeMap<u32, Legacy>,
+    /// The dynamic shared memory a kernel opted into (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+    /// by kernel index, where set.
+    dynamic_shared: BTreeMap<u32, u32>,
     prog: Program,
     code: u64,
     global: u64,
@@ -142,7 +145,20 @@ impl Loaded {
         let Segments { code, global, constant, cb0, placed, managed } = seg;
         let uses = |op| prog.code.iter().any(|i| i.w0.op_or_err().is_ok_and(|o| o == op));
         let (prints, heaps) = (uses(hw::isa::Op::Printf), uses(hw::isa::Op::Heap));
-        Self { legacy: BTreeMap::new(), prog, code, global, constant, cb0, placed, managed, allocs, prints, heaps }
+        Self {
+            legacy: BTreeMap::new(),
+            dynamic_shared: BTreeMap::new(),
+            prog,
+            code,
+            global,
+            constant,
+            cb0,
+            placed,
+            managed,
+            allocs,
+            prints,
+            heaps,
+        }
     }
 
     /// The module's data as another copy of it shares it (a gang's other GPUs): `.global`
@@ -216,6 +232,18 @@ impl Loaded {
             _ => self.constant.map(|(c, _)| c).ok_or(CuError::NotFound)?,
         };
         Ok((base + s.offset as u64, s.size as u64))
+    }
+
+    /// The most dynamic shared memory kernel `index` opted into, if it did.
+    pub(crate) fn max_dynamic_shared(&self, index: u32) -> Option<u32> {
+        self.dynamic_shared.get(&index).copied()
+    }
+
+    /// Kernel `index` opts into `bytes` of dynamic shared memory per block.
+    pub(crate) fn set_max_dynamic_shared(&mut self, index: u32, bytes: u32) -> Result<()> {
+        self.kernel(index)?;
+        self.dynamic_shared.insert(index, bytes);
+        Ok(())
     }
 
     /// The legacy launch state of kernel `index`.
@@ -438,7 +466,10 @@ impl Inner {
         }
         let dyn_base = if k.dynamic_shared { k.shared_bytes.div_ceil(16) * 16 } else { k.shared_bytes };
         let total_shared = dyn_base.checked_add(shared).ok_or(CuError::InvalidValue)?;
-        if total_shared > gpu.max_shared_per_block() {
+        // Beyond the default 48 KiB only as much dynamic shared memory as the kernel opted
+        // into, and never beyond the device's opt-in limit.
+        let max_dynamic = l.max_dynamic_shared(index).unwrap_or(gpu.max_shared_per_block().saturating_sub(dyn_base));
+        if shared > max_dynamic || total_shared > gpu.max_shared_per_block_optin() {
             return Err(CuError::InvalidValue);
         }
         // The block must fit on one SM of this device (its registers, threads, shared

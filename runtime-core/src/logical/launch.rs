@@ -63,6 +63,15 @@ impl<P: Platform> LogicalGpu<P> {
         self.launch_split(g, h, f, &cfg, Params::Buffer(&params))
     }
 
+    /// See [`Gpu::func_set_max_dynamic_shared`]: on a gang, for the kernel's copies too.
+    pub fn func_set_max_dynamic_shared(&self, h: CtxHandle, f: FuncHandle, bytes: u32) -> Result<()> {
+        self.gpu.func_set_max_dynamic_shared(h, f, bytes)?;
+        for (o, c, of) in self.member_kernels(h, f)? {
+            o.func_set_max_dynamic_shared(c, of, bytes)?;
+        }
+        Ok(())
+    }
+
     /// The copies of kernel `f` of context `h` on the other GPUs of this device's gang
     /// (none off a gang): (GPU, context there, kernel there), which run its other blocks.
     #[allow(clippy::type_complexity)]
