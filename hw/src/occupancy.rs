@@ -11,7 +11,9 @@
 //!   `subparts × ⌊regs_per_SM / subparts / regs_per_warp⌋`;
 //! - a block whose warps, spread evenly over the sub-partitions, need more registers than
 //!   the SM has cannot launch at all;
-//! - shared memory is allocated in units of [`Rule::shared_unit`] bytes.
+//! - shared memory is allocated in units of [`Rule::shared_unit`] bytes, each block's
+//!   with the [`Rule::reserved_shared`] bytes the system keeps per block from compute
+//!   capability 8.0 on.
 //!
 //! [`Free`] keeps an SM's free resources while blocks come and go (the dispatcher);
 //! [`blocks_per_sm`] fills an empty SM with [`Free`], so the API's answer is the
@@ -34,19 +36,29 @@ pub struct Rule {
     /// Fermi's exception: 21, 22, 29, 30, 37, 38, 45 and 46 registers per thread are
     /// allocated in units of 128 registers per warp instead of 64.
     pub fermi: bool,
+    /// Shared memory the system reserves for each block (bytes), beside the block's own.
+    pub reserved_shared: u32,
 }
 
 impl Rule {
     /// Compute capability 2.x (Fermi): 64-register units, 2 sub-partitions, 128-byte
     /// shared memory units.
-    pub const FERMI: Rule = Rule { reg_unit: 64, subparts: 2, shared_unit: 128, fermi: true };
-    /// Compute capability 3.0 and later (Kepler to Volta): 256-register units, 4
+    pub const FERMI: Rule = Rule { reg_unit: 64, subparts: 2, shared_unit: 128, fermi: true, reserved_shared: 0 };
+    /// Compute capability 3.0 to 7.x (Kepler to Turing): 256-register units, 4
     /// sub-partitions, 256-byte shared memory units.
-    pub const VOLTA: Rule = Rule { reg_unit: 256, subparts: 4, shared_unit: 256, fermi: false };
+    pub const VOLTA: Rule = Rule { reg_unit: 256, subparts: 4, shared_unit: 256, fermi: false, reserved_shared: 0 };
+    /// Compute capability 8.0 and later (Ampere, Hopper): 256-register units, 4
+    /// sub-partitions, 128-byte shared memory units, and 1 KiB of shared memory the
+    /// system reserves per block.
+    pub const AMPERE: Rule = Rule { reg_unit: 256, subparts: 4, shared_unit: 128, fermi: false, reserved_shared: 1024 };
 
     /// The rule of compute capability `major.x`.
     pub fn for_cc(major: u32) -> Rule {
-        if major <= 2 { Rule::FERMI } else { Rule::VOLTA }
+        match major {
+            ..=2 => Rule::FERMI,
+            3..=7 => Rule::VOLTA,
+            _ => Rule::AMPERE,
+        }
     }
 
     /// Registers one warp of threads using `regs` registers takes.
@@ -100,7 +112,7 @@ pub fn block_cost(sm: &SmLimits, threads: u32, regs: u32, shared: u32) -> Option
         threads: warps.saturating_mul(WARP_SIZE),
         warps,
         warp_regs,
-        shared: shared.checked_next_multiple_of(sm.rule.shared_unit.max(1))?,
+        shared: shared.checked_add(sm.rule.reserved_shared)?.checked_next_multiple_of(sm.rule.shared_unit.max(1))?,
     })
 }
 
@@ -309,6 +321,21 @@ mod tests {
         // 64 registers, 1024 threads: exactly one block (32 warps × 2048 = 65536).
         assert_eq!(blocks_per_sm(&VOLTA, 1024, 64, 0), 1);
         assert_eq!(blocks_per_sm(&VOLTA, 1024, 65, 0), 0);
+    }
+
+    #[test]
+    fn ampere_and_hopper_reserve_shared_memory_per_block() {
+        assert_eq!((Rule::for_cc(8), Rule::for_cc(9)), (Rule::AMPERE, Rule::AMPERE));
+        let h100 = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 228 * 1024, rule: Rule::AMPERE };
+        let a100 = SmLimits { shared: 164 * 1024, ..h100 };
+        // 32 KiB blocks: 228 / 33 = 6 on an H100 (7 without the reserve); 16 KiB on an
+        // A100: 164 / 17 = 9.
+        assert_eq!(blocks_per_sm(&h100, 128, 16, 32 * 1024), 6);
+        assert_eq!(blocks_per_sm(&a100, 128, 16, 16 * 1024), 9);
+        // The opt-in maximum (227 KiB) and its reserve fill an H100's SM exactly.
+        assert_eq!(blocks_per_sm(&h100, 128, 16, 227 * 1024), 1);
+        // No shared memory still reserves 1 KiB a block: 32 blocks need 32 KiB.
+        assert_eq!(blocks_per_sm(&SmLimits { shared: 16 * 1024, ..h100 }, 32, 16, 0), 16);
     }
 
     #[test]

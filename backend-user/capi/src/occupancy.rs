@@ -15,8 +15,10 @@ pub(crate) fn blocks_per_sm(gpu: &UserDev, a: &FuncAttributes, block: u32, dyn_s
     if block == 0 || block > a.max_threads {
         return 0;
     }
+    // As a launch: dynamic shared memory up to what the kernel opted into (48 KiB a
+    // block in all unless it did), never past the device's opt-in limit.
     let shared = a.shared_bytes as u64 + dyn_shared as u64;
-    if shared > gpu.max_shared_per_block() as u64 {
+    if dyn_shared as u64 > a.max_dynamic_shared as u64 || shared > gpu.max_shared_per_block_optin() as u64 {
         return 0;
     }
     hw::occupancy::blocks_per_sm(&gpu.info().sm, block, a.regs, shared as u32)
