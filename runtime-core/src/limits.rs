@@ -9,14 +9,15 @@ pub const PARAM_BYTES: u32 = 4096;
 pub const MAX_SHARED: u32 = 48 * 1024;
 /// Most shared memory per block a kernel may opt into
 /// (`cudaFuncAttributeMaxDynamicSharedMemorySize`) on a device of compute capability `cc`
-/// whose SMs have `per_sm` bytes: from 7.0 on all of an SM's shared memory, less the 1 KiB
-/// the system reserves per block from 8.0 on (V100: 96 KiB, A100: 163 KiB, H100: 227 KiB,
-/// as CUDA's programming guide tabulates them); before 7.0 no more than [`MAX_SHARED`].
+/// whose SMs have `per_sm` bytes: from 7.0 on all of an SM's shared memory, less what the
+/// system reserves per block (`hw::occupancy::Rule::reserved_shared`: 1 KiB from 8.0 on)
+/// (V100: 96 KiB, A100: 163 KiB, H100: 227 KiB, as CUDA's programming guide tabulates
+/// them); before 7.0 no more than [`MAX_SHARED`].
 pub fn max_shared_optin(cc: (u32, u32), per_sm: u32) -> u32 {
+    let default = MAX_SHARED.min(per_sm);
     match cc.0 {
-        8.. => per_sm.saturating_sub(1024).max(MAX_SHARED.min(per_sm)),
-        7 => per_sm,
-        _ => MAX_SHARED.min(per_sm),
+        7.. => per_sm.saturating_sub(hw::occupancy::Rule::for_cc(cc.0).reserved_shared).max(default),
+        _ => default,
     }
 }
 

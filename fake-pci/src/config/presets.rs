@@ -235,15 +235,7 @@ impl DeviceConfig {
     fn a100() -> Self {
         let mut c = Self::h100();
         c.name = "a100".to_string();
-        c.board = Board {
-            vram_size: 40_536 << 20,
-            bar1_size: 256 << 20,
-            clock_mhz: 1410,
-            cc_major: 8,
-            cc_minor: 0,
-            gpcs: 7,
-            sms: 108,
-        };
+        c.board = Board { vram_size: 40_536 << 20, clock_mhz: 1410, cc_major: 8, gpcs: 7, sms: 108, ..c.board };
         c.shared.bytes = 164 * 1024;
         c.pipe.alu_interval = 2;
         c.pipe.f64_interval = 4;
