@@ -76,7 +76,9 @@ __RGDEV_DEV__ int signbit(double x) { return (int)(__builtin_bit_cast(unsigned l
 __RGDEV_DEV__ int __isnanf(float x) { return x != x; }
 __RGDEV_DEV__ int __isinff(float x) { return isinf(x); }
 __RGDEV_DEV__ int __finitef(float x) { return isfinite(x); }
-__RGDEV_DEV__ float rsqrtf(float x) { return __nvvm_rcp_rn_f(__nvvm_sqrt_rn_f(x)); }
+/* CUDA's rsqrtf is the hardware's reciprocal square root (2 ulp); rgdev's rsqrt.approx.f32
+   computes it as 1/sqrt rounded twice, within that bound. */
+__RGDEV_DEV__ float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
 __RGDEV_DEV__ double rsqrt(double x) { return 1.0 / __nvvm_sqrt_rn_d(x); }
 
 /*

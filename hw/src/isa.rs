@@ -518,13 +518,18 @@ impl Space {
 }
 
 /// `LD`/`ST` modifiers: space (2:0), vector length log2 (4:3: 1, 2, 4; 3 is reserved and
-/// decodes as an illegal instruction), constant bank (8:6).
+/// decodes as an illegal instruction), and in bits 8:6 the constant bank (constant spaces)
+/// or the cache operator ([`CacheOp`], every other space).
 /// The element type is the instruction type; vectors use consecutive registers.
 pub struct MemMods;
 impl MemMods {
     /// Encode.
     pub fn encode(space: Space, vec: u32, bank: u32) -> u16 {
         space as u16 | (vec.trailing_zeros() as u16 & 3) << 3 | (bank as u16 & 7) << 6
+    }
+    /// Encode a non-constant access with cache operator `op`.
+    pub fn encode_cached(space: Space, vec: u32, op: CacheOp) -> u16 {
+        Self::encode(space, vec, op as u32)
     }
     /// Vector length.
     pub fn vec(m: u16) -> u32 {
@@ -534,6 +539,27 @@ impl MemMods {
     pub fn bank(m: u16) -> u32 {
         (m as u32 >> 6) & 7
     }
+    /// The cache operator of a non-constant access (reserved values read as the default).
+    pub fn cache(m: u16) -> CacheOp {
+        CacheOp::from_bytes(((m >> 6) & 7) as u8).unwrap_or(CacheOp::Default)
+    }
+}
+
+/// Cache operators of `LD`/`ST` (PTX ISA, "Cache Operators"; m bits 8:6 of [`MemMods`]).
+/// They decide only where lines are kept, never what a load returns.
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 3]
+pub enum CacheOp {
+    /// `.ca` loads and `.wb` stores: cache at every level (L1 and L2).
+    Default = 0,
+    /// `.cg`: cache in the L2 only, bypassing the L1 (also strong loads at GPU or system
+    /// scope: `ld.volatile`, `ld.relaxed.gpu`, `ld.acquire.sys`, ...).
+    Global,
+    /// `.cs` (streaming) and `.lu` (last use): allocate evict-first, at every level.
+    Streaming,
+    /// `.cv`: do not cache, fetch again: the L1 is bypassed and the L2 (the point of
+    /// coherence for device memory) looked up.
+    Volatile,
 }
 
 /// Atomic operations (m bits 6:3 of [`AtomMods`]).
@@ -727,6 +753,9 @@ mod tests {
     fn modifier_helpers() {
         assert_eq!(MemMods::vec(MemMods::encode(Space::Global, 4, 0)), 4);
         assert_eq!(MemMods::bank(MemMods::encode(Space::ConstBank, 1, 3)), 3);
+        let cg = MemMods::encode_cached(Space::Global, 2, CacheOp::Global);
+        assert_eq!((MemMods::vec(cg), MemMods::cache(cg)), (2, CacheOp::Global));
+        assert_eq!(MemMods::cache(MemMods::encode(Space::Global, 1, 7)), CacheOp::Default);
         assert_eq!(AtomMods::op(AtomMods::encode(Space::Shared, AtomOp::Cas)), Some(AtomOp::Cas));
         assert_eq!(Cmp::from_bits(Cmp::Geu as u16), Some(Cmp::Geu));
         assert_eq!(Sreg::from_index(Sreg::ActiveMask as u64), Some(Sreg::ActiveMask));

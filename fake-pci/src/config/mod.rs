@@ -185,6 +185,9 @@ params! {
         banks: u32,
         /// Shared memory latency without bank conflicts, cycles.
         latency: u32,
+        /// Cycles each further way of a bank conflict adds (distinct words in one bank
+        /// are served one after another).
+        conflict_cycles: u32,
     }
     /// Issue latencies and intervals of the SM's pipelines, in cycles.
     pipe: Pipes {
@@ -206,6 +209,13 @@ params! {
         div_interval: u32,
         /// Latency of shuffles and votes.
         shfl_latency: u32,
+        /// Latency of the instruction sequences the real compiler emits for IEEE-rounded
+        /// division, reciprocal and square root (`div.rn`, `rcp.rn`, `sqrt.rn`, f32 and
+        /// f64) and for a reciprocal square root that keeps denormals: a hardware
+        /// approximation, Newton-Raphson refinement and a slow path for special operands.
+        seq_latency: u32,
+        /// Issue interval of those sequences (their instructions' issue slots).
+        seq_interval: u32,
         /// Latency of a warp's tensor-core matrix multiply (`wmma.mma`), cycles.
         tensor_latency: u32,
         /// Issue interval of the tensor core per scheduler for 4096 half-precision

@@ -65,7 +65,7 @@ impl DeviceConfig {
                 sms: 80,
             },
             sm: Sm { max_threads: 2048, max_blocks: 32, regs: 65536, schedulers: 4, policy: Policy::Gto },
-            shared: Shared { bytes: 96 * 1024, banks: 32, latency: 19 },
+            shared: Shared { bytes: 96 * 1024, banks: 32, latency: 19, conflict_cycles: 1 },
             pipe: Pipes {
                 alu_latency: 4,
                 alu_interval: 2,
@@ -76,6 +76,11 @@ impl DeviceConfig {
                 div_latency: 60,
                 div_interval: 16,
                 shfl_latency: 22,
+                // No published V100 figure: a reciprocal approximation (18) and four
+                // dependent FMAs (4 each) with the checks around them, as the H200's
+                // measured 44 cycles are its 23 and the same refinement.
+                seq_latency: 40,
+                seq_interval: 16,
                 // V100: 8 tensor cores per SM, 64 f16 multiply-adds each per cycle (125
                 // TFLOPS at 1530 MHz on 80 SMs): a scheduler's two do an m16n16k16 in 32
                 // cycles.
@@ -139,6 +144,8 @@ impl DeviceConfig {
         c.pipe.div_latency = 120;
         c.pipe.div_interval = 16;
         c.pipe.shfl_latency = 30;
+        c.pipe.seq_latency = 130;
+        c.pipe.seq_interval = 32;
         c.pipe.branch_latency = 10;
         c.pipe.barrier_latency = 30;
         c.shared.latency = 38;
@@ -171,7 +178,9 @@ impl DeviceConfig {
     /// "Today's parts"): L1 hit 33 cycles (hits up to a 128 KiB
     /// footprint, misses by 256 KiB: the L1 left beside no shared memory lies between; 192
     /// KiB here until the carveout is modelled), L2 hit 281, DRAM 685 in all (404 beyond
-    /// the L2), shared 29; fadd/ffma/imad 4, dfma 8, `__sinf` 23; FFMA 128 lanes per SM (an
+    /// the L2), shared 29 (25 and an address multiply-add), 2 cycles per bank-conflict
+    /// way; fadd/ffma/imad 4, dfma 8, `__sinf` 23, full-precision division 44 and
+    /// `rsqrtf` 39 (IEEE and denormal-keeping sequences: 42 here); FFMA 128 lanes per SM (an
     /// interval of 1), FP64 64; host copies of pinned memory 55 GB/s. Fourth-generation
     /// tensor cores: 2048 f16 multiply-adds per cycle per SM (989 TFLOPS dense at 1830 MHz
     /// on 132 SMs), so a scheduler's core does an m16n16k16 in 8 cycles.
@@ -201,19 +210,25 @@ impl DeviceConfig {
             sms: 132,
         };
         c.sm = Sm { max_threads: 2048, max_blocks: 32, regs: 65536, schedulers: 4, policy: Policy::Gto };
-        c.shared = Shared { bytes: 228 * 1024, banks: 32, latency: 29 };
+        // Shared memory: the H200's 29-cycle chase is one IMAD.WIDE (4) and the load (25);
+        // each further bank-conflict way adds 2 cycles (stride 32: 91).
+        c.shared = Shared { bytes: 228 * 1024, banks: 32, latency: 25, conflict_cycles: 2 };
         c.pipe.alu_latency = 4;
         c.pipe.alu_interval = 1;
         c.pipe.f64_latency = 8;
         c.pipe.f64_interval = 2;
         c.pipe.sfu_latency = 23;
+        c.pipe.seq_latency = 42;
+        c.pipe.seq_interval = 12;
         c.pipe.tensor_latency = 32;
         c.pipe.tensor_interval = 8;
         c.l1 = L1 { bytes: 192 * 1024, ways: 4, latency: 33, sectors_per_cycle: 4 };
         c.l2 = L2 { bytes: 50 << 20, ways: 16, banks: 100, latency: 281, bank_cycles: 1 };
         c.dram = Dram { channels: 80, latency: 404, mbps: 3_350_000, clock_mhz: 2619, bus_bits: 5120 };
         c.pcie = Pcie { mbps: 55_000, latency_cycles: 1980 };
-        c.copy = CopyCosts { latency_cycles: 400, bytes_per_cycle: 2048 };
+        // A small cudaMemcpy takes 9-10 us event to event on the H200 (ub_bw quick: 9.1 us
+        // for 4 KiB): the copy's setup, 8.5 us, and the PCIe latency.
+        c.copy = CopyCosts { latency_cycles: 16_800, bytes_per_cycle: 2048 };
         c.uvm = Uvm { replay_cycles: 39_600 };
         // The H200's empty kernel: 4.35 us event to event for one block (8,611 cycles),
         // 1.2 cycles a block beyond 1024 blocks (ub_dispatch, full sizes).
@@ -244,7 +259,8 @@ impl DeviceConfig {
         c.l2 = L2 { bytes: 40 << 20, ways: 16, banks: 80, latency: 240, bank_cycles: 1 };
         c.dram = Dram { channels: 40, latency: 290, mbps: 1_555_000, clock_mhz: 1215, bus_bits: 5120 };
         c.pcie = Pcie { mbps: 24_000, latency_cycles: 1410 };
-        c.copy.bytes_per_cycle = 1024;
+        // Not measured on the part: gv100's copy setup.
+        c.copy = CopyCosts { latency_cycles: 400, bytes_per_cycle: 1024 };
         c.uvm = Uvm { replay_cycles: 28_200 };
         // Not measured on the part: gv100's 1 us and one block a cycle.
         c.dispatch.launch_overhead_cycles = 1410;

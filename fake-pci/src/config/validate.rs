@@ -86,6 +86,7 @@ impl DeviceConfig {
             ("pipe.f64_interval", self.pipe.f64_interval),
             ("pipe.sfu_interval", self.pipe.sfu_interval),
             ("pipe.div_interval", self.pipe.div_interval),
+            ("pipe.seq_interval", self.pipe.seq_interval),
         ] {
             if v == 0 {
                 return bad(key, "issue intervals must be at least 1");

@@ -12,6 +12,9 @@ pub(crate) struct Cache {
     pub(crate) stamp: Vec<u64>,
     pub(crate) dirty: Vec<bool>,
     pub(crate) clock: u64,
+    /// Sets are indexed by a hash of the line's address bits (an L2's slices and sets),
+    /// not by its low bits: power-of-two strides spread over every set.
+    pub(crate) hashed: bool,
 }
 
 pub(crate) const INVALID: u64 = u64::MAX;
@@ -22,20 +25,41 @@ impl Cache {
         let ways = (ways.max(1) as usize).min(lines.max(1));
         let sets = (lines / ways) as u64;
         let n = sets as usize * ways;
-        Self { sets, ways, tags: vec![INVALID; n], stamp: vec![0; n], dirty: vec![false; n], clock: 0 }
+        Self { sets, ways, tags: vec![INVALID; n], stamp: vec![0; n], dirty: vec![false; n], clock: 0, hashed: false }
+    }
+
+    /// A cache whose sets are indexed by a hash of the address ([`Cache::hashed`]).
+    pub(crate) fn with_hashed_sets(bytes: u32, sector: u32, ways: u32) -> Self {
+        Self { hashed: true, ..Self::new(bytes, sector, ways) }
     }
 
     /// Look up sector `line`; on a miss with `allocate`, fill it (evicting the LRU way).
     /// Returns whether it hit and the dirty sector evicted, if any.
     pub(crate) fn access(&mut self, line: u64, write: bool, allocate: bool) -> (bool, Option<u64>) {
+        self.access_with(line, write, allocate, false)
+    }
+
+    /// [`Cache::access`], where an `evict_first` fill (a streaming access) is left the
+    /// least recently used way of its set, the next to go; a hit leaves the way's age as
+    /// it was.
+    pub(crate) fn access_with(
+        &mut self,
+        line: u64,
+        write: bool,
+        allocate: bool,
+        evict_first: bool,
+    ) -> (bool, Option<u64>) {
         if self.sets == 0 {
             return (false, None);
         }
         self.clock += 1;
-        let set = (line % self.sets) as usize * self.ways;
+        let index = if self.hashed { line ^ (line >> 9) ^ (line >> 17) ^ (line >> 25) } else { line };
+        let set = (index % self.sets) as usize * self.ways;
         let ways = set..set + self.ways;
         if let Some(i) = ways.clone().find(|&i| self.tags[i] == line) {
-            self.stamp[i] = self.clock;
+            if !evict_first {
+                self.stamp[i] = self.clock;
+            }
             self.dirty[i] |= write;
             return (true, None);
         }
@@ -45,7 +69,7 @@ impl Cache {
         let victim = ways.min_by_key(|&i| (self.tags[i] != INVALID, self.stamp[i])).unwrap_or(set);
         let evicted = (self.tags[victim] != INVALID && self.dirty[victim]).then_some(self.tags[victim]);
         self.tags[victim] = line;
-        self.stamp[victim] = self.clock;
+        self.stamp[victim] = if evict_first { 0 } else { self.clock };
         self.dirty[victim] = write;
         (false, evicted)
     }
@@ -86,6 +110,17 @@ mod tests {
         assert_eq!(c.access(1, false, true), (true, None));
         assert_eq!(c.access(2, false, true), (false, None)); // evicts 3
         assert!(!c.access(3, false, true).0);
+    }
+
+    #[test]
+    fn evict_first_fills_go_before_older_lines() {
+        let mut c = one_set(2);
+        c.access(1, false, true);
+        assert_eq!(c.access_with(2, false, true, true), (false, None));
+        assert!(c.access_with(2, false, true, true).0); // a streaming hit stays evict-first
+        c.access(3, false, true); // evicts 2, not the older 1
+        assert!(c.access(1, false, true).0);
+        assert!(!c.access(2, false, false).0);
     }
 
     #[test]
@@ -131,6 +166,12 @@ mod tests {
         assert!(c.access(0, false, true).0);
         c.access(4, false, true); // same set as 0: evicts it
         assert!(!c.access(0, false, true).0);
+        // Hashed sets take a power-of-two stride that low bits would put in one set.
+        let mut h = Cache::with_hashed_sets(32 * 1024, 32, 1); // 1024 direct-mapped sets
+        for k in 0..64 {
+            h.access(k * 1024, false, true);
+        }
+        assert!((0..64).filter(|k| h.access(k * 1024, false, false).0).count() > 48);
         let mut z = Cache::new(0, 32, 4);
         assert_eq!(z.access(0, true, true), (false, None));
         assert_eq!(z.access(0, true, true), (false, None));

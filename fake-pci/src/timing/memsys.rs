@@ -1,9 +1,10 @@
 //! The memory system as one memory instruction sees it: shared-memory bank conflicts, the
 //! constant cache, coalescing into sectors, the SM's L1 (write-through, no allocation on
-//! stores), the banked L2 (write-back, write-allocate, sector-masked writes) and DRAM
+//! stores; `.cg`/`.cv` loads pass it by, `.cs`/`.lu` allocate evict-first), the banked L2 (write-back, write-allocate, sector-masked writes) and DRAM
 //! channels at the preset's bandwidth.
 use super::{Cache, D, DeviceConfig, KernelStats, MemProbe, Op, Space};
 use alloc::vec::Vec;
+use hw::isa::{CacheOp, MemMods};
 
 /// Interleave sectors over `n` units (L2 banks, DRAM channels), hashing high bits in so
 /// that power-of-two strides do not all land on one unit.
@@ -42,17 +43,25 @@ impl MemSys<'_> {
         lanes(p, (bytes, sb), (s, uid), (&mut words, &mut consts, &mut sectors));
         if !words.is_empty() {
             let degree = bank_conflict_degree(&mut words, cfg.shared.banks.clamp(1, 64) as u64);
-            self.st.bank_conflict_cycles += degree - 1;
-            done = done.max(t + cfg.shared.latency as u64 + degree - 1);
-            busy = busy.max(degree);
+            let extra = (degree - 1) * cfg.shared.conflict_cycles as u64;
+            self.st.bank_conflict_cycles += extra;
+            done = done.max(t + cfg.shared.latency as u64 + extra);
+            busy = busy.max(1 + extra);
         }
         if !consts.is_empty() {
             done = done.max(t + cfg.pipe.const_latency as u64 + consts.len() as u64 - 1);
         }
-        // Lanes per sector, for atomics (each lane's update is serialized at the L2).
+        // Distinct addresses per sector, for atomics: each is one update serialized at the
+        // L2, the lanes of a warp that name one address combined into one (as a warp's
+        // same-address atomics are on today's parts).
         let lanes_in = |sct: u64| -> u64 {
-            (0..32).filter(|&l| p.on >> l & 1 == 1 && p.addr[l] / sb == sct && p.space[l] != Space::Local).count()
-                as u64
+            let mut seen: heapless::Vec<u64, 32> = heapless::Vec::new();
+            for l in (0..32).filter(|&l| p.on >> l & 1 == 1 && p.addr[l] / sb == sct && p.space[l] != Space::Local) {
+                if !seen.contains(&p.addr[l]) {
+                    let _ = seen.push(p.addr[l]);
+                }
+            }
+            seen.len() as u64
         };
         sectors.sort_unstable();
         sectors.dedup();
@@ -60,10 +69,14 @@ impl MemSys<'_> {
         if !sectors.is_empty() {
             busy = busy.max((sectors.len() as u64).div_ceil(per_cycle));
         }
+        // The cache operator (loads and stores; atomics always meet at the L2).
+        let op = if matches!(d.op, Op::Ld | Op::St) { MemMods::cache(d.m) } else { CacheOp::Default };
+        let l1_bypass = matches!(op, CacheOp::Global | CacheOp::Volatile);
+        let evict_first = op == CacheOp::Streaming;
         for (i, &sct) in sectors.iter().enumerate() {
             let at = t + i as u64 / per_cycle;
-            if !write && !atomic {
-                let (hit, _) = l1.access(sct, false, true);
+            if !write && !atomic && !l1_bypass {
+                let (hit, _) = l1.access_with(sct, false, true, evict_first);
                 if hit {
                     self.st.l1_hits += 1;
                     done = done.max(at + cfg.l1.latency as u64);
@@ -75,7 +88,7 @@ impl MemSys<'_> {
                 l1.access(sct, false, false);
             }
             let ops = if atomic { lanes_in(sct).max(1) } else { 1 };
-            let ready = self.l2(sct, at, write, atomic, ops);
+            let ready = self.l2(sct, at, (write, atomic, evict_first), ops);
             if !write {
                 done = done.max(ready);
             }
@@ -86,7 +99,7 @@ impl MemSys<'_> {
 
     /// Sector `sct` at the L2, leaving the SM at cycle `at` (`ops` serialized updates for
     /// an atomic): when its data is back at the SM.
-    fn l2(&mut self, sct: u64, at: u64, write: bool, atomic: bool, ops: u64) -> u64 {
+    fn l2(&mut self, sct: u64, at: u64, (write, atomic, evict_first): (bool, bool, bool), ops: u64) -> u64 {
         let MemSys { cfg, l2, banks, chans, st, .. } = self;
         let sb = (cfg.sector_bytes as u64).max(4);
         let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram.mbps);
@@ -94,7 +107,7 @@ impl MemSys<'_> {
         let b = channel(sct, banks.len());
         let start = (at + l2_half).max(banks[b]);
         banks[b] = start + cfg.l2.bank_cycles as u64 * ops;
-        let (hit, evicted) = l2.access(sct, write || atomic, true);
+        let (hit, evicted) = l2.access_with(sct, write || atomic, true, evict_first);
         if let Some(e) = evicted {
             let c = channel(e, chans.len());
             chans[c] = chans[c].max(start * 1000) + sector_mc;
@@ -152,7 +165,7 @@ impl MemSys<'_> {
                 done = done.max(at + latency);
             } else {
                 self.st.tex_misses += 1;
-                let ready = self.l2(sct, at, false, false, 1);
+                let ready = self.l2(sct, at, (false, false, false), 1);
                 done = done.max(ready).max(at + latency);
             }
         }
@@ -240,7 +253,7 @@ mod tests {
             Self {
                 tex: Cache::new(cfg.tex.bytes, cfg.sector_bytes, cfg.tex.ways),
                 l1: Cache::new(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways),
-                l2: Cache::new(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways),
+                l2: Cache::with_hashed_sets(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways),
                 banks: vec![0; cfg.l2.banks as usize],
                 chans: vec![0; cfg.dram.channels as usize],
                 sectors: Vec::new(),
@@ -284,7 +297,13 @@ mod tests {
 
         /// One warp-wide access of 4 bytes per lane at `addr(lane)` in `space`, at cycle `t`.
         fn access(&mut self, op: Op, space: Space, t: u64, addr: impl Fn(u64) -> u64) -> (u64, u64) {
-            let d = insn(op);
+            self.access_op(op, CacheOp::Default, space, t, addr)
+        }
+
+        /// [`Rig::access`] with cache operator `cop`.
+        fn access_op(&mut self, op: Op, cop: CacheOp, space: Space, t: u64, addr: impl Fn(u64) -> u64) -> (u64, u64) {
+            let mut d = insn(op);
+            d.m = MemMods::encode_cached(space, 1, cop);
             let p = MemProbe {
                 on: u32::MAX,
                 addr: core::array::from_fn(|l| addr(l as u64)),
@@ -329,6 +348,38 @@ mod tests {
         let (done, _) = r.access(Op::Ld, Space::Global, 10_000, |l| 0x1000 + 4 * l);
         assert_eq!(r.st.l1_hits, sectors);
         assert_eq!(done, 10_000 + r.cfg.l1.latency as u64 + (sectors - 1) / r.cfg.l1.sectors_per_cycle as u64);
+    }
+
+    #[test]
+    fn cg_and_cv_loads_pass_the_l1_by_and_streaming_loads_go_first() {
+        let mut r = Rig::new();
+        let sb = r.cfg.sector_bytes as u64;
+        let sectors = 128 / sb;
+        let l2 = (r.cfg.l2.latency) as u64;
+        for cop in [CacheOp::Global, CacheOp::Volatile] {
+            // Twice: the second finds the L2, never the L1 (nothing allocated there).
+            r.access_op(Op::Ld, cop, Space::Global, 0, |l| 0x1000 + 4 * l);
+            let (done, _) = r.access_op(Op::Ld, cop, Space::Global, 10_000, |l| 0x1000 + 4 * l);
+            assert!(done >= 10_000 + l2, "{cop:?}: {done}");
+            assert_eq!((r.st.l1_hits, r.st.l1_misses), (0, 0), "{cop:?}");
+        }
+        // A cached load of the same lines misses the L1 once, then hits.
+        r.access(Op::Ld, Space::Global, 20_000, |l| 0x1000 + 4 * l);
+        assert_eq!((r.st.l1_hits, r.st.l1_misses), (0, sectors));
+        r.access(Op::Ld, Space::Global, 30_000, |l| 0x1000 + 4 * l);
+        assert_eq!(r.st.l1_hits, sectors);
+        // A streaming fill is the next to go from its set: filling the set's other ways with
+        // cached lines evicts it and keeps the older cached line.
+        let l1 = &mut r.l1;
+        let set_stride = l1.sets * sb;
+        l1.access_with(0x1000 / sb, false, true, false); // hit: 0x1000 is now the newest
+        r.access_op(Op::Ld, CacheOp::Streaming, Space::Global, 40_000, |_| 0x1000 + set_stride);
+        let ways = r.l1.ways as u64;
+        for w in 2..=ways {
+            r.access(Op::Ld, Space::Global, 50_000, |_| 0x1000 + w * set_stride);
+        }
+        assert!(r.l1.access(0x1000 / sb, false, false).0, "the cached line stays");
+        assert!(!r.l1.access((0x1000 + set_stride) / sb, false, false).0, "the streaming line went first");
     }
 
     #[test]

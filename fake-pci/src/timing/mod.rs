@@ -229,7 +229,7 @@ impl TimingEngine {
                 resident_since: 0,
             })
             .collect();
-        self.l2 = Some(Cache::new(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways));
+        self.l2 = Some(Cache::with_hashed_sets(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways));
         self.l2_bank_free = vec![0; cfg.l2.banks.max(1) as usize];
         self.chan_free_mc = vec![0; cfg.dram.channels.max(1) as usize];
     }

@@ -24,6 +24,8 @@ pub(crate) enum Class {
     F64,
     Sfu,
     Div,
+    /// The multi-instruction sequences of IEEE-rounded division, reciprocal and square root.
+    Seq,
     Shfl,
     Control,
     Mem,
@@ -33,11 +35,19 @@ pub(crate) enum Class {
     Tensor,
 }
 
+/// Whether float instruction `d` rounds as IEEE 754 asks (`.rn`, `.rz`, `.rm`, `.rp`), not
+/// as a hardware approximation (`.approx`, `.full`).
+fn ieee_rounded(d: &D) -> bool {
+    hw::isa::Round::from_bits(d.m >> 2).is_some_and(|r| r != hw::isa::Round::Default)
+}
+
 pub(crate) fn classify(d: &D) -> Class {
     match d.op {
         Op::Tex | Op::Tld4 | Op::Txq => Class::Tex,
         Op::Ld | Op::St | Op::Atom | Op::Suld | Op::Sust | Op::Printf | Op::Heap => Class::Mem,
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
+        Op::Div | Op::Rcp | Op::Sqrt if d.ty.float() && ieee_rounded(d) => Class::Seq,
+        Op::Rsqrt if d.ty == Ty::F64 || (d.ty == Ty::F32 && d.m & hw::isa::FLOAT_FTZ == 0) => Class::Seq,
         Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Tanh | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
         Op::Shfl | Op::Vote | Op::Redux | Op::Match => Class::Shfl,
@@ -154,7 +164,8 @@ pub(crate) fn pipe_index(c: Class) -> usize {
     match c {
         Class::Alu => 0,
         Class::F64 => 1,
-        Class::Sfu => 2,
+        // A sequence's approximation occupies the SFU; it is issued there.
+        Class::Sfu | Class::Seq => 2,
         Class::Div => 3,
         Class::Shfl => 4,
         Class::Control | Class::Mem | Class::Tex => 5,
@@ -436,6 +447,7 @@ impl TimingEngine {
                 Class::F64 => (cfg.pipe.f64_latency, cfg.pipe.f64_interval),
                 Class::Sfu => (cfg.pipe.sfu_latency, cfg.pipe.sfu_interval),
                 Class::Div => (cfg.pipe.div_latency, cfg.pipe.div_interval),
+                Class::Seq => (cfg.pipe.seq_latency, cfg.pipe.seq_interval),
                 Class::Shfl => (cfg.pipe.shfl_latency, cfg.pipe.alu_interval),
                 Class::Tensor => {
                     let units = hw::isa::mma::Config::decode(d.imm).map_or(4096, |c| c.f16_fmas());

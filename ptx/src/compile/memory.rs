@@ -6,7 +6,7 @@ use super::{Kc, MemPlace, Operand, Place, Reloc, Result, Segment, Src, ast};
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
-use hw::isa::{AtomMods, AtomOp, Instr, MemMods, Op, RZ, Space, Ty};
+use hw::isa::{AtomMods, AtomOp, CacheOp, Instr, MemMods, Op, RZ, Space, Ty};
 
 impl<'a> Kc<'a> {
     /// State space, bank and the address (base register, offset, relocation) of `[..]`.
@@ -142,7 +142,7 @@ impl<'a> Kc<'a> {
         let (space, bank, reg, addr, reloc) = self.address(i, self.arg(i, 1)?)?;
         let mut x = Instr::new(Op::Ld, ty);
         x.w0.set_a(reg);
-        x.w0.set_m(MemMods::encode(space, n, bank));
+        x.w0.set_m(mem_mods(i, space, n, bank));
         x.imm = addr;
         // One register is loaded into directly; a vector into the group, then moved.
         let d = self.arg(i, 0)?;
@@ -211,7 +211,7 @@ impl<'a> Kc<'a> {
         let mut x = Instr::new(Op::St, ty);
         x.w0.set_a(reg);
         x.w0.set_b(b);
-        x.w0.set_m(MemMods::encode(space, n, bank));
+        x.w0.set_m(mem_mods(i, space, n, bank));
         x.imm = addr;
         let at = self.push(x);
         if reloc {
@@ -219,6 +219,27 @@ impl<'a> Kc<'a> {
         }
         Ok(())
     }
+}
+
+/// The modifier bits of a load or store `i` of `n` elements in `space` (constant `bank`):
+/// the constant bank, or the cache operator `i` names (PTX ISA, "Cache Operators"). A strong
+/// access at GPU or system scope (`.volatile`, `.relaxed`/`.acquire`/`.release` without
+/// `.cta`) is kept out of the L1 as `.cg` is: the L2 is where such accesses meet.
+fn mem_mods(i: &ast::Instr, space: Space, n: u32, bank: u32) -> u16 {
+    if matches!(space, Space::Const | Space::ConstBank) {
+        return MemMods::encode(space, n, bank);
+    }
+    let strong = i.has("volatile") || ["relaxed", "acquire", "release"].iter().any(|m| i.has(m));
+    let op = if i.has("cg") || (strong && !i.has("cta")) {
+        CacheOp::Global
+    } else if i.has("cs") || i.has("lu") {
+        CacheOp::Streaming
+    } else if i.has("cv") {
+        CacheOp::Volatile
+    } else {
+        CacheOp::Default
+    };
+    MemMods::encode_cached(space, n, op)
 }
 
 /// The one operand `o` is, itself or as a one-element vector (`{%r1}`).

@@ -38,6 +38,7 @@ mod calls;
 mod convert;
 mod copies;
 mod flow;
+mod fuse;
 mod half;
 mod instr;
 mod layout;
@@ -480,6 +481,8 @@ impl<'a> Kc<'a> {
         } else {
             body
         };
+        let fused = fuse::mad_wide(body);
+        let body = fused.as_deref().unwrap_or(body);
         let relieved;
         let body = if self.relieve {
             relieved = pressure::relieve(body);
@@ -645,6 +648,31 @@ mod tests {
         assert_eq!(k.shared_bytes, 1024);
         assert!(r.code.iter().any(|i| i.w0.op() == Op::Bar));
         assert!(r.code.iter().any(|i| i.w0.op() == Op::Atom));
+    }
+
+    #[test]
+    fn cache_operators_reach_the_instruction() {
+        use hw::isa::{CacheOp, MemMods};
+        let hdr = ".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{\n .reg .b64 %rd<3>;\n";
+        for (text, op) in [
+            ("ld.global.u64", CacheOp::Default),
+            ("ld.global.ca.u64", CacheOp::Default),
+            ("ld.global.cg.u64", CacheOp::Global),
+            ("ld.global.cs.u64", CacheOp::Streaming),
+            ("ld.global.lu.u64", CacheOp::Streaming),
+            ("ld.global.cv.u64", CacheOp::Volatile),
+            ("ld.volatile.global.u64", CacheOp::Global),
+            ("ld.relaxed.gpu.global.u64", CacheOp::Global),
+            ("ld.acquire.cta.global.u64", CacheOp::Default),
+        ] {
+            let src =
+                format!("{hdr} ld.param.u64 %rd1, [p];\n {text} %rd2, [%rd1];\n st.global.cs.u64 [%rd1], %rd2;\n}}\n");
+            let p = compile_ptx(&src).unwrap();
+            let ld = p.code.iter().rfind(|i| i.w0.op() == Op::Ld).unwrap();
+            assert_eq!(MemMods::cache(ld.w0.m()), op, "{text}");
+            let st = p.code.iter().find(|i| i.w0.op() == Op::St).unwrap();
+            assert_eq!(MemMods::cache(st.w0.m()), CacheOp::Streaming);
+        }
     }
 
     #[test]

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod cc;
+mod fidelity;
 mod ptxas;
 mod signals;
 mod stats;
@@ -76,6 +77,14 @@ enum Cmd {
     #[command(disable_help_flag = true)]
     Cc {
         /// nvcc-style options and the input files.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Benchmarks of the simulator: `rgdev bench fidelity` compares the timing model with
+    /// a real GPU's measured figures (`rgdev bench fidelity --help`).
+    #[command(disable_help_flag = true)]
+    Bench {
+        /// The benchmark (`fidelity`) and its options.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -378,6 +387,15 @@ fn main() -> ExitCode {
     let (dev_args, clock, demo) = match cli.cmd {
         Cmd::Ptxas { args } => return ptxas::main(&args),
         Cmd::Cc { args } => return cc::main(&args),
+        Cmd::Bench { args } => {
+            return match args.split_first() {
+                Some((b, rest)) if b == "fidelity" => fidelity::main(rest),
+                _ => {
+                    eprintln!("rgdev bench: name a benchmark: `rgdev bench fidelity [--preset P] [--check]`");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Cmd::Run(a) => return run(a),
         Cmd::Preset { cmd } => return preset_cmd(cmd),
         Cmd::Timeline { trace, output } => return timeline::main(&trace, &output),
