@@ -4,7 +4,8 @@ use alloc::string::String;
 use core::fmt;
 
 /// A PTX error: a syntax error, or PTX that uses something rgdev does not support. Either
-/// way the module does not load (CUDA_ERROR_INVALID_PTX).
+/// way the module does not load: CUDA_ERROR_INVALID_PTX, or CUDA_ERROR_NOT_SUPPORTED for an
+/// instruction of the PTX ISA that rgdev does not implement ([`PtxError::unsupported`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtxError {
     /// 1-based line.
@@ -13,6 +14,9 @@ pub struct PtxError {
     pub col: u32,
     /// What went wrong.
     pub msg: String,
+    /// Valid PTX that rgdev does not implement (an instruction named in the message), not
+    /// malformed PTX.
+    pub unsupported: bool,
 }
 
 impl fmt::Display for PtxError {
@@ -38,6 +42,11 @@ pub struct Pos {
 impl Pos {
     /// An error at this position.
     pub fn err(self, msg: impl Into<String>) -> PtxError {
-        PtxError { line: self.line, col: self.col, msg: msg.into() }
+        PtxError { line: self.line, col: self.col, msg: msg.into(), unsupported: false }
+    }
+
+    /// An error at this position for valid PTX that rgdev does not implement.
+    pub fn unsupported(self, msg: impl Into<String>) -> PtxError {
+        PtxError { unsupported: true, ..self.err(msg) }
     }
 }

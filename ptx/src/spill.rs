@@ -67,9 +67,10 @@ pub(crate) fn def_use(i: &Instr, regs: &BTreeSet<String>) -> (Vec<String>, Vec<S
         names(&i.args[0], regs, &mut defs);
         rest = &i.args[1..];
         let combine = i.has("and") || i.has("or") || i.has("xor");
-        // Two destinations: `setp ... p|q`, `shfl ... d|p` and `match.all ... d|p`.
+        // Two destinations: `setp ... p|q`, `shfl ... d|p`, `match.all ... d|p` and
+        // `elect.sync d|p`.
         let shfl_pred = i.op == "shfl" && i.args.len() == if i.has("sync") { 6 } else { 5 };
-        let match_pred = i.op == "match" && i.args.len() == 4;
+        let match_pred = i.op == "match" && i.args.len() == 4 || i.op == "elect" && i.args.len() == 3;
         if shfl_pred || match_pred || i.op == "setp" && i.args.len() == if combine { 5 } else { 4 } {
             names(&i.args[1], regs, &mut defs);
             rest = &i.args[2..];

@@ -1332,3 +1332,45 @@ fn relu_satfinite_tf32_tanh_and_half_pair_set() {
         assert_eq!(w[15], (u32::from(gt) * 0x3F80_0000) | (u32::from(odd) * 0x3F80), "set.gt.and.bf16x2 of {x:e}");
     }
 }
+
+/// Hopper's instructions that ordinary code reaches: `elect.sync` elects the lowest active
+/// lane of the member mask, `setmaxnreg` and `griddepcontrol` are accepted (nothing to do on
+/// rgdev), and `wgmma` is refused by name at load with CUDA_ERROR_NOT_SUPPORTED.
+#[test]
+fn elect_sync_and_hopper_hints_and_wgmma_refused_by_name() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    // Lanes 3 and up, and of those only the ones in the member mask 0xFFFF_FF00.
+    let src = format!(
+        "{HDR}.entry k(.param .u64 out)\n{{\n .reg .b32 %r<6>;\n .reg .b64 %rd<3>;\n .reg .pred %p<3>;\n \
+         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %laneid;\n setp.lt.u32 %p1, %r1, 3;\n @%p1 bra DONE;\n \
+         griddepcontrol.wait;\n setmaxnreg.inc.sync.aligned.u32 64;\n \
+         elect.sync %r2|%p2, 0xFFFFFF00;\n selp.u32 %r3, 1, 0, %p2;\n shl.b32 %r4, %r3, 8;\n or.b32 %r4, %r4, %r2;\n \
+         mul.wide.u32 %rd2, %r1, 4;\n add.u64 %rd2, %rd2, %rd1;\n st.global.u32 [%rd2], %r4;\nDONE:\n \
+         griddepcontrol.launch_dependents;\n ret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&src).unwrap();
+    let out = ctx.alloc::<u32>(32).unwrap();
+    let mut zero = ctx.alloc::<u32>(32).unwrap();
+    zero.copy_from(&[0xEEEE; 32]).unwrap();
+    let mut o = out;
+    o.copy_from_device(&zero).unwrap();
+    m.function("k").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[o.arg()]).unwrap();
+    let got = o.to_vec().unwrap();
+    for (lane, &v) in got.iter().enumerate() {
+        let want = match lane {
+            0..3 => 0xEEEE,
+            8 => 0x100 | 8, // elected: the lowest active lane in the mask
+            _ => 8,
+        };
+        assert_eq!(v, want, "lane {lane}: {got:x?}");
+    }
+    // wgmma: named, NOT_SUPPORTED (not INVALID_PTX); an unknown word stays INVALID_PTX.
+    let wg = format!(
+        "{HDR}.entry w()\n{{\n .reg .f32 %f<2>;\n .reg .b64 %rd<3>;\n \
+         wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {{%f0, %f1}}, %rd1, %rd2, 1, 1, 1, 0, 0;\n ret;\n}}\n"
+    );
+    assert_eq!(ctx.load_ptx(&wg).err(), Some(CuError::NotSupported));
+    let bad = format!("{HDR}.entry b()\n{{\n frobnicate;\n ret;\n}}\n");
+    assert_eq!(ctx.load_ptx(&bad).err(), Some(CuError::InvalidPtx));
+}

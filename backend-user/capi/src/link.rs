@@ -173,7 +173,7 @@ pub extern "C" fn cuLinkComplete(state: Handle, cubin_out: *mut *mut c_void, siz
             };
             let prog = ptx::compile_with(&module, &l.jit.compile()).map_err(|e| {
                 l.error_log.push_str(&format!("ptxas: {e}\n"));
-                CuError::InvalidPtx
+                if e.unsupported { CuError::NotSupported } else { CuError::InvalidPtx }
             })?;
             l.info_log.push_str(&resources(&prog));
             let image = l.image.insert(prog.to_container().into_boxed_slice());

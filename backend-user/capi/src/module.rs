@@ -37,7 +37,7 @@ pub(crate) fn load_placed(
         ImageKind::Ptx(src) => {
             let prog = ptx::compile_ptx_with(src, opts).map_err(|e| {
                 *error_log = format!("ptxas: {e}");
-                CuError::InvalidPtx
+                if e.unsupported { CuError::NotSupported } else { CuError::InvalidPtx }
             })?;
             info_log.push_str(&resources(&prog));
             gpu.module_load_placed(h, prog, place)?

@@ -21,7 +21,14 @@ impl Kc<'_> {
         if i.has("mbarrier") && i.has("arrive") {
             return self.cp_async_arrive(i);
         }
-        if i.has("mbarrier") || i.has("bulk") || !i.has("shared") || !i.has("global") {
+        if i.has("bulk") {
+            // The bulk copies (TMA: 1D and tensor-map) are Hopper's; not implemented yet.
+            return Err(self.pos.unsupported(format!(
+                "`cp.{}` is a PTX instruction rgdev does not implement (CUDA_ERROR_NOT_SUPPORTED)",
+                i.mods.join(".")
+            )));
+        }
+        if i.has("mbarrier") || !i.has("shared") || !i.has("global") {
             return Err(self.err(format!("`cp.async.{}` is not supported", i.mods.join("."))));
         }
         let size = match self.arg(i, 2)? {

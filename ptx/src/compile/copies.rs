@@ -69,8 +69,8 @@ pub(crate) fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
                 Some(o) => firsts.push(o),
                 None => {}
             }
-            if i.args.len() > 1 && i.op == "setp" {
-                firsts.push(&i.args[1]); // the `p|q` second destination
+            if i.args.len() > 1 && (i.op == "setp" || i.op == "elect") {
+                firsts.push(&i.args[1]); // the `p|q` (`d|p`) second destination
             }
             for o in firsts {
                 if let Operand::Name(n) = o {

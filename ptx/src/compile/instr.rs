@@ -12,6 +12,12 @@ use hw::isa::{
 impl<'a> Kc<'a> {
     pub(crate) fn instr(&mut self, i: &ast::Instr) -> Result<()> {
         let op = i.op.as_str();
+        if NOT_IMPLEMENTED.contains(&op) {
+            return Err(self.pos.unsupported(format!(
+                "`{op}.{}` is a PTX instruction rgdev does not implement (CUDA_ERROR_NOT_SUPPORTED)",
+                i.mods.join(".")
+            )));
+        }
         if !matches!(op, "mov" | "ld" | "ldu" | "st" | "selp" | "cvt" | "atom" | "red" | "shfl" | "wmma" | "mma")
             && let Some(&ty) = self.types(i).last()
             && ty.half()
@@ -315,6 +321,14 @@ impl<'a> Kc<'a> {
                 self.call_fixups.push((at, callee, self.pos));
                 Ok(())
             }
+            "elect" if i.has("sync") => self.elect(i),
+            // A hint that moves registers between warpgroups (sm_90a): rgdev's register file
+            // is the kernel's allocation throughout; nothing to do.
+            "setmaxnreg" => Ok(()),
+            // Programmatic dependent launch: a grid's work starts only when the previous
+            // grid of its stream has ended and its memory is visible, so waiting for the
+            // prerequisite grids and letting dependents launch have nothing left to do.
+            "griddepcontrol" => Ok(()),
             _ => Err(self.err(format!(
                 "unsupported instruction `{}{}{}`",
                 op,
@@ -322,6 +336,35 @@ impl<'a> Kc<'a> {
                 i.mods.join(".")
             ))),
         }
+    }
+
+    /// `elect.sync d|p, membermask`: the lowest active lane of `membermask` is elected; every
+    /// lane gets its lane id in `d`, and `p` is true in that lane alone.
+    fn elect(&mut self, i: &ast::Instr) -> Result<()> {
+        let d = self.dst(self.arg(i, 0)?)?;
+        let p = self.dst(self.arg(i, 1)?)?;
+        let mask = self.src(self.arg(i, 2)?, Ty::U32)?;
+        let s2r = |k: &mut Self, sreg: Sreg| -> Result<u8> {
+            let r = k.scratch()?;
+            let mut s = Instr::new(Op::S2r, Ty::U32);
+            s.w0.set_dst(r);
+            s.imm = sreg as u64;
+            k.push(s);
+            Ok(r)
+        };
+        let m = s2r(self, Sreg::ActiveMask)?;
+        self.emit(Op::And, Ty::U32, m, [Some(Src::Reg(m)), Some(mask), None], 0)?;
+        // The lowest set bit's index: the leading zeros of the reversed mask.
+        self.emit(Op::Brev, Ty::U32, m, [Some(Src::Reg(m)), None, None], 0)?;
+        self.emit(Op::Clz, Ty::U32, m, [Some(Src::Reg(m)), None, None], 0)?;
+        if d != RZ {
+            self.emit(Op::Mov, Ty::U32, d, [Some(Src::Reg(m)), None, None], 0)?;
+        }
+        if p != RZ {
+            let lane = s2r(self, Sreg::LaneId)?;
+            self.emit(Op::Setp, Ty::U32, p, [Some(Src::Reg(lane)), Some(Src::Reg(m)), None], Cmp::Eq as u16)?;
+        }
+        Ok(())
     }
 
     /// The instruction and mode of a call to a function the device runtime provides
@@ -773,3 +816,9 @@ pub(crate) fn set_true(ty: Ty) -> Option<u64> {
         _ => return None,
     })
 }
+
+/// Instructions of the PTX ISA that rgdev does not implement: a module that uses one does not
+/// load, with CUDA_ERROR_NOT_SUPPORTED and the instruction named (docs/support.md); the bulk
+/// copies (`cp.async.bulk`, TMA) likewise.
+const NOT_IMPLEMENTED: &[&str] =
+    &["wgmma", "tensormap", "multimem", "stmatrix", "tcgen05", "clusterlaunchcontrol", "mapa", "getctarank"];

@@ -676,6 +676,31 @@ mod tests {
     }
 
     #[test]
+    fn instructions_rgdev_does_not_implement_are_named_and_marked_unsupported() {
+        let hdr =
+            ".version 8.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n .reg .b64 %rd<3>;\n .reg .f32 %f<2>;\n";
+        for (text, what) in [
+            ("wgmma.fence.sync.aligned;", "`wgmma.fence.sync.aligned`"),
+            (
+                "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%f0}], [%rd1];",
+                "`cp.async.bulk.tensor",
+            ),
+            (
+                "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [%rd2], 128;",
+                "`tensormap.",
+            ),
+        ] {
+            let e = compile_ptx(&format!("{hdr} {text}\n}}\n")).unwrap_err();
+            assert!(e.unsupported && e.msg.contains(what), "{text}: {e}");
+        }
+        let e = compile_ptx(&format!("{hdr} frobnicate.u32 %rd1, %rd1;\n}}\n")).unwrap_err();
+        assert!(!e.unsupported, "{e}");
+        for ok in ["setmaxnreg.dec.sync.aligned.u32 40;", "griddepcontrol.wait;", "fence.proxy.async.shared::cta;"] {
+            compile_ptx(&format!("{hdr} {ok}\n ret;\n}}\n")).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+    }
+
+    #[test]
     fn unsupported_ptx_is_an_error_naming_it() {
         let hdr = ".version 6.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n .reg .b32 %r<3>;\n";
         let e = compile_ptx(&format!("{hdr} frobnicate.u32 %r1, %r1;\n}}\n")).unwrap_err();
@@ -707,7 +732,11 @@ mod tests {
         assert_eq!(lds, 1 + 2 + 16);
         assert_eq!(p.code.iter().filter(|i| i.w0.op() == Op::Ld && i.w0.guard() != ALWAYS).count(), 16);
         let e = compile_ptx(&format!("{hdr} cp.async.bulk.shared.global [s], [%rd1], 16;\n ret;\n}}\n")).unwrap_err();
-        assert!(e.msg.contains("not supported"), "{e}");
+        assert!(
+            e.unsupported
+                && e.msg.contains("`cp.async.bulk.shared.global` is a PTX instruction rgdev does not implement"),
+            "{e}"
+        );
         let e = compile_ptx(&format!("{hdr} cp.async.ca.shared.global [s], [%rd1], 12;\n ret;\n}}\n")).unwrap_err();
         assert!(e.msg.contains("4, 8 or 16"), "{e}");
     }

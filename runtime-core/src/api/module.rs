@@ -63,11 +63,13 @@ pub struct FuncAttributes {
 
 impl<P: Platform> Gpu<P> {
     /// Compile PTX and load it into a context (cuModuleLoadData with PTX). The error of a
-    /// bad module is CUDA_ERROR_INVALID_PTX, and the compiler's message is logged.
+    /// bad module is CUDA_ERROR_INVALID_PTX (CUDA_ERROR_NOT_SUPPORTED when it uses an
+    /// instruction rgdev does not implement, `wgmma` say), and the compiler's message is
+    /// logged.
     pub fn module_load_ptx(&self, h: CtxHandle, src: &str) -> Result<ModuleHandle> {
         let prog = ptx::compile_ptx(src).map_err(|e| {
             rlog!(&self.dev.platform, Level::Error, "ptx: {e}");
-            CuError::InvalidPtx
+            if e.unsupported { CuError::NotSupported } else { CuError::InvalidPtx }
         })?;
         self.module_load(h, prog)
     }
