@@ -500,6 +500,15 @@ impl Function {
         &self.attrs
     }
 
+    /// Prefer a shared-memory carveout of `percent` of the most shared memory per SM (-1:
+    /// no preference; cudaFuncAttributePreferredSharedMemoryCarveout): a launch's L1 is what
+    /// its carveout leaves of the SM's unified L1 and shared memory.
+    pub fn set_preferred_carveout(&mut self, percent: i32) -> Result<()> {
+        self.ctx.gpu.func_set_preferred_carveout(self.ctx.h, self.f, percent)?;
+        self.attrs = self.ctx.gpu.func_attributes(self.ctx.h, self.f)?;
+        Ok(())
+    }
+
     /// Launch on `grid` blocks of `block` threads with `shared` bytes of dynamic shared
     /// memory. Arguments must match the parameters in number and size. Asynchronous: wait
     /// on the returned fence or synchronize the context. (Kernels only reach device memory

@@ -369,3 +369,56 @@ mod tests {
         assert_eq!(f, Free::of(&VOLTA));
     }
 }
+
+/// The shared-memory carveouts (bytes per SM) an SM of `max_shared` bytes of shared memory
+/// can be configured with, smallest first: 0, 8, 16, 32 and 64 KiB, then 100, 132, 164, 196
+/// and 228 KiB as far as the part goes, and its maximum (CUDA's tuning guides: Volta 0-96
+/// KiB, A100 0-164, H100 0-228). The rest of the SM's unified L1 and shared memory is L1.
+pub fn carveouts(max_shared: u32) -> impl Iterator<Item = u32> {
+    const KIB: [u32; 10] = [0, 8, 16, 32, 64, 100, 132, 164, 196, 228];
+    let top = max_shared;
+    KIB.into_iter().map(|k| k * 1024).filter(move |&b| b < top).chain(core::iter::once(top))
+}
+
+/// The carveout the driver configures for a launch of blocks of `threads` threads using
+/// `regs` registers and `shared` bytes of shared memory on `sm` (`sm.shared` the most the
+/// part has), with the kernel's preferred carveout `preferred` (percent of the most, a
+/// hint; CUDA's `cudaFuncAttributePreferredSharedMemoryCarveout`): the smallest
+/// configuration that holds as many blocks as the SM's other resources allow, or the
+/// preference rounded up to a configuration when that is larger (a preference never
+/// lowers occupancy here). A kernel without shared memory leaves the SM all of its L1 but
+/// the system's reserve of its blocks (compute capability 8.0 on: 1 KiB a block).
+pub fn carveout(sm: &SmLimits, threads: u32, regs: u32, shared: u32, preferred: Option<u32>) -> u32 {
+    let blocks = blocks_per_sm(sm, threads, regs, shared);
+    // Every resident block's shared memory, the system's reserve per block included (so a
+    // kernel without shared memory still takes 1 KiB a block from compute capability 8.0).
+    let need = block_cost(sm, threads, regs, shared).map_or(0, |c| c.shared.saturating_mul(blocks));
+    let want = preferred.map_or(0, |p| (sm.shared as u64 * p.min(100) as u64).div_ceil(100) as u32);
+    let floor = need.max(want);
+    carveouts(sm.shared).find(|&c| c >= floor).unwrap_or(sm.shared)
+}
+
+#[cfg(test)]
+mod carveout_tests {
+    use super::*;
+
+    #[test]
+    fn the_driver_configures_the_smallest_carveout_that_keeps_occupancy() {
+        let h100 = SmLimits { threads: 2048, blocks: 32, regs: 65536, shared: 228 * 1024, rule: Rule::AMPERE };
+        assert!(carveouts(96 * 1024).map(|b| b / 1024).eq([0, 8, 16, 32, 64, 96]));
+        assert_eq!(carveouts(h100.shared).last(), Some(228 * 1024));
+        // No shared memory: all L1 on Volta; on Hopper, but for the 1 KiB reserved per
+        // block (8 blocks: the 8 KiB configuration; 32 single-thread blocks: 32 KiB).
+        let v100 = SmLimits { shared: 96 * 1024, rule: Rule::VOLTA, ..h100 };
+        assert_eq!(carveout(&v100, 256, 32, 0, None), 0);
+        assert_eq!(carveout(&h100, 256, 32, 0, None), 8 * 1024);
+        assert_eq!(carveout(&h100, 1, 16, 0, None), 32 * 1024);
+        // 8 blocks of 4 KiB (+1 KiB reserved each) = 40 KiB: the 64 KiB configuration.
+        assert_eq!(carveout(&h100, 256, 32, 4096, None), 64 * 1024);
+        // A preference of half the most: 114 KiB, rounded up to 132.
+        assert_eq!(carveout(&h100, 256, 32, 4096, Some(50)), 132 * 1024);
+        assert_eq!(carveout(&h100, 256, 32, 0, Some(100)), 228 * 1024);
+        // Shared memory that fills the SM: the largest.
+        assert_eq!(carveout(&h100, 1024, 32, 100 * 1024, None), 228 * 1024);
+    }
+}

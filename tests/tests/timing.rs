@@ -500,3 +500,55 @@ fn system_fences_write_the_l2_back() {
     assert!(sys.dram_write_bytes > gl.dram_write_bytes, "{} vs {}", sys.dram_write_bytes, gl.dram_write_bytes);
     assert!(sys.cycles() > gl.cycles(), "{} vs {}", sys.cycles(), gl.cycles());
 }
+
+/// The L1 is what the shared-memory carveout leaves of the SM's unified L1 and shared
+/// memory: a kernel without shared memory has all of it (128 KiB on `gv100`), one whose
+/// blocks fill the shared memory has what is left beside it (32 KiB), and a kernel that
+/// prefers the largest carveout (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 100)
+/// gets it whatever its own use. A 64 KiB chase shows which: L1 hits or L2 hits.
+#[test]
+fn the_l1_is_what_the_shared_memory_carveout_leaves() {
+    let dev = device(DeviceConfig::default());
+    let ctx = dev.create_context().unwrap();
+    let src = format!(
+        "{HDR}.visible .entry chase(.param .u64 start, .param .u32 n, .param .u64 out)\n{{\n\
+         .reg .b64 %p, %t0, %t1, %o;\n .reg .b32 %i, %n;\n .reg .pred %q;\n\
+         ld.param.u64 %p, [start];\n ld.param.u32 %n, [n];\n ld.param.u64 %o, [out];\n mov.u32 %i, 0;\n\
+         WARM:\n ld.global.ca.u64 %p, [%p];\n add.u32 %i, %i, 1;\n setp.lt.u32 %q, %i, %n;\n @%q bra WARM;\n\
+         mov.u32 %i, 0;\n mov.u64 %t0, %clock64;\n\
+         LOOP:\n ld.global.ca.u64 %p, [%p];\n add.u32 %i, %i, 1;\n setp.lt.u32 %q, %i, %n;\n @%q bra LOOP;\n\
+         mov.u64 %t1, %clock64;\n sub.u64 %t1, %t1, %t0;\n st.global.u64 [%o], %t1;\n st.global.u64 [%o+8], %p;\n ret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&src).unwrap();
+    let mut f = m.function("chase").unwrap();
+    let (foot, stride) = (64u64 << 10, 128u64);
+    let steps = foot / stride;
+    let mut ring = ctx.alloc::<u64>((foot / 8) as usize).unwrap();
+    let base = ring.device_ptr();
+    let mut words = vec![0u64; (foot / 8) as usize];
+    for k in 0..steps {
+        words[(k * stride / 8) as usize] = base + (k + 1) % steps * stride;
+    }
+    ring.copy_from(&words).unwrap();
+    let out = ctx.alloc::<u64>(2).unwrap();
+    let cycles_per_load = |f: &backend_user::Function, shared: u32| {
+        f.launch([1, 1, 1], [1, 1, 1], shared, &[ring.arg(), Arg::U32(steps as u32), out.arg()]).unwrap();
+        ctx.synchronize().unwrap();
+        out.to_vec().unwrap()[0] as f64 / steps as f64
+    };
+    let cfg = DeviceConfig::default();
+    let all_l1 = cycles_per_load(&f, 0);
+    assert!(all_l1 < cfg.l1.latency as f64 + 8.0, "no shared memory: 128 KiB of L1 holds 64 KiB: {all_l1}");
+    // 48 KiB per block: two blocks fill the 96 KiB carveout, leaving 32 KiB of L1.
+    let beside = cycles_per_load(&f, 48 << 10);
+    assert!(beside > cfg.l2.latency as f64 * 0.9, "48 KiB of shared per block: 32 KiB of L1: {beside}");
+    // The preference: the largest carveout without using any.
+    f.set_preferred_carveout(100).unwrap();
+    assert_eq!(f.attributes().preferred_carveout, 100);
+    let preferred = cycles_per_load(&f, 0);
+    assert!(preferred > cfg.l2.latency as f64 * 0.9, "a 100% preference: 32 KiB of L1: {preferred}");
+    f.set_preferred_carveout(-1).unwrap();
+    assert_eq!(f.attributes().preferred_carveout, -1);
+    assert!(cycles_per_load(&f, 0) < cfg.l1.latency as f64 + 8.0);
+    assert_eq!(f.set_preferred_carveout(101), Err(backend_user::CuError::InvalidValue));
+}

@@ -57,8 +57,7 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
             CU_FUNC_ATTRIBUTE_PTX_VERSION | CU_FUNC_ATTRIBUTE_BINARY_VERSION => 70,
             CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,
             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => a.max_dynamic_shared,
-            // No preference kept (a carveout is a hint; the L1 is the preset's): -1.
-            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => -1i32 as u32 as _,
+            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => a.preferred_carveout as u32 as _,
             // Thread-block clusters (sm_90) are not modelled.
             CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET
             | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
@@ -74,8 +73,9 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
 
 /// cuFuncSetAttribute: CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (a kernel's opt-in
 /// to more than 48 KiB of shared memory per block, up to the device's
-/// CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN); the shared-memory carveout is a
-/// hint, checked and accepted (the L1 stays the preset's). Thread-block clusters are not
+/// CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) and
+/// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (a hint, -1 to 100 percent: each
+/// launch's L1 is what its carveout leaves of the SM's unified memory). Thread-block clusters are not
 /// modelled (CUDA_ERROR_NOT_SUPPORTED); other attributes are read-only
 /// (CUDA_ERROR_INVALID_VALUE).
 #[unsafe(no_mangle)]
@@ -88,7 +88,7 @@ pub extern "C" fn cuFuncSetAttribute(f: Handle, attrib: c_int, value: c_int) -> 
                 let bytes = u32::try_from(value).map_err(|_| CuError::InvalidValue)?;
                 gpu.func_set_max_dynamic_shared(h, f, bytes)
             }
-            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT if (-1..=100).contains(&value) => Ok(()),
+            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => gpu.func_set_preferred_carveout(h, f, value),
             CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
             | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
             | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH

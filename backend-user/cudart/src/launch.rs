@@ -499,6 +499,8 @@ pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, attr: c_int, value: 
                 if !(-1..=100).contains(&value) {
                     return Err(cudaErrorInvalidValue);
                 }
+                // The driver configures each launch's L1 and shared memory split with it.
+                error::check(d.cuFuncSetAttribute(f, ATTR_CARVEOUT, value))?;
                 with_prefs(func, |p| p.carveout = Some(value))
             }
             10..=15 => Err(cudaErrorNotSupported),

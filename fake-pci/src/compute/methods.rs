@@ -36,6 +36,9 @@ pub struct ComputeRegs {
     pub(crate) threads: u32,
     pub(crate) regs: u32,
     pub(crate) shared: u32,
+    /// The SM's shared-memory carveout for the launch, bytes (L1_CONFIG): the L1 is what it
+    /// leaves of the SM's unified L1 and shared memory (`l1.unified_bytes`).
+    pub(crate) carveout: u32,
     pub(crate) shared_window: u64,
     pub(crate) local_window: u64,
     pub(crate) local_size: u32,
@@ -126,6 +129,7 @@ impl ComputeRegs {
             GRID_FIRST_BLOCK => self.first_block = data,
             GRID_BLOCK_COUNT => self.block_count = data,
             SHARED_SIZE => self.shared = data,
+            L1_CONFIG => self.carveout = data,
             THREADS_PER_BLOCK => self.threads = data,
             REGISTER_COUNT => self.regs = data,
             BLOCK_DIM_XY => {
@@ -208,7 +212,6 @@ impl ComputeRegs {
             | BEGIN_GRID
             | INVALIDATE_SAMPLER_CACHE_NO_WFI
             | END_GRID
-            | L1_CONFIG
             | LOCAL_ADDRESS_HIGH
             | LOCAL_ADDRESS_LOW
             | LOCAL_SIZE_PER_WARP => {}

@@ -230,7 +230,8 @@ params! {
     }
     /// The L1 data cache of each SM.
     l1: L1 {
-        /// L1 data cache size per SM, bytes (global and local loads; write-through).
+        /// L1 data cache size per SM, bytes (global and local loads; write-through), where
+        /// the L1 and shared memory are not one store (`unified_bytes` 0).
         bytes: u32,
         /// L1 associativity.
         ways: u32,
@@ -238,6 +239,10 @@ params! {
         latency: u32,
         /// Sectors the L1 tag stage handles per cycle.
         sectors_per_cycle: u32,
+        /// The SM's L1 and shared memory together, bytes (Volta and later): a launch's L1 is
+        /// what its shared-memory carveout (the driver's choice, LAUNCH's L1_CONFIG) leaves.
+        /// 0: the L1 is `bytes` whatever the carveout.
+        unified_bytes: u32,
     }
     /// The texture path of each SM: its texture units and texture cache.
     tex: Tex {
@@ -331,6 +336,12 @@ impl DeviceConfig {
     pub fn with(mut self, f: impl FnOnce(&mut Self)) -> Self {
         f(&mut self);
         self
+    }
+
+    /// The L1 of an SM configured with a shared-memory carveout of `carveout` bytes: what
+    /// it leaves of the unified L1 and shared memory, or `l1.bytes` where they are apart.
+    pub fn l1_bytes_for(&self, carveout: u32) -> u32 {
+        if self.l1.unified_bytes == 0 { self.l1.bytes } else { self.l1.unified_bytes - carveout.min(self.shared.bytes) }
     }
 
     /// An SM's resources and the occupancy rule of the board's architecture: what the

@@ -90,7 +90,9 @@ impl DeviceConfig {
                 barrier_latency: 20,
                 const_latency: 8,
             },
-            l1: L1 { bytes: 32 * 1024, ways: 4, latency: 28, sectors_per_cycle: 4 },
+            // 128 KiB of L1 and shared memory per SM: 32 KiB of L1 beside the most shared
+            // memory, all of it for a kernel without shared memory.
+            l1: L1 { bytes: 32 * 1024, ways: 4, latency: 28, sectors_per_cycle: 4, unified_bytes: 128 * 1024 },
             tex: Tex { bytes: 0, ways: 4, latency: 96, units: 4 },
             l2: L2 { bytes: 6 << 20, ways: 16, banks: 64, latency: 193, bank_cycles: 1 },
             dram: Dram { channels: 32, latency: 220, mbps: 900_000, clock_mhz: 877, bus_bits: 4096 },
@@ -150,7 +152,9 @@ impl DeviceConfig {
         c.pipe.barrier_latency = 30;
         c.shared.latency = 38;
         c.pipe.const_latency = 12;
+        // Fermi's 64 KiB split 16/48 by the cache configuration, not by a carveout.
         c.l1.bytes = 16 * 1024;
+        c.l1.unified_bytes = 0;
         c.l1.latency = 45;
         c.l1.sectors_per_cycle = 4;
         c.tex.bytes = 12 * 1024;
@@ -176,8 +180,8 @@ impl DeviceConfig {
     /// reports), 143,771 MiB of HBM3e in six stacks on a 6144-bit bus (4.8 TB/s, the
     /// memory clock the bandwidth gives), PCIe 5.0 x16. Measured on an H200 (docs/hardware.md,
     /// "Today's parts"): L1 hit 33 cycles (hits up to a 128 KiB
-    /// footprint, misses by 256 KiB: the L1 left beside no shared memory lies between; 192
-    /// KiB here until the carveout is modelled), L2 hit 281, DRAM 685 in all (404 beyond
+    /// footprint, misses by 256 KiB; the L1 is what the shared-memory carveout leaves of 256
+    /// KiB), L2 hit 281, DRAM 685 in all (404 beyond
     /// the L2), shared 29 (25 and an address multiply-add), 2 cycles per bank-conflict
     /// way; fadd/ffma/imad 4, dfma 8, `__sinf` 23, full-precision division 44 and
     /// `rsqrtf` 39 (IEEE and denormal-keeping sequences: 42 here); FFMA 128 lanes per SM (an
@@ -222,7 +226,7 @@ impl DeviceConfig {
         c.pipe.seq_interval = 12;
         c.pipe.tensor_latency = 32;
         c.pipe.tensor_interval = 8;
-        c.l1 = L1 { bytes: 192 * 1024, ways: 4, latency: 33, sectors_per_cycle: 4 };
+        c.l1 = L1 { bytes: 28 * 1024, ways: 4, latency: 33, sectors_per_cycle: 4, unified_bytes: 256 * 1024 };
         c.l2 = L2 { bytes: 50 << 20, ways: 16, banks: 100, latency: 281, bank_cycles: 1 };
         c.dram = Dram { channels: 80, latency: 404, mbps: 3_350_000, clock_mhz: 2619, bus_bits: 5120 };
         c.pcie = Pcie { mbps: 55_000, latency_cycles: 1980 };
@@ -239,8 +243,7 @@ impl DeviceConfig {
 
     /// A100 (SXM4, 40 GB): GA100 with 108 SMs in 7 GPCs at 1410 MHz boost, 4 schedulers per
     /// SM, 2048 threads/32 blocks/64K registers per SM, 192 KiB of L1 and shared memory per
-    /// SM of which up to 164 KiB shared (128 KiB of L1 here until the carveout is
-    /// modelled), 40 MiB L2 in two partitions, 40,536 MiB of HBM2 in five stacks on a
+    /// SM of which up to 164 KiB shared (the L1 is what the carveout leaves), 40 MiB L2 in two partitions, 40,536 MiB of HBM2 in five stacks on a
     /// 5120-bit bus at 1215 MHz (1555 GB/s), PCIe 4.0 x16 (about 24 GB/s achieved).
     /// FFMA 64 lanes per SM (an interval of 2), FP64 32; third-generation tensor cores:
     /// 1024 f16 multiply-adds per cycle per SM (312 TFLOPS dense), an m16n16k16 in 16
@@ -255,7 +258,8 @@ impl DeviceConfig {
         c.pipe.alu_interval = 2;
         c.pipe.f64_interval = 4;
         c.pipe.tensor_interval = 16;
-        c.l1.bytes = 128 * 1024;
+        c.l1.bytes = 28 * 1024;
+        c.l1.unified_bytes = 192 * 1024;
         c.l2 = L2 { bytes: 40 << 20, ways: 16, banks: 80, latency: 240, bank_cycles: 1 };
         c.dram = Dram { channels: 40, latency: 290, mbps: 1_555_000, clock_mhz: 1215, bus_bits: 5120 };
         c.pcie = Pcie { mbps: 24_000, latency_cycles: 1410 };

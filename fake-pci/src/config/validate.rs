@@ -60,6 +60,12 @@ impl DeviceConfig {
         if self.l1.bytes > 16 << 20 {
             return bad("l1.bytes", "must be at most 16 MiB (an SM's L1)");
         }
+        if self.l1.unified_bytes != 0 && !(self.shared.bytes..=16 << 20).contains(&self.l1.unified_bytes) {
+            return bad(
+                "l1.unified_bytes",
+                "must be 0 or from shared.bytes to 16 MiB (the L1 and shared memory of an SM)",
+            );
+        }
         if self.tex.bytes > 16 << 20 {
             return bad("tex.bytes", "must be at most 16 MiB (an SM's texture cache)");
         }
@@ -136,7 +142,7 @@ impl DeviceConfig {
         let sector = self.sector_bytes.max(1) as u64;
         let sms = self.board.sms as u64;
         [
-            ("l1.bytes", sms * (self.l1.bytes as u64 / sector) * 17),
+            ("l1.bytes", sms * (self.l1.bytes.max(self.l1.unified_bytes) as u64 / sector) * 17),
             ("tex.bytes", sms * (self.tex.bytes as u64 / sector) * 17),
             ("l2.bytes", self.l2.bytes as u64 / sector * 17),
             ("board.vram_size", self.board.vram_size.div_ceil(64 << 10) * 16),
@@ -187,8 +193,13 @@ mod tests {
         let mut c = DeviceConfig::default();
         c.set("board.sms", &Value::Int(255)).unwrap();
         c.set("l1.bytes", &Value::Int(16 << 20)).unwrap();
+        c.set("l1.unified_bytes", &Value::Int(0)).unwrap();
         c.set("shared.bytes", &Value::Int(16 << 20)).unwrap();
         assert_eq!(key(&c), "shared.bytes");
+        // The unified L1 and shared memory holds at least the shared memory.
+        let mut c = DeviceConfig::default();
+        c.set("l1.unified_bytes", &Value::Int(64 << 10)).unwrap();
+        assert_eq!(key(&c), "l1.unified_bytes");
         for (name, _) in PRESETS {
             let p = DeviceConfig::preset(name).unwrap();
             let total: u64 = p.host_bytes().iter().map(|&(_, b)| b).sum();

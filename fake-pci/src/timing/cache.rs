@@ -1,5 +1,8 @@
 //! A tag-only set-associative cache (L1, L2): LRU replacement, dirty bits, write-back of
 //! dirty sectors. Data always lives in memory; the tags decide only when things happen.
+//! A cache's lines may hold several sectors (the L1's 128-byte lines of four 32-byte
+//! sectors, filled a sector at a time): a line's tag takes its way whichever of its sectors
+//! are valid.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -15,6 +18,10 @@ pub(crate) struct Cache {
     /// Sets are indexed by a hash of the line's address bits (an L2's slices and sets),
     /// not by its low bits: power-of-two strides spread over every set.
     pub(crate) hashed: bool,
+    /// Sectors per line (1: a tag per sector), at most 8.
+    pub(crate) sectors_per_line: u64,
+    /// Per way, which of its line's sectors are valid (bit k: sector k).
+    pub(crate) valid: Vec<u8>,
 }
 
 pub(crate) const INVALID: u64 = u64::MAX;
@@ -25,7 +32,24 @@ impl Cache {
         let ways = (ways.max(1) as usize).min(lines.max(1));
         let sets = (lines / ways) as u64;
         let n = sets as usize * ways;
-        Self { sets, ways, tags: vec![INVALID; n], stamp: vec![0; n], dirty: vec![false; n], clock: 0, hashed: false }
+        Self {
+            sets,
+            ways,
+            tags: vec![INVALID; n],
+            stamp: vec![0; n],
+            dirty: vec![false; n],
+            clock: 0,
+            hashed: false,
+            sectors_per_line: 1,
+            valid: vec![0; n],
+        }
+    }
+
+    /// A cache of `bytes` in lines of `per_line` sectors of `sector` bytes (a tag per line).
+    pub(crate) fn with_lines(bytes: u32, sector: u32, ways: u32, per_line: u32) -> Self {
+        let per_line = per_line.clamp(1, 8);
+        let line = Self::new(bytes, sector.saturating_mul(per_line), ways);
+        Self { sectors_per_line: per_line as u64, ..line }
     }
 
     /// A cache whose sets are indexed by a hash of the address ([`Cache::hashed`]).
@@ -53,22 +77,30 @@ impl Cache {
             return (false, None);
         }
         self.clock += 1;
+        let sector = line;
+        let (line, bit) = (sector / self.sectors_per_line, 1u8 << (sector % self.sectors_per_line));
         let index = if self.hashed { line ^ (line >> 9) ^ (line >> 17) ^ (line >> 25) } else { line };
         let set = (index % self.sets) as usize * self.ways;
         let ways = set..set + self.ways;
         if let Some(i) = ways.clone().find(|&i| self.tags[i] == line) {
-            if !evict_first {
-                self.stamp[i] = self.clock;
+            let hit = self.valid[i] & bit != 0;
+            if hit || allocate {
+                if !evict_first {
+                    self.stamp[i] = self.clock;
+                }
+                self.valid[i] |= bit;
+                self.dirty[i] |= write;
             }
-            self.dirty[i] |= write;
-            return (true, None);
+            return (hit, None);
         }
         if !allocate {
             return (false, None);
         }
         let victim = ways.min_by_key(|&i| (self.tags[i] != INVALID, self.stamp[i])).unwrap_or(set);
+        // Dirty lines are whole sectors (the write-back L2 has a tag per sector).
         let evicted = (self.tags[victim] != INVALID && self.dirty[victim]).then_some(self.tags[victim]);
         self.tags[victim] = line;
+        self.valid[victim] = bit;
         self.stamp[victim] = if evict_first { 0 } else { self.clock };
         self.dirty[victim] = write;
         (false, evicted)
@@ -77,6 +109,7 @@ impl Cache {
     /// Forget every line (clean lines only: used for the write-through L1).
     pub(crate) fn invalidate(&mut self) {
         self.tags.fill(INVALID);
+        self.valid.fill(0);
         self.dirty.fill(false);
     }
 
@@ -121,6 +154,23 @@ mod tests {
         c.access(3, false, true); // evicts 2, not the older 1
         assert!(c.access(1, false, true).0);
         assert!(!c.access(2, false, false).0);
+    }
+
+    #[test]
+    fn lines_of_four_sectors_take_a_way_each_and_fill_a_sector_at_a_time() {
+        // Two ways of 128-byte lines: sectors 0-3 are one line, 4-7 the next.
+        let mut c = Cache::with_lines(2 * 128, 32, 2, 4);
+        assert_eq!((c.sets, c.ways), (1, 2));
+        assert!(!c.access(1, false, true).0);
+        assert!(!c.access(2, false, true).0, "another sector of the line: a sector miss");
+        assert!(c.access(1, false, true).0 && c.access(2, false, true).0);
+        assert!(!c.access(0, false, false).0 && !c.access(0, false, false).0, "no allocation: still invalid");
+        // Sectors of two more lines evict the first though it held two sectors only.
+        c.access(4, false, true);
+        c.access(8, false, true);
+        assert!(!c.access(1, false, false).0);
+        c.invalidate();
+        assert!(!c.access(4, false, false).0);
     }
 
     #[test]

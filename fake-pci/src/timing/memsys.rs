@@ -21,6 +21,9 @@ pub(crate) struct MemSys<'a> {
     pub(crate) chans: &'a mut [u64],
     pub(crate) sectors: &'a mut Vec<u64>,
     pub(crate) st: &'a mut KernelStats,
+    /// When the grid's last store, reduction or atomic is performed at the L2 (raised by
+    /// every write the grid sends there).
+    pub(crate) posted: &'a mut u64,
 }
 
 impl MemSys<'_> {
@@ -92,6 +95,9 @@ impl MemSys<'_> {
             if !write {
                 done = done.max(ready);
             }
+            if write || atomic {
+                *self.posted = (*self.posted).max(ready);
+            }
         }
         *self.sectors = sectors;
         (done, busy)
@@ -127,7 +133,10 @@ impl MemSys<'_> {
             st.dram_read_bytes += sb;
             let c = channel(sct, chans.len());
             chans[c] = chans[c].max(start * 1000) + sector_mc;
-            chans[c].div_ceil(1000) + cfg.dram.latency as u64 + back
+            let arrive = chans[c].div_ceil(1000) + cfg.dram.latency as u64;
+            // An atomic's updates are done at the bank once the line has come from DRAM.
+            let at_bank = if atomic { (arrive + cfg.l2.bank_cycles as u64 * ops).max(banks[b]) } else { arrive };
+            at_bank + back
         }
     }
 
@@ -242,6 +251,7 @@ mod tests {
         chans: Vec<u64>,
         sectors: Vec<u64>,
         st: KernelStats,
+        posted: u64,
     }
 
     impl Rig {
@@ -252,12 +262,13 @@ mod tests {
         fn of(cfg: DeviceConfig) -> Self {
             Self {
                 tex: Cache::new(cfg.tex.bytes, cfg.sector_bytes, cfg.tex.ways),
-                l1: Cache::new(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways),
+                l1: Cache::with_lines(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways, crate::timing::L1_LINE_SECTORS),
                 l2: Cache::with_hashed_sets(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways),
                 banks: vec![0; cfg.l2.banks as usize],
                 chans: vec![0; cfg.dram.channels as usize],
                 sectors: Vec::new(),
                 st: KernelStats::default(),
+                posted: 0,
                 cfg,
             }
         }
@@ -270,6 +281,7 @@ mod tests {
                 chans: &mut self.chans,
                 sectors: &mut self.sectors,
                 st: &mut self.st,
+                posted: &mut self.posted,
             }
         }
 
@@ -371,7 +383,7 @@ mod tests {
         // A streaming fill is the next to go from its set: filling the set's other ways with
         // cached lines evicts it and keeps the older cached line.
         let l1 = &mut r.l1;
-        let set_stride = l1.sets * sb;
+        let set_stride = l1.sets * sb * l1.sectors_per_line;
         l1.access_with(0x1000 / sb, false, true, false); // hit: 0x1000 is now the newest
         r.access_op(Op::Ld, CacheOp::Streaming, Space::Global, 40_000, |_| 0x1000 + set_stride);
         let ways = r.l1.ways as u64;
@@ -380,6 +392,22 @@ mod tests {
         }
         assert!(r.l1.access(0x1000 / sb, false, false).0, "the cached line stays");
         assert!(!r.l1.access((0x1000 + set_stride) / sb, false, false).0, "the streaming line went first");
+    }
+
+    #[test]
+    fn a_warps_same_address_atomics_are_one_update_and_the_grid_waits_for_them() {
+        let mut r = Rig::new();
+        r.access(Op::Atom, Space::Global, 0, |_| 0x2000);
+        let one = r.posted;
+        assert!(one >= r.cfg.l2.latency as u64 / 2, "{one}");
+        // Eight distinct words of one sector: eight updates, one after another at its bank.
+        let mut r = Rig::new();
+        r.access(Op::Atom, Space::Global, 0, |l| 0x2000 + 4 * (l % 8));
+        assert_eq!(r.posted - one, 7 * r.cfg.l2.bank_cycles as u64);
+        // A store is performed at the L2 too.
+        let mut r = Rig::new();
+        let (done, _) = r.access(Op::St, Space::Global, 0, |l| 0x4000 + 4 * l);
+        assert!(r.posted > done, "{} {done}", r.posted);
     }
 
     #[test]

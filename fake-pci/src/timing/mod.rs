@@ -85,7 +85,16 @@ pub(crate) struct GridRun {
     check: Option<crate::check::GridCheck>,
     /// The first fault a warp of the grid is parked on (what a cancel fails it with).
     replay_fault: Option<crate::mmu::Fault>,
+    /// When the last of the grid's stores, reductions and atomics is performed at the L2:
+    /// the grid ends no sooner (its memory is visible when its channel hears it is done).
+    posted: u64,
+    /// The L1 its carveout leaves each SM.
+    l1_bytes: u32,
 }
+
+/// Sectors per L1 line: 128-byte lines of four 32-byte sectors (Volta and later; Fermi's
+/// 128-byte lines likewise), each line one way of its set whichever sectors it holds.
+pub(crate) const L1_LINE_SECTORS: u32 = 4;
 
 /// A grid that has finished (or failed), reported to its channel at `at`.
 #[derive(Clone, Debug)]
@@ -125,6 +134,8 @@ pub struct TimingEngine {
     frozen: Option<(u64, u64)>,
     /// Faults of parked warps not yet written to the fault buffer.
     pub replay_log: Vec<crate::compute::ReplayRecord>,
+    /// The size the SMs' L1s have now (what the carveouts of the grids in flight leave).
+    l1_bytes: u32,
 }
 
 /// A change of an SM's resident warps (recorded while occupancy tracing is on).
@@ -177,6 +188,7 @@ impl Default for TimingEngine {
             chan_free_mc: Vec::new(),
             peer_free_mc: 0,
             replay_log: Vec::new(),
+            l1_bytes: 0,
             done: VecDeque::new(),
             sectors: Vec::new(),
             span: vec![0u8; 4096],
@@ -222,13 +234,14 @@ impl TimingEngine {
                 sched: vec![Sched::default(); n],
                 lsu_free: 0,
                 tex_free: 0,
-                l1: Cache::new(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways),
+                l1: Cache::with_lines(cfg.l1.bytes, cfg.sector_bytes, cfg.l1.ways, L1_LINE_SECTORS),
                 tex: Cache::new(cfg.tex.bytes, cfg.sector_bytes, cfg.tex.ways),
                 wake: u64::MAX,
                 resident_warps: 0,
                 resident_since: 0,
             })
             .collect();
+        self.l1_bytes = cfg.l1.bytes;
         self.l2 = Some(Cache::with_hashed_sets(cfg.l2.bytes, cfg.sector_bytes, cfg.l2.ways));
         self.l2_bank_free = vec![0; cfg.l2.banks.max(1) as usize];
         self.chan_free_mc = vec![0; cfg.dram.channels.max(1) as usize];
@@ -264,8 +277,16 @@ impl TimingEngine {
         let (threads, (first, nblocks), per_sm, cost) = ComputeEngine::check_launch(cfg, r)?;
         let banks = ComputeEngine::read_banks(cx, r)?;
         // L1s and texture caches are not coherent: a kernel starts with them invalidated,
-        // as on real parts.
+        // as on real parts. Each SM's L1 is what the carveouts of the grids it may hold
+        // leave of its unified L1 and shared memory (the smallest, while grids share SMs).
+        let l1_bytes = cfg.l1_bytes_for(r.carveout);
+        let l1_now = self.grids.iter().flatten().map(|g| g.l1_bytes).fold(l1_bytes, u32::min);
+        let resize = l1_now != self.l1_bytes;
+        self.l1_bytes = l1_now;
         for sm in &mut self.sms {
+            if resize {
+                sm.l1 = Cache::with_lines(l1_now, cfg.sector_bytes, cfg.l1.ways, L1_LINE_SECTORS);
+            }
             sm.l1.invalidate();
             sm.tex.invalidate();
         }
@@ -302,6 +323,8 @@ impl TimingEngine {
             stats,
             check: crate::check::GridCheck::new(&r.check_launch(), cx.mem, cx.tlb, &cx.space),
             replay_fault: None,
+            posted: 0,
+            l1_bytes,
         };
         match self.grids.iter().position(|g| g.is_none()) {
             Some(i) => self.grids[i] = Some(g),
@@ -446,7 +469,7 @@ impl TimingEngine {
 
     fn finish(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, gi: usize, t: u64) {
         let Some(mut g) = self.grids[gi].take() else { return };
-        let end = self.flush_l2(env.cfg, t, Some(&mut g.stats)).max(t + 1);
+        let end = self.flush_l2(env.cfg, t.max(g.posted), Some(&mut g.stats)).max(t + 1);
         g.stats.end_cycle = end;
         engine.grids += 1;
         engine.warp_instructions += g.stats.warp_instructions;

@@ -461,7 +461,15 @@ impl TimingEngine {
             }
             let done = if matches!(class, Class::Mem | Class::Tex) {
                 let l2 = l2.as_mut().expect("l2");
-                let mut m = MemSys { cfg, l2, banks: l2_bank_free, chans: chan_free_mc, sectors, st: &mut g.stats };
+                let mut m = MemSys {
+                    cfg,
+                    l2,
+                    banks: l2_bank_free,
+                    chans: chan_free_mc,
+                    sectors,
+                    st: &mut g.stats,
+                    posted: &mut g.posted,
+                };
                 if class == Class::Tex {
                     let cache = if cfg.tex.bytes == 0 { &mut sm.l1 } else { &mut sm.tex };
                     let (done, busy) = m.texture(&d, probe, t, cache);

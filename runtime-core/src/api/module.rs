@@ -57,6 +57,9 @@ pub struct FuncAttributes {
     /// what the kernel opted into ([`Gpu::func_set_max_dynamic_shared`]), else what the
     /// default 48 KiB per block leaves beside its static shared memory.
     pub max_dynamic_shared: u32,
+    /// The shared-memory carveout the kernel prefers, percent of the most
+    /// (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT; -1: none).
+    pub preferred_carveout: i32,
     /// Parameters: (offset, size) each.
     pub params: Vec<(u32, u32)>,
 }
@@ -221,6 +224,7 @@ impl<P: Platform> Gpu<P> {
                 l.max_dynamic_shared(i).unwrap_or(gpu.max_shared_per_block().saturating_sub(k.shared_bytes));
             Ok(FuncAttributes {
                 max_dynamic_shared,
+                preferred_carveout: l.preferred_carveout(i).map_or(-1, |p| p as i32),
                 regs: k.regs,
                 shared_bytes: k.shared_bytes,
                 local_bytes: k.local_bytes,
@@ -244,6 +248,24 @@ impl<P: Platform> Gpu<P> {
                 return Err(CuError::InvalidValue);
             }
             l.set_max_dynamic_shared(i, bytes)
+        })
+    }
+
+    /// The shared-memory carveout kernel `f` prefers, `percent` of the most shared memory
+    /// per SM, or -1 for none (cuFuncSetAttribute with
+    /// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT): a hint the launch's
+    /// configuration honours when it asks for no less than occupancy needs
+    /// ([`hw::occupancy::carveout`]); what the SM does not give shared memory is L1.
+    /// CUDA_ERROR_INVALID_VALUE outside -1..=100.
+    pub fn func_set_preferred_carveout(&self, h: CtxHandle, f: FuncHandle, percent: i32) -> Result<()> {
+        let p = match percent {
+            -1 => None,
+            0..=100 => Some(percent as u32),
+            _ => return Err(CuError::InvalidValue),
+        };
+        self.with_objs(h, &[f.named()], |_, c| {
+            let (m, i) = c.func(f.id())?;
+            c.module_mut(m)?.set_preferred_carveout(i, p)
         })
     }
 

@@ -103,6 +103,9 @@ pub(crate) struct Loaded {
     /// The dynamic shared memory a kernel opted into (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
     /// by kernel index, where set.
     dynamic_shared: BTreeMap<u32, u32>,
+    /// The shared-memory carveout a kernel prefers (percent of the most; a hint), by kernel
+    /// index, where set.
+    carveout: BTreeMap<u32, u32>,
     prog: Program,
     code: u64,
     global: u64,
@@ -148,6 +151,7 @@ impl Loaded {
         Self {
             legacy: BTreeMap::new(),
             dynamic_shared: BTreeMap::new(),
+            carveout: BTreeMap::new(),
             prog,
             code,
             global,
@@ -243,6 +247,22 @@ impl Loaded {
     pub(crate) fn set_max_dynamic_shared(&mut self, index: u32, bytes: u32) -> Result<()> {
         self.kernel(index)?;
         self.dynamic_shared.insert(index, bytes);
+        Ok(())
+    }
+
+    /// The shared-memory carveout kernel `index` prefers (percent), if it set one.
+    pub(crate) fn preferred_carveout(&self, index: u32) -> Option<u32> {
+        self.carveout.get(&index).copied()
+    }
+
+    /// Kernel `index` prefers a carveout of `percent` of the most shared memory (`None`: no
+    /// preference).
+    pub(crate) fn set_preferred_carveout(&mut self, index: u32, percent: Option<u32>) -> Result<()> {
+        self.kernel(index)?;
+        match percent {
+            Some(p) => self.carveout.insert(index, p),
+            None => self.carveout.remove(&index),
+        };
         Ok(())
     }
 
@@ -485,6 +505,9 @@ impl Inner {
             Some(w) => w,
             None => param_words(k, params)?,
         };
+        // The SM's split of its unified L1 and shared memory, as the driver configures it.
+        let carveout =
+            hw::occupancy::carveout(&gpu.info().sm, threads as u32, k.regs, total_shared, l.preferred_carveout(index));
         let (code, mut cb0, constant, pc, prints, heaps) = (l.code, l.cb0, l.constant, k.pc, l.prints, l.heaps);
         let check = self.check.as_ref().map(|a| (u32::from(a.mode), a.table_va, a.report_va));
         let (local, regs) = (k.local_bytes, k.regs);
@@ -516,6 +539,7 @@ impl Inner {
             pb.incr(c, LOCAL_WINDOW, &[LOCAL_WINDOW_ADDR])?;
             pb.incr(c, LOCAL_SIZE, &[local])?;
             pb.incr(c, SHARED_SIZE, &[total_shared])?;
+            pb.incr(c, L1_CONFIG, &[carveout])?;
             pb.incr(c, CB_SIZE, &[PARAM_BYTES, addr40::hi(cb0), addr40::lo(cb0)])?;
             pb.incr(c, CB_BIND, &[CbBind::new().with_valid(true).with_slot(0).into()])?;
             pb.incr(c, CB_OFFSET, &[0])?;

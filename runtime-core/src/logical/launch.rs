@@ -72,6 +72,15 @@ impl<P: Platform> LogicalGpu<P> {
         Ok(())
     }
 
+    /// See [`Gpu::func_set_preferred_carveout`]: on a gang, for the kernel's copies too.
+    pub fn func_set_preferred_carveout(&self, h: CtxHandle, f: FuncHandle, percent: i32) -> Result<()> {
+        self.gpu.func_set_preferred_carveout(h, f, percent)?;
+        for (o, c, of) in self.member_kernels(h, f)? {
+            o.func_set_preferred_carveout(c, of, percent)?;
+        }
+        Ok(())
+    }
+
     /// The copies of kernel `f` of context `h` on the other GPUs of this device's gang
     /// (none off a gang): (GPU, context there, kernel there), which run its other blocks.
     #[allow(clippy::type_complexity)]

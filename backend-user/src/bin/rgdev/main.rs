@@ -80,8 +80,7 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Benchmarks of the simulator: `rgdev bench fidelity` compares the timing model with
-    /// a real GPU's measured figures (`rgdev bench fidelity --help`).
+    /// The timing model against a real GPU's figures (`rgdev bench fidelity --help`)
     #[command(disable_help_flag = true)]
     Bench {
         /// The benchmark (`fidelity`) and its options.
