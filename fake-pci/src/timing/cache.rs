@@ -18,7 +18,7 @@ pub(crate) struct Cache {
     /// Sets are indexed by a hash of the line's address bits (an L2's slices and sets),
     /// not by its low bits: power-of-two strides spread over every set.
     pub(crate) hashed: bool,
-    /// Sectors per line (1: a tag per sector), at most 8.
+    /// Sectors per line (1: a tag per sector), a power of two, at most 8.
     pub(crate) sectors_per_line: u64,
     /// Per way, which of its line's sectors are valid (bit k: sector k).
     pub(crate) valid: Vec<u8>,
@@ -47,7 +47,7 @@ impl Cache {
 
     /// A cache of `bytes` in lines of `per_line` sectors of `sector` bytes (a tag per line).
     pub(crate) fn with_lines(bytes: u32, sector: u32, ways: u32, per_line: u32) -> Self {
-        let per_line = per_line.clamp(1, 8);
+        let per_line = per_line.clamp(1, 8).next_power_of_two();
         let line = Self::new(bytes, sector.saturating_mul(per_line), ways);
         Self { sectors_per_line: per_line as u64, ..line }
     }
@@ -78,7 +78,8 @@ impl Cache {
         }
         self.clock += 1;
         let sector = line;
-        let (line, bit) = (sector / self.sectors_per_line, 1u8 << (sector % self.sectors_per_line));
+        let shift = self.sectors_per_line.trailing_zeros();
+        let (line, bit) = (sector >> shift, 1u8 << (sector & (self.sectors_per_line - 1)));
         let index = if self.hashed { line ^ (line >> 9) ^ (line >> 17) ^ (line >> 25) } else { line };
         let set = (index % self.sets) as usize * self.ways;
         let ways = set..set + self.ways;
