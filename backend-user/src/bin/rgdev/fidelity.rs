@@ -495,13 +495,22 @@ pub fn main(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let refs = reference(&preset).map(parse_reference).unwrap_or_default();
+    if refs.is_empty() {
+        println!("# no reference figures for `{preset}` (fidelity/ has them for h200 and gv100): rgdev's figures only");
+    }
     println!("# rgdev bench fidelity --preset {preset}: bench,key,rgdev,reference,unit,ratio,tolerance,verdict");
     let (mut checked, mut outside) = (0, 0);
+    let (mut err_checked, mut err_all, mut compared) = (0.0f64, 0.0f64, 0);
     for r in &rows {
         let found = refs.iter().find(|x| x.bench == r.bench && x.key == r.key);
         match found {
             Some(x) => {
                 let ratio = r.value / x.value;
+                err_all += (ratio - 1.0).abs();
+                compared += 1;
+                if x.tolerance.is_some() {
+                    err_checked += (ratio - 1.0).abs();
+                }
                 let verdict = match x.tolerance {
                     Some(t) if (ratio - 1.0).abs() <= t => {
                         checked += 1;
@@ -522,6 +531,13 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     }
     println!("# {checked} rows checked against a tolerance, {outside} outside");
+    if compared > 0 {
+        println!(
+            "# mean absolute error: {:.1}% over the checked rows, {:.1}% over all {compared} rows with a reference",
+            100.0 * err_checked / checked.max(1) as f64,
+            100.0 * err_all / compared as f64
+        );
+    }
     if check && outside > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
