@@ -374,20 +374,13 @@ fn run_suite(su: &Suite, rows: &mut Vec<Row>) -> Res<()> {
     });
     let hb: u64 = 16 << 20;
     let pinned: HostBuffer<u8> = su.ctx.alloc_host(hb as usize).map_err(e("alloc_host"))?;
-    let ms = su.timed(|| s.copy_async(a.device_ptr(), pinned.device_ptr(), hb).map_err(e("copy")))?;
-    rows.push(Row {
-        bench: "bandwidth",
-        key: "memcpy_htod_pinned".into(),
-        value: hb as f64 / (ms * 1e6),
-        unit: "GB/s",
-    });
-    let ms = su.timed(|| s.copy_async(pinned.device_ptr(), a.device_ptr(), hb).map_err(e("copy")))?;
-    rows.push(Row {
-        bench: "bandwidth",
-        key: "memcpy_dtoh_pinned".into(),
-        value: hb as f64 / (ms * 1e6),
-        unit: "GB/s",
-    });
+    for (key, dst, src) in [
+        ("memcpy_htod_pinned", a.device_ptr(), pinned.device_ptr()),
+        ("memcpy_dtoh_pinned", pinned.device_ptr(), a.device_ptr()),
+    ] {
+        let ms = su.timed(|| s.copy_async(dst, src, hb).map_err(e("copy")))?;
+        rows.push(Row { bench: "bandwidth", key: key.into(), value: hb as f64 / (ms * 1e6), unit: "GB/s" });
+    }
     for small in [4u64, 4096, 65536] {
         let ms = su.timed(|| s.copy_async(a.device_ptr(), pinned.device_ptr(), small).map_err(e("copy")))?;
         rows.push(Row {
