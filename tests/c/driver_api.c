@@ -133,6 +133,28 @@ static void vecadd(CUfunction f, int n, int use_extra) {
         void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                          CU_LAUNCH_PARAM_END};
         CHECK(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, NULL, extra));
+    } else if (use_extra == 2) {
+        /* cuLaunchKernelEx: a preferred carveout, a priority and a one-block cluster are
+         * accepted; a cluster of two blocks, a carveout past 100% and an unknown attribute
+         * are refused. */
+        void *params[] = {&da, &db, &dc, &n};
+        CUlaunchAttribute at[3];
+        memset(at, 0, sizeof at);
+        at[0].id = CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+        at[0].value.sharedMemCarveout = 50;
+        at[1].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        at[2].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        at[2].value.clusterDim.x = at[2].value.clusterDim.y = at[2].value.clusterDim.z = 1;
+        CUlaunchConfig cfg = {grid, 1, 1, block, 1, 1, 0, NULL, at, 3};
+        CHECK(cuLaunchKernelEx(&cfg, f, params, NULL));
+        at[2].value.clusterDim.x = 2;
+        EXPECT(cuLaunchKernelEx(&cfg, f, params, NULL), CUDA_ERROR_NOT_SUPPORTED);
+        at[2].value.clusterDim.x = 1;
+        at[0].value.sharedMemCarveout = 101;
+        EXPECT(cuLaunchKernelEx(&cfg, f, params, NULL), CUDA_ERROR_INVALID_VALUE);
+        at[0].id = (CUlaunchAttributeID)99;
+        EXPECT(cuLaunchKernelEx(&cfg, f, params, NULL), CUDA_ERROR_INVALID_VALUE);
+        EXPECT(cuLaunchKernelEx(NULL, f, params, NULL), CUDA_ERROR_INVALID_VALUE);
     } else {
         void *params[] = {&da, &db, &dc, &n};
         CHECK(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL));
@@ -613,6 +635,7 @@ int main(int argc, char **argv) {
     CHECK(cuModuleGetFunction(&f, m, "vecadd"));
     vecadd(f, 100000, 0);
     vecadd(f, 777, 1);
+    vecadd(f, 4000, 2);
     legacy_launch(f);
     snprintf(path, sizeof path, "%s/matmul.ptx", kernels);
     CHECK(cuModuleLoad(&mm, path));

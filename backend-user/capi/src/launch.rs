@@ -127,7 +127,7 @@ pub extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> CUresult {
     apitrace::call("cuLaunchKernel", Some(stream), || {
-        guard(|| launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, extra, false))
+        guard(|| launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, extra, (false, None)))
     })
 }
 
@@ -148,11 +148,73 @@ pub extern "C" fn cuLaunchCooperativeKernel(
     params: *mut *mut c_void,
 ) -> CUresult {
     apitrace::call("cuLaunchCooperativeKernel", Some(stream), || {
-        guard(|| launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, std::ptr::null_mut(), true))
+        guard(|| {
+            launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, std::ptr::null_mut(), (true, None))
+        })
     })
 }
 
-/// The launch of [`cuLaunchKernel`] and [`cuLaunchCooperativeKernel`].
+/// `CUlaunchConfig`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CuLaunchConfig {
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    stream: Handle,
+    attrs: *const CuLaunchAttribute,
+    num_attrs: c_uint,
+}
+
+/// `CUlaunchAttribute`: an id and a 64-byte value (the union's first words).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CuLaunchAttribute {
+    id: c_uint,
+    pad: c_uint,
+    val: [c_int; 16],
+}
+
+/// cuLaunchKernelEx: a launch with attributes. Cooperative launches are checked as
+/// cuLaunchCooperativeKernel's; a preferred shared-memory carveout (0 to 100 percent) sets
+/// this launch's L1 and shared-memory split in place of the kernel's; the hints the model
+/// has no mechanism for (access policy window, synchronization policy, cluster scheduling,
+/// priority, memory synchronization domains, preferred cluster shape) are accepted; a
+/// cluster of more than one block, programmatic dependent launches, completion events and
+/// device-updatable nodes are CUDA_ERROR_NOT_SUPPORTED; an unknown attribute is
+/// CUDA_ERROR_INVALID_VALUE.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuLaunchKernelEx(
+    config: *const CuLaunchConfig,
+    f: Handle,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    let stream = raw::get(config).map_or(std::ptr::null_mut(), |c| c.stream);
+    apitrace::call("cuLaunchKernelEx", Some(stream), || {
+        guard(|| {
+            let c = raw::get(config)?;
+            let (mut cooperative, mut carveout) = (false, None);
+            for k in 0..c.num_attrs as usize {
+                let a = raw::get(c.attrs.wrapping_add(k))?;
+                match a.id {
+                    0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 => {}
+                    2 => cooperative = a.val[0] != 0,
+                    4 if (0..3).map(|i| a.val[i] as u32 as u64).product::<u64>() <= 1 => {}
+                    14 => {
+                        let p = u32::try_from(a.val[0]).ok().filter(|&p| p <= 100);
+                        carveout = Some(p.ok_or(CuError::InvalidValue)?);
+                    }
+                    4 | 6 | 7 | 12 | 13 => return Err(CuError::NotSupported),
+                    _ => return Err(CuError::InvalidValue),
+                }
+            }
+            launch_kernel(f, c.grid, c.block, c.shared, c.stream, params, extra, (cooperative, carveout))
+        })
+    })
+}
+
+/// The launch of [`cuLaunchKernel`], [`cuLaunchCooperativeKernel`] and [`cuLaunchKernelEx`].
 #[allow(clippy::too_many_arguments)]
 fn launch_kernel(
     f: Handle,
@@ -162,11 +224,12 @@ fn launch_kernel(
     stream: Handle,
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
-    cooperative: bool,
+    (cooperative, carveout): (bool, Option<u32>),
 ) -> Result<()> {
     let (gpu, h, fh, sh) = launch_target(f, stream)?;
     let mut cfg = LaunchConfig::new(grid, block).shared(shared).on(sh);
     cfg.cooperative = cooperative;
+    cfg.carveout = carveout;
     if !params.is_null() && !extra.is_null() {
         return Err(CuError::InvalidValue);
     }

@@ -75,7 +75,7 @@ unsupported! {
     cuIpcGetMemHandle cuIpcOpenEventHandle cuIpcOpenMemHandle_v2 cuKernelGetAttribute cuKernelGetFunction
     cuKernelGetLibrary cuKernelGetName cuKernelGetParamInfo cuKernelSetAttribute cuKernelSetCacheConfig
     cuLaunchCooperativeKernelMultiDevice cuLaunchGridAsync
-    cuLaunchKernelEx cuLibraryEnumerateKernels cuLibraryGetGlobal cuLibraryGetKernel cuLibraryGetKernelCount
+    cuLibraryEnumerateKernels cuLibraryGetGlobal cuLibraryGetKernel cuLibraryGetKernelCount
     cuLibraryGetManaged cuLibraryGetModule cuLibraryGetUnifiedFunction cuLibraryLoadData cuLibraryLoadFromFile
     cuLibraryUnload      cuLogsCurrent
     cuLogsDumpToFile cuLogsDumpToMemory cuLogsRegisterCallback cuLogsUnregisterCallback

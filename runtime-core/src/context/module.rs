@@ -338,12 +338,15 @@ pub struct LaunchConfig {
     /// (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE otherwise), the grid workspace's address in
     /// `%envreg1` (high word) and `%envreg2` (low word).
     pub cooperative: bool,
+    /// The launch's preferred shared-memory carveout, percent of the most
+    /// (CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT), in place of the kernel's.
+    pub carveout: Option<u32>,
 }
 
 impl LaunchConfig {
     /// A launch of `grid` x `block` with no dynamic shared memory on the default stream.
     pub fn new(grid: [u32; 3], block: [u32; 3]) -> Self {
-        Self { grid, block, shared: 0, stream: StreamHandle::DEFAULT, cooperative: false }
+        Self { grid, block, shared: 0, stream: StreamHandle::DEFAULT, cooperative: false, carveout: None }
     }
 
     /// The same launch with `bytes` of dynamic shared memory.
@@ -467,7 +470,7 @@ impl Inner {
         params: Params<'_>,
         range: Option<(u32, u32)>,
     ) -> Result<Fence> {
-        let LaunchConfig { grid, block, shared, stream, cooperative } = *cfg;
+        let LaunchConfig { grid, block, shared, stream, cooperative, carveout: preferred } = *cfg;
         let s = stream.local();
         let l = self.module(module)?;
         let k = l.kernel(index)?;
@@ -506,8 +509,13 @@ impl Inner {
             None => param_words(k, params)?,
         };
         // The SM's split of its unified L1 and shared memory, as the driver configures it.
-        let carveout =
-            hw::occupancy::carveout(&gpu.info().sm, threads as u32, k.regs, total_shared, l.preferred_carveout(index));
+        let carveout = hw::occupancy::carveout(
+            &gpu.info().sm,
+            threads as u32,
+            k.regs,
+            total_shared,
+            preferred.or(l.preferred_carveout(index)),
+        );
         let (code, mut cb0, constant, pc, prints, heaps) = (l.code, l.cb0, l.constant, k.pc, l.prints, l.heaps);
         let check = self.check.as_ref().map(|a| (u32::from(a.mode), a.table_va, a.report_va));
         let (local, regs) = (k.local_bytes, k.regs);
