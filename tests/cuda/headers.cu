@@ -135,6 +135,18 @@ int main() {
     attrs[1].val.clusterDim.z = 1;
     config.gridDim = dim3(2);
     EXPECT(cudaLaunchKernelEx(&config, fill, filled, 40, 2), cudaErrorNotSupported);
+    // A launch's own shared-memory carveout (cuLaunchKernelEx underneath), cooperative too.
+    attrs[0].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+    attrs[0].val.sharedMemCarveout = 100;
+    attrs[1].id = cudaLaunchAttributeCooperative;
+    attrs[1].val.cooperative = 1;
+    config.gridDim = dim3(1);
+    CHECK(cudaMemset(filled, 0, 32 * sizeof(int)));
+    CHECK(cudaLaunchKernelEx(&config, fill, filled, 41, 1));
+    CHECK(cudaMemcpy(hfill, filled, sizeof hfill, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 32; k++) TRUE(hfill[k] == 42);
+    attrs[0].val.sharedMemCarveout = 101;
+    EXPECT(cudaLaunchKernelEx(&config, fill, filled, 40, 2), cudaErrorInvalidValue);
     // Graphs, pools and IPC declare CUDA's types; their functions are not supported yet.
     cudaGraph_t graph;
     EXPECT(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);

@@ -201,6 +201,8 @@ pub extern "C" fn cuLaunchKernelEx(
                     0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 => {}
                     2 => cooperative = a.val[0] != 0,
                     4 if (0..3).map(|i| a.val[i] as u32 as u64).product::<u64>() <= 1 => {}
+                    // -1: the kernel's own carveout.
+                    14 if a.val[0] == -1 => {}
                     14 => {
                         let p = u32::try_from(a.val[0]).ok().filter(|&p| p <= 100);
                         carveout = Some(p.ok_or(CuError::InvalidValue)?);

@@ -209,6 +209,35 @@ driver! {
         s: Handle,
         params: *mut *mut c_void,
     );
+    cuLaunchKernelEx(config: *const CuLaunchConfig, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void);
+}
+
+/// `CUlaunchConfig` (cuda.h).
+#[repr(C)]
+pub struct CuLaunchConfig {
+    /// Grid.
+    pub grid: [c_uint; 3],
+    /// Block.
+    pub block: [c_uint; 3],
+    /// Dynamic shared memory bytes.
+    pub shared: c_uint,
+    /// Stream.
+    pub stream: Handle,
+    /// Attributes.
+    pub attrs: *const CuLaunchAttribute,
+    /// How many.
+    pub num_attrs: c_uint,
+}
+
+/// `CUlaunchAttribute` (cuda.h): an id and the value union's first words.
+#[repr(C)]
+pub struct CuLaunchAttribute {
+    /// CU_LAUNCH_ATTRIBUTE_*.
+    pub id: c_uint,
+    /// Padding.
+    pub pad: c_uint,
+    /// The value.
+    pub val: [c_int; 16],
 }
 
 /// rgdev's private table of its libcuda (hw::export): its layout, as the driver exports it.

@@ -314,7 +314,7 @@ fn launch(
     shared: usize,
     stream: Handle,
 ) -> Result<(), Status> {
-    launch_as(func, grid, block, args, extra, shared, stream, false)
+    launch_as(func, grid, block, args, extra, shared, stream, (false, None))
 }
 
 /// [`launch`], cooperative (cuLaunchCooperativeKernel) or not.
@@ -327,7 +327,7 @@ fn launch_as(
     extra: *mut *mut c_void,
     shared: usize,
     stream: Handle,
-    cooperative: bool,
+    (cooperative, carveout): (bool, Option<c_int>),
 ) -> Result<(), Status> {
     let d = state::driver()?;
     let f = state::kernel(func as usize)?;
@@ -348,7 +348,25 @@ fn launch_as(
         }
     }
     let shared = u32::try_from(shared).map_err(|_| cudaErrorInvalidValue)?;
-    let r = if cooperative {
+    let r = if let Some(p) = carveout {
+        // A launch's own carveout: the driver's cuLaunchKernelEx with the attributes.
+        use crate::driver::{CuLaunchAttribute, CuLaunchConfig};
+        let attr = |id: c_uint, v: c_int| {
+            let mut val = [0; 16];
+            val[0] = v;
+            CuLaunchAttribute { id, pad: 0, val }
+        };
+        let attrs = [attr(14, p), attr(2, cooperative as c_int)];
+        let cfg = CuLaunchConfig {
+            grid: [grid.x, grid.y, grid.z],
+            block: [block.x, block.y, block.z],
+            shared,
+            stream,
+            attrs: attrs.as_ptr(),
+            num_attrs: attrs.len() as c_uint,
+        };
+        d.cuLaunchKernelEx(&cfg, f, args, extra)
+    } else if cooperative {
         d.cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, stream, args)
     } else {
         d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, stream, args, extra)
@@ -605,7 +623,7 @@ pub extern "C" fn cudaLaunchCooperativeKernel(
     shared: usize,
     stream: Handle,
 ) -> Status {
-    api(|| launch_as(func, grid, block, args, core::ptr::null_mut(), shared, stream, true))
+    api(|| launch_as(func, grid, block, args, core::ptr::null_mut(), shared, stream, (true, None)))
 }
 
 /// `cudaLaunchConfig_t`.
@@ -630,9 +648,10 @@ pub struct LaunchAttribute {
 }
 
 /// `cudaLaunchKernelExC`: a launch with attributes. A cooperative launch is checked as
-/// `cudaLaunchCooperativeKernel`'s; the hints the model has no mechanism for (priority,
-/// access policy window, synchronization policy, memory synchronization domains, preferred
-/// shared-memory carveout and cluster shape, cluster scheduling) are accepted; a cluster of
+/// `cudaLaunchCooperativeKernel`'s; a preferred shared-memory carveout (0 to 100 percent)
+/// sets this launch's L1 and shared-memory split; the hints the model has no mechanism for
+/// (priority, access policy window, synchronization policy, memory synchronization domains,
+/// preferred cluster shape, cluster scheduling) are accepted; a cluster of
 /// more than one block, programmatic dependent launches, completion events and
 /// device-updatable nodes are cudaErrorNotSupported; an unknown attribute is
 /// cudaErrorInvalidValue.
@@ -644,17 +663,21 @@ pub extern "C" fn cudaLaunchKernelExC(
 ) -> Status {
     api(|| {
         let c = raw::get(config).ok_or(cudaErrorInvalidValue)?;
-        let mut cooperative = false;
+        let (mut cooperative, mut carveout) = (false, None);
         for k in 0..c.num_attrs as usize {
             let a = raw::get(c.attrs.wrapping_add(k)).ok_or(cudaErrorInvalidValue)?;
             match a.id {
-                0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 | 14 => {}
+                0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 => {}
                 2 => cooperative = a.val[0] != 0,
+                // -1 (cudaSharedmemCarveoutDefault): the kernel's own.
+                14 if a.val[0] == u32::MAX => {}
+                14 if a.val[0] <= 100 => carveout = Some(a.val[0] as c_int),
+                14 => return Err(cudaErrorInvalidValue),
                 4 if a.val[0] as u64 * a.val[1] as u64 * a.val[2] as u64 <= 1 => {}
                 4 | 6 | 7 | 12 | 13 => return Err(cudaErrorNotSupported),
                 _ => return Err(cudaErrorInvalidValue),
             }
         }
-        launch_as(func, c.grid, c.block, args, core::ptr::null_mut(), c.shared, c.stream, cooperative)
+        launch_as(func, c.grid, c.block, args, core::ptr::null_mut(), c.shared, c.stream, (cooperative, carveout))
     })
 }
