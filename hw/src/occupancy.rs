@@ -389,10 +389,9 @@ pub fn carveouts(max_shared: u32) -> impl Iterator<Item = u32> {
 /// lowers occupancy here). A kernel without shared memory leaves the SM all of its L1 but
 /// the system's reserve of its blocks (compute capability 8.0 on: 1 KiB a block).
 pub fn carveout(sm: &SmLimits, threads: u32, regs: u32, shared: u32, preferred: Option<u32>) -> u32 {
-    let blocks = blocks_per_sm(sm, threads, regs, shared);
     // Every resident block's shared memory, the system's reserve per block included (so a
     // kernel without shared memory still takes 1 KiB a block from compute capability 8.0).
-    let need = block_cost(sm, threads, regs, shared).map_or(0, |c| c.shared.saturating_mul(blocks));
+    let need = block_cost(sm, threads, regs, shared).map_or(0, |c| c.shared.saturating_mul(blocks_of(sm, &c)));
     let want = preferred.map_or(0, |p| (sm.shared as u64 * p.min(100) as u64).div_ceil(100) as u32);
     let floor = need.max(want);
     carveouts(sm.shared).find(|&c| c >= floor).unwrap_or(sm.shared)

@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::vec::Vec;
 use hw::isa::{
     AtomOp, Cmp, CvtaMods, FLOAT_FTZ, FLOAT_SAT, GENERIC_WINDOW_BYTES, Imm, Instr, MemMods, MulMode, Op, PRMT_MODES,
-    RZ, Round, ShflMode, Space, Sreg, Ty, VOTE_MEMBER_MASK, VoteMode,
+    RZ, Round, ShflMode, Space, Sreg, Ty,
 };
 
 impl<'a> Kc<'a> {
@@ -336,35 +336,6 @@ impl<'a> Kc<'a> {
                 i.mods.join(".")
             ))),
         }
-    }
-
-    /// `elect.sync d|p, membermask`: the lowest active lane of `membermask` is elected; every
-    /// lane gets its lane id in `d`, and `p` is true in that lane alone.
-    fn elect(&mut self, i: &ast::Instr) -> Result<()> {
-        let d = self.dst(self.arg(i, 0)?)?;
-        let p = self.dst(self.arg(i, 1)?)?;
-        let mask = self.src(self.arg(i, 2)?, Ty::U32)?;
-        let s2r = |k: &mut Self, sreg: Sreg| -> Result<u8> {
-            let r = k.scratch()?;
-            let mut s = Instr::new(Op::S2r, Ty::U32);
-            s.w0.set_dst(r);
-            s.imm = sreg as u64;
-            k.push(s);
-            Ok(r)
-        };
-        let m = s2r(self, Sreg::ActiveMask)?;
-        self.emit(Op::And, Ty::U32, m, [Some(Src::Reg(m)), Some(mask), None], 0)?;
-        // The lowest set bit's index: the leading zeros of the reversed mask.
-        self.emit(Op::Brev, Ty::U32, m, [Some(Src::Reg(m)), None, None], 0)?;
-        self.emit(Op::Clz, Ty::U32, m, [Some(Src::Reg(m)), None, None], 0)?;
-        if d != RZ {
-            self.emit(Op::Mov, Ty::U32, d, [Some(Src::Reg(m)), None, None], 0)?;
-        }
-        if p != RZ {
-            let lane = s2r(self, Sreg::LaneId)?;
-            self.emit(Op::Setp, Ty::U32, p, [Some(Src::Reg(lane)), Some(Src::Reg(m)), None], Cmp::Eq as u16)?;
-        }
-        Ok(())
     }
 
     /// The instruction and mode of a call to a function the device runtime provides
@@ -739,29 +710,6 @@ impl<'a> Kc<'a> {
             }
         };
         self.emit(Op::Setp, Ty::U32, p, [Some(Src::Reg(j)), Some(Src::Reg(max)), None], Cmp::Le as u16).map(|_| ())
-    }
-
-    pub(crate) fn vote(&mut self, i: &ast::Instr) -> Result<()> {
-        let mode = if i.has("all") {
-            VoteMode::All
-        } else if i.has("any") {
-            VoteMode::Any
-        } else if i.has("uni") {
-            VoteMode::Uni
-        } else if i.has("ballot") {
-            VoteMode::Ballot
-        } else {
-            return Err(self.err("`vote` needs a mode"));
-        };
-        let d = self.dst(self.arg(i, 0)?)?;
-        let a = self.src(self.arg(i, 1)?, Ty::Pred)?;
-        let ty = if mode == VoteMode::Ballot { Ty::U32 } else { Ty::Pred };
-        // `vote.sync`'s member mask: the vote is over those lanes (m bit 2: b holds it).
-        if i.has("sync") && i.args.len() > 2 {
-            let b = self.src(self.arg(i, 2)?, Ty::U32)?;
-            return self.emit(Op::Vote, ty, d, [Some(a), Some(b), None], mode as u16 | VOTE_MEMBER_MASK).map(|_| ());
-        }
-        self.emit(Op::Vote, ty, d, [Some(a), None, None], mode as u16).map(|_| ())
     }
 
     pub(crate) fn atom(&mut self, i: &ast::Instr) -> Result<()> {

@@ -1,13 +1,66 @@
-//! Instruction selection for the warp-level integer instructions of sm_70 and sm_80:
-//! `redux.sync` ([`Op::Redux`]), `match.any.sync`/`match.all.sync` ([`Op::Match`]), and the
+//! Instruction selection for the warp-level instructions: `vote` ([`Op::Vote`]), sm_90's
+//! `elect.sync`, `redux.sync` ([`Op::Redux`]), `match.any.sync`/`match.all.sync` ([`Op::Match`]), and the
 //! byte and halfword dot products `dp4a`/`dp2a` (expanded into shifts, extending
 //! conversions and multiply-adds), and `nanosleep` (no time to wait in a model without a clock to race).
 
 use super::{Kc, Result, Src, ast};
 use alloc::format;
-use hw::isa::{Cmp, CvtMods, Op, RZ, Round, Ty, redux_op};
+use hw::isa::{Cmp, CvtMods, Instr, Op, RZ, Round, Sreg, Ty, VOTE_MEMBER_MASK, VoteMode, redux_op};
 
 impl Kc<'_> {
+    /// `vote.{all,any,uni,ballot}{.sync}`: over the warp, or the member mask's lanes.
+    pub(crate) fn vote(&mut self, i: &ast::Instr) -> Result<()> {
+        let mode = if i.has("all") {
+            VoteMode::All
+        } else if i.has("any") {
+            VoteMode::Any
+        } else if i.has("uni") {
+            VoteMode::Uni
+        } else if i.has("ballot") {
+            VoteMode::Ballot
+        } else {
+            return Err(self.err("`vote` needs a mode"));
+        };
+        let d = self.dst(self.arg(i, 0)?)?;
+        let a = self.src(self.arg(i, 1)?, Ty::Pred)?;
+        let ty = if mode == VoteMode::Ballot { Ty::U32 } else { Ty::Pred };
+        // `vote.sync`'s member mask: the vote is over those lanes (m bit 2: b holds it).
+        if i.has("sync") && i.args.len() > 2 {
+            let b = self.src(self.arg(i, 2)?, Ty::U32)?;
+            return self.emit(Op::Vote, ty, d, [Some(a), Some(b), None], mode as u16 | VOTE_MEMBER_MASK).map(|_| ());
+        }
+        self.emit(Op::Vote, ty, d, [Some(a), None, None], mode as u16).map(|_| ())
+    }
+
+    /// `elect.sync d|p, membermask`: the lowest active lane of `membermask` is elected; every
+    /// lane gets its lane id in `d`, and `p` is true in that lane alone.
+    pub(crate) fn elect(&mut self, i: &ast::Instr) -> Result<()> {
+        let d = self.dst(self.arg(i, 0)?)?;
+        let p = self.dst(self.arg(i, 1)?)?;
+        let mask = self.src(self.arg(i, 2)?, Ty::U32)?;
+        let s2r = |k: &mut Self, sreg: Sreg| -> Result<u8> {
+            let r = k.scratch()?;
+            let mut s = Instr::new(Op::S2r, Ty::U32);
+            s.w0.set_dst(r);
+            s.imm = sreg as u64;
+            k.push(s);
+            Ok(r)
+        };
+        let m = s2r(self, Sreg::ActiveMask)?;
+        self.emit(Op::And, Ty::U32, m, [Some(Src::Reg(m)), Some(mask), None], 0)?;
+        // The lowest set bit's index: the leading zeros of the reversed mask.
+        self.emit(Op::Brev, Ty::U32, m, [Some(Src::Reg(m)), None, None], 0)?;
+        self.emit(Op::Clz, Ty::U32, m, [Some(Src::Reg(m)), None, None], 0)?;
+        if d != RZ {
+            self.emit(Op::Mov, Ty::U32, d, [Some(Src::Reg(m)), None, None], 0)?;
+        }
+        if p != RZ {
+            let lane = s2r(self, Sreg::LaneId)?;
+            self.emit(Op::Setp, Ty::U32, p, [Some(Src::Reg(lane)), Some(Src::Reg(m)), None], Cmp::Eq as u16)?;
+        }
+        Ok(())
+    }
+
     /// `redux.sync.op.type d, a, membermask`.
     pub(crate) fn redux(&mut self, i: &ast::Instr) -> Result<()> {
         let ty = self.ty(i)?;
