@@ -688,7 +688,7 @@ fn a_kernel_that_takes_the_host_longer_than_ten_seconds_completes() {
     let f = gpu.module_get_function(h, m, "chain").unwrap();
     let out = gpu.mem_alloc(h, 4).unwrap();
     gpu.memset(h, StreamHandle::DEFAULT, out, MemsetValue::U32(0), 1).unwrap();
-    let n: u32 = 300_000;
+    let n: u32 = 400_000;
     let mut params = out.to_le_bytes().to_vec();
     params.extend_from_slice(&n.to_le_bytes());
     let t0 = std::time::Instant::now();

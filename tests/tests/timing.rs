@@ -552,3 +552,46 @@ fn the_l1_is_what_the_shared_memory_carveout_leaves() {
     assert!(cycles_per_load(&f, 0) < cfg.l1.latency as f64 + 8.0);
     assert_eq!(f.set_preferred_carveout(101), Err(backend_user::CuError::InvalidValue));
 }
+
+#[test]
+fn queued_launches_overlap_their_setup_with_the_grid_before_them() {
+    let cfg = DeviceConfig::preset("h200").unwrap();
+    let (overhead, overlap) = (cfg.dispatch.launch_overhead_cycles, cfg.dispatch.launch_overlap_cycles);
+    assert!(overlap > 0 && overlap < overhead);
+    let rig = Rig::new(cfg);
+    let m = rig.ctx.load_ptx(&format!("{HDR}.visible .entry empty()\n{{\n ret;\n}}\n")).unwrap();
+    let f = m.function("empty").unwrap();
+    // One launch alone (the front end sees it as the channel reaches it): the whole overhead.
+    stats(&rig.dev);
+    f.launch([1, 1, 1], [32, 1, 1], 0, &[]).unwrap();
+    rig.ctx.synchronize().unwrap();
+    let alone = one(&rig.dev);
+    // Four queued: each after the first was prepared while the grid before it ran.
+    for _ in 0..4 {
+        f.launch([1, 1, 1], [32, 1, 1], 0, &[]).unwrap();
+    }
+    rig.ctx.synchronize().unwrap();
+    let q = stats(&rig.dev);
+    assert_eq!(q.len(), 4);
+    // (Alone, a launch saves only the cycles of the methods before it in its segment.)
+    let near = |a: u64, b: u64| a.abs_diff(b) < 100;
+    assert!(near(q[0].cycles(), alone.cycles()), "the first of the queue waited for nothing: {q:?} {alone:?}");
+    assert!(alone.cycles() > overhead - 200);
+    for (a, b) in q.iter().zip(&q[1..]) {
+        assert!(b.start_cycle >= a.end_cycle, "in order: {a:?} {b:?}");
+        assert!(near(b.cycles() + overlap, alone.cycles()), "a queued launch saves the overlap: {b:?}");
+        assert_eq!(b.cycles(), q[1].cycles());
+    }
+    // Functional mode charges the same launch costs.
+    let cfg = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = fake_pci::config::Mode::Functional);
+    let rig = Rig::new(cfg);
+    let m = rig.ctx.load_ptx(&format!("{HDR}.visible .entry empty()\n{{\n ret;\n}}\n")).unwrap();
+    let f = m.function("empty").unwrap();
+    stats(&rig.dev);
+    for _ in 0..2 {
+        f.launch([1, 1, 1], [32, 1, 1], 0, &[]).unwrap();
+    }
+    rig.ctx.synchronize().unwrap();
+    let q = stats(&rig.dev);
+    assert!(near(q[0].cycles(), q[1].cycles() + overlap), "{q:?}");
+}

@@ -52,6 +52,8 @@ pub(crate) struct FuncGrid {
     pub(crate) thread_instrs: u64,
     /// Cycle the grid started running (its launch, or the end of the grid before it).
     pub(crate) start: u64,
+    /// Cycles from `start` to the first block ([`super::launch_overhead`]).
+    pub(crate) overhead: u64,
     /// Parked by a replayable fault: the fault and the grid's cycle then.
     pub(crate) waiting: Option<(Fault, u64)>,
     /// Cancelled while parked: it fails with this fault at its next turn.
@@ -64,17 +66,13 @@ impl FuncGrid {
     /// The cycle the grid has reached.
     pub(crate) fn cycle(&self, cfg: &DeviceConfig) -> u64 {
         let sms = cfg.board.sms.max(1) as u64;
-        self.start
-            .saturating_add(cfg.dispatch.launch_overhead_cycles)
-            .saturating_add(self.work / sms)
-            .saturating_add(self.block)
+        self.start.saturating_add(self.overhead).saturating_add(self.work / sms).saturating_add(self.block)
     }
 
     /// The cycle a finished grid ends.
     pub(crate) fn end(&self, cfg: &DeviceConfig) -> u64 {
         let sms = cfg.board.sms.max(1) as u64;
-        self.start.saturating_add(cfg.dispatch.launch_overhead_cycles).saturating_add(self.work.div_ceil(sms))
-            + self.nblocks
+        self.start.saturating_add(self.overhead).saturating_add(self.work.div_ceil(sms)) + self.nblocks
     }
 
     /// Warp instructions executed.

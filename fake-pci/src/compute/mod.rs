@@ -142,6 +142,13 @@ pub struct LaunchCtx<'a> {
     pub now: u64,
 }
 
+/// Cycles from a grid's LAUNCH to its first block: the preset's launch overhead, less the
+/// `early` cycles the front end prepared it while the grid before it ran (at most
+/// `dispatch.launch_overlap_cycles`).
+pub(crate) fn launch_overhead(cfg: &DeviceConfig, early: u64) -> u64 {
+    cfg.dispatch.launch_overhead_cycles.saturating_sub(early.min(cfg.dispatch.launch_overlap_cycles))
+}
+
 impl ComputeEngine {
     /// Forget decoded instructions.
     pub fn invalidate(&mut self) {
@@ -220,7 +227,7 @@ impl ComputeEngine {
         cx: &mut LaunchCtx<'_>,
         chid: u32,
         r: &ComputeRegs,
-        seq: u64,
+        (seq, early): (u64, u64),
     ) -> Result<(), GridError> {
         let (threads, (first, nblocks), per_sm, _) = Self::check_launch(cx.cfg, r)?;
         let banks = Self::read_banks(cx, r)?;
@@ -259,6 +266,7 @@ impl ComputeEngine {
             idle: 0,
             thread_instrs: 0,
             start: cx.now,
+            overhead: launch_overhead(cx.cfg, early),
             waiting: None,
             cancelled: None,
             replayable_faults: 0,

@@ -207,7 +207,14 @@ mod tests {
         let later = |k: &str| {
             k.starts_with("tex.")
                 || k.starts_with("uvm.")
-                || ["shared.conflict_cycles", "pipe.seq_latency", "pipe.seq_interval", "l1.unified_bytes"].contains(&k)
+                || [
+                    "shared.conflict_cycles",
+                    "pipe.seq_latency",
+                    "pipe.seq_interval",
+                    "l1.unified_bytes",
+                    "dispatch.launch_overlap_cycles",
+                ]
+                .contains(&k)
         };
         let grouped = DeviceConfig::KEYS.iter().filter(|(k, _)| k.contains('.') && !later(k)).count();
         assert_eq!(OLD_KEYS.len(), grouped);

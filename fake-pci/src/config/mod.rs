@@ -320,6 +320,10 @@ params! {
     dispatch: Dispatch {
         /// Kernel launch overhead: cycles from LAUNCH until the first block is dispatched.
         launch_overhead_cycles: u64,
+        /// Of the launch overhead, the cycles the front end spends preparing a launch while
+        /// the channel's grid before it still runs (so back-to-back launches cost less each
+        /// than one alone).
+        launch_overlap_cycles: u64,
         /// Dispatcher: cost of one block of up to `dispatch.free_warps` warps, millicycles.
         block_mcycles: u64,
         /// Dispatcher: warps per block that the block cost covers.

@@ -101,6 +101,9 @@ impl DeviceConfig {
         if self.pfifo.timeslice_cycles == 0 {
             return bad("pfifo.timeslice_cycles", "must be at least 1");
         }
+        if self.dispatch.launch_overlap_cycles > self.dispatch.launch_overhead_cycles {
+            return bad("dispatch.launch_overlap_cycles", "must not exceed dispatch.launch_overhead_cycles");
+        }
         if self.dispatch.block_mcycles == 0 {
             return bad("dispatch.block_mcycles", "must be at least 1");
         }

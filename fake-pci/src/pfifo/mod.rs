@@ -12,6 +12,7 @@ use crate::config::Mode;
 use crate::copy::{CopyEngine, CopyJob, CopyRegs};
 use crate::mmu::{AddressSpace, Fault, Memory, Tlb};
 use crate::timing::TimingEngine;
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use fifo::{Method, MethodStream, Ring};
 use hw::class::{self, MemOp, MemOpB, SemOp, SemaphoreD, SetObject, addr40, host};
@@ -137,6 +138,13 @@ pub struct Channel {
     pub has_work: bool,
     /// Grids of this channel in flight on the timing model.
     pub grids_in_flight: u32,
+    /// GPFIFO entries PFIFO has seen beyond GET: the last GP_PUT read, and runs of
+    /// (entries, the cycle they were first seen), oldest first.
+    put_seen: u32,
+    seen: VecDeque<(u32, u64)>,
+    /// The cycle the segment being executed was first seen: the front end prepares a launch
+    /// of it from then on, while the grids before it run (`dispatch.launch_overlap_cycles`).
+    seg_seen: u64,
     /// Scheduling priority (RAMFC_SCHED; higher first under the priority policy).
     pub priority: u8,
     /// Time slice in cycles (0: the device's default).
@@ -176,6 +184,7 @@ impl Channel {
             gp_base,
             gp_ring,
             gp_get: if gp_ring.check(gp_get) { gp_get } else { 0 },
+            put_seen: if gp_ring.check(gp_get) { gp_get } else { 0 },
             state: ChanState::Active,
             ..Self::stopped(chid, space)
         })
@@ -191,6 +200,23 @@ impl Channel {
             return Err(ChanError::Pbdma { intr, subchannel: 0, method: USERD_GP_PUT, data: put });
         }
         Ok(put)
+    }
+
+    /// Note the GPFIFO entries software has added since the last look (GP_PUT), as seen at
+    /// cycle `now`. A bad GP_PUT is left for the fetch to report.
+    pub fn observe(&mut self, mem: &Memory, now: u64) {
+        let Ok(put) = self.gp_put(mem) else { return };
+        let n = self.gp_ring.used(self.put_seen, put);
+        if n == 0 {
+            return;
+        }
+        self.put_seen = put;
+        // Bounded: past 64 runs, the newest take the latest run's cycle (seen later).
+        let full = self.seen.len() >= 64;
+        match self.seen.back_mut() {
+            Some(b) if full => *b = (b.0 + n, now),
+            _ => self.seen.push_back((n, now)),
+        }
     }
 
     /// Refresh `has_work` from USERD (software may have written GP_PUT).
@@ -241,6 +267,15 @@ impl Channel {
         if put == self.gp_get {
             self.has_work = false;
             return Ok(Step::Idle);
+        }
+        self.observe(u.mem, u.now);
+        self.seg_seen = u.now;
+        if let Some(f) = self.seen.front_mut() {
+            self.seg_seen = f.1;
+            f.0 -= 1;
+            if f.0 == 0 {
+                self.seen.pop_front();
+            }
         }
         let at = self.gp_base + self.gp_get as u64 * 8;
         let mut raw = [0u8; 8];
@@ -365,20 +400,22 @@ impl Channel {
                 done
             }
             Action::Launch => {
-                // Work on one channel runs in order (CUDA stream semantics).
+                // Work on one channel runs in order (CUDA stream semantics); the front end
+                // has prepared the launch since it saw it.
                 if self.grids_in_flight > 0 {
                     return Ok(Step::WaitGrids);
                 }
                 if self.engine_busy_until > u.now {
                     return Ok(Step::StallUntil(self.engine_busy_until));
                 }
+                let early = u.now.saturating_sub(self.seg_seen);
                 let mut cx =
                     LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
                 let seq = *u.launches;
                 *u.launches += 1;
                 let r = match u.cfg.mode {
-                    Mode::Timing => u.timing.submit(u.compute, &mut cx, self.chid, &self.compute, seq),
-                    Mode::Functional => u.compute.submit(&mut cx, self.chid, &self.compute, seq),
+                    Mode::Timing => u.timing.submit(u.compute, &mut cx, self.chid, &self.compute, (seq, early)),
+                    Mode::Functional => u.compute.submit(&mut cx, self.chid, &self.compute, (seq, early)),
                 };
                 self.compute.range_done();
                 match r {
@@ -480,6 +517,9 @@ impl Channel {
             engine_busy_until: 0,
             has_work: false,
             grids_in_flight: 0,
+            put_seen: 0,
+            seen: VecDeque::new(),
+            seg_seen: 0,
             priority: 0,
             timeslice: 0,
         }

@@ -78,6 +78,9 @@ impl FakeGpu {
                 continue;
             }
             let Some(mut ch) = self.channels[chid as usize].take() else { continue };
+            if ch.state != ChanState::Stopped {
+                ch.observe(&self.mem, self.now);
+            }
             let r = match ch.state {
                 ChanState::Acquiring => {
                     if ch.acquire_ready(&self.mem, &mut self.tlb) {

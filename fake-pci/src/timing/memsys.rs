@@ -54,18 +54,6 @@ impl MemSys<'_> {
         if !consts.is_empty() {
             done = done.max(t + cfg.pipe.const_latency as u64 + consts.len() as u64 - 1);
         }
-        // Distinct addresses per sector, for atomics: each is one update serialized at the
-        // L2, the lanes of a warp that name one address combined into one (as a warp's
-        // same-address atomics are on today's parts).
-        let lanes_in = |sct: u64| -> u64 {
-            let mut seen: heapless::Vec<u64, 32> = heapless::Vec::new();
-            for l in (0..32).filter(|&l| p.on >> l & 1 == 1 && p.addr[l] / sb == sct && p.space[l] != Space::Local) {
-                if !seen.contains(&p.addr[l]) {
-                    let _ = seen.push(p.addr[l]);
-                }
-            }
-            seen.len() as u64
-        };
         sectors.sort_unstable();
         sectors.dedup();
         let per_cycle = cfg.l1.sectors_per_cycle.max(1) as u64;
@@ -90,8 +78,7 @@ impl MemSys<'_> {
                 // Write-through: update a present line, allocate nothing.
                 l1.access(sct, false, false);
             }
-            let ops = if atomic { lanes_in(sct).max(1) } else { 1 };
-            let ready = self.l2(sct, at, (write, atomic, evict_first), ops);
+            let ready = self.l2(sct, at, (write, atomic, evict_first));
             if !write {
                 done = done.max(ready);
             }
@@ -103,16 +90,20 @@ impl MemSys<'_> {
         (done, busy)
     }
 
-    /// Sector `sct` at the L2, leaving the SM at cycle `at` (`ops` serialized updates for
-    /// an atomic): when its data is back at the SM.
-    fn l2(&mut self, sct: u64, at: u64, (write, atomic, evict_first): (bool, bool, bool), ops: u64) -> u64 {
+    /// Sector `sct` at the L2, leaving the SM at cycle `at`: when its data is back at the SM.
+    /// An atomic's sector is one pass of its bank's atomic unit: the words it names are
+    /// updated together, the lanes of a warp that name one address combined into one update
+    /// (the H200: a warp's atomics to one line's 32 words take 4.7 cycles, 4 sectors at one
+    /// slice; to one address, 1-1.5).
+    fn l2(&mut self, sct: u64, at: u64, (write, atomic, evict_first): (bool, bool, bool)) -> u64 {
         let MemSys { cfg, l2, banks, chans, st, .. } = self;
         let sb = (cfg.sector_bytes as u64).max(4);
         let sector_mc = cfg.transfer_mcycles(sb * chans.len() as u64, cfg.dram.mbps);
         let l2_half = cfg.l2.latency as u64 / 2;
-        let b = channel(sct, banks.len());
+        // A slice owns whole lines: a line's sectors queue at one bank.
+        let b = channel(sct / super::L1_LINE_SECTORS as u64, banks.len());
         let start = (at + l2_half).max(banks[b]);
-        banks[b] = start + cfg.l2.bank_cycles as u64 * ops;
+        banks[b] = start + cfg.l2.bank_cycles as u64;
         let (hit, evicted) = l2.access_with(sct, write || atomic, true, evict_first);
         if let Some(e) = evicted {
             let c = channel(e, chans.len());
@@ -135,7 +126,7 @@ impl MemSys<'_> {
             chans[c] = chans[c].max(start * 1000) + sector_mc;
             let arrive = chans[c].div_ceil(1000) + cfg.dram.latency as u64;
             // An atomic's updates are done at the bank once the line has come from DRAM.
-            let at_bank = if atomic { (arrive + cfg.l2.bank_cycles as u64 * ops).max(banks[b]) } else { arrive };
+            let at_bank = if atomic { (arrive + cfg.l2.bank_cycles as u64).max(banks[b]) } else { arrive };
             at_bank + back
         }
     }
@@ -174,7 +165,7 @@ impl MemSys<'_> {
                 done = done.max(at + latency);
             } else {
                 self.st.tex_misses += 1;
-                let ready = self.l2(sct, at, (false, false, false), 1);
+                let ready = self.l2(sct, at, (false, false, false));
                 done = done.max(ready).max(at + latency);
             }
         }
@@ -400,10 +391,14 @@ mod tests {
         r.access(Op::Atom, Space::Global, 0, |_| 0x2000);
         let one = r.posted;
         assert!(one >= r.cfg.l2.latency as u64 / 2, "{one}");
-        // Eight distinct words of one sector: eight updates, one after another at its bank.
+        // Eight distinct words of one sector: one pass of its bank.
         let mut r = Rig::new();
         r.access(Op::Atom, Space::Global, 0, |l| 0x2000 + 4 * (l % 8));
-        assert_eq!(r.posted - one, 7 * r.cfg.l2.bank_cycles as u64);
+        assert_eq!(r.posted, one);
+        // A line's 32 words: its four sectors, one after another at the line's bank.
+        let mut r = Rig::new();
+        r.access(Op::Atom, Space::Global, 0, |l| 0x2000 + 4 * l);
+        assert_eq!(r.posted - one, 3 * r.cfg.l2.bank_cycles as u64);
         // A store is performed at the L2 too.
         let mut r = Rig::new();
         let (done, _) = r.access(Op::St, Space::Global, 0, |l| 0x4000 + 4 * l);

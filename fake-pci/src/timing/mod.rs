@@ -269,7 +269,7 @@ impl TimingEngine {
         cx: &mut LaunchCtx<'_>,
         chid: u32,
         r: &ComputeRegs,
-        seq: u64,
+        (seq, early): (u64, u64),
     ) -> Result<(), GridError> {
         let cfg = cx.cfg;
         self.build(cfg);
@@ -317,7 +317,7 @@ impl TimingEngine {
             next_block: 0,
             done_blocks: 0,
             cost,
-            dispatch_mc: cx.now.saturating_add(cfg.dispatch.launch_overhead_cycles).saturating_mul(1000),
+            dispatch_mc: cx.now.saturating_add(crate::compute::launch_overhead(cfg, early)).saturating_mul(1000),
             blocked: false,
             last_sm: self.sms.len() - 1,
             stats,

@@ -40,6 +40,7 @@ mod copies;
 mod flow;
 mod fuse;
 mod half;
+mod hoist;
 mod instr;
 mod layout;
 mod ldmatrix;
@@ -483,12 +484,17 @@ impl<'a> Kc<'a> {
         };
         let fused = fuse::mad_wide(body);
         let body = fused.as_deref().unwrap_or(body);
+        // The relieved body keeps registers low (see `pressure`): literals stay in the
+        // instructions there; otherwise loop-invariant ones take registers, as in ptxas.
         let relieved;
+        let hoisted;
         let body = if self.relieve {
             relieved = pressure::relieve(body);
             &relieved[..]
         } else {
-            body
+            let declared: usize = body.iter().map(|s| if let Stmt::Reg(_, n) = s { n.len() } else { 0 }).sum();
+            hoisted = hoist::literals(body, (MAX_REGS as usize).saturating_sub(declared));
+            hoisted.as_deref().unwrap_or(body)
         };
         // Kernel parameters live in constant bank 0 (a function's are already in its frame).
         let mut params = Vec::new();
