@@ -412,6 +412,28 @@ impl UserPlatform {
     pub fn mode(&self) -> ClockMode {
         self.mode
     }
+
+    /// A host copy of `bytes` between pageable memory and a staging buffer (to the device
+    /// when `h2d`) takes the host time the preset gives it (`pcie.staging_h2d_mbps`,
+    /// `pcie.staging_d2h_mbps`), and the device runs meanwhile: the stepped clock passes
+    /// that many cycles, the DMA of the staging buffer before it going on. A modelled time,
+    /// never the host's own: the same copy costs the same cycles on any host. The threaded
+    /// clock runs beside the host on its own, and a system's GPUs keep their lockstep: there
+    /// the copy takes no device time.
+    fn host_copy(&self, bytes: usize, h2d: bool) {
+        if self.mode != ClockMode::Stepped || self.lockstep.is_some() || bytes == 0 {
+            return;
+        }
+        let mut g = self.dev.gpu.lock();
+        let cfg = g.config();
+        let mbps = if h2d { cfg.pcie.staging_h2d_mbps } else { cfg.pcie.staging_d2h_mbps };
+        if mbps == 0 {
+            return;
+        }
+        // bytes / (mbps * 1e6 B/s) seconds at clock_mhz * 1e6 cycles a second.
+        let cycles = (bytes as u128 * cfg.board.clock_mhz as u128).div_ceil(mbps as u128);
+        g.step(cycles.min(u64::MAX as u128) as u64);
+    }
 }
 
 /// Cycles one quantum of the device thread runs between chances for the host to act.
@@ -512,6 +534,20 @@ impl Platform for UserPlatform {
             let busy = self.run_stepped(POLL_QUANTUM) == RunState::Busy;
             self.progress_idle(busy);
         }
+    }
+
+    /// The copy, then the host's time for it on the device clock (see [`UserPlatform::host_copy`]).
+    fn copy_from_user(&self, dst: &SharedMem, dst_off: usize, src: &[u8]) -> Result<()> {
+        dst.write(dst_off, src).map_err(|_| CuError::InvalidValue)?;
+        self.host_copy(src.len(), true);
+        Ok(())
+    }
+
+    /// The copy, then the host's time for it on the device clock.
+    fn copy_to_user(&self, dst: &mut [u8], src: &SharedMem, src_off: usize) -> Result<()> {
+        src.read(src_off, dst).map_err(|_| CuError::InvalidValue)?;
+        self.host_copy(dst.len(), false);
+        Ok(())
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer> {

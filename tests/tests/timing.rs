@@ -595,3 +595,47 @@ fn queued_launches_overlap_their_setup_with_the_grid_before_them() {
     let q = stats(&rig.dev);
     assert!(near(q[0].cycles(), q[1].cycles() + overlap), "{q:?}");
 }
+
+#[test]
+fn pageable_copies_take_the_hosts_staging_time_and_pinned_ones_do_not() {
+    let bytes = 8usize << 20;
+    // Milliseconds of simulated time between two events around `work`.
+    let timed = |rig: &Rig, work: &mut dyn FnMut()| {
+        let s = rig.ctx.default_stream();
+        let (a, b) = (rig.ctx.create_event(true).unwrap(), rig.ctx.create_event(true).unwrap());
+        s.record(&a).unwrap();
+        work();
+        s.record(&b).unwrap();
+        b.synchronize().unwrap();
+        b.elapsed_ms_since(&a).unwrap() as f64
+    };
+    let run = |cfg: DeviceConfig| {
+        let rig = Rig::new(cfg);
+        let mut dev = rig.ctx.alloc::<u8>(bytes).unwrap();
+        let mut host: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+        let pinned = rig.ctx.alloc_host::<u8>(bytes).unwrap();
+        let s = rig.ctx.default_stream();
+        let up = timed(&rig, &mut || dev.copy_from(&host).unwrap());
+        let down = timed(&rig, &mut || {
+            host.fill(0);
+            dev.copy_to(&mut host).unwrap()
+        });
+        assert!(host.iter().enumerate().all(|(i, &v)| v == i as u8), "the data made the round trip");
+        let pin = timed(&rig, &mut || s.copy_async(dev.device_ptr(), pinned.device_ptr(), bytes as u64).unwrap());
+        (up, down, pin)
+    };
+    let h200 = DeviceConfig::preset("h200").unwrap();
+    let (up, down, pin) = run(h200.clone());
+    // The host's copies set the pace: bytes over the staging rate, the last buffer's DMA
+    // (or the first's, from the device) and the copy setup beside.
+    let ms = |mbps: u64| bytes as f64 / (mbps as f64 * 1e3);
+    for (got, mbps) in [(up, h200.pcie.staging_h2d_mbps), (down, h200.pcie.staging_d2h_mbps)] {
+        let host = ms(mbps);
+        assert!(got > host && got < host * 1.15, "{got:.3} ms for {host:.3} ms of host copies");
+    }
+    assert!(pin < up / 4.0, "pinned {pin:.3} ms, pageable {up:.3} ms");
+    // Deterministic, and free where the preset does not model the host's copies.
+    assert_eq!(run(h200.clone()), (up, down, pin));
+    let (up0, down0, pin0) = run(h200.with(|c| (c.pcie.staging_h2d_mbps, c.pcie.staging_d2h_mbps) = (0, 0)));
+    assert!(up0 < 1.2 * pin0 && down0 < 1.2 * pin0, "{up0} {down0} {pin0}");
+}

@@ -213,6 +213,8 @@ mod tests {
                     "pipe.seq_interval",
                     "l1.unified_bytes",
                     "dispatch.launch_overlap_cycles",
+                    "pcie.staging_h2d_mbps",
+                    "pcie.staging_d2h_mbps",
                 ]
                 .contains(&k)
         };

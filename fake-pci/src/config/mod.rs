@@ -290,6 +290,12 @@ params! {
         mbps: u64,
         /// PCIe latency, cycles (added to a copy that touches system memory).
         latency_cycles: u64,
+        /// The host's copy of pageable memory into the driver's pinned staging buffers,
+        /// MB/s: a host-to-device copy from pageable memory passes the device clock on by
+        /// that copy's time (stepped clock; 0: host copies take no device time).
+        staging_h2d_mbps: u64,
+        /// The host's copy out of the staging buffers into pageable memory, MB/s (0: none).
+        staging_d2h_mbps: u64,
     }
     /// The copy engine.
     copy: CopyCosts {

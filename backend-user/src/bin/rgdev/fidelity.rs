@@ -340,7 +340,7 @@ fn run_suite(su: &Suite, rows: &mut Vec<Row>) -> Res<()> {
     // Bandwidths: a streaming copy, an L2-resident re-read, the copy engines.
     let rates = |name: &str| su.func(&RATE_PTX.replace("@FFMA@", ""), name);
     let bytes: u64 = 32 << 20;
-    let a = su.ctx.alloc::<u8>(bytes as usize).map_err(e("alloc"))?;
+    let mut a = su.ctx.alloc::<u8>(bytes as usize).map_err(e("alloc"))?;
     let b = su.ctx.alloc::<u8>(bytes as usize).map_err(e("alloc"))?;
     let copy4 = rates("copy4")?;
     let grid = sms * 8;
@@ -381,6 +381,22 @@ fn run_suite(su: &Suite, rows: &mut Vec<Row>) -> Res<()> {
         let ms = su.timed(|| s.copy_async(dst, src, hb).map_err(e("copy")))?;
         rows.push(Row { bench: "bandwidth", key: key.into(), value: hb as f64 / (ms * 1e6), unit: "GB/s" });
     }
+    // Pageable memory: staged by the host through the driver's pinned buffers.
+    let mut pageable = vec![1u8; hb as usize];
+    let ms = su.timed(|| a.copy_from(&pageable).map_err(e("copy")))?;
+    rows.push(Row {
+        bench: "bandwidth",
+        key: "memcpy_htod_pageable".into(),
+        value: hb as f64 / (ms * 1e6),
+        unit: "GB/s",
+    });
+    let ms = su.timed(|| a.copy_to(&mut pageable).map_err(e("copy")))?;
+    rows.push(Row {
+        bench: "bandwidth",
+        key: "memcpy_dtoh_pageable".into(),
+        value: hb as f64 / (ms * 1e6),
+        unit: "GB/s",
+    });
     for small in [4u64, 4096, 65536] {
         let ms = su.timed(|| s.copy_async(a.device_ptr(), pinned.device_ptr(), small).map_err(e("copy")))?;
         rows.push(Row {
