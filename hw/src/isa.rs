@@ -188,6 +188,22 @@ pub enum Op {
     Mma,
     /// `dst = tanh(a)` (approximate, f32: `tanh.approx.f32`).
     Tanh,
+    /// A bulk copy (`cp.async.bulk`): c bytes from address b to address a, each a multiple
+    /// of 16, in the spaces m names ([`BulkMods`]); done when it issues.
+    Bulk,
+}
+
+/// [`Op::Bulk`] modifiers: the source's space (2:0), the destination's (5:3).
+pub struct BulkMods;
+impl BulkMods {
+    /// Encode.
+    pub fn encode(src: Space, dst: Space) -> u16 {
+        src as u16 | (dst as u16) << 3
+    }
+    /// (source, destination).
+    pub fn spaces(m: u16) -> (Option<Space>, Option<Space>) {
+        (Space::from_bits(m), Space::from_bits(m >> 3))
+    }
 }
 
 /// [`Op::Printf`] modes.
@@ -591,6 +607,12 @@ pub enum AtomOp {
     Arrive,
     /// `mbarrier.arrive_drop`: b arrivals that also leave the barrier's expected count.
     ArriveDrop,
+    /// `mbarrier.expect_tx`: b more bytes of transactions expected of the current phase.
+    ExpectTx,
+    /// `mbarrier.complete_tx`: b bytes of transactions done.
+    CompleteTx,
+    /// `mbarrier.arrive.expect_tx`: b's high word bytes expected, then its low word arrivals.
+    ArriveExpectTx,
 }
 
 /// `ATOM` modifiers: space (2:0), operation (6:3).

@@ -397,7 +397,28 @@ impl Parser {
                         _ => {}
                     }
                 }
-                Some(Tok::Ident(d)) if d == ".noreturn" => self.i += 1,
+                // Thread block clusters: rgdev's are of one block (`compile`'s cluster
+                // registers); a kernel that needs more is refused by name.
+                Some(Tok::Ident(d)) if d == ".reqnctapercluster" => {
+                    self.i += 1;
+                    let mut dims = alloc::vec![self.int("a cluster dimension")?];
+                    while self.eat_punct(',') {
+                        dims.push(self.int("a cluster dimension")?);
+                    }
+                    if dims.iter().any(|&n| n != 1) {
+                        let list: Vec<String> = dims.iter().map(|n| n.to_string()).collect();
+                        return Err(pos.unsupported(format!(
+                            "`{name}`: `.reqnctapercluster {}`: thread block clusters of more than one block are \
+                             not supported (CUDA_ERROR_NOT_SUPPORTED)",
+                            list.join(", ")
+                        )));
+                    }
+                }
+                Some(Tok::Ident(d)) if d == ".maxclusterrank" => {
+                    self.i += 1;
+                    self.int("a cluster size")?;
+                }
+                Some(Tok::Ident(d)) if d == ".noreturn" || d == ".explicitcluster" => self.i += 1,
                 Some(Tok::Ident(d)) if d == ".pragma" => {
                     self.i += 1;
                     self.bump();

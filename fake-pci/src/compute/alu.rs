@@ -131,6 +131,7 @@ impl Exec<'_, '_> {
                 })
             }
             Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m).map_err(|e| self.replayable(e))?,
+            Op::Bulk => self.bulk(d, pc, on, pos, m).map_err(|e| self.replayable(e))?,
             Op::Printf => self.printf(d, pc, on, pos, m)?,
             Op::Heap => self.heap(d, pc, on, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, regs),

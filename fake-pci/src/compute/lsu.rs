@@ -335,6 +335,79 @@ impl Exec<'_, '_> {
         Ok(())
     }
 
+    /// A bulk copy ([`Op::Bulk`], `cp.async.bulk`) by each lane of `on`: c bytes from
+    /// address b to address a (16-byte aligned, a multiple of 16 bytes), one side in the
+    /// block's shared memory, done at once. The timing model sees the global side's bytes.
+    pub(crate) fn bulk(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
+        let (regs, shared) = (&*m.regs, &mut *m.shared);
+        let trap = |reason| GridError::Trap(Trap { reason, pc });
+        let (Some(src_space), Some(dst_space)) = hw::isa::BulkMods::spaces(d.m) else {
+            return Err(trap(TrapReason::IllegalInstruction));
+        };
+        let reg = |r: u8, l: usize| if r == RZ { 0 } else { regs[r as usize * 32 + l] };
+        let mut most = 0u64;
+        let mut out_of_bounds = false;
+        for l in (0..32usize).filter(|&l| on >> l & 1 == 1) {
+            let (dst, src, bytes) = (reg(d.a, l), reg(d.b, l), reg(d.c, l) & 0xFFFF_FFFF);
+            if (dst | src | bytes) & 15 != 0 {
+                return Err(trap(TrapReason::Misaligned));
+            }
+            let ((ss, src), (ds, dst)) = (self.resolve(src_space, src), self.resolve(dst_space, dst));
+            // One side is the block's shared memory, which bounds the copy.
+            let in_shared = |a: u64| a.checked_add(bytes).is_some_and(|end| end <= shared.len() as u64);
+            let ok = match (ss, ds) {
+                (Space::Shared, Space::Shared) => in_shared(src) && in_shared(dst),
+                (Space::Shared, Space::Global) => in_shared(src),
+                (Space::Global, Space::Shared) => in_shared(dst),
+                _ => return Err(trap(TrapReason::IllegalInstruction)),
+            };
+            if self.check.is_some() {
+                let who = Who { ctaid: pos.ctaid, block: linear(pos.ctaid, self.r.grid), thread: pos.base + l as u32 };
+                let lens = (shared.len() as u64, 0);
+                let read = D { op: Op::Ld, a: d.b, ..d };
+                let write = D { op: Op::St, a: d.a, ..d };
+                if !self.checked(read, pc, ss, src, bytes, lens, &who)
+                    || !self.checked(write, pc, ds, dst, bytes, lens, &who)
+                {
+                    out_of_bounds = true;
+                    continue;
+                }
+            }
+            if !ok {
+                return Err(trap(TrapReason::OutOfRange));
+            }
+            let n = bytes as usize;
+            let mut buf = alloc::vec![0u8; n];
+            match ss {
+                Space::Global => {
+                    self.cx.tlb.read_va(self.cx.mem, &self.cx.space, src, &mut buf).map_err(GridError::Fault)?
+                }
+                _ => buf.copy_from_slice(&shared[src as usize..src as usize + n]),
+            }
+            match ds {
+                Space::Global => {
+                    self.cx.tlb.write_va(self.cx.mem, &self.cx.space, dst, &buf).map_err(GridError::Fault)?
+                }
+                _ => {
+                    shared[dst as usize..dst as usize + n].copy_from_slice(&buf);
+                    self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+                }
+            }
+            if let Some(p) = self.probe.as_deref_mut() {
+                let (space, at) = if ds == Space::Global { (ds, dst) } else { (ss, src) };
+                (p.addr[l], p.space[l]) = (at, space);
+                most = most.max(bytes);
+            }
+        }
+        if let Some(p) = self.probe.as_deref_mut() {
+            (p.on, p.bytes) = (if most == 0 { 0 } else { on }, most as u32);
+        }
+        if out_of_bounds {
+            return Err(trap(TrapReason::OutOfRange));
+        }
+        Ok(())
+    }
+
     /// A uniform constant load (a kernel parameter): read once, broadcast to lanes `on`.
     #[inline]
     fn uniform_const(&mut self, d: D, space: Space, bank: usize, (n, size): (usize, usize), on: u32, regs: &mut [u64]) {

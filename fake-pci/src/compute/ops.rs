@@ -400,5 +400,8 @@ pub(crate) fn atom(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
             }
         }
         (AtomOp::Arrive | AtomOp::ArriveDrop, _) => hw::isa::mbarrier::arrive(old, b & m, op == AtomOp::ArriveDrop),
+        (AtomOp::ExpectTx, _) => hw::isa::mbarrier::expect_tx(old, b & m),
+        (AtomOp::CompleteTx, _) => hw::isa::mbarrier::complete_tx(old, b & m),
+        (AtomOp::ArriveExpectTx, _) => hw::isa::mbarrier::arrive_expect_tx(old, b),
     }
 }

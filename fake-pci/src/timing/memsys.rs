@@ -34,7 +34,9 @@ impl MemSys<'_> {
         if p.on == 0 {
             return (t + 1, 1);
         }
-        let write = matches!(d.op, Op::St | Op::Sust);
+        // A bulk copy's global side is written when shared memory is its source.
+        let write = matches!(d.op, Op::St | Op::Sust)
+            || (d.op == Op::Bulk && hw::isa::BulkMods::spaces(d.m).0 == Some(Space::Shared));
         let atomic = d.op == Op::Atom;
         let sb = (cfg.sector_bytes as u64).max(4);
         let bytes = p.bytes.max(1) as u64;

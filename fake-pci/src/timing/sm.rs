@@ -44,7 +44,7 @@ fn ieee_rounded(d: &D) -> bool {
 pub(crate) fn classify(d: &D) -> Class {
     match d.op {
         Op::Tex | Op::Tld4 | Op::Txq => Class::Tex,
-        Op::Ld | Op::St | Op::Atom | Op::Suld | Op::Sust | Op::Printf | Op::Heap => Class::Mem,
+        Op::Ld | Op::St | Op::Atom | Op::Bulk | Op::Suld | Op::Sust | Op::Printf | Op::Heap => Class::Mem,
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
         Op::Div | Op::Rcp | Op::Sqrt if d.ty.float() && ieee_rounded(d) => Class::Seq,
         Op::Rsqrt if d.ty == Ty::F64 || (d.ty == Ty::F32 && d.m & hw::isa::FLOAT_FTZ == 0) => Class::Seq,

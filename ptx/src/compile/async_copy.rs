@@ -22,11 +22,7 @@ impl Kc<'_> {
             return self.cp_async_arrive(i);
         }
         if i.has("bulk") {
-            // The bulk copies (TMA: 1D and tensor-map) are Hopper's; not implemented yet.
-            return Err(self.pos.unsupported(format!(
-                "`cp.{}` is a PTX instruction rgdev does not implement (CUDA_ERROR_NOT_SUPPORTED)",
-                i.mods.join(".")
-            )));
+            return self.cp_async_bulk(i);
         }
         if i.has("mbarrier") || !i.has("shared") || !i.has("global") {
             return Err(self.err(format!("`cp.async.{}` is not supported", i.mods.join("."))));

@@ -224,6 +224,28 @@ impl<'a> Kc<'a> {
                 self.push(b);
                 Ok(())
             }
+            "barrier" if i.has("cluster") => {
+                // A cluster is this one block: its threads arrive (nothing to record), and a
+                // wait is a block barrier (all of them have arrived by then).
+                if i.has("wait") {
+                    let mut b = Instr::new(Op::Bar, Ty::U32);
+                    b.imm = 0;
+                    self.push(b);
+                }
+                Ok(())
+            }
+            // The address in cluster block `rank` of a shared address: a cluster is this
+            // one block (rank 0), where it is the address itself; and the rank owning one.
+            "mapa" => {
+                let ty = self.ty(i)?;
+                let (d, a) = (self.dst(self.arg(i, 0)?)?, self.src(self.arg(i, 1)?, ty)?);
+                self.src(self.arg(i, 2)?, Ty::U32)?;
+                self.emit(Op::Mov, ty, d, [Some(a), None, None], 0).map(|_| ())
+            }
+            "getctarank" => {
+                let d = self.dst(self.arg(i, 0)?)?;
+                self.emit(Op::Mov, Ty::U32, d, [Some(Src::Imm(0, false)), None, None], 0).map(|_| ())
+            }
             "bar" | "barrier" => {
                 if i.has("arrive") {
                     return Err(self.err(format!("`{op}.{}` is not supported", i.mods.join("."))));
@@ -768,5 +790,4 @@ pub(crate) fn set_true(ty: Ty) -> Option<u64> {
 /// Instructions of the PTX ISA that rgdev does not implement: a module that uses one does not
 /// load, with CUDA_ERROR_NOT_SUPPORTED and the instruction named (docs/support.md); the bulk
 /// copies (`cp.async.bulk`, TMA) likewise.
-const NOT_IMPLEMENTED: &[&str] =
-    &["wgmma", "tensormap", "multimem", "stmatrix", "tcgen05", "clusterlaunchcontrol", "mapa", "getctarank"];
+const NOT_IMPLEMENTED: &[&str] = &["wgmma", "tensormap", "multimem", "stmatrix", "tcgen05", "clusterlaunchcontrol"];

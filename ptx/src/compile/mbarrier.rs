@@ -5,8 +5,11 @@
 //! `test_wait`/`try_wait` compare the word's phase parity with the token's (or with the
 //! parity operand of `.parity`), `pending_count` reads the token. `cp.async.mbarrier.arrive`
 //! arrives when the thread's copies are done, which in rgdev is at once: with `.noinc` it is
-//! an arrival, without it the pending count it adds first cancels it. The transaction
-//! counts of sm_90 (`expect_tx`, `complete_tx`) are named in an error.
+//! an arrival, without it the pending count it adds first cancels it. sm_90's transaction
+//! counts: `expect_tx`, `complete_tx` and `arrive.expect_tx` are atomics too
+//! ([`AtomOp::ExpectTx`], [`AtomOp::CompleteTx`], [`AtomOp::ArriveExpectTx`]); a phase
+//! completes when its arrivals and its bytes are all in. `.shared::cluster` is the block's
+//! own shared memory (clusters of one block).
 
 use super::{Kc, MemPlace, Operand, Result, Src, ast};
 use alloc::format;
@@ -25,7 +28,7 @@ impl Kc<'_> {
 
     /// `mbarrier.{init,arrive,arrive_drop,test_wait,try_wait,pending_count,inval}`.
     pub(crate) fn mbarrier(&mut self, i: &ast::Instr) -> Result<()> {
-        if i.mods.iter().any(|m| m.contains("expect_tx") || m.contains("complete_tx") || m == "noComplete") {
+        if i.mods.iter().any(|m| m == "noComplete") {
             return Err(self.err(format!("`mbarrier.{}` is not supported", i.mods.join("."))));
         }
         let at = Self::in_shared(i);
@@ -35,10 +38,28 @@ impl Kc<'_> {
                 let (space, bank, reg, addr, reloc) = self.address(&at, self.arg(i, 0)?)?;
                 let n = self.src(self.arg(i, 1)?, Ty::U32)?;
                 let (t, hi) = (self.scratch()?, self.scratch()?);
-                self.emit(Op::And, Ty::U64, t, [Some(n), imm(0x7FFF_FFFF), None], 0)?;
-                self.emit(Op::Shl, Ty::U64, hi, [Some(Src::Reg(t)), imm(32), None], 0)?;
+                self.emit(Op::And, Ty::U64, t, [Some(n), imm(hw::isa::mbarrier::MAX_COUNT as u64), None], 0)?;
+                self.emit(Op::Shl, Ty::U64, hi, [Some(Src::Reg(t)), imm(20), None], 0)?;
                 self.emit(Op::Or, Ty::U64, t, [Some(Src::Reg(t)), Some(Src::Reg(hi)), None], 0)?;
                 self.barrier_access(Op::St, (space, bank, reg, addr, reloc), t)
+            }
+            Some("arrive") if i.has("expect_tx") => {
+                // b: the arrivals (default 1) in the low word, the bytes in the high one.
+                let d = match self.arg(i, 0)? {
+                    Operand::Name(n) if n == "_" => RZ,
+                    o => self.dst(o)?,
+                };
+                let bytes = self.src(self.arg(i, 2)?, Ty::U32)?;
+                let count = match i.args.get(3) {
+                    Some(o) => self.src(o, Ty::U32)?,
+                    None => Src::Imm(1, false),
+                };
+                let (b, t) = (self.scratch()?, self.scratch()?);
+                self.emit(Op::And, Ty::U64, b, [Some(bytes), imm(0xFFFF_FFFF), None], 0)?;
+                self.emit(Op::Shl, Ty::U64, b, [Some(Src::Reg(b)), imm(32), None], 0)?;
+                self.emit(Op::And, Ty::U64, t, [Some(count), imm(0xFFFF_FFFF), None], 0)?;
+                self.emit(Op::Or, Ty::U64, b, [Some(Src::Reg(b)), Some(Src::Reg(t)), None], 0)?;
+                self.barrier_atom(&at, 1, d, Src::Reg(b), AtomOp::ArriveExpectTx)
             }
             Some(op @ ("arrive" | "arrive_drop")) => {
                 let d = match self.arg(i, 0)? {
@@ -51,6 +72,11 @@ impl Kc<'_> {
                 };
                 let aop = if op == "arrive" { AtomOp::Arrive } else { AtomOp::ArriveDrop };
                 self.barrier_atom(&at, 1, d, count, aop)
+            }
+            Some(op @ ("expect_tx" | "complete_tx")) => {
+                let bytes = self.src(self.arg(i, 1)?, Ty::U32)?;
+                let aop = if op == "expect_tx" { AtomOp::ExpectTx } else { AtomOp::CompleteTx };
+                self.barrier_atom(&at, 0, RZ, bytes, aop)
             }
             Some("test_wait" | "try_wait") => {
                 let p = self.dst(self.arg(i, 0)?)?;
@@ -75,7 +101,7 @@ impl Kc<'_> {
             Some("pending_count") => {
                 let d = self.dst(self.arg(i, 0)?)?;
                 let s = self.src(self.arg(i, 1)?, Ty::U64)?;
-                self.emit(Op::And, Ty::U64, d, [Some(s), imm(0xFFFF_FFFF), None], 0).map(|_| ())
+                self.emit(Op::And, Ty::U64, d, [Some(s), imm(hw::isa::mbarrier::MAX_COUNT as u64), None], 0).map(|_| ())
             }
             Some("inval") => Ok(()),
             _ => Err(self.err(format!("`mbarrier.{}` is not supported", i.mods.join(".")))),
@@ -91,7 +117,7 @@ impl Kc<'_> {
     }
 
     /// The arrive atomic on the barrier at operand `at` of `i`: `d` = the word before.
-    fn barrier_atom(&mut self, i: &ast::Instr, at: usize, d: u8, count: Src, aop: AtomOp) -> Result<()> {
+    pub(crate) fn barrier_atom(&mut self, i: &ast::Instr, at: usize, d: u8, count: Src, aop: AtomOp) -> Result<()> {
         let (space, _, reg, addr, reloc) = self.address(i, self.arg(i, at)?)?;
         if !matches!(space, Space::Shared | Space::Generic) {
             return Err(self.err("an `mbarrier` is in shared memory"));
@@ -124,7 +150,31 @@ mod tests {
             |op| p.code.iter().filter(|i| i.w0.op() == Op::Atom && AtomMods::op(i.w0.m()) == Some(op)).count();
         // The arrive, the noinc copy arrival (the other is no change), the drop.
         assert_eq!((arrives(AtomOp::Arrive), arrives(AtomOp::ArriveDrop)), (2, 1));
-        let e = compile_ptx(&format!("{hdr} mbarrier.expect_tx.shared.b64 [bar], 16;\n ret;\n}}\n")).unwrap_err();
-        assert!(e.msg.contains("`mbarrier.expect_tx.shared.b64` is not supported"), "{e}");
+        let e = compile_ptx(&format!("{hdr} mbarrier.arrive.noComplete.shared.b64 %rd2, [bar], 1;\n ret;\n}}\n"))
+            .unwrap_err();
+        assert!(e.msg.contains("`mbarrier.arrive.noComplete.shared.b64` is not supported"), "{e}");
+        // sm_90's transaction counts and bulk copies.
+        let tx = format!(
+            "{hdr} mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [bar], 4096;\n\
+             mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], 16;\n\
+             mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], 16;\n\
+             cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [bar], [%rd1], 4096, [bar];\n\
+             cp.async.bulk.global.shared::cta.bulk_group [%rd1], [bar], 64;\n\
+             cp.async.bulk.commit_group;\n cp.async.bulk.wait_group.read 0;\n\
+             cp.async.bulk.prefetch.L2.global [%rd1], 256;\n ret;\n}}\n"
+        );
+        let p = compile_ptx(&tx).unwrap();
+        // arrive.expect_tx, expect_tx, complete_tx, and the copy's complete_tx.
+        let n = [AtomOp::ArriveExpectTx, AtomOp::ExpectTx, AtomOp::CompleteTx]
+            .map(|op| p.code.iter().filter(|i| i.w0.op() == Op::Atom && AtomMods::op(i.w0.m()) == Some(op)).count());
+        assert_eq!(n, [1, 1, 2]);
+        assert_eq!(p.code.iter().filter(|i| i.w0.op() == Op::Bulk).count(), 2);
+        for bad in [
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [bar], [%rd1, {%r1}], [bar];",
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [bar], 64;",
+        ] {
+            let e = compile_ptx(&format!("{hdr} {bad}\n ret;\n}}\n")).unwrap_err();
+            assert!(e.unsupported && e.msg.contains("rgdev does not implement"), "{e}");
+        }
     }
 }

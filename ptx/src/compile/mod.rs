@@ -34,6 +34,7 @@ use alloc::vec::Vec;
 use hw::isa::*;
 
 mod async_copy;
+mod bulk;
 mod calls;
 mod convert;
 mod copies;

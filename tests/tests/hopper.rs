@@ -1,0 +1,172 @@
+//! Hopper's programming model as far as ordinary code reaches it: `elect.sync`, the hints
+//! (`setmaxnreg`, `griddepcontrol`), `mbarrier` transaction counts and the 1D bulk copies
+//! (`cp.async.bulk`) that `cuda::memcpy_async` and TMA-style pipelines use, and the
+//! instructions refused by name.
+
+use backend_user::{CuError, Device, DeviceConfig, DeviceOptions};
+
+const HDR: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+/// Hopper's instructions that ordinary code reaches: `elect.sync` elects the lowest active
+/// lane of the member mask, `setmaxnreg` and `griddepcontrol` are accepted (nothing to do on
+/// rgdev), and `wgmma` is refused by name at load with CUDA_ERROR_NOT_SUPPORTED.
+#[test]
+fn elect_sync_and_hopper_hints_and_wgmma_refused_by_name() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    // Lanes 3 and up, and of those only the ones in the member mask 0xFFFF_FF00.
+    let src = format!(
+        "{HDR}.entry k(.param .u64 out)\n{{\n .reg .b32 %r<6>;\n .reg .b64 %rd<3>;\n .reg .pred %p<3>;\n \
+         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %laneid;\n setp.lt.u32 %p1, %r1, 3;\n @%p1 bra DONE;\n \
+         griddepcontrol.wait;\n setmaxnreg.inc.sync.aligned.u32 64;\n \
+         elect.sync %r2|%p2, 0xFFFFFF00;\n selp.u32 %r3, 1, 0, %p2;\n shl.b32 %r4, %r3, 8;\n or.b32 %r4, %r4, %r2;\n \
+         mul.wide.u32 %rd2, %r1, 4;\n add.u64 %rd2, %rd2, %rd1;\n st.global.u32 [%rd2], %r4;\nDONE:\n \
+         griddepcontrol.launch_dependents;\n ret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&src).unwrap();
+    let out = ctx.alloc::<u32>(32).unwrap();
+    let mut zero = ctx.alloc::<u32>(32).unwrap();
+    zero.copy_from(&[0xEEEE; 32]).unwrap();
+    let mut o = out;
+    o.copy_from_device(&zero).unwrap();
+    m.function("k").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[o.arg()]).unwrap();
+    let got = o.to_vec().unwrap();
+    for (lane, &v) in got.iter().enumerate() {
+        let want = match lane {
+            0..3 => 0xEEEE,
+            8 => 0x100 | 8, // elected: the lowest active lane in the mask
+            _ => 8,
+        };
+        assert_eq!(v, want, "lane {lane}: {got:x?}");
+    }
+    // wgmma: named, NOT_SUPPORTED (not INVALID_PTX); an unknown word stays INVALID_PTX.
+    let wg = format!(
+        "{HDR}.entry w()\n{{\n .reg .f32 %f<2>;\n .reg .b64 %rd<3>;\n \
+         wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {{%f0, %f1}}, %rd1, %rd2, 1, 1, 1, 0, 0;\n ret;\n}}\n"
+    );
+    assert_eq!(ctx.load_ptx(&wg).err(), Some(CuError::NotSupported));
+    let bad = format!("{HDR}.entry b()\n{{\n frobnicate;\n ret;\n}}\n");
+    assert_eq!(ctx.load_ptx(&bad).err(), Some(CuError::InvalidPtx));
+}
+
+/// One block stages `n` words through shared memory with bulk copies: thread 0 arms the
+/// barrier with the bytes it expects (`arrive.expect_tx`) and copies global to shared
+/// (`complete_tx` on the barrier), every other thread arrives; all wait for the phase, add
+/// their index to a word each, and thread 0 copies the words back out (a bulk group).
+fn staged_ptx(n: u32) -> String {
+    let bytes = n * 4;
+    format!(
+        "{HDR}.visible .entry staged(.param .u64 src, .param .u64 dst)\n{{\n\
+         .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n .reg .pred %p<3>;\n\
+         .shared .align 8 .b64 bar;\n .shared .align 16 .b8 buf[{bytes}];\n\
+         ld.param.u64 %rd1, [src];\n ld.param.u64 %rd2, [dst];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ntid.x;\n\
+         setp.ne.u32 %p1, %r1, 0;\n\
+         @!%p1 mbarrier.init.shared::cta.b64 [bar], %r2;\n bar.sync 0;\n\
+         @%p1 bra ARRIVE;\n\
+         mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd3, [bar], {bytes};\n\
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], {bytes}, [bar];\n\
+         bra WAIT;\n\
+         ARRIVE:\n mbarrier.arrive.release.cta.shared::cta.b64 %rd3, [bar];\n\
+         WAIT:\n mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p2, [bar], 0;\n @!%p2 bra WAIT;\n\
+         mov.u32 %r3, buf;\n mov.u32 %r4, %r1;\n\
+         LOOP:\n setp.ge.u32 %p2, %r4, {n};\n @%p2 bra DONE;\n\
+         shl.b32 %r5, %r4, 2;\n add.u32 %r5, %r5, %r3;\n ld.shared.u32 %r6, [%r5];\n add.u32 %r6, %r6, %r4;\n\
+         st.shared.u32 [%r5], %r6;\n add.u32 %r4, %r4, %r2;\n bra LOOP;\n\
+         DONE:\n fence.proxy.async.shared::cta;\n bar.sync 0;\n @%p1 bra END;\n\
+         cp.async.bulk.global.shared::cta.bulk_group [%rd2], [buf], {bytes};\n\
+         cp.async.bulk.commit_group;\n cp.async.bulk.wait_group 0;\n\
+         END:\n ret;\n}}\n"
+    )
+}
+
+#[test]
+fn bulk_copies_complete_an_mbarriers_transactions_in_both_modes() {
+    let n = 3000u32;
+    let input: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want: Vec<u32> = input.iter().enumerate().map(|(i, &v)| v.wrapping_add(i as u32)).collect();
+    for mode in [fake_pci::config::Mode::Timing, fake_pci::config::Mode::Functional] {
+        let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
+        let dev = Device::open_with(DeviceOptions { config, separate_va: true, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&staged_ptx(n)).unwrap();
+        let mut src = ctx.alloc::<u32>(n as usize).unwrap();
+        src.copy_from(&input).unwrap();
+        let dst = ctx.alloc::<u32>(n as usize).unwrap();
+        m.function("staged").unwrap().launch([1, 1, 1], [128, 1, 1], 0, &[src.arg(), dst.arg()]).unwrap();
+        ctx.synchronize().unwrap();
+        assert_eq!(dst.to_vec().unwrap(), want, "{mode:?}");
+    }
+}
+
+#[test]
+fn a_bulk_copy_past_shared_memory_or_misaligned_is_an_error_not_a_crash() {
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let src = ctx.alloc::<u32>(4096).unwrap();
+    // 4 KiB into a 256-byte array: past the block's shared memory.
+    let over = format!(
+        "{HDR}.visible .entry over(.param .u64 src)\n{{\n .reg .b64 %rd<2>;\n\
+         .shared .align 8 .b64 bar;\n .shared .align 16 .b8 buf[256];\n ld.param.u64 %rd1, [src];\n\
+         mbarrier.init.shared::cta.b64 [bar], 1;\n\
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 16384, [bar];\n ret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&over).unwrap();
+    let r = m.function("over").unwrap().launch([1, 1, 1], [1, 1, 1], 0, &[src.arg()]).and_then(|_| ctx.synchronize());
+    assert!(r.is_err(), "{r:?}");
+    // A size that is not a multiple of 16 bytes: misaligned.
+    let ctx = Device::open().unwrap().create_context().unwrap();
+    let src = ctx.alloc::<u32>(4096).unwrap();
+    let m = ctx.load_ptx(&over.replace("16384", "20").replace("over", "odd")).unwrap();
+    let r = m.function("odd").unwrap().launch([1, 1, 1], [1, 1, 1], 0, &[src.arg()]).and_then(|_| ctx.synchronize());
+    assert_eq!(r.err(), Some(CuError::MisalignedAddress));
+    // Tensor-map copies are refused by name at load.
+    let t = format!(
+        "{HDR}.visible .entry t(.param .u64 map)\n{{\n .reg .b64 %rd<2>;\n .reg .b32 %r<2>;\n\
+         .shared .align 8 .b64 bar;\n .shared .align 128 .b8 buf[256];\n ld.param.u64 %rd1, [map];\n\
+         cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [buf], [%rd1, {{%r1}}], [bar];\n\
+         ret;\n}}\n"
+    );
+    assert_eq!(ctx.load_ptx(&t).err(), Some(CuError::NotSupported));
+}
+
+/// Clusters of one block: the cluster registers say so, `barrier.cluster` is the block's
+/// barrier, `mapa` of rank 0 is the address itself and `getctarank` 0; a kernel that
+/// requires a larger cluster is refused by name at load.
+#[test]
+fn a_grid_runs_as_clusters_of_one_block() {
+    let dev = Device::open_with(DeviceOptions {
+        config: DeviceConfig::preset("h200").unwrap(),
+        separate_va: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let ctx = dev.create_context().unwrap();
+    let src = format!(
+        "{HDR}.visible .entry k(.param .u64 out) .reqnctapercluster 1, 1, 1 .maxclusterrank 1\n{{\n\
+         .reg .b32 %r<16>;\n .reg .b64 %rd<4>;\n .reg .pred %p;\n .shared .align 4 .b32 s[64];\n\
+         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r3, %r2;\n\
+         st.shared.u32 [%r3], %r1;\n barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;\n\
+         xor.b32 %r4, %r1, 63;\n shl.b32 %r4, %r4, 2;\n add.u32 %r4, %r4, %r2;\n\
+         mapa.shared::cluster.u32 %r5, %r4, 0;\n ld.shared::cluster.u32 %r6, [%r5];\n\
+         getctarank.shared::cluster.u32 %r7, %r5;\n mov.u32 %r8, %cluster_ctarank;\n mov.u32 %r9, %cluster_nctarank;\n\
+         mov.u32 %r10, %clusterid.x;\n mov.u32 %r11, %nclusterid.x;\n mov.u32 %r12, %cluster_nctaid.x;\n\
+         mov.pred %p, %is_explicit_cluster;\n selp.u32 %r13, 1, 0, %p;\n\
+         mad.lo.u32 %r14, %r10, 64, %r1;\n mul.wide.u32 %rd2, %r14, 32;\n add.u64 %rd2, %rd2, %rd1;\n\
+         st.global.v4.u32 [%rd2], {{%r6, %r7, %r8, %r9}};\n st.global.v4.u32 [%rd2+16], {{%r10, %r11, %r12, %r13}};\n\
+         ret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&src).unwrap();
+    let out = ctx.alloc::<u32>(3 * 64 * 8).unwrap();
+    m.function("k").unwrap().launch([3, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
+    let got = out.to_vec().unwrap();
+    for b in 0..3u32 {
+        for t in 0..64u32 {
+            let at = ((b * 64 + t) * 8) as usize;
+            // The other thread's word, written before the cluster barrier; rank 0 of 1;
+            // cluster b of 3, one block wide, not launched as clusters.
+            assert_eq!(got[at..at + 8], [t ^ 63, 0, 0, 1, b, 3, 1, 0], "block {b} thread {t}");
+        }
+    }
+    let two = src.replace(".reqnctapercluster 1, 1, 1", ".reqnctapercluster 2, 1, 1");
+    assert_eq!(ctx.load_ptx(&two).err(), Some(CuError::NotSupported));
+}
