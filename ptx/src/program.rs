@@ -61,7 +61,8 @@ pub struct Kernel {
     /// Bytes of constant bank 0 the parameters occupy.
     pub param_bytes: u32,
     /// General registers per thread, in 32-bit units as ptxas counts them (a 64-bit value
-    /// takes two), including those of the functions it may call.
+    /// takes two), including those of the functions it may call and those NVIDIA's ABI
+    /// reserves ([`crate::compile::abi_regs`]): what the part allocates per thread.
     pub regs: u32,
     /// Predicate registers (`P0..P6`) it uses: not counted in `regs`.
     pub pred_regs: u32,

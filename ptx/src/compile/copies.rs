@@ -179,9 +179,15 @@ pub(crate) fn constants(
             }
         }
         if literals + folded.len() > 1 && looped[at] {
-            // Keep the first when it is the only immediate (named once); drop the rest.
-            let keep =
-                (literals == 0 && folded.iter().filter(|n| **n == folded[0]).count() == 1).then(|| folded[0].clone());
+            // Keep the first when it is named once and is the only immediate, or when it is
+            // a constant-bank operand (a kernel parameter: a literal beside it is moved into
+            // a register at the use, as ptxas does, a short-lived one instead of a pair held
+            // across the loop); drop the rest.
+            let keep = folded.first().filter(|&first| {
+                let once = folded.iter().filter(|n| *n == first).count() == 1;
+                once && (literals == 0 || matches!(found.get(first), Some(Src::Const(..))))
+            });
+            let keep = keep.cloned();
             for n in folded.iter().filter(|n| Some(*n) != keep.as_ref()) {
                 found.remove(n);
             }

@@ -36,7 +36,7 @@ fn add_type(i: &ast::Instr) -> Option<(&'static str, bool)> {
 }
 
 /// The relieved body (see the module documentation).
-pub(crate) fn relieve(body: &[Stmt]) -> Vec<Stmt> {
+pub(crate) fn relieve(body: &[Stmt], params: &BTreeSet<String>) -> Vec<Stmt> {
     let mut regs = BTreeSet::new();
     for s in body {
         if let Stmt::Reg(_, ns) = s {
@@ -44,7 +44,99 @@ pub(crate) fn relieve(body: &[Stmt]) -> Vec<Stmt> {
         }
     }
     let mut out = remat(body, &regs);
+    if !params.is_empty() {
+        out = reload_params(&out, &regs, params);
+    }
+    // The temporaries the rewrites declared are registers too.
+    for s in &out {
+        if let Stmt::Reg(_, ns) = s {
+            regs.extend(ns.iter().cloned());
+        }
+    }
     sink_loads(&mut out, &regs);
+    out
+}
+
+/// Reload a kernel's parameters at their uses instead of holding them: a register defined
+/// once by `ld.param` of a kernel parameter (constant for the grid's life), or once by
+/// `cvta.to.global` of such a register, is loaded again into a temporary right before each
+/// instruction that reads it, as ptxas does (a `c[0x0][...]` read where an operand cannot
+/// name the constant bank, an address above all).
+fn reload_params(body: &[Stmt], regs: &BTreeSet<String>, params: &BTreeSet<String>) -> Vec<Stmt> {
+    let defs = definitions(body);
+    let once = |n: &str| defs.get(n) == Some(&1) && regs.contains(n);
+    // register -> (the ld.param, then the cvta if any)
+    let mut reload: BTreeMap<String, (ast::Instr, Option<ast::Instr>)> = BTreeMap::new();
+    for s in body {
+        let Stmt::Instr(i) = s else { continue };
+        let (None, [Operand::Name(d), src]) = (&i.guard, i.args.as_slice()) else { continue };
+        if !once(d) {
+            continue;
+        }
+        let plain = matches!(i.mods.last().map(String::as_str), Some("u64" | "b64" | "s64" | "u32" | "b32" | "s32"));
+        let param = matches!(src, Operand::Addr(b, _) if matches!(&**b, Operand::Name(n) if params.contains(n)));
+        if i.op == "ld" && i.has("param") && plain && i.mods.len() == 2 && param {
+            reload.insert(d.clone(), (i.clone(), None));
+        } else if i.op == "cvta"
+            && i.has("to")
+            && i.has("global")
+            && let Operand::Name(x) = src
+            && let Some((ld, None)) = reload.get(x).cloned()
+        {
+            reload.insert(d.clone(), (ld, Some(i.clone())));
+        }
+    }
+    if reload.is_empty() {
+        return body.to_vec();
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut temps: Vec<String> = Vec::new();
+    let mut temps32: Vec<String> = Vec::new();
+    for s in body {
+        let Stmt::Instr(i) = s else {
+            out.push(s.clone());
+            continue;
+        };
+        if matches!(i.args.first(), Some(Operand::Name(d)) if reload.contains_key(d)) && i.guard.is_none() {
+            continue; // a reloaded register's definition: every use loads its own
+        }
+        let mut used = Vec::new();
+        i.args.iter().skip(1).for_each(|a| a.each_name(&mut |n| used.push(n.to_string())));
+        if let Some(Operand::Addr(..)) = i.args.first() {
+            i.args[0].each_name(&mut |n| used.push(n.to_string()));
+        }
+        let mut ni = i.clone();
+        let mut seen = BTreeSet::new();
+        for n in used.into_iter().filter(|n| reload.contains_key(n)) {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            let (ld, cvta) = &reload[&n];
+            let wide = ld.mods.last().is_some_and(|t| t.ends_with("64"));
+            let t = format!("%__rgdev_rp{}", temps.len() + temps32.len());
+            if wide {
+                temps.push(t.clone())
+            } else {
+                temps32.push(t.clone())
+            }
+            let mut l = ld.clone();
+            l.args[0] = Operand::Name(t.clone());
+            out.push(Stmt::Instr(l));
+            if let Some(c) = cvta {
+                let mut c = c.clone();
+                (c.args[0], c.args[1]) = (Operand::Name(t.clone()), Operand::Name(t.clone()));
+                out.push(Stmt::Instr(c));
+            }
+            ni.args.iter_mut().for_each(|a| a.rename(&|x| (x == n).then(|| t.clone())));
+        }
+        out.push(Stmt::Instr(ni));
+    }
+    if !temps.is_empty() {
+        out.insert(0, Stmt::Reg("b64".into(), temps));
+    }
+    if !temps32.is_empty() {
+        out.insert(0, Stmt::Reg("b32".into(), temps32));
+    }
     out
 }
 
@@ -231,37 +323,78 @@ mod tests {
     }
 
     #[test]
+    fn a_kernels_parameters_are_loaded_again_at_each_use() {
+        let params: BTreeSet<String> = ["p".to_string()].into();
+        let b = relieve(
+            &body(
+                ".reg .b64 %rd<4>;
+ .reg .b32 %r<3>;
+ ld.param.u64 %rd1, [p];
+ cvta.to.global.u64 %rd2, %rd1;
+\
+                 mov.u32 %r1, %tid.x;
+ st.global.u32 [%rd2], %r1;
+ st.global.u32 [%rd2+4], %r1;
+",
+            ),
+            &params,
+        );
+        // Each store loads the parameter (and converts it) right before it.
+        let o = ops(&b);
+        assert_eq!(o.iter().filter(|s| s.starts_with("ld")).count(), 2, "{o:?}");
+        assert_eq!(o.iter().filter(|s| s.starts_with("cvta")).count(), 2, "{o:?}");
+        let at = |k: usize| o.iter().position(|s| s.starts_with("st")).unwrap() + k;
+        assert!(o[at(0) - 1].starts_with("cvta") && o[at(0) - 2].starts_with("ld"), "{o:?}");
+        // A function's, or another name's, are left alone.
+        let plain = body(" .reg .b64 %rd1;\n ld.param.u64 %rd1, [p];\n st.global.u32 [%rd1], 0;\n");
+        assert_eq!(relieve(&plain, &BTreeSet::new()), plain);
+        assert_eq!(relieve(&plain, &["q".to_string()].into()), plain);
+    }
+
+    #[test]
     fn constant_offsets_are_recomputed_at_their_uses() {
-        let b = relieve(&body(
-            ".reg .b32 %r<6>;\n mov.u32 %r1, %tid.x;\n add.u32 %r2, %r1, 5;\n add.u32 %r3, %r2, 7;\n\
+        let b = relieve(
+            &body(
+                ".reg .b32 %r<6>;\n mov.u32 %r1, %tid.x;\n add.u32 %r2, %r1, 5;\n add.u32 %r3, %r2, 7;\n\
              mul.lo.u32 %r4, %r1, %r1;\n add.u32 %r5, %r4, %r3;\n",
-        ));
+            ),
+            &BTreeSet::new(),
+        );
         // %r2 and %r3 are gone; %r3's use reads %r1 + 12 computed right before it.
         let o = ops(&b);
         assert!(!o.iter().any(|x| x.contains("\"%r2\"") || x.contains("\"%r3\"")), "{o:?}");
         let text = format!("{b:?}");
         assert!(text.contains("Int(12)"), "{text}");
         // A root defined in a loop is not used: its value may have moved on.
-        let b = relieve(&body(
-            ".reg .b32 %r<4>;\n .reg .pred %p;\n L:\n mov.u32 %r1, %clock;\n add.u32 %r2, %r1, 5;\n\
+        let b = relieve(
+            &body(
+                ".reg .b32 %r<4>;\n .reg .pred %p;\n L:\n mov.u32 %r1, %clock;\n add.u32 %r2, %r1, 5;\n\
              setp.lt.u32 %p, %r2, 9;\n @%p bra L;\n add.u32 %r3, %r2, 1;\n",
-        ));
+            ),
+            &BTreeSet::new(),
+        );
         assert!(ops(&b).iter().any(|x| x.contains("\"%r2\"")));
     }
 
     #[test]
     fn loads_sink_to_their_use_but_not_past_stores_or_barriers() {
-        let b = relieve(&body(
-            ".reg .b32 %r<5>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n ld.global.u32 %r1, [%rd1];\n\
+        let b = relieve(
+            &body(
+                ".reg .b32 %r<5>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n ld.global.u32 %r1, [%rd1];\n\
              ld.global.u32 %r2, [%rd1+4];\n mul.lo.u32 %r3, %r1, 3;\n mul.lo.u32 %r4, %r2, 3;\n",
-        ));
+            ),
+            &BTreeSet::new(),
+        );
         let o = ops(&b);
         let at = |s: &str| o.iter().position(|x| x.contains(s)).unwrap();
         assert_eq!(at("Name(\"%r2\")") + 1, at("Name(\"%r4\")"), "{o:?}");
-        let b = relieve(&body(
-            ".reg .b32 %r<4>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n ld.global.u32 %r1, [%rd1];\n\
+        let b = relieve(
+            &body(
+                ".reg .b32 %r<4>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n ld.global.u32 %r1, [%rd1];\n\
              st.global.u32 [%rd1+8], %r3;\n bar.sync 0;\n mul.lo.u32 %r2, %r1, 3;\n",
-        ));
+            ),
+            &BTreeSet::new(),
+        );
         let o = ops(&b);
         assert!(o[1].starts_with("ld") && o[2].starts_with("st"), "{o:?}");
     }

@@ -210,3 +210,15 @@ fn managed_variables_are_placed_by_the_loader() {
     let bad = src.replace(".attribute(.managed)", ".attribute(.unified(1,2))");
     assert!(compile_ptx(&bad).is_err());
 }
+
+#[test]
+fn literals_beside_each_other_in_a_loop_compile() {
+    // Several literal operands and no folded register in a loop (a shuffle's lane, clamp
+    // and mask; an add of two literals): regression, the constant folding indexed an empty
+    // list of folded registers.
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 p)\n{\n\
+               .reg .b32 %r<4>;\n .reg .pred %q;\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, 0;\nL:\n\
+               shfl.sync.bfly.b32 %r1, %r1, 1, 31, -1;\n add.u32 %r3, 2, 3;\n add.u32 %r2, %r2, %r3;\n\
+               setp.lt.u32 %q, %r2, 64;\n @%q bra L;\n ret;\n}\n";
+    compile_ptx(src).unwrap();
+}
