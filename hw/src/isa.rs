@@ -17,11 +17,13 @@
 
 use modular_bitfield::prelude::*;
 
+mod bulk;
 mod convert;
 mod flags;
 pub mod mbarrier;
 pub mod mma;
 mod texmods;
+pub use bulk::*;
 pub use convert::*;
 pub use flags::*;
 pub use texmods::*;
@@ -191,19 +193,6 @@ pub enum Op {
     /// A bulk copy (`cp.async.bulk`): c bytes from address b to address a, each a multiple
     /// of 16, in the spaces m names ([`BulkMods`]); done when it issues.
     Bulk,
-}
-
-/// [`Op::Bulk`] modifiers: the source's space (2:0), the destination's (5:3).
-pub struct BulkMods;
-impl BulkMods {
-    /// Encode.
-    pub fn encode(src: Space, dst: Space) -> u16 {
-        src as u16 | (dst as u16) << 3
-    }
-    /// (source, destination).
-    pub fn spaces(m: u16) -> (Option<Space>, Option<Space>) {
-        (Space::from_bits(m), Space::from_bits(m >> 3))
-    }
 }
 
 /// [`Op::Printf`] modes.

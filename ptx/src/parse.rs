@@ -388,7 +388,9 @@ impl Parser {
                     }
                     max_threads = Some(n.min(u32::MAX as u64) as u32);
                 }
-                Some(Tok::Ident(d)) if d == ".minnctapersm" || d == ".maxnreg" || d == ".maxnctapersm" => {
+                Some(Tok::Ident(d))
+                    if d == ".minnctapersm" || d == ".maxnreg" || d == ".maxnctapersm" || d == ".maxclusterrank" =>
+                {
                     self.i += 1;
                     let n = Some(self.int("a number")?.min(u32::MAX as u64) as u32);
                     match d.as_str() {
@@ -413,10 +415,6 @@ impl Parser {
                             list.join(", ")
                         )));
                     }
-                }
-                Some(Tok::Ident(d)) if d == ".maxclusterrank" => {
-                    self.i += 1;
-                    self.int("a cluster size")?;
                 }
                 Some(Tok::Ident(d)) if d == ".noreturn" || d == ".explicitcluster" => self.i += 1,
                 Some(Tok::Ident(d)) if d == ".pragma" => {
