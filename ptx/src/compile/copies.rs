@@ -183,11 +183,13 @@ pub(crate) fn constants(
             // a constant-bank operand (a kernel parameter: a literal beside it is moved into
             // a register at the use, as ptxas does, a short-lived one instead of a pair held
             // across the loop); drop the rest.
-            let keep = folded.first().filter(|&first| {
-                let once = folded.iter().filter(|n| *n == first).count() == 1;
-                once && (literals == 0 || matches!(found.get(first), Some(Src::Const(..))))
-            });
-            let keep = keep.cloned();
+            let keep = folded
+                .first()
+                .filter(|&first| {
+                    let once = folded.iter().filter(|n| *n == first).count() == 1;
+                    once && (literals == 0 || matches!(found.get(first), Some(Src::Const(..))))
+                })
+                .cloned();
             for n in folded.iter().filter(|n| Some(*n) != keep.as_ref()) {
                 found.remove(n);
             }

@@ -89,55 +89,24 @@ fn reload_params(body: &[Stmt], regs: &BTreeSet<String>, params: &BTreeSet<Strin
     if reload.is_empty() {
         return body.to_vec();
     }
-    let mut out = Vec::with_capacity(body.len());
-    let mut temps: Vec<String> = Vec::new();
-    let mut temps32: Vec<String> = Vec::new();
-    for s in body {
-        let Stmt::Instr(i) = s else {
-            out.push(s.clone());
-            continue;
-        };
-        if matches!(i.args.first(), Some(Operand::Name(d)) if reload.contains_key(d)) && i.guard.is_none() {
-            continue; // a reloaded register's definition: every use loads its own
-        }
-        let mut used = Vec::new();
-        i.args.iter().skip(1).for_each(|a| a.each_name(&mut |n| used.push(n.to_string())));
-        if let Some(Operand::Addr(..)) = i.args.first() {
-            i.args[0].each_name(&mut |n| used.push(n.to_string()));
-        }
-        let mut ni = i.clone();
-        let mut seen = BTreeSet::new();
-        for n in used.into_iter().filter(|n| reload.contains_key(n)) {
-            if !seen.insert(n.clone()) {
-                continue;
-            }
-            let (ld, cvta) = &reload[&n];
-            let wide = ld.mods.last().is_some_and(|t| t.ends_with("64"));
-            let t = format!("%__rgdev_rp{}", temps.len() + temps32.len());
-            if wide {
-                temps.push(t.clone())
-            } else {
-                temps32.push(t.clone())
-            }
+    // A reloaded register's definition goes: every use loads its own.
+    at_each_use(
+        body,
+        &reload,
+        "%__rgdev_rp",
+        |i| i.guard.is_none(),
+        |(ld, cvta), t, _| {
             let mut l = ld.clone();
-            l.args[0] = Operand::Name(t.clone());
-            out.push(Stmt::Instr(l));
+            l.args[0] = Operand::Name(t.into());
+            let mut instrs = vec![l];
             if let Some(c) = cvta {
                 let mut c = c.clone();
-                (c.args[0], c.args[1]) = (Operand::Name(t.clone()), Operand::Name(t.clone()));
-                out.push(Stmt::Instr(c));
+                (c.args[0], c.args[1]) = (Operand::Name(t.into()), Operand::Name(t.into()));
+                instrs.push(c);
             }
-            ni.args.iter_mut().for_each(|a| a.rename(&|x| (x == n).then(|| t.clone())));
-        }
-        out.push(Stmt::Instr(ni));
-    }
-    if !temps.is_empty() {
-        out.insert(0, Stmt::Reg("b64".into(), temps));
-    }
-    if !temps32.is_empty() {
-        out.insert(0, Stmt::Reg("b32".into(), temps32));
-    }
-    out
+            (instrs, ld.mods.last().is_some_and(|t| t.ends_with("64")))
+        },
+    )
 }
 
 /// Statements inside a loop: between a label and a later branch back to it.
@@ -206,6 +175,27 @@ fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
     if off.is_empty() {
         return body.to_vec();
     }
+    // The definition of a rematerialized register disappears.
+    let def = |i: &ast::Instr| matches!(i.op.as_str(), "add" | "sub");
+    at_each_use(body, &off, "%__rgdev_rm", def, |(root, c, wide, ty), t, pos| {
+        let args = vec![Operand::Name(t.into()), Operand::Name(root.clone()), Operand::Int(*c)];
+        let mods = vec![String::from(*ty).replace('b', "u")];
+        (vec![ast::Instr { pos, guard: None, op: "add".into(), mods, args }], *wide)
+    })
+}
+
+/// `body` with each read of a register of `at` (its value `T`) replaced by a temporary
+/// computed right before the instruction that reads it: `compute(value, temporary, pos)`
+/// gives the instructions and whether the temporary is 64 bits wide. Such a register's
+/// definitions (the instructions writing it that `def` accepts) are left out, and the
+/// temporaries (named `prefix` and a number) declared at the top.
+fn at_each_use<T>(
+    body: &[Stmt],
+    at: &BTreeMap<String, T>,
+    prefix: &str,
+    def: impl Fn(&ast::Instr) -> bool,
+    compute: impl Fn(&T, &str, crate::error::Pos) -> (Vec<ast::Instr>, bool),
+) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     let mut temps: [Vec<String>; 2] = [Vec::new(), Vec::new()];
     for s in body {
@@ -213,10 +203,7 @@ fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
             out.push(s.clone());
             continue;
         };
-        // The definition of a rematerialized register disappears.
-        if matches!(i.args.first(), Some(Operand::Name(d)) if off.contains_key(d))
-            && matches!(i.op.as_str(), "add" | "sub")
-        {
+        if matches!(i.args.first(), Some(Operand::Name(d)) if at.contains_key(d)) && def(i) {
             continue;
         }
         let mut used = Vec::new();
@@ -224,16 +211,14 @@ fn remat(body: &[Stmt], regs: &BTreeSet<String>) -> Vec<Stmt> {
         used.extend(i.guard.iter().map(|g| g.1.clone()));
         let mut ni = i.clone();
         let mut seen = BTreeSet::new();
-        for n in used.into_iter().filter(|n| off.contains_key(n)) {
+        for n in used.into_iter().filter(|n| at.contains_key(n)) {
             if !seen.insert(n.clone()) {
                 continue;
             }
-            let (root, c, wide, ty) = &off[&n];
-            let t = format!("%__rgdev_rm{}", temps[0].len() + temps[1].len());
-            temps[*wide as usize].push(t.clone());
-            let args = vec![Operand::Name(t.clone()), Operand::Name(root.clone()), Operand::Int(*c)];
-            let mods = vec![String::from(*ty).replace('b', "u")];
-            out.push(Stmt::Instr(ast::Instr { pos: i.pos, guard: None, op: "add".into(), mods, args }));
+            let t = format!("{prefix}{}", temps[0].len() + temps[1].len());
+            let (instrs, wide) = compute(&at[&n], &t, i.pos);
+            temps[wide as usize].push(t.clone());
+            out.extend(instrs.into_iter().map(Stmt::Instr));
             ni.args.iter_mut().for_each(|a| a.rename(&|x| (x == n).then(|| t.clone())));
             if let Some(g) = ni.guard.as_mut().filter(|g| g.1 == n) {
                 g.1 = t.clone();
@@ -327,15 +312,8 @@ mod tests {
         let params: BTreeSet<String> = ["p".to_string()].into();
         let b = relieve(
             &body(
-                ".reg .b64 %rd<4>;
- .reg .b32 %r<3>;
- ld.param.u64 %rd1, [p];
- cvta.to.global.u64 %rd2, %rd1;
-\
-                 mov.u32 %r1, %tid.x;
- st.global.u32 [%rd2], %r1;
- st.global.u32 [%rd2+4], %r1;
-",
+                ".reg .b64 %rd<4>;\n .reg .b32 %r<3>;\n ld.param.u64 %rd1, [p];\n cvta.to.global.u64 %rd2, %rd1;\n\
+                 mov.u32 %r1, %tid.x;\n st.global.u32 [%rd2], %r1;\n st.global.u32 [%rd2+4], %r1;\n",
             ),
             &params,
         );
