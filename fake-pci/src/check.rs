@@ -84,6 +84,11 @@ impl BlockCheck {
         })
     }
 
+    /// Another of the same size, empty (for a block resident beside this one's).
+    pub(crate) fn fresh(&self) -> Self {
+        Self { cells: vec![Cell::default(); self.cells.len()], interval: 0, prov: vec![0; self.prov.len()] }
+    }
+
     /// Forget everything (a new block in the same storage).
     pub(crate) fn reset(&mut self) {
         self.cells.fill(Cell::default());

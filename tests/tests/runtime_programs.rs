@@ -56,11 +56,16 @@ fn templates_and_cxx() {
 /// block-wide votes, and cooperative groups: blocks, static and dynamic tiles, coalesced
 /// groups and their partitions, reduce and scans, memcpy_async, and a grid-wide sync in a
 /// cooperative launch; built by the default clang and by clang-14 when it is installed.
+/// Functional mode too (a grid barrier's stalled blocks stay resident while the rest start;
+/// before, the first block spun until the watchdog).
 #[test]
 fn barriers_and_cooperative_groups() {
     let exe = compile("cg", &[]);
     let out = run_ok(&exe, &[]);
     assert!(out.contains("cooperative launch: "), "{out}");
+    let toml = exe.parent().unwrap().join("functional.toml");
+    std::fs::write(&toml, "base = \"gv100\"\nmode = \"functional\"\n").unwrap();
+    assert_eq!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]), out, "the same results in both modes");
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     if Command::new("clang-14").arg("--version").output().is_ok_and(|o| o.status.success()) {
         let dir = scratch("cg14");

@@ -203,3 +203,67 @@ END:
         assert_eq!(out.to_vec().unwrap(), [7], "{mode:?}");
     }
 }
+
+/// Blocks that wait for a later block: every block but the last spins on a flag in global
+/// memory that the last one sets. It completes while the whole grid fits on the device at
+/// once (functional mode keeps a stalled block resident and starts the next beside it, as
+/// the hardware does: cooperative groups' `grid.sync()` needs it); one block more and the
+/// last cannot start, so the grid deadlocks as on a GPU and meets the watchdog, in both
+/// modes. Two SMs of two 1024-thread blocks each: four resident.
+#[test]
+fn blocks_waiting_for_a_later_block_complete_while_resident_in_both_modes() {
+    use backend_user::{DeviceConfig, DeviceOptions};
+    use fake_pci::config::Mode;
+    let src = format!(
+        "{HDR}.entry wait_last(.param .u64 flag, .param .u64 out)
+{{
+ .reg .b32 %r<6>;
+ .reg .b64 %rd<4>;
+ .reg .pred %p<3>;
+ ld.param.u64 %rd1, [flag];
+ ld.param.u64 %rd2, [out];
+ mov.u32 %r1, %ctaid.x;
+ mov.u32 %r2, %nctaid.x;
+ add.u32 %r3, %r1, 1;
+ setp.eq.u32 %p1, %r3, %r2;
+ @%p1 bra LAST;
+W:
+ ld.volatile.global.u32 %r4, [%rd1];
+ setp.eq.u32 %p2, %r4, 0;
+ @%p2 bra W;
+ bra.uni OUT;
+LAST:
+ add.u32 %r4, %r2, 100;
+ st.volatile.global.u32 [%rd1], %r4;
+OUT:
+ mul.wide.u32 %rd3, %r1, 4;
+ add.u64 %rd3, %rd2, %rd3;
+ st.global.u32 [%rd3], %r4;
+ ret;
+}}
+"
+    );
+    for mode in [Mode::Timing, Mode::Functional] {
+        let config = DeviceConfig::default().with(|c| {
+            c.mode = mode;
+            c.board.sms = 2;
+            c.watchdog_cycles = 20_000_000;
+        });
+        let dev = Device::open_with(DeviceOptions { config, ..Default::default() }).unwrap();
+        for (blocks, ok) in [(4u32, true), (3, true), (5, false)] {
+            let ctx = dev.create_context().unwrap();
+            let m = ctx.load_ptx(&src).unwrap();
+            let mut flag = ctx.alloc::<u32>(1).unwrap();
+            flag.copy_from(&[0]).unwrap();
+            let out = ctx.alloc::<u32>(blocks as usize).unwrap();
+            let f = m.function("wait_last").unwrap();
+            f.launch([blocks, 1, 1], [1024, 1, 1], 0, &[flag.arg(), out.arg()]).unwrap();
+            if ok {
+                assert_eq!(ctx.synchronize(), Ok(()), "{mode:?}, {blocks} blocks");
+                assert_eq!(out.to_vec().unwrap(), vec![blocks + 100; blocks as usize], "{mode:?}");
+            } else {
+                assert_eq!(ctx.synchronize(), Err(CuError::LaunchTimeout), "{mode:?}, {blocks} blocks");
+            }
+        }
+    }
+}

@@ -1,11 +1,24 @@
 //! Functional mode's grid table: grids as jobs that run in instruction slices up to the next
 //! device event, block by block, warps in order, with the cost formula that gives their
 //! cycles.
+//!
+//! A block runs until it ends, unless it stalls: every live warp spins (or waits at a barrier
+//! for one that does). A stalled block stays resident, as on the hardware, and the grid
+//! starts its next block beside it, up to the blocks the device holds at once (`per_sm` on
+//! each SM); when none may start, the resident blocks take turns. Grid-wide barriers
+//! (cooperative groups' `grid.sync()`) and blocks that wait for a flag an earlier block sets
+//! work as they do on a GPU; a grid whose resident blocks all wait for one that cannot start
+//! deadlocks as it would there, and meets the watchdog.
 use super::{
     AddressSpace, BarRed, BlockCheck, ComputeRegs, D, DeviceConfig, Exec, Fault, Flow, GridCheck, GridError,
-    INSTR_BYTES, LaunchCtx, Memory, Tlb, Trap, TrapReason, Warp, WarpMem, init_warps,
+    INSTR_BYTES, LaunchCtx, Memory, Tlb, Trap, TrapReason, Warp, WarpMem, init_warps, try_zeroed,
 };
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
+
+/// The most bytes the buffers of a grid's resident blocks take together: a grid parks no
+/// further block beyond it (a host-side bound, far above what grid-wide barriers need).
+const RESIDENT_BYTES: usize = 1 << 30;
 
 /// Per-block storage of the functional mode, reused by every block of a grid (registers
 /// start undefined in PTX; shared and local memory are cleared).
@@ -15,6 +28,32 @@ pub(crate) struct BlockBufs {
     pub(crate) local: Vec<u8>,
     pub(crate) warps: Vec<Warp>,
     pub(crate) bar: BarRed,
+}
+
+impl BlockBufs {
+    /// Storage of the same sizes, cleared, for another block.
+    fn like(&self) -> Result<Self, GridError> {
+        Ok(Self {
+            regs: try_zeroed(self.regs.len())?,
+            shared: try_zeroed(self.shared.len())?,
+            local: try_zeroed(self.local.len())?,
+            warps: Vec::new(),
+            bar: BarRed::default(),
+        })
+    }
+
+    /// Host bytes the storage takes.
+    fn bytes(&self) -> usize {
+        self.regs.len() * 8 + self.shared.len() + self.local.len()
+    }
+}
+
+/// A block started and not finished, waiting while another runs.
+pub(crate) struct Resident {
+    /// Its index within the launch.
+    block: u64,
+    bufs: BlockBufs,
+    bcheck: Option<BlockCheck>,
 }
 
 /// A grid of the functional mode. Its blocks run one after another, a block's warps in
@@ -41,9 +80,18 @@ pub(crate) struct FuncGrid {
     /// The sanitizer's state of the grid and of the block running.
     pub(crate) check: Option<GridCheck>,
     pub(crate) bcheck: Option<BlockCheck>,
-    /// Linear index of the block running (or next to run).
+    /// Blocks finished.
+    pub(crate) finished: u64,
+    /// Index within the launch of the block in `bufs`, and of the next block to start.
     pub(crate) block: u64,
-    /// Within the running block: whose turn it is, and whether this pass moved a warp.
+    pub(crate) next: u64,
+    /// The other blocks started and not finished, in turn order.
+    pub(crate) resident: VecDeque<Resident>,
+    /// Resident blocks found stalled in a row (every one of them: the grid waits for memory
+    /// to change).
+    pub(crate) stalled: usize,
+    /// Within the running block: whose turn it is, and whether this pass moved a warp
+    /// (`None`: block `next` starts in `bufs`).
     pub(crate) pass: Option<(usize, bool)>,
     /// Instructions executed plus those a spinning block was charged (time, watchdog).
     pub(crate) work: u64,
@@ -66,7 +114,7 @@ impl FuncGrid {
     /// The cycle the grid has reached.
     pub(crate) fn cycle(&self, cfg: &DeviceConfig) -> u64 {
         let sms = cfg.board.sms.max(1) as u64;
-        self.start.saturating_add(self.overhead).saturating_add(self.work / sms).saturating_add(self.block)
+        self.start.saturating_add(self.overhead).saturating_add(self.work / sms).saturating_add(self.finished)
     }
 
     /// The cycle a finished grid ends.
@@ -93,6 +141,7 @@ impl FuncGrid {
             0 => u64::MAX, // no watchdog
             w => w.saturating_mul(sms),
         };
+        let capacity = (self.per_sm as u64).saturating_mul(sms);
         let FuncGrid {
             space,
             r,
@@ -106,7 +155,11 @@ impl FuncGrid {
             bufs,
             check,
             bcheck,
+            finished,
             block,
+            next,
+            resident,
+            stalled,
             pass,
             work,
             idle,
@@ -131,7 +184,7 @@ impl FuncGrid {
             bcheck: bcheck.as_mut(),
         };
         let result = loop {
-            if *block >= *nblocks {
+            if *finished >= *nblocks {
                 break Ok(true);
             }
             let mut at = match *pass {
@@ -140,15 +193,16 @@ impl FuncGrid {
                     bufs.shared.fill(0);
                     bufs.local.fill(0);
                     bufs.bar = BarRed::default();
-                    init_warps(&mut bufs.warps, *threads, r.start / INSTR_BYTES as u32);
+                    init_warps(&mut bufs.warps, *threads, x.r.start / INSTR_BYTES as u32);
                     if let Some(b) = x.bcheck.as_deref_mut() {
                         b.reset();
                     }
+                    (*block, *next) = (*next, *next + 1);
                     (0, false)
                 }
             };
             let i = *first + *block;
-            let (gx, gy) = (r.grid[0] as u64, r.grid[1] as u64);
+            let (gx, gy) = (x.r.grid[0] as u64, x.r.grid[1] as u64);
             let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
             x.smid = (i % sms) as u32;
             match warp_pass(&mut x, bufs, &mut at, ctaid, limit) {
@@ -165,29 +219,67 @@ impl FuncGrid {
                 Err(e) => break Err(e),
             }
             let progressed = at.1;
-            let warps = &mut bufs.warps;
-            if warps.iter().all(|w| w.done) {
-                *block += 1;
-                *pass = None;
+            if bufs.warps.iter().all(|w| w.done) {
+                *finished += 1;
+                *stalled = 0;
+                // A resident block goes on before a new one starts.
+                *pass = match resident.pop_front() {
+                    Some(b) => {
+                        switch(&mut x, bufs, block, b);
+                        Some((0, false))
+                    }
+                    None => None,
+                };
                 continue;
             }
-            if warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
-                for w in warps.iter_mut() {
+            if bufs.warps.iter().filter(|w| !w.done).all(|w| w.at_barrier) {
+                for w in bufs.warps.iter_mut() {
                     w.at_barrier = false;
                 }
                 if let Some(b) = x.bcheck.as_deref_mut() {
                     b.interval += 1;
                 }
-            } else if !progressed {
+                *stalled = 0;
+            } else if progressed {
+                *stalled = 0;
+            } else {
                 // Every live warp spins, or waits at a barrier for one that does: nothing
-                // changes until memory does (the host, another engine). The rest of the
-                // slice is spent spinning; the watchdog counts it.
+                // changes for this block until memory does. Another block starts beside it
+                // while the device holds more, or a resident one takes its turn.
+                *stalled += 1;
+                let held = resident.len() as u64 + 1;
+                let room = *next < *nblocks && held < capacity && (held as usize + 1) * bufs.bytes() <= RESIDENT_BYTES;
+                if let Some(fresh) = room.then(|| bufs.like().ok()).flatten() {
+                    let parked = Resident {
+                        block: *block,
+                        bufs: core::mem::replace(bufs, fresh),
+                        bcheck: x.bcheck.as_deref_mut().map(|b| {
+                            let f = b.fresh();
+                            core::mem::replace(b, f)
+                        }),
+                    };
+                    resident.push_back(parked);
+                    *stalled = 0;
+                    *pass = None;
+                    continue;
+                }
+                if *stalled <= resident.len() {
+                    let b = resident.pop_front().expect("a resident block");
+                    let parked = switch(&mut x, bufs, block, b);
+                    resident.push_back(parked);
+                    *pass = Some((0, false));
+                    continue;
+                }
+                // Every resident block is stalled: the rest of the slice is spent spinning
+                // (the host or another engine may write memory); the watchdog counts it.
+                *stalled = 0;
                 let to = limit.min(budget.saturating_add(1)).max(x.instrs);
                 *idle += to - x.instrs;
                 x.instrs = to;
                 *pass = Some((0, false));
                 if x.instrs > budget {
-                    let pc = warps.iter().find(|w| w.parked.is_some()).and_then(|w| w.stack.last()).map_or(0, |f| f.pc);
+                    let pc =
+                        bufs.warps.iter().find(|w| w.parked.is_some()).and_then(|w| w.stack.last()).map_or(0, |f| f.pc);
                     break Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
                 }
                 break Ok(false);
@@ -198,6 +290,17 @@ impl FuncGrid {
         *thread_instrs += x.thread_instrs;
         result
     }
+}
+
+/// Put resident block `b` in the running block's place; returns the running block, now
+/// resident.
+fn switch(x: &mut Exec, bufs: &mut BlockBufs, block: &mut u64, b: Resident) -> Resident {
+    let Resident { block: id, bufs: mut bb, bcheck: mut bc } = b;
+    core::mem::swap(bufs, &mut bb);
+    if let (Some(cur), Some(other)) = (x.bcheck.as_deref_mut(), bc.as_mut()) {
+        core::mem::swap(cur, other);
+    }
+    Resident { block: core::mem::replace(block, id), bufs: bb, bcheck: bc }
 }
 
 /// One pass over the warps of block `ctaid` from warp `at.0` on, each until it waits at a

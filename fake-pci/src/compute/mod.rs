@@ -260,7 +260,11 @@ impl ComputeEngine {
             bufs,
             check,
             bcheck,
+            finished: 0,
             block: 0,
+            next: 0,
+            resident: Default::default(),
+            stalled: 0,
             pass: None,
             work: 0,
             idle: 0,
@@ -281,7 +285,7 @@ impl ComputeEngine {
 
     /// Functional mode: (blocks finished, blocks in all) of the grids queued and running.
     pub fn progress(&self) -> (u64, u64) {
-        self.queue.iter().fold((0, 0), |(d, n), g| (d + g.block, n + g.nblocks))
+        self.queue.iter().fold((0, 0), |(d, n), g| (d + g.finished, n + g.nblocks))
     }
 
     /// Functional mode: warp instructions the queued grids have executed so far.
