@@ -120,7 +120,41 @@ __device__ __forceinline__ void grid_sync() {
     __syncthreads();
 }
 
-enum group_kind : unsigned { kind_block, kind_grid, kind_coalesced, kind_large_tile };
+enum group_kind : unsigned { kind_block, kind_grid, kind_coalesced, kind_large_tile, kind_cluster };
+
+/* Thread block clusters (compute capability 9.0): the special registers, the barrier and
+ * distributed shared memory, in PTX. */
+#define __RGDEV_SREG(name, reg)                                                                                  \
+    __device__ __forceinline__ unsigned name() {                                                                 \
+        unsigned r;                                                                                              \
+        asm volatile("mov.u32 %0, " reg ";" : "=r"(r));                                                         \
+        return r;                                                                                                \
+    }
+__RGDEV_SREG(cluster_rank, "%%cluster_ctarank")
+__RGDEV_SREG(cluster_blocks, "%%cluster_nctarank")
+__RGDEV_SREG(cluster_x, "%%cluster_ctaid.x")
+__RGDEV_SREG(cluster_y, "%%cluster_ctaid.y")
+__RGDEV_SREG(cluster_z, "%%cluster_ctaid.z")
+__RGDEV_SREG(cluster_dim_x, "%%cluster_nctaid.x")
+__RGDEV_SREG(cluster_dim_y, "%%cluster_nctaid.y")
+__RGDEV_SREG(cluster_dim_z, "%%cluster_nctaid.z")
+#undef __RGDEV_SREG
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;" ::: "memory"); }
+__device__ __forceinline__ void cluster_sync() {
+    cluster_arrive();
+    cluster_wait();
+}
+__device__ __forceinline__ void *cluster_map(const void *p, unsigned rank) {
+    void *r;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"(p), "r"(rank));
+    return r;
+}
+__device__ __forceinline__ unsigned cluster_rank_of(const void *p) {
+    unsigned r;
+    asm volatile("getctarank.u64 %0, %1;" : "=r"(r) : "l"(p));
+    return r;
+}
 
 /* Tiles of several warps (sizes 64 to 1024). Each tile of the block has a barrier (arrivals,
  * generation), one per tile size so that partitions of different sizes never share one, and
@@ -207,6 +241,7 @@ class thread_group {
         switch (kind_) {
         case details::kind_block: return details::block_size();
         case details::kind_grid: return details::grid_threads();
+        case details::kind_cluster: return details::cluster_blocks() * details::block_size();
         case details::kind_coalesced: return (unsigned)__popc(mask_);
         default: return size_;
         }
@@ -216,6 +251,7 @@ class thread_group {
         switch (kind_) {
         case details::kind_block: return details::block_rank();
         case details::kind_grid: return details::grid_thread_rank();
+        case details::kind_cluster: return details::cluster_rank() * details::block_size() + details::block_rank();
         case details::kind_coalesced: return (unsigned)__popc(mask_ & details::lanemask_lt());
         default: return details::block_rank() % size_;
         }
@@ -223,6 +259,7 @@ class thread_group {
     __device__ void sync() const {
         switch (kind_) {
         case details::kind_grid: details::grid_sync(); break;
+        case details::kind_cluster: details::cluster_sync(); break;
         case details::kind_coalesced: __syncwarp(mask_); break;
         case details::kind_large_tile: details::mw_sync(size_); break;
         default: __syncthreads(); break;
@@ -257,6 +294,53 @@ class grid_group : public thread_group {
     static __device__ dim3 dim_threads() { return group_dim(); }
 };
 __device__ __forceinline__ grid_group this_grid() { return grid_group(); }
+
+/* The thread block cluster of a launch with a cluster dimension (compute capability 9.0):
+ * its blocks run at once, meet at its barrier and see each other's shared memory through
+ * map_shared_rank. A launch without one: clusters of one block. */
+class cluster_group : public thread_group {
+  public:
+    /* Split barrier: arrive, then wait. */
+    struct arrival_token {};
+    __device__ cluster_group() : thread_group(details::kind_cluster) {}
+    __device__ bool is_valid() const { return true; }
+    static __device__ void sync() { details::cluster_sync(); }
+    __device__ arrival_token barrier_arrive() const {
+        details::cluster_arrive();
+        return arrival_token();
+    }
+    __device__ void barrier_wait(arrival_token &&) const { details::cluster_wait(); }
+    __device__ void barrier_wait() const { details::cluster_wait(); }
+    static __device__ unsigned num_blocks() { return details::cluster_blocks(); }
+    static __device__ unsigned block_rank() { return details::cluster_rank(); }
+    static __device__ unsigned num_threads() { return num_blocks() * details::block_size(); }
+    static __device__ unsigned size() { return num_threads(); }
+    static __device__ unsigned thread_rank() { return block_rank() * details::block_size() + details::block_rank(); }
+    static __device__ dim3 block_index() {
+        return dim3(details::cluster_x(), details::cluster_y(), details::cluster_z());
+    }
+    static __device__ dim3 dim_blocks() {
+        return dim3(details::cluster_dim_x(), details::cluster_dim_y(), details::cluster_dim_z());
+    }
+    static __device__ dim3 thread_index() {
+        dim3 b = block_index();
+        return dim3(b.x * blockDim.x + threadIdx.x, b.y * blockDim.y + threadIdx.y, b.z * blockDim.z + threadIdx.z);
+    }
+    static __device__ dim3 dim_threads() {
+        dim3 b = dim_blocks();
+        return dim3(b.x * blockDim.x, b.y * blockDim.y, b.z * blockDim.z);
+    }
+    /* The address of the same shared variable in block `rank` of the cluster. */
+    template <typename T> static __device__ T *map_shared_rank(T *addr, unsigned rank) {
+        return (T *)details::cluster_map(addr, rank);
+    }
+    template <typename T> static __device__ T &map_shared_rank(T &addr, unsigned rank) {
+        return *(T *)details::cluster_map(&addr, rank);
+    }
+    /* The rank of the block whose shared memory `addr` is in. */
+    static __device__ unsigned query_shared_rank(const void *addr) { return details::cluster_rank_of(addr); }
+};
+__device__ __forceinline__ cluster_group this_cluster() { return cluster_group(); }
 
 /* The grids of a multi-device launch: CUDA 12 still names the type; rgdev has no
  * multi-device cooperative launch (cudaLaunchCooperativeKernelMultiDevice is not supported),

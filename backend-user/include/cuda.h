@@ -2899,6 +2899,7 @@ CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectP
 CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size);
 CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config);
 CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config);
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config);
 CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef);
 CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray,
                                          const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray,

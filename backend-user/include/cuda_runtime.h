@@ -138,6 +138,11 @@ static __inline__ __host__ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig
     return cudaLaunchKernelExC(config, (const void *)kernel, args);
 }
 template <class T>
+static __inline__ __host__ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, T *func,
+                                                                      const cudaLaunchConfig_t *config) {
+    return cudaOccupancyMaxActiveClusters(numClusters, (const void *)func, config);
+}
+template <class T>
 static __inline__ __host__ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T *devPtr, size_t length = 0,
                                                                 unsigned int flags = cudaMemAttachSingle) {
     return cudaStreamAttachMemAsync(stream, (void *)devPtr, length, flags);

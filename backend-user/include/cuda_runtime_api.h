@@ -420,6 +420,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
 cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig);
 cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
                                                  const cudaLaunchConfig_t *launchConfig);
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig);
 cudaError_t cudaCtxResetPersistingL2Cache(void);
 cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
 

@@ -514,10 +514,16 @@ impl Function {
     /// on the returned fence or synchronize the context. (Kernels only reach device memory
     /// of their own context, and faults stay there, so this is safe Rust.)
     pub fn launch(&self, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg<'_>]) -> Result<Fence> {
+        let cfg = LaunchConfig::new(grid, block).shared(shared);
+        self.launch_with(&cfg, args)
+    }
+
+    /// Launch with a whole configuration: a stream, a cooperative launch, a carveout, a
+    /// thread block cluster shape ([`LaunchConfig`]).
+    pub fn launch_with(&self, cfg: &LaunchConfig, args: &[Arg<'_>]) -> Result<Fence> {
         let bytes: Vec<Vec<u8>> = args.iter().map(Arg::bytes).collect();
         let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
-        let cfg = LaunchConfig::new(grid, block).shared(shared);
-        self.ctx.gpu.launch(self.ctx.h, self.f, &cfg, Params::Args(&slices))
+        self.ctx.gpu.launch(self.ctx.h, self.f, cfg, Params::Args(&slices))
     }
 }
 

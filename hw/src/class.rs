@@ -322,6 +322,32 @@ pub struct Origin {
     pub y: B16,
 }
 
+/// CLUSTER_DIM (model): the shape of the launch's thread block clusters, in blocks (0 reads
+/// as 1; the grid's shape is a multiple of it), and whether it was given explicitly (a
+/// kernel's cluster registers tell clusters of one block from a launch without clusters).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ClusterDim {
+    /// Width.
+    pub x: B8,
+    /// Height.
+    pub y: B8,
+    /// Depth.
+    pub z: B7,
+    /// Launched with a cluster shape.
+    pub explicit: bool,
+    #[skip]
+    __: B8,
+}
+
+impl ClusterDim {
+    /// The shape, each dimension at least 1.
+    pub fn dims(self) -> [u32; 3] {
+        [self.x().max(1) as u32, self.y().max(1) as u32, self.z().max(1) as u32]
+    }
+}
+
 /// Compute class (90C0) methods used to launch a grid, in Gdev's order (docs/hardware.md).
 pub mod compute {
     /// Shared memory window base in the generic address space (bits 31:0; high bits 0).
@@ -453,6 +479,13 @@ pub mod compute {
     /// Model: bind a header-pool entry to a surface slot (`.surfref`), as
     /// [`BIND_TEXTURE_HEADER`] does for texture slots ([`super::BindHeader`]).
     pub const BIND_SURFACE_HEADER: u32 = 0x3F40;
+    /// Thread block clusters of the next LAUNCH (model): [`super::ClusterDim`]; a LAUNCH
+    /// forgets it, as GRID_FIRST_BLOCK (clusters of one block, not explicit).
+    pub const CLUSTER_DIM: u32 = 0x3F44;
+    /// The generic window of the next LAUNCH's clusters' shared memory (model; bits 31:0,
+    /// high bits 0): [`crate::isa::CLUSTER_WINDOW_BYTES`] from its base, rank by rank; a
+    /// LAUNCH forgets it.
+    pub const SHARED_CLUSTER_WINDOW: u32 = 0x3F48;
     /// Texture slots (`.texref` numbers) a launch may name.
     pub const TEX_SLOTS: usize = 128;
     /// Sampler slots: one per texture slot, which a module reference uses in unified

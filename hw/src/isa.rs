@@ -18,14 +18,18 @@
 use modular_bitfield::prelude::*;
 
 mod bulk;
+mod cluster;
 mod convert;
 mod flags;
 pub mod mbarrier;
 pub mod mma;
+mod sreg;
 mod texmods;
 pub use bulk::*;
+pub use cluster::*;
 pub use convert::*;
 pub use flags::*;
+pub use sreg::*;
 pub use texmods::*;
 
 /// Bytes per instruction.
@@ -193,6 +197,9 @@ pub enum Op {
     /// A bulk copy (`cp.async.bulk`): c bytes from address b to address a, each a multiple
     /// of 16, in the spaces m names ([`BulkMods`]); done when it issues.
     Bulk,
+    /// A thread block cluster's operation (m: [`ClusterOp`]): its barrier, and the shared
+    /// memory addresses of its blocks.
+    Cluster,
 }
 
 /// [`Op::Printf`] modes.
@@ -366,83 +373,6 @@ pub const LAUNCH_ENVREG: u64 = 0x18;
 pub const GENERIC_WINDOW_BYTES: u64 = 1 << 24;
 /// Bytes of launch constants.
 pub const LAUNCH_BYTES: u64 = 0x98;
-
-/// Special registers readable with `S2R` (the immediate holds the index).
-#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[bits = 8]
-pub enum Sreg {
-    /// %tid.x
-    TidX = 0,
-    /// %tid.y
-    TidY,
-    /// %tid.z
-    TidZ,
-    /// %ntid.x
-    NtidX,
-    /// %ntid.y
-    NtidY,
-    /// %ntid.z
-    NtidZ,
-    /// %ctaid.x
-    CtaidX,
-    /// %ctaid.y
-    CtaidY,
-    /// %ctaid.z
-    CtaidZ,
-    /// %nctaid.x
-    NctaidX,
-    /// %nctaid.y
-    NctaidY,
-    /// %nctaid.z
-    NctaidZ,
-    /// %laneid
-    LaneId,
-    /// %warpid
-    WarpId,
-    /// %nwarpid
-    NwarpId,
-    /// %smid
-    SmId,
-    /// %clock (low 32 bits of the SM cycle counter)
-    Clock,
-    /// %clock64
-    Clock64,
-    /// %globaltimer (nanoseconds)
-    GlobalTimer,
-    /// %lanemask_lt
-    LanemaskLt,
-    /// %lanemask_le
-    LanemaskLe,
-    /// %lanemask_gt
-    LanemaskGt,
-    /// %lanemask_ge
-    LanemaskGe,
-    /// %lanemask_eq
-    LanemaskEq,
-    /// The active mask of the warp (`activemask`).
-    ActiveMask,
-}
-
-impl Sreg {
-    /// Decode an index.
-    pub fn from_index(i: u64) -> Option<Self> {
-        u8::try_from(i).ok().and_then(|b| Self::from_bytes(b).ok())
-    }
-    /// Where a register that is the same in every thread of the grid (the grid's shape)
-    /// lives among the launch constants ([`ConstRef`]).
-    pub fn launch_offset(self) -> Option<u64> {
-        use Sreg::*;
-        Some(match self {
-            NtidX => LAUNCH_NTID,
-            NtidY => LAUNCH_NTID + 4,
-            NtidZ => LAUNCH_NTID + 8,
-            NctaidX => LAUNCH_NCTAID,
-            NctaidY => LAUNCH_NCTAID + 4,
-            NctaidZ => LAUNCH_NCTAID + 8,
-            _ => return None,
-        })
-    }
-}
 
 /// `MUL`/`MAD` mode (m bits 1:0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -770,7 +700,8 @@ mod tests {
         assert_eq!(AtomMods::op(AtomMods::encode(Space::Shared, AtomOp::Cas)), Some(AtomOp::Cas));
         assert_eq!(Cmp::from_bits(Cmp::Geu as u16), Some(Cmp::Geu));
         assert_eq!(Sreg::from_index(Sreg::ActiveMask as u64), Some(Sreg::ActiveMask));
-        assert_eq!(Sreg::from_index(25), None);
+        assert_eq!(Sreg::from_index(Sreg::IsExplicitCluster as u64), Some(Sreg::IsExplicitCluster));
+        assert_eq!(Sreg::from_index(40), None);
     }
 
     #[test]

@@ -101,6 +101,10 @@ pub struct Func {
     pub max_regs: Option<u32>,
     /// `.minnctapersm` (blocks of `max_threads` an SM must hold at once), if given.
     pub min_blocks: Option<u32>,
+    /// `.reqnctapercluster` (the thread block cluster's shape it launches with), if given.
+    pub cluster: Option<[u32; 3]>,
+    /// `.explicitcluster`: it must be launched with a cluster shape.
+    pub explicit_cluster: bool,
     /// Where it was declared.
     pub pos: Pos,
 }

@@ -9,7 +9,8 @@
 //! sections, each a u32 count followed by its items (segments are a u32 size then the
 //! initialized prefix): kernels (name, pc, regs, predicate regs, shared, local,
 //! dynamic-shared flag, max threads (0 = none), spill store and load bytes, textures and
-//! surfaces named, parameter (offset, size) list), symbols (name, space (0 `.global`, 1 `.const`, 2 managed `.global`), offset, size),
+//! surfaces named, the cluster shape (x, y, z a byte each, bit 24 `.explicitcluster`; 0 =
+//! none), parameter (offset, size) list), symbols (name, space (0 `.global`, 1 `.const`, 2 managed `.global`), offset, size),
 //! the names of the texture, surface and sampler references (three string lists),
 //! relocations (instruction, segment), the `.global` segment, the `.const` segment, the
 //! code (16 bytes an instruction) and each instruction's PTX line (a u32 each, as many as
@@ -25,7 +26,7 @@ use hw::isa::Instr;
 /// The first bytes of a container.
 pub const MAGIC: &[u8; 8] = b"RGDEVMOD";
 /// The format version this crate writes and reads.
-pub const VERSION: u32 = 10;
+pub const VERSION: u32 = 11;
 /// Bytes of the fixed header: magic, version, total length.
 pub const HEADER_LEN: usize = 24;
 
@@ -111,6 +112,7 @@ impl Program {
                 k.spill.1,
                 k.textures,
                 k.surfaces,
+                k.cluster.map_or(0, |[x, y, z]| x | y << 8 | z << 16) | (k.explicit_cluster as u32) << 24,
             ] {
                 w.u32(v);
             }
@@ -178,9 +180,9 @@ impl Program {
             return None;
         }
         let mut kernels = Vec::new();
-        for _ in 0..r.count(56)? {
+        for _ in 0..r.count(60)? {
             let name = r.string()?;
-            let mut v = [0u32; 12];
+            let mut v = [0u32; 13];
             for x in v.iter_mut() {
                 *x = r.u32()?;
             }
@@ -201,6 +203,7 @@ impl Program {
                 spill_ld,
                 tex,
                 surf,
+                cluster,
             ] = v;
             kernels.push(Kernel {
                 name,
@@ -216,6 +219,12 @@ impl Program {
                 spill: (spill_st, spill_ld),
                 textures: tex,
                 surfaces: surf,
+                cluster: (cluster & 0xFF_FFFF != 0).then_some([
+                    cluster & 0xFF,
+                    cluster >> 8 & 0xFF,
+                    cluster >> 16 & 0xFF,
+                ]),
+                explicit_cluster: cluster >> 24 & 1 != 0,
             });
         }
         let mut symbols = Vec::new();

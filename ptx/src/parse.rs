@@ -378,6 +378,7 @@ impl Parser {
         let name = self.ident("a function name")?;
         let params = if self.peek() == Some(&Tok::Punct('(')) { self.params()? } else { Vec::new() };
         let (mut max_threads, mut max_regs, mut min_blocks) = (None, None, None);
+        let (mut cluster, mut explicit_cluster) = (None, false);
         loop {
             match self.peek().cloned() {
                 Some(Tok::Ident(d)) if d == ".maxntid" || d == ".reqntid" => {
@@ -399,24 +400,31 @@ impl Parser {
                         _ => {}
                     }
                 }
-                // Thread block clusters: rgdev's are of one block (`compile`'s cluster
-                // registers); a kernel that needs more is refused by name.
+                // The thread block cluster shape the kernel launches with (at most 16
+                // blocks, Hopper's non-portable limit).
                 Some(Tok::Ident(d)) if d == ".reqnctapercluster" => {
                     self.i += 1;
                     let mut dims = alloc::vec![self.int("a cluster dimension")?];
                     while self.eat_punct(',') {
                         dims.push(self.int("a cluster dimension")?);
                     }
-                    if dims.iter().any(|&n| n != 1) {
+                    let n = dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX);
+                    if dims.len() > 3 || dims.contains(&0) || n > hw::isa::MAX_CLUSTER_BLOCKS as u64 {
                         let list: Vec<String> = dims.iter().map(|n| n.to_string()).collect();
-                        return Err(pos.unsupported(format!(
-                            "`{name}`: `.reqnctapercluster {}`: thread block clusters of more than one block are \
-                             not supported (CUDA_ERROR_NOT_SUPPORTED)",
-                            list.join(", ")
+                        return Err(pos.err(format!(
+                            "`{name}`: `.reqnctapercluster {}`: a cluster is 1 to 3 dimensions of at most {} blocks",
+                            list.join(", "),
+                            hw::isa::MAX_CLUSTER_BLOCKS
                         )));
                     }
+                    dims.resize(3, 1);
+                    cluster = Some([dims[0] as u32, dims[1] as u32, dims[2] as u32]);
                 }
-                Some(Tok::Ident(d)) if d == ".noreturn" || d == ".explicitcluster" => self.i += 1,
+                Some(Tok::Ident(d)) if d == ".explicitcluster" => {
+                    self.i += 1;
+                    explicit_cluster = true;
+                }
+                Some(Tok::Ident(d)) if d == ".noreturn" => self.i += 1,
                 Some(Tok::Ident(d)) if d == ".pragma" => {
                     self.i += 1;
                     self.bump();
@@ -425,33 +433,26 @@ impl Parser {
                 _ => break,
             }
         }
-        if self.eat_punct(';') {
-            return Ok(Func {
-                name,
-                entry,
-                params,
-                rets,
-                body: None,
-                linkage: Linkage::Internal,
-                max_threads,
-                max_regs,
-                min_blocks,
-                pos,
-            });
-        }
-        self.punct('{')?;
-        let mut body = Vec::new();
-        self.block(&mut body)?;
+        let body = if self.eat_punct(';') {
+            None
+        } else {
+            self.punct('{')?;
+            let mut body = Vec::new();
+            self.block(&mut body)?;
+            Some(body)
+        };
         Ok(Func {
             name,
             entry,
             params,
             rets,
-            body: Some(body),
+            body,
             linkage: Linkage::Internal,
             max_threads,
             max_regs,
             min_blocks,
+            cluster,
+            explicit_cluster,
             pos,
         })
     }
@@ -737,64 +738,4 @@ impl Parser {
 mod tests;
 
 #[cfg(test)]
-mod nesting {
-    use crate::compile_ptx;
-    use alloc::format;
-    use alloc::string::String;
-
-    const HEAD: &str = ".version 6.0\n.target sm_70\n.address_size 64\n";
-
-    /// Nesting costs no host stack: scopes and initializer lists are flattened iteratively,
-    /// operands are bounded, and the call graph is searched with an explicit stack.
-    #[test]
-    fn deep_nesting_is_an_answer_not_a_crash() {
-        const N: usize = 1_000_000;
-        // A million nested scopes around a valid body compile.
-        let ok = format!("{HEAD}.visible .entry k() {{\n{}ret;\n{}}}\n", "{".repeat(N), "}".repeat(N));
-        assert_eq!(compile_ptx(&ok).unwrap().kernels.len(), 1);
-        // ...and an error inside them is reported with its position.
-        let bad = format!("{HEAD}.visible .entry k() {{\n{}\nfrob.u32 %r1;\n{}}}\n", "{".repeat(N), "}".repeat(N));
-        let e = compile_ptx(&bad).unwrap_err();
-        assert_eq!(e.line, 6, "{e}");
-        // Unbalanced scopes end in an error, not a crash.
-        let open = format!("{HEAD}.visible .entry k() {{\n{}", "{".repeat(N));
-        assert!(format!("{}", compile_ptx(&open).unwrap_err()).contains("expected `}`"));
-        // A million nested initializer braces: the elements are flattened.
-        let init = format!("{HEAD}.global .align 4 .u32 t[2] = {}1, 2{};\n", "{".repeat(N), "}".repeat(N));
-        let p = compile_ptx(&init).unwrap();
-        assert_eq!(&p.global_init[..8], &[1, 0, 0, 0, 2, 0, 0, 0]);
-        let init = format!("{HEAD}.global .align 4 .u32 t[2] = {}1, 2;\n", "{".repeat(N));
-        assert!(compile_ptx(&init).is_err());
-        // Operands nest at most a few levels.
-        let deep =
-            format!("{HEAD}.visible .entry k() {{\n.reg .pred %p;\nnot.pred %p, {}%p;\nret;\n}}\n", "!".repeat(N));
-        assert!(format!("{}", compile_ptx(&deep).unwrap_err()).contains("nested too deeply"));
-        let deep =
-            format!("{HEAD}.visible .entry k() {{\nst.v2.u32 [%rd1], {}1{};\nret;\n}}\n", "{".repeat(N), "}".repeat(N));
-        assert!(format!("{}", compile_ptx(&deep).unwrap_err()).contains("nested too deeply"));
-    }
-
-    /// A 50,000-deep chain of `.func` calls is searched for recursion without recursing,
-    /// and a cycle at its far end is still found.
-    #[test]
-    fn deep_call_chains_are_searched_iteratively() {
-        const N: usize = 50_000;
-        let chain = |last_calls: &str| {
-            let mut s = String::from(HEAD);
-            for k in 0..N {
-                let callee = if k + 1 < N { format!("f{}", k + 1) } else { String::from(last_calls) };
-                s += &format!(".func f{k}() {{\n");
-                if !callee.is_empty() {
-                    s += &format!("call {callee}, ();\n");
-                }
-                s += "ret;\n}\n";
-            }
-            s + ".visible .entry k() {\ncall f0, ();\nret;\n}\n"
-        };
-        let e = compile_ptx(&chain("f0")).unwrap_err();
-        assert!(format!("{e}").contains("recursive call"), "{e}");
-        // Without the cycle it is a (deep) program; it may be refused for its size, but
-        // the answer is an error or a program, never a crash.
-        let _ = compile_ptx(&chain(""));
-    }
-}
+mod nesting;

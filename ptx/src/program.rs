@@ -74,6 +74,10 @@ pub struct Kernel {
     pub dynamic_shared: bool,
     /// `.maxntid`/`.reqntid`, if given.
     pub max_threads: Option<u32>,
+    /// `.reqnctapercluster`: the thread block cluster shape it launches with, if given.
+    pub cluster: Option<[u32; 3]>,
+    /// `.explicitcluster`: a launch must give a cluster shape.
+    pub explicit_cluster: bool,
     /// Bytes of spill stores and loads the register allocator inserted (static counts).
     pub spill: (u32, u32),
     /// Texture references (`.texref`) its code names.

@@ -60,6 +60,8 @@ pub enum CuError {
     Assert = 710,
     /// CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
     CooperativeLaunchTooLarge = 720,
+    /// CUDA_ERROR_INVALID_CLUSTER_SIZE
+    InvalidClusterSize = 912,
     /// CUDA_ERROR_TOO_MANY_PEERS
     TooManyPeers = 711,
     /// CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
@@ -119,6 +121,7 @@ impl CuError {
             ContextIsDestroyed,
             Assert,
             CooperativeLaunchTooLarge,
+            InvalidClusterSize,
             TooManyPeers,
             HostMemoryAlreadyRegistered,
             HostMemoryNotRegistered,
@@ -159,6 +162,7 @@ impl CuError {
             IllegalAddress => "an illegal memory access was encountered",
             LaunchOutOfResources => "too many resources requested for launch",
             CooperativeLaunchTooLarge => "too many blocks in cooperative launch",
+            InvalidClusterSize => "a kernel launch error has occurred due to cluster misconfiguration",
             LaunchTimeout => "the launch timed out and was terminated",
             PeerAccessAlreadyEnabled => "peer access is already enabled",
             PeerAccessNotEnabled => "peer access has not been enabled",
@@ -203,6 +207,7 @@ impl CuError {
             IllegalAddress => "CUDA_ERROR_ILLEGAL_ADDRESS",
             LaunchOutOfResources => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
             CooperativeLaunchTooLarge => "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+            InvalidClusterSize => "CUDA_ERROR_INVALID_CLUSTER_SIZE",
             LaunchTimeout => "CUDA_ERROR_LAUNCH_TIMEOUT",
             PeerAccessAlreadyEnabled => "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
             PeerAccessNotEnabled => "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
@@ -252,7 +257,7 @@ mod tests {
         }
         assert_eq!(CuError::from_code(0), None);
         // Every variant is reachable from its number.
-        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 37);
+        assert_eq!((0..1000).filter_map(CuError::from_code).count(), 38);
         assert_eq!(CuError::HostMemoryNotRegistered.code(), 713);
         assert_eq!(CuError::from_code(301), Some(CuError::FileNotFound));
     }

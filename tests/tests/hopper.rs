@@ -129,44 +129,84 @@ fn a_bulk_copy_past_shared_memory_or_misaligned_is_an_error_not_a_crash() {
     assert_eq!(ctx.load_ptx(&t).err(), Some(CuError::NotSupported));
 }
 
-/// Clusters of one block: the cluster registers say so, `barrier.cluster` is the block's
-/// barrier, `mapa` of rank 0 is the address itself and `getctarank` 0; a kernel that
-/// requires a larger cluster is refused by name at load.
+/// A kernel's cluster registers, barrier and distributed shared memory: each thread stores
+/// its index in its block's shared memory, the cluster meets at `barrier.cluster`, and each
+/// reads the word of thread `63 - t` in the partner block (rank ^ 1) through `mapa` and
+/// `ld.shared::cluster`, and the same word through a generic `mapa.u64` address.
+const CLUSTER_KERNEL: &str = ".visible .entry k(.param .u64 out) .reqnctapercluster 2, 1, 1 .maxclusterrank 2\n{\n\
+     .reg .b32 %r<20>;\n .reg .b64 %rd<8>;\n .reg .pred %p;\n .shared .align 4 .b32 s[64];\n\
+     ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r3, %r2;\n\
+     mov.u32 %r8, %cluster_ctarank;\n mad.lo.u32 %r15, %r8, 100, %r1;\n\
+     st.shared.u32 [%r3], %r15;\n barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;\n\
+     xor.b32 %r4, %r1, 63;\n shl.b32 %r4, %r4, 2;\n add.u32 %r4, %r4, %r2;\n xor.b32 %r16, %r8, 1;\n\
+     mapa.shared::cluster.u32 %r5, %r4, %r16;\n ld.shared::cluster.u32 %r6, [%r5];\n\
+     getctarank.shared::cluster.u32 %r7, %r5;\n mov.u32 %r9, %cluster_nctarank;\n\
+     mov.u32 %r10, %clusterid.x;\n mov.u32 %r11, %nclusterid.x;\n mov.u32 %r12, %cluster_nctaid.x;\n\
+     mov.pred %p, %is_explicit_cluster;\n selp.u32 %r13, 1, 0, %p;\n\
+     cvt.u64.u32 %rd4, %r4;\n cvta.shared.u64 %rd5, %rd4;\n mapa.u64 %rd6, %rd5, %r16;\n ld.u32 %r17, [%rd6];\n\
+     sub.u32 %r13, %r13, %r17;\n add.u32 %r13, %r13, %r6;\n\
+     barrier.cluster.arrive;\n barrier.cluster.wait;\n\
+     mov.u32 %r18, %ctaid.x;\n mad.lo.u32 %r14, %r18, 64, %r1;\n mul.wide.u32 %rd2, %r14, 32;\n add.u64 %rd2, %rd2, %rd1;\n\
+     st.global.v4.u32 [%rd2], {%r6, %r7, %r8, %r9};\n st.global.v4.u32 [%rd2+16], {%r10, %r11, %r12, %r13};\n\
+     ret;\n}\n";
+
+/// Thread block clusters of two (the kernel's `.reqnctapercluster`), in timing and in
+/// functional mode on `h200`: the partner block's word through distributed shared memory
+/// (written before the cluster barrier), the ranks, the cluster's place in the grid, and the
+/// generic path; the same kernel launched with clusters of one is refused
+/// (CUDA_ERROR_INVALID_CLUSTER_SIZE), as is a grid the cluster does not divide; a kernel
+/// without a cluster shape runs as clusters of one, not explicit.
 #[test]
-fn a_grid_runs_as_clusters_of_one_block() {
-    let dev = Device::open_with(DeviceOptions {
-        config: DeviceConfig::preset("h200").unwrap(),
-        separate_va: true,
-        ..Default::default()
-    })
-    .unwrap();
-    let ctx = dev.create_context().unwrap();
-    let src = format!(
-        "{HDR}.visible .entry k(.param .u64 out) .reqnctapercluster 1, 1, 1 .maxclusterrank 1\n{{\n\
-         .reg .b32 %r<16>;\n .reg .b64 %rd<4>;\n .reg .pred %p;\n .shared .align 4 .b32 s[64];\n\
-         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r3, %r2;\n\
-         st.shared.u32 [%r3], %r1;\n barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;\n\
-         xor.b32 %r4, %r1, 63;\n shl.b32 %r4, %r4, 2;\n add.u32 %r4, %r4, %r2;\n\
-         mapa.shared::cluster.u32 %r5, %r4, 0;\n ld.shared::cluster.u32 %r6, [%r5];\n\
-         getctarank.shared::cluster.u32 %r7, %r5;\n mov.u32 %r8, %cluster_ctarank;\n mov.u32 %r9, %cluster_nctarank;\n\
-         mov.u32 %r10, %clusterid.x;\n mov.u32 %r11, %nclusterid.x;\n mov.u32 %r12, %cluster_nctaid.x;\n\
-         mov.pred %p, %is_explicit_cluster;\n selp.u32 %r13, 1, 0, %p;\n\
-         mad.lo.u32 %r14, %r10, 64, %r1;\n mul.wide.u32 %rd2, %r14, 32;\n add.u64 %rd2, %rd2, %rd1;\n\
-         st.global.v4.u32 [%rd2], {{%r6, %r7, %r8, %r9}};\n st.global.v4.u32 [%rd2+16], {{%r10, %r11, %r12, %r13}};\n\
-         ret;\n}}\n"
-    );
-    let m = ctx.load_ptx(&src).unwrap();
-    let out = ctx.alloc::<u32>(3 * 64 * 8).unwrap();
-    m.function("k").unwrap().launch([3, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
-    let got = out.to_vec().unwrap();
-    for b in 0..3u32 {
-        for t in 0..64u32 {
-            let at = ((b * 64 + t) * 8) as usize;
-            // The other thread's word, written before the cluster barrier; rank 0 of 1;
-            // cluster b of 3, one block wide, not launched as clusters.
-            assert_eq!(got[at..at + 8], [t ^ 63, 0, 0, 1, b, 3, 1, 0], "block {b} thread {t}");
+fn clusters_share_shared_memory_and_a_barrier() {
+    use backend_user::LaunchConfig;
+    use fake_pci::config::Mode;
+    for mode in [Mode::Timing, Mode::Functional] {
+        let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
+        let dev = Device::open_with(DeviceOptions { config, separate_va: true, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&format!("{HDR}{CLUSTER_KERNEL}")).unwrap();
+        let f = m.function("k").unwrap();
+        let out = ctx.alloc::<u32>(4 * 64 * 8).unwrap();
+        f.launch([4, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
+        let got = out.to_vec().unwrap();
+        for b in 0..4u32 {
+            let rank = b % 2;
+            for t in 0..64u32 {
+                let at = ((b * 64 + t) * 8) as usize;
+                let partner = (rank ^ 1) * 100 + (t ^ 63);
+                // The partner's word, its rank, ours of 2; cluster b / 2 of 2, two blocks
+                // wide, explicit; the generic read agreed (1 - word + word).
+                let want = [partner, rank ^ 1, rank, 2, b / 2, 2, 2, 1];
+                assert_eq!(got[at..at + 8], want, "{mode:?}: block {b} thread {t}");
+            }
         }
+        let bad = |cfg: LaunchConfig| f.launch_with(&cfg, &[out.arg()]).err();
+        let mut one = LaunchConfig::new([4, 1, 1], [64, 1, 1]);
+        one.cluster = Some([1, 1, 1]);
+        assert_eq!(bad(one), Some(CuError::InvalidClusterSize));
+        assert_eq!(bad(LaunchConfig::new([3, 1, 1], [64, 1, 1])), Some(CuError::InvalidClusterSize));
+        // Without a cluster shape: clusters of one block, not explicit, `barrier.cluster`
+        // the block's barrier; `mapa` of a rank the cluster lacks stops the kernel.
+        let plain = format!(
+            "{HDR}.visible .entry p(.param .u64 out, .param .u32 rank)\n{{\n .reg .b32 %r<8>;\n .reg .b64 %rd<3>;\n\
+             .reg .pred %q;\n .shared .align 4 .b32 s[64];\n ld.param.u64 %rd1, [out];\n ld.param.u32 %r7, [rank];\n\
+             mov.u32 %r1, %tid.x;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r3, %r2;\n\
+             st.shared.u32 [%r3], %r1;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n\
+             xor.b32 %r4, %r1, 63;\n shl.b32 %r4, %r4, 2;\n add.u32 %r4, %r4, %r2;\n mapa.shared::cluster.u32 %r4, %r4, %r7;\n\
+             ld.shared::cluster.u32 %r4, [%r4];\n mov.u32 %r5, %cluster_nctarank;\n mov.pred %q, %is_explicit_cluster;\n\
+             selp.u32 %r6, 1, 0, %q;\n mul.wide.u32 %rd2, %r1, 12;\n add.u64 %rd2, %rd2, %rd1;\n\
+             st.global.u32 [%rd2], %r4;\n st.global.u32 [%rd2+4], %r5;\n st.global.u32 [%rd2+8], %r6;\n ret;\n}}\n"
+        );
+        let m = ctx.load_ptx(&plain).unwrap();
+        m.function("p").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[out.arg(), backend_user::Arg::U32(0)]).unwrap();
+        let got = out.to_vec().unwrap();
+        for t in 0..64u32 {
+            assert_eq!(got[(t * 3) as usize..(t * 3 + 3) as usize], [t ^ 63, 1, 0], "{mode:?}: thread {t}");
+        }
+        let other = dev.create_context().unwrap();
+        let m = other.load_ptx(&plain).unwrap();
+        let out2 = other.alloc::<u32>(64 * 3).unwrap();
+        m.function("p").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[out2.arg(), backend_user::Arg::U32(1)]).unwrap();
+        assert!(other.synchronize().is_err(), "{mode:?}: rank 1 of a cluster of one");
     }
-    let two = src.replace(".reqnctapercluster 1, 1, 1", ".reqnctapercluster 2, 1, 1");
-    assert_eq!(ctx.load_ptx(&two).err(), Some(CuError::NotSupported));
 }

@@ -508,3 +508,24 @@ fn rgdev_run_on_a_runtime_program() {
     assert!(events.iter().filter(|e| e["ph"] == "X").count() >= 3, "a kernel and its copies");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Thread block clusters through the Runtime API (tests/cuda/clusters.cu): cudaLaunchKernelEx
+/// with a cluster dimension, cooperative groups' cluster_group (its registers, barrier and
+/// map_shared_rank), a distributed histogram with atomics on other blocks' shared memory,
+/// cudaOccupancyMaxActiveClusters, the launch errors; on `h200` in both modes, clean under
+/// racecheck (a cluster barrier orders the block's shared memory accesses), and refused on a
+/// part before compute capability 9.0.
+#[test]
+fn thread_block_clusters() {
+    let exe = compile("clusters", &[]);
+    let out = run_ok(&exe, &[("RGDEV_PRESET", "h200")]);
+    assert!(out.contains("clusters: 16 blocks in 2x2 clusters"), "{out}");
+    let toml = exe.parent().unwrap().join("functional.toml");
+    std::fs::write(&toml, "base = \"h200\"\nmode = \"functional\"\n").unwrap();
+    assert_eq!(run_ok(&exe, &[("RGDEV_PRESET", toml.to_str().unwrap())]), out, "the same results in both modes");
+    assert!(run_ok(&exe, &[("RGDEV_PRESET", "gv100")]).contains("clusters need compute capability 9.0"));
+    let o = rgdev().env("RGDEV_PRESET", "h200").args(["run", "--check", "racecheck"]).arg(&exe).output().unwrap();
+    let (so, se) = text(&o);
+    assert!(o.status.success() && se.contains("ERROR SUMMARY: 0 errors"), "{so}{se}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}

@@ -140,6 +140,8 @@ pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
         CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED => 1, // cuStreamCreateWithPriority
         // cuLaunchCooperativeKernel, from compute capability 6.0 as in CUDA.
         CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH => c_int::from(info.compute_capability.0 >= 6),
+        // Thread block clusters, from compute capability 9.0.
+        CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH => c_int::from(info.compute_capability.0 >= 9),
         // The texture unit gathers (TLD4: tex2Dgather).
         CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER => 1,
         // cuMemHostRegister maps a program's pages (read-only on request).
@@ -175,7 +177,6 @@ pub(crate) fn attribute(b: &Board, attr: c_int) -> Option<c_int> {
         | CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS
         | CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING
         | CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES
-        | CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
         | CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED
         | CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS
         | CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR

@@ -90,7 +90,6 @@ pub const OTHER_DESCRIPTIONS: &[(std::ffi::c_int, &str)] = &[
         "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update",
     ),
     (911, "an async error has occurred in external entity outside of CUDA"),
-    (912, "a kernel launch error has occurred due to cluster misconfiguration"),
     (913, "the function handle is not loaded when calling an API that requires a loaded function"),
     (914, "one or more resources passed in are not valid resource types for the operation"),
     (915, "one or more resources are insufficient or non-applicable for the operation"),

@@ -58,13 +58,13 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
             CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,
             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => a.max_dynamic_shared,
             CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => a.preferred_carveout as u32 as _,
-            // Thread-block clusters (sm_90) are not modelled.
-            CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET
-            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
-            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
-            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH
-            | CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-            | CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => 0,
+            // Thread block clusters: the kernel's shape (0 when it has none).
+            CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET => a.cluster_must_be_set as u32,
+            CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH => a.cluster.map_or(0, |c| c[0]),
+            CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT => a.cluster.map_or(0, |c| c[1]),
+            CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH => a.cluster.map_or(0, |c| c[2]),
+            CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED => a.non_portable_cluster as u32,
+            CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => 0,
             _ => return Err(CuError::InvalidValue),
         };
         raw::put(pi, v as c_int)
@@ -75,9 +75,11 @@ pub extern "C" fn cuFuncGetAttribute(pi: *mut c_int, attrib: c_int, f: Handle) -
 /// to more than 48 KiB of shared memory per block, up to the device's
 /// CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) and
 /// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (a hint, -1 to 100 percent: each
-/// launch's L1 is what its carveout leaves of the SM's unified memory). Thread-block clusters are not
-/// modelled (CUDA_ERROR_NOT_SUPPORTED); other attributes are read-only
-/// (CUDA_ERROR_INVALID_VALUE).
+/// launch's L1 is what its carveout leaves of the SM's unified memory) and
+/// CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (clusters of 9 to 16 blocks); the
+/// cluster scheduling preference is a hint (accepted); setting a required cluster shape at
+/// run time is CUDA_ERROR_NOT_SUPPORTED (a kernel's `__cluster_dims__` is read); other
+/// attributes are read-only (CUDA_ERROR_INVALID_VALUE).
 #[unsafe(no_mangle)]
 pub extern "C" fn cuFuncSetAttribute(f: Handle, attrib: c_int, value: c_int) -> CUresult {
     guard(|| {
@@ -89,11 +91,11 @@ pub extern "C" fn cuFuncSetAttribute(f: Handle, attrib: c_int, value: c_int) -> 
                 gpu.func_set_max_dynamic_shared(h, f, bytes)
             }
             CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => gpu.func_set_preferred_carveout(h, f, value),
+            CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED => gpu.func_set_non_portable_cluster(h, f, value != 0),
+            CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => Ok(()),
             CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
             | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
-            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH
-            | CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-            | CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => Err(CuError::NotSupported),
+            | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH => Err(CuError::NotSupported),
             _ => Err(CuError::InvalidValue),
         }
     })
@@ -127,7 +129,7 @@ pub extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> CUresult {
     apitrace::call("cuLaunchKernel", Some(stream), || {
-        guard(|| launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, extra, (false, None)))
+        guard(|| launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, extra, (false, None, None)))
     })
 }
 
@@ -149,7 +151,16 @@ pub extern "C" fn cuLaunchCooperativeKernel(
 ) -> CUresult {
     apitrace::call("cuLaunchCooperativeKernel", Some(stream), || {
         guard(|| {
-            launch_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, std::ptr::null_mut(), (true, None))
+            launch_kernel(
+                f,
+                [gx, gy, gz],
+                [bx, by, bz],
+                shared,
+                stream,
+                params,
+                std::ptr::null_mut(),
+                (true, None, None),
+            )
         })
     })
 }
@@ -158,12 +169,26 @@ pub extern "C" fn cuLaunchCooperativeKernel(
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CuLaunchConfig {
-    grid: [c_uint; 3],
-    block: [c_uint; 3],
-    shared: c_uint,
+    pub(crate) grid: [c_uint; 3],
+    pub(crate) block: [c_uint; 3],
+    pub(crate) shared: c_uint,
     stream: Handle,
     attrs: *const CuLaunchAttribute,
     num_attrs: c_uint,
+}
+
+impl CuLaunchConfig {
+    /// The cluster shape its CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION gives, if any.
+    pub(crate) fn cluster(&self) -> Result<Option<[u32; 3]>> {
+        let mut cluster = None;
+        for k in 0..self.num_attrs as usize {
+            let a = raw::get(self.attrs.wrapping_add(k))?;
+            if a.id == 4 {
+                cluster = Some([a.val[0] as u32, a.val[1] as u32, a.val[2] as u32]);
+            }
+        }
+        Ok(cluster)
+    }
 }
 
 /// `CUlaunchAttribute`: an id and a 64-byte value (the union's first words).
@@ -177,12 +202,12 @@ pub struct CuLaunchAttribute {
 
 /// cuLaunchKernelEx: a launch with attributes. Cooperative launches are checked as
 /// cuLaunchCooperativeKernel's; a preferred shared-memory carveout (0 to 100 percent) sets
-/// this launch's L1 and shared-memory split in place of the kernel's; the hints the model
+/// this launch's L1 and shared-memory split in place of the kernel's; a cluster dimension
+/// launches thread block clusters (the runtime checks the shape); the hints the model
 /// has no mechanism for (access policy window, synchronization policy, cluster scheduling,
-/// priority, memory synchronization domains, preferred cluster shape) are accepted; a
-/// cluster of more than one block, programmatic dependent launches, completion events and
-/// device-updatable nodes are CUDA_ERROR_NOT_SUPPORTED; an unknown attribute is
-/// CUDA_ERROR_INVALID_VALUE.
+/// priority, memory synchronization domains, preferred cluster shape) are accepted;
+/// programmatic dependent launches, completion events and device-updatable nodes are
+/// CUDA_ERROR_NOT_SUPPORTED; an unknown attribute is CUDA_ERROR_INVALID_VALUE.
 #[unsafe(no_mangle)]
 pub extern "C" fn cuLaunchKernelEx(
     config: *const CuLaunchConfig,
@@ -194,24 +219,24 @@ pub extern "C" fn cuLaunchKernelEx(
     apitrace::call("cuLaunchKernelEx", Some(stream), || {
         guard(|| {
             let c = raw::get(config)?;
-            let (mut cooperative, mut carveout) = (false, None);
+            let (mut cooperative, mut carveout, mut cluster) = (false, None, None);
             for k in 0..c.num_attrs as usize {
                 let a = raw::get(c.attrs.wrapping_add(k))?;
                 match a.id {
                     0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 => {}
                     2 => cooperative = a.val[0] != 0,
-                    4 if (0..3).map(|i| a.val[i] as u32 as u64).product::<u64>() <= 1 => {}
+                    4 => cluster = Some([a.val[0] as u32, a.val[1] as u32, a.val[2] as u32]),
                     // -1: the kernel's own carveout.
                     14 if a.val[0] == -1 => {}
                     14 => {
                         let p = u32::try_from(a.val[0]).ok().filter(|&p| p <= 100);
                         carveout = Some(p.ok_or(CuError::InvalidValue)?);
                     }
-                    4 | 6 | 7 | 12 | 13 => return Err(CuError::NotSupported),
+                    6 | 7 | 12 | 13 => return Err(CuError::NotSupported),
                     _ => return Err(CuError::InvalidValue),
                 }
             }
-            launch_kernel(f, c.grid, c.block, c.shared, c.stream, params, extra, (cooperative, carveout))
+            launch_kernel(f, c.grid, c.block, c.shared, c.stream, params, extra, (cooperative, carveout, cluster))
         })
     })
 }
@@ -226,12 +251,13 @@ fn launch_kernel(
     stream: Handle,
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
-    (cooperative, carveout): (bool, Option<u32>),
+    (cooperative, carveout, cluster): (bool, Option<u32>, Option<[u32; 3]>),
 ) -> Result<()> {
     let (gpu, h, fh, sh) = launch_target(f, stream)?;
     let mut cfg = LaunchConfig::new(grid, block).shared(shared).on(sh);
     cfg.cooperative = cooperative;
     cfg.carveout = carveout;
+    cfg.cluster = cluster;
     if !params.is_null() && !extra.is_null() {
         return Err(CuError::InvalidValue);
     }

@@ -6,6 +6,7 @@ use crate::{CUresult, Handle, attrs, raw};
 use backend_user::CuError;
 use backend_user::UserDev;
 use runtime_core::FuncAttributes;
+use runtime_core::context::cluster::{PORTABLE_CLUSTER_BLOCKS, max_active_clusters};
 use std::ffi::c_int;
 
 /// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
@@ -38,6 +39,43 @@ pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
         let gpu = gpu_of(key(f))?;
         let n = blocks_per_sm(&gpu, &a, block, dyn_shared);
         raw::put(num_blocks, n as c_int)
+    })
+}
+
+/// cuOccupancyMaxActiveClusters: how many thread block clusters of `f` the device holds at
+/// once for `config`'s block, dynamic shared memory and cluster shape (its
+/// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, or the kernel's own; one of them must be given,
+/// and agree when both are: CUDA_ERROR_INVALID_CLUSTER_SIZE otherwise, as for more than 8
+/// blocks, or 16 with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED). Each GPC holds
+/// as many whole clusters as its SMs' block slots make. CUDA_ERROR_NOT_SUPPORTED before
+/// compute capability 9.0.
+#[unsafe(no_mangle)]
+pub extern "C" fn cuOccupancyMaxActiveClusters(
+    num_clusters: *mut c_int,
+    f: Handle,
+    config: *const crate::CuLaunchConfig,
+) -> CUresult {
+    guard(|| {
+        let a = attrs(f)?;
+        let c = raw::get(config)?;
+        let gpu = gpu_of(key(f))?;
+        let info = gpu.info();
+        if info.compute_capability.0 < 9 {
+            return Err(CuError::NotSupported);
+        }
+        let dims = match (c.cluster()?, a.cluster) {
+            (Some(x), Some(k)) if x != k => return Err(CuError::InvalidClusterSize),
+            (Some(d), _) | (None, Some(d)) => d,
+            (None, None) => return Err(CuError::InvalidClusterSize),
+        };
+        let n = dims.iter().try_fold(1u32, |p, &d| p.checked_mul(d)).unwrap_or(u32::MAX);
+        let most = if a.non_portable_cluster { hw::isa::MAX_CLUSTER_BLOCKS } else { PORTABLE_CLUSTER_BLOCKS };
+        if n == 0 || n > most {
+            return Err(CuError::InvalidClusterSize);
+        }
+        let threads = c.block.iter().try_fold(1u32, |p, &d| p.checked_mul(d)).ok_or(CuError::InvalidValue)?;
+        let per_sm = blocks_per_sm(&gpu, &a, threads, c.shared as usize);
+        raw::put(num_clusters, max_active_clusters((info.gpcs, info.sms), per_sm, n) as c_int)
     })
 }
 

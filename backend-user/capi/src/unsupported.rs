@@ -99,7 +99,7 @@ unsupported! {
     cuModuleGetFunctionCount cuModuleGetLoadingMode   cuModuleLoadFatBinary
     cuMulticastAddDevice cuMulticastBindAddr cuMulticastBindMem cuMulticastCreate cuMulticastGetGranularity
     cuMulticastUnbind cuOccupancyAvailableDynamicSMemPerBlock cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
-    cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
+    cuOccupancyMaxPotentialBlockSizeWithFlags cuOccupancyMaxPotentialClusterSize
     cuParamSetTexRef cuPointerSetAttribute cuProfilerInitialize
     cuProfilerStart cuProfilerStop cuSignalExternalSemaphoresAsync
     cuStreamBatchMemOp cuStreamBatchMemOp_v2 cuStreamBeginCaptureToGraph cuStreamBeginCapture_v2

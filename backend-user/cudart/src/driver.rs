@@ -142,6 +142,7 @@ driver! {
     cuStreamGetPriority(s: Handle, priority: *mut c_int);
     cuEventRecordWithFlags(e: Handle, s: Handle, flags: c_uint);
     cuOccupancyMaxActiveBlocksPerMultiprocessor(n: *mut c_int, f: Handle, block: c_int, shared: usize);
+    cuOccupancyMaxActiveClusters(n: *mut c_int, f: Handle, config: *const CuLaunchConfig);
     cuArray3DCreate(a: *mut Handle, desc: *const c_void);
     cuArrayDestroy(a: Handle);
     cuMipmappedArrayCreate(m: *mut Handle, desc: *const c_void, levels: c_uint);

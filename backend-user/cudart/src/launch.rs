@@ -314,7 +314,7 @@ fn launch(
     shared: usize,
     stream: Handle,
 ) -> Result<(), Status> {
-    launch_as(func, grid, block, args, extra, shared, stream, (false, None))
+    launch_as(func, grid, block, args, extra, shared, stream, (false, None, None))
 }
 
 /// [`launch`], cooperative (cuLaunchCooperativeKernel) or not.
@@ -327,7 +327,7 @@ fn launch_as(
     extra: *mut *mut c_void,
     shared: usize,
     stream: Handle,
-    (cooperative, carveout): (bool, Option<c_int>),
+    (cooperative, carveout, cluster): (bool, Option<c_int>, Option<[c_uint; 3]>),
 ) -> Result<(), Status> {
     let d = state::driver()?;
     let f = state::kernel(func as usize)?;
@@ -348,15 +348,22 @@ fn launch_as(
         }
     }
     let shared = u32::try_from(shared).map_err(|_| cudaErrorInvalidValue)?;
-    let r = if let Some(p) = carveout {
-        // A launch's own carveout: the driver's cuLaunchKernelEx with the attributes.
+    let r = if carveout.is_some() || cluster.is_some() {
+        // A launch's own carveout or cluster shape: the driver's cuLaunchKernelEx with the
+        // attributes.
         use crate::driver::{CuLaunchAttribute, CuLaunchConfig};
-        let attr = |id: c_uint, v: c_int| {
+        let attr = |id: c_uint, v: &[c_int]| {
             let mut val = [0; 16];
-            val[0] = v;
+            val[..v.len()].copy_from_slice(v);
             CuLaunchAttribute { id, pad: 0, val }
         };
-        let attrs = [attr(14, p), attr(2, cooperative as c_int)];
+        let mut attrs = vec![attr(2, &[cooperative as c_int])];
+        if let Some(p) = carveout {
+            attrs.push(attr(14, &[p]));
+        }
+        if let Some(c) = cluster {
+            attrs.push(attr(4, &c.map(|d| d as c_int)));
+        }
         let cfg = CuLaunchConfig {
             grid: [grid.x, grid.y, grid.z],
             block: [block.x, block.y, block.z],
@@ -491,8 +498,9 @@ const ATTR_CARVEOUT: c_int = 9;
 
 /// `cudaFuncSetAttribute`: the most dynamic shared memory a launch may ask for (at most
 /// the device's opt-in limit less the kernel's static shared memory) and the preferred
-/// carveout (-1 to 100 percent); cluster attributes need compute 9.0
-/// (cudaErrorNotSupported here).
+/// carveout (-1 to 100 percent), non-portable cluster sizes and the cluster scheduling
+/// preference (the driver's); a required cluster shape set at run time is
+/// cudaErrorNotSupported (`__cluster_dims__` is read from the kernel).
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, attr: c_int, value: c_int) -> Status {
     api(|| {
@@ -521,7 +529,9 @@ pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, attr: c_int, value: 
                 error::check(d.cuFuncSetAttribute(f, ATTR_CARVEOUT, value))?;
                 with_prefs(func, |p| p.carveout = Some(value))
             }
-            10..=15 => Err(cudaErrorNotSupported),
+            // Clusters of 9 to 16 blocks; the cluster scheduling preference (a hint).
+            14 | 15 => error::check(d.cuFuncSetAttribute(f, attr, value)),
+            10..=13 => Err(cudaErrorNotSupported),
             _ => Err(cudaErrorInvalidValue),
         }
     })
@@ -623,7 +633,7 @@ pub extern "C" fn cudaLaunchCooperativeKernel(
     shared: usize,
     stream: Handle,
 ) -> Status {
-    api(|| launch_as(func, grid, block, args, core::ptr::null_mut(), shared, stream, (true, None)))
+    api(|| launch_as(func, grid, block, args, core::ptr::null_mut(), shared, stream, (true, None, None)))
 }
 
 /// `cudaLaunchConfig_t`.
@@ -638,6 +648,55 @@ pub struct LaunchConfig {
     num_attrs: c_uint,
 }
 
+impl LaunchConfig {
+    /// The cluster shape its cudaLaunchAttributeClusterDimension gives, if any.
+    fn cluster(&self) -> Result<Option<[c_uint; 3]>, Status> {
+        let mut cluster = None;
+        for k in 0..self.num_attrs as usize {
+            let a = raw::get(self.attrs.wrapping_add(k)).ok_or(cudaErrorInvalidValue)?;
+            if a.id == 4 {
+                cluster = Some([a.val[0], a.val[1], a.val[2]]);
+            }
+        }
+        Ok(cluster)
+    }
+}
+
+/// `cudaOccupancyMaxActiveClusters`: the driver's cuOccupancyMaxActiveClusters for the
+/// kernel of `func` and the launch configuration (its block, dynamic shared memory and
+/// cluster dimension).
+#[unsafe(no_mangle)]
+pub extern "C" fn cudaOccupancyMaxActiveClusters(
+    n: *mut c_int,
+    func: *const c_void,
+    config: *const LaunchConfig,
+) -> Status {
+    api(|| {
+        let d = state::driver()?;
+        let f = state::kernel(func as usize)?;
+        let c = raw::get(config).ok_or(cudaErrorInvalidValue)?;
+        use crate::driver::{CuLaunchAttribute, CuLaunchConfig};
+        let attrs: Vec<CuLaunchAttribute> = c
+            .cluster()?
+            .map(|d| {
+                let mut val = [0; 16];
+                val[..3].copy_from_slice(&d.map(|x| x as c_int));
+                CuLaunchAttribute { id: 4, pad: 0, val }
+            })
+            .into_iter()
+            .collect();
+        let cfg = CuLaunchConfig {
+            grid: [c.grid.x, c.grid.y, c.grid.z],
+            block: [c.block.x, c.block.y, c.block.z],
+            shared: u32::try_from(c.shared).map_err(|_| cudaErrorInvalidValue)?,
+            stream: c.stream,
+            attrs: attrs.as_ptr(),
+            num_attrs: attrs.len() as c_uint,
+        };
+        error::check(d.cuOccupancyMaxActiveClusters(n, f, &cfg))
+    })
+}
+
 /// `cudaLaunchAttribute`: an id and a 64-byte value (the union's first words).
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -649,12 +708,12 @@ pub struct LaunchAttribute {
 
 /// `cudaLaunchKernelExC`: a launch with attributes. A cooperative launch is checked as
 /// `cudaLaunchCooperativeKernel`'s; a preferred shared-memory carveout (0 to 100 percent)
-/// sets this launch's L1 and shared-memory split; the hints the model has no mechanism for
+/// sets this launch's L1 and shared-memory split; a cluster dimension launches thread block
+/// clusters (the driver checks the shape); the hints the model has no mechanism for
 /// (priority, access policy window, synchronization policy, memory synchronization domains,
-/// preferred cluster shape, cluster scheduling) are accepted; a cluster of
-/// more than one block, programmatic dependent launches, completion events and
-/// device-updatable nodes are cudaErrorNotSupported; an unknown attribute is
-/// cudaErrorInvalidValue.
+/// preferred cluster shape, cluster scheduling) are accepted; programmatic dependent
+/// launches, completion events and device-updatable nodes are cudaErrorNotSupported; an
+/// unknown attribute is cudaErrorInvalidValue.
 #[unsafe(no_mangle)]
 pub extern "C" fn cudaLaunchKernelExC(
     config: *const LaunchConfig,
@@ -667,17 +726,17 @@ pub extern "C" fn cudaLaunchKernelExC(
         for k in 0..c.num_attrs as usize {
             let a = raw::get(c.attrs.wrapping_add(k)).ok_or(cudaErrorInvalidValue)?;
             match a.id {
-                0 | 1 | 3 | 5 | 8 | 9 | 10 | 11 => {}
+                0 | 1 | 3 | 4 | 5 | 8 | 9 | 10 | 11 => {}
                 2 => cooperative = a.val[0] != 0,
                 // -1 (cudaSharedmemCarveoutDefault): the kernel's own.
                 14 if a.val[0] == u32::MAX => {}
                 14 if a.val[0] <= 100 => carveout = Some(a.val[0] as c_int),
                 14 => return Err(cudaErrorInvalidValue),
-                4 if a.val[0] as u64 * a.val[1] as u64 * a.val[2] as u64 <= 1 => {}
-                4 | 6 | 7 | 12 | 13 => return Err(cudaErrorNotSupported),
+                6 | 7 | 12 | 13 => return Err(cudaErrorNotSupported),
                 _ => return Err(cudaErrorInvalidValue),
             }
         }
-        launch_as(func, c.grid, c.block, args, core::ptr::null_mut(), c.shared, c.stream, (cooperative, carveout))
+        let launch = (cooperative, carveout, c.cluster()?);
+        launch_as(func, c.grid, c.block, args, core::ptr::null_mut(), c.shared, c.stream, launch)
     })
 }

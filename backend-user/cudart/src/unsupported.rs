@@ -75,7 +75,7 @@ unsupported! {
      cudaMemcpy3DBatchAsync cudaMemcpy3DPeer cudaMemcpy3DPeerAsync
     cudaMemcpyArrayToArray cudaMemcpyBatchAsync cudaMemcpyFromArrayAsync
     cudaMemcpyToArrayAsync cudaMipmappedArrayGetMemoryRequirements cudaMipmappedArrayGetSparseProperties
-    cudaOccupancyMaxActiveClusters cudaOccupancyMaxPotentialClusterSize cudaSetDoubleForDevice
+    cudaOccupancyMaxPotentialClusterSize cudaSetDoubleForDevice
     cudaSetDoubleForHost cudaSignalExternalSemaphoresAsync_v2  cudaStreamBeginCapture
     cudaStreamBeginCaptureToGraph cudaStreamCopyAttributes cudaStreamEndCapture cudaStreamGetAttribute
     cudaStreamGetCaptureInfo_v2 cudaStreamGetCaptureInfo_v3 cudaStreamGetId

@@ -132,6 +132,7 @@ impl Exec<'_, '_> {
             }
             Op::Ld | Op::St | Op::Atom => self.memory(d, pc, on, pos, m).map_err(|e| self.replayable(e))?,
             Op::Bulk => self.bulk(d, pc, on, pos, m).map_err(|e| self.replayable(e))?,
+            Op::Cluster => self.cluster(d, pc, on, pos, m)?,
             Op::Printf => self.printf(d, pc, on, pos, m)?,
             Op::Heap => self.heap(d, pc, on, m)?,
             Op::Shfl | Op::Vote => warp_wide(d, on, regs),
@@ -192,6 +193,7 @@ impl Exec<'_, '_> {
             Sreg::LanemaskGe => lane(|l| !((1u64 << l) - 1) & 0xFFFF_FFFF),
             Sreg::LanemaskEq => lane(|l| 1u64 << l),
             Sreg::ActiveMask => uniform(active as u64),
+            s => uniform(super::cluster::sreg(r, ctaid, s)),
         }
     }
 }

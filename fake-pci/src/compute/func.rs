@@ -9,11 +9,12 @@
 //! (cooperative groups' `grid.sync()`) and blocks that wait for a flag an earlier block sets
 //! work as they do on a GPU; a grid whose resident blocks all wait for one that cannot start
 //! deadlocks as it would there, and meets the watchdog.
+use super::cluster::{self, ClusterMem};
 use super::{
     AddressSpace, BarRed, BlockCheck, ComputeRegs, D, DeviceConfig, Exec, Fault, Flow, GridCheck, GridError,
     INSTR_BYTES, LaunchCtx, Memory, Tlb, Trap, TrapReason, Warp, WarpMem, init_warps, try_zeroed,
 };
-use alloc::collections::VecDeque;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 
 /// The most bytes the buffers of a grid's resident blocks take together: a grid parks no
@@ -28,6 +29,8 @@ pub(crate) struct BlockBufs {
     pub(crate) local: Vec<u8>,
     pub(crate) warps: Vec<Warp>,
     pub(crate) bar: BarRed,
+    /// The block's `barrier.cluster` when it is not part of a larger cluster.
+    pub(crate) csync: cluster::ClusterSync,
 }
 
 impl BlockBufs {
@@ -39,6 +42,7 @@ impl BlockBufs {
             local: try_zeroed(self.local.len())?,
             warps: Vec::new(),
             bar: BarRed::default(),
+            csync: self.csync.clone(),
         })
     }
 
@@ -90,6 +94,9 @@ pub(crate) struct FuncGrid {
     /// Resident blocks found stalled in a row (every one of them: the grid waits for memory
     /// to change).
     pub(crate) stalled: usize,
+    /// The clusters started and not finished, by index (launches with clusters of more
+    /// than one block: their shared memory and barrier).
+    pub(crate) clusters: BTreeMap<u64, ClusterMem>,
     /// Within the running block: whose turn it is, and whether this pass moved a warp
     /// (`None`: block `next` starts in `bufs`).
     pub(crate) pass: Option<(usize, bool)>,
@@ -142,6 +149,7 @@ impl FuncGrid {
             w => w.saturating_mul(sms),
         };
         let capacity = (self.per_sm as u64).saturating_mul(sms);
+        let cn = cluster::shape(&self.r).1 as u64;
         let FuncGrid {
             space,
             r,
@@ -160,6 +168,7 @@ impl FuncGrid {
             next,
             resident,
             stalled,
+            clusters,
             pass,
             work,
             idle,
@@ -193,19 +202,27 @@ impl FuncGrid {
                     bufs.shared.fill(0);
                     bufs.local.fill(0);
                     bufs.bar = BarRed::default();
+                    bufs.csync = cluster::ClusterSync::block(*threads);
                     init_warps(&mut bufs.warps, *threads, x.r.start / INSTR_BYTES as u32);
                     if let Some(b) = x.bcheck.as_deref_mut() {
                         b.reset();
                     }
                     (*block, *next) = (*next, *next + 1);
+                    let i = *first + *block;
+                    if cn > 1 && !clusters.contains_key(&(i / cn)) {
+                        match ClusterMem::new(x.r, *threads) {
+                            Ok(c) => clusters.insert(i / cn, c),
+                            Err(e) => break Err(e),
+                        };
+                    }
                     (0, false)
                 }
             };
             let i = *first + *block;
-            let (gx, gy) = (x.r.grid[0] as u64, x.r.grid[1] as u64);
-            let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
+            let ctaid = cluster::dispatch_ctaid(x.r, i);
             x.smid = (i % sms) as u32;
-            match warp_pass(&mut x, bufs, &mut at, ctaid, limit) {
+            let cl = clusters.get_mut(&(i / cn)).filter(|_| cn > 1);
+            match warp_pass(&mut x, bufs, (cl, (i % cn) as u32), &mut at, ctaid, limit) {
                 Ok(true) => {}
                 Ok(false) => {
                     *pass = Some(at);
@@ -221,6 +238,12 @@ impl FuncGrid {
             let progressed = at.1;
             if bufs.warps.iter().all(|w| w.done) {
                 *finished += 1;
+                if let Some(c) = clusters.get_mut(&(i / cn)).filter(|_| cn > 1) {
+                    c.left -= 1;
+                    if c.left == 0 {
+                        clusters.remove(&(i / cn));
+                    }
+                }
                 *stalled = 0;
                 // A resident block goes on before a new one starts.
                 *pass = match resident.pop_front() {
@@ -310,6 +333,7 @@ fn switch(x: &mut Exec, bufs: &mut BlockBufs, block: &mut u64, b: Resident) -> R
 fn warp_pass(
     x: &mut Exec,
     bufs: &mut BlockBufs,
+    (mut cl, rank): (Option<&mut ClusterMem>, u32),
     at: &mut (usize, bool),
     ctaid: [u32; 3],
     limit: u64,
@@ -332,7 +356,11 @@ fn warp_pass(
             if x.instrs >= limit {
                 return Ok(false);
             }
-            let mut m = WarpMem { regs: &mut *wr, shared: &mut bufs.shared, local: &mut *wl, bar: &mut bufs.bar };
+            let (shared, sync) = match cl.as_deref_mut() {
+                Some(c) => (&mut c.shared[..], &mut c.sync),
+                None => (&mut bufs.shared[..], &mut bufs.csync),
+            };
+            let mut m = WarpMem { regs: &mut *wr, shared, rank, cluster: sync, local: &mut *wl, bar: &mut bufs.bar };
             match x.step(warp, (w as u32, nwarps as u32, ctaid), &mut m)? {
                 Flow::Next => {}
                 Flow::Spin => {

@@ -49,7 +49,10 @@ impl Exec<'_, '_> {
             Space::Generic => {
                 // [lo, hi] must miss both windows entirely.
                 let outside = |w: u64| w == 0 || hi < w || lo >= w.saturating_add(WINDOW_SIZE);
-                outside(self.r.shared_window) && outside(self.r.local_window)
+                let cw = self.r.cluster_window;
+                outside(self.r.shared_window)
+                    && outside(self.r.local_window)
+                    && (cw == 0 || hi < cw || lo >= cw.saturating_add(hw::isa::CLUSTER_WINDOW_BYTES))
             }
             _ => false,
         };
@@ -219,7 +222,8 @@ impl Exec<'_, '_> {
 
     #[inline]
     pub(crate) fn memory(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
-        let (regs, shared, local) = (&mut *m.regs, &mut *m.shared, &mut *m.local);
+        let (regs, shared, local, rank) = (&mut *m.regs, &mut *m.shared, &mut *m.local, m.rank);
+        let cta = self.r.shared as usize;
         let (tid_base, ctaid) = (pos.base, pos.ctaid);
         let trap = |reason| GridError::Trap(Trap { reason, pc });
         let space = Space::from_bits(d.m).ok_or(trap(TrapReason::IllegalInstruction))?;
@@ -265,10 +269,15 @@ impl Exec<'_, '_> {
                 p.addr[l] = addr;
                 p.space[l] = space;
             }
+            // Shared memory: the block's own, or another's of its cluster.
+            let (part, addr, remote) = match space {
+                Space::Shared => self.shared_part(shared.len(), rank, addr).unwrap_or((0, addr, false)),
+                _ => (0, addr, false),
+            };
             let bytes = size * n;
-            if self.check.is_some() {
+            if self.check.is_some() && !remote {
                 let who = Who { ctaid, block: linear(ctaid, self.r.grid), thread: tid_base + l as u32 };
-                let lens = (shared.len() as u64, local_size as u64);
+                let lens = (cta as u64, local_size as u64);
                 if !self.checked(d, pc, space, addr, bytes as u64, lens, &who) {
                     out_of_bounds = true;
                     continue; // memcheck: this lane's access is not made; the grid stops below
@@ -276,7 +285,7 @@ impl Exec<'_, '_> {
             }
             // A view of the lane's memory for shared/local/constant spaces.
             let window: Option<&mut [u8]> = match space {
-                Space::Shared => Some(&mut shared[..]),
+                Space::Shared => shared.get_mut(part..part + cta),
                 Space::Local => Some(&mut local[l * local_size..(l + 1) * local_size]),
                 _ => None,
             };
@@ -339,7 +348,9 @@ impl Exec<'_, '_> {
     /// address b to address a (16-byte aligned, a multiple of 16 bytes), one side in the
     /// block's shared memory, done at once. The timing model sees the global side's bytes.
     pub(crate) fn bulk(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
-        let (regs, shared) = (&*m.regs, &mut *m.shared);
+        // The block's own shared memory (of its cluster's).
+        let (cta, rank) = (self.r.shared as usize, m.rank as usize);
+        let (regs, shared) = (&*m.regs, m.shared.get_mut(rank * cta..(rank + 1) * cta).unwrap_or_default());
         let trap = |reason| GridError::Trap(Trap { reason, pc });
         let (Some(src_space), Some(dst_space)) = hw::isa::BulkMods::spaces(d.m) else {
             return Err(trap(TrapReason::IllegalInstruction));
@@ -427,8 +438,8 @@ impl Exec<'_, '_> {
         }
     }
 
-    /// The space and window offset of a generic address (shared window, local window, or
-    /// global); any other space is its own. Shared, local and constant addresses are 32
+    /// The space and window offset of a generic address (shared window, local window, the
+    /// cluster's shared memory, or global); any other space is its own. Shared, local and constant addresses are 32
     /// bits wide, as the hardware's: register plus offset wraps there (a register holding
     /// 0xFFFFFFC4 plus an offset of 64 is shared offset 4).
     #[inline(always)]
@@ -437,6 +448,15 @@ impl Exec<'_, '_> {
         match space {
             Space::Generic if addr.wrapping_sub(sw) < WINDOW_SIZE && sw != 0 => (Space::Shared, addr - sw),
             Space::Generic if addr.wrapping_sub(lw) < WINDOW_SIZE && lw != 0 => (Space::Local, addr - lw),
+            // A cluster's shared memory: rank by rank, each as its `.shared::cluster` address.
+            Space::Generic
+                if addr.wrapping_sub(self.r.cluster_window) < hw::isa::CLUSTER_WINDOW_BYTES
+                    && self.r.cluster_window != 0 =>
+            {
+                let o = addr - self.r.cluster_window;
+                let bits = hw::isa::CLUSTER_WINDOW_RANK_BITS;
+                (Space::Shared, hw::isa::cluster_address((o >> bits) as u32, (o & ((1 << bits) - 1)) as u32) as u64)
+            }
             Space::Generic => (Space::Global, addr),
             Space::Global => (Space::Global, addr),
             s => (s, addr & 0xFFFF_FFFF),

@@ -14,8 +14,9 @@ use super::{
 use super::{BindHeader, BindSampler, CB_SLOTS, CbBind, DimXy, SAMPLER_SLOTS, SURF_SLOTS, TEX_SLOTS, addr40};
 use alloc::vec::Vec;
 use hw::class::compute::{
-    BARRIER_COUNT, BEGIN_GRID, BIND_SURFACE_HEADER, BIND_TEXTURE_HEADER, END_GRID, INVALIDATE_SAMPLER_CACHE_NO_WFI,
-    L1_CONFIG, LOCAL_ADDRESS_HIGH, LOCAL_ADDRESS_LOW, LOCAL_SIZE_PER_WARP,
+    BARRIER_COUNT, BEGIN_GRID, BIND_SURFACE_HEADER, BIND_TEXTURE_HEADER, CLUSTER_DIM, END_GRID,
+    INVALIDATE_SAMPLER_CACHE_NO_WFI, L1_CONFIG, LOCAL_ADDRESS_HIGH, LOCAL_ADDRESS_LOW, LOCAL_SIZE_PER_WARP,
+    SHARED_CLUSTER_WINDOW,
 };
 
 /// Methods latched by a channel for its compute object.
@@ -62,6 +63,11 @@ pub struct ComputeRegs {
     /// `%envreg0..31` of the next LAUNCH, and the one ENVREG_DATA writes.
     pub(crate) envregs: [u32; 32],
     pub(crate) envreg_select: u32,
+    /// Thread block clusters of the next LAUNCH (CLUSTER_DIM), and the generic window of
+    /// its clusters' shared memory (SHARED_CLUSTER_WINDOW); a launch without: clusters of
+    /// one block, no window.
+    pub(crate) cluster: hw::class::ClusterDim,
+    pub(crate) cluster_window: u64,
 }
 
 /// Set slot `slot` (below `max`) of `slots` to `index + 1`, or 0 to unbind; false for a
@@ -106,11 +112,14 @@ impl ComputeRegs {
         }
     }
 
-    /// Forget the block range: it applies to one LAUNCH.
+    /// Forget the block range, the environment registers and the cluster shape: they apply
+    /// to one LAUNCH.
     pub fn range_done(&mut self) {
         self.first_block = 0;
         self.block_count = 0;
         self.envregs = [0; 32];
+        self.cluster = hw::class::ClusterDim::new();
+        self.cluster_window = 0;
     }
 
     /// Latch a compute method.
@@ -119,6 +128,8 @@ impl ComputeRegs {
         let lo = |v: u64| addr40::with_lo(v, data);
         match method {
             SHARED_WINDOW => self.shared_window = data as u64,
+            CLUSTER_DIM => self.cluster = hw::class::ClusterDim::from(data),
+            SHARED_CLUSTER_WINDOW => self.cluster_window = data as u64,
             GRID_DIM_XY => {
                 let d = DimXy::from(data);
                 self.grid[0] = d.x() as u32;

@@ -12,7 +12,8 @@
 //! - `ops`: the per-lane arithmetic, conversions, comparisons and atomics;
 //! - `lsu`: shared, local, constant and global memory (through the MMU, coalesced),
 //!   atomics in a fixed lane order (deterministic), the sanitizer's checks;
-//! - `printf`: device `printf` and `assert` records appended to the printf FIFO.
+//! - `printf`: device `printf` and `assert` records appended to the printf FIFO;
+//! - `cluster`: thread block clusters (dispatch order, distributed shared memory, barrier).
 //!
 //! Program counters are instruction indices from the program region (CODE_ADDRESS); a
 //! grid starts at PROGRAM_START / 16. Bad instructions, out-of-range accesses, `trap` and
@@ -20,6 +21,7 @@
 //! executor serves both modes, so they compute the same results.
 
 mod alu;
+pub(crate) mod cluster;
 mod decode;
 mod func;
 mod half;
@@ -188,6 +190,11 @@ impl ComputeEngine {
         if per_sm == 0 || r.local_size > MAX_LOCAL || r.local_size as u64 * threads > MAX_LOCAL_PER_BLOCK {
             return Err(bad); // the block does not fit on an SM, or asks for too much local memory
         }
+        // A cluster's blocks run at once on one GPC.
+        let (_, n) = cluster::shape(r);
+        if !cluster::valid(r, first, count) || per_sm * cluster::gpc_sms(cfg) < n {
+            return Err(bad);
+        }
         Ok((threads as u32, (first, count), per_sm, cost))
     }
 
@@ -239,10 +246,12 @@ impl ComputeEngine {
         let bcheck = BlockCheck::new(mode, r.shared as usize, nwarps * nregs * 32);
         let bufs = BlockBufs {
             regs: try_zeroed(nwarps * nregs * 32)?,
-            shared: try_zeroed(r.shared as usize)?,
+            // A cluster's blocks keep their shared memory together ([`cluster::ClusterMem`]).
+            shared: try_zeroed(if cluster::shape(r).1 > 1 { 0 } else { r.shared as usize })?,
             local: try_zeroed(r.local_size as usize * nwarps * 32)?,
             warps: Vec::new(),
             bar: BarRed::default(),
+            csync: cluster::ClusterSync::block(threads),
         };
         self.queue.push_back(FuncGrid {
             chid,
@@ -264,6 +273,7 @@ impl ComputeEngine {
             block: 0,
             next: 0,
             resident: Default::default(),
+            clusters: Default::default(),
             stalled: 0,
             pass: None,
             work: 0,

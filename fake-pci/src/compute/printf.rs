@@ -176,7 +176,9 @@ impl Exec<'_, '_> {
             w.get(off as usize..(off as usize).checked_add(n)?)
         }
         if sw != 0 && addr.wrapping_sub(sw) < WINDOW_SIZE {
-            buf.copy_from_slice(window(m.shared, addr - sw, n).ok_or(out)?);
+            let cta = self.r.shared as usize;
+            let mine = m.shared.get(m.rank as usize * cta..(m.rank as usize + 1) * cta).ok_or(out)?;
+            buf.copy_from_slice(window(mine, addr - sw, n).ok_or(out)?);
         } else if lw != 0 && addr.wrapping_sub(lw) < WINDOW_SIZE {
             let mine = m.local.get(l * local..(l + 1) * local).ok_or(out)?;
             buf.copy_from_slice(window(mine, addr - lw, n).ok_or(out)?);

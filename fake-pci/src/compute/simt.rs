@@ -187,7 +187,11 @@ pub(crate) struct WarpPos {
 /// windows one after another).
 pub(crate) struct WarpMem<'m> {
     pub(crate) regs: &'m mut [u64],
+    /// The cluster's shared memory, its blocks' in rank order (a block alone: its own).
     pub(crate) shared: &'m mut [u8],
+    /// The block's rank in its cluster, and the cluster's barrier (a block alone: its own).
+    pub(crate) rank: u32,
+    pub(crate) cluster: &'m mut super::cluster::ClusterSync,
     pub(crate) local: &'m mut [u8],
     pub(crate) bar: &'m mut BarRed,
 }
@@ -303,6 +307,22 @@ impl Exec<'_, '_> {
                     w.goto(next);
                     w.bars = w.bars.wrapping_add(1);
                     return Ok(self.barrier(w, pc, on, ctaid));
+                }
+                Op::Cluster if d.m == hw::isa::ClusterOp::Wait as u16 => {
+                    // The cluster barrier: the warp goes on once the phase it arrived in
+                    // has completed; until then it spins here (memory changes when the
+                    // last thread arrives).
+                    let at = (m.rank * nwarps + warpid) as usize;
+                    if m.cluster.passed(at) {
+                        if m.cluster.first_past(m.rank)
+                            && let Some(b) = self.bcheck.as_deref_mut()
+                        {
+                            b.interval += 1;
+                        }
+                        w.goto(next);
+                        return Ok(Flow::Next);
+                    }
+                    return Ok(Flow::Spin);
                 }
                 Op::Trap if on != 0 && d.m == 1 => return Err(trap(TrapReason::InvalidPc)),
                 Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),

@@ -209,6 +209,7 @@ mod tests {
                 || k.starts_with("uvm.")
                 || [
                     "shared.conflict_cycles",
+                    "shared.remote_latency",
                     "pipe.seq_latency",
                     "pipe.seq_interval",
                     "l1.unified_bytes",

@@ -188,6 +188,9 @@ params! {
         /// Cycles each further way of a bank conflict adds (distinct words in one bank
         /// are served one after another).
         conflict_cycles: u32,
+        /// Latency of an access to another block's shared memory in its thread block
+        /// cluster (distributed shared memory, over the GPC's SM-to-SM network), cycles.
+        remote_latency: u32,
     }
     /// Issue latencies and intervals of the SM's pipelines, in cycles.
     pipe: Pipes {

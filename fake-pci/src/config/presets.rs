@@ -65,7 +65,10 @@ impl DeviceConfig {
                 sms: 80,
             },
             sm: Sm { max_threads: 2048, max_blocks: 32, regs: 65536, schedulers: 4, policy: Policy::Gto },
-            shared: Shared { bytes: 96 * 1024, banks: 32, latency: 19, conflict_cycles: 1 },
+            // Clusters are Hopper's (compute capability 9.0); every preset carries its
+            // SM-to-SM latency (Luo et al. 2024, "Benchmarking and Dissecting the Nvidia
+            // Hopper GPU Architecture": about 180 cycles on an H800).
+            shared: Shared { bytes: 96 * 1024, banks: 32, latency: 19, conflict_cycles: 1, remote_latency: 180 },
             pipe: Pipes {
                 alu_latency: 4,
                 alu_interval: 2,
@@ -217,7 +220,7 @@ impl DeviceConfig {
         c.sm = Sm { max_threads: 2048, max_blocks: 32, regs: 65536, schedulers: 4, policy: Policy::Gto };
         // Shared memory: the H200's 29-cycle chase is one IMAD.WIDE (4) and the load (25);
         // each further bank-conflict way adds 2 cycles (stride 32: 91).
-        c.shared = Shared { bytes: 228 * 1024, banks: 32, latency: 25, conflict_cycles: 2 };
+        c.shared = Shared { bytes: 228 * 1024, banks: 32, latency: 25, conflict_cycles: 2, remote_latency: 180 };
         c.pipe.alu_latency = 4;
         c.pipe.alu_interval = 1;
         c.pipe.f64_latency = 8;

@@ -1,9 +1,10 @@
 //! The block dispatchers: one per running grid, competing for the SMs' free threads,
 //! registers, shared memory and block slots; a block goes to the least loaded SM with room
-//! (round robin among equals), one per `dispatch_mcycles`.
+//! (round robin among equals), one per `dispatch_mcycles`. A thread block cluster's blocks
+//! are placed together on the SMs of one GPC.
 use super::{
-    Block, BlockCost, DeviceConfig, Free, GridError, GridRun, INSTR_BYTES, OccupancySample, SAMPLES, Samples, Slot, Sm,
-    TimingEngine, init_warps,
+    Block, BlockCost, ClusterMem, DeviceConfig, Free, GridError, GridRun, INSTR_BYTES, OccupancySample, SAMPLES,
+    Samples, Slot, Sm, TimingEngine, cluster, init_warps,
 };
 use alloc::vec::Vec;
 
@@ -29,13 +30,70 @@ pub(crate) fn next_dispatch_mc(dispatch_mc: u64, t: u64, cost_mc: u64) -> u64 {
     from.saturating_add(cost_mc)
 }
 
+/// The SMs of one GPC that take a cluster of `n` blocks of cost `c` at once (each block on
+/// the least loaded SM of the GPC with room, several on one SM if need be), trying GPCs
+/// from the one after SM `last`'s; `None` when no GPC has room for the whole cluster.
+pub(crate) fn choose_gpc(sms: &[Sm], cfg: &DeviceConfig, c: &BlockCost, n: u32, last: usize) -> Option<Vec<usize>> {
+    let gpcs = cfg.board.gpcs.clamp(1, sms.len().max(1) as u32) as usize;
+    let first = cluster::gpc(cfg, last) + 1;
+    for k in 0..gpcs {
+        let gpc = (first + k) % gpcs;
+        let members: Vec<usize> = (0..sms.len()).filter(|&s| cluster::gpc(cfg, s) == gpc).collect();
+        let mut free: Vec<Free> = members.iter().map(|&s| sms[s].free).collect();
+        let mut chosen = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let Some(j) = choose_sm(free.len(), |j| &free[j], c, free.len() - 1) else { break };
+            free[j].take(c);
+            chosen.push(members[j]);
+        }
+        if chosen.len() == n as usize {
+            return Some(chosen);
+        }
+    }
+    None
+}
+
 impl TimingEngine {
-    /// Place the next block of grid `gi` on an SM with room; false if none has room.
+    /// Place the next block of grid `gi` on an SM with room (a cluster's blocks all at once
+    /// on one GPC); false if there is none.
     pub(crate) fn place(&mut self, gi: usize, cfg: &DeviceConfig, t: u64) -> Result<bool, GridError> {
         let g = self.grids[gi].as_mut().expect("grid");
         let c = g.cost;
-        let sms = &self.sms;
-        let Some(s) = choose_sm(sms.len(), |s| &sms[s].free, &c, g.last_sm) else { return Ok(false) };
+        let (_, n) = cluster::shape(&g.r);
+        if n == 1 {
+            let sms = &self.sms;
+            let Some(s) = choose_sm(sms.len(), |s| &sms[s].free, &c, g.last_sm) else { return Ok(false) };
+            self.place_block(gi, s, None, cfg, t)?;
+            return Ok(true);
+        }
+        let Some(chosen) = choose_gpc(&self.sms, cfg, &c, n, g.last_sm) else { return Ok(false) };
+        let mem = ClusterMem::new(&g.r, g.threads)?;
+        let slot = match g.clusters.iter().position(|c| c.is_none()) {
+            Some(k) => k,
+            None => {
+                g.clusters.push(None);
+                g.clusters.len() - 1
+            }
+        };
+        g.clusters[slot] = Some(mem);
+        for (rank, s) in chosen.into_iter().enumerate() {
+            self.place_block(gi, s, Some((slot, rank as u32)), cfg, t)?;
+        }
+        Ok(true)
+    }
+
+    /// Place grid `gi`'s next block on SM `s` (which has room), in cluster slot `cluster`
+    /// with its rank if it is part of one.
+    fn place_block(
+        &mut self,
+        gi: usize,
+        s: usize,
+        cluster: Option<(usize, u32)>,
+        cfg: &DeviceConfig,
+        t: u64,
+    ) -> Result<(), GridError> {
+        let g = self.grids[gi].as_mut().expect("grid");
+        let c = g.cost;
         g.last_sm = s;
         let i = g.first + g.next_block;
         g.next_block += 1;
@@ -43,8 +101,7 @@ impl TimingEngine {
         // Fractions of a cycle carry over while the dispatcher keeps pace; one that waited
         // (for room on an SM) starts again from now.
         g.dispatch_mc = next_dispatch_mc(g.dispatch_mc, t, cfg.dispatch_mcycles(warps));
-        let (gx, gy) = (g.r.grid[0] as u64, g.r.grid[1] as u64);
-        let ctaid = [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32];
+        let ctaid = cluster::dispatch_ctaid(&g.r, i);
         let nwarps = warps as usize;
         let mut warps_v = Vec::new();
         init_warps(&mut warps_v, g.threads, g.r.start / INSTR_BYTES as u32);
@@ -52,7 +109,10 @@ impl TimingEngine {
             grid: gi,
             ctaid,
             regs: crate::compute::try_zeroed(nwarps * g.nregs * 32)?,
-            shared: crate::compute::try_zeroed(g.r.shared as usize)?,
+            // A cluster's blocks keep their shared memory together, in the grid's cluster.
+            shared: crate::compute::try_zeroed(if cluster.is_some() { 0 } else { g.r.shared as usize })?,
+            cluster,
+            csync: crate::compute::cluster::ClusterSync::block(g.threads),
             local: crate::compute::try_zeroed(g.r.local_size as usize * nwarps * 32)?,
             bar: Default::default(),
             warps: warps_v,
@@ -107,7 +167,7 @@ impl TimingEngine {
         sm.blocks[bi] = Some(Block { slots, ..block });
         Self::occupancy(sm, s, &mut self.grids, &mut self.samples, t, nwarps as i32);
         sm.wake = sm.wake.min(t + 1);
-        Ok(true)
+        Ok(())
     }
 
     /// Account resident warp-cycles up to `t`, then change the resident count by `delta`.

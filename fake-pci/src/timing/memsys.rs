@@ -50,7 +50,12 @@ impl MemSys<'_> {
             let degree = bank_conflict_degree(&mut words, cfg.shared.banks.clamp(1, 64) as u64);
             let extra = (degree - 1) * cfg.shared.conflict_cycles as u64;
             self.st.bank_conflict_cycles += extra;
-            done = done.max(t + cfg.shared.latency as u64 + extra);
+            // Another block's shared memory in the cluster: over the SM-to-SM network.
+            let remote = (0..32).any(|l| {
+                p.on >> l & 1 == 1 && p.space[l] == Space::Shared && p.addr[l] >> hw::isa::CLUSTER_OFFSET_BITS != 0
+            });
+            let latency = if remote { cfg.shared.remote_latency } else { cfg.shared.latency };
+            done = done.max(t + latency as u64 + extra);
             busy = busy.max(1 + extra);
         }
         if !consts.is_empty() {
@@ -443,6 +448,16 @@ mod tests {
         let (done, busy) = r.access(Op::Ld, Space::Shared, 0, |l| 4 * banks * l);
         assert_eq!(r.st.bank_conflict_cycles, 31);
         assert_eq!((done, busy), (r.cfg.shared.latency as u64 + 31, 32));
+    }
+
+    #[test]
+    fn another_blocks_shared_memory_is_the_sm_to_sm_latency_away() {
+        let mut r = Rig::new();
+        let (own, _) = r.access(Op::Ld, Space::Shared, 0, |l| 4 * l);
+        // `.shared::cluster` addresses of rank 1 (bits 31:24 rank + 1).
+        let (remote, _) = r.access(Op::Ld, Space::Shared, 0, |l| hw::isa::cluster_address(1, 4 * l as u32) as u64);
+        assert_eq!((own, remote), (r.cfg.shared.latency as u64, r.cfg.shared.remote_latency as u64));
+        assert!(remote > own);
     }
 
     #[test]

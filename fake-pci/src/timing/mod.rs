@@ -49,6 +49,7 @@ use memsys::*;
 use sm::*;
 pub use stats::*;
 
+use crate::compute::cluster::{self, ClusterMem};
 use crate::compute::{
     ComputeEngine, ComputeRegs, D, Exec, Flow, GridError, LaunchCtx, MemProbe, Trap, Warp, WarpMem, init_warps,
 };
@@ -90,6 +91,8 @@ pub(crate) struct GridRun {
     posted: u64,
     /// The L1 its carveout leaves each SM.
     l1_bytes: u32,
+    /// Its running thread block clusters (launches with clusters of more than one block).
+    clusters: Vec<Option<ClusterMem>>,
 }
 
 /// Sectors per L1 line: 128-byte lines of four 32-byte sectors (Volta and later; Fermi's
@@ -325,6 +328,7 @@ impl TimingEngine {
             replay_fault: None,
             posted: 0,
             l1_bytes,
+            clusters: Vec::new(),
         };
         match self.grids.iter().position(|g| g.is_none()) {
             Some(i) => self.grids[i] = Some(g),

@@ -118,6 +118,10 @@ pub(crate) struct Block {
     pub(crate) uid: u64,
     /// Racecheck's state of the block (checked launches).
     pub(crate) check: Option<crate::check::BlockCheck>,
+    /// Its cluster (a slot of the grid's) and rank there, when it is part of one; its
+    /// `barrier.cluster` when it is not.
+    pub(crate) cluster: Option<(usize, u32)>,
+    pub(crate) csync: crate::compute::cluster::ClusterSync,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -398,12 +402,19 @@ impl TimingEngine {
         let wr = &mut block.regs[wi * nregs * 32..(wi + 1) * nregs * 32];
         let wl = &mut block.local[wi * local_size * 32..(wi + 1) * local_size * 32];
         let warp = &mut block.warps[wi];
+        // A cluster's shared memory and barrier, out of the grid while the warp issues.
+        let (cslot, rank) = block.cluster.map_or((None, 0), |(k, r)| (Some(k), r));
+        let mut cm = cslot.and_then(|k| g.clusters[k].take());
         let mut cx = LaunchCtx { mem: env.mem, tlb: env.tlb, space: g.space, cfg, now_ns: cfg.cycles_to_ns(t), now: t };
         probe.on = 0;
         let res = {
             let mut x = exec(&mut cx, g, span, s as u32, Some(probe), block.check.as_mut());
             let r = x.peek(warp).and_then(|d| {
-                let mut m = WarpMem { regs: wr, shared: &mut block.shared, local: wl, bar: &mut block.bar };
+                let (shared, sync) = match cm.as_mut() {
+                    Some(crate::compute::cluster::ClusterMem { shared, sync, .. }) => (&mut shared[..], sync),
+                    None => (&mut block.shared[..], &mut block.csync),
+                };
+                let mut m = WarpMem { regs: wr, shared, rank, cluster: sync, local: wl, bar: &mut block.bar };
                 x.step(warp, (wi as u32, nwarps as u32, block.ctaid), &mut m).map(|f| (d, f))
             });
             let (wi_, ti_) = (x.instrs, x.thread_instrs);
@@ -411,6 +422,9 @@ impl TimingEngine {
             g.stats.thread_instructions += ti_;
             r
         };
+        if let Some(k) = cslot {
+            g.clusters[k] = cm;
+        }
         let (d, flow) = match res {
             Ok(x) => x,
             Err(GridError::Replay(f)) => {
@@ -577,6 +591,14 @@ impl TimingEngine {
         let gi = block.grid;
         let Some(g) = self.grids[gi].as_mut() else { return };
         g.done_blocks += 1;
+        if let Some((k, _)) = block.cluster
+            && let Some(c) = g.clusters[k].as_mut()
+        {
+            c.left -= 1;
+            if c.left == 0 {
+                g.clusters[k] = None;
+            }
+        }
         if g.done_blocks == g.nblocks {
             self.finish(engine, env, gi, t);
         }

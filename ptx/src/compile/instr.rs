@@ -5,8 +5,8 @@ use super::{Kc, Operand, Reloc, Result, Segment, Src, ast, half, uty, wider};
 use alloc::format;
 use alloc::vec::Vec;
 use hw::isa::{
-    AtomOp, Cmp, CvtaMods, FLOAT_FTZ, FLOAT_SAT, GENERIC_WINDOW_BYTES, Imm, Instr, MemMods, MulMode, Op, PRMT_MODES,
-    RZ, Round, ShflMode, Space, Sreg, Ty,
+    AtomOp, ClusterOp, Cmp, CvtaMods, FLOAT_FTZ, FLOAT_SAT, GENERIC_WINDOW_BYTES, Imm, Instr, MemMods, MulMode, Op,
+    PRMT_MODES, RZ, Round, ShflMode, Space, Sreg, Ty,
 };
 
 impl<'a> Kc<'a> {
@@ -224,27 +224,32 @@ impl<'a> Kc<'a> {
                 self.push(b);
                 Ok(())
             }
+            // The cluster barrier: `barrier.cluster.arrive` then `.wait` (alone, both).
             "barrier" if i.has("cluster") => {
-                // A cluster is this one block: its threads arrive (nothing to record), and a
-                // wait is a block barrier (all of them have arrived by then).
-                if i.has("wait") {
-                    let mut b = Instr::new(Op::Bar, Ty::U32);
-                    b.imm = 0;
-                    self.push(b);
+                let (arrive, wait) = (!i.has("wait"), !i.has("arrive"));
+                for (yes, op) in [(arrive, ClusterOp::Arrive), (wait, ClusterOp::Wait)] {
+                    if yes {
+                        let mut b = Instr::new(Op::Cluster, Ty::U32);
+                        b.w0.set_m(op as u16);
+                        self.push(b);
+                    }
                 }
                 Ok(())
             }
-            // The address in cluster block `rank` of a shared address: a cluster is this
-            // one block (rank 0), where it is the address itself; and the rank owning one.
+            // The address in cluster block `rank` of a shared address (`.shared::cluster`:
+            // a 32-bit shared address; otherwise generic), and the rank owning one.
             "mapa" => {
                 let ty = self.ty(i)?;
+                let op = if i.has("shared") { ClusterOp::Mapa } else { ClusterOp::MapaGeneric };
                 let (d, a) = (self.dst(self.arg(i, 0)?)?, self.src(self.arg(i, 1)?, ty)?);
-                self.src(self.arg(i, 2)?, Ty::U32)?;
-                self.emit(Op::Mov, ty, d, [Some(a), None, None], 0).map(|_| ())
+                let rank = self.src(self.arg(i, 2)?, Ty::U32)?;
+                self.emit(Op::Cluster, ty, d, [Some(a), Some(rank), None], op as u16).map(|_| ())
             }
             "getctarank" => {
-                let d = self.dst(self.arg(i, 0)?)?;
-                self.emit(Op::Mov, Ty::U32, d, [Some(Src::Imm(0, false)), None, None], 0).map(|_| ())
+                let ty = self.ty(i)?;
+                let op = if i.has("shared") { ClusterOp::Rank } else { ClusterOp::RankGeneric };
+                let (d, a) = (self.dst(self.arg(i, 0)?)?, self.src(self.arg(i, 1)?, ty)?);
+                self.emit(Op::Cluster, Ty::U32, d, [Some(a), None, None], op as u16).map(|_| ())
             }
             "bar" | "barrier" => {
                 if i.has("arrive") {

@@ -623,6 +623,8 @@ impl<'a> Kc<'a> {
             local_bytes: self.local_top,
             dynamic_shared: self.dynamic_shared,
             max_threads: f.max_threads,
+            cluster: f.cluster,
+            explicit_cluster: f.explicit_cluster,
             spill: fitted.as_ref().map_or((0, 0), |ft| (ft.spill_stores, ft.spill_loads)),
             textures: self.handles_used.iter().filter(|h| h.0 == 0).count() as u32,
             surfaces: self.handles_used.iter().filter(|h| h.0 == 1).count() as u32,

@@ -48,27 +48,24 @@ impl<'a> Kc<'a> {
         Ok(self.scratch - 1)
     }
 
-    /// The cluster registers that are constants: a grid's clusters are of one block (its
-    /// position in its cluster 0, the cluster 1x1x1, not launched as clusters).
-    pub(crate) fn cluster_constant(name: &str) -> Option<u64> {
-        Some(match name {
-            "%cluster_ctaid.x" | "%cluster_ctaid.y" | "%cluster_ctaid.z" | "%cluster_ctarank" => 0,
-            "%cluster_nctaid.x" | "%cluster_nctaid.y" | "%cluster_nctaid.z" | "%cluster_nctarank" => 1,
-            "%is_explicit_cluster" => 0,
-            _ => return None,
-        })
-    }
-
     pub(crate) fn sreg(name: &str) -> Option<Sreg> {
         use Sreg::*;
         Some(match name {
-            // A cluster of one block is where the block is, and there are as many as blocks.
-            "%clusterid.x" => CtaidX,
-            "%clusterid.y" => CtaidY,
-            "%clusterid.z" => CtaidZ,
-            "%nclusterid.x" => NctaidX,
-            "%nclusterid.y" => NctaidY,
-            "%nclusterid.z" => NctaidZ,
+            "%clusterid.x" => ClusterIdX,
+            "%clusterid.y" => ClusterIdY,
+            "%clusterid.z" => ClusterIdZ,
+            "%nclusterid.x" => NclusterIdX,
+            "%nclusterid.y" => NclusterIdY,
+            "%nclusterid.z" => NclusterIdZ,
+            "%cluster_ctaid.x" => ClusterCtaidX,
+            "%cluster_ctaid.y" => ClusterCtaidY,
+            "%cluster_ctaid.z" => ClusterCtaidZ,
+            "%cluster_nctaid.x" => ClusterNctaidX,
+            "%cluster_nctaid.y" => ClusterNctaidY,
+            "%cluster_nctaid.z" => ClusterNctaidZ,
+            "%cluster_ctarank" => ClusterCtarank,
+            "%cluster_nctarank" => ClusterNctarank,
+            "%is_explicit_cluster" => IsExplicitCluster,
             "%tid.x" => TidX,
             "%tid.y" => TidY,
             "%tid.z" => TidZ,
@@ -122,9 +119,7 @@ impl<'a> Kc<'a> {
             }
             Operand::Name(n) => {
                 let envreg = n.strip_prefix("%envreg").and_then(|k| k.parse::<u64>().ok()).filter(|&k| k < 32);
-                if let Some(v) = Self::cluster_constant(n) {
-                    Src::Imm(v, false)
-                } else if let Some(k) = envreg {
+                if let Some(k) = envreg {
                     Src::Const(ConstRef::launch_value(), LAUNCH_ENVREG + 4 * k)
                 } else if let Some(at) = Self::sreg(n).and_then(Sreg::launch_offset) {
                     Src::Const(ConstRef::launch_value(), at)

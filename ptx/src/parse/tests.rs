@@ -64,3 +64,19 @@ fn calls_vectors_and_negation() {
     assert_eq!(instrs[4].args.len(), 4);
     assert_eq!(instrs[4].args[3], Operand::Int(5u64.wrapping_neg()));
 }
+
+#[test]
+fn cluster_directives_give_the_kernels_shape() {
+    let k = |d: &str| parse(&format!(".version 7.8\n.target sm_90\n.address_size 64\n.entry k() {d}\n{{\n ret;\n}}\n"));
+    let m = k(".reqnctapercluster 2, 2 .explicitcluster .maxclusterrank 4").unwrap();
+    assert_eq!((m.funcs[0].cluster, m.funcs[0].explicit_cluster), (Some([2, 2, 1]), true));
+    let m = k(".maxntid 128").unwrap();
+    assert_eq!((m.funcs[0].cluster, m.funcs[0].explicit_cluster), (None, false));
+    // At most 16 blocks, three dimensions, none of them 0.
+    for bad in
+        [".reqnctapercluster 17", ".reqnctapercluster 4, 4, 2", ".reqnctapercluster 0", ".reqnctapercluster 1, 1, 1, 1"]
+    {
+        let e = k(bad).unwrap_err();
+        assert!(e.msg.contains("a cluster is 1 to 3 dimensions of at most 16 blocks"), "{bad}: {e}");
+    }
+}

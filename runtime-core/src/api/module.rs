@@ -62,6 +62,13 @@ pub struct FuncAttributes {
     pub preferred_carveout: i32,
     /// Parameters: (offset, size) each.
     pub params: Vec<(u32, u32)>,
+    /// The thread block cluster shape it launches with (`.reqnctapercluster`), if any.
+    pub cluster: Option<[u32; 3]>,
+    /// Whether a launch must give a cluster shape (`.explicitcluster`).
+    pub cluster_must_be_set: bool,
+    /// Whether it may launch clusters of more than 8 blocks
+    /// (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
+    pub non_portable_cluster: bool,
 }
 
 impl<P: Platform> Gpu<P> {
@@ -231,7 +238,19 @@ impl<P: Platform> Gpu<P> {
                 param_bytes: k.param_bytes,
                 max_threads: k.max_threads.unwrap_or(MAX_BLOCK[0]).min(MAX_BLOCK[0]).min(by_regs),
                 params: k.params.iter().map(|p| (p.offset, p.size)).collect(),
+                cluster: k.cluster,
+                cluster_must_be_set: k.explicit_cluster,
+                non_portable_cluster: l.non_portable_cluster(i),
             })
+        })
+    }
+
+    /// Let launches of kernel `f` form clusters of more than 8 blocks, up to 16
+    /// (cuFuncSetAttribute with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
+    pub fn func_set_non_portable_cluster(&self, h: CtxHandle, f: FuncHandle, allowed: bool) -> Result<()> {
+        self.with_objs(h, &[f.named()], |_, c| {
+            let (m, i) = c.func(f.id())?;
+            c.module_mut(m)?.set_non_portable_cluster(i, allowed)
         })
     }
 

@@ -13,6 +13,7 @@
 //! Every operation checks the context's sticky error first (CUDA semantics): a fault on
 //! any of its channels is the context's error (`Context::with`).
 
+pub mod cluster;
 pub mod memory;
 pub mod module;
 pub mod printf;

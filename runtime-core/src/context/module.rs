@@ -26,6 +26,9 @@ use ptx::{Kernel, Program};
 pub const SHARED_WINDOW_ADDR: u32 = 0x0100_0000;
 /// Generic-address window of local memory.
 pub const LOCAL_WINDOW_ADDR: u32 = 0x0200_0000;
+/// Generic-address window of a thread block cluster's shared memory (4 MiB, below the
+/// window of 32-bit device pointers).
+pub const SHARED_CLUSTER_WINDOW_ADDR: u32 = 0x0300_0000;
 
 /// GRID_DIM_XY/BLOCK_DIM_XY data for a shape already checked against the grid and block
 /// limits (a grid's x beyond 16 bits goes in GRID_WIDTH too).
@@ -106,6 +109,8 @@ pub(crate) struct Loaded {
     /// The shared-memory carveout a kernel prefers (percent of the most; a hint), by kernel
     /// index, where set.
     carveout: BTreeMap<u32, u32>,
+    /// Kernels allowed clusters of more than 8 blocks.
+    non_portable: alloc::collections::BTreeSet<u32>,
     prog: Program,
     code: u64,
     global: u64,
@@ -152,6 +157,7 @@ impl Loaded {
             legacy: BTreeMap::new(),
             dynamic_shared: BTreeMap::new(),
             carveout: BTreeMap::new(),
+            non_portable: Default::default(),
             prog,
             code,
             global,
@@ -250,6 +256,22 @@ impl Loaded {
         Ok(())
     }
 
+    /// Whether kernel `index` may launch clusters of more than 8 blocks
+    /// (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
+    pub(crate) fn non_portable_cluster(&self, index: u32) -> bool {
+        self.non_portable.contains(&index)
+    }
+
+    /// Let kernel `index` launch clusters of more than 8 blocks, or not.
+    pub(crate) fn set_non_portable_cluster(&mut self, index: u32, allowed: bool) -> Result<()> {
+        self.kernel(index)?;
+        match allowed {
+            true => self.non_portable.insert(index),
+            false => self.non_portable.remove(&index),
+        };
+        Ok(())
+    }
+
     /// The shared-memory carveout kernel `index` prefers (percent), if it set one.
     pub(crate) fn preferred_carveout(&self, index: u32) -> Option<u32> {
         self.carveout.get(&index).copied()
@@ -341,12 +363,23 @@ pub struct LaunchConfig {
     /// The launch's preferred shared-memory carveout, percent of the most
     /// (CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT), in place of the kernel's.
     pub carveout: Option<u32>,
+    /// The thread block cluster shape (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION), if given:
+    /// see [`super::cluster::shape`].
+    pub cluster: Option<[u32; 3]>,
 }
 
 impl LaunchConfig {
     /// A launch of `grid` x `block` with no dynamic shared memory on the default stream.
     pub fn new(grid: [u32; 3], block: [u32; 3]) -> Self {
-        Self { grid, block, shared: 0, stream: StreamHandle::DEFAULT, cooperative: false, carveout: None }
+        Self {
+            grid,
+            block,
+            shared: 0,
+            stream: StreamHandle::DEFAULT,
+            cooperative: false,
+            carveout: None,
+            cluster: None,
+        }
     }
 
     /// The same launch with `bytes` of dynamic shared memory.
@@ -470,7 +503,7 @@ impl Inner {
         params: Params<'_>,
         range: Option<(u32, u32)>,
     ) -> Result<Fence> {
-        let LaunchConfig { grid, block, shared, stream, cooperative, carveout: preferred } = *cfg;
+        let LaunchConfig { grid, block, shared, stream, cooperative, carveout: preferred, cluster } = *cfg;
         let s = stream.local();
         let l = self.module(module)?;
         let k = l.kernel(index)?;
@@ -516,6 +549,21 @@ impl Inner {
             total_shared,
             preferred.or(l.preferred_carveout(index)),
         );
+        let per_sm = hw::occupancy::blocks_per_sm(&gpu.info().sm, threads as u32, k.regs, total_shared);
+        let info = gpu.info();
+        let non_portable = l.non_portable_cluster(index);
+        let cluster = super::cluster::shape(
+            (info.compute_capability, (info.gpcs, info.sms)),
+            k,
+            cluster,
+            non_portable,
+            grid,
+            per_sm,
+        )?;
+        let n = cluster.dims().iter().product::<u32>();
+        if n > 1 && range.is_some_and(|(first, count)| first % n != 0 || count % n != 0) {
+            return Err(CuError::NotSupported); // a launch split between devices in parts of clusters
+        }
         let (code, mut cb0, constant, pc, prints, heaps) = (l.code, l.cb0, l.constant, k.pc, l.prints, l.heaps);
         let check = self.check.as_ref().map(|a| (u32::from(a.mode), a.table_va, a.report_va));
         let (local, regs) = (k.local_bytes, k.regs);
@@ -545,6 +593,9 @@ impl Inner {
             pb.incr(c, CODE_ADDRESS_HIGH, &addr40::split(code))?;
             pb.incr(c, SHARED_WINDOW, &[SHARED_WINDOW_ADDR])?;
             pb.incr(c, LOCAL_WINDOW, &[LOCAL_WINDOW_ADDR])?;
+            if cluster.explicit() {
+                pb.incr(c, CLUSTER_DIM, &[cluster.into(), SHARED_CLUSTER_WINDOW_ADDR])?;
+            }
             pb.incr(c, LOCAL_SIZE, &[local])?;
             pb.incr(c, SHARED_SIZE, &[total_shared])?;
             pb.incr(c, L1_CONFIG, &[carveout])?;
