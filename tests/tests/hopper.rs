@@ -210,3 +210,39 @@ fn clusters_share_shared_memory_and_a_barrier() {
         assert!(other.synchronize().is_err(), "{mode:?}: rank 1 of a cluster of one");
     }
 }
+
+/// A cluster's blocks run at once on the SMs of one GPC (h200: 132 SMs in 8 GPCs, SM `s` in
+/// GPC `s * 8 / 132`): 24 clusters of 4 blocks of 1024 threads (two a SM), each block
+/// writing its `%smid`. (Regression: a warp waiting at the cluster barrier kept its
+/// scheduler's issue slot and the warps yet to arrive never issued.)
+#[test]
+fn a_clusters_blocks_share_a_gpc() {
+    use backend_user::LaunchConfig;
+    let dev = Device::open_with(DeviceOptions {
+        config: DeviceConfig::preset("h200").unwrap(),
+        separate_va: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let ctx = dev.create_context().unwrap();
+    let src = format!(
+        "{HDR}.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<4>;\n .reg .b64 %rd<3>;\n .reg .pred %p;\n\
+         ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n setp.ne.u32 %p, %r1, 0;\n @%p bra DONE;\n\
+         mov.u32 %r2, %smid;\n mov.u32 %r3, %ctaid.x;\n mul.wide.u32 %rd2, %r3, 4;\n add.u64 %rd2, %rd2, %rd1;\n\
+         st.global.u32 [%rd2], %r2;\nDONE:\n barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}}\n"
+    );
+    let m = ctx.load_ptx(&src).unwrap();
+    let out = ctx.alloc::<u32>(96).unwrap();
+    let mut cfg = LaunchConfig::new([96, 1, 1], [1024, 1, 1]);
+    cfg.cluster = Some([4, 1, 1]);
+    m.function("k").unwrap().launch_with(&cfg, &[out.arg()]).unwrap();
+    let sm = out.to_vec().unwrap();
+    let gpc = |s: u32| s * 8 / 132;
+    for c in sm.chunks(4) {
+        assert!(c.iter().all(|&s| gpc(s) == gpc(c[0])), "a cluster's SMs {c:?}");
+    }
+    // The clusters spread over every GPC.
+    let mut used = [false; 8];
+    sm.iter().for_each(|&s| used[gpc(s) as usize] = true);
+    assert!(used.iter().all(|&u| u), "{sm:?}");
+}

@@ -527,6 +527,12 @@ impl TimingEngine {
             Flow::Done => self.retire_warp(engine, env, s, slot, t),
             Flow::Spin => {
                 sl.spin = Some(env.mem.epoch);
+                if d.is_some_and(|d| d.op == Op::Cluster) {
+                    // Waiting at the cluster barrier: the warp looks again when a signal
+                    // could have crossed the SM-to-SM network, leaving the issue slots to
+                    // the warps that have yet to arrive.
+                    sl.ready_at = sl.ready_at.max(t + cfg.shared.remote_latency.max(1) as u64);
+                }
                 self.try_freeze(env);
             }
         }
