@@ -306,6 +306,11 @@ params! {
         latency_cycles: u64,
         /// Copy engine throughput, bytes per cycle (its own limit, before PCIe and DRAM).
         bytes_per_cycle: u64,
+        /// Fixed cost of a copy within VRAM (device to device), cycles (0: `latency_cycles`).
+        vram_latency_cycles: u64,
+        /// The share of the DRAM's bandwidth a copy within VRAM reads and writes at, per
+        /// mille (0: all of it).
+        vram_permille: u64,
     }
     /// The MMU's replayable faults (managed memory paged on demand).
     uvm: Uvm {
@@ -388,7 +393,17 @@ impl DeviceConfig {
             CopyPath::Pcie => {
                 self.pcie.latency_cycles.saturating_add(self.transfer_mcycles(bytes, self.pcie.mbps).div_ceil(1000))
             }
-            CopyPath::VramToVram => self.transfer_mcycles(2 * bytes, self.dram.mbps).div_ceil(1000),
+            CopyPath::VramToVram => {
+                let mbps = match self.copy.vram_permille {
+                    0 => self.dram.mbps,
+                    p => (self.dram.mbps.saturating_mul(p) / 1000).max(1),
+                };
+                let setup = match self.copy.vram_latency_cycles {
+                    0 => 0,
+                    v => v.saturating_sub(self.copy.latency_cycles),
+                };
+                setup.saturating_add(self.transfer_mcycles(2 * bytes, mbps).div_ceil(1000))
+            }
             CopyPath::VramFill => self.transfer_mcycles(bytes, self.dram.mbps).div_ceil(1000),
             // The link's figures come with it (`peer_copy_cycles`); alone, DRAM's.
             CopyPath::Peer => self.transfer_mcycles(bytes, self.dram.mbps).div_ceil(1000),

@@ -100,7 +100,7 @@ impl DeviceConfig {
             l2: L2 { bytes: 6 << 20, ways: 16, banks: 64, latency: 193, bank_cycles: 1 },
             dram: Dram { channels: 32, latency: 220, mbps: 900_000, clock_mhz: 877, bus_bits: 4096 },
             pcie: Pcie { mbps: 12_000, latency_cycles: 1500, staging_h2d_mbps: 0, staging_d2h_mbps: 0 },
-            copy: CopyCosts { latency_cycles: 400, bytes_per_cycle: 256 },
+            copy: CopyCosts { latency_cycles: 400, bytes_per_cycle: 256, vram_latency_cycles: 0, vram_permille: 0 },
             // 20 us at 1530 MHz: the order of a fault batch's service on Pascal and Volta.
             uvm: Uvm { replay_cycles: 30_600 },
             pfifo: Pfifo {
@@ -241,7 +241,15 @@ impl DeviceConfig {
         c.pcie = Pcie { mbps: 55_000, latency_cycles: 1980, staging_h2d_mbps: 8_700, staging_d2h_mbps: 12_400 };
         // A small cudaMemcpy takes 9-10 us event to event on the H200 (ub_bw quick: 9.1 us
         // for 4 KiB): the copy's setup, 8.5 us, and the PCIe latency.
-        c.copy = CopyCosts { latency_cycles: 16_800, bytes_per_cycle: 2048 };
+        // A device-to-device cudaMemcpy: 29.2 us for 32 MiB (quick run, one copy) and 510 us
+        // for 1 GiB (full run, best of five): 13.7 us of setup, then 4.33 TB/s read and
+        // written together, 90.2% of the DRAM's 4.8 (a copy kernel: 81%).
+        c.copy = CopyCosts {
+            latency_cycles: 16_800,
+            bytes_per_cycle: 2048,
+            vram_latency_cycles: 27_100,
+            vram_permille: 902,
+        };
         c.uvm = Uvm { replay_cycles: 39_600 };
         // The H200's empty kernel: 5.1-6.7 us event to event up to 1024 blocks in the quick
         // runs (5.85 on average; the full-size runs' best of seven, 4.3-4.9), 1.2 cycles a
@@ -276,7 +284,7 @@ impl DeviceConfig {
         c.dram = Dram { channels: 40, latency: 290, mbps: 1_555_000, clock_mhz: 1215, bus_bits: 5120 };
         c.pcie = Pcie { mbps: 24_000, latency_cycles: 1410, staging_h2d_mbps: 0, staging_d2h_mbps: 0 };
         // Not measured on the part: gv100's copy setup.
-        c.copy = CopyCosts { latency_cycles: 400, bytes_per_cycle: 1024 };
+        c.copy = CopyCosts { latency_cycles: 400, bytes_per_cycle: 1024, vram_latency_cycles: 0, vram_permille: 0 };
         c.uvm = Uvm { replay_cycles: 28_200 };
         // Not measured on the part: gv100's 1 us and one block a cycle.
         c.dispatch.launch_overhead_cycles = 1410;
