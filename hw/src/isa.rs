@@ -40,6 +40,17 @@ pub const RZ: u8 = 255;
 pub const ALWAYS: u8 = RZ;
 /// [`Op::Bar`]'s m bit for a warp barrier (`bar.warp.sync membermask`).
 pub const BAR_WARP: u16 = 4;
+/// [`Op::Bar`]'s m bit for a named barrier with a thread count (`bar.sync id, count`,
+/// `bar.arrive id, count`): the barrier's number in m bits 8:5 ([`BAR_ID_SHIFT`]); without
+/// [`BAR_NAMED_WAIT`] the warp arrives (counting as 32 threads) with the count in `a`, with
+/// it the warp waits for the phase it arrived in to complete.
+pub const BAR_NAMED: u16 = 8;
+/// [`Op::Bar`]'s m bit: a named barrier's wait.
+pub const BAR_NAMED_WAIT: u16 = 16;
+/// Where a named barrier's number starts in [`Op::Bar`]'s m.
+pub const BAR_ID_SHIFT: u16 = 5;
+/// Named barriers a block has.
+pub const NAMED_BARRIERS: usize = 16;
 /// Lanes per warp.
 pub const WARP_SIZE: u32 = 32;
 /// General registers a thread may have (`R0..R247`).
@@ -141,7 +152,8 @@ pub enum Op {
     Exit,
     /// Block barrier (imm: barrier id; m bits 1:0 a reduction of predicate `a`, see
     /// `bar.red`), or with m bit 2 ([`BAR_WARP`]) a warp barrier: the lanes in mask `a`
-    /// (`bar.warp.sync`, `__syncwarp`) meet there.
+    /// (`bar.warp.sync`, `__syncwarp`) meet there, or with m bit 3 ([`BAR_NAMED`]) a named
+    /// barrier's arrival or wait.
     Bar,
     /// Memory barrier (a no-op for the functional model, which is sequentially consistent).
     Membar,

@@ -267,3 +267,52 @@ OUT:
         }
     }
 }
+
+/// Named barriers with a thread count, producer and consumer: warps 0-1 write a round's
+/// values into shared memory and `bar.arrive 1, 128`; warps 2-3 `bar.sync 1, 128`, read them
+/// and `bar.arrive 2, 128`, which the producers `bar.sync` (the count from a register) before
+/// they overwrite them; four rounds. In both modes, clean under racecheck (a named barrier
+/// orders the block's accesses); a count that is not a whole number of warps stops the
+/// kernel, and a barrier beyond the sixteen a block has is refused at load.
+#[test]
+fn named_barriers_hand_data_from_producer_to_consumer_warps() {
+    use backend_user::{CheckMode, DeviceConfig, DeviceOptions};
+    use fake_pci::config::Mode;
+    let kernel = |count: &str| {
+        format!(
+            "{HDR}.entry pc(.param .u64 out)\n{{\n .reg .b32 %r<12>;\n .reg .b64 %rd<4>;\n .reg .pred %p<3>;\n\
+             .shared .align 4 .b32 buf[64];\n ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n\
+             and.b32 %r2, %r1, 63;\n shl.b32 %r3, %r2, 2;\n mov.u32 %r4, buf;\n add.u32 %r4, %r4, %r3;\n\
+             setp.lt.u32 %p1, %r1, 64;\n mov.u32 %r5, 0;\n mov.u32 %r10, 128;\n\
+             LOOP:\n @!%p1 bra CONSUME;\n setp.eq.u32 %p2, %r5, 0;\n @%p2 bra FIRST;\n bar.sync 2, %r10;\n\
+             FIRST:\n mad.lo.u32 %r6, %r5, 1000, %r2;\n st.shared.u32 [%r4], %r6;\n bar.arrive 1, {count};\n bra.uni NEXT;\n\
+             CONSUME:\n barrier.sync.aligned 1, 128;\n ld.shared.u32 %r7, [%r4];\n bar.arrive 2, 128;\n\
+             mad.lo.u32 %r8, %r5, 64, %r2;\n mul.wide.u32 %rd2, %r8, 4;\n add.u64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r7;\n\
+             NEXT:\n add.u32 %r5, %r5, 1;\n setp.lt.u32 %p2, %r5, 4;\n @%p2 bra LOOP;\n ret;\n}}\n"
+        )
+    };
+    for mode in [Mode::Timing, Mode::Functional] {
+        let checks = CheckMode::new().with_racecheck(true);
+        let config = DeviceConfig::default().with(|c| c.mode = mode);
+        let dev = Device::open_with(DeviceOptions { config, checks, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&kernel("128")).unwrap();
+        let out = ctx.alloc::<u32>(256).unwrap();
+        m.function("pc").unwrap().launch([1, 1, 1], [128, 1, 1], 0, &[out.arg()]).unwrap();
+        ctx.synchronize().unwrap();
+        let want: Vec<u32> = (0..4u32).flat_map(|r| (0..64u32).map(move |t| r * 1000 + t)).collect();
+        assert_eq!(out.to_vec().unwrap(), want, "{mode:?}");
+        let (reports, _) = ctx.check_reports().unwrap();
+        assert!(reports.is_empty(), "{mode:?}: {reports:?}");
+        // A count of 100 threads is not whole warps.
+        let bad = dev.create_context().unwrap();
+        let m = bad.load_ptx(&kernel("100")).unwrap();
+        let out = bad.alloc::<u32>(256).unwrap();
+        m.function("pc").unwrap().launch([1, 1, 1], [128, 1, 1], 0, &[out.arg()]).unwrap();
+        assert!(bad.synchronize().is_err(), "{mode:?}");
+    }
+    let dev = Device::open().unwrap();
+    let ctx = dev.create_context().unwrap();
+    let e = ctx.load_ptx(&kernel("128").replace("bar.arrive 1,", "bar.arrive 16,")).err();
+    assert_eq!(e, Some(CuError::InvalidPtx));
+}

@@ -31,6 +31,8 @@ pub(crate) struct BlockBufs {
     pub(crate) bar: BarRed,
     /// The block's `barrier.cluster` when it is not part of a larger cluster.
     pub(crate) csync: cluster::ClusterSync,
+    /// The block's named barriers.
+    pub(crate) named: super::named::NamedBars,
 }
 
 impl BlockBufs {
@@ -43,6 +45,7 @@ impl BlockBufs {
             warps: Vec::new(),
             bar: BarRed::default(),
             csync: self.csync.clone(),
+            named: self.named.clone(),
         })
     }
 
@@ -203,6 +206,7 @@ impl FuncGrid {
                     bufs.local.fill(0);
                     bufs.bar = BarRed::default();
                     bufs.csync = cluster::ClusterSync::block(*threads);
+                    bufs.named = super::named::NamedBars::new(threads.div_ceil(32) as usize);
                     init_warps(&mut bufs.warps, *threads, x.r.start / INSTR_BYTES as u32);
                     if let Some(b) = x.bcheck.as_deref_mut() {
                         b.reset();
@@ -360,7 +364,15 @@ fn warp_pass(
                 Some(c) => (&mut c.shared[..], &mut c.sync),
                 None => (&mut bufs.shared[..], &mut bufs.csync),
             };
-            let mut m = WarpMem { regs: &mut *wr, shared, rank, cluster: sync, local: &mut *wl, bar: &mut bufs.bar };
+            let mut m = WarpMem {
+                regs: &mut *wr,
+                shared,
+                rank,
+                cluster: sync,
+                named: &mut bufs.named,
+                local: &mut *wl,
+                bar: &mut bufs.bar,
+            };
             match x.step(warp, (w as u32, nwarps as u32, ctaid), &mut m)? {
                 Flow::Next => {}
                 Flow::Spin => {

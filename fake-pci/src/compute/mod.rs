@@ -13,6 +13,7 @@
 //! - `lsu`: shared, local, constant and global memory (through the MMU, coalesced),
 //!   atomics in a fixed lane order (deterministic), the sanitizer's checks;
 //! - `printf`: device `printf` and `assert` records appended to the printf FIFO;
+//! - `named`: named barriers with a thread count (`bar.sync id, count`, `bar.arrive`);
 //! - `cluster`: thread block clusters (dispatch order, distributed shared memory, barrier).
 //!
 //! Program counters are instruction indices from the program region (CODE_ADDRESS); a
@@ -28,6 +29,7 @@ mod half;
 mod heap;
 mod lsu;
 mod methods;
+pub(crate) mod named;
 mod ops;
 mod printf;
 mod round;
@@ -252,6 +254,7 @@ impl ComputeEngine {
             warps: Vec::new(),
             bar: BarRed::default(),
             csync: cluster::ClusterSync::block(threads),
+            named: named::NamedBars::new(nwarps),
         };
         self.queue.push_back(FuncGrid {
             chid,

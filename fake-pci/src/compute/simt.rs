@@ -2,8 +2,8 @@
 //! barriers, calls and exits, and spin detection; data instructions go to the ALU and the
 //! load/store unit.
 use super::{
-    ALWAYS, AccessKind, BAR_WARP, BlockCheck, BranchTarget, CheckKind, ComputeRegs, D, GridCheck, GridError, LaunchCtx,
-    MAX_CALL_DEPTH, Op, RZ, Space, Trap, TrapReason, WARP_SIZE, Who, linear, operand, put, tensor,
+    ALWAYS, AccessKind, BAR_NAMED, BAR_WARP, BlockCheck, BranchTarget, CheckKind, ComputeRegs, D, GridCheck, GridError,
+    LaunchCtx, MAX_CALL_DEPTH, Op, RZ, Space, Trap, TrapReason, WARP_SIZE, Who, linear, operand, put, tensor,
 };
 use alloc::vec::Vec;
 
@@ -192,6 +192,8 @@ pub(crate) struct WarpMem<'m> {
     /// The block's rank in its cluster, and the cluster's barrier (a block alone: its own).
     pub(crate) rank: u32,
     pub(crate) cluster: &'m mut super::cluster::ClusterSync,
+    /// The block's named barriers.
+    pub(crate) named: &'m mut super::named::NamedBars,
     pub(crate) local: &'m mut [u8],
     pub(crate) bar: &'m mut BarRed,
 }
@@ -242,7 +244,7 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
 impl Warp {
     /// Set the program counter of the warp's top frame.
     #[inline(always)]
-    fn goto(&mut self, pc: u32) {
+    pub(crate) fn goto(&mut self, pc: u32) {
         if let Some(t) = self.stack.last_mut() {
             t.pc = pc;
         }
@@ -302,6 +304,7 @@ impl Exec<'_, '_> {
                     return Ok(Flow::Next);
                 }
                 Op::Bar if d.m & BAR_WARP != 0 => return Ok(self.warp_barrier(w, d, (pc, on), m.regs)),
+                Op::Bar if d.m & BAR_NAMED != 0 => return self.named_barrier(w, d, (pc, on, warpid), m.named, m.regs),
                 Op::Bar if d.m & 3 != 0 => return Ok(self.barrier_red(w, d, (pc, on), ctaid, m)),
                 Op::Bar => {
                     w.goto(next);

@@ -113,6 +113,7 @@ impl TimingEngine {
             shared: crate::compute::try_zeroed(if cluster.is_some() { 0 } else { g.r.shared as usize })?,
             cluster,
             csync: crate::compute::cluster::ClusterSync::block(g.threads),
+            named: crate::compute::named::NamedBars::new(nwarps),
             local: crate::compute::try_zeroed(g.r.local_size as usize * nwarps * 32)?,
             bar: Default::default(),
             warps: warps_v,

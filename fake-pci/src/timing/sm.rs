@@ -122,6 +122,8 @@ pub(crate) struct Block {
     /// `barrier.cluster` when it is not.
     pub(crate) cluster: Option<(usize, u32)>,
     pub(crate) csync: crate::compute::cluster::ClusterSync,
+    /// Its named barriers.
+    pub(crate) named: crate::compute::named::NamedBars,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -414,7 +416,15 @@ impl TimingEngine {
                     Some(crate::compute::cluster::ClusterMem { shared, sync, .. }) => (&mut shared[..], sync),
                     None => (&mut block.shared[..], &mut block.csync),
                 };
-                let mut m = WarpMem { regs: wr, shared, rank, cluster: sync, local: wl, bar: &mut block.bar };
+                let mut m = WarpMem {
+                    regs: wr,
+                    shared,
+                    rank,
+                    cluster: sync,
+                    named: &mut block.named,
+                    local: wl,
+                    bar: &mut block.bar,
+                };
                 x.step(warp, (wi as u32, nwarps as u32, block.ctaid), &mut m).map(|f| (d, f))
             });
             let (wi_, ti_) = (x.instrs, x.thread_instrs);
@@ -527,12 +537,15 @@ impl TimingEngine {
             Flow::Done => self.retire_warp(engine, env, s, slot, t),
             Flow::Spin => {
                 sl.spin = Some(env.mem.epoch);
-                if d.is_some_and(|d| d.op == Op::Cluster) {
-                    // Waiting at the cluster barrier: the warp looks again when a signal
-                    // could have crossed the SM-to-SM network, leaving the issue slots to
-                    // the warps that have yet to arrive.
-                    sl.ready_at = sl.ready_at.max(t + cfg.shared.remote_latency.max(1) as u64);
-                }
+                // Waiting at the cluster barrier or a named one: the warp looks again when a
+                // signal could have crossed the SM-to-SM network (or the SM's barrier unit),
+                // leaving the issue slots to the warps that have yet to arrive.
+                let poll = match d.map(|d| d.op) {
+                    Some(Op::Cluster) => cfg.shared.remote_latency,
+                    Some(Op::Bar) => cfg.pipe.barrier_latency,
+                    _ => 0,
+                };
+                sl.ready_at = sl.ready_at.max(t + poll.max(1) as u64);
                 self.try_freeze(env);
             }
         }

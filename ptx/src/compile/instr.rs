@@ -252,16 +252,13 @@ impl<'a> Kc<'a> {
                 self.emit(Op::Cluster, Ty::U32, d, [Some(a), None, None], op as u16).map(|_| ())
             }
             "bar" | "barrier" => {
-                if i.has("arrive") {
-                    return Err(self.err(format!("`{op}.{}` is not supported", i.mods.join("."))));
-                }
                 let id = match i.args.first() {
                     Some(Operand::Int(v)) => *v,
                     None => 0,
-                    _ => return Err(self.err("`bar.sync` with a register barrier id is not supported")),
+                    _ => return Err(self.err(format!("`{op}` with a register barrier id is not supported"))),
                 };
-                if i.args.len() > 1 {
-                    return Err(self.err("`bar.sync` with a thread count is not supported"));
+                if i.args.len() > 1 || i.has("arrive") {
+                    return self.named_barrier(i, id);
                 }
                 let mut b = Instr::new(Op::Bar, Ty::U32);
                 b.imm = id;

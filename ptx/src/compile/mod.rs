@@ -49,6 +49,7 @@ mod layout;
 mod ldmatrix;
 mod mbarrier;
 mod memory;
+mod named;
 mod pressure;
 mod regalloc;
 mod select;
