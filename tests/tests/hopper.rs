@@ -246,3 +246,43 @@ fn a_clusters_blocks_share_a_gpc() {
     sm.iter().for_each(|&s| used[gpc(s) as usize] = true);
     assert!(used.iter().all(|&u| u), "{sm:?}");
 }
+
+/// An `mbarrier` in another block's shared memory: rank 1 of each cluster of two
+/// initializes a barrier for one arrival; after the cluster barrier, rank 0 stores a word
+/// into rank 1's shared memory and arrives on rank 1's barrier through its
+/// `.shared::cluster` address; rank 1 waits on its own barrier's phase, then reads the word.
+#[test]
+fn an_mbarrier_arrival_crosses_to_another_block_of_the_cluster() {
+    use backend_user::LaunchConfig;
+    use fake_pci::config::Mode;
+    let src = format!(
+        "{HDR}.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<12>;\n .reg .b64 %rd<4>;\n .reg .pred %p<3>;\n\
+         .shared .align 8 .b64 bar;\n .shared .align 4 .b32 word;\n ld.param.u64 %rd1, [out];\n\
+         mov.u32 %r1, %cluster_ctarank;\n mov.u32 %r2, %tid.x;\n setp.ne.u32 %p1, %r2, 0;\n @%p1 bra SYNC;\n\
+         setp.ne.u32 %p2, %r1, 1;\n @%p2 bra SYNC;\n mbarrier.init.shared::cta.b64 [bar], 1;\n\
+         SYNC:\n barrier.cluster.arrive.release;\n barrier.cluster.wait.acquire;\n @%p1 bra DONE;\n\
+         setp.eq.u32 %p2, %r1, 1;\n @%p2 bra WAIT;\n\
+         mov.u32 %r3, word;\n mapa.shared::cluster.u32 %r4, %r3, 1;\n mov.u32 %r5, %ctaid.x;\n add.u32 %r5, %r5, 500;\n\
+         st.shared::cluster.u32 [%r4], %r5;\n mov.u32 %r6, bar;\n mapa.shared::cluster.u32 %r7, %r6, 1;\n\
+         mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r7];\n bra.uni DONE;\n\
+         WAIT:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p2, [bar], 0;\n @!%p2 bra WAIT;\n\
+         ld.shared.u32 %r8, [word];\n mov.u32 %r9, %ctaid.x;\n mul.wide.u32 %rd2, %r9, 4;\n add.u64 %rd3, %rd1, %rd2;\n\
+         st.global.u32 [%rd3], %r8;\n\
+         DONE:\n barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}}\n"
+    );
+    for mode in [Mode::Timing, Mode::Functional] {
+        let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
+        let dev = Device::open_with(DeviceOptions { config, separate_va: true, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&src).unwrap();
+        let out = ctx.alloc::<u32>(8).unwrap();
+        let mut cfg = LaunchConfig::new([8, 1, 1], [64, 1, 1]);
+        cfg.cluster = Some([2, 1, 1]);
+        m.function("k").unwrap().launch_with(&cfg, &[out.arg()]).unwrap();
+        let got = out.to_vec().unwrap();
+        for c in 0..4u32 {
+            // Rank 1 (block 2c + 1) read what rank 0 (block 2c) wrote before arriving.
+            assert_eq!(got[(2 * c + 1) as usize], 2 * c + 500, "{mode:?}: cluster {c}: {got:?}");
+        }
+    }
+}
