@@ -1,6 +1,7 @@
 // CUDA's error model: a bad launch configuration is a non-sticky error that
 // cudaGetLastError returns once and clears; a kernel's out-of-bounds store is
-// cudaErrorIllegalAddress, sticky: every later call returns it until cudaDeviceReset.
+// cudaErrorIllegalAddress, sticky: every later call returns it until cudaDeviceReset; bad
+// arguments get CUDA 12's codes.
 #include "check.cuh"
 
 __global__ void fill(int *p, int n, int v) {
@@ -55,6 +56,17 @@ int main() {
     CHECK(cudaFree(counters));
     fill<<<dim3(1, 70000), 32>>>(d, 256, 1);
     EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
+
+    // Bad arguments get CUDA 12's codes and lose nothing: a pointer cudaMalloc did not
+    // return, undefined event flags, a NULL 2D copy, a host-to-host copy of device memory
+    // (which would fault if copied on the host).
+    EXPECT(cudaFree((void *)0x1234), cudaErrorInvalidValue);
+    cudaEvent_t ev;
+    EXPECT(cudaEventCreateWithFlags(&ev, 0xff), cudaErrorInvalidValue);
+    EXPECT(cudaMemcpy2D(NULL, 64, d, 64, 64, 1, cudaMemcpyDeviceToDevice), cudaErrorInvalidValue);
+    EXPECT(cudaMemcpy(h, d, 16, cudaMemcpyHostToHost), cudaErrorInvalidValue);
+    EXPECT(cudaGetLastError(), cudaErrorInvalidValue); // non-sticky: cleared by reading it
+    EXPECT(cudaGetLastError(), cudaSuccess);
 
     // The device is fine: the next launch runs.
     fill<<<1, 256>>>(d, 256, 7);

@@ -28,11 +28,13 @@ pub(crate) const EVENT_INTERPROCESS: c_uint = 0x4;
 pub extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
     guard(|| {
         let (gpu, h) = current()?;
+        // Flags CUDA does not define first (CUDA_ERROR_INVALID_VALUE), then the one rgdev
+        // does not implement.
+        if ph.is_null() || flags & !(EVENT_FLAGS | EVENT_INTERPROCESS) != 0 {
+            return Err(CuError::InvalidValue);
+        }
         if flags & EVENT_INTERPROCESS != 0 {
             return Err(CuError::NotSupported);
-        }
-        if ph.is_null() || flags & !EVENT_FLAGS != 0 {
-            return Err(CuError::InvalidValue);
         }
         let eh = gpu.event_create(h, flags & EVENT_DISABLE_TIMING == 0)?;
         raw::put(ph, handle(eh.0))

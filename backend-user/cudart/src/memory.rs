@@ -38,8 +38,9 @@ pub extern "C" fn cudaFree(p: *mut c_void) -> Status {
         if p.is_null() {
             return Ok(());
         }
+        // CUDA 12 answers a pointer it did not allocate with cudaErrorInvalidValue (the
+        // driver's), no longer the deprecated cudaErrorInvalidDevicePointer.
         error::check(d.cuMemFree(p as usize as u64))
-            .map_err(|e| if e == cudaErrorInvalidValue { cudaErrorInvalidDevicePointer } else { e })
     })
 }
 
@@ -118,7 +119,16 @@ fn copy(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int, s: Option<H
         (DEVICE_TO_HOST, Some(s)) => d.cuMemcpyDtoHAsync(dst, sp, n, s),
         (DEVICE_TO_DEVICE, Some(s)) => d.cuMemcpyDtoDAsync(dp, sp, n, s),
         (HOST_TO_HOST, _) => {
-            if dst.is_null() || src.is_null() {
+            // Device memory is not the host's to copy (it would fault in this library):
+            // cudaErrorInvalidValue, as for NULL.
+            let device = |p: u64| {
+                let (mut mt, mut managed): (c_uint, c_int) = (0, 0);
+                // CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2: device), CU_POINTER_ATTRIBUTE_IS_MANAGED
+                d.cuPointerGetAttribute((&mut mt as *mut c_uint).cast(), 2, p) == 0
+                    && mt == 2
+                    && (d.cuPointerGetAttribute((&mut managed as *mut c_int).cast(), 8, p) != 0 || managed == 0)
+            };
+            if dst.is_null() || src.is_null() || device(dp) || device(sp) {
                 return Err(cudaErrorInvalidValue);
             }
             if let Some(s) = s {

@@ -196,6 +196,14 @@ pub(crate) fn copy_sides(
     s: Option<Handle>,
 ) -> Result<(), Status> {
     let (st, dt) = sides(kind)?;
+    // A NULL buffer or array: cudaErrorInvalidValue, before any pitch is looked at.
+    let null = |x: &Side| match *x {
+        Side::Linear(p, ..) => p.is_null(),
+        Side::Array(a, _) => a.is_null(),
+    };
+    if (width > 0 && height > 0 && depth > 0) && (null(&dst) || null(&src)) {
+        return Err(cudaErrorInvalidValue);
+    }
     let (src_type, src_host, src_device, src_array, src_pitch, src_height, sp) = src.fields(st);
     let (dst_type, dst_host, dst_device, dst_array, dst_pitch, dst_height, dp) = dst.fields(dt);
     let narrow = |pitch: usize, t: c_uint| t != MT_ARRAY && height > 1 && width > pitch;
