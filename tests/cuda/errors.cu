@@ -65,6 +65,9 @@ int main() {
     EXPECT(cudaEventCreateWithFlags(&ev, 0xff), cudaErrorInvalidValue);
     EXPECT(cudaMemcpy2D(NULL, 64, d, 64, 64, 1, cudaMemcpyDeviceToDevice), cudaErrorInvalidValue);
     EXPECT(cudaMemcpy(h, d, 16, cudaMemcpyHostToHost), cudaErrorInvalidValue);
+    EXPECT(cudaMemcpy(d, d + 16, 16, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+    EXPECT(cudaMemcpy2D(h, 64, d, 64, 64, 1, cudaMemcpyHostToHost), cudaErrorInvalidValue);
+    EXPECT(cudaMemcpy2D(d, 64, d + 32, 64, 64, 1, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
     EXPECT(cudaGetLastError(), cudaErrorInvalidValue); // non-sticky: cleared by reading it
     EXPECT(cudaGetLastError(), cudaSuccess);
 

@@ -103,6 +103,15 @@ pub extern "C" fn cudaMemGetInfo(free: *mut usize, total: *mut usize) -> Status 
     })
 }
 
+/// Whether `p` is device memory the driver knows (not managed: that is the host's too).
+pub(crate) fn device_memory(d: &crate::driver::Driver, p: u64) -> bool {
+    let (mut mt, mut managed): (c_uint, c_int) = (0, 0);
+    // CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2: device), CU_POINTER_ATTRIBUTE_IS_MANAGED
+    d.cuPointerGetAttribute((&mut mt as *mut c_uint).cast(), 2, p) == 0
+        && mt == 2
+        && (d.cuPointerGetAttribute((&mut managed as *mut c_int).cast(), 8, p) != 0 || managed == 0)
+}
+
 /// A copy of `n` bytes in direction `kind`, on `s` when `Some` (asynchronous).
 fn copy(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int, s: Option<Handle>) -> Result<(), Status> {
     let d = state::driver()?;
@@ -121,14 +130,7 @@ fn copy(dst: *mut c_void, src: *const c_void, n: usize, kind: c_int, s: Option<H
         (HOST_TO_HOST, _) => {
             // Device memory is not the host's to copy (it would fault in this library):
             // cudaErrorInvalidValue, as for NULL.
-            let device = |p: u64| {
-                let (mut mt, mut managed): (c_uint, c_int) = (0, 0);
-                // CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2: device), CU_POINTER_ATTRIBUTE_IS_MANAGED
-                d.cuPointerGetAttribute((&mut mt as *mut c_uint).cast(), 2, p) == 0
-                    && mt == 2
-                    && (d.cuPointerGetAttribute((&mut managed as *mut c_int).cast(), 8, p) != 0 || managed == 0)
-            };
-            if dst.is_null() || src.is_null() || device(dp) || device(sp) {
+            if dst.is_null() || src.is_null() || device_memory(d, dp) || device_memory(d, sp) {
                 return Err(cudaErrorInvalidValue);
             }
             if let Some(s) = s {

@@ -204,6 +204,15 @@ pub(crate) fn copy_sides(
     if (width > 0 && height > 0 && depth > 0) && (null(&dst) || null(&src)) {
         return Err(cudaErrorInvalidValue);
     }
+    // A host side that is device memory (the kind says host): cudaErrorInvalidValue.
+    let d = state::driver()?;
+    let device = |x: &Side, t: c_uint| match *x {
+        Side::Linear(p, ..) => t == MT_HOST && crate::memory::device_memory(d, p as usize as u64),
+        Side::Array(..) => false,
+    };
+    if device(&dst, dt) || device(&src, st) {
+        return Err(cudaErrorInvalidValue);
+    }
     let (src_type, src_host, src_device, src_array, src_pitch, src_height, sp) = src.fields(st);
     let (dst_type, dst_host, dst_device, dst_array, dst_pitch, dst_height, dp) = dst.fields(dt);
     let narrow = |pitch: usize, t: c_uint| t != MT_ARRAY && height > 1 && width > pitch;
