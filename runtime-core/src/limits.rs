@@ -3,8 +3,17 @@
 //! device (an SM with less shared memory or fewer registers) are combined with what the
 //! probe read (`Device::max_shared_per_block`, `Device::max_regs_per_block`).
 
-/// Kernel parameter space (constant buffer 0), bytes.
+/// Kernel parameter space before compute capability 7.0, and the legacy API's
+/// (`cuParamSetSize`), bytes.
 pub const PARAM_BYTES: u32 = 4096;
+/// Constant buffer 0, bytes: a launch's parameters (at most [`max_param_bytes`]).
+pub const CB0_BYTES: u32 = 32 * 1024;
+
+/// The most bytes of kernel parameters a launch may pass on a device of compute capability
+/// `cc`: 32,764 from 7.0 (CUDA 12.1 and later), 4,096 before.
+pub fn max_param_bytes(cc: (u32, u32)) -> u32 {
+    if cc.0 >= 7 { 32_764 } else { PARAM_BYTES }
+}
 /// Most shared memory per block.
 pub const MAX_SHARED: u32 = 48 * 1024;
 /// Most shared memory per block a kernel may opt into

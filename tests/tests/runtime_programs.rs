@@ -529,3 +529,11 @@ fn thread_block_clusters() {
     assert!(o.status.success() && se.contains("ERROR SUMMARY: 0 errors"), "{so}{se}");
     let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
+
+/// Kernel parameters beyond 4 KiB (CUDA 12.1's 32,764 bytes from compute capability 7.0):
+/// 32,760 bytes by value, two launches in a row on one stream, in both modes
+/// (tests/cuda/large_params.cu; before, the launch failed).
+#[test]
+fn large_kernel_parameters() {
+    both_modes("large_params", &[], "large parameters: 32760 bytes");
+}

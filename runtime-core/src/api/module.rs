@@ -165,7 +165,7 @@ impl<P: Platform> Gpu<P> {
             m.mem.write(0, &init[..init.len().min(s.size as usize)]).map_err(|_| CuError::Unknown)?;
         }
         let code = alloc(code_bytes.len() as u64)?;
-        let cb0 = alloc(PARAM_BYTES as u64)?;
+        let cb0 = alloc(crate::limits::CB0_BYTES as u64)?;
         // Segments start zeroed, then take their initialized prefix.
         let zero = |ptr: u64, size: u32| -> Result<()> {
             if size > 0 {
@@ -422,7 +422,7 @@ impl<P: Platform> Gpu<P> {
         let r = (|| {
             let code = self.runtime_alloc(h, (code_bytes.len() as u64).max(16))?;
             allocs.push(code);
-            let cb0 = self.runtime_alloc(h, crate::limits::PARAM_BYTES as u64)?;
+            let cb0 = self.runtime_alloc(h, crate::limits::CB0_BYTES as u64)?;
             allocs.push(cb0);
             self.memcpy_htod(h, code, &code_bytes)?;
             self.with_ctx(h, |gpu, c| c.invalidate_code(gpu))?;

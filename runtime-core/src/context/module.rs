@@ -12,7 +12,7 @@ use super::stream::StreamHandle;
 use crate::channel::Fence;
 use crate::device::Device;
 use crate::error::{CuError, Result};
-use crate::limits::{MAX_BLOCK, MAX_LOCAL, MAX_LOCAL_PER_BLOCK, PARAM_BYTES, block_fits, max_grid};
+use crate::limits::{CB0_BYTES, MAX_BLOCK, MAX_LOCAL, MAX_LOCAL_PER_BLOCK, block_fits, max_grid, max_param_bytes};
 use crate::platform::Platform;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -29,6 +29,9 @@ pub const LOCAL_WINDOW_ADDR: u32 = 0x0200_0000;
 /// Generic-address window of a thread block cluster's shared memory (4 MiB, below the
 /// window of 32-bit device pointers).
 pub const SHARED_CLUSTER_WINDOW_ADDR: u32 = 0x0300_0000;
+
+/// Parameter words a launch's pushbuffer carries; the rest go ahead of it.
+const INLINE_PARAM_WORDS: usize = 1024;
 
 /// GRID_DIM_XY/BLOCK_DIM_XY data for a shape already checked against the grid and block
 /// limits (a grid's x beyond 16 bits goes in GRID_WIDTH too).
@@ -541,6 +544,10 @@ impl Inner {
             Some(w) => w,
             None => param_words(k, params)?,
         };
+        // CUDA 12.1's 32,764 bytes of parameters from compute capability 7.0; 4,096 before.
+        if k.param_bytes > max_param_bytes(gpu.info().compute_capability) {
+            return Err(CuError::InvalidValue);
+        }
         // The SM's split of its unified L1 and shared memory, as the driver configures it.
         let carveout = hw::occupancy::carveout(
             &gpu.info().sm,
@@ -588,6 +595,20 @@ impl Inner {
         self.ref_methods(gpu, module, &mut pb)?;
         self.pool_methods(&mut pb)?;
         let ch = self.ordered(gpu, s)?;
+        // Parameters beyond what the launch's pushbuffer carries go first, in pieces, each to
+        // its offset of the stream's constant buffer 0 (the grid before reads its own copy,
+        // taken at its LAUNCH).
+        for (k, part) in words.chunks(INLINE_PARAM_WORDS).enumerate().skip(1) {
+            let mut p = Pushbuf::<{ INLINE_PARAM_WORDS + 16 }>::new();
+            let at = (k * INLINE_PARAM_WORDS * 4) as u32;
+            (|| {
+                p.incr(subch::COMPUTE, CB_SIZE, &[CB0_BYTES, addr40::hi(cb0), addr40::lo(cb0)])?;
+                p.incr(subch::COMPUTE, CB_OFFSET, &[at])?;
+                p.nonincr(subch::COMPUTE, CB_DATA, part)
+            })()
+            .map_err(|_| CuError::InvalidValue)?;
+            ch.submit(gpu, p.words())?;
+        }
         let c = subch::COMPUTE;
         let r = (|| {
             pb.incr(c, CODE_ADDRESS_HIGH, &addr40::split(code))?;
@@ -599,10 +620,10 @@ impl Inner {
             pb.incr(c, LOCAL_SIZE, &[local])?;
             pb.incr(c, SHARED_SIZE, &[total_shared])?;
             pb.incr(c, L1_CONFIG, &[carveout])?;
-            pb.incr(c, CB_SIZE, &[PARAM_BYTES, addr40::hi(cb0), addr40::lo(cb0)])?;
+            pb.incr(c, CB_SIZE, &[CB0_BYTES, addr40::hi(cb0), addr40::lo(cb0)])?;
             pb.incr(c, CB_BIND, &[CbBind::new().with_valid(true).with_slot(0).into()])?;
             pb.incr(c, CB_OFFSET, &[0])?;
-            pb.nonincr(c, CB_DATA, &words)?;
+            pb.nonincr(c, CB_DATA, &words[..words.len().min(INLINE_PARAM_WORDS)])?;
             if let Some((cva, csize)) = constant {
                 pb.incr(c, CB_SIZE, &[csize, addr40::hi(cva), addr40::lo(cva)])?;
                 pb.incr(c, CB_BIND, &[CbBind::new().with_valid(true).with_slot(1).into()])?;

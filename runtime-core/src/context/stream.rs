@@ -19,7 +19,7 @@ use super::memory::Owner;
 use crate::channel::{Channel, Held, Release, map_dma, release};
 use crate::device::{Device, HostWork};
 use crate::error::{CuError, Result};
-use crate::limits::{PARAM_BYTES, STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST};
+use crate::limits::{CB0_BYTES, STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST};
 use crate::platform::{DmaBuffer, Platform};
 use crate::vm::VaSpace;
 use alloc::boxed::Box;
@@ -246,7 +246,7 @@ impl Inner {
     ) -> Result<u64> {
         let priority = priority.clamp(STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST);
         let level = (-priority) as u8;
-        let params = self.alloc_vram(gpu, PARAM_BYTES as u64, Owner::Runtime)?;
+        let params = self.alloc_vram(gpu, CB0_BYTES as u64, Owner::Runtime)?;
         let ch = match Channel::new(gpu, &mut self.vm, STREAM_GPFIFO, STREAM_PUSHBUFFER, 1, level) {
             Ok(ch) => ch,
             Err(e) => {
