@@ -22,6 +22,17 @@ pub(crate) fn choose_sm<'a>(n: usize, free: impl Fn(usize) -> &'a Free, c: &Bloc
     best
 }
 
+/// The first free entry of a slot table, a new one at its end if none is free.
+fn free_slot<T>(v: &mut Vec<Option<T>>) -> usize {
+    match v.iter().position(Option::is_none) {
+        Some(k) => k,
+        None => {
+            v.push(None);
+            v.len() - 1
+        }
+    }
+}
+
 /// When (in millicycles) a dispatcher that last became free at `dispatch_mc` is free again
 /// after placing a block at cycle `t` that takes it `cost_mc`: fractions of a cycle carry
 /// over while it keeps pace; one that waited (for room on an SM) starts again from `t`.
@@ -68,13 +79,7 @@ impl TimingEngine {
         }
         let Some(chosen) = choose_gpc(&self.sms, cfg, &c, n, g.last_sm) else { return Ok(false) };
         let mem = ClusterMem::new(&g.r, g.threads)?;
-        let slot = match g.clusters.iter().position(|c| c.is_none()) {
-            Some(k) => k,
-            None => {
-                g.clusters.push(None);
-                g.clusters.len() - 1
-            }
-        };
+        let slot = free_slot(&mut g.clusters);
         g.clusters[slot] = Some(mem);
         for (rank, s) in chosen.into_iter().enumerate() {
             self.place_block(gi, s, Some((slot, rank as u32)), cfg, t)?;
@@ -133,13 +138,7 @@ impl TimingEngine {
         let sm = &mut self.sms[s];
         let placed = sm.free.take(&c);
         block.placed = placed;
-        let bi = match sm.blocks.iter().position(|b| b.is_none()) {
-            Some(bi) => bi,
-            None => {
-                sm.blocks.push(None);
-                sm.blocks.len() - 1
-            }
-        };
+        let bi = free_slot(&mut sm.blocks);
         let mut slots = Vec::with_capacity(nwarps);
         for w in 0..nwarps {
             let slot = Slot {
@@ -152,13 +151,7 @@ impl TimingEngine {
                 spin: None,
                 replay: false,
             };
-            let si = match sm.slots.iter().position(|x| x.is_none()) {
-                Some(si) => si,
-                None => {
-                    sm.slots.push(None);
-                    sm.slots.len() - 1
-                }
-            };
+            let si = free_slot(&mut sm.slots);
             sm.slots[si] = Some(slot);
             let k = sm.order.len();
             sm.order[si % k].push(si);

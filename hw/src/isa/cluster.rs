@@ -9,6 +9,8 @@
 //! SHARED_CLUSTER_WINDOW): 256 KiB per rank (more than a block's shared memory on any
 //! part), rank 0 first.
 
+use modular_bitfield::prelude::*;
+
 /// Bits of the byte offset in a `.shared::cluster` address.
 pub const CLUSTER_OFFSET_BITS: u32 = 24;
 /// The most blocks in a cluster (Hopper's non-portable limit; 8 is the portable one).
@@ -34,39 +36,30 @@ pub const fn cluster_target(addr: u32) -> (Option<u32>, u32) {
 }
 
 /// [`Op::Cluster`](super::Op::Cluster) operations (m bits 2:0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u16)]
+#[derive(Specifier, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[bits = 3]
 pub enum ClusterOp {
     /// `barrier.cluster.arrive`: the warp's active threads arrive at the cluster barrier.
     Arrive = 0,
     /// `barrier.cluster.wait`: the warp goes on once the barrier phase it last arrived in
     /// has completed (until then the instruction repeats: the warp spins on it).
-    Wait = 1,
+    Wait,
     /// `mapa.shared::cluster.u32`: dst = the `.shared::cluster` address in rank `b` of the
     /// shared address `a`.
-    Mapa = 2,
+    Mapa,
     /// `mapa.u64`: the same in the generic space (a generic shared address in, one in the
     /// cluster window out).
-    MapaGeneric = 3,
+    MapaGeneric,
     /// `getctarank.shared::cluster.u32`: dst = the rank whose shared memory `a` names.
-    Rank = 4,
+    Rank,
     /// `getctarank.u64`: the same of a generic address.
-    RankGeneric = 5,
+    RankGeneric,
 }
 
 impl ClusterOp {
     /// Decode m.
     pub fn from_bits(m: u16) -> Option<Self> {
-        use ClusterOp::*;
-        Some(match m & 7 {
-            0 => Arrive,
-            1 => Wait,
-            2 => Mapa,
-            3 => MapaGeneric,
-            4 => Rank,
-            5 => RankGeneric,
-            _ => return None,
-        })
+        Self::from_bytes((m & 7) as u8).ok()
     }
 }
 
