@@ -7,6 +7,12 @@ use backend_user::{CuError, Device, DeviceConfig, DeviceOptions};
 
 const HDR: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
+/// An `h200` device in `mode`, each context in its own address space.
+fn h200(mode: fake_pci::config::Mode) -> Device {
+    let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
+    Device::open_with(DeviceOptions { config, separate_va: true, ..Default::default() }).unwrap()
+}
+
 /// Hopper's instructions that ordinary code reaches: `elect.sync` elects the lowest active
 /// lane of the member mask, `setmaxnreg` and `griddepcontrol` are accepted (nothing to do on
 /// rgdev), and `wgmma` is refused by name at load with CUDA_ERROR_NOT_SUPPORTED.
@@ -85,8 +91,7 @@ fn bulk_copies_complete_an_mbarriers_transactions_in_both_modes() {
     let input: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let want: Vec<u32> = input.iter().enumerate().map(|(i, &v)| v.wrapping_add(i as u32)).collect();
     for mode in [fake_pci::config::Mode::Timing, fake_pci::config::Mode::Functional] {
-        let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
-        let dev = Device::open_with(DeviceOptions { config, separate_va: true, ..Default::default() }).unwrap();
+        let dev = h200(mode);
         let ctx = dev.create_context().unwrap();
         let m = ctx.load_ptx(&staged_ptx(n)).unwrap();
         let mut src = ctx.alloc::<u32>(n as usize).unwrap();
@@ -161,8 +166,7 @@ fn clusters_share_shared_memory_and_a_barrier() {
     use backend_user::LaunchConfig;
     use fake_pci::config::Mode;
     for mode in [Mode::Timing, Mode::Functional] {
-        let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
-        let dev = Device::open_with(DeviceOptions { config, separate_va: true, ..Default::default() }).unwrap();
+        let dev = h200(mode);
         let ctx = dev.create_context().unwrap();
         let m = ctx.load_ptx(&format!("{HDR}{CLUSTER_KERNEL}")).unwrap();
         let f = m.function("k").unwrap();
@@ -218,12 +222,7 @@ fn clusters_share_shared_memory_and_a_barrier() {
 #[test]
 fn a_clusters_blocks_share_a_gpc() {
     use backend_user::LaunchConfig;
-    let dev = Device::open_with(DeviceOptions {
-        config: DeviceConfig::preset("h200").unwrap(),
-        separate_va: true,
-        ..Default::default()
-    })
-    .unwrap();
+    let dev = h200(fake_pci::config::Mode::Timing);
     let ctx = dev.create_context().unwrap();
     let src = format!(
         "{HDR}.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<4>;\n .reg .b64 %rd<3>;\n .reg .pred %p;\n\
@@ -271,8 +270,7 @@ fn an_mbarrier_arrival_crosses_to_another_block_of_the_cluster() {
          DONE:\n barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}}\n"
     );
     for mode in [Mode::Timing, Mode::Functional] {
-        let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
-        let dev = Device::open_with(DeviceOptions { config, separate_va: true, ..Default::default() }).unwrap();
+        let dev = h200(mode);
         let ctx = dev.create_context().unwrap();
         let m = ctx.load_ptx(&src).unwrap();
         let out = ctx.alloc::<u32>(8).unwrap();

@@ -154,8 +154,7 @@ fn side(
             if host == 0 {
                 return Err(CuError::InvalidValue);
             }
-            let (gpu, _) = current()?;
-            memory::not_device(&gpu, h, at as u64)?;
+            memory::not_device(at as u64)?;
             // Pinned memory goes through its device mapping (asynchronous copies need it).
             Ok(match memory::pinned(h, at, extent as usize)? {
                 Some(d) => Side::Device(d),

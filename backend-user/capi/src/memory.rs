@@ -191,20 +191,20 @@ fn host_fill(p: u64, v: MemsetValue, n: usize) -> Result<()> {
     Ok(())
 }
 
-/// A host side of a copy that is the context's device memory (not the host's to read or
-/// write: reading it here would fault): CUDA_ERROR_INVALID_VALUE.
-pub(crate) fn not_device(gpu: &UserDev, h: CtxHandle, host: u64) -> Result<()> {
-    if host != 0 && pointer::memory_kind(host) == "device" && unified_device(gpu, h, host) {
-        return Err(CuError::InvalidValue);
+/// A host side of a copy that is device memory (not the host's to read or write: reading
+/// it here would fault): CUDA_ERROR_INVALID_VALUE.
+pub(crate) fn not_device(host: u64) -> Result<()> {
+    match pointer::memory_kind(host) {
+        "device" => Err(CuError::InvalidValue),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle, asynchronous: bool) -> CUresult {
     guard(|| {
         apitrace::note_kinds(|| (pointer::memory_kind(src.addr() as u64), pointer::memory_kind(dst)));
         let (gpu, h, sh) = stream_of(s)?;
-        not_device(&gpu, h, src.addr() as u64)?;
+        not_device(src.addr() as u64)?;
         let to = std::ptr::with_exposed_provenance_mut::<u8>(dst as usize);
         let sides = (&[(dst, bytes)][..], &[(src.addr() as u64, bytes)][..]);
         if let Some(r) = host_side(&gpu, (h, sh), sides, || raw::copy_host(to, src.cast(), bytes)) {
@@ -227,7 +227,7 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
     guard(|| {
         apitrace::note_kinds(|| (pointer::memory_kind(src), pointer::memory_kind(dst.addr() as u64)));
         let (gpu, h, sh) = stream_of(s)?;
-        not_device(&gpu, h, dst.addr() as u64)?;
+        not_device(dst.addr() as u64)?;
         let from = std::ptr::with_exposed_provenance::<u8>(src as usize);
         let sides = (&[(src, bytes)][..], &[(dst.addr() as u64, bytes)][..]);
         if let Some(r) = host_side(&gpu, (h, sh), sides, || raw::copy_host(dst.cast(), from, bytes)) {

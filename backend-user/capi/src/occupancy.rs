@@ -6,7 +6,7 @@ use crate::{CUresult, Handle, attrs, raw};
 use backend_user::CuError;
 use backend_user::UserDev;
 use runtime_core::FuncAttributes;
-use runtime_core::context::cluster::{PORTABLE_CLUSTER_BLOCKS, max_active_clusters};
+use runtime_core::context::cluster::max_active;
 use std::ffi::c_int;
 
 /// Resident blocks of `f` per SM for `block` threads and `dyn_shared` bytes, from the
@@ -60,22 +60,11 @@ pub extern "C" fn cuOccupancyMaxActiveClusters(
         let c = raw::get(config)?;
         let gpu = gpu_of(key(f))?;
         let info = gpu.info();
-        if info.compute_capability.0 < 9 {
-            return Err(CuError::NotSupported);
-        }
-        let dims = match (c.cluster()?, a.cluster) {
-            (Some(x), Some(k)) if x != k => return Err(CuError::InvalidClusterSize),
-            (Some(d), _) | (None, Some(d)) => d,
-            (None, None) => return Err(CuError::InvalidClusterSize),
-        };
-        let n = dims.iter().try_fold(1u32, |p, &d| p.checked_mul(d)).unwrap_or(u32::MAX);
-        let most = if a.non_portable_cluster { hw::isa::MAX_CLUSTER_BLOCKS } else { PORTABLE_CLUSTER_BLOCKS };
-        if n == 0 || n > most {
-            return Err(CuError::InvalidClusterSize);
-        }
         let threads = c.block.iter().try_fold(1u32, |p, &d| p.checked_mul(d)).ok_or(CuError::InvalidValue)?;
         let per_sm = blocks_per_sm(&gpu, &a, threads, c.shared as usize);
-        raw::put(num_clusters, max_active_clusters((info.gpcs, info.sms), per_sm, n) as c_int)
+        let shape = (a.cluster, a.non_portable_cluster);
+        let n = max_active((info.compute_capability, (info.gpcs, info.sms)), shape, c.cluster()?, per_sm)?;
+        raw::put(num_clusters, n as c_int)
     })
 }
 

@@ -121,19 +121,21 @@ impl ClusterSync {
     /// A warp of block `rank` passes the barrier: whether it is the block's first since the
     /// phase completed (racecheck's barrier interval of the block moves on once).
     pub(crate) fn first_past(&mut self, rank: u32) -> bool {
-        match self.seen.get_mut(rank as usize) {
-            Some(s) if *s != self.phase => {
-                *s = self.phase;
-                true
-            }
-            _ => false,
-        }
+        self.seen.get_mut(rank as usize).is_some_and(|s| seen_complete(s, self.phase))
     }
 
     /// Whether warp `w` (rank-major) is past the phase it last arrived in.
     pub(crate) fn passed(&self, w: usize) -> bool {
         self.arrivals.get(w).is_none_or(|&p| p != self.phase)
     }
+}
+
+/// Whether a barrier's `phase` is new to the block that last saw phase `seen` (which then
+/// sees it): racecheck's interval moves on once a phase, with the first warp past it.
+pub(crate) fn seen_complete(seen: &mut u32, phase: u32) -> bool {
+    let new = *seen != phase;
+    *seen = phase;
+    new
 }
 
 /// A running cluster: its blocks' shared memory, in rank order, its barrier, and the blocks

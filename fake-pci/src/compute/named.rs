@@ -66,11 +66,10 @@ impl Exec<'_, '_> {
         }
         // Past the barrier: the block's accesses before it are ordered before those after it
         // (racecheck's interval, once a phase; warps that do not take part are ordered too).
-        if bars.seen[id] != bars.phase[id] {
-            bars.seen[id] = bars.phase[id];
-            if let Some(b) = self.bcheck.as_deref_mut() {
-                b.interval += 1;
-            }
+        if super::cluster::seen_complete(&mut bars.seen[id], bars.phase[id])
+            && let Some(b) = self.bcheck.as_deref_mut()
+        {
+            b.interval += 1;
         }
         w.goto(next);
         Ok(Flow::Next)

@@ -36,18 +36,14 @@ pub(crate) fn shape(
     grid: [u32; 3],
     per_sm: u32,
 ) -> Result<ClusterDim> {
-    let dims = match (asked, k.cluster) {
-        (Some(a), Some(c)) if a != c => return Err(CuError::InvalidClusterSize),
-        (Some(d), _) | (None, Some(d)) => d,
-        (None, None) if k.explicit_cluster => return Err(CuError::InvalidClusterSize),
-        (None, None) => return Ok(ClusterDim::new()),
+    let Some(dims) = chosen(asked, k.cluster)? else {
+        return match k.explicit_cluster {
+            true => Err(CuError::InvalidClusterSize),
+            false => Ok(ClusterDim::new()),
+        };
     };
-    if cc.0 < 9 {
-        return Err(CuError::NotSupported);
-    }
-    let n = dims.iter().try_fold(1u32, |a, &d| a.checked_mul(d)).unwrap_or(u32::MAX);
-    let most = if non_portable { MAX_CLUSTER_BLOCKS } else { PORTABLE_CLUSTER_BLOCKS };
-    if dims.contains(&0) || n > most || (0..3).any(|i| !grid[i].is_multiple_of(dims[i])) {
+    let n = blocks(cc, dims, non_portable)?;
+    if (0..3).any(|i| !grid[i].is_multiple_of(dims[i])) {
         return Err(CuError::InvalidClusterSize);
     }
     let smallest = gpc_sizes(gpcs).min().unwrap_or(0);
@@ -57,11 +53,50 @@ pub(crate) fn shape(
     Ok(ClusterDim::new().with_x(dims[0] as u8).with_y(dims[1] as u8).with_z(dims[2] as u8).with_explicit(true))
 }
 
+/// The shape asked for or the kernel's own (`required`); they must agree
+/// (CUDA_ERROR_INVALID_CLUSTER_SIZE).
+fn chosen(asked: Option<[u32; 3]>, required: Option<[u32; 3]>) -> Result<Option<[u32; 3]>> {
+    match (asked, required) {
+        (Some(a), Some(c)) if a != c => Err(CuError::InvalidClusterSize),
+        (a, c) => Ok(a.or(c)),
+    }
+}
+
+/// The blocks of a cluster of shape `dims` on a device of compute capability `cc`: at most
+/// 8, 16 when `non_portable` (CUDA_ERROR_INVALID_CLUSTER_SIZE, as for a dimension of 0);
+/// CUDA_ERROR_NOT_SUPPORTED before 9.0.
+fn blocks(cc: (u32, u32), dims: [u32; 3], non_portable: bool) -> Result<u32> {
+    if cc.0 < 9 {
+        return Err(CuError::NotSupported);
+    }
+    let n = dims.iter().try_fold(1u32, |a, &d| a.checked_mul(d)).unwrap_or(u32::MAX);
+    let most = if non_portable { MAX_CLUSTER_BLOCKS } else { PORTABLE_CLUSTER_BLOCKS };
+    if dims.contains(&0) || n > most {
+        return Err(CuError::InvalidClusterSize);
+    }
+    Ok(n)
+}
+
 /// How many clusters of `n` blocks the device holds at once when an SM holds `per_sm`
-/// blocks (cuOccupancyMaxActiveClusters): each GPC's block slots in whole clusters.
-/// (`gpcs`: the device's GPCs and SMs.)
-pub fn max_active_clusters(gpcs: (u32, u32), per_sm: u32, n: u32) -> u32 {
+/// blocks: each GPC's block slots in whole clusters. (`gpcs`: the device's GPCs and SMs.)
+fn max_active_clusters(gpcs: (u32, u32), per_sm: u32, n: u32) -> u32 {
     gpc_sizes(gpcs).map(|g| (per_sm * g).checked_div(n).unwrap_or(0)).sum()
+}
+
+/// cuOccupancyMaxActiveClusters: the clusters of a kernel (its shape `required`, if any, and
+/// whether it allows non-portable sizes) the device holds at once for the shape `asked`
+/// (one of the two must be given) when an SM holds `per_sm` of its blocks.
+pub fn max_active(
+    (cc, gpcs): ((u32, u32), (u32, u32)),
+    (required, non_portable): (Option<[u32; 3]>, bool),
+    asked: Option<[u32; 3]>,
+    per_sm: u32,
+) -> Result<u32> {
+    if cc.0 < 9 {
+        return Err(CuError::NotSupported);
+    }
+    let dims = chosen(asked, required)?.ok_or(CuError::InvalidClusterSize)?;
+    Ok(max_active_clusters(gpcs, per_sm, blocks(cc, dims, non_portable)?))
 }
 
 #[cfg(test)]
@@ -109,5 +144,13 @@ mod tests {
         assert_eq!(max_active_clusters(h, 1, 2), 4 * 8 + 4 * 8);
         assert_eq!(max_active_clusters(h, 2, 16), 16);
         assert_eq!(max_active_clusters(h, 1, 1), 132);
+        // The shape given or the kernel's, agreeing; one of them; within 8 blocks.
+        assert_eq!(max_active(HOPPER, (None, false), Some([2, 1, 1]), 1), Ok(64));
+        assert_eq!(max_active(HOPPER, (Some([2, 1, 1]), false), None, 1), Ok(64));
+        assert_eq!(max_active(HOPPER, (Some([2, 1, 1]), false), Some([4, 1, 1]), 1), Err(CuError::InvalidClusterSize));
+        assert_eq!(max_active(HOPPER, (None, false), None, 1), Err(CuError::InvalidClusterSize));
+        assert_eq!(max_active(HOPPER, (None, false), Some([16, 1, 1]), 2), Err(CuError::InvalidClusterSize));
+        assert_eq!(max_active(HOPPER, (None, true), Some([16, 1, 1]), 2), Ok(16));
+        assert_eq!(max_active(((8, 0), h), (None, false), Some([2, 1, 1]), 1), Err(CuError::NotSupported));
     }
 }
