@@ -4,13 +4,19 @@
 
 use hw::occupancy::{Rule, SmLimits, blocks_per_sm};
 
-/// Per kernel, rgdev may use at most this many times ptxas's registers.
-const LIMIT: f64 = 1.15;
+/// Per kernel, rgdev may use at most this many times ptxas's registers (matmul: 24 against
+/// 20, the scheduler holding four shared-memory operands where ptxas holds two) ...
+const LIMIT: f64 = 1.25;
+/// ... and at least this many times (scan256: 9 against 14 on sm_80).
+const FLOOR: f64 = 0.6;
 /// The geometric mean of the ratios must stay at or below this.
 const MEAN_LIMIT: f64 = 1.10;
 /// ... and at or above this: registers as the part allocates them (ptxas's ABI included),
 /// not fewer (issue 39 asks for 0.9).
-const MEAN_FLOOR: f64 = 0.80;
+const MEAN_FLOOR: f64 = 0.88;
+/// The mean of |ln(rgdev / ptxas)| over the kernels must stay at or below this (0.24 with
+/// the PTX's order, 0.15 scheduled).
+const MEAN_ERROR: f64 = 0.17;
 
 struct Figure {
     file: String,
@@ -47,7 +53,7 @@ fn registers_and_shared_memory_against_ptxas() {
             assert!(figs.iter().any(|g| g.file == name), "{name} has no ptxas figures");
         }
     }
-    let mut log_sum = 0.0;
+    let (mut log_sum, mut error) = (0.0, 0.0);
     let mut report = String::new();
     for g in &figs {
         let src = std::fs::read_to_string(root.join(&g.file)).unwrap();
@@ -55,9 +61,10 @@ fn registers_and_shared_memory_against_ptxas() {
         let k = prog.kernel(&g.entry).unwrap_or_else(|| panic!("{} has no {}", g.file, g.entry));
         let ratio = k.regs as f64 / g.regs as f64;
         log_sum += ratio.ln();
+        error += ratio.ln().abs();
         report += &format!("{:<14} rgdev {:>3}  ptxas {:>3}  {ratio:.2}\n", g.entry, k.regs, g.regs);
         assert!(
-            ratio <= LIMIT,
+            (FLOOR..=LIMIT).contains(&ratio),
             "{}: {} registers, ptxas {} ({ratio:.2}x > {LIMIT})\n{report}",
             g.entry,
             k.regs,
@@ -71,8 +78,10 @@ fn registers_and_shared_memory_against_ptxas() {
         }
     }
     let mean = (log_sum / figs.len() as f64).exp();
-    println!("{report}geometric mean {mean:.3}");
+    let error = error / figs.len() as f64;
+    println!("{report}geometric mean {mean:.3}, mean |ln ratio| {error:.3}");
     assert!((MEAN_FLOOR..=MEAN_LIMIT).contains(&mean), "geometric mean {mean:.3}\n{report}");
+    assert!(error <= MEAN_ERROR, "mean |ln ratio| {error:.3}\n{report}");
 }
 
 /// The generated kernels that exist to put pressure on registers (`tests::pressure`):
@@ -124,7 +133,7 @@ fn registers_against_ptxas_for_ampere_and_hopper() {
         ("sm_90", figures_of(include_str!("../data/ptxas-sm90.tsv"))),
     ];
     let mut table = String::from("| kernel | rgdev | ptxas sm_70 | sm_80 | sm_90 |\n|---|---:|---:|---:|---:|\n");
-    let mut logs = [0.0f64; 3];
+    let (mut logs, mut errors) = ([0.0f64; 3], [0.0f64; 3]);
     let base: Vec<&Figure> = arches[1].1.iter().collect();
     assert!(base.len() >= 21, "every kernel of kernels/ but the PTX 1.4 one");
     for g in &base {
@@ -135,25 +144,28 @@ fn registers_against_ptxas_for_ampere_and_hopper() {
         for (k, (arch, figs)) in arches.iter().enumerate() {
             let f = figs.iter().find(|f| f.file == g.file && f.entry == g.entry).unwrap();
             let ratio = regs as f64 / f.regs as f64;
-            // At most 1.15x, or three registers over on a small kernel (reduce_sum: 16 vs 13
-            // on sm_80, where the JIT moves a `ld.v4`'s four words out of its vector group).
+            // Within the bounds, or three registers over on a small kernel (reduce_sum: 16
+            // vs 13 on sm_80, where the JIT moves a `ld.v4`'s four words out of its group).
             assert!(
-                ratio <= LIMIT || regs <= f.regs + 3,
+                ratio >= FLOOR && (ratio <= LIMIT || regs <= f.regs + 3),
                 "{} on {arch}: {regs} registers, ptxas {} ({ratio:.2}x)",
                 g.entry,
                 f.regs
             );
             assert_eq!(prog.kernel(&g.entry).unwrap().shared_bytes, f.smem, "{} on {arch}", g.entry);
             logs[k] += ratio.ln();
+            errors[k] += ratio.ln().abs();
             row += &format!(" {} |", f.regs);
         }
         table += &row;
         table.push('\n');
     }
     let means: Vec<f64> = logs.iter().map(|l| (l / base.len() as f64).exp()).collect();
+    let errors: Vec<f64> = errors.iter().map(|e| e / base.len() as f64).collect();
     println!(
-        "{table}geometric mean of rgdev / ptxas: sm_70 {:.2}, sm_80 {:.2}, sm_90 {:.2}",
-        means[0], means[1], means[2]
+        "{table}geometric mean of rgdev / ptxas: sm_70 {:.2}, sm_80 {:.2}, sm_90 {:.2}; mean |ln ratio|: {:.3}, {:.3}, {:.3}",
+        means[0], means[1], means[2], errors[0], errors[1], errors[2]
     );
     assert!(means.iter().all(|m| (MEAN_FLOOR..=MEAN_LIMIT).contains(m)), "{means:?}");
+    assert!(errors.iter().all(|&e| e <= MEAN_ERROR), "{errors:?}");
 }

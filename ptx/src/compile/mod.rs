@@ -90,6 +90,10 @@ pub struct Options {
     pub max_regs: Option<u32>,
     /// The SM whose register file `.maxntid` and `.minnctapersm` are measured against.
     pub sm: hw::occupancy::SmLimits,
+    /// Schedule each function's code for latency before allocating its registers, as
+    /// ptxas does (the default: loads issue early, and the registers are about the ones
+    /// ptxas allocates); off, the code keeps the PTX's order and takes fewer registers.
+    pub schedule: bool,
 }
 
 impl Default for Options {
@@ -102,7 +106,7 @@ impl Default for Options {
             shared: 96 * 1024,
             rule: hw::occupancy::Rule::VOLTA,
         };
-        Self { max_regs: None, sm }
+        Self { max_regs: None, sm, schedule: true }
     }
 }
 
@@ -292,7 +296,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
         }
         let (info, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
             Kc::new(prog, &places, kplaces.clone(), &frames, func_shared_top, false, &[])
-                .prepare(true, above_callees(f, &reg_top), local_top, (fit, relieve))
+                .prepare(true, above_callees(f, &reg_top), local_top, (fit, relieve, opts.schedule))
                 .function(f, body)
         })?;
         if let Some(fr) = frames.get_mut(&f.name) {
@@ -335,7 +339,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
         let (k, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
             let (mut k, fixups) =
                 Kc::new(prog, &places, kplaces.clone(), &frames, shared_top, dynamic_shared, &dyn_names)
-                    .prepare(false, above_callees(f, &reg_top), local_top, (fit, relieve))
+                    .prepare(false, above_callees(f, &reg_top), local_top, (fit, relieve, opts.schedule))
                     .kernel(f, body)?;
             k.regs = abi_regs(k.regs, &opts.sm.rule);
             Ok((k, fixups))
@@ -407,6 +411,8 @@ struct Kc<'a> {
     fit: Option<usize>,
     /// Compile the relieved body (`pressure::relieve`).
     relieve: bool,
+    /// Schedule the code before allocating its registers (`regalloc::schedule`).
+    schedule: bool,
     /// Texture (0) and surface (1) slots the code names.
     handles_used: alloc::collections::BTreeSet<(u8, u32)>,
 }
@@ -450,17 +456,20 @@ impl<'a> Kc<'a> {
             consts: BTreeMap::new(),
             fit: None,
             relieve: false,
+            schedule: false,
             handles_used: alloc::collections::BTreeSet::new(),
         }
     }
 
     /// A `.func` or a kernel, its registers above its callees' (general, predicate), its
-    /// local memory from `local_top`, fitted and relieved as [`within_budget`] asks.
-    fn prepare(mut self, func: bool, callees: (u32, u32), local_top: u32, how: (Option<usize>, bool)) -> Self {
+    /// local memory from `local_top`, fitted and relieved as [`within_budget`] asks, and
+    /// scheduled unless fitted or asked not to be.
+    fn prepare(mut self, func: bool, callees: (u32, u32), local_top: u32, how: (Option<usize>, bool, bool)) -> Self {
         self.func = func;
         (self.reg_base, self.pred_base) = callees;
         self.local_top = local_top;
-        (self.fit, self.relieve) = how;
+        (self.fit, self.relieve) = (how.0, how.1);
+        self.schedule = how.2 && self.fit.is_none();
         self
     }
 
@@ -541,6 +550,8 @@ impl<'a> Kc<'a> {
             Some(ft) => &ft.body,
             None => body,
         };
+        // Spilled code keeps its order: the fit counted on it.
+        self.schedule &= fitted.is_none();
         let mut nregs = 0u32;
         if let Some(ft) = &fitted {
             for (name, &c) in &ft.colors {

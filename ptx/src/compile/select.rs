@@ -171,11 +171,15 @@ impl<'a> Kc<'a> {
     }
 
     /// Emit `op` with up to three sources; one immediate rides in the instruction, others
-    /// are first moved to scratch registers.
+    /// are first moved to scratch registers. A constant-bank operand takes the slot before
+    /// a literal, as ptxas gives it (`IMAD.WIDE R4, R2, R5, c[0x0][0x168]` with `R5 = 4`):
+    /// the literal takes one register where the constant would take a pair.
     pub(crate) fn emit(&mut self, op: Op, ty: Ty, dst: u8, srcs: [Option<Src>; 3], m: u16) -> Result<u32> {
         let mut regs = [RZ; 3];
         let mut imm: Option<(usize, u64, bool)> = None;
-        for (k, s) in srcs.iter().enumerate() {
+        let first = srcs.iter().position(|s| matches!(s, Some(Src::Const(..)))).unwrap_or(0);
+        for k in (first..3).chain(0..first) {
+            let s = &srcs[k];
             match *s {
                 None => {}
                 Some(Src::Reg(r)) => regs[k] = r,

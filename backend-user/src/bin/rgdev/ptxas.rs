@@ -175,7 +175,7 @@ pub fn main(args: &[String]) -> ExitCode {
             "ptxas warning : For profile {arch} adjusting per thread register count of {n} to lower bound of {lb}"
         );
     }
-    let opts = ptx::Options { max_regs: a.max_regs, sm };
+    let opts = ptx::Options { max_regs: a.max_regs, sm, ..ptx::Options::default() };
     let prog = match ptx::compile_ptx_with(&text, &opts) {
         Ok(p) => p,
         Err(e) => {

@@ -24,6 +24,7 @@ use hw::isa::{
 };
 
 mod narrow;
+mod schedule;
 use narrow::narrow;
 
 /// Scratch registers after the PTX registers: the first two runs of [`VEC_GROUP`] are the
@@ -137,12 +138,36 @@ impl Kc<'_> {
     /// the values do not fit in [`MAX_GPRS`] registers.
     pub(crate) fn allocate(&mut self, nregs: u32) -> Option<Allocation> {
         let start = self.start as usize;
-        let code: Vec<Instr> = self.prog.code[start..].to_vec();
-        let ops = Operands::of(&code, nregs);
+        if self.schedule {
+            // Scheduled first; when that does not fit, in the PTX's order.
+            let kept = (self.prog.code[start..].to_vec(), self.prog.lines[start..].to_vec(), self.prog.relocs.clone());
+            if let Some(a) = self.allocate_in(nregs, true) {
+                return Some(a);
+            }
+            self.prog.code.truncate(start);
+            self.prog.code.extend(kept.0);
+            self.prog.lines.truncate(start);
+            self.prog.lines.extend(kept.1);
+            self.prog.relocs = kept.2;
+        }
+        self.allocate_in(nregs, false)
+    }
+
+    /// [`Kc::allocate`], the code scheduled first or not.
+    fn allocate_in(&mut self, nregs: u32, schedule: bool) -> Option<Allocation> {
+        let start = self.start as usize;
+        let mut code: Vec<Instr> = self.prog.code[start..].to_vec();
+        let mut ops = Operands::of(&code, nregs);
         let (starts, succ) = cfg(&code, start);
         let bl = Blocks { starts, succ, len: code.len() };
         let (live_in, live_out) = liveness(&bl, &ops);
         let mut webs = live_ranges(&ops, &bl, &live_in);
+        if schedule {
+            let labels: Vec<usize> = self.labels.values().filter_map(|&l| (l as usize).checked_sub(start)).collect();
+            if let Some(order) = schedule::order(&code, start, &ops, &webs, &labels) {
+                self.reorder(start, &order, &mut code, &mut ops, &mut webs);
+            }
+        }
         // Sizes and kinds: PTX registers by their declared type, the rest by what writes
         // them; the vector group by its widest access.
         let mut declared = vec![None; ops.nv];
@@ -172,6 +197,43 @@ impl Kc<'_> {
             }
         }
         Some(Allocation { gprs: gprs.max(callee_gprs), preds: preds.max(callee_preds) })
+    }
+}
+
+impl Kc<'_> {
+    /// Put the code from `start` in `order` (old indices in their new places), its
+    /// operands, live ranges, line table and relocations with it.
+    fn reorder(&mut self, start: usize, order: &[usize], code: &mut Vec<Instr>, ops: &mut Operands, webs: &mut Webs) {
+        fn perm<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
+            let old = core::mem::take(v);
+            v.extend(order.iter().map(|&p| old[p]));
+        }
+        perm(code, order);
+        perm(&mut ops.reads, order);
+        perm(&mut ops.writes, order);
+        perm(&mut webs.field_node, order);
+        let lines = self.prog.lines[start..].to_vec();
+        let mut new_at = vec![0u32; order.len()];
+        for (k, &p) in order.iter().enumerate() {
+            self.prog.code[start + k] = code[k];
+            self.prog.lines[start + k] = lines[p];
+            new_at[p] = (start + k) as u32;
+        }
+        for r in self.prog.relocs.iter_mut() {
+            if let Some(p) = (r.at as usize).checked_sub(start).filter(|&p| p < order.len()) {
+                r.at = new_at[p];
+            }
+        }
+        // Colouring goes by first appearance: in the new order.
+        for r in webs.ranges.iter_mut() {
+            r.first = usize::MAX;
+        }
+        for (p, f) in webs.field_node.iter().enumerate() {
+            for &n in f.iter().filter(|&&n| n != NONE) {
+                let r = &mut webs.ranges[webs.range_of[n as usize] as usize];
+                r.first = r.first.min(p);
+            }
+        }
     }
 }
 
@@ -372,40 +434,58 @@ fn size_ranges(code: &[Instr], ops: &Operands, webs: &mut Webs, declared: &[Opti
 }
 
 /// The interference graph (a range defined at a point conflicts with every range live
-/// there), and which ranges are live across a call.
+/// there), and which ranges are live across a call. Liveness inside a block goes by range,
+/// not by register: after scheduling, two ranges of one virtual register may overlap.
 fn interference(code: &[Instr], ops: &Operands, bl: &Blocks, webs: &mut Webs, live_out: &[VSet]) -> Vec<Vec<u32>> {
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); webs.ranges.len()];
+    let nr = webs.ranges.len();
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); nr];
     let range = |webs: &Webs, n: u32| webs.range_of[n as usize];
+    // The live ranges: a membership table and a list (compacted as ranges die).
+    let mut is_live = vec![false; nr];
+    let mut live: Vec<u32> = Vec::new();
     for b in 0..bl.count() {
-        let mut live: Vec<u32> = vec![NONE; ops.nv];
+        for &r in &live {
+            is_live[r as usize] = false;
+        }
+        live.clear();
         for v in live_out[b].iter() {
-            live[v] = range(webs, webs.block_out[b][v]);
+            let r = range(webs, webs.block_out[b][v]);
+            if !is_live[r as usize] {
+                is_live[r as usize] = true;
+                live.push(r);
+            }
         }
         for p in bl.span(b).rev() {
             if code[p].w0.op() == Op::Call {
-                for &r in live.iter().filter(|&&r| r != NONE) {
+                for &r in &live {
                     webs.ranges[r as usize].across_call = true;
                 }
             }
-            if let Some((v, _)) = ops.writes[p] {
+            if ops.writes[p].is_some() {
                 let d = range(webs, webs.field_node[p][DST]);
-                for &r in live.iter().filter(|&&r| r != NONE && r != d) {
+                for &r in live.iter().filter(|&&r| r != d) {
                     adj[d as usize].push(r);
                     adj[r as usize].push(d);
                 }
-                live[v] = NONE;
+                if is_live[d as usize] {
+                    is_live[d as usize] = false;
+                    live.retain(|&r| r != d);
+                }
             }
             for k in 0..5 {
-                if let Some((v, _)) = ops.reads[p][k] {
-                    live[v] = range(webs, webs.field_node[p][k]);
+                if ops.reads[p][k].is_some() {
+                    let r = range(webs, webs.field_node[p][k]);
+                    if !is_live[r as usize] {
+                        is_live[r as usize] = true;
+                        live.push(r);
+                    }
                 }
             }
         }
         if b == 0 {
             // Registers read before any write share the entry: keep them apart.
-            let entry: Vec<u32> = live.iter().copied().filter(|&r| r != NONE).collect();
-            for (x, &r) in entry.iter().enumerate() {
-                for &q in entry[x + 1..].iter().filter(|&&q| q != r) {
+            for (x, &r) in live.iter().enumerate() {
+                for &q in live[x + 1..].iter().filter(|&&q| q != r) {
                     adj[r as usize].push(q);
                     adj[q as usize].push(r);
                 }
@@ -561,7 +641,7 @@ pub(crate) fn wider(t: Ty) -> Ty {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Kernel, compile_ptx};
+    use super::super::{Kernel, Options, compile_ptx_with};
     use super::*;
     use alloc::format;
     use alloc::string::String;
@@ -569,7 +649,9 @@ mod tests {
     const HDR: &str = ".version 6.0\n.target sm_70\n.address_size 64\n.shared .align 4 .b8 sh[1024];\n";
 
     fn kernel(body: &str) -> Kernel {
-        let p = compile_ptx(&format!("{HDR}.entry k(.param .u64 p)\n{{\n{body}\n ret;\n}}\n")).unwrap();
+        // The PTX's order: these test the colouring, not the scheduler.
+        let opts = Options { schedule: false, ..Options::default() };
+        let p = compile_ptx_with(&format!("{HDR}.entry k(.param .u64 p)\n{{\n{body}\n ret;\n}}\n"), &opts).unwrap();
         p.kernels[0].clone()
     }
 
