@@ -145,11 +145,14 @@ pub fn abi_regs(units: u32, rule: &hw::occupancy::Rule) -> u32 {
 /// its current end) with its PTX registers first fitted into that many register numbers
 /// (spilling the rest, see `crate::spill`) or, with `None`, as they come. When the plain
 /// compile is over budget, the roomiest fit within it is searched for (fewer numbers mean
-/// more spills) and kept.
+/// more spills) and kept. The relieved body (see `pressure`) is tried over the budget, and
+/// for code kept in the PTX's order (`scheduled` off) above [`pressure::PRESSURE_REGS`]:
+/// scheduled code holds the values ptxas's code holds, so only a limit calls for less.
 fn within_budget(
     prog: &mut Program,
     f: &Func,
     budget: u32,
+    scheduled: bool,
     mut build: impl FnMut(&mut Program, Option<usize>, bool) -> Result<(Kernel, Vec<CallFixup>)>,
 ) -> Result<(Kernel, Vec<CallFixup>)> {
     let start = prog.code.len();
@@ -159,9 +162,10 @@ fn within_budget(
         prog.relocs.retain(|r| (r.at as usize) < start);
     };
     let mut first = build(prog, None, false)?;
-    // Under pressure, the relieved body too (see `pressure`): the one with fewer registers.
+    // Under pressure, the relieved body too: the one with fewer registers.
     let mut relieve = false;
-    if first.0.regs > pressure::PRESSURE_REGS {
+    let pressure = if scheduled { budget } else { pressure::PRESSURE_REGS };
+    if first.0.regs > pressure {
         rewind(prog);
         match build(prog, None, true) {
             Ok(r) if r.0.regs < first.0.regs => (first, relieve) = (r, true),
@@ -294,7 +298,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
             }
             kplaces.insert(v.name.clone(), Place::Shared(func_shared[&v.name]));
         }
-        let (info, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
+        let (info, fixups) = within_budget(&mut prog, f, opts.budget(f), opts.schedule, |prog, fit, relieve| {
             Kc::new(prog, &places, kplaces.clone(), &frames, func_shared_top, false, &[])
                 .prepare(true, above_callees(f, &reg_top), local_top, (fit, relieve, opts.schedule))
                 .function(f, body)
@@ -336,7 +340,7 @@ pub fn compile_with(m: &ast::Module, opts: &Options) -> Result<Program> {
                 kplaces.insert(v.name.clone(), Place::Shared(off));
             }
         }
-        let (k, fixups) = within_budget(&mut prog, f, opts.budget(f), |prog, fit, relieve| {
+        let (k, fixups) = within_budget(&mut prog, f, opts.budget(f), opts.schedule, |prog, fit, relieve| {
             let (mut k, fixups) =
                 Kc::new(prog, &places, kplaces.clone(), &frames, shared_top, dynamic_shared, &dyn_names)
                     .prepare(false, above_callees(f, &reg_top), local_top, (fit, relieve, opts.schedule))

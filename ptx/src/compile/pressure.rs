@@ -1,6 +1,7 @@
 //! Lowering register pressure on the PTX, as ptxas does for a kernel that would otherwise
-//! need many registers (`Kc::relieve`; the compiler keeps whichever version of a function
-//! needs fewer registers):
+//! need more registers than its limit allows (`Kc::relieve`; the compiler keeps whichever
+//! version of a function needs fewer registers, and tries this one before spilling; for
+//! code kept in the PTX's order, whenever it needs more than [`PRESSURE_REGS`]):
 //!
 //! - **Rematerialization.** A register defined once as another register defined once plus
 //!   or minus a constant (`add.u32 %v5, %r4, 5`, chains of them folded into one constant)
@@ -20,9 +21,9 @@ use alloc::string::ToString;
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Above this many registers the compiler also tries the relieved body of a function
-/// (full occupancy on sm_70 needs at most 32; below 16 there is little to win, and
-/// trying costs a second compile).
+/// Above this many registers the compiler also tries the relieved body of a function kept
+/// in the PTX's order (full occupancy on sm_70 needs at most 32; below 16 there is little
+/// to win, and trying costs a second compile).
 pub(crate) const PRESSURE_REGS: u32 = 16;
 
 /// Integer types whose additions rematerialize: (type, width class).
