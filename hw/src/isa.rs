@@ -631,6 +631,20 @@ pub fn group_lengths(op: Op, m: u16) -> Option<(u32, u32, u32)> {
     })
 }
 
+impl Op {
+    /// An operation of the multi-function unit (NVIDIA's `MUFU`): square root, reciprocals,
+    /// the sines, `ex2`, `lg2`, `tanh`.
+    pub fn multi_function(self) -> bool {
+        matches!(self, Op::Sqrt | Op::Rcp | Op::Rsqrt | Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Tanh)
+    }
+
+    /// An access to memory through the load/store or texture path: it reads its register
+    /// operands after it issues.
+    pub fn accesses_memory(self) -> bool {
+        matches!(self, Op::Ld | Op::St | Op::Atom | Op::Tex | Op::Tld4 | Op::Suld | Op::Sust | Op::Bulk)
+    }
+}
+
 /// The immediate of a `BRA`: target and reconvergence point, as instruction indices.
 #[bitfield(bits = 64)]
 #[repr(u64)]

@@ -48,7 +48,7 @@ pub(crate) fn classify(d: &D) -> Class {
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
         Op::Div | Op::Rcp | Op::Sqrt if d.ty.float() && ieee_rounded(d) => Class::Seq,
         Op::Rsqrt if d.ty == Ty::F64 || (d.ty == Ty::F32 && d.m & hw::isa::FLOAT_FTZ == 0) => Class::Seq,
-        Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Tanh | Op::Rcp | Op::Rsqrt | Op::Sqrt => Class::Sfu,
+        op if op.multi_function() => Class::Sfu,
         Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
         Op::Shfl | Op::Vote | Op::Redux | Op::Match => Class::Shfl,
         Op::Mma if d.m == hw::isa::mma::RUN => Class::Tensor,

@@ -394,6 +394,9 @@ struct Kc<'a> {
     scratch: u8,
     scratch_vec: u8,
     scratch_end: u8,
+    /// Literals held in scratch registers at the top of the range (see `Kc::in_reg`):
+    /// (value, relocated, register, statement that last read it).
+    lits: Vec<(u64, bool, u8, usize)>,
     guard: Option<(bool, u8)>,
     start: u32,
     pos: Pos,
@@ -446,6 +449,7 @@ impl<'a> Kc<'a> {
             scratch: 0,
             scratch_vec: 0,
             scratch_end: 0,
+            lits: Vec::new(),
             guard: None,
             start,
             pos: Pos::default(),
@@ -603,6 +607,7 @@ impl<'a> Kc<'a> {
                 Stmt::Label(l, pos) if self.labels.insert(l.clone(), self.here()).is_some() => {
                     return Err(pos.err(format!("label `{l}` defined twice")));
                 }
+                Stmt::Label(..) => self.lits.clear(),
                 Stmt::Instr(i) if is_alias_copy(i, &self.alias) || self.is_constant_def(i) => {}
                 Stmt::Instr(i) => {
                     self.pos = i.pos;

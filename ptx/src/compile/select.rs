@@ -7,6 +7,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use hw::isa::{ConstRef, Imm, Instr, LAUNCH_ENVREG, Op, RZ, Sreg, Ty};
 
+/// Scratch registers that may hold literals across instructions (see `Kc::in_reg`).
+const LIT_REGS: usize = 2;
+
 impl<'a> Kc<'a> {
     pub(crate) fn err(&self, msg: impl Into<String>) -> PtxError {
         self.pos.err(msg)
@@ -20,6 +23,10 @@ impl<'a> Kc<'a> {
         if let Some((neg, g)) = self.guard {
             i.w0.set_guard(g);
             i.w0.set_guard_neg(neg);
+        }
+        if matches!(i.w0.op(), Op::Bra | Op::Call | Op::Ret | Op::Exit | Op::Trap) {
+            // Past a branch the lanes may differ: literals are set again.
+            self.lits.clear();
         }
         self.prog.code.push(i);
         self.prog.lines.push(self.pos.line);
@@ -41,7 +48,12 @@ impl<'a> Kc<'a> {
     }
 
     pub(crate) fn scratch(&mut self) -> Result<u8> {
-        if self.scratch >= self.scratch_end {
+        // Literals this instruction does not read give their registers back.
+        let stmt = self.stmt;
+        if self.scratch >= self.lit_floor() {
+            self.lits.retain(|l| l.3 == stmt);
+        }
+        if self.scratch >= self.lit_floor() {
             return Err(self.err("instruction too complex (out of scratch registers)"));
         }
         self.scratch += 1;
@@ -233,9 +245,48 @@ impl<'a> Kc<'a> {
         i.args.get(k).ok_or_else(|| self.err(format!("`{}` needs at least {} operands", i.op, k + 1)))
     }
 
+    /// The lowest scratch register a held literal takes (the end of the range when none).
+    fn lit_floor(&self) -> u8 {
+        self.lits.iter().map(|l| l.2).min().unwrap_or(self.scratch_end)
+    }
+
     pub(crate) fn in_reg(&mut self, s: Src) -> Result<u8> {
         Ok(match s {
             Src::Reg(r) => r,
+            // A literal moved into a register once serves the instructions after it up to
+            // the next label or branch, as ptxas keeps one (`MOV R3, 0x4` for every
+            // `IMAD.WIDE` of a kernel's addresses): in one of the top `LIT_REGS` scratch
+            // registers, set with no guard.
+            Src::Imm(v, rel) if self.guard.is_none() => {
+                let stmt = self.stmt;
+                if let Some(l) = self.lits.iter_mut().find(|l| (l.0, l.1) == (v, rel)) {
+                    l.3 = stmt;
+                    return Ok(l.2);
+                }
+                if self.lits.len() >= LIT_REGS {
+                    // The one read longest ago gives way, unless this instruction reads it.
+                    let old = (0..self.lits.len()).filter(|&k| self.lits[k].3 != stmt).min_by_key(|&k| self.lits[k].3);
+                    if let Some(k) = old {
+                        let r = self.lits.remove(k).2;
+                        self.mov_imm(r, v, rel);
+                        self.lits.push((v, rel, r, stmt));
+                        return Ok(r);
+                    }
+                }
+                let r = self.lit_floor().checked_sub(1).filter(|&r| r >= self.scratch && self.lits.len() < LIT_REGS);
+                match r {
+                    Some(r) => {
+                        self.mov_imm(r, v, rel);
+                        self.lits.push((v, rel, r, stmt));
+                        r
+                    }
+                    None => {
+                        let r = self.scratch()?;
+                        self.mov_imm(r, v, rel);
+                        r
+                    }
+                }
+            }
             Src::Imm(v, rel) => {
                 let r = self.scratch()?;
                 self.mov_imm(r, v, rel);

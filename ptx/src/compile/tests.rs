@@ -222,3 +222,20 @@ fn literals_beside_each_other_in_a_loop_compile() {
                setp.lt.u32 %q, %r2, 64;\n @%q bra L;\n ret;\n}\n";
     compile_ptx(src).unwrap();
 }
+
+/// A literal moved into a register once serves the instructions after it up to the next
+/// label or branch, as in ptxas's SASS (vecadd for sm_80: one `MOV` of 4 for its three
+/// `IMAD.WIDE`s); past a label it is moved again.
+#[test]
+fn a_literal_register_serves_the_instructions_up_to_the_next_label() {
+    let p = compile_ptx(include_str!("../../../kernels/vecadd.ptx")).unwrap();
+    let movs =
+        |p: &Program| p.code.iter().filter(|i| i.w0.op() == Op::Mov && i.w0.imm() == Imm::A && i.imm == 4).count();
+    let wide = p.code.iter().filter(|i| i.w0.op() == Op::Mad && i.w0.m() & 3 == MulMode::Wide as u16).count();
+    assert_eq!((movs(&p), wide), (1, 3));
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 a, .param .u64 b)\n{\n\
+               .reg .b32 %r<3>;\n .reg .b64 %rd<6>;\n ld.param.u64 %rd1, [a];\n ld.param.u64 %rd2, [b];\n\
+               mov.u32 %r1, %tid.x;\n mad.wide.u32 %rd3, %r1, 4, %rd1;\n st.global.u32 [%rd3], %r1;\n\
+               L1:\n mad.wide.u32 %rd4, %r1, 4, %rd2;\n st.global.u32 [%rd4], %r1;\n ret;\n}\n";
+    assert_eq!(movs(&compile_ptx(src).unwrap()), 2);
+}

@@ -189,27 +189,7 @@ impl Kc<'_> {
         }
         for r in webs.ranges.iter_mut() {
             let op = code[r.last.min(code.len() - 1)].w0.op();
-            r.slow_end = matches!(
-                op,
-                Op::Ld
-                    | Op::St
-                    | Op::Atom
-                    | Op::Tex
-                    | Op::Tld4
-                    | Op::Suld
-                    | Op::Sust
-                    | Op::Shfl
-                    | Op::Sqrt
-                    | Op::Rcp
-                    | Op::Rsqrt
-                    | Op::Sin
-                    | Op::Cos
-                    | Op::Ex2
-                    | Op::Lg2
-                    | Op::Tanh
-                    | Op::Div
-                    | Op::Rem
-            );
+            r.slow_end = op.accesses_memory() || op.multi_function() || matches!(op, Op::Shfl | Op::Div | Op::Rem);
         }
         size_ranges(&code, &ops, &mut webs, &declared);
         narrow(&code, &ops, &mut webs);

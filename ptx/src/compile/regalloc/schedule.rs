@@ -86,7 +86,7 @@ fn latency(i: &Instr) -> u32 {
             _ => 400,
         },
         Op::Div | Op::Rem | Op::Sqrt | Op::Rcp => 40,
-        Op::Rsqrt | Op::Sin | Op::Cos | Op::Ex2 | Op::Lg2 | Op::Tanh | Op::S2r => 20,
+        op if op.multi_function() || op == Op::S2r => 20,
         _ if w.ty().bytes() > 4 => 8,
         _ => 4,
     }
@@ -133,7 +133,13 @@ pub(super) fn order(code: &[Instr], start: usize, ops: &Operands, webs: &Webs, l
             reads[r] += 1;
         }
     }
-    let cx = Cx { code, kinds: &kinds, ops, range: &range, reads: &reads };
+    let mut units = vec![1u32; webs.ranges.len()];
+    for p in 0..n {
+        if let Some(w) = ops.writes[p].and(range(p, DST)) {
+            units[w] = units[w].max(super::dest_kind(&code[p]).0);
+        }
+    }
+    let cx = Cx { code, kinds: &kinds, ops, range: &range, reads: &reads, units: &units };
     let mut order: Vec<usize> = Vec::with_capacity(n);
     let mut a = 0;
     while a < n {
@@ -152,11 +158,12 @@ pub(super) fn order(code: &[Instr], start: usize, ops: &Operands, webs: &Webs, l
     (!order.iter().enumerate().all(|(k, &p)| k == p)).then_some(order)
 }
 
-/// Values a run may hold at once: beyond them the scheduler issues what adds the fewest
-/// values, in the order written, as ptxas turns to register pressure (a chain of 64
-/// independent loads, each added to a sum: ptxas 12.9 takes 30 registers, this 31; as
-/// soon as ready, 55).
-const PRESSURE: u32 = 24;
+/// The 32-bit registers a run's values may take at once: beyond them the scheduler issues
+/// what adds the fewest, in the order written, as ptxas turns to register pressure (a
+/// chain of 64 independent loads, each added to a sum: ptxas 12.9 takes 30 registers, this
+/// 27; as soon as ready, 55). Chosen on `kernels/` against ptxas 12.9: mean |ln ratio|
+/// 0.115 at 20, 0.123 at 16 or 24.
+const PRESSURE: u32 = 20;
 
 /// The longest run scheduled as one: longer ones are scheduled in pieces, so the time
 /// scheduling takes stays linear in the code's length.
@@ -164,9 +171,9 @@ const MAX_RUN: usize = 128;
 
 /// How many cycles before the latest cycle that keeps the run's critical path (its "as
 /// late as possible" cycle) an instruction that adds a live value may issue. Chosen on the
-/// kernels of `kernels/` against ptxas 12.9 (`tests/tests/ptxas_figures.rs`): 0 to 8
-/// cycles give the closest registers (mean |log| error 0.15 at 2 to 4, against 0.16 when
-/// such instructions issue as soon as they are ready and 0.24 unscheduled).
+/// kernels of `kernels/` against ptxas 12.9 (`tests/tests/ptxas_figures.rs`): 0 to 4
+/// cycles give the closest registers (mean |ln ratio| 0.13, against 0.14 when such
+/// instructions issue as soon as they are ready and 0.24 unscheduled).
 const WINDOW: u32 = 4;
 
 /// What scheduling a run needs of the code.
@@ -178,6 +185,8 @@ struct Cx<'a> {
     range: &'a dyn Fn(usize, usize) -> Option<usize>,
     /// Reads of each range in the whole code.
     reads: &'a [u32],
+    /// The 32-bit registers each range takes (a 64-bit value two).
+    units: &'a [u32],
 }
 
 impl Cx<'_> {
@@ -277,8 +286,9 @@ fn run(cx: &Cx, a: usize, b: usize, order: &mut Vec<usize>) {
         let w = cx.write(p);
         let reads = cx.reads(p);
         let fields = |r: usize| (0..5).filter(|&k| ops.reads[p][k].is_some() && range(p, k) == Some(r)).count() as u32;
-        let ends = reads.iter().filter(|&&r| local[r] && Some(r) != w && left[r] == fields(r)).count() as u32;
-        let starts = u32::from(w.is_some_and(|w| !reads.contains(&w)));
+        let ends =
+            reads.iter().filter(|&&r| local[r] && Some(r) != w && left[r] == fields(r)).map(|&r| cx.units[r]).sum();
+        let starts = w.filter(|w| !reads.contains(w)).map_or(0, |w| cx.units[w]);
         (starts, ends)
     };
     // Whether it adds a live value.
@@ -287,7 +297,7 @@ fn run(cx: &Cx, a: usize, b: usize, order: &mut Vec<usize>) {
         s > e
     };
     let critical = height.iter().copied().max().unwrap_or(0);
-    // Values the run has defined and not yet ended.
+    // Registers of the values the run has defined and not yet ended.
     let mut open = 0u32;
     // Issue cycle by cycle: of the instructions whose operands are ready, the highest;
     // when none is, the one ready first (the clock jumps to it). One that adds a live
