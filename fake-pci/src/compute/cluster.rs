@@ -101,6 +101,8 @@ pub(crate) struct ClusterSync {
     pub(crate) phase: u32,
     /// The phase each warp (rank-major) last arrived in.
     pub(crate) arrivals: Vec<u32>,
+    /// The lanes of each warp that arrived in the phase `arrivals` holds.
+    pub(crate) lanes: Vec<u32>,
     /// The last phase each block's racecheck has seen complete.
     pub(crate) seen: Vec<u32>,
 }
@@ -114,8 +116,43 @@ impl ClusterSync {
             expected: threads,
             phase: 0,
             arrivals: alloc::vec![0; threads.div_ceil(32) as usize],
+            lanes: alloc::vec![0; threads.div_ceil(32) as usize],
             seen: alloc::vec![0; 1],
         }
+    }
+
+    /// Lanes `on` of warp `w` (rank-major) arrive; whether that completes the phase.
+    pub(crate) fn arrive(&mut self, w: usize, on: u32) -> Option<bool> {
+        let (p, l) = (self.arrivals.get_mut(w)?, self.lanes.get_mut(w)?);
+        if *p != self.phase {
+            (*p, *l) = (self.phase, 0);
+        }
+        *l |= on;
+        self.arrived += on.count_ones();
+        Some(self.complete())
+    }
+
+    /// Lanes `gone` of warp `w` exit: from now on they count as arrived (PTX's `exit`: the
+    /// threads holding up a cluster barrier release it as they exit); whether that
+    /// completes the phase.
+    pub(crate) fn exit(&mut self, w: usize, gone: u32) -> bool {
+        let counted = match (self.arrivals.get(w), self.lanes.get(w)) {
+            (Some(&p), Some(&l)) if p == self.phase => (l & gone).count_ones(),
+            _ => 0,
+        };
+        self.arrived -= counted.min(self.arrived);
+        self.expected -= gone.count_ones().min(self.expected);
+        self.complete()
+    }
+
+    /// The phase completes when every thread still to come has arrived.
+    fn complete(&mut self) -> bool {
+        if self.arrived < self.expected || self.arrived == 0 {
+            return false;
+        }
+        self.arrived = 0;
+        self.phase = self.phase.wrapping_add(1);
+        true
     }
 
     /// A warp of block `rank` passes the barrier: whether it is the block's first since the
@@ -158,6 +195,7 @@ impl ClusterMem {
                 expected: threads * n,
                 phase: 0,
                 arrivals: super::try_zeroed((nwarps * n) as usize)?,
+                lanes: super::try_zeroed((nwarps * n) as usize)?,
                 seen: super::try_zeroed(n as usize)?,
             },
             left: n,
@@ -189,12 +227,7 @@ impl Exec<'_, '_> {
         match op {
             ClusterOp::Arrive => {
                 let w = (rank * pos.nwarps + pos.warpid) as usize;
-                let c = &mut *m.cluster;
-                *c.arrivals.get_mut(w).ok_or(illegal)? = c.phase;
-                c.arrived += on.count_ones();
-                if c.arrived >= c.expected {
-                    c.arrived = 0;
-                    c.phase = c.phase.wrapping_add(1);
+                if m.cluster.arrive(w, on).ok_or(illegal)? {
                     self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
                 }
             }

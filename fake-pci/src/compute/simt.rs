@@ -294,6 +294,9 @@ impl Exec<'_, '_> {
             match d.op {
                 Op::Bra => return Ok(self.branch(w, d, pc, (on, active), m.regs)),
                 Op::Exit => {
+                    if m.cluster.exit((m.rank * nwarps + warpid) as usize, on & !w.exited) {
+                        self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+                    }
                     w.exited |= on;
                     if w.exited & w.lanes == w.lanes {
                         w.done = true;
