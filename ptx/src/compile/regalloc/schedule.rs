@@ -1,6 +1,9 @@
 //! Instruction scheduling before register allocation, as ptxas schedules: within each run
-//! of a basic block between instructions that nothing may cross, a list scheduler issues
-//! the instruction with the longest latency-weighted path to the run's end first. Loads
+//! of a basic block between instructions that nothing may cross, a list scheduler issues,
+//! cycle by cycle, the ready instruction with the longest latency-weighted path to the
+//! run's end; one that adds a live value waits until shortly before its latest cycle
+//! ([`WINDOW`]), and once the run holds [`PRESSURE`] registers of values the scheduler
+//! issues what adds the fewest, in the order written. Loads
 //! and their address arithmetic rise to the top of a block, stores sink to their values,
 //! so independent memory accesses are in flight together (the memory-level parallelism
 //! of ptxas's code) and the registers the code occupies are the ones ptxas's code does
