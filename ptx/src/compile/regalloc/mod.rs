@@ -181,10 +181,15 @@ impl Kc<'_> {
                 declared[*r as usize] = Some((if wide { 2 } else { 1 }, ty == "pred"));
             }
         }
+        // Where each range first and last appears, in the final order (colouring goes by
+        // first appearance).
+        for r in webs.ranges.iter_mut() {
+            (r.first, r.last) = (usize::MAX, 0);
+        }
         for (p, f) in webs.field_node.iter().enumerate() {
             for &n in f.iter().filter(|&&n| n != NONE) {
                 let r = &mut webs.ranges[webs.range_of[n as usize] as usize];
-                r.last = r.last.max(p);
+                (r.first, r.last) = (r.first.min(p), r.last.max(p));
             }
         }
         for r in webs.ranges.iter_mut() {
@@ -216,7 +221,7 @@ impl Kc<'_> {
 
 impl Kc<'_> {
     /// Put the code from `start` in `order` (old indices in their new places), its
-    /// operands, live ranges, line table and relocations with it.
+    /// operands, live ranges' fields, line table and relocations with it.
     fn reorder(&mut self, start: usize, order: &[usize], code: &mut Vec<Instr>, ops: &mut Operands, webs: &mut Webs) {
         fn perm<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
             let old = core::mem::take(v);
@@ -236,16 +241,6 @@ impl Kc<'_> {
         for r in self.prog.relocs.iter_mut() {
             if let Some(p) = (r.at as usize).checked_sub(start).filter(|&p| p < order.len()) {
                 r.at = new_at[p];
-            }
-        }
-        // Colouring goes by first appearance: in the new order.
-        for r in webs.ranges.iter_mut() {
-            r.first = usize::MAX;
-        }
-        for (p, f) in webs.field_node.iter().enumerate() {
-            for &n in f.iter().filter(|&&n| n != NONE) {
-                let r = &mut webs.ranges[webs.range_of[n as usize] as usize];
-                r.first = r.first.min(p);
             }
         }
     }

@@ -179,6 +179,10 @@ const MAX_RUN: usize = 128;
 /// instructions issue as soon as they are ready and 0.24 unscheduled).
 const WINDOW: u32 = 4;
 
+/// The ranges an instruction reads (each with how many of its fields read it) and the one
+/// it writes.
+type Uses = (Vec<(usize, u32)>, Option<usize>);
+
 /// What scheduling a run needs of the code.
 struct Cx<'a> {
     code: &'a [Instr],
@@ -193,14 +197,6 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    /// The ranges instruction `p` reads (once each).
-    fn reads(&self, p: usize) -> Vec<usize> {
-        let mut v: Vec<usize> =
-            (0..5).filter(|&k| self.ops.reads[p][k].is_some()).filter_map(|k| (self.range)(p, k)).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
     /// The range instruction `p` writes.
     fn write(&self, p: usize) -> Option<usize> {
         self.ops.writes[p].and_then(|_| (self.range)(p, DST))
@@ -283,15 +279,26 @@ fn run(cx: &Cx, a: usize, b: usize, order: &mut Vec<usize>) {
         }
     }
     let local: Vec<bool> = (0..ranges).map(|r| left[r] == cx.reads[r]).collect();
+    // Per instruction: the ranges it reads (each with how many of its fields read it) and
+    // the one it writes.
+    let uses: Vec<Uses> = (a..b)
+        .map(|p| {
+            let mut rs: Vec<(usize, u32)> = Vec::new();
+            for r in (0..5).filter_map(|k| ops.reads[p][k].and(range(p, k))) {
+                match rs.iter_mut().find(|e| e.0 == r) {
+                    Some(e) => e.1 += 1,
+                    None => rs.push((r, 1)),
+                }
+            }
+            (rs, cx.write(p))
+        })
+        .collect();
     // What issuing `j` now does to the values live: (values it starts, values it ends).
     let effect = |j: usize, left: &[u32]| {
-        let p = a + j;
-        let w = cx.write(p);
-        let reads = cx.reads(p);
-        let fields = |r: usize| (0..5).filter(|&k| ops.reads[p][k].is_some() && range(p, k) == Some(r)).count() as u32;
+        let (reads, w) = &uses[j];
         let ends =
-            reads.iter().filter(|&&r| local[r] && Some(r) != w && left[r] == fields(r)).map(|&r| cx.units[r]).sum();
-        let starts = w.filter(|w| !reads.contains(w)).map_or(0, |w| cx.units[w]);
+            reads.iter().filter(|&&(r, f)| local[r] && Some(r) != *w && left[r] == f).map(|&(r, _)| cx.units[r]).sum();
+        let starts = w.filter(|w| !reads.iter().any(|e| e.0 == *w)).map_or(0, |w| cx.units[w]);
         (starts, ends)
     };
     // Whether it adds a live value.
