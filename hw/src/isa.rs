@@ -23,12 +23,14 @@ mod convert;
 mod flags;
 pub mod mbarrier;
 pub mod mma;
+mod sequence;
 mod sreg;
 mod texmods;
 pub use bulk::*;
 pub use cluster::*;
 pub use convert::*;
 pub use flags::*;
+pub use sequence::*;
 pub use sreg::*;
 pub use texmods::*;
 

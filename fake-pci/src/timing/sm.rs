@@ -35,21 +35,16 @@ pub(crate) enum Class {
     Tensor,
 }
 
-/// Whether float instruction `d` rounds as IEEE 754 asks (`.rn`, `.rz`, `.rm`, `.rp`), not
-/// as a hardware approximation (`.approx`, `.full`).
-fn ieee_rounded(d: &D) -> bool {
-    hw::isa::Round::from_bits(d.m >> 2).is_some_and(|r| r != hw::isa::Round::Default)
-}
-
 pub(crate) fn classify(d: &D) -> Class {
     match d.op {
         Op::Tex | Op::Tld4 | Op::Txq => Class::Tex,
         Op::Ld | Op::St | Op::Atom | Op::Bulk | Op::Suld | Op::Sust | Op::Printf | Op::Heap => Class::Mem,
         Op::Bra | Op::Exit | Op::Bar | Op::Call | Op::Ret | Op::Trap => Class::Control,
-        Op::Div | Op::Rcp | Op::Sqrt if d.ty.float() && ieee_rounded(d) => Class::Seq,
-        Op::Rsqrt if d.ty == Ty::F64 || (d.ty == Ty::F32 && d.m & hw::isa::FLOAT_FTZ == 0) => Class::Seq,
+        op if let Some(s) = op.sequence(d.ty, d.m) => match s {
+            hw::isa::Sequence::Float => Class::Seq,
+            hw::isa::Sequence::IntDivide => Class::Div,
+        },
         op if op.multi_function() => Class::Sfu,
-        Op::Div | Op::Rem if d.ty != Ty::F32 && d.ty != Ty::F64 => Class::Div,
         Op::Shfl | Op::Vote | Op::Redux | Op::Match => Class::Shfl,
         Op::Mma if d.m == hw::isa::mma::RUN => Class::Tensor,
         Op::Mma => Class::Alu,

@@ -84,13 +84,16 @@ pub(crate) fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
 
 /// The constant a definition puts in its register, when it is one an instruction can read
 /// as an operand: an unguarded scalar `ld.param` of one of the kernel's parameters
-/// (`params`: a constant-bank operand), a 32-bit `mov` of the grid's shape (`%ntid`,
+/// (`params`: a constant-bank operand), an unguarded scalar `ld.const` of a module
+/// constant at a fixed address (`cbank` gives a `.const` symbol's offset in bank 1: a
+/// `c[1][...]` operand, as ptxas reads `__constant__` data), a 32-bit `mov` of the grid's shape (`%ntid`,
 /// `%nctaid`: a launch constant), or a `mov` of an immediate or of a symbol's address
 /// (`sym` gives it: an immediate, relocated for a global).
 fn constant_def(
     i: &ast::Instr,
     params: &BTreeMap<String, Place>,
     sym: &dyn Fn(&str) -> Option<Src>,
+    cbank: &dyn Fn(&str) -> Option<u64>,
 ) -> Option<(String, Src)> {
     let (Some(Operand::Name(d)), None) = (i.args.first(), &i.guard) else { return None };
     let tys: Vec<Ty> = i.mods.iter().filter_map(|m| isa_ty(m)).collect();
@@ -102,6 +105,12 @@ fn constant_def(
                 return None;
             }
             Src::Const(ConstRef::bank_value(0, ty.bytes(), ty.signed()), (*o as u64).wrapping_add(*off as u64))
+        }
+        ("ld", [ty], Operand::Addr(base, off))
+            if i.has("const") && !i.has("v2") && !i.has("v4") && !ty.half() && *ty != Ty::Pred =>
+        {
+            let Operand::Name(c) = &**base else { return None };
+            Src::Const(ConstRef::bank_value(1, ty.bytes(), ty.signed()), cbank(c)?.wrapping_add(*off as u64))
         }
         ("mov", [Ty::U32 | Ty::S32], Operand::Name(s)) if s.starts_with('%') => {
             Src::Const(ConstRef::launch_value(), Kc::sreg(s)?.launch_offset()?)
@@ -127,12 +136,13 @@ pub(crate) fn constants(
     alias: &BTreeMap<String, String>,
     params: &BTreeMap<String, Place>,
     sym: &dyn Fn(&str) -> Option<Src>,
+    cbank: &dyn Fn(&str) -> Option<u64>,
 ) -> BTreeMap<String, Src> {
     let defs = definitions(body);
     let mut found: BTreeMap<String, Src> = body
         .iter()
         .filter_map(|s| match s {
-            Stmt::Instr(i) => constant_def(i, params, sym),
+            Stmt::Instr(i) => constant_def(i, params, sym, cbank),
             _ => None,
         })
         .filter(|(d, _)| defs.get(d.as_str()) == Some(&1))

@@ -78,7 +78,10 @@ pub(crate) fn mad_wide(body: &[Stmt]) -> Option<Vec<Stmt>> {
         if replace.contains_key(&k) {
             continue;
         }
-        if let Some(f) = fusable(k) {
+        // An add that sums two products takes one of them (the first).
+        if let Some(f) = fusable(k)
+            && f.iter().all(|(p, _)| !replace.contains_key(p))
+        {
             replace.insert(k, None);
             replace.extend(f.into_iter().map(|(p, i)| (p, Some(i))));
         }
@@ -167,6 +170,11 @@ mod tests {
         assert!(
             mad_wide(&body(" .reg .pred %p;\n mul.wide.s32 %rd2, %r1, 4;\n @%p add.s64 %rd3, %rd1, %rd2;\n")).is_none()
         );
+        // An add of two products fuses with the first; the second stays a product.
+        let b =
+            mad_wide(&body(" mul.wide.u32 %rd2, %r1, 8;\n mul.wide.u32 %rd3, %r2, 4;\n add.s64 %rd4, %rd2, %rd3;\n"))
+                .unwrap();
+        assert_eq!(text(&b), ["mul.wide.u32", "mad.wide.u32"]);
         // Not a 64-bit add.
         assert!(mad_wide(&body(" mul.lo.s32 %r2, %r1, 4;\n add.s32 %r3, %r2, %r1;\n")).is_none());
     }

@@ -8,8 +8,11 @@
 //!    shared variables of `.func`s first, at the same offsets in every kernel that reaches
 //!    them), `.local` variables in a per-thread frame.
 //! 2. `calls`: static frames for `.func`s, call fixups, no recursion.
-//! 3. `copies`: copy propagation; `fuse` (`mul.wide` + `add` as `mad.wide`), `hoist`
-//!    (loop-invariant second literals in registers), `pressure` (the relieved body).
+//! 3. `offsets` (a shared variable's address and literals added to an address go into the
+//!    access's offset), `copies`: copy propagation and constant operands (kernel parameters,
+//!    module constants at fixed addresses, the grid's shape); `fuse` (`mul.wide` + `add` as
+//!    `mad.wide`), `hoist` (loop-invariant second literals in registers), `pressure` (the
+//!    relieved body).
 //! 4. Instruction selection: `select` (operands, emitting), `instr` (the instructions),
 //!    `memory` (addresses, loads, stores).
 //! 5. `flow`: every `ret`/`exit` becomes a branch to the function's single exit block;
@@ -20,7 +23,9 @@
 //!    ptxas counts registers (64-bit values in even-aligned pairs, narrowed to one unit when
 //!    only their low 32 bits are used), predicates in `P0..P6`. Values live across a call
 //!    sit above the registers of the functions called (compiled callees first), so a
-//!    kernel pays for the call chain it reaches. Spilling (`crate::spill`) folds functions
+//!    kernel pays for the call chain it reaches. R1 stays free (the ABI's stack pointer);
+//!    an instruction the real part runs as a sequence (`hw::isa::Sequence`) holds that
+//!    sequence's registers at its place. Spilling (`crate::spill`) folds functions
 //!    declaring more than [`MAX_REGS`] PTX registers first. A kernel's count adds the
 //!    registers NVIDIA's ABI reserves ([`abi_regs`]).
 //!
@@ -50,6 +55,7 @@ mod ldmatrix;
 mod mbarrier;
 mod memory;
 mod named;
+mod offsets;
 mod pressure;
 mod regalloc;
 mod select;
@@ -130,15 +136,15 @@ impl Options {
     }
 }
 
-/// The registers a kernel whose values take `units` registers is allocated, as ptxas
+/// The registers a kernel whose highest register is `units - 1` is allocated, as ptxas
 /// reports them and the part allocates them: NVIDIA's ABI keeps R1 as the stack pointer in
-/// every kernel (the values take R0 and R2 up), and from Volta on two registers more than
-/// the highest one used are allocated. Measured with ptxas 12.9 for sm_70, sm_75, sm_80 and
+/// every kernel (the allocator leaves it free: values take R0 and R2 up), and from Volta
+/// on two registers more than the highest one used are allocated. Measured with ptxas 12.9 for sm_70, sm_75, sm_80 and
 /// sm_90: an empty kernel (R1 alone) reports 4 registers, a kernel using R0 to R5 reports
 /// 8. On Fermi (sm_20) an empty kernel reports 2: R0 and R1.
 pub fn abi_regs(units: u32, rule: &hw::occupancy::Rule) -> u32 {
-    let highest = units.max(1); // R1, then R0, R2, R3, ...
-    if rule.fermi { highest + 1 } else { highest + 3 }
+    let top = units.max(2); // R0 and R1 at least
+    if rule.fermi { top } else { top + 2 }
 }
 
 /// Compile function `f` within `budget` registers: `build` compiles it (into `prog`, from
@@ -517,6 +523,21 @@ impl<'a> Kc<'a> {
         } else {
             body
         };
+        // The function's own variables have their places first: accesses fold their
+        // addresses (`offsets`).
+        let mut placed = alloc::collections::BTreeSet::new();
+        for s in body {
+            if let Stmt::Var(v) = s {
+                self.local_var(v)?;
+                placed.insert(v.name.clone());
+            }
+        }
+        let shared_at = |n: &str| match self.symbol(n) {
+            Ok((Place::Shared(_), a, false)) if !self.regs.contains_key(n) => Some(a),
+            _ => None,
+        };
+        let offset = offsets::fold(body, &shared_at);
+        let body = offset.as_deref().unwrap_or(body);
         let fused = fuse::mad_wide(body);
         let body = fused.as_deref().unwrap_or(body);
         // The relieved body keeps registers low (see `pressure`): literals stay in the
@@ -575,7 +596,7 @@ impl<'a> Kc<'a> {
                         nregs += 1;
                     }
                 }
-                Stmt::Var(v) => self.local_var(v)?,
+                Stmt::Var(v) if !placed.contains(&v.name) => self.local_var(v)?,
                 _ => {}
             }
         }
@@ -589,7 +610,11 @@ impl<'a> Kc<'a> {
             Some(_) if !self.regs.contains_key(n) => self.symbol(n).ok().map(|(_, a, reloc)| Src::Imm(a, reloc)),
             _ => None,
         };
-        self.consts = constants(body, &self.alias, &kernel_params, &sym);
+        let cbank = |n: &str| match self.symbol(n) {
+            Ok((Place::Const(_), a, false)) if !self.regs.contains_key(n) => Some(a),
+            _ => None,
+        };
+        self.consts = constants(body, &self.alias, &kernel_params, &sym, &cbank);
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
         // Dynamic shared memory starts after all static shared memory.

@@ -239,3 +239,18 @@ fn a_literal_register_serves_the_instructions_up_to_the_next_label() {
                L1:\n mad.wide.u32 %rd4, %r1, 4, %rd2;\n st.global.u32 [%rd4], %r1;\n ret;\n}\n";
     assert_eq!(movs(&compile_ptx(src).unwrap()), 2);
 }
+
+#[test]
+fn module_constants_at_fixed_addresses_are_constant_bank_operands() {
+    // As ptxas reads `__constant__` data: `c[1][off]` in the instruction, no load, no
+    // register. A load through a register address stays a load.
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.const .align 4 .f32 c[4] = {1.0, 2.0, 3.0, 4.0};\n\
+               .entry k(.param .u64 p)\n{\n .reg .f32 %f<5>;\n .reg .b64 %rd<3>;\n ld.param.u64 %rd1, [p];\n\
+               ld.global.f32 %f1, [%rd1];\n ld.const.f32 %f2, [c+8];\n fma.rn.f32 %f3, %f1, %f1, %f2;\n\
+               st.global.f32 [%rd1], %f3;\n ret;\n}\n";
+    let p = compile_ptx(src).unwrap();
+    let fma = p.code.iter().find(|i| i.w0.op() == Op::Mad && i.w0.ty() == Ty::F32).unwrap();
+    let c = ConstRef::of_field(fma.w0.c()).expect("the addend is a constant-bank operand");
+    assert_eq!((c.bank(), c.bytes(), fma.imm), (1, 4, 8));
+    assert!(!p.code.iter().any(|i| i.w0.op() == Op::Ld && MemMods::bank(i.w0.m()) == 1), "no load from bank 1");
+}

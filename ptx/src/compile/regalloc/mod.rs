@@ -25,7 +25,9 @@ use hw::isa::{
 
 mod narrow;
 mod schedule;
+mod temps;
 use narrow::narrow;
+use temps::sequence_temps;
 
 /// Scratch registers after the PTX registers: the first two runs of [`VEC_GROUP`] are the
 /// vector groups (the registers of one vector load or store, or a texture access's texel
@@ -125,6 +127,10 @@ struct Range {
     last: usize,
     /// That instruction reads its operands late (a memory access, the multi-function unit).
     slow_end: bool,
+    /// A shuffle writes it: ptxas gives that a register not read in the last `COOL`
+    /// instructions (a reduction's shuffles rotate through registers: warp_reduce for
+    /// sm_90 takes R3, R0, R5, R4, R7).
+    slow_start: bool,
 }
 
 /// What [`Kc::allocate`] found: registers the code occupies.
@@ -195,10 +201,13 @@ impl Kc<'_> {
         for r in webs.ranges.iter_mut() {
             let op = code[r.last.min(code.len() - 1)].w0.op();
             r.slow_end = op.accesses_memory() || op.multi_function() || matches!(op, Op::Shfl | Op::Div | Op::Rem);
+            let op = code[r.first.min(code.len() - 1)].w0.op();
+            r.slow_start = matches!(op, Op::Shfl);
         }
         size_ranges(&code, &ops, &mut webs, &declared);
         narrow(&code, &ops, &mut webs);
-        let adj = interference(&code, &ops, &bl, &mut webs, &live_out);
+        let temps = sequence_temps(&code, &mut webs);
+        let adj = interference(&code, &ops, &bl, &mut webs, &live_out, &temps);
         let (callee_gprs, callee_preds) = (self.reg_base, self.pred_base);
         let color = |units_on: bool| color(&webs.ranges, &adj, units_on, callee_gprs, callee_preds);
         // Units first; a kernel too large for that gets one register per value.
@@ -443,9 +452,17 @@ fn size_ranges(code: &[Instr], ops: &Operands, webs: &mut Webs, declared: &[Opti
 }
 
 /// The interference graph (a range defined at a point conflicts with every range live
-/// there), and which ranges are live across a call. Liveness inside a block goes by range,
+/// there, a sequence's registers with every range live at its instruction and with each
+/// other), and which ranges are live across a call. Liveness inside a block goes by range,
 /// not by register: after scheduling, two ranges of one virtual register may overlap.
-fn interference(code: &[Instr], ops: &Operands, bl: &Blocks, webs: &mut Webs, live_out: &[VSet]) -> Vec<Vec<u32>> {
+fn interference(
+    code: &[Instr],
+    ops: &Operands,
+    bl: &Blocks,
+    webs: &mut Webs,
+    live_out: &[VSet],
+    temps: &[(usize, u32, u32)],
+) -> Vec<Vec<u32>> {
     let nr = webs.ranges.len();
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); nr];
     let range = |webs: &Webs, n: u32| webs.range_of[n as usize];
@@ -487,6 +504,16 @@ fn interference(code: &[Instr], ops: &Operands, bl: &Blocks, webs: &mut Webs, li
                     if !is_live[r as usize] {
                         is_live[r as usize] = true;
                         live.push(r);
+                    }
+                }
+            }
+            if let Ok(t) = temps.binary_search_by_key(&p, |t| t.0) {
+                let (_, first, n) = temps[t];
+                let dst = ops.writes[p].map(|_| range(webs, webs.field_node[p][DST]));
+                for t in first..first + n {
+                    for r in live.iter().copied().chain(dst).chain(first..t) {
+                        adj[t as usize].push(r);
+                        adj[r as usize].push(t);
                     }
                 }
             }
@@ -574,6 +601,11 @@ fn liveness(bl: &Blocks, ops: &Operands) -> (Vec<VSet>, Vec<VSet>) {
 /// mean |ln(rgdev / ptxas)| 0.125 at 6, 0.145 without.
 const COOL: usize = 6;
 
+/// Units no value takes: R1, NVIDIA's ABI's stack pointer. Values sit where ptxas puts
+/// them (R0, then R2 up; pairs even-aligned), so the highest register used is ptxas's
+/// count of its code (see `abi_regs`).
+const RESERVED: u64 = 1 << 1;
+
 /// Colour the ranges: each range's device register (a predicate register is
 /// `PRED_BASE + k`), general units used, predicate registers used. With `units_on` off,
 /// every value takes one register (the fallback for kernels too large for pairs).
@@ -597,7 +629,7 @@ fn color(
     let (mut gprs, mut preds) = (0u32, 0u32);
     for r in order {
         let rg = ranges[r];
-        let mut busy = [0u64; 4];
+        let mut busy = [RESERVED, 0, 0, 0];
         let mut pbusy = 0u32;
         for &q in &adj[r] {
             match at[q as usize] {
@@ -622,13 +654,13 @@ fn color(
         let align = if units_on && n >= 2 { 2 } else { 1 };
         let lo = if rg.across_call { callee_gprs.next_multiple_of(align) } else { 0 };
         let free = |s: u32| (s..s + n).all(|u| busy[u as usize / 64] >> (u % 64) & 1 == 0);
-        // Registers whose last read, by an instruction that reads its operands late, is
-        // fewer than COOL instructions before this range starts: taken only when nothing
-        // else is free.
+        // Registers whose last read, by an instruction that reads its operands late (or
+        // any read, for a shuffle's result), is fewer than COOL instructions before this
+        // range starts: taken only when nothing else is free.
         let mut cool = [0u64; 4];
         for (q, a) in at.iter().enumerate() {
             if let At::Gpr(s0, n0) = *a
-                && ranges[q].slow_end
+                && (ranges[q].slow_end || rg.slow_start)
                 && ranges[q].last < rg.first
                 && ranges[q].last + COOL >= rg.first
             {
@@ -690,44 +722,44 @@ mod tests {
     }
 
     /// Ptxas 12.9 `-arch=sm_70` figures for the same kernels, for comparison: 4, 12, 8, 6
-    /// registers. Both count the ABI's registers (`abi_regs`: R1, and two above the highest
-    /// on Volta and later), here `+ ABI`.
+    /// and 8 registers. Both leave R1 (the ABI's stack pointer) free and count two
+    /// registers above the highest used (`abi_regs`), here `+ ABI`.
     #[test]
     fn registers_are_counted_as_ptxas_counts_them() {
-        const ABI: u32 = 3;
-        // No scratch registers reserved: a kernel with no values has the ABI's alone (4:
-        // R0, R1 and two).
+        const ABI: u32 = 2;
+        // A kernel with no values has the ABI's alone: R0, R1 and two.
         assert_eq!((kernel("").regs, kernel("").pred_regs), (4, 0));
-        // A 64-bit pointer is a pair; a PTX register reused for a second value is two live
-        // ranges. %r2 would fit the hole between them, but the store that last read %r1
-        // reads it late (`COOL`): 2 + 3 units (ptxas: 12 registers).
+        // A 64-bit pointer is an even-aligned pair (R2:R3, R1 being reserved); a PTX
+        // register reused for a second value is two live ranges. %r2 would fit the hole
+        // between them, but the store that last read %r1 reads it late (`COOL`): R0, R2:R3,
+        // R4, R5.
         let split = kernel(
             " .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n mov.u32 %r1, %tid.x;\n\
              st.global.u32 [%rd1], %r1;\n mov.u32 %r2, %ctaid.x;\n st.global.u32 [%rd1+4], %r2;\n\
              mov.u32 %r1, %ntid.x;\n st.global.u32 [%rd1+8], %r1;",
         );
-        assert_eq!(split.regs, 5 + ABI);
-        // Predicates live in P0..P6 and are not counted.
+        assert_eq!(split.regs, 6 + ABI);
+        // Predicates live in P0..P6 and are not counted: R0, R2:R3.
         let preds = kernel(
             " .reg .pred %p<3>;\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n ld.param.u64 %rd1, [p];\n\
              mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 7;\n setp.gt.u32 %p2, %r1, 2;\n\
              @%p1 st.global.u32 [%rd1], %r1;\n @%p2 st.global.u32 [%rd1+4], %r1;",
         );
-        assert_eq!((preds.regs, preds.pred_regs), (3 + ABI, 2));
+        assert_eq!((preds.regs, preds.pred_regs), (4 + ABI, 2));
         // A 64-bit shared address uses only its low 32 bits: one unit each (the symbol's
-        // address itself is an immediate operand, no register).
+        // address itself is an immediate operand, no register): R0, R2.
         let shaddr = kernel(
             " .reg .b32 %r<3>;\n .reg .b64 %rd<5>;\n mov.u32 %r1, %tid.x;\n mov.u64 %rd2, sh;\n\
              mul.wide.u32 %rd3, %r1, 4;\n add.s64 %rd4, %rd2, %rd3;\n st.shared.u32 [%rd4], %r1;",
         );
-        assert_eq!(shaddr.regs, 2 + ABI);
-        // The same address stored to memory needs every bit: a pair again.
+        assert_eq!(shaddr.regs, 3 + ABI);
+        // The same address stored to memory needs every bit: a pair again (as ptxas: 8).
         let stored = kernel(
             " .reg .b32 %r<3>;\n .reg .b64 %rd<5>;\n ld.param.u64 %rd1, [p];\n mov.u32 %r1, %tid.x;\n\
              mov.u64 %rd2, sh;\n mul.wide.u32 %rd3, %r1, 4;\n add.s64 %rd4, %rd2, %rd3;\n\
              st.global.u64 [%rd1], %rd4;",
         );
-        assert_eq!(stored.regs, 4 + ABI, "rd1 pair, rd3 then rd4 in one pair (sh is an immediate)");
+        assert_eq!(stored.regs, 6 + ABI, "R0, rd1 in R2:R3, rd3 then rd4 in R4:R5 (sh is an immediate)");
     }
 
     #[test]
@@ -743,6 +775,6 @@ mod tests {
         }
         let k = kernel(&body);
         assert_eq!(k.pred_regs, PREDS as u32);
-        assert_eq!(k.regs, 3 + 2 + 3, "two predicates in general registers (and the ABI's 3)");
+        assert_eq!(k.regs, 4 + 2 + 2, "R0, R2:R3, two predicates in R4 and R5, and the ABI's 2");
     }
 }
