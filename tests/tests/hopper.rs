@@ -319,3 +319,35 @@ fn exited_threads_do_not_hold_up_the_cluster_barrier() {
         }
     }
 }
+
+/// Threads exiting early in a warp whose other threads wait at the cluster barrier (a warp
+/// split by `if (tid >= 40) return;`): the exiting ones leave at the exit, where the
+/// paths meet, instead of waiting there for the others, which wait for them.
+#[test]
+fn part_of_a_warp_exiting_does_not_hold_up_the_cluster_barrier() {
+    use fake_pci::config::Mode;
+    let src = format!(
+        "{HDR}.visible .entry e(.param .u64 out) .reqnctapercluster 2, 1, 1\n{{\n .reg .b32 %r<12>;\n\
+         .reg .b64 %rd<4>;\n .reg .pred %p<3>;\n .shared .align 4 .b32 s[64];\n ld.param.u64 %rd1, [out];\n\
+         mov.u32 %r1, %tid.x;\n mov.u32 %r8, %cluster_ctarank;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n\
+         add.u32 %r3, %r3, %r2;\n mad.lo.u32 %r9, %r8, 100, %r1;\n st.shared.u32 [%r3], %r9;\n\
+         setp.ge.u32 %p1, %r1, 40;\n @%p1 bra OUT;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n\
+         xor.b32 %r10, %r8, 1;\n mapa.shared::cluster.u32 %r5, %r3, %r10;\n ld.shared::cluster.u32 %r6, [%r5];\n\
+         mov.u32 %r7, %ctaid.x;\n mad.lo.u32 %r11, %r7, 64, %r1;\n mul.wide.u32 %rd2, %r11, 4;\n\
+         add.u64 %rd2, %rd2, %rd1;\n st.global.u32 [%rd2], %r6;\nOUT:\n ret;\n}}\n"
+    );
+    for mode in [Mode::Timing, Mode::Functional] {
+        let dev = h200(mode);
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&src).unwrap();
+        let out = ctx.alloc::<u32>(4 * 64).unwrap();
+        m.function("e").unwrap().launch([4, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
+        ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
+        let got = out.to_vec().unwrap();
+        for b in 0..4u32 {
+            for t in 0..40u32 {
+                assert_eq!(got[(b * 64 + t) as usize], ((b % 2) ^ 1) * 100 + t, "{mode:?}: block {b} thread {t}");
+            }
+        }
+    }
+}

@@ -164,13 +164,9 @@ impl Exec<'_, '_> {
     /// `None` when the warp has ended.
     #[inline]
     pub(crate) fn peek(&mut self, w: &mut Warp) -> Result<Option<D>, GridError> {
-        loop {
-            let Some(top) = w.stack.last().copied() else { return Ok(None) };
-            if top.pc == top.rpc || top.mask & !w.exited == 0 {
-                w.stack.pop();
-                continue;
-            }
-            return self.fetch(top.pc).map(Some);
+        match self.settle(w)? {
+            Some(top) => self.fetch(top.pc).map(Some),
+            None => Ok(None),
         }
     }
 }

@@ -43,6 +43,15 @@ pub(crate) struct Warp {
     /// Warp barriers (`bar.warp.sync`): lanes waiting at one for lanes on another path,
     /// and lanes whose wait is over (they pass when their path resumes).
     pub(crate) wsync: [u32; 2],
+    /// Lanes that exited where paths meet ([`Exec::settle`]), not yet counted out of the
+    /// cluster barrier (the warp's next step does), and the thread instructions they would
+    /// have executed to their `EXIT` (the statistics count them).
+    pub(crate) leaving: u32,
+    pub(crate) left_instrs: u32,
+    /// Every lane that exited so: synccheck still counts it in a barrier's warp (it would
+    /// have waited at the reconvergence point on earlier GPUs, and compute-sanitizer
+    /// reports a barrier the other lanes skipped).
+    pub(crate) parted: u32,
 }
 
 /// Backward branches with memory unchanged before the first snapshot of a warp's state.
@@ -226,6 +235,9 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         red_pending: false,
         tensor: Vec::new(),
         wsync: [0; 2],
+        leaving: 0,
+        left_instrs: 0,
+        parted: 0,
     });
     for (w, warp) in warps.iter_mut().enumerate() {
         let base = w as u32 * 32;
@@ -237,6 +249,7 @@ pub(crate) fn init_warps(warps: &mut Vec<Warp>, threads: u32, pc: u32) {
         warp.spin = SpinProbe::default();
         warp.parked = None;
         (warp.bars, warp.red_pending, warp.wsync) = (0, false, [0; 2]);
+        (warp.leaving, warp.left_instrs, warp.parted) = (0, 0, 0);
         (warp.exited, warp.at_barrier, warp.done, warp.lanes, warp.base) = (0, false, false, lanes, base);
     }
 }
@@ -252,6 +265,52 @@ impl Warp {
 }
 
 impl Exec<'_, '_> {
+    /// The instructions lanes at `pc` execute to exit (an unguarded `EXIT`, after at most
+    /// three unguarded branches: a `ret` is a branch to the function's exit block), or
+    /// `None` when they do more.
+    fn exits_at(&mut self, mut pc: u32) -> Result<Option<u32>, GridError> {
+        for n in 1..=4 {
+            let d = self.fetch(pc)?;
+            match d.op {
+                _ if d.guard != ALWAYS => return Ok(None),
+                Op::Exit => return Ok(Some(n)),
+                Op::Bra => pc = hw::isa::BranchTarget::from(d.imm).target(),
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The warp's top frame once finished reconvergence frames are popped; `None` when the
+    /// warp has ended. Lanes that reach a reconvergence point from which they exit (an
+    /// `EXIT`, or branches to one) exit there and then, as threads do from Volta on, rather
+    /// than wait for the lanes still on another path, which may be waiting for them at a
+    /// cluster barrier ([`Warp::leaving`]).
+    #[inline(always)]
+    pub(crate) fn settle(&mut self, w: &mut Warp) -> Result<Option<Frame>, GridError> {
+        loop {
+            let Some(top) = w.stack.last().copied() else { return Ok(None) };
+            if top.pc == top.rpc || top.mask & !w.exited == 0 {
+                w.stack.pop();
+                let gone = top.mask & !w.exited;
+                // (Only while another path runs: lanes all meeting there exit together.)
+                let apart = w.stack.last().is_some_and(|f| f.pc != top.pc);
+                if gone != 0
+                    && top.pc == top.rpc
+                    && apart
+                    && let Some(n) = self.exits_at(top.pc)?
+                {
+                    w.exited |= gone;
+                    w.leaving |= gone;
+                    w.parted |= gone;
+                    w.left_instrs += n * gone.count_ones();
+                }
+                continue;
+            }
+            return Ok(Some(top));
+        }
+    }
+
     /// Execute one instruction of warp `w` (number `warpid` of `nwarps` in block `ctaid`).
     #[inline(always)]
     pub(crate) fn step(
@@ -260,114 +319,116 @@ impl Exec<'_, '_> {
         (warpid, nwarps, ctaid): (u32, u32, [u32; 3]),
         m: &mut WarpMem,
     ) -> Result<Flow, GridError> {
-        loop {
-            let Some(top) = w.stack.last().copied() else {
-                w.done = true;
-                return Ok(Flow::Done);
-            };
-            if top.pc == top.rpc || top.mask & !w.exited == 0 {
-                w.stack.pop();
-                continue;
+        let top = self.settle(w)?;
+        if w.leaving != 0 {
+            let gone = core::mem::take(&mut w.leaving);
+            self.thread_instrs += core::mem::take(&mut w.left_instrs) as u64;
+            if m.cluster.exit((m.rank * nwarps + warpid) as usize, gone) {
+                self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
             }
-            let pc = top.pc;
-            let d = self.fetch(pc)?;
-            self.instrs += 1;
-            if self.instrs > self.budget {
-                return Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
+        }
+        let Some(top) = top else {
+            w.done = true;
+            return Ok(Flow::Done);
+        };
+        let pc = top.pc;
+        let d = self.fetch(pc)?;
+        self.instrs += 1;
+        if self.instrs > self.budget {
+            return Err(GridError::Trap(Trap { reason: TrapReason::Watchdog, pc }));
+        }
+        let active = top.mask & !w.exited;
+        let on = if d.guard == ALWAYS {
+            active
+        } else {
+            let g = &m.regs[d.guard as usize * 32..][..32];
+            let mut taken = 0u32;
+            for (l, v) in g.iter().enumerate() {
+                if active >> l & 1 == 1 && ((v & 1 == 1) ^ d.neg) {
+                    taken |= 1 << l;
+                }
             }
-            let active = top.mask & !w.exited;
-            let on = if d.guard == ALWAYS {
-                active
-            } else {
-                let g = &m.regs[d.guard as usize * 32..][..32];
-                let mut taken = 0u32;
-                for (l, v) in g.iter().enumerate() {
-                    if active >> l & 1 == 1 && ((v & 1 == 1) ^ d.neg) {
-                        taken |= 1 << l;
-                    }
+            taken
+        };
+        self.thread_instrs += on.count_ones() as u64;
+        let trap = |reason| GridError::Trap(Trap { reason, pc });
+        let next = pc + 1;
+        match d.op {
+            Op::Bra => return Ok(self.branch(w, d, pc, (on, active), m.regs)),
+            Op::Exit => {
+                if m.cluster.exit((m.rank * nwarps + warpid) as usize, on & !w.exited) {
+                    self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
                 }
-                taken
-            };
-            self.thread_instrs += on.count_ones() as u64;
-            let trap = |reason| GridError::Trap(Trap { reason, pc });
-            let next = pc + 1;
-            match d.op {
-                Op::Bra => return Ok(self.branch(w, d, pc, (on, active), m.regs)),
-                Op::Exit => {
-                    if m.cluster.exit((m.rank * nwarps + warpid) as usize, on & !w.exited) {
-                        self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
-                    }
-                    w.exited |= on;
-                    if w.exited & w.lanes == w.lanes {
-                        w.done = true;
-                        w.stack.clear();
-                        return Ok(Flow::Done);
-                    }
-                    w.goto(next);
-                    return Ok(Flow::Next);
+                w.exited |= on;
+                if w.exited & w.lanes == w.lanes {
+                    w.done = true;
+                    w.stack.clear();
+                    return Ok(Flow::Done);
                 }
-                Op::Bar if d.m & BAR_WARP != 0 => return Ok(self.warp_barrier(w, d, (pc, on), m.regs)),
-                Op::Bar if d.m & BAR_NAMED != 0 => return self.named_barrier(w, d, (pc, on, warpid), m.named, m.regs),
-                Op::Bar if d.m & 3 != 0 => return Ok(self.barrier_red(w, d, (pc, on), ctaid, m)),
-                Op::Bar => {
-                    w.goto(next);
-                    w.bars = w.bars.wrapping_add(1);
-                    return Ok(self.barrier(w, pc, on, ctaid));
-                }
-                Op::Cluster if d.m == hw::isa::ClusterOp::Wait as u16 => {
-                    // The cluster barrier: the warp goes on once the phase it arrived in
-                    // has completed; until then it spins here (memory changes when the
-                    // last thread arrives).
-                    let at = (m.rank * nwarps + warpid) as usize;
-                    if m.cluster.passed(at) {
-                        if m.cluster.first_past(m.rank)
-                            && let Some(b) = self.bcheck.as_deref_mut()
-                        {
-                            b.interval += 1;
-                        }
-                        w.goto(next);
-                        return Ok(Flow::Next);
-                    }
-                    return Ok(Flow::Spin);
-                }
-                Op::Trap if on != 0 && d.m == 1 => return Err(trap(TrapReason::InvalidPc)),
-                Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
-                Op::Call => {
-                    // Calls are made by every active lane (the compiler emits them unguarded).
-                    if on != active || w.calls.len() >= MAX_CALL_DEPTH {
-                        return Err(trap(TrapReason::IllegalInstruction));
-                    }
-                    w.calls.push(next);
-                    w.goto(d.imm as u32);
-                    return Ok(Flow::Next);
-                }
-                Op::Ret => {
-                    let Some(ret) = w.calls.pop() else { return Err(trap(TrapReason::IllegalInstruction)) };
-                    w.goto(ret);
-                    return Ok(Flow::Next);
-                }
-                _ => {}
-            }
-            w.goto(next);
-            if on == 0 {
+                w.goto(next);
                 return Ok(Flow::Next);
             }
-            let pos = WarpPos { base: w.base, warpid, nwarps, ctaid };
-            if d.op == Op::Mma {
-                return match tensor::execute(&d, on, &mut w.tensor, m.regs) {
-                    Some(()) => Ok(Flow::Next),
-                    None => Err(trap(TrapReason::IllegalInstruction)),
-                };
+            Op::Bar if d.m & BAR_WARP != 0 => return Ok(self.warp_barrier(w, d, (pc, on), m.regs)),
+            Op::Bar if d.m & BAR_NAMED != 0 => return self.named_barrier(w, d, (pc, on, warpid), m.named, m.regs),
+            Op::Bar if d.m & 3 != 0 => return Ok(self.barrier_red(w, d, (pc, on), ctaid, m)),
+            Op::Bar => {
+                w.goto(next);
+                w.bars = w.bars.wrapping_add(1);
+                return Ok(self.barrier(w, pc, on, ctaid));
             }
-            if let Err(e) = self.execute(d, pc, (on, active), pos, m) {
-                if matches!(e, GridError::Replay(_)) {
-                    // Not executed: the replay issues this instruction again.
-                    w.goto(pc);
+            Op::Cluster if d.m == hw::isa::ClusterOp::Wait as u16 => {
+                // The cluster barrier: the warp goes on once the phase it arrived in
+                // has completed; until then it spins here (memory changes when the
+                // last thread arrives).
+                let at = (m.rank * nwarps + warpid) as usize;
+                if m.cluster.passed(at) {
+                    if m.cluster.first_past(m.rank)
+                        && let Some(b) = self.bcheck.as_deref_mut()
+                    {
+                        b.interval += 1;
+                    }
+                    w.goto(next);
+                    return Ok(Flow::Next);
                 }
-                return Err(e);
+                return Ok(Flow::Spin);
             }
+            Op::Trap if on != 0 && d.m == 1 => return Err(trap(TrapReason::InvalidPc)),
+            Op::Trap if on != 0 => return Err(trap(TrapReason::Trap)),
+            Op::Call => {
+                // Calls are made by every active lane (the compiler emits them unguarded).
+                if on != active || w.calls.len() >= MAX_CALL_DEPTH {
+                    return Err(trap(TrapReason::IllegalInstruction));
+                }
+                w.calls.push(next);
+                w.goto(d.imm as u32);
+                return Ok(Flow::Next);
+            }
+            Op::Ret => {
+                let Some(ret) = w.calls.pop() else { return Err(trap(TrapReason::IllegalInstruction)) };
+                w.goto(ret);
+                return Ok(Flow::Next);
+            }
+            _ => {}
+        }
+        w.goto(next);
+        if on == 0 {
             return Ok(Flow::Next);
         }
+        let pos = WarpPos { base: w.base, warpid, nwarps, ctaid };
+        if d.op == Op::Mma {
+            return match tensor::execute(&d, on, &mut w.tensor, m.regs) {
+                Some(()) => Ok(Flow::Next),
+                None => Err(trap(TrapReason::IllegalInstruction)),
+            };
+        }
+        if let Err(e) = self.execute(d, pc, (on, active), pos, m) {
+            if matches!(e, GridError::Replay(_)) {
+                // Not executed: the replay issues this instruction again.
+                w.goto(pc);
+            }
+            return Err(e);
+        }
+        Ok(Flow::Next)
     }
 
     /// Branch `d` (at `pc`) of lanes `on` of `active`: taken by all, by none, or split
@@ -497,7 +558,7 @@ impl Exec<'_, '_> {
     }
 
     fn barrier(&mut self, w: &mut Warp, pc: u32, on: u32, ctaid: [u32; 3]) -> Flow {
-        let live = w.lanes & !w.exited;
+        let live = w.lanes & !(w.exited & !w.parted);
         if on != 0
             && on != live
             && let Some(chk) = self.check.as_deref_mut()
