@@ -132,6 +132,9 @@ fn a_bulk_copy_past_shared_memory_or_misaligned_is_an_error_not_a_crash() {
          ret;\n}}\n"
     );
     assert_eq!(ctx.load_ptx(&t).err(), Some(CuError::NotSupported));
+    // So are multicast copies (to every block of a mask).
+    let mc = over.replace("bytes [buf], [%rd1], 16384, [bar]", "bytes.multicast::cluster [buf], [%rd1], 16, [bar], 3");
+    assert_eq!(ctx.load_ptx(&mc).err(), Some(CuError::NotSupported));
 }
 
 /// A kernel's cluster registers, barrier and distributed shared memory: each thread stores
@@ -349,5 +352,41 @@ fn part_of_a_warp_exiting_does_not_hold_up_the_cluster_barrier() {
                 assert_eq!(got[(b * 64 + t) as usize], ((b % 2) ^ 1) * 100 + t, "{mode:?}: block {b} thread {t}");
             }
         }
+    }
+}
+
+/// A bulk copy into another block's shared memory (its `.shared::cluster` address from
+/// `mapa`), completing that block's mbarrier: rank 0 sends, rank 1 waits and reads.
+#[test]
+fn a_bulk_copy_lands_in_another_blocks_shared_memory() {
+    use fake_pci::config::Mode;
+    let src = format!(
+        "{HDR}.visible .entry remote(.param .u64 src, .param .u64 out) .reqnctapercluster 2, 1, 1\n{{\n\
+         .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n .reg .pred %p<5>;\n .shared .align 8 .b64 bar;\n\
+         .shared .align 16 .b8 buf[64];\n ld.param.u64 %rd1, [src];\n ld.param.u64 %rd2, [out];\n\
+         mov.u32 %r1, %cluster_ctarank;\n mbarrier.init.shared::cta.b64 [bar], 1;\n\
+         barrier.cluster.arrive;\n barrier.cluster.wait;\n setp.ne.u32 %p1, %r1, 1;\n @%p1 bra SEND;\n\
+         mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd3, [bar], 64;\nSEND:\n\
+         barrier.cluster.arrive;\n barrier.cluster.wait;\n setp.ne.u32 %p2, %r1, 0;\n @%p2 bra WAIT;\n\
+         mov.u32 %r2, buf;\n mov.u32 %r3, bar;\n mapa.shared::cluster.u32 %r4, %r2, 1;\n\
+         mapa.shared::cluster.u32 %r5, %r3, 1;\n\
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd1], 64, [%r5];\n\
+         bra END;\nWAIT:\n mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p3, [bar], 0;\n @!%p3 bra WAIT;\n\
+         mov.u32 %r6, 0;\nCOPY:\n mov.u32 %r2, buf;\n add.u32 %r2, %r2, %r6;\n ld.shared.u32 %r7, [%r2];\n\
+         cvt.u64.u32 %rd4, %r6;\n add.u64 %rd5, %rd2, %rd4;\n st.global.u32 [%rd5], %r7;\n\
+         add.u32 %r6, %r6, 4;\n setp.lt.u32 %p4, %r6, 64;\n @%p4 bra COPY;\nEND:\n\
+         barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}}\n"
+    );
+    let input: Vec<u32> = (0..16u32).map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a).collect();
+    for mode in [Mode::Timing, Mode::Functional] {
+        let dev = h200(mode);
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&src).unwrap();
+        let mut from = ctx.alloc::<u32>(16).unwrap();
+        from.copy_from(&input).unwrap();
+        let out = ctx.alloc::<u32>(16).unwrap();
+        m.function("remote").unwrap().launch([2, 1, 1], [1, 1, 1], 0, &[from.arg(), out.arg()]).unwrap();
+        ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
+        assert_eq!(out.to_vec().unwrap(), input, "{mode:?}");
     }
 }

@@ -345,12 +345,13 @@ impl Exec<'_, '_> {
     }
 
     /// A bulk copy ([`Op::Bulk`], `cp.async.bulk`) by each lane of `on`: c bytes from
-    /// address b to address a (16-byte aligned, a multiple of 16 bytes), one side in the
-    /// block's shared memory, done at once. The timing model sees the global side's bytes.
+    /// address b to address a (16-byte aligned, a multiple of 16 bytes), one side in shared
+    /// memory, done at once. A shared side is the block's own or, by its `.shared::cluster`
+    /// address, another block's of the cluster. The timing model sees the global side's
+    /// bytes.
     pub(crate) fn bulk(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
-        // The block's own shared memory (of its cluster's).
-        let (cta, rank) = (self.r.shared as usize, m.rank as usize);
-        let (regs, shared) = (&*m.regs, m.shared.get_mut(rank * cta..(rank + 1) * cta).unwrap_or_default());
+        let (cta, rank) = (self.r.shared as u64, m.rank);
+        let (regs, shared) = (&*m.regs, &mut *m.shared);
         let trap = |reason| GridError::Trap(Trap { reason, pc });
         let (Some(src_space), Some(dst_space)) = hw::isa::BulkMods::spaces(d.m) else {
             return Err(trap(TrapReason::IllegalInstruction));
@@ -364,43 +365,50 @@ impl Exec<'_, '_> {
                 return Err(trap(TrapReason::Misaligned));
             }
             let ((ss, src), (ds, dst)) = (self.resolve(src_space, src), self.resolve(dst_space, dst));
-            // One side is the block's shared memory, which bounds the copy.
-            let in_shared = |a: u64| a.checked_add(bytes).is_some_and(|end| end <= shared.len() as u64);
-            let ok = match (ss, ds) {
-                (Space::Shared, Space::Shared) => in_shared(src) && in_shared(dst),
-                (Space::Shared, Space::Global) => in_shared(src),
-                (Space::Global, Space::Shared) => in_shared(dst),
+            // A shared side: where in the cluster's shared memory (the block's part, or
+            // another's), which bounds the copy.
+            let part = |a: u64| {
+                self.shared_part(shared.len(), rank, a)
+                    .filter(|&(_, off, _)| off.checked_add(bytes).is_some_and(|end| end <= cta))
+                    .map(|(start, off, _)| start + off as usize)
+            };
+            let (src_at, dst_at) = match (ss, ds) {
+                (Space::Shared, Space::Shared) => (part(src), part(dst)),
+                (Space::Shared, Space::Global) => (part(src), Some(0)),
+                (Space::Global, Space::Shared) => (Some(0), part(dst)),
                 _ => return Err(trap(TrapReason::IllegalInstruction)),
             };
             if self.check.is_some() {
                 let who = Who { ctaid: pos.ctaid, block: linear(pos.ctaid, self.r.grid), thread: pos.base + l as u32 };
-                let lens = (shared.len() as u64, 0);
+                // Shared sides by their offset in the block they name.
+                let off = |s: Space, a: u64| if s == Space::Shared { a & 0xFF_FFFF } else { a };
+                let lens = (cta, 0);
                 let read = D { op: Op::Ld, a: d.b, ..d };
                 let write = D { op: Op::St, a: d.a, ..d };
-                if !self.checked(read, pc, ss, src, bytes, lens, &who)
-                    || !self.checked(write, pc, ds, dst, bytes, lens, &who)
+                if !self.checked(read, pc, ss, off(ss, src), bytes, lens, &who)
+                    || !self.checked(write, pc, ds, off(ds, dst), bytes, lens, &who)
                 {
                     out_of_bounds = true;
                     continue;
                 }
             }
-            if !ok {
+            let (Some(src_at), Some(dst_at)) = (src_at, dst_at) else {
                 return Err(trap(TrapReason::OutOfRange));
-            }
+            };
             let n = bytes as usize;
             let mut buf = alloc::vec![0u8; n];
             match ss {
                 Space::Global => {
                     self.cx.tlb.read_va(self.cx.mem, &self.cx.space, src, &mut buf).map_err(GridError::Fault)?
                 }
-                _ => buf.copy_from_slice(&shared[src as usize..src as usize + n]),
+                _ => buf.copy_from_slice(&shared[src_at..src_at + n]),
             }
             match ds {
                 Space::Global => {
                     self.cx.tlb.write_va(self.cx.mem, &self.cx.space, dst, &buf).map_err(GridError::Fault)?
                 }
                 _ => {
-                    shared[dst as usize..dst as usize + n].copy_from_slice(&buf);
+                    shared[dst_at..dst_at + n].copy_from_slice(&buf);
                     self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
                 }
             }

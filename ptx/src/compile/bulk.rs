@@ -4,10 +4,11 @@
 //! reported as transactions on an `mbarrier` (`.mbarrier::complete_tx::bytes`: the bytes
 //! count down the barrier's transaction count) or through a bulk group (`commit_group`,
 //! `wait_group`). rgdev does the copy at once, where the instruction is, so the barrier's
-//! `complete_tx` follows it at once and the groups have nothing left to wait for. A grid's
-//! clusters are of one block: `.shared::cluster` is the block's own shared memory, and a
-//! `.multicast::cluster` copy reaches it alone. Tensor-map copies (`.tensor`) and bulk
-//! reductions (`cp.reduce.async.bulk`) are refused by name.
+//! `complete_tx` follows it at once and the groups have nothing left to wait for. A
+//! `.shared::cluster` destination may be another block's of the cluster (from `mapa`), its
+//! mbarrier that block's. Multicast copies (`.multicast::cluster`, to every block of a
+//! mask), tensor-map copies (`.tensor`) and bulk reductions (`cp.reduce.async.bulk`) are
+//! refused by name.
 
 use super::{Kc, MemPlace, Result, Src, ast};
 use alloc::format;
@@ -26,7 +27,7 @@ impl Kc<'_> {
                 i.mods.join(".")
             )))
         };
-        if i.has("tensor") || i.has("reduce") || i.op != "cp" || i.has("cp_mask") {
+        if i.has("tensor") || i.has("reduce") || i.op != "cp" || i.has("cp_mask") || i.has("multicast::cluster") {
             return refuse(self);
         }
         if i.has("commit_group") || i.has("wait_group") {
