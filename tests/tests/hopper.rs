@@ -288,24 +288,20 @@ fn an_mbarrier_arrival_crosses_to_another_block_of_the_cluster() {
     }
 }
 
-/// Threads that exit count as arrived at the cluster barrier from then on (PTX's `exit`: the
-/// threads holding up a barrier release it as they exit): in clusters of two blocks of 64,
-/// the second warp leaves, rank 0's at once and rank 1's after arriving, and the first
-/// warps meet at `barrier.cluster` and read the partner block's word, in both modes. (It
-/// waited for the exited threads until the watchdog.)
-#[test]
-fn exited_threads_do_not_hold_up_the_cluster_barrier() {
+/// Clusters of two blocks of 64 threads: threads from `first_gone` on take `gone` (PTX
+/// that ends in `ret`), the others meet at `barrier.cluster` and read the partner block's
+/// word through `mapa`, in both modes; each of them must find its partner's.
+fn cluster_with_exits(first_gone: u32, gone: &str) {
     use fake_pci::config::Mode;
     let src = format!(
         "{HDR}.visible .entry e(.param .u64 out) .reqnctapercluster 2, 1, 1\n{{\n .reg .b32 %r<12>;\n\
          .reg .b64 %rd<4>;\n .reg .pred %p<3>;\n .shared .align 4 .b32 s[64];\n ld.param.u64 %rd1, [out];\n\
          mov.u32 %r1, %tid.x;\n mov.u32 %r8, %cluster_ctarank;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n\
          add.u32 %r3, %r3, %r2;\n mad.lo.u32 %r9, %r8, 100, %r1;\n st.shared.u32 [%r3], %r9;\n\
-         setp.ge.u32 %p1, %r1, 32;\n @%p1 bra GONE;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n\
+         setp.ge.u32 %p1, %r1, {first_gone};\n @%p1 bra GONE;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n\
          xor.b32 %r10, %r8, 1;\n mapa.shared::cluster.u32 %r5, %r3, %r10;\n ld.shared::cluster.u32 %r6, [%r5];\n\
          mov.u32 %r7, %ctaid.x;\n mad.lo.u32 %r11, %r7, 64, %r1;\n mul.wide.u32 %rd2, %r11, 4;\n\
-         add.u64 %rd2, %rd2, %rd1;\n st.global.u32 [%rd2], %r6;\n ret;\nGONE:\n setp.ne.u32 %p2, %r8, 1;\n\
-         @%p2 bra OUT;\n barrier.cluster.arrive;\nOUT:\n ret;\n}}\n"
+         add.u64 %rd2, %rd2, %rd1;\n st.global.u32 [%rd2], %r6;\n ret;\nGONE:\n{gone}}}\n"
     );
     for mode in [Mode::Timing, Mode::Functional] {
         let dev = h200(mode);
@@ -316,11 +312,20 @@ fn exited_threads_do_not_hold_up_the_cluster_barrier() {
         ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
         let got = out.to_vec().unwrap();
         for b in 0..4u32 {
-            for t in 0..32u32 {
+            for t in 0..first_gone {
                 assert_eq!(got[(b * 64 + t) as usize], ((b % 2) ^ 1) * 100 + t, "{mode:?}: block {b} thread {t}");
             }
         }
     }
+}
+
+/// Threads that exit count as arrived at the cluster barrier from then on (PTX's `exit`: the
+/// threads holding up a barrier release it as they exit): the second warp leaves, rank 0's
+/// at once and rank 1's after arriving. (It waited for the exited threads until the
+/// watchdog.)
+#[test]
+fn exited_threads_do_not_hold_up_the_cluster_barrier() {
+    cluster_with_exits(32, " setp.ne.u32 %p2, %r8, 1;\n @%p2 bra OUT;\n barrier.cluster.arrive;\nOUT:\n ret;\n");
 }
 
 /// Threads exiting early in a warp whose other threads wait at the cluster barrier (a warp
@@ -328,31 +333,7 @@ fn exited_threads_do_not_hold_up_the_cluster_barrier() {
 /// paths meet, instead of waiting there for the others, which wait for them.
 #[test]
 fn part_of_a_warp_exiting_does_not_hold_up_the_cluster_barrier() {
-    use fake_pci::config::Mode;
-    let src = format!(
-        "{HDR}.visible .entry e(.param .u64 out) .reqnctapercluster 2, 1, 1\n{{\n .reg .b32 %r<12>;\n\
-         .reg .b64 %rd<4>;\n .reg .pred %p<3>;\n .shared .align 4 .b32 s[64];\n ld.param.u64 %rd1, [out];\n\
-         mov.u32 %r1, %tid.x;\n mov.u32 %r8, %cluster_ctarank;\n mov.u32 %r2, s;\n shl.b32 %r3, %r1, 2;\n\
-         add.u32 %r3, %r3, %r2;\n mad.lo.u32 %r9, %r8, 100, %r1;\n st.shared.u32 [%r3], %r9;\n\
-         setp.ge.u32 %p1, %r1, 40;\n @%p1 bra OUT;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n\
-         xor.b32 %r10, %r8, 1;\n mapa.shared::cluster.u32 %r5, %r3, %r10;\n ld.shared::cluster.u32 %r6, [%r5];\n\
-         mov.u32 %r7, %ctaid.x;\n mad.lo.u32 %r11, %r7, 64, %r1;\n mul.wide.u32 %rd2, %r11, 4;\n\
-         add.u64 %rd2, %rd2, %rd1;\n st.global.u32 [%rd2], %r6;\nOUT:\n ret;\n}}\n"
-    );
-    for mode in [Mode::Timing, Mode::Functional] {
-        let dev = h200(mode);
-        let ctx = dev.create_context().unwrap();
-        let m = ctx.load_ptx(&src).unwrap();
-        let out = ctx.alloc::<u32>(4 * 64).unwrap();
-        m.function("e").unwrap().launch([4, 1, 1], [64, 1, 1], 0, &[out.arg()]).unwrap();
-        ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
-        let got = out.to_vec().unwrap();
-        for b in 0..4u32 {
-            for t in 0..40u32 {
-                assert_eq!(got[(b * 64 + t) as usize], ((b % 2) ^ 1) * 100 + t, "{mode:?}: block {b} thread {t}");
-            }
-        }
-    }
+    cluster_with_exits(40, " ret;\n");
 }
 
 /// A bulk copy into another block's shared memory (its `.shared::cluster` address from
