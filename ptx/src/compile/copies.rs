@@ -66,6 +66,8 @@ pub(crate) fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
             let mut firsts: Vec<&Operand> = Vec::new();
             match i.args.first() {
                 Some(Operand::Vector(v)) => firsts.extend(v.iter()),
+                // A call's return values (`call (%r1), f, (...)`).
+                Some(Operand::List(v)) if i.op == "call" => firsts.extend(v.iter()),
                 Some(o) => firsts.push(o),
                 None => {}
             }

@@ -316,6 +316,15 @@ mod tests {
     }
 
     #[test]
+    fn a_register_a_call_also_returns_is_not_a_form() {
+        // %rd1 holds the symbol, then what `f` returns: the access reads the register.
+        let out = fold_src(
+            " mov.u64 %rd1, sh;\n call (%rd1), f, ();\n add.s64 %rd3, %rd1, %rd2;\n st.shared.u32 [%rd3], %r1;\n",
+        );
+        assert!(out.is_none(), "{out:?}");
+    }
+
+    #[test]
     fn two_tiles_indexed_alike_share_one_register() {
         // The tiled matrix multiply's addresses: (tile + row) + column for two tiles.
         let out = fold_src(
