@@ -381,7 +381,8 @@ impl Exec<'_, '_> {
             if self.check.is_some() {
                 let who = Who { ctaid: pos.ctaid, block: linear(pos.ctaid, self.r.grid), thread: pos.base + l as u32 };
                 // Shared sides by their offset in the block they name.
-                let off = |s: Space, a: u64| if s == Space::Shared { a & 0xFF_FFFF } else { a };
+                let off =
+                    |s: Space, a: u64| if s == Space::Shared { hw::isa::cluster_target(a as u32).1 as u64 } else { a };
                 let lens = (cta, 0);
                 let read = D { op: Op::Ld, a: d.b, ..d };
                 let write = D { op: Op::St, a: d.a, ..d };

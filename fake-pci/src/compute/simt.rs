@@ -281,6 +281,14 @@ impl Exec<'_, '_> {
         Ok(None)
     }
 
+    /// Lanes `gone` of warp `at` (in the cluster) exit: they count as arrived at the
+    /// cluster barrier from now on; memory changes when that completes its phase.
+    fn leave(&mut self, m: &mut WarpMem, at: usize, gone: u32) {
+        if m.cluster.exit(at, gone) {
+            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+        }
+    }
+
     /// The warp's top frame once finished reconvergence frames are popped; `None` when the
     /// warp has ended. Lanes that reach a reconvergence point from which they exit (an
     /// `EXIT`, or branches to one) exit there and then, as threads do from Volta on, rather
@@ -323,9 +331,7 @@ impl Exec<'_, '_> {
         if w.leaving != 0 {
             let gone = core::mem::take(&mut w.leaving);
             self.thread_instrs += core::mem::take(&mut w.left_instrs) as u64;
-            if m.cluster.exit((m.rank * nwarps + warpid) as usize, gone) {
-                self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
-            }
+            self.leave(m, (m.rank * nwarps + warpid) as usize, gone);
         }
         let Some(top) = top else {
             w.done = true;
@@ -356,9 +362,7 @@ impl Exec<'_, '_> {
         match d.op {
             Op::Bra => return Ok(self.branch(w, d, pc, (on, active), m.regs)),
             Op::Exit => {
-                if m.cluster.exit((m.rank * nwarps + warpid) as usize, on & !w.exited) {
-                    self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
-                }
+                self.leave(m, (m.rank * nwarps + warpid) as usize, on & !w.exited);
                 w.exited |= on;
                 if w.exited & w.lanes == w.lanes {
                     w.done = true;

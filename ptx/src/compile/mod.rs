@@ -511,6 +511,15 @@ impl<'a> Kc<'a> {
         Ok(())
     }
 
+    /// The address of variable `n` (not a register) when its place is of the kind `kind`
+    /// accepts and needs no relocation: an offset in its window or bank.
+    fn fixed_address(&self, n: &str, kind: impl Fn(&Place) -> bool) -> Option<u64> {
+        match self.symbol(n) {
+            Ok((p, a, false)) if kind(&p) && !self.regs.contains_key(n) => Some(a),
+            _ => None,
+        }
+    }
+
     fn function(self, f: &Func, body: &[Stmt]) -> Result<(Kernel, Vec<CallFixup>)> {
         self.kernel(f, body)
     }
@@ -532,10 +541,7 @@ impl<'a> Kc<'a> {
                 placed.insert(v.name.clone());
             }
         }
-        let shared_at = |n: &str| match self.symbol(n) {
-            Ok((Place::Shared(_), a, false)) if !self.regs.contains_key(n) => Some(a),
-            _ => None,
-        };
+        let shared_at = |n: &str| self.fixed_address(n, |p| matches!(p, Place::Shared(_)));
         let offset = offsets::fold(body, &shared_at);
         let body = offset.as_deref().unwrap_or(body);
         let fused = fuse::mad_wide(body);
@@ -610,10 +616,7 @@ impl<'a> Kc<'a> {
             Some(_) if !self.regs.contains_key(n) => self.symbol(n).ok().map(|(_, a, reloc)| Src::Imm(a, reloc)),
             _ => None,
         };
-        let cbank = |n: &str| match self.symbol(n) {
-            Ok((Place::Const(_), a, false)) if !self.regs.contains_key(n) => Some(a),
-            _ => None,
-        };
+        let cbank = |n: &str| self.fixed_address(n, |p| matches!(p, Place::Const(_)));
         self.consts = constants(body, &self.alias, &kernel_params, &sym, &cbank);
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
