@@ -71,7 +71,7 @@ pub(crate) fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
                 Some(o) => firsts.push(o),
                 None => {}
             }
-            if i.args.len() > 1 && (i.op == "setp" || i.op == "elect") {
+            if two_destinations(i) {
                 firsts.push(&i.args[1]); // the `p|q` (`d|p`) second destination
             }
             for o in firsts {
@@ -82,6 +82,17 @@ pub(crate) fn definitions(body: &[Stmt]) -> BTreeMap<&str, u32> {
         }
     }
     defs
+}
+
+/// Whether `i` writes a second destination (`setp.lt.s32 %p|%q, a, b`, `elect.sync %r|%p,
+/// mask`): the parser gives it as the second operand, so the operand count tells.
+pub(crate) fn two_destinations(i: &ast::Instr) -> bool {
+    let combined = ["and", "or", "xor"].iter().any(|m| i.has(m));
+    match i.op.as_str() {
+        "setp" => i.args.len() == if combined { 5 } else { 4 },
+        "elect" => i.args.len() == 3,
+        _ => false,
+    }
 }
 
 /// The constant a definition puts in its register, when it is one an instruction can read
@@ -223,4 +234,25 @@ pub(crate) fn names_in(body: &[Stmt]) -> alloc::collections::BTreeSet<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::definitions;
+
+    #[test]
+    fn a_comparison_defines_its_predicates_only() {
+        let m = crate::parse(
+            ".version 7.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n .reg .pred %p<4>;\n .reg .b32 %r<4>;\n\
+             mov.u32 %r1, 7;\n setp.lt.s32 %p1, %r1, 9;\n setp.lt.and.s32 %p2, %r1, 3, %p1;\n\
+             setp.gt.s32 %p3|%p0, %r1, %r2;\n elect.sync %r3|%p0, -1;\n}\n",
+        )
+        .unwrap();
+        let body = m.funcs[0].body.clone().unwrap();
+        let defs = definitions(&body);
+        // %r1 is read by three comparisons and defined once; `p|q` and `d|p` define both.
+        assert_eq!(defs.get("%r1"), Some(&1));
+        assert_eq!(defs.get("%r2"), None);
+        assert_eq!((defs.get("%p3"), defs.get("%p0"), defs.get("%r3")), (Some(&1), Some(&2), Some(&1)));
+    }
 }

@@ -4,7 +4,9 @@
 //! arithmetic of nearly every array access takes this shape; keeping it one instruction
 //! keeps the dependent chains (and the cycles) those accesses cost on a real part. A
 //! product several adds read is folded into each of them, as ptxas folds it (NVIDIA's
-//! `vecadd` for sm_80: three `IMAD.WIDE`s of the same index, no 64-bit product kept).
+//! `vecadd` for sm_80: three `IMAD.WIDE`s of the same index, no 64-bit product kept). A
+//! product made once and added later (before a loop, in it) is recomputed at each add
+//! where its factors are live anyway ([`recomputed`]).
 
 use super::{Operand, Stmt, ast};
 use alloc::collections::BTreeMap;
@@ -104,6 +106,140 @@ pub(crate) fn mad_wide(body: &[Stmt]) -> Option<Vec<Stmt>> {
     out
 }
 
+/// The loops of a body: (label, branch back to it) statement positions.
+fn loops(body: &[Stmt]) -> Vec<(usize, usize)> {
+    let labels: BTreeMap<&str, usize> = body
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| if let Stmt::Label(l, _) = s { Some((l.as_str(), k)) } else { None })
+        .collect();
+    let mut out = Vec::new();
+    for (q, s) in body.iter().enumerate() {
+        if let Stmt::Instr(i) = s
+            && i.op == "bra"
+            && let Some(Operand::Name(l)) = i.args.first()
+            && let Some(&start) = labels.get(l.as_str())
+            && start <= q
+        {
+            out.push((start, q));
+        }
+    }
+    out
+}
+
+/// The body with each product that ptxas recomputes where it is added folded into those
+/// adds as multiply-adds, or `None` when there is none: a `mul.lo` of 32 bits or a
+/// `mul.wide` computed once (before a loop, say) and added later, across labels
+/// (`mul.lo.s32 %r6, %r3, %r10;` ... `add.s32 %r19, %r18, %r6;` becomes
+/// `mad.lo.s32 %r19, %r3, %r10, %r18;`). ptxas keeps no register for such a product when its
+/// factors are live at the adds anyway: an `IMAD` costs what the `IADD` did, and the register
+/// is saved (its tiled matrix multiply computes `row * n + k` in the loop). So a product
+/// fuses when its register is defined once, unguarded, and read only by unguarded adds of its
+/// width, and each factor is a literal or a register defined once outside every loop that is
+/// live at each add anyway: read after it, or read in a loop around it.
+pub(crate) fn recomputed(body: &[Stmt]) -> Option<Vec<Stmt>> {
+    let defs = super::copies::definitions(body);
+    let regs: alloc::collections::BTreeSet<&str> = body
+        .iter()
+        .filter_map(|s| if let Stmt::Reg(_, n) = s { Some(n) } else { None })
+        .flatten()
+        .map(alloc::string::String::as_str)
+        .collect();
+    let once = |n: &str| defs.get(n) == Some(&1) && regs.contains(n);
+    let looped = super::pressure::in_loops(body);
+    let loops = loops(body);
+    // Where each register is read (guards too) and where it is defined.
+    let mut reads: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut def_at: BTreeMap<&str, usize> = BTreeMap::new();
+    for (at, s) in body.iter().enumerate() {
+        let Stmt::Instr(i) = s else { continue };
+        if let Some((_, g)) = &i.guard {
+            reads.entry(g.as_str()).or_default().push(at);
+        }
+        for (k, a) in i.args.iter().enumerate() {
+            match a {
+                Operand::Name(n) if k == 0 => {
+                    def_at.insert(n.as_str(), at);
+                }
+                _ if k == 0 && !matches!(a, Operand::Addr(..)) && i.op != "st" => {
+                    a.each_name(&mut |n| _ = def_at.insert(n, at))
+                }
+                _ => a.each_name(&mut |n| reads.entry(n).or_default().push(at)),
+            }
+        }
+    }
+    fn name(o: &Operand) -> Option<&str> {
+        if let Operand::Name(n) = o { Some(n.as_str()) } else { None }
+    }
+    // Whether factor `f` is live at `p` whatever the product does: read after it, or read in a
+    // loop around `p` that it is defined before.
+    let live_at = |f: &str, p: usize| {
+        let (Some(r), Some(&d)) = (reads.get(f), def_at.get(f)) else { return false };
+        r.iter().any(|&q| q > p)
+            || loops.iter().any(|&(a, b)| a <= p && p <= b && d < a && r.iter().any(|&q| a <= q && q <= b))
+    };
+    let mut replace: BTreeMap<usize, Option<ast::Instr>> = BTreeMap::new();
+    for (k, s) in body.iter().enumerate() {
+        let Stmt::Instr(m) = s else { continue };
+        let (wide, sign) = match (m.op.as_str(), m.mods.as_slice()) {
+            ("mul", [w, t]) if matches!(w.as_str(), "lo" | "wide") && matches!(t.as_str(), "s32" | "u32") => {
+                (w == "wide", t)
+            }
+            _ => continue,
+        };
+        let [Operand::Name(t), x, y] = m.args.as_slice() else { continue };
+        if m.guard.is_some() || !once(t) || [x, y].iter().all(|o| matches!(o, Operand::Int(_))) {
+            continue;
+        }
+        let factor_ok = |o: &Operand| match o {
+            Operand::Int(_) => true,
+            Operand::Name(f) => once(f) && f != t && def_at.get(f.as_str()).is_some_and(|&d| !looped[d] && d < k),
+            _ => false,
+        };
+        if !factor_ok(x) || !factor_ok(y) || replace.contains_key(&k) {
+            continue;
+        }
+        let Some(at) = reads.get(t.as_str()) else { continue };
+        let mut fused = Vec::new();
+        for &p in at {
+            let Some(Stmt::Instr(a)) = body.get(p) else { break };
+            let width_ok = match a.mods.as_slice() {
+                [w] if wide => matches!(w.as_str(), "s64" | "u64" | "b64"),
+                [w] => matches!(w.as_str(), "s32" | "u32" | "b32"),
+                _ => false,
+            };
+            let [d, q, r] = a.args.as_slice() else { break };
+            let other = match (q, r) {
+                (Operand::Name(n), o) | (o, Operand::Name(n)) if n == t && name(o) != Some(t) => o,
+                _ => break,
+            };
+            let live = [x, y].iter().all(|o| name(o).is_none_or(|f| live_at(f, p)));
+            if a.op != "add" || a.guard.is_some() || !width_ok || !live || p <= k || replace.contains_key(&p) {
+                break;
+            }
+            let mods = [if wide { "wide" } else { "lo" }.into(), sign.clone()].into();
+            let args = [d.clone(), x.clone(), y.clone(), other.clone()].into();
+            fused.push((p, ast::Instr { pos: a.pos, guard: None, op: "mad".into(), mods, args }));
+        }
+        if fused.len() == at.len() {
+            replace.insert(k, None);
+            replace.extend(fused.into_iter().map(|(p, i)| (p, Some(i))));
+        }
+    }
+    if replace.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(body.len());
+    for (k, s) in body.iter().enumerate() {
+        match replace.get(&k) {
+            None => out.push(s.clone()),
+            Some(Some(i)) => out.push(Stmt::Instr(i.clone())),
+            Some(None) => {}
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +313,66 @@ mod tests {
         assert_eq!(text(&b), ["mul.wide.u32", "mad.wide.u32"]);
         // Not a 64-bit add.
         assert!(mad_wide(&body(" mul.lo.s32 %r2, %r1, 4;\n add.s32 %r3, %r2, %r1;\n")).is_none());
+    }
+}
+
+#[cfg(test)]
+mod recomputed_tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::String;
+
+    fn run(src: &str) -> Option<Vec<String>> {
+        let m = crate::parse(&format!(
+            ".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u32 n)\n{{\n\
+             .reg .pred %p<4>;\n .reg .b32 %r<24>;\n .reg .b64 %rd<8>;\n ld.param.u32 %r10, [n];\n\
+             mov.u32 %r3, %tid.x;\n{src}\n}}\n"
+        ))
+        .unwrap();
+        recomputed(&m.funcs[0].body.clone().unwrap()).map(|b| {
+            b.iter()
+                .filter_map(|s| if let Stmt::Instr(i) = s { Some(format!("{} {:?}", i.op, i.args)) } else { None })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn a_product_made_before_a_loop_is_recomputed_where_it_is_added() {
+        // The tiled matrix multiply's `row * n` (%r6): its factors are compared and read
+        // after the loop, so they are live at the add anyway.
+        let out = run(" mul.lo.s32 %r6, %r3, %r10;\n mov.u32 %r18, 0;\n setp.lt.s32 %p2, %r3, %r10;\n L:\n\
+                       add.s32 %r19, %r18, %r6;\n add.s32 %r18, %r19, 1;\n setp.lt.s32 %p1, %r18, 99;\n @%p1 bra L;\n\
+                       mad.lo.s32 %r20, %r3, %r10, %r18;\n")
+        .unwrap();
+        assert!(!out.iter().any(|l| l.starts_with("mul")), "{out:?}");
+        assert!(out.iter().any(|l| l.starts_with("mad") && l.contains("%r19") && l.contains("%r18")), "{out:?}");
+        // The same with a scaled index added to a 64-bit base after a label.
+        let out = run(" mul.wide.s32 %rd1, %r3, 4;\n mov.u64 %rd2, 0;\n L:\n add.s64 %rd3, %rd2, %rd1;\n\
+                       ld.global.u32 %r1, [%rd3];\n add.s64 %rd2, %rd2, 8;\n setp.lt.u32 %p1, %r1, %r3;\n @%p1 bra L;\n")
+        .unwrap();
+        assert!(out.iter().any(|l| l.starts_with("mad") && l.contains("Int(4)")), "{out:?}");
+    }
+
+    #[test]
+    fn a_product_whose_factors_would_live_longer_stays() {
+        // %r3 and %r10 are not read after the add, nor in its loop: the product keeps them
+        // from living on.
+        assert!(run(" mul.lo.s32 %r6, %r3, %r10;\n L:\n add.s32 %r19, %r19, %r6;\n setp.lt.s32 %p1, %r19, 99;\n @%p1 bra L;\n").is_none());
+        // A factor defined in a loop, a product read otherwise, a guarded add: it stays.
+        assert!(
+            run(" L:\n add.s32 %r3, %r3, 1;\n mul.lo.s32 %r6, %r3, %r10;\n add.s32 %r7, %r6, 1;\n\
+                      setp.lt.s32 %p1, %r3, %r7;\n @%p1 bra L;\n")
+            .is_none()
+        );
+        assert!(
+            run(" mul.lo.s32 %r6, %r3, %r10;\n L:\n add.s32 %r7, %r6, 1;\n st.global.u32 [%rd1], %r6;\n\
+                      setp.lt.s32 %p1, %r3, %r10;\n @%p1 bra L;\n")
+            .is_none()
+        );
+        assert!(
+            run(" mul.lo.s32 %r6, %r3, %r10;\n L:\n @%p2 add.s32 %r7, %r6, 1;\n\
+                      setp.lt.s32 %p1, %r3, %r10;\n @%p1 bra L;\n")
+            .is_none()
+        );
     }
 }

@@ -2,8 +2,10 @@
 //! 0, module constants in bank 1, shared and local windows, globals by relocation), loads,
 //! stores and the argument slots of calls.
 
-use super::{Kc, MemPlace, Operand, Place, Reloc, Result, Segment, Src, ast};
+use super::{Kc, MemPlace, Operand, Place, Reloc, Result, Segment, Src, Stmt, ast};
+use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use hw::isa::{AtomMods, AtomOp, CacheOp, Instr, MemMods, Op, RZ, Space, Ty};
@@ -169,7 +171,8 @@ impl<'a> Kc<'a> {
             return Err(self.err("vector width and operand count differ"));
         }
         let g = self.scratch_vec;
-        for (k, r) in dsts.into_iter().enumerate().filter(|x| x.1 != RZ) {
+        // A destination read in place (see `in_group`) is the group's register already.
+        for (k, r) in dsts.into_iter().enumerate().filter(|&(k, r)| r != RZ && r != g + k as u8) {
             self.emit(Op::Mov, Ty::U64, r, [Some(Src::Reg(g + k as u8)), None, None], 0)?;
         }
         Ok(())
@@ -249,4 +252,84 @@ fn single(o: &Operand) -> Option<&Operand> {
         Operand::Vector(_) => None,
         o => Some(o),
     }
+}
+
+/// Whether `i` uses the first vector group: a vector load, store, texture or surface access
+/// (or a call, which the group's values are not kept across).
+fn uses_group(i: &ast::Instr) -> bool {
+    matches!(i.op.as_str(), "tex" | "tld4" | "suld" | "sust" | "call")
+        || i.args.iter().any(|a| matches!(a, Operand::Vector(_)))
+}
+
+/// The registers (and their elements) a vector load's results are read from in place, in the group it loads
+/// (ptxas's `LDG.E.128 R4, [R4.64]` followed by `IADD3 R8, R5, R4, R8`: no copies out of the
+/// group). A destination is read in place when the load is unguarded, the register is
+/// defined by this load only (`defs`), no other register is a copy of it (`copied`), and it
+/// is read only after the load and before the next label, by instructions that leave the
+/// group alone, with none between the load and its last read that uses the group.
+pub(crate) fn in_group(
+    body: &[Stmt],
+    defs: &BTreeMap<&str, u32>,
+    copied: &dyn Fn(&str) -> bool,
+) -> BTreeMap<String, u8> {
+    let mut reads: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in body {
+        if let Stmt::Instr(i) = s {
+            if let Some((_, g)) = &i.guard {
+                *reads.entry(g.as_str()).or_default() += 1;
+            }
+            for a in i.args.iter().skip(usize::from(!matches!(i.args.first(), Some(Operand::Addr(..))))) {
+                a.each_name(&mut |n| *reads.entry(n).or_default() += 1);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (at, s) in body.iter().enumerate() {
+        let Stmt::Instr(i) = s else { continue };
+        let Some(Operand::Vector(v)) = i.args.first() else { continue };
+        if !matches!(i.op.as_str(), "ld" | "ldu") || i.guard.is_some() || v.len() < 2 {
+            continue;
+        }
+        let names: Vec<&str> =
+            v.iter().filter_map(|o| if let Operand::Name(n) = o { Some(n.as_str()) } else { None }).collect();
+        let ok = names.len() == v.len() && names.iter().all(|&n| n == "_" || (defs.get(n) == Some(&1) && !copied(n)));
+        if !ok {
+            continue;
+        }
+        let elements: Vec<(&str, u8)> =
+            names.iter().enumerate().map(|(k, &n)| (n, k as u8)).filter(|x| x.0 != "_").collect();
+        let names: Vec<&str> = elements.iter().map(|x| x.0).collect();
+        // Read in the window: up to the next label, with no use of the group before the last read.
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut fine = true;
+        for s in &body[at + 1..] {
+            if names.iter().all(|n| seen.get(n).copied().unwrap_or(0) == reads.get(n).copied().unwrap_or(0)) {
+                break;
+            }
+            let Stmt::Instr(j) = s else {
+                fine = !matches!(s, Stmt::Label(..));
+                if fine { continue } else { break }
+            };
+            if uses_group(j) {
+                fine = false;
+                break;
+            }
+            let mut count = |n: &str| {
+                if let Some(&m) = names.iter().find(|&&m| m == n) {
+                    *seen.entry(m).or_default() += 1;
+                }
+            };
+            if let Some((_, g)) = &j.guard {
+                count(g);
+            }
+            for a in j.args.iter().skip(usize::from(!matches!(j.args.first(), Some(Operand::Addr(..))))) {
+                a.each_name(&mut |n| count(n));
+            }
+        }
+        let all_read = names.iter().all(|n| seen.get(n).copied().unwrap_or(0) == reads.get(n).copied().unwrap_or(0));
+        if fine && all_read {
+            out.extend(elements.iter().map(|&(n, k)| (String::from(n), k)));
+        }
+    }
+    out
 }

@@ -11,10 +11,10 @@
 //! 3. `offsets` (a shared variable's address and literals added to an address go into the
 //!    access's offset), `copies`: copy propagation and constant operands (kernel parameters,
 //!    module constants at fixed addresses, the grid's shape); `fuse` (`mul.wide` + `add` as
-//!    `mad.wide`), `hoist` (loop-invariant second literals in registers), `pressure` (the
+//!    `mad.wide`, a product made once recomputed as a multiply-add where it is added), `hoist` (loop-invariant second literals in registers), `pressure` (the
 //!    relieved body).
 //! 4. Instruction selection: `select` (operands, emitting), `instr` (the instructions),
-//!    `memory` (addresses, loads, stores).
+//!    `memory` (addresses, loads, stores; a vector load's words read in its group).
 //! 5. `flow`: every `ret`/`exit` becomes a branch to the function's single exit block;
 //!    each conditional branch carries its reconvergence point, the immediate post-dominator
 //!    of its basic block.
@@ -546,6 +546,8 @@ impl<'a> Kc<'a> {
         let body = offset.as_deref().unwrap_or(body);
         let fused = fuse::mad_wide(body);
         let body = fused.as_deref().unwrap_or(body);
+        let recomputed = fuse::recomputed(body);
+        let body = recomputed.as_deref().unwrap_or(body);
         // The relieved body keeps registers low (see `pressure`): literals stay in the
         // instructions there; otherwise loop-invariant ones take registers, as in ptxas.
         let relieved;
@@ -620,6 +622,17 @@ impl<'a> Kc<'a> {
         self.consts = constants(body, &self.alias, &kernel_params, &sym, &cbank);
         self.scratch_vec = nregs as u8;
         self.scratch_end = (nregs + SCRATCH_REGS) as u8;
+        // Vector loads' results read where they were loaded (see `memory::in_group`).
+        if fitted.is_none() {
+            let defs = definitions(body);
+            let alias = &self.alias;
+            let copied = |n: &str| alias.contains_key(n) || alias.values().any(|a| a == n);
+            for (n, k) in memory::in_group(body, &defs, &copied) {
+                if let Some(r) = self.regs.get_mut(&n) {
+                    r.0 = self.scratch_vec + k;
+                }
+            }
+        }
         // Dynamic shared memory starts after all static shared memory.
         let mut dyn_base = self.shared_top;
         for &(_, a) in &self.dyn_shared {

@@ -254,3 +254,30 @@ fn module_constants_at_fixed_addresses_are_constant_bank_operands() {
     assert_eq!((c.bank(), c.bytes(), fma.imm), (1, 4, 8));
     assert!(!p.code.iter().any(|i| i.w0.op() == Op::Ld && MemMods::bank(i.w0.m()) == 1), "no load from bank 1");
 }
+
+/// A vector load's results are read where they were loaded, as ptxas reads them
+/// (`LDG.E.128 R4` then `IADD3 R8, R5, R4, R8`): no moves out of the vector group. Past a
+/// label, or where another vector access comes first, they are moved out.
+#[test]
+fn a_vector_loads_results_are_read_in_place() {
+    let k = |body: &str| {
+        format!(
+            ".version 7.0\n.target sm_70\n.address_size 64\n.entry k(.param .u64 a)\n{{\n\
+             .reg .b32 %r<9>;\n .reg .b64 %rd<3>;\n ld.param.u64 %rd1, [a];\n\
+             ld.global.v4.u32 {{%r1, %r2, %r3, %r4}}, [%rd1];\n{body}\n ret;\n}}\n"
+        )
+    };
+    let moves = |src: &str| {
+        let p = compile_ptx(src).unwrap();
+        p.code.iter().filter(|i| i.w0.op() == Op::Mov && i.w0.ty() == Ty::U64 && i.w0.imm() == Imm::None).count()
+    };
+    let sum =
+        " add.s32 %r5, %r1, %r2;\n add.s32 %r6, %r3, %r4;\n add.s32 %r7, %r5, %r6;\n st.global.u32 [%rd1], %r7;\n";
+    assert_eq!(moves(&k(sum)), 0);
+    // Read after a label: moved out.
+    let later = " add.s32 %r5, %r1, %r2;\n L1:\n add.s32 %r6, %r3, %r4;\n st.global.u32 [%rd1], %r6;\n";
+    assert!(moves(&k(later)) >= 2);
+    // Another vector access before the last read: moved out.
+    let vec = " st.global.v2.u32 [%rd1+16], {%r1, %r2};\n add.s32 %r6, %r3, %r4;\n st.global.u32 [%rd1], %r6;\n";
+    assert!(moves(&k(vec)) >= 4);
+}
