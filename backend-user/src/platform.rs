@@ -175,6 +175,14 @@ impl Lockstep {
         devs.push(dev.clone());
     }
 
+    /// Pass `cycles` of `dev`'s clock (one of ours) on the whole system (see
+    /// [`Machine::pass`]).
+    fn pass(&self, dev: &Arc<SimDevice>, cycles: u64) {
+        let devs = self.devs.lock();
+        let me = devs.iter().position(|d| Arc::ptr_eq(d, dev)).unwrap_or(0);
+        self.machine.pass(&Devs(&devs), me, cycles);
+    }
+
     /// Run the system until `dev` (one of ours) goes idle or `quantum` of its cycles pass,
     /// slice by slice; returns the system's state.
     fn run(&self, dev: &Arc<SimDevice>, quantum: u64) -> RunState {
@@ -416,12 +424,12 @@ impl UserPlatform {
     /// A host copy of `bytes` between pageable memory and a staging buffer (to the device
     /// when `h2d`) takes the host time the preset gives it (`pcie.staging_h2d_mbps`,
     /// `pcie.staging_d2h_mbps`), and the device runs meanwhile: the stepped clock passes
-    /// that many cycles, the DMA of the staging buffer before it going on. A modelled time,
-    /// never the host's own: the same copy costs the same cycles on any host. The threaded
-    /// clock runs beside the host on its own, and a system's GPUs keep their lockstep: there
-    /// the copy takes no device time.
+    /// that many cycles, the DMA of the staging buffer before it going on (a system's GPUs
+    /// all pass them, in their lockstep). A modelled time, never the host's own: the same
+    /// copy costs the same cycles on any host. The threaded clock runs beside the host on
+    /// its own: there the copy takes no device time.
     fn host_copy(&self, bytes: usize, h2d: bool) {
-        if self.mode != ClockMode::Stepped || self.lockstep.is_some() || bytes == 0 {
+        if self.mode != ClockMode::Stepped || bytes == 0 {
             return;
         }
         let mut g = self.dev.gpu.lock();
@@ -432,7 +440,14 @@ impl UserPlatform {
         }
         // bytes / (mbps * 1e6 B/s) seconds at clock_mhz * 1e6 cycles a second.
         let cycles = (bytes as u128 * cfg.board.clock_mhz as u128).div_ceil(mbps as u128);
-        g.step(cycles.min(u64::MAX as u128) as u64);
+        let cycles = cycles.min(u64::MAX as u128) as u64;
+        match &self.lockstep {
+            Some(clock) => {
+                drop(g);
+                clock.pass(&self.dev, cycles);
+            }
+            None => g.step(cycles),
+        }
     }
 }
 

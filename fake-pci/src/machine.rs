@@ -244,6 +244,19 @@ impl Machine {
         first.on(gpus.lock(me).config()).max(1)
     }
 
+    /// Pass `cycles` of GPU `me`'s clock on the whole machine, busy or idle: every GPU to
+    /// that time, slice by slice in ordinal order (time the host takes that the model
+    /// charges to the device clock: a host copy through staging buffers).
+    pub fn pass<G: Gpus + ?Sized>(&self, gpus: &G, me: usize, cycles: u64) {
+        let start = Instant::of(&gpus.lock(me));
+        let slice = self.slice_of(gpus, me);
+        for c in Self::slices(start.cycles, cycles, slice) {
+            for i in 0..gpus.count() {
+                self.run_one(gpus, i, Instant { cycles: c, mhz: start.mhz });
+            }
+        }
+    }
+
     /// Run the machine on this thread until GPU `me` goes idle or `quantum` of its cycles
     /// pass, slice by slice, every GPU in ordinal order; returns the machine's state as
     /// [`Machine::settle`] says, or Busy.
@@ -325,6 +338,19 @@ mod tests {
         let mut late = FakeGpu::new(sys.gpus[0].clone().with(|c| c.board.vram_size = 16 << 20));
         Machine::join(&g[0].lock(), &mut late);
         assert_eq!(late.cycles(), g[0].lock().cycles());
+    }
+
+    #[test]
+    fn time_passed_reaches_every_gpu_idle_or_not() {
+        let sys = SystemConfig::preset("gv100x4").unwrap();
+        let (m, g) = (Machine::new(&sys), gpus(&sys));
+        // More than a slice and not a whole number of them: every GPU gets there, idle as
+        // they are (a run would stop at the first slice).
+        let n = 5 * m.slice() / 2;
+        m.pass(&g[..], 1, n);
+        assert!((0..4).all(|i| g[i].lock().cycles() == n), "{:?}", (0..4).map(|i| g[i].lock().cycles()));
+        m.pass(&g[..], 3, 7);
+        assert!((0..4).all(|i| g[i].lock().cycles() == n + 7));
     }
 
     #[test]

@@ -751,3 +751,40 @@ fn kernels_opt_into_the_shared_memory_of_their_part() {
         assert!(out.contains(&format!("optin {optin} per_block 49152")), "{preset}: {out}");
     }
 }
+
+/// Host copies as a Runtime API program makes them (`cudaMemcpy`, not the Rust API the
+/// fidelity suite uses): on the h200 preset pinned memory is read where it is, pageable
+/// memory is staged through the driver's buffers at the host's rate, each within 10% of the
+/// H200's own figures (`fidelity/h200.csv`); every copy moves the right bytes. On gv100,
+/// which models no staging cost, pageable and pinned copies run alike.
+#[test]
+fn pinned_and_pageable_copies_run_at_the_parts_rates() {
+    let exe = compile("copyrates", &[]);
+    let rates = |preset: &str| -> Vec<(String, f64)> {
+        let out = run_ok(&exe, &[("RGDEV_PRESET", preset)]);
+        out.lines()
+            .filter_map(|l| l.strip_prefix("RATE "))
+            .map(|l| {
+                let (k, v) = l.split_once(' ').unwrap();
+                (k.to_string(), v.parse().unwrap())
+            })
+            .collect()
+    };
+    let reference = std::fs::read_to_string(root().join("fidelity/h200.csv")).unwrap();
+    let h200 = rates("h200");
+    assert_eq!(h200.len(), 4, "{h200:?}");
+    for (key, ours) in &h200 {
+        let theirs: f64 = reference
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("bandwidth,{key},")))
+            .and_then(|l| l.split(',').next())
+            .unwrap_or_else(|| panic!("no H200 figure for {key}"))
+            .parse()
+            .unwrap();
+        assert!((ours / theirs - 1.0).abs() <= 0.10, "{key}: {ours:.2} GB/s, the H200 {theirs:.2}\n{h200:?}");
+    }
+    let gv100 = rates("gv100");
+    let rate = |k: &str| gv100.iter().find(|(n, _)| n == k).unwrap().1;
+    assert!((rate("memcpy_htod_pageable") / rate("memcpy_htod_pinned") - 1.0).abs() < 0.05, "{gv100:?}");
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+}

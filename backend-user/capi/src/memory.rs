@@ -211,8 +211,13 @@ pub(crate) fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, s: Handle
             count_copy(bytes);
             return r;
         }
-        if asynchronous && let Some(p) = pinned(h, src.addr(), bytes)? {
+        if let Some(p) = pinned(h, src.addr(), bytes)? {
+            // Pinned memory: the copy engine reads it where it is (no staging); a
+            // synchronous copy returns when it is done, as CUDA's does.
             gpu.memcpy(h, sh, dst, p, bytes as u64)?;
+            if !asynchronous {
+                gpu.stream_synchronize(h, sh)?;
+            }
         } else {
             // Pageable memory: the copy is synchronous, after the stream's earlier work.
             gpu.stream_synchronize(h, sh)?;
@@ -234,8 +239,13 @@ pub(crate) fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, s: Handle, 
             count_copy(bytes);
             return r;
         }
-        if asynchronous && let Some(p) = pinned(h, dst.addr(), bytes)? {
+        if let Some(p) = pinned(h, dst.addr(), bytes)? {
             gpu.memcpy(h, sh, p, src, bytes as u64)?;
+            if !asynchronous {
+                let r = gpu.stream_synchronize(h, sh);
+                synchronized(&gpu, h);
+                r?;
+            }
         } else {
             let r = gpu.stream_synchronize(h, sh);
             synchronized(&gpu, h);
