@@ -583,6 +583,15 @@ fn queued_launches_overlap_their_setup_with_the_grid_before_them() {
         assert!(near(b.cycles() + overlap, alone.cycles()), "a queued launch saves the overlap: {b:?}");
         assert_eq!(b.cycles(), q[1].cycles());
     }
+    // Queued behind a copy: the front end prepares it only once the copy engine is done
+    // (the shared ub_atomic's kernels follow a cudaMemset and an event).
+    let (x, y) = (rig.ctx.alloc::<u8>(4 << 20).unwrap(), rig.ctx.alloc::<u8>(4 << 20).unwrap());
+    let s = rig.ctx.default_stream();
+    s.copy_async(y.device_ptr(), x.device_ptr(), 4 << 20).unwrap();
+    f.launch([1, 1, 1], [32, 1, 1], 0, &[]).unwrap();
+    rig.ctx.synchronize().unwrap();
+    let behind = stats(&rig.dev);
+    assert!(near(behind[0].cycles(), alone.cycles()), "behind a copy: {behind:?} {alone:?}");
     // Functional mode charges the same launch costs.
     let cfg = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = fake_pci::config::Mode::Functional);
     let rig = Rig::new(cfg);

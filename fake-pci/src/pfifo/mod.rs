@@ -408,7 +408,9 @@ impl Channel {
                 if self.engine_busy_until > u.now {
                     return Ok(Step::StallUntil(self.engine_busy_until));
                 }
-                let early = u.now.saturating_sub(self.seg_seen);
+                // Not before the channel's last copy ended: a launch behind a copy (a memset,
+                // an event recorded after it) is not prepared while the copy engine works.
+                let early = u.now.saturating_sub(self.seg_seen.max(self.engine_busy_until));
                 let mut cx =
                     LaunchCtx { mem: u.mem, tlb: u.tlb, space: self.space, cfg: u.cfg, now_ns: u.now_ns, now: u.now };
                 let seq = *u.launches;
