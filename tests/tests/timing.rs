@@ -649,3 +649,38 @@ fn pageable_copies_take_the_hosts_staging_time_and_pinned_ones_do_not() {
     let (up0, down0, pin0) = run(h200.with(|c| (c.pcie.staging_h2d_mbps, c.pcie.staging_d2h_mbps) = (0, 0)));
     assert!(up0 < 1.2 * pin0 && down0 < 1.2 * pin0, "{up0} {down0} {pin0}");
 }
+
+/// On h200 blocks start fast and the front end retires finished ones one at a time
+/// (`dispatch.retire_mcycles`): 2048 one-warp blocks, all resident at once, start within
+/// their dispatch cost; 2048 blocks of 32 warps (two fit an SM) start as the blocks before
+/// them are retired, so the last waits for about every retirement but the first wave's.
+/// Each block's first thread stamps `%clock64`; a grid ends once its last block is retired.
+#[test]
+fn blocks_start_fast_and_wait_for_the_front_end_to_retire_finished_ones() {
+    let cfg = DeviceConfig::preset("h200").unwrap();
+    let rig = Rig::new(cfg.clone());
+    let ptx = format!(
+        "{HDR}.visible .entry stamp(.param .u64 out)\n{{\n .reg .b64 %p, %g, %w;\n .reg .b32 %t, %b;\n .reg .pred %q;\n\
+         mov.u32 %t, %tid.x;\n setp.ne.u32 %q, %t, 0;\n @%q bra END;\n mov.u64 %g, %clock64;\n mov.u32 %b, %ctaid.x;\n\
+         ld.param.u64 %p, [out];\n mul.wide.u32 %w, %b, 8;\n add.u64 %p, %p, %w;\n st.global.u64 [%p], %g;\nEND:\n ret;\n}}\n"
+    );
+    let blocks = 2048usize;
+    let out = rig.ctx.alloc::<u64>(blocks).unwrap();
+    let spread = |threads: u32| {
+        let k = rig.run(&ptx, "stamp", blocks as u32, threads, 0, &[out.arg()]);
+        let mut t = vec![0u64; blocks];
+        out.copy_to(&mut t).unwrap();
+        (t.iter().max().unwrap() - t.iter().min().unwrap(), k)
+    };
+    let (one_warp, k1) = spread(32);
+    let cost = |mc: u64, n: usize| mc * n as u64 / 1000;
+    assert!(one_warp <= cost(cfg.dispatch_mcycles(1), blocks) + 50, "{one_warp} cycles");
+    // The grid's end waits for every retirement.
+    assert!(k1.cycles() >= cost(cfg.retire_mcycles(1), blocks), "{k1:?}");
+    let (full, _) = spread(1024);
+    let waiting = blocks - 2 * cfg.board.sms as usize;
+    let retire = cost(cfg.retire_mcycles(32), waiting);
+    assert!(full >= retire && full <= retire + 2000, "{full} cycles, {retire} of retirements");
+    // gv100 retires a block at its last warp's exit.
+    assert_eq!(DeviceConfig::preset("gv100").unwrap().retire_mcycles(32), 0);
+}

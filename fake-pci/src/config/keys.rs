@@ -214,6 +214,8 @@ mod tests {
                     "pipe.seq_interval",
                     "l1.unified_bytes",
                     "dispatch.launch_overlap_cycles",
+                    "dispatch.retire_mcycles",
+                    "dispatch.retire_warp_mcycles",
                     "copy.vram_latency_cycles",
                     "copy.vram_permille",
                     "pcie.staging_h2d_mbps",

@@ -346,6 +346,12 @@ params! {
         warp_mcycles: u64,
         /// Dispatcher: fixed extra cost of a larger block, millicycles.
         extra_mcycles: u64,
+        /// The front end's work on each finished block, millicycles, one block at a time
+        /// for the whole device: the block's SM resources are free again, and its grid
+        /// done, once that is processed (0: at once, at its last warp's exit).
+        retire_mcycles: u64,
+        /// ... and per warp of the block, millicycles.
+        retire_warp_mcycles: u64,
     }
 }
 
@@ -418,6 +424,14 @@ impl DeviceConfig {
         let dram = self.transfer_mcycles(bytes, self.dram.mbps).div_ceil(1000);
         let link = latency.saturating_add(self.transfer_mcycles(bytes, mbps).div_ceil(1000));
         self.copy.latency_cycles.saturating_add(engine.max(dram).max(link))
+    }
+
+    /// Millicycles the front end spends on a finished block of `warps` warps (0: none).
+    pub fn retire_mcycles(&self, warps: u32) -> u64 {
+        if self.dispatch.retire_mcycles == 0 {
+            return 0;
+        }
+        self.dispatch.retire_warp_mcycles.saturating_mul(warps as u64).saturating_add(self.dispatch.retire_mcycles)
     }
 
     /// Millicycles the dispatcher spends placing a block of `warps` warps.

@@ -116,6 +116,8 @@ impl DeviceConfig {
                 free_warps: 32,
                 warp_mcycles: 0,
                 extra_mcycles: 0,
+                retire_mcycles: 0,
+                retire_warp_mcycles: 0,
             },
         }
     }
@@ -257,7 +259,14 @@ impl DeviceConfig {
         // front end prepares a launch while the grid before it runs (ub_dispatch).
         c.dispatch.launch_overhead_cycles = 11_200;
         c.dispatch.launch_overlap_cycles = 2_300;
-        c.dispatch.block_mcycles = 1_200;
+        // Blocks start fast and finish slowly: 2048 one-warp blocks, all resident at once,
+        // start within 192 ns (0.19 cycles a block, %globaltimer stamps); where blocks wait
+        // for room, they start as finished ones are retired, 0.49/0.58/0.76 ns a block of
+        // 1/8/32 warps (16384 blocks, full-size runs): the front end's work on a finished
+        // block, serial, sets the pace of large grids.
+        c.dispatch.block_mcycles = 190;
+        c.dispatch.retire_mcycles = 1_000;
+        c.dispatch.retire_warp_mcycles = 18;
         c
     }
 

@@ -119,6 +119,8 @@ impl DeviceConfig {
             ("dispatch.block_mcycles", self.dispatch.block_mcycles, 1 << 40),
             ("dispatch.warp_mcycles", self.dispatch.warp_mcycles, 1 << 40),
             ("dispatch.extra_mcycles", self.dispatch.extra_mcycles, 1 << 40),
+            ("dispatch.retire_mcycles", self.dispatch.retire_mcycles, 1 << 40),
+            ("dispatch.retire_warp_mcycles", self.dispatch.retire_warp_mcycles, 1 << 40),
             ("watchdog_cycles", self.watchdog_cycles, 1 << 50),
         ] {
             if v > max {

@@ -139,6 +139,10 @@ pub struct TimingEngine {
     pub replay_log: Vec<crate::compute::ReplayRecord>,
     /// The size the SMs' L1s have now (what the carveouts of the grids in flight leave).
     l1_bytes: u32,
+    /// Finished blocks the front end has yet to retire, in order, and when it is next free
+    /// (millicycles; see `dispatch.retire_mcycles`).
+    retiring: VecDeque<sm::Retire>,
+    retire_mc: u64,
 }
 
 /// A change of an SM's resident warps (recorded while occupancy tracing is on).
@@ -201,6 +205,8 @@ impl Default for TimingEngine {
             log_dropped: 0,
             samples: Samples::default(),
             frozen: None,
+            retiring: VecDeque::new(),
+            retire_mc: 0,
         }
     }
 }
@@ -262,7 +268,7 @@ impl TimingEngine {
 
     /// Whether grids are in flight or completions are waiting to be reported.
     pub fn busy(&self) -> bool {
-        self.grids.iter().any(|g| g.is_some()) || !self.done.is_empty()
+        self.grids.iter().any(|g| g.is_some()) || !self.done.is_empty() || !self.retiring.is_empty()
     }
 
     /// Start a grid launched by channel `chid` at cycle `now`.
@@ -343,6 +349,7 @@ impl TimingEngine {
     /// would change nothing, so it is not simulated.
     pub fn next_event(&self, epoch: u64) -> Option<u64> {
         let mut t = self.done.iter().map(|d| d.at).min().unwrap_or(u64::MAX);
+        t = t.min(self.retiring.front().map_or(u64::MAX, |r| r.at));
         if let Some((e, deadline)) = self.frozen
             && e == epoch
         {
@@ -432,6 +439,11 @@ impl TimingEngine {
     }
 
     fn cycle(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, t: u64) {
+        // Blocks whose retirement is done give their SMs' resources back first.
+        while self.retiring.front().is_some_and(|r| r.at <= t) {
+            let r = self.retiring.pop_front().expect("a retiring block");
+            self.retired(engine, env, r, t);
+        }
         // Dispatchers, in grid-slot order.
         for gi in 0..self.grids.len() {
             while let Some(g) = self.grids[gi].as_ref() {

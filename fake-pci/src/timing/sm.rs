@@ -594,7 +594,22 @@ impl TimingEngine {
             return;
         }
         let block = sm.blocks[bi].take().expect("block");
-        sm.free.give(&block.cost, &block.placed);
+        let gi = block.grid;
+        let seq = self.grids[gi].as_ref().map_or(u64::MAX, |g| g.stats.seq);
+        let r = Retire { at: 0, sm: s, cost: block.cost, placed: block.placed, grid: gi, seq, cluster: block.cluster };
+        // The front end takes finished blocks one at a time (`dispatch.retire_mcycles`).
+        let cost = env.cfg.retire_mcycles(block.warps.len() as u32);
+        if cost == 0 {
+            return self.retired(engine, env, r, t);
+        }
+        self.retire_mc = self.retire_mc.max(t * 1000).saturating_add(cost);
+        self.retiring.push_back(Retire { at: self.retire_mc.div_ceil(1000), ..r });
+    }
+
+    /// A finished block's SM resources free again and its grid one block nearer its end, at
+    /// cycle `t`.
+    pub(crate) fn retired(&mut self, engine: &mut ComputeEngine, env: &mut Env<'_>, r: Retire, t: u64) {
+        self.sms[r.sm].free.give(&r.cost, &r.placed);
         // Room on an SM: blocked dispatchers try again.
         for g in self.grids.iter_mut().flatten() {
             if g.blocked {
@@ -602,10 +617,11 @@ impl TimingEngine {
                 g.dispatch_mc = g.dispatch_mc.max((t + 1) * 1000);
             }
         }
-        let gi = block.grid;
-        let Some(g) = self.grids[gi].as_mut() else { return };
+        let gi = r.grid;
+        // (A grid that failed meanwhile, its slot perhaps another's now, is not counted.)
+        let Some(g) = self.grids[gi].as_mut().filter(|g| g.stats.seq == r.seq) else { return };
         g.done_blocks += 1;
-        if let Some((k, _)) = block.cluster
+        if let Some((k, _)) = r.cluster
             && let Some(c) = g.clusters[k].as_mut()
         {
             c.left -= 1;
@@ -617,4 +633,18 @@ impl TimingEngine {
             self.finish(engine, env, gi, t);
         }
     }
+}
+
+/// A finished block whose SM resources the front end gives back at `at`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Retire {
+    /// The cycle its retirement is done.
+    pub(crate) at: u64,
+    sm: usize,
+    cost: BlockCost,
+    placed: Placement,
+    grid: usize,
+    /// Its grid's launch (a grid slot is reused).
+    seq: u64,
+    cluster: Option<(usize, u32)>,
 }

@@ -135,6 +135,9 @@ PASS:\n mov.u64 %i, %i0;\nLOOP:\n setp.ge.u64 %q, %i, %n;\n @%q bra NEXT;\n shl.
  add.u64 %i, %i, %st;\n bra LOOP;\nNEXT:\n add.u32 %k, %k, 1;\n setp.lt.u32 %q, %k, %passes;\n @%q bra PASS;\n\
  setp.neu.f32 %q, %sum, 0f46407400;\n @%q bra END;\n ld.param.u64 %p, [out];\n st.global.f32 [%p], %sum;\nEND:\n ret;\n}\n\
 .visible .entry empty()\n{\n ret;\n}\n\
+.visible .entry stamp(.param .u64 out)\n{\n .reg .b64 %p, %g, %w;\n .reg .b32 %t, %b;\n .reg .pred %q;\n\
+ mov.u32 %t, %tid.x;\n setp.ne.u32 %q, %t, 0;\n @%q bra END;\n mov.u64 %g, %globaltimer;\n mov.u32 %b, %ctaid.x;\n\
+ ld.param.u64 %p, [out];\n mul.wide.u32 %w, %b, 8;\n add.u64 %p, %p, %w;\n st.global.u64 [%p], %g;\nEND:\n ret;\n}\n\
 .visible .entry ffma(.param .u64 out, .param .u32 n)\n{\n\
  .reg .f32 %x<8>, %a;\n .reg .b32 %i, %n, %t;\n .reg .b64 %o, %w;\n .reg .pred %q;\n\
  ld.param.u32 %n, [n];\n mov.u32 %t, %tid.x;\n cvt.rn.f32.u32 %a, %t;\n mul.f32 %a, %a, 0f3A83126F;\n\
@@ -448,6 +451,22 @@ fn run_suite(su: &Suite, rows: &mut Vec<Row>) -> Res<()> {
         value: ms * 1e3 / launches as f64,
         unit: "us",
     });
+    // Block starts: each block's first thread stamps %globaltimer; first to last.
+    let stamp = rates("stamp")?;
+    let blocks = 2048u32;
+    let out = su.ctx.alloc::<u64>(blocks as usize).map_err(e("alloc"))?;
+    for threads in [32u32, 256, 1024] {
+        su.run(&stamp, blocks, threads, &[out.arg()])?;
+        let mut t = vec![0u64; blocks as usize];
+        out.copy_to(&mut t).map_err(e("read"))?;
+        let spread = t.iter().max().unwrap_or(&0) - t.iter().min().unwrap_or(&0);
+        rows.push(Row {
+            bench: "block_start_spread_ns",
+            key: format!("t{threads}_b{blocks}_first_to_last"),
+            value: spread as f64,
+            unit: "ns",
+        });
+    }
     Ok(())
 }
 
