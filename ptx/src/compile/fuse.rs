@@ -106,27 +106,6 @@ pub(crate) fn mad_wide(body: &[Stmt]) -> Option<Vec<Stmt>> {
     out
 }
 
-/// The loops of a body: (label, branch back to it) statement positions.
-fn loops(body: &[Stmt]) -> Vec<(usize, usize)> {
-    let labels: BTreeMap<&str, usize> = body
-        .iter()
-        .enumerate()
-        .filter_map(|(k, s)| if let Stmt::Label(l, _) = s { Some((l.as_str(), k)) } else { None })
-        .collect();
-    let mut out = Vec::new();
-    for (q, s) in body.iter().enumerate() {
-        if let Stmt::Instr(i) = s
-            && i.op == "bra"
-            && let Some(Operand::Name(l)) = i.args.first()
-            && let Some(&start) = labels.get(l.as_str())
-            && start <= q
-        {
-            out.push((start, q));
-        }
-    }
-    out
-}
-
 /// The body with each product that ptxas recomputes where it is added folded into those
 /// adds as multiply-adds, or `None` when there is none: a `mul.lo` of 32 bits or a
 /// `mul.wide` computed once (before a loop, say) and added later, across labels
@@ -147,25 +126,15 @@ pub(crate) fn recomputed(body: &[Stmt]) -> Option<Vec<Stmt>> {
         .collect();
     let once = |n: &str| defs.get(n) == Some(&1) && regs.contains(n);
     let looped = super::pressure::in_loops(body);
-    let loops = loops(body);
+    let loops = super::pressure::loops(body);
     // Where each register is read (guards too) and where it is defined.
     let mut reads: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut def_at: BTreeMap<&str, usize> = BTreeMap::new();
     for (at, s) in body.iter().enumerate() {
         let Stmt::Instr(i) = s else { continue };
-        if let Some((_, g)) = &i.guard {
-            reads.entry(g.as_str()).or_default().push(at);
-        }
-        for (k, a) in i.args.iter().enumerate() {
-            match a {
-                Operand::Name(n) if k == 0 => {
-                    def_at.insert(n.as_str(), at);
-                }
-                _ if k == 0 && !matches!(a, Operand::Addr(..)) && i.op != "st" => {
-                    a.each_name(&mut |n| _ = def_at.insert(n, at))
-                }
-                _ => a.each_name(&mut |n| reads.entry(n).or_default().push(at)),
-            }
+        super::memory::each_read(i, &mut |n| reads.entry(n).or_default().push(at));
+        if let Some(d) = i.args.first().filter(|d| !matches!(d, Operand::Addr(..))) {
+            d.each_name(&mut |n| _ = def_at.insert(n, at));
         }
     }
     fn name(o: &Operand) -> Option<&str> {

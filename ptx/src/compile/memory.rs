@@ -261,12 +261,23 @@ fn uses_group(i: &ast::Instr) -> bool {
         || i.args.iter().any(|a| matches!(a, Operand::Vector(_)))
 }
 
-/// The registers (and their elements) a vector load's results are read from in place, in the group it loads
-/// (ptxas's `LDG.E.128 R4, [R4.64]` followed by `IADD3 R8, R5, R4, R8`: no copies out of the
-/// group). A destination is read in place when the load is unguarded, the register is
-/// defined by this load only (`defs`), no other register is a copy of it (`copied`), and it
-/// is read only after the load and before the next label, by instructions that leave the
-/// group alone, with none between the load and its last read that uses the group.
+/// Each register `i` reads (its guard, its operands but the destination; a store's
+/// address).
+pub(crate) fn each_read<'a>(i: &'a ast::Instr, f: &mut impl FnMut(&'a str)) {
+    if let Some((_, g)) = &i.guard {
+        f(g);
+    }
+    let dst = usize::from(!matches!(i.args.first(), Some(Operand::Addr(..))));
+    i.args.iter().skip(dst).for_each(|a| a.each_name(f));
+}
+
+/// The registers, with their elements, that a vector load's results are read from in
+/// place, in the group it loads (ptxas's `LDG.E.128 R4, [R4.64]` followed by
+/// `IADD3 R8, R5, R4, R8`: no copies out of the group). A destination is read in place when
+/// the load is unguarded, the register is defined by this load only (`defs`), no other
+/// register is a copy of it (`copied`), and it is read only after the load and before the
+/// next label, by instructions that leave the group alone, with none between the load and
+/// its last read that uses the group.
 pub(crate) fn in_group(
     body: &[Stmt],
     defs: &BTreeMap<&str, u32>,
@@ -275,12 +286,7 @@ pub(crate) fn in_group(
     let mut reads: BTreeMap<&str, usize> = BTreeMap::new();
     for s in body {
         if let Stmt::Instr(i) = s {
-            if let Some((_, g)) = &i.guard {
-                *reads.entry(g.as_str()).or_default() += 1;
-            }
-            for a in i.args.iter().skip(usize::from(!matches!(i.args.first(), Some(Operand::Addr(..))))) {
-                a.each_name(&mut |n| *reads.entry(n).or_default() += 1);
-            }
+            each_read(i, &mut |n| *reads.entry(n).or_default() += 1);
         }
     }
     let mut out = BTreeMap::new();
@@ -298,36 +304,31 @@ pub(crate) fn in_group(
         }
         let elements: Vec<(&str, u8)> =
             names.iter().enumerate().map(|(k, &n)| (n, k as u8)).filter(|x| x.0 != "_").collect();
-        let names: Vec<&str> = elements.iter().map(|x| x.0).collect();
-        // Read in the window: up to the next label, with no use of the group before the last read.
+        // Reads in the window: up to the next label, no use of the group before the last.
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let all_read = |seen: &BTreeMap<&str, usize>| {
+            elements.iter().all(|(n, _)| seen.get(n).copied().unwrap_or(0) == reads.get(n).copied().unwrap_or(0))
+        };
         let mut fine = true;
         for s in &body[at + 1..] {
-            if names.iter().all(|n| seen.get(n).copied().unwrap_or(0) == reads.get(n).copied().unwrap_or(0)) {
+            if all_read(&seen) {
                 break;
             }
-            let Stmt::Instr(j) = s else {
-                fine = !matches!(s, Stmt::Label(..));
-                if fine { continue } else { break }
-            };
-            if uses_group(j) {
-                fine = false;
+            match s {
+                Stmt::Label(..) => fine = false,
+                Stmt::Instr(j) if uses_group(j) => fine = false,
+                Stmt::Instr(j) => each_read(j, &mut |n| {
+                    if let Some(&(m, _)) = elements.iter().find(|(m, _)| *m == n) {
+                        *seen.entry(m).or_default() += 1;
+                    }
+                }),
+                _ => {}
+            }
+            if !fine {
                 break;
-            }
-            let mut count = |n: &str| {
-                if let Some(&m) = names.iter().find(|&&m| m == n) {
-                    *seen.entry(m).or_default() += 1;
-                }
-            };
-            if let Some((_, g)) = &j.guard {
-                count(g);
-            }
-            for a in j.args.iter().skip(usize::from(!matches!(j.args.first(), Some(Operand::Addr(..))))) {
-                a.each_name(&mut |n| count(n));
             }
         }
-        let all_read = names.iter().all(|n| seen.get(n).copied().unwrap_or(0) == reads.get(n).copied().unwrap_or(0));
-        if fine && all_read {
+        if fine && all_read(&seen) {
             out.extend(elements.iter().map(|&(n, k)| (String::from(n), k)));
         }
     }

@@ -110,14 +110,14 @@ fn reload_params(body: &[Stmt], regs: &BTreeSet<String>, params: &BTreeSet<Strin
     )
 }
 
-/// Statements inside a loop: between a label and a later branch back to it.
-pub(crate) fn in_loops(body: &[Stmt]) -> Vec<bool> {
-    let mut inside = vec![false; body.len()];
+/// The loops of a body: (label, branch back to it) statement positions.
+pub(crate) fn loops(body: &[Stmt]) -> Vec<(usize, usize)> {
     let labels: BTreeMap<&str, usize> = body
         .iter()
         .enumerate()
         .filter_map(|(k, s)| if let Stmt::Label(l, _) = s { Some((l.as_str(), k)) } else { None })
         .collect();
+    let mut out = Vec::new();
     for (q, s) in body.iter().enumerate() {
         if let Stmt::Instr(i) = s
             && i.op == "bra"
@@ -125,8 +125,17 @@ pub(crate) fn in_loops(body: &[Stmt]) -> Vec<bool> {
             && let Some(&start) = labels.get(l.as_str())
             && start <= q
         {
-            inside[start..=q].iter_mut().for_each(|x| *x = true);
+            out.push((start, q));
         }
+    }
+    out
+}
+
+/// Statements inside a loop: between a label and a later branch back to it.
+pub(crate) fn in_loops(body: &[Stmt]) -> Vec<bool> {
+    let mut inside = vec![false; body.len()];
+    for (start, end) in loops(body) {
+        inside[start..=end].iter_mut().for_each(|x| *x = true);
     }
     inside
 }
