@@ -641,3 +641,21 @@ fn open_mode(mode: fake_pci::config::Mode) -> Device {
     let config = backend_user::DeviceConfig::default().with(|c| c.mode = mode);
     Device::open_with(backend_user::DeviceOptions { config, ..Default::default() }).unwrap()
 }
+
+/// PTX loaded at run time is compiled for the device it runs on: its SM's limits and
+/// occupancy rule (the ABI registers of its architecture: Fermi none beyond R0/R1, Volta on
+/// two more; the budget `.maxntid` with `.minnctapersm` leave a kernel).
+#[test]
+fn ptx_is_compiled_for_the_device_it_loads_on() {
+    let regs = |preset: &str| {
+        let config = backend_user::DeviceConfig::preset(preset).unwrap();
+        let dev = Device::open_with(backend_user::DeviceOptions { config, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(VECADD).unwrap();
+        (m.function("vecadd").unwrap().attributes().regs, dev.info().sm)
+    };
+    let ((volta, _), (fermi, sm)) = (regs("gv100"), regs("gf100"));
+    assert_eq!(volta, fermi + 2, "Volta's ABI keeps two registers above the highest one used");
+    let opts = ptx::Options { sm, ..Default::default() };
+    assert_eq!(fermi, ptx::compile_ptx_with(VECADD, &opts).unwrap().kernel("vecadd").unwrap().regs);
+}

@@ -171,7 +171,8 @@ pub extern "C" fn cuLinkComplete(state: Handle, cubin_out: *mut *mut c_void, siz
                     return Err(CuError::InvalidImage);
                 }
             };
-            let prog = ptx::compile_with(&module, &l.jit.compile()).map_err(|e| {
+            let (gpu, _) = crate::state::current()?;
+            let prog = ptx::compile_with(&module, &gpu.jit_options(l.jit.max_regs())).map_err(|e| {
                 l.error_log.push_str(&format!("ptxas: {e}\n"));
                 if e.unsupported { CuError::NotSupported } else { CuError::InvalidPtx }
             })?;

@@ -508,7 +508,7 @@ extern "C" fn module_load_placed(
             place.push((name, raw::get(addrs.wrapping_add(k))?));
         }
         let image = raw::image(image.cast())?;
-        let m = module::load_placed(image, &Default::default(), &mut String::new(), &mut String::new(), &place)?;
+        let m = module::load_placed(image, None, &mut String::new(), &mut String::new(), &place)?;
         raw::put(module, handle(m.0))
     })
 }

@@ -12,22 +12,22 @@ use std::ffi::c_int;
 use std::ffi::c_uint;
 use std::ffi::c_void;
 
-/// Load an image into the current context, compiling PTX with `opts`; JIT messages go to
-/// `error_log`/`info_log`.
+/// Load an image into the current context, compiling PTX for its device with register limit
+/// `max_regs`; JIT messages go to `error_log`/`info_log`.
 pub(crate) fn load(
     image: &[u8],
-    opts: &ptx::Options,
+    max_regs: Option<u32>,
     error_log: &mut String,
     info_log: &mut String,
 ) -> Result<ModuleHandle> {
-    load_placed(image, opts, error_log, info_log, &[])
+    load_placed(image, max_regs, error_log, info_log, &[])
 }
 
 /// [`load`] with the `.global` variables `place` names at the addresses it gives
 /// (runtime core's `module_load_placed`); the loader's managed variables are recorded.
 pub(crate) fn load_placed(
     image: &[u8],
-    opts: &ptx::Options,
+    max_regs: Option<u32>,
     error_log: &mut String,
     info_log: &mut String,
     place: &[(&str, u64)],
@@ -35,7 +35,7 @@ pub(crate) fn load_placed(
     let (gpu, h) = current()?;
     let m = match runtime_core::image_kind(image) {
         ImageKind::Ptx(src) => {
-            let prog = ptx::compile_ptx_with(src, opts).map_err(|e| {
+            let prog = ptx::compile_ptx_with(src, &gpu.jit_options(max_regs)).map_err(|e| {
                 *error_log = format!("ptxas: {e}");
                 if e.unsupported { CuError::NotSupported } else { CuError::InvalidPtx }
             })?;
@@ -78,7 +78,7 @@ pub extern "C" fn cuModuleLoad(module: *mut Handle, fname: *const c_char) -> CUr
             return Err(CuError::InvalidValue);
         }
         let bytes = std::fs::read(raw::str(fname)?).map_err(|_| CuError::FileNotFound)?;
-        let m = load(&bytes, &Default::default(), &mut String::new(), &mut String::new())?;
+        let m = load(&bytes, None, &mut String::new(), &mut String::new())?;
         raw::put(module, handle(m.0))
     })
 }
@@ -92,7 +92,7 @@ pub extern "C" fn cuModuleLoadData(module: *mut Handle, image: *const c_void) ->
             if module.is_null() {
                 return Err(CuError::InvalidValue);
             }
-            let m = load(raw::image(image.cast())?, &Default::default(), &mut String::new(), &mut String::new())?;
+            let m = load(raw::image(image.cast())?, None, &mut String::new(), &mut String::new())?;
             raw::put(module, handle(m.0))
         })
     })
@@ -133,10 +133,9 @@ impl JitOptions {
         self.opts.iter().position(|x| x.0 == o)
     }
 
-    /// The compiler options they ask for (CU_JIT_MAX_REGISTERS).
-    pub(crate) fn compile(&self) -> ptx::Options {
-        let max_regs = self.find(CU_JIT_MAX_REGISTERS).map(|i| self.opts[i].1 as u32);
-        ptx::Options { max_regs, ..Default::default() }
+    /// The register limit they ask for (CU_JIT_MAX_REGISTERS).
+    pub(crate) fn max_regs(&self) -> Option<u32> {
+        self.find(CU_JIT_MAX_REGISTERS).map(|i| self.opts[i].1 as u32)
     }
 
     /// Fill the error and info log buffers (truncated, NUL-terminated) and set their size
@@ -181,7 +180,7 @@ pub extern "C" fn cuModuleLoadDataEx(
             }
             let jit = JitOptions::read(num_options, options, values)?;
             let (mut err, mut info) = (String::new(), String::new());
-            let r = load(raw::image(image.cast())?, &jit.compile(), &mut err, &mut info);
+            let r = load(raw::image(image.cast())?, jit.max_regs(), &mut err, &mut info);
             let logs = jit.write_logs(&err, &info);
             let m = r?;
             if let Err(e) = logs.and_then(|()| raw::put(module, handle(m.0))) {

@@ -77,11 +77,18 @@ impl<P: Platform> Gpu<P> {
     /// instruction rgdev does not implement, `wgmma` say), and the compiler's message is
     /// logged.
     pub fn module_load_ptx(&self, h: CtxHandle, src: &str) -> Result<ModuleHandle> {
-        let prog = ptx::compile_ptx(src).map_err(|e| {
+        let prog = ptx::compile_ptx_with(src, &self.jit_options(None)).map_err(|e| {
             rlog!(&self.dev.platform, Level::Error, "ptx: {e}");
             if e.unsupported { CuError::NotSupported } else { CuError::InvalidPtx }
         })?;
         self.module_load(h, prog)
+    }
+
+    /// The compiler's options for this device: its SM's limits and occupancy rule (the
+    /// registers `.maxntid` with `.minnctapersm` leave a kernel, the ABI registers of its
+    /// architecture), and `max_regs` (CU_JIT_MAX_REGISTERS, ptxas's `-maxrregcount`).
+    pub fn jit_options(&self, max_regs: Option<u32>) -> ptx::Options {
+        ptx::Options { max_regs, sm: self.info().sm, ..ptx::Options::default() }
     }
 
     /// Load a module image of any kind (cuModuleLoadData): PTX text is compiled, an rgdev
