@@ -119,6 +119,11 @@ pub const PARALLEL_SLICES: u64 = 16;
 
 pub use fake_pci::machine::{MAX_SLICE, MIN_SLICE};
 
+/// `dev`'s place among the system's GPUs.
+fn ordinal(devs: &[Arc<SimDevice>], dev: &Arc<SimDevice>) -> usize {
+    devs.iter().position(|d| Arc::ptr_eq(d, dev)).unwrap_or(0)
+}
+
 /// The system's GPUs as the machine reaches them: each behind its device's lock.
 struct Devs<'a>(&'a [Arc<SimDevice>]);
 
@@ -179,8 +184,7 @@ impl Lockstep {
     /// [`Machine::pass`]).
     fn pass(&self, dev: &Arc<SimDevice>, cycles: u64) {
         let devs = self.devs.lock();
-        let me = devs.iter().position(|d| Arc::ptr_eq(d, dev)).unwrap_or(0);
-        self.machine.pass(&Devs(&devs), me, cycles);
+        self.machine.pass(&Devs(&devs), ordinal(&devs, dev), cycles);
     }
 
     /// Run the system until `dev` (one of ours) goes idle or `quantum` of its cycles pass,
@@ -188,7 +192,7 @@ impl Lockstep {
     fn run(&self, dev: &Arc<SimDevice>, quantum: u64) -> RunState {
         let devs = self.devs.lock();
         let gpus = Devs(&devs);
-        let me = devs.iter().position(|d| Arc::ptr_eq(d, dev)).unwrap_or(0);
+        let me = ordinal(&devs, dev);
         let slice = self.machine.slice_of(&gpus, me);
         // Threads pay for themselves over many slices (a YIELD), not a poll's few: the groups
         // are worked out only then.

@@ -514,8 +514,7 @@ impl<'a> Kc<'a> {
         } else {
             None
         };
-        let nsrc = if combine.is_some() { 3 } else { 2 };
-        let two = i.op == "setp" && i.args.len() == nsrc + 2;
+        let two = super::copies::two_destinations(i);
         let (p, q) = match i.op.as_str() {
             // `set`: the comparison into a predicate, then all ones (1.0 for `.f32`) or 0.
             "set" => (self.scratch()?, None),
