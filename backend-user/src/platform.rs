@@ -90,11 +90,12 @@ impl fmt::Debug for OutputSink {
 /// system until the GPU waited on goes idle or its quantum is spent, so all clocks agree
 /// between steps and every GPU's evolution is the same whichever GPU the host waits on.
 ///
-/// Parallel and still deterministic: the groups of GPUs that share something
-/// (`Machine::groups`) run on different host threads (up to `threads`), each group's
-/// GPUs in ordinal order on one thread, and every slice ends at a barrier. That gives
-/// exactly the cycles and results of the sequential order (`Machine::run`). Peer table
-/// writes take the system's lock, so the groups cannot change during a step.
+/// Parallel and still deterministic: in a closed slice every GPU runs on its own host
+/// thread (up to `threads`), in an open one the groups of GPUs that share something
+/// (`Machine::groups`) do, each group's GPUs in ordinal order on one thread
+/// (`fake_pci::machine`'s open and closed slices); every slice ends at a barrier. That
+/// gives exactly the cycles and results of the sequential order (`Machine::run`). Peer
+/// table writes take the system's lock, so the groups cannot change during a step.
 pub struct Lockstep {
     devs: Mutex<Vec<Arc<SimDevice>>>,
     /// Host threads a step may use.
@@ -199,45 +200,55 @@ impl Lockstep {
         if devs.len() == 1 || quantum.div_ceil(slice) < PARALLEL_SLICES || self.threads() == 1 {
             return self.machine.run(&gpus, me, quantum);
         }
-        let groups = self.machine.groups(&gpus);
-        let threads = self.threads().min(groups.len()).max(1);
+        let plan = self.machine.plan(&gpus);
+        // Closed slices: every GPU alone; open ones: each group's GPUs together, in order.
+        let alone: Vec<Vec<usize>> = (0..devs.len()).map(|i| vec![i]).collect();
+        let threads = self.threads().min(devs.len()).max(1);
         if threads == 1 {
             return self.machine.run(&gpus, me, quantum);
         }
-        // Thread t runs groups t, t + threads, ...: each group's GPUs in ordinal order.
-        let parts: Vec<Vec<usize>> =
-            (0..threads).map(|t| groups.iter().skip(t).step_by(threads).flatten().copied().collect()).collect();
+        // Thread t runs units t, t + threads, ...
+        let parts = |units: &[Vec<usize>]| -> Vec<Vec<usize>> {
+            (0..threads).map(|t| units.iter().skip(t).step_by(threads).flatten().copied().collect()).collect()
+        };
+        let (open_parts, closed_parts) = (parts(&plan.groups), parts(&alone));
         let idle: Vec<AtomicBool> = devs.iter().map(|_| AtomicBool::new(false)).collect();
-        let run_part = |part: &[usize], to: Instant| {
+        let run_part = |t: usize, open: bool, to: Instant| {
+            let part = if open { &open_parts[t] } else { &closed_parts[t] };
             for &i in part {
-                let s = self.machine.run_one(&gpus, i, to);
+                let s = self.machine.run_one(&gpus, i, to, open, &plan);
                 idle[i].store(s == RunState::Idle, Ordering::Release);
             }
         };
         let start = Instant::of(&devs[me].gpu.lock());
-        // Every slice: the target, a barrier, each thread its part, a barrier.
+        // Every slice: the target and whether it is open, a barrier, each thread its
+        // part, a barrier.
         let target = std::sync::atomic::AtomicU64::new(0);
+        let open = AtomicBool::new(false);
         let stop = AtomicBool::new(false);
         let barrier = std::sync::Barrier::new(threads);
         std::thread::scope(|scope| {
-            for part in &parts[1..] {
-                let (target, stop, barrier, run_part) = (&target, &stop, &barrier, &run_part);
+            for t in 1..threads {
+                let (target, open, stop, barrier, run_part) = (&target, &open, &stop, &barrier, &run_part);
                 scope.spawn(move || {
                     loop {
                         barrier.wait();
                         if stop.load(Ordering::Acquire) {
                             break;
                         }
-                        run_part(part, Instant { cycles: target.load(Ordering::Acquire), mhz: start.mhz });
+                        let to = Instant { cycles: target.load(Ordering::Acquire), mhz: start.mhz };
+                        run_part(t, open.load(Ordering::Acquire), to);
                         barrier.wait();
                     }
                 });
             }
             let mut state = RunState::Busy;
             for c in Machine::slices(start.cycles, quantum, slice) {
+                let o = self.machine.begin_slice(&plan);
                 target.store(c, Ordering::Release);
+                open.store(o, Ordering::Release);
                 barrier.wait();
-                run_part(&parts[0], Instant { cycles: c, mhz: start.mhz });
+                run_part(0, o, Instant { cycles: c, mhz: start.mhz });
                 barrier.wait();
                 if idle[me].load(Ordering::Acquire) {
                     state = self.machine.settle(&gpus, &idle, Instant { cycles: c, mhz: start.mhz });

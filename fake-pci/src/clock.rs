@@ -200,9 +200,20 @@ impl FakeGpu {
     }
 
     pub(crate) fn complete_copy(&mut self) {
-        let Some(job) = self.copy.pop() else { return };
+        let Some(mut job) = self.copy.pop() else { return };
         let now_ns = self.time_ns();
+        let waits = self.mem.gate.waits.get();
         let r = job.execute(&mut self.mem, &mut self.tlb, &mut self.copy.scratch, now_ns);
+        if r.is_err()
+            && self.mem.gate.waits.get() != waits
+            && let Some(at) = self.mem.gate.reopen_at
+        {
+            // Memory behind the machine's closed gate (crate::gate): the job completes
+            // when the next slice opens it (a copy written again writes what it wrote).
+            job.done_at = at;
+            self.copy.postpone(job);
+            return;
+        }
         if self.copy_log.len() >= timing::STATS_LOG {
             self.copy_log.pop_front();
         }

@@ -599,6 +599,19 @@ impl CopyEngine {
     pub fn pop(&mut self) -> Option<CopyJob> {
         self.queue.pop_front()
     }
+    /// Put `job` back at the head of the queue, to complete at its `done_at`: the engine
+    /// works one job at a time, so the jobs queued after it start when it is done.
+    pub fn postpone(&mut self, job: CopyJob) {
+        let mut at = job.done_at;
+        self.queue.push_front(job);
+        for j in self.queue.iter_mut().skip(1) {
+            let took = j.done_at - j.start_at;
+            j.start_at = j.start_at.max(at);
+            j.done_at = j.start_at + took;
+            at = j.done_at;
+        }
+        self.free_at = self.free_at.max(at);
+    }
     /// Whether jobs are queued.
     pub fn busy(&self) -> bool {
         !self.queue.is_empty()

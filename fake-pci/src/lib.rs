@@ -33,7 +33,7 @@ pub mod trace; // the MMIO trace
 // Memory: VRAM, system memory through DMA, the MMU and its TLB, the peer port (other
 // GPUs' VRAM through the peer table), initcheck's shadow of written bytes.
 pub mod mem;
-pub use mem::{mmu, peer, shadow, sysmem, vram};
+pub use mem::{gate, mmu, peer, shadow, sysmem, vram};
 // Front end: PFIFO (scheduler, channels, PBDMA, host class).
 pub mod pfifo;
 // Engines: copy, compute (both modes), the timing model, the sanitizer unit.
@@ -154,6 +154,7 @@ impl FakeGpu {
                 epoch: 0,
                 shadow: None,
                 peers: Default::default(),
+                gate: Default::default(),
             },
             tlb: Tlb::default(),
             channels,

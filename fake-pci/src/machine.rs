@@ -18,6 +18,17 @@
 //! GPU, [`Machine::settle`] at the slice where the waited-on GPU went idle), each group's
 //! GPUs in ordinal order, with exactly the cycles and results of [`Machine::run`].
 //!
+//! Open and closed slices: a slice runs open, as above, only when the one before it used
+//! what GPUs share (an access crossed to a peer's VRAM or to host memory another GPU
+//! reaches, or waited to), or a GPU of the machine runs in functional mode. Otherwise it
+//! runs closed: every GPU alone, no VRAM lent, each GPU's gate (`crate::gate`) closed on
+//! what it shares, so that the GPUs of one group may run on different host threads too.
+//! An access behind a closed gate waits for the next slice, which then runs open: a
+//! peer's or a shared semaphore's first access after a quiet stretch lands at the next
+//! slice's start (a link is at least a slice long), and a stretch of such accesses runs
+//! open throughout. Which slices run open is decided by the simulation alone, so cycles
+//! and results are the same on any number of host threads.
+//!
 //! The machine holds no GPU: a platform keeps them where its MMIO reaches them and gives
 //! the machine access through [`Gpus`] (locks of its own, or [`spin::Mutex`]es).
 
@@ -88,7 +99,7 @@ impl Instant {
 
 /// The interconnect of a system and how its GPUs are stepped (see the module
 /// documentation).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Machine {
     /// Routing id of each GPU, by ordinal.
     rids: Vec<u16>,
@@ -96,6 +107,20 @@ pub struct Machine {
     links: Vec<Vec<Option<Link>>>,
     /// Cycles of one slice (GPU 0's clock).
     slice: u64,
+    /// Whether the next slice runs open (a GPU used what GPUs share in the last one).
+    open: AtomicBool,
+}
+
+/// What one run of the machine needs to know of its GPUs, looked at once (peer tables and
+/// DMA registrations do not change while it runs: the platform holds the system's lock).
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// The groups of GPUs that share something ([`Machine::groups`]).
+    pub groups: Vec<Vec<usize>>,
+    /// The host regions more than one GPU reaches.
+    pub shared: Vec<usize>,
+    /// Whether a GPU runs in functional mode (its slices are all open).
+    pub functional: bool,
 }
 
 impl Machine {
@@ -124,7 +149,34 @@ impl Machine {
             .min()
             .unwrap_or(MAX_SLICE)
             .clamp(MIN_SLICE, MAX_SLICE);
-        Self { rids: (0..n).map(|i| system.routing_id(i)).collect(), links, slice }
+        Self { rids: (0..n).map(|i| system.routing_id(i)).collect(), links, slice, open: AtomicBool::new(true) }
+    }
+
+    /// Look at the GPUs once for a run (see [`Plan`]).
+    pub fn plan<G: Gpus + ?Sized>(&self, gpus: &G) -> Plan {
+        let mut seen: Vec<usize> = Vec::new();
+        let mut shared: Vec<usize> = Vec::new();
+        let mut functional = false;
+        for i in 0..gpus.count() {
+            let g = gpus.lock(i);
+            functional |= g.config().mode == crate::config::Mode::Functional;
+            for id in g.dma_region_ids() {
+                if seen.contains(&id) {
+                    if !shared.contains(&id) {
+                        shared.push(id);
+                    }
+                } else {
+                    seen.push(id);
+                }
+            }
+        }
+        Plan { groups: self.groups(gpus), shared, functional }
+    }
+
+    /// Whether the next slice runs open (and from then on, closed unless a GPU uses what
+    /// GPUs share in it: [`Machine::run_one`] says so).
+    pub fn begin_slice(&self, plan: &Plan) -> bool {
+        self.open.swap(false, Ordering::AcqRel) || plan.functional
     }
 
     /// Cycles of one slice on GPU 0's clock.
@@ -188,23 +240,37 @@ impl Machine {
         groups
     }
 
-    /// Run GPU `i` to time `to`, with the VRAM of the peers it reaches lent to it; an idle
-    /// GPU's clock goes on to `to` all the same.
-    pub fn run_one<G: Gpus + ?Sized>(&self, gpus: &G, i: usize, to: Instant) -> RunState {
+    /// Run GPU `i` to time `to` in an open slice (`open`: with the VRAM of the peers it
+    /// reaches lent to it) or a closed one (its gate closed on what it shares: peers and
+    /// `plan.shared`); an idle GPU's clock goes on to `to` all the same. A GPU that waited
+    /// at its gate is busy (its access waits for the next slice).
+    pub fn run_one<G: Gpus + ?Sized>(&self, gpus: &G, i: usize, to: Instant, open: bool, plan: &Plan) -> RunState {
         let mut g = gpus.lock(i);
         let mut lenders = Vec::new();
+        let mut peers = Vec::new();
         for rid in g.peer_ids() {
             let Some(j) = self.rids.iter().position(|&r| r == rid).filter(|&j| j != i && j < gpus.count()) else {
                 continue;
             };
             let Some(link) = self.link(i, j) else { continue };
-            let mut lender = gpus.lock(j);
-            g.lend_peer(rid, lender.take_vram(), link);
-            lenders.push((rid, lender));
+            peers.push((rid, link));
+            if open {
+                let mut lender = gpus.lock(j);
+                g.lend_peer(rid, lender.take_vram(), link);
+                lenders.push((rid, lender));
+            }
         }
         let target = to.on(g.config());
+        {
+            let gate = &mut g.mem.gate;
+            gate.peers = peers.iter().map(|&(rid, _)| rid).collect();
+            g.mem.peers.links = peers;
+            let gate = &mut g.mem.gate;
+            gate.shared.clone_from(&plan.shared);
+            gate.reopen_at = (!open).then_some(target + 1);
+        }
         let now = g.cycles();
-        let state = g.run(target.saturating_sub(now));
+        let mut state = g.run(target.saturating_sub(now));
         let now = g.cycles();
         if now < target {
             g.step(target - now);
@@ -213,6 +279,16 @@ impl Machine {
             if let Some((_, lender)) = lenders.iter_mut().find(|(r, _)| *r == rid) {
                 lender.put_vram(vram);
             }
+        }
+        // Closed, a use is a wait.
+        let closed = g.mem.gate.closed();
+        let used = g.mem.gate.take_used();
+        g.mem.gate.reopen_at = None;
+        if used {
+            self.open.store(true, Ordering::Release);
+        }
+        if closed && used {
+            state = RunState::Busy;
         }
         state
     }
@@ -227,7 +303,8 @@ impl Machine {
         if !idle.iter().all(|i| i.load(Ordering::Acquire)) {
             return RunState::Busy;
         }
-        let again = (0..gpus.count()).map(|i| self.run_one(gpus, i, at));
+        let plan = self.plan(gpus);
+        let again = (0..gpus.count()).map(|i| self.run_one(gpus, i, at, true, &plan));
         if again.fold(false, |busy, s| busy | (s == RunState::Busy)) { RunState::Busy } else { RunState::Idle }
     }
 
@@ -250,9 +327,11 @@ impl Machine {
     pub fn pass<G: Gpus + ?Sized>(&self, gpus: &G, me: usize, cycles: u64) {
         let start = Instant::of(&gpus.lock(me));
         let slice = self.slice_of(gpus, me);
+        let plan = self.plan(gpus);
         for c in Self::slices(start.cycles, cycles, slice) {
+            let open = self.begin_slice(&plan);
             for i in 0..gpus.count() {
-                self.run_one(gpus, i, Instant { cycles: c, mhz: start.mhz });
+                self.run_one(gpus, i, Instant { cycles: c, mhz: start.mhz }, open, &plan);
             }
         }
     }
@@ -266,11 +345,13 @@ impl Machine {
         }
         let start = Instant::of(&gpus.lock(me));
         let slice = self.slice_of(gpus, me);
+        let plan = self.plan(gpus);
         let idle: Vec<AtomicBool> = (0..gpus.count()).map(|_| AtomicBool::new(false)).collect();
         for c in Self::slices(start.cycles, quantum, slice) {
             let to = Instant { cycles: c, mhz: start.mhz };
+            let open = self.begin_slice(&plan);
             for (i, flag) in idle.iter().enumerate() {
-                flag.store(self.run_one(gpus, i, to) == RunState::Idle, Ordering::Release);
+                flag.store(self.run_one(gpus, i, to, open, &plan) == RunState::Idle, Ordering::Release);
             }
             if idle[me].load(Ordering::Acquire) {
                 return self.settle(gpus, &idle, to);
@@ -362,6 +443,32 @@ mod tests {
     }
 
     #[test]
+    fn a_slice_runs_closed_after_a_quiet_one_and_open_after_a_wait() {
+        let sys = SystemConfig::preset("gv100x2").unwrap();
+        let (m, g) = (Machine::new(&sys), gpus(&sys));
+        peer(&mut g[0].lock(), 0, sys.routing_id(1));
+        let plan = m.plan(&g[..]);
+        assert!(m.begin_slice(&plan), "the first slice is open");
+        let to = Instant { cycles: m.slice(), mhz: sys.gpus[0].board.clock_mhz };
+        assert_eq!(m.run_one(&g[..], 0, to, true, &plan), RunState::Idle);
+        assert!(!m.begin_slice(&plan), "nothing shared was used: the next one is closed");
+        // Closed: GPU 1's VRAM is not lent, and a peer read waits (a bus error counted).
+        let mut buf = [0u8; 4];
+        let pa = crate::peer::peer_address(0, 0x1000);
+        let to = Instant { cycles: 2 * m.slice(), ..to };
+        {
+            let mut g0 = g[0].lock();
+            g0.mem.gate.reopen_at = Some(to.cycles + 1);
+            g0.mem.gate.peers = vec![sys.routing_id(1)];
+            assert!(g0.mem.read(hw::regs::Target::Peer, pa, &mut buf).is_err());
+            g0.mem.gate.reopen_at = None;
+        }
+        assert_eq!(m.run_one(&g[..], 0, to, false, &plan), RunState::Busy, "a GPU that waited is busy");
+        assert!(m.begin_slice(&plan), "a wait opens the next slice");
+        assert!(g[0].lock().mem.peers.lent.is_empty() && g[1].lock().mem.vram.size() > 0, "nothing lent after");
+    }
+
+    #[test]
     fn groups_follow_peer_entries_and_lent_vram_comes_back() {
         let sys = SystemConfig::preset("gv100x4").unwrap();
         let (m, g) = (Machine::new(&sys), gpus(&sys));
@@ -371,12 +478,13 @@ mod tests {
         // GPU 1's VRAM is lent to GPU 3 for its slice and is GPU 1's again after it.
         g[1].lock().mem.vram.write(0x1000, &[7, 8, 9, 10]).unwrap();
         let to = Instant { cycles: m.slice(), mhz: sys.gpus[0].board.clock_mhz };
-        assert_eq!(m.run_one(&g[..], 3, to), RunState::Idle);
+        let plan = m.plan(&g[..]);
+        assert_eq!(m.run_one(&g[..], 3, to, true, &plan), RunState::Idle);
         let mut back = [0u8; 4];
         g[1].lock().mem.vram.read(0x1000, &mut back).unwrap();
         assert_eq!((back, g[3].lock().cycles()), ([7, 8, 9, 10], m.slice()));
         // An entry naming the GPU itself lends nothing (and does not deadlock).
         peer(&mut g[2].lock(), 0, sys.routing_id(2));
-        assert_eq!(m.run_one(&g[..], 2, to), RunState::Idle);
+        assert_eq!(m.run_one(&g[..], 2, to, true, &plan), RunState::Idle);
     }
 }

@@ -87,7 +87,10 @@ fn a_copy_from_a_peer_crosses_the_link_with_its_timing() {
     assert_eq!((c.path, c.failed), (fake_pci::config::CopyPath::Peer, false));
     let cfg = b0.gpu.config();
     let expect = cfg.peer_copy_cycles(BYTES as u64, link.mbps, link.latency_cycles);
-    assert_eq!(c.end_cycle - c.start_cycle, expect);
+    // It was the first access to the peer after a quiet stretch (closed slices: GPUs run
+    // alone): it lands at the start of the slice after the link's time.
+    let took = c.end_cycle - c.start_cycle;
+    assert!((expect..=expect + machine.slice() + 1).contains(&took), "{took} cycles vs {expect} on the link");
     let wire = cfg.transfer_mcycles(BYTES as u64, link.mbps) / 1000;
     assert!(expect >= link.latency_cycles + wire && wire > 0, "{expect} cycles vs latency {link:?}");
     // GPU 1 lent its VRAM for the slices and has it back.

@@ -220,6 +220,34 @@ impl Exec<'_, '_> {
         Ok(())
     }
 
+    /// Behind the machine's closed gate (`crate::gate`): before any lane's access is made,
+    /// every global page the instruction touches must be open; the first that is not ends
+    /// the instruction unexecuted (the engine sees the gate's wait and issues it again in
+    /// the next slice). For atomics and loads into their own address register, which a
+    /// second execution would not repeat exactly.
+    fn gate_check(&mut self, d: D, space: Space, bytes: usize, on: u32, regs: &[u64]) -> Result<(), GridError> {
+        let write = d.op != Op::Ld;
+        for l in 0..32usize {
+            if on >> l & 1 == 0 {
+                continue;
+            }
+            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
+            let (s, addr) = self.resolve(space, base.wrapping_add(d.imm));
+            if s != Space::Global {
+                continue;
+            }
+            let last = addr.wrapping_add(bytes.max(1) as u64 - 1);
+            for a in [addr, last] {
+                if let Ok((target, pa)) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, a, write)
+                    && let Err(reason) = self.cx.mem.gate(target, pa)
+                {
+                    return Err(GridError::Fault(crate::mmu::Fault { va: a, reason, write }));
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[inline]
     pub(crate) fn memory(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
         let (regs, shared, local, rank) = (&mut *m.regs, &mut *m.shared, &mut *m.local, m.rank);
@@ -239,11 +267,17 @@ impl Exec<'_, '_> {
         // writes what it wrote, and a load whose address registers it does not overwrite
         // reloads the same lanes: their faults are met as the access makes them. Atomics
         // and loads into their own address register check every page first.
-        if self.cx.space.replayable && self.check.is_none() {
+        let gated = self.cx.mem.gate.closed();
+        if (self.cx.space.replayable && self.check.is_none()) || gated {
             let a = usize::from(d.a);
             let aliased = d.op == Op::Ld && d.a != RZ && (usize::from(d.dst)..usize::from(d.dst) + n).contains(&a);
             if d.op == Op::Atom || aliased {
-                self.replay_check(d, space, size * n, on, regs)?;
+                if gated {
+                    self.gate_check(d, space, size * n, on, regs)?;
+                }
+                if self.cx.space.replayable && self.check.is_none() {
+                    self.replay_check(d, space, size * n, on, regs)?;
+                }
             }
         }
         // A checked launch takes every lane through the checks below.

@@ -29,11 +29,28 @@ pub struct Memory {
     pub shadow: Option<crate::shadow::Shadow>,
     /// Other GPUs' VRAM, through the peer table (PTEs with target PEER).
     pub peers: crate::peer::Peers,
+    /// The machine's gate on memory other GPUs reach (peers, shared host regions).
+    pub gate: crate::gate::Gate,
 }
 
 impl Memory {
+    /// The gate's word on an access to `target` at `pa` (see [`crate::gate`]): a closed
+    /// gate is a bus error the engine waits out.
+    #[inline]
+    pub fn gate(&self, target: Target, pa: u64) -> Result<(), FaultReason> {
+        let g = match target {
+            Target::SysCoherent | Target::SysNonCoherent if !self.gate.shared.is_empty() => {
+                self.gate.host(self.sys.region_id(pa))
+            }
+            Target::Peer => self.gate.peer(self.peers.rid_of(pa)),
+            _ => Ok(()),
+        };
+        g.map_err(|_| FaultReason::BusError)
+    }
+
     /// Read physical memory.
     pub fn read(&self, target: Target, pa: u64, buf: &mut [u8]) -> Result<(), FaultReason> {
+        self.gate(target, pa)?;
         match target {
             Target::Vram => self.vram.read(pa, buf).map_err(|_| FaultReason::BusError),
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master => {
@@ -46,6 +63,7 @@ impl Memory {
 
     /// Write physical memory.
     pub fn write(&mut self, target: Target, pa: u64, data: &[u8]) -> Result<(), FaultReason> {
+        self.gate(target, pa)?;
         self.epoch = self.epoch.wrapping_add(1);
         if target == Target::Vram
             && let Some(s) = self.shadow.as_mut()
@@ -76,6 +94,7 @@ impl Memory {
     pub fn read_u32(&self, target: Target, pa: u64) -> Result<u32, FaultReason> {
         match target {
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa.is_multiple_of(4) => {
+                self.gate(target, pa)?;
                 self.sys.load_u32_acquire(pa).map_err(|_| FaultReason::BusError)
             }
             _ => {
@@ -90,6 +109,7 @@ impl Memory {
     pub fn write_u32(&mut self, target: Target, pa: u64, v: u32) -> Result<(), FaultReason> {
         match target {
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa.is_multiple_of(4) => {
+                self.gate(target, pa)?;
                 self.sys.store_u32_release(pa, v).map_err(|_| FaultReason::BusError)
             }
             _ => self.write(target, pa, &v.to_le_bytes()),
@@ -334,6 +354,7 @@ mod tests {
             epoch: 0,
             shadow: None,
             peers: Default::default(),
+            gate: Default::default(),
         };
         let space =
             AddressSpace { inst: 0, pd: 0x10000, pd_target: Target::Vram, limit: (1 << 40) - 1, replayable: false };

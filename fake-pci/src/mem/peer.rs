@@ -2,8 +2,9 @@
 //! the PEER aperture of later NVIDIA MMUs). A PTE with target PEER names an entry of the
 //! peer table (NV_PFB_PEER), which holds the peer's PCI routing id; the machine (the
 //! system's interconnect, fake-pci's `machine`: above memory, which never names it) lends
-//! the port the VRAM of each peer the table names while this GPU runs, with the link's
-//! figures. An access to a peer that is not lent (no entry, an entry naming no GPU of the
+//! the port the VRAM of each peer the table names while this GPU runs an open slice, with
+//! the link's figures (in a closed slice the gate, `gate.rs`, holds peer accesses
+//! back until the next one). An access to a peer that is not lent (no entry, an entry naming no GPU of the
 //! system, or a peer the topology does not connect) fails with a bus error, a fault of the
 //! accessing context.
 //!
@@ -61,6 +62,8 @@ pub struct Peers {
     pub write_bytes: u64,
     /// The link of the last peer access.
     pub last_link: Cell<Link>,
+    /// The links to the peers the machine connects, lent or not: (routing id, link).
+    pub links: Vec<(u16, Link)>,
 }
 
 impl Peers {
@@ -74,6 +77,11 @@ impl Peers {
         let off = pa & ((1 << PEER_SHIFT) - 1);
         let i = self.lent.iter().position(|l| l.rid == rid).ok_or(FaultReason::BusError)?;
         Ok((i, off))
+    }
+
+    /// The routing id a marked address's peer table entry names, if valid.
+    pub fn rid_of(&self, pa: u64) -> Option<u16> {
+        (pa & PEER_MARK != 0).then(|| self.table[((pa >> PEER_SHIFT) as usize) & (PEERS - 1)]).flatten()
     }
 
     /// Read peer memory.
@@ -113,9 +121,12 @@ impl Peers {
         self.read_bytes.get() + self.write_bytes
     }
 
-    /// The link to the peer a marked address names, if it is lent.
+    /// The link to the peer a marked address names, if the machine connects it (lent or
+    /// not: a copy's time is known before its data moves).
     pub fn link_of(&self, pa: u64) -> Option<Link> {
-        self.find(pa).ok().map(|(i, _)| self.lent[i].link)
+        let rid = self.rid_of(pa)?;
+        let lent = self.lent.iter().find(|l| l.rid == rid).map(|l| l.link);
+        lent.or_else(|| self.links.iter().find(|(r, _)| *r == rid).map(|(_, l)| *l))
     }
 }
 

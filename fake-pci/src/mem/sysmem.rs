@@ -42,6 +42,11 @@ impl SysMem {
         self.regions.values().map(|m| Arc::as_ptr(m) as usize)
     }
 
+    /// The identity of the region at bus address `bus` (see [`SysMem::region_ids`]).
+    pub fn region_id(&self, bus: u64) -> Option<usize> {
+        self.find(bus, 1).ok().map(|(m, _)| m as *const SharedMem as usize)
+    }
+
     /// Register `mem` at a free, 4 KiB aligned bus address of the IOVA window and return
     /// it (what an IOMMU driver does when a driver maps a DMA buffer). Next fit: each probe
     /// is one O(log n) lookup and skips a whole region.

@@ -230,9 +230,15 @@ impl Channel {
     pub fn acquire_ready(&mut self, mem: &Memory, tlb: &mut Tlb) -> bool {
         let Some(m) = self.pending else { return true };
         let d = SemaphoreD::from(m.data);
-        match tlb.read_va_u32(mem, &self.space, self.sem_addr) {
-            Ok(v) => acquire_met(d.operation_or_err().unwrap_or(SemOp::Invalid0), v, self.sem_payload),
-            Err(_) => true, // let the step report the fault
+        // A poll behind a closed gate (crate::gate) is not met: the next open slice looks.
+        let read = mem.gate.quietly(|| {
+            let w = mem.gate.waits.get();
+            (tlb.read_va_u32(mem, &self.space, self.sem_addr), mem.gate.waits.get() != w)
+        });
+        match read {
+            (Ok(v), _) => acquire_met(d.operation_or_err().unwrap_or(SemOp::Invalid0), v, self.sem_payload),
+            (Err(_), true) => false,
+            (Err(_), false) => true, // let the step report the fault
         }
     }
 
@@ -252,7 +258,16 @@ impl Channel {
         match m {
             Some(m) => {
                 u.stats.methods += 1;
-                let r = self.method(m, u)?;
+                let waits = u.mem.gate.waits.get();
+                let r = match self.method(m, u) {
+                    // Memory behind the machine's closed gate: the method runs again when
+                    // the next slice opens it (crate::gate).
+                    Err(_) if u.mem.gate.waits.get() != waits => {
+                        self.pending = Some(m);
+                        return Ok(Step::StallUntil(u.mem.gate.reopen_at.unwrap_or(u.now + 1)));
+                    }
+                    r => r?,
+                };
                 if !matches!(r, Step::Busy(_)) {
                     self.pending = Some(m);
                 }

@@ -392,6 +392,7 @@ impl TimingEngine {
         }
         let TimingEngine { sms, grids, l2, l2_bank_free, chan_free_mc, sectors, span, probe, peer_free_mc, .. } = self;
         let peer_before = (env.mem.peers.read_bytes.get(), env.mem.peers.write_bytes);
+        let gate_waits = env.mem.gate.waits.get();
         let (sm, g) = (&mut sms[s], grids[gi].as_mut().expect("grid"));
         let block = sm.blocks[bi].as_mut().expect("block");
         let nwarps = block.warps.len();
@@ -432,6 +433,15 @@ impl TimingEngine {
         }
         let (d, flow) = match res {
             Ok(x) => x,
+            Err(_) if env.mem.gate.waits.get() != gate_waits => {
+                // Memory behind the machine's closed gate (crate::gate): the instruction
+                // did nothing and issues again when the next slice opens it.
+                let at = env.mem.gate.reopen_at.unwrap_or(t + 1);
+                if let Some(sl) = sm.slots[slot].as_mut() {
+                    (sl.ready_at, sl.cache) = (at, None);
+                }
+                return;
+            }
             Err(GridError::Replay(f)) => {
                 // The instruction did nothing: the warp waits for the page and a replay.
                 g.stats.replayable_faults += 1;
