@@ -251,7 +251,7 @@ impl Lockstep {
                 run_part(0, o, Instant { cycles: c, mhz: start.mhz });
                 barrier.wait();
                 if idle[me].load(Ordering::Acquire) {
-                    state = self.machine.settle(&gpus, &idle, Instant { cycles: c, mhz: start.mhz });
+                    state = self.machine.settle(&gpus, &idle);
                     break;
                 }
             }

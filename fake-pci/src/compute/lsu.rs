@@ -239,7 +239,7 @@ impl Exec<'_, '_> {
             let last = addr.wrapping_add(bytes.max(1) as u64 - 1);
             for a in [addr, last] {
                 if let Ok((target, pa)) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, a, write)
-                    && let Err(reason) = self.cx.mem.gate(target, pa)
+                    && let Err(reason) = self.cx.mem.gate(target, pa, write)
                 {
                     return Err(GridError::Fault(crate::mmu::Fault { va: a, reason, write }));
                 }

@@ -1,5 +1,6 @@
 //! The gate on memory another GPU of the machine reaches: peers' VRAM (the peer port) and
-//! host memory registered with more than one GPU. The machine (fake-pci's `machine`, above
+//! host memory registered with more than one GPU (its writes: reads pass, see
+//! [`Gate::host`]). The machine (fake-pci's `machine`, above
 //! memory, which never names it) runs a slice either open, its GPUs one after another in
 //! ordinal order with their peers' VRAM lent, or closed, every GPU alone (on its own host
 //! thread, if the platform has them). In a closed slice such an access cannot be made: it
@@ -37,8 +38,8 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// An access to shared memory (host region `region`, or peer `rid`): Ok when the gate
-    /// is open (noted as crossing), Err when closed (noted as a wait).
+    /// An access to shared memory (a host region's write, or a peer): Ok when the gate is
+    /// open (noted as crossing), Err when closed (noted as a wait).
     fn pass(&self, shared: bool) -> Result<(), Closed> {
         if !shared {
             return Ok(());
@@ -51,15 +52,19 @@ impl Gate {
         Ok(())
     }
 
-    /// An access to host region `id` (None: no region there).
-    pub fn host(&self, id: Option<usize>) -> Result<(), Closed> {
-        if self.shared.is_empty() {
+    /// An access to host region `id` (None: no region there), a write or a read. Only
+    /// writes wait (and cross): in a closed slice no GPU writes a shared region, so reading
+    /// one then sees what every GPU sees, whichever runs first.
+    pub fn host(&self, id: Option<usize>, write: bool) -> Result<(), Closed> {
+        if !write || self.shared.is_empty() {
             return Ok(());
         }
         self.pass(id.is_some_and(|id| self.shared.contains(&id)))
     }
 
-    /// An access to peer `rid` (None: no valid entry).
+    /// An access to peer `rid` (None: no valid entry): it waits in a closed slice (the
+    /// peer writes its VRAM meanwhile), and keeps the next slice open (a stretch of peer
+    /// traffic runs open throughout).
     pub fn peer(&self, rid: Option<u16>) -> Result<(), Closed> {
         self.pass(rid.is_some_and(|r| self.peers.contains(&r)))
     }
@@ -96,11 +101,15 @@ mod tests {
     #[test]
     fn a_closed_gate_counts_waits_and_passes_private_memory() {
         let mut g = Gate { shared: alloc::vec![7], peers: alloc::vec![0x100], ..Gate::default() };
-        assert_eq!((g.host(Some(3)), g.host(None), g.crossed.get()), (Ok(()), Ok(()), false), "private");
-        assert_eq!((g.host(Some(7)), g.peer(Some(0x100)), g.crossed.get()), (Ok(()), Ok(()), true), "open");
+        assert_eq!((g.host(Some(3), true), g.host(None, true), g.crossed.get()), (Ok(()), Ok(()), false), "private");
+        assert_eq!((g.host(Some(7), false), g.crossed.get()), (Ok(()), false), "a read of a shared region");
+        assert_eq!((g.host(Some(7), true), g.crossed.get()), (Ok(()), true), "a write to a shared region");
+        g.crossed.set(false);
+        assert_eq!((g.peer(Some(0x100)), g.crossed.get()), (Ok(()), true), "a peer access");
         g.reopen_at = Some(100);
-        assert_eq!((g.host(Some(7)), g.peer(Some(0x100)), g.peer(Some(0x200))), (Err(Closed), Err(Closed), Ok(())));
-        assert_eq!((g.waits.get(), g.host(Some(3))), (2, Ok(())));
+        let closed = (g.host(Some(7), true), g.peer(Some(0x100)), g.peer(Some(0x200)), g.host(Some(7), false));
+        assert_eq!(closed, (Err(Closed), Err(Closed), Ok(()), Ok(())), "writes to shared regions and peers wait");
+        assert_eq!((g.waits.get(), g.host(Some(3), true)), (2, Ok(())));
         assert!(g.take_used() && !g.take_used(), "used once, then not");
         assert_eq!(g.quietly(|| g.peer(Some(0x100))), Err(Closed));
         assert!(!g.take_used(), "a quiet look is not a use");

@@ -37,10 +37,10 @@ impl Memory {
     /// The gate's word on an access to `target` at `pa` (see [`crate::gate`]): a closed
     /// gate is a bus error the engine waits out.
     #[inline]
-    pub fn gate(&self, target: Target, pa: u64) -> Result<(), FaultReason> {
+    pub fn gate(&self, target: Target, pa: u64, write: bool) -> Result<(), FaultReason> {
         let g = match target {
-            Target::SysCoherent | Target::SysNonCoherent if !self.gate.shared.is_empty() => {
-                self.gate.host(self.sys.region_id(pa))
+            Target::SysCoherent | Target::SysNonCoherent if write && !self.gate.shared.is_empty() => {
+                self.gate.host(self.sys.region_id(pa), write)
             }
             Target::Peer => self.gate.peer(self.peers.rid_of(pa)),
             _ => Ok(()),
@@ -50,7 +50,7 @@ impl Memory {
 
     /// Read physical memory.
     pub fn read(&self, target: Target, pa: u64, buf: &mut [u8]) -> Result<(), FaultReason> {
-        self.gate(target, pa)?;
+        self.gate(target, pa, false)?;
         match target {
             Target::Vram => self.vram.read(pa, buf).map_err(|_| FaultReason::BusError),
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master => {
@@ -63,7 +63,7 @@ impl Memory {
 
     /// Write physical memory.
     pub fn write(&mut self, target: Target, pa: u64, data: &[u8]) -> Result<(), FaultReason> {
-        self.gate(target, pa)?;
+        self.gate(target, pa, true)?;
         self.epoch = self.epoch.wrapping_add(1);
         if target == Target::Vram
             && let Some(s) = self.shadow.as_mut()
@@ -94,7 +94,7 @@ impl Memory {
     pub fn read_u32(&self, target: Target, pa: u64) -> Result<u32, FaultReason> {
         match target {
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa.is_multiple_of(4) => {
-                self.gate(target, pa)?;
+                self.gate(target, pa, false)?;
                 self.sys.load_u32_acquire(pa).map_err(|_| FaultReason::BusError)
             }
             _ => {
@@ -109,7 +109,7 @@ impl Memory {
     pub fn write_u32(&mut self, target: Target, pa: u64, v: u32) -> Result<(), FaultReason> {
         match target {
             Target::SysCoherent | Target::SysNonCoherent if self.bus_master && pa.is_multiple_of(4) => {
-                self.gate(target, pa)?;
+                self.gate(target, pa, true)?;
                 self.sys.store_u32_release(pa, v).map_err(|_| FaultReason::BusError)
             }
             _ => self.write(target, pa, &v.to_le_bytes()),

@@ -230,15 +230,13 @@ impl Channel {
     pub fn acquire_ready(&mut self, mem: &Memory, tlb: &mut Tlb) -> bool {
         let Some(m) = self.pending else { return true };
         let d = SemaphoreD::from(m.data);
-        // A poll behind a closed gate (crate::gate) is not met: the next open slice looks.
-        let read = mem.gate.quietly(|| {
-            let w = mem.gate.waits.get();
-            (tlb.read_va_u32(mem, &self.space, self.sem_addr), mem.gate.waits.get() != w)
-        });
-        match read {
-            (Ok(v), _) => acquire_met(d.operation_or_err().unwrap_or(SemOp::Invalid0), v, self.sem_payload),
-            (Err(_), true) => false,
-            (Err(_), false) => true, // let the step report the fault
+        let waits = mem.gate.waits.get();
+        match tlb.read_va_u32(mem, &self.space, self.sem_addr) {
+            Ok(v) => acquire_met(d.operation_or_err().unwrap_or(SemOp::Invalid0), v, self.sem_payload),
+            // Behind the machine's closed gate (crate::gate): not met yet; the wait opens
+            // the next slice, which looks again.
+            Err(_) if mem.gate.waits.get() != waits => false,
+            Err(_) => true, // let the step report the fault
         }
     }
 

@@ -108,6 +108,16 @@ impl FakeGpu {
         }
     }
 
+    /// Whether a channel blocked in a semaphore acquire would go on now (what another GPU
+    /// of the machine released since it looked): a look that changes nothing, its
+    /// accesses not counted at the gate (`Machine::settle`).
+    pub fn acquire_would_go_on(&mut self) -> bool {
+        let (mem, tlb) = (&self.mem, &mut self.tlb);
+        mem.gate.quietly(|| {
+            self.channels.iter_mut().flatten().any(|ch| ch.state == ChanState::Acquiring && ch.acquire_ready(mem, tlb))
+        })
+    }
+
     pub(crate) fn refresh_acquires(&mut self) {
         for i in 0..self.runlist.len() {
             let chid = self.runlist[i] as usize;
