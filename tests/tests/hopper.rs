@@ -371,3 +371,35 @@ fn a_bulk_copy_lands_in_another_blocks_shared_memory() {
         assert_eq!(out.to_vec().unwrap(), input, "{mode:?}");
     }
 }
+
+/// memcheck checks another block's shared memory too (distributed shared memory through
+/// `mapa`): 33 threads of each block of a cluster of two write the partner block's
+/// 128-byte buffer, thread 32 one word past its end; compute-sanitizer names it as an
+/// invalid `__shared__` write at the offset in that block, and the grid stops.
+#[test]
+fn memcheck_checks_another_blocks_shared_memory() {
+    use backend_user::CheckMode;
+    use runtime_core::check::{AccessKind, CheckKind};
+    let src = format!(
+        "{HDR}.visible .entry over() .reqnctapercluster 2, 1, 1\n{{\n .reg .b32 %r<6>;\n\
+         .shared .align 4 .b8 buf[128];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %cluster_ctarank;\n\
+         xor.b32 %r2, %r2, 1;\n shl.b32 %r3, %r1, 2;\n mov.u32 %r4, buf;\n add.u32 %r4, %r4, %r3;\n\
+         mapa.shared::cluster.u32 %r5, %r4, %r2;\n st.shared::cluster.u32 [%r5], %r1; // the store\n ret;\n}}\n"
+    );
+    let line = src.lines().position(|l| l.contains("// the store")).unwrap() as u32 + 1;
+    for mode in [fake_pci::config::Mode::Timing, fake_pci::config::Mode::Functional] {
+        let config = DeviceConfig::preset("h200").unwrap().with(|c| c.mode = mode);
+        let checks = CheckMode::new().with_memcheck(true);
+        let dev = Device::open_with(DeviceOptions { config, checks, ..Default::default() }).unwrap();
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&src).unwrap();
+        m.function("over").unwrap().launch([2, 1, 1], [33, 1, 1], 0, &[]).unwrap();
+        assert_eq!(ctx.synchronize(), Err(CuError::IllegalAddress), "{mode:?}");
+        let (r, _) = ctx.check_reports().unwrap();
+        assert!(!r.is_empty(), "{mode:?}: reported");
+        let x = &r[0];
+        assert_eq!((x.record.kind, x.record.access, x.record.space), (CheckKind::OutOfBounds, AccessKind::Write, 2));
+        assert_eq!((x.record.thread, x.record.addr, x.record.other_pc, x.line), (32, 128, 128, line), "{mode:?}");
+        assert!(x.to_string().contains("Invalid __shared__ write of size 4 bytes"), "{x}");
+    }
+}

@@ -309,9 +309,11 @@ impl Exec<'_, '_> {
                 _ => (0, addr, false),
             };
             let bytes = size * n;
-            if self.check.is_some() && !remote {
+            if self.check.is_some() {
+                // Another block's shared memory (`mapa`): memcheck against its size; racecheck
+                // keeps each block's own accesses only.
                 let who = Who { ctaid, block: linear(ctaid, self.r.grid), thread: tid_base + l as u32 };
-                let lens = (cta as u64, local_size as u64);
+                let lens = (cta as u64, local_size as u64, remote);
                 if !self.checked(d, pc, space, addr, bytes as u64, lens, &who) {
                     out_of_bounds = true;
                     continue; // memcheck: this lane's access is not made; the grid stops below
@@ -417,11 +419,12 @@ impl Exec<'_, '_> {
                 // Shared sides by their offset in the block they name.
                 let off =
                     |s: Space, a: u64| if s == Space::Shared { hw::isa::cluster_target(a as u32).1 as u64 } else { a };
-                let lens = (cta, 0);
+                let lens =
+                    |s: Space, a: u64| (cta, 0, s == Space::Shared && hw::isa::cluster_target(a as u32).0.is_some());
                 let read = D { op: Op::Ld, a: d.b, ..d };
                 let write = D { op: Op::St, a: d.a, ..d };
-                if !self.checked(read, pc, ss, off(ss, src), bytes, lens, &who)
-                    || !self.checked(write, pc, ds, off(ds, dst), bytes, lens, &who)
+                if !self.checked(read, pc, ss, off(ss, src), bytes, lens(ss, src), &who)
+                    || !self.checked(write, pc, ds, off(ds, dst), bytes, lens(ds, dst), &who)
                 {
                     out_of_bounds = true;
                     continue;
@@ -586,7 +589,7 @@ impl Exec<'_, '_> {
         space: Space,
         addr: u64,
         bytes: u64,
-        lens: (u64, u64),
+        (shared_len, local_len, remote): (u64, u64, bool),
         who: &Who,
     ) -> bool {
         let Some(chk) = self.check.as_deref_mut() else { return true };
@@ -616,8 +619,8 @@ impl Exec<'_, '_> {
             let bad = match space {
                 Space::Global if prov != 0 => chk.outside_of(prov, addr, bytes),
                 Space::Global => chk.outside(addr, bytes),
-                Space::Shared => window(lens.0),
-                Space::Local => window(lens.1),
+                Space::Shared => window(shared_len),
+                Space::Local => window(local_len),
                 _ => None,
             };
             if let Some((base, size)) = bad {
@@ -640,7 +643,7 @@ impl Exec<'_, '_> {
         {
             chk.report(cx.mem, cx.tlb, &cx.space, rec(CheckKind::Uninitialized));
         }
-        if mode.racecheck() && access != AccessKind::Atomic {
+        if mode.racecheck() && access != AccessKind::Atomic && !remote {
             let write = access == AccessKind::Write;
             let int = self.bcheck.as_ref().map_or(0, |b| b.interval);
             let found = match space {
