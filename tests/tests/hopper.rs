@@ -220,12 +220,19 @@ fn clusters_share_shared_memory_and_a_barrier() {
 
 /// A cluster's blocks run at once on the SMs of one GPC (h200: 132 SMs in 8 GPCs, SM `s` in
 /// GPC `s * 8 / 132`): 24 clusters of 4 blocks of 1024 threads (two a SM), each block
-/// writing its `%smid`. (Regression: a warp waiting at the cluster barrier kept its
-/// scheduler's issue slot and the warps yet to arrive never issued.)
+/// writing its `%smid`, in both modes. (Regression: a warp waiting at the cluster barrier
+/// kept its scheduler's issue slot and the warps yet to arrive never issued; functional
+/// mode gave a cluster's blocks consecutive SMs, across GPCs.)
 #[test]
 fn a_clusters_blocks_share_a_gpc() {
+    for mode in [fake_pci::config::Mode::Timing, fake_pci::config::Mode::Functional] {
+        clusters_share_a_gpc(mode);
+    }
+}
+
+fn clusters_share_a_gpc(mode: fake_pci::config::Mode) {
     use backend_user::LaunchConfig;
-    let dev = h200(fake_pci::config::Mode::Timing);
+    let dev = h200(mode);
     let ctx = dev.create_context().unwrap();
     let src = format!(
         "{HDR}.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<4>;\n .reg .b64 %rd<3>;\n .reg .pred %p;\n\
@@ -241,12 +248,12 @@ fn a_clusters_blocks_share_a_gpc() {
     let sm = out.to_vec().unwrap();
     let gpc = |s: u32| s * 8 / 132;
     for c in sm.chunks(4) {
-        assert!(c.iter().all(|&s| gpc(s) == gpc(c[0])), "a cluster's SMs {c:?}");
+        assert!(c.iter().all(|&s| gpc(s) == gpc(c[0])), "{mode:?}: a cluster's SMs {c:?}");
     }
     // The clusters spread over every GPC.
     let mut used = [false; 8];
     sm.iter().for_each(|&s| used[gpc(s) as usize] = true);
-    assert!(used.iter().all(|&u| u), "{sm:?}");
+    assert!(used.iter().all(|&u| u), "{mode:?}: {sm:?}");
 }
 
 /// An `mbarrier` in another block's shared memory: rank 1 of each cluster of two

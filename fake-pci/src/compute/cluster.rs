@@ -40,6 +40,22 @@ pub(crate) fn gpc(cfg: &DeviceConfig, sm: usize) -> usize {
     sm * gpcs.min(sms) / sms
 }
 
+/// The SM functional mode runs the block dispatched `i`-th on (its `%smid`), clusters of
+/// `n` blocks given: blocks in turn over the SMs, and a cluster's blocks on the SMs of one
+/// GPC, cluster `c` on GPC `c mod gpcs`, as the timing model places them.
+pub(crate) fn functional_sm(cfg: &DeviceConfig, i: u64, n: u64) -> u32 {
+    let sms = u64::from(cfg.board.sms.max(1));
+    if n <= 1 {
+        return (i % sms) as u32;
+    }
+    let gpcs = u64::from(cfg.board.gpcs.max(1)).min(sms);
+    let (c, rank) = (i / n, i % n);
+    let g = c % gpcs;
+    // The SMs `s` with `gpc(s) == g`.
+    let (lo, hi) = ((g * sms).div_ceil(gpcs), ((g + 1) * sms).div_ceil(gpcs));
+    (lo + ((c / gpcs) * n + rank) % (hi - lo).max(1)) as u32
+}
+
 /// SMs in the smallest GPC.
 pub(crate) fn gpc_sms(cfg: &DeviceConfig) -> u32 {
     let (gpcs, sms) = (cfg.board.gpcs.max(1), cfg.board.sms.max(1));
@@ -279,5 +295,24 @@ impl Exec<'_, '_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functional_clusters_keep_to_one_gpc() {
+        let cfg = DeviceConfig::preset("h200").unwrap();
+        for n in [2u64, 4, 8, 16] {
+            for c in 0..40u64 {
+                let sms: Vec<u32> = (0..n).map(|r| functional_sm(&cfg, c * n + r, n)).collect();
+                let g = gpc(&cfg, sms[0] as usize);
+                assert!(sms.iter().all(|&s| gpc(&cfg, s as usize) == g && s < 132), "{n}: {sms:?}");
+                assert_eq!(g as u64, c % 8, "cluster {c} on GPC {}", c % 8);
+            }
+        }
+        assert_eq!(functional_sm(&cfg, 140, 1), 8, "no clusters: blocks in turn");
     }
 }

@@ -224,7 +224,7 @@ impl FuncGrid {
             };
             let i = *first + *block;
             let ctaid = cluster::dispatch_ctaid(x.r, i);
-            x.smid = (i % sms) as u32;
+            x.smid = cluster::functional_sm(x.cx.cfg, i, cn);
             let cl = clusters.get_mut(&(i / cn)).filter(|_| cn > 1);
             match warp_pass(&mut x, bufs, (cl, (i % cn) as u32), &mut at, ctaid, limit) {
                 Ok(true) => {}
