@@ -132,9 +132,14 @@ fn a_bulk_copy_past_shared_memory_or_misaligned_is_an_error_not_a_crash() {
          ret;\n}}\n"
     );
     assert_eq!(ctx.load_ptx(&t).err(), Some(CuError::NotSupported));
-    // So are multicast copies (to every block of a mask).
-    let mc = over.replace("bytes [buf], [%rd1], 16384, [bar]", "bytes.multicast::cluster [buf], [%rd1], 16, [bar], 3");
-    assert_eq!(ctx.load_ptx(&mc).err(), Some(CuError::NotSupported));
+    // A multicast copy past the shared memory of the blocks it names: an error too.
+    let ctx = Device::open().unwrap().create_context().unwrap();
+    let src = ctx.alloc::<u32>(4096).unwrap();
+    let mc =
+        over.replace("bytes [buf], [%rd1], 16384, [bar]", "bytes.multicast::cluster [buf], [%rd1], 16384, [bar], 3");
+    let m = ctx.load_ptx(&mc.replace("over", "mc")).unwrap();
+    let r = m.function("mc").unwrap().launch([1, 1, 1], [1, 1, 1], 0, &[src.arg()]).and_then(|_| ctx.synchronize());
+    assert!(r.is_err(), "{r:?}");
 }
 
 /// A kernel's cluster registers, barrier and distributed shared memory: each thread stores
@@ -408,5 +413,49 @@ fn memcheck_checks_another_blocks_shared_memory() {
         assert_eq!((x.record.kind, x.record.access, x.record.space), (CheckKind::OutOfBounds, AccessKind::Write, 2));
         assert_eq!((x.record.thread, x.record.addr, x.record.other_pc, x.line), (32, 128, 128, line), "{mode:?}");
         assert!(x.to_string().contains("Invalid __shared__ write of size 4 bytes"), "{x}");
+    }
+}
+
+/// A multicast bulk copy (`.multicast::cluster`): rank 0 of a cluster of four copies 64
+/// bytes of global memory to the shared memory of ranks 0, 1 and 3 (mask 0b1011), each
+/// of which expects the transactions on its own mbarrier and waits for them; rank 2's
+/// buffer stays as it was. In both modes.
+#[test]
+fn a_multicast_bulk_copy_lands_in_every_block_of_its_mask() {
+    use fake_pci::config::Mode;
+    let src = format!(
+        "{HDR}.visible .entry mc(.param .u64 src, .param .u64 out) .reqnctapercluster 4, 1, 1\n{{\n\
+         .reg .b32 %r<10>;\n .reg .b64 %rd<8>;\n .reg .pred %p<5>;\n .reg .b16 %rs<2>;\n .shared .align 8 .b64 bar;\n\
+         .shared .align 16 .b8 buf[64];\n ld.param.u64 %rd1, [src];\n ld.param.u64 %rd2, [out];\n\
+         mov.u32 %r1, %cluster_ctarank;\n mov.u32 %r6, 0;\nZERO:\n mov.u32 %r2, buf;\n add.u32 %r2, %r2, %r6;\n\
+         st.shared.u32 [%r2], 7;\n add.u32 %r6, %r6, 4;\n setp.lt.u32 %p4, %r6, 64;\n @%p4 bra ZERO;\n\
+         mbarrier.init.shared::cta.b64 [bar], 1;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n\
+         setp.eq.u32 %p1, %r1, 2;\n @%p1 bra SEND;\n\
+         mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd3, [bar], 64;\nSEND:\n\
+         barrier.cluster.arrive;\n barrier.cluster.wait;\n setp.ne.u32 %p2, %r1, 0;\n @%p2 bra WAIT;\n\
+         mov.u32 %r2, buf;\n mov.u32 %r3, bar;\n mov.u16 %rs1, 11;\n\
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r2], [%rd1], 64, [%r3], %rs1;\n\
+         WAIT:\n @%p1 bra OUT;\nSPIN:\n mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p3, [bar], 0;\n @!%p3 bra SPIN;\n\
+         OUT:\n mov.u32 %r6, 0;\n mul.lo.u32 %r7, %r1, 64;\n cvt.u64.u32 %rd6, %r7;\n add.u64 %rd6, %rd2, %rd6;\n\
+         COPY:\n mov.u32 %r2, buf;\n add.u32 %r2, %r2, %r6;\n ld.shared.u32 %r8, [%r2];\n\
+         cvt.u64.u32 %rd4, %r6;\n add.u64 %rd5, %rd6, %rd4;\n st.global.u32 [%rd5], %r8;\n\
+         add.u32 %r6, %r6, 4;\n setp.lt.u32 %p4, %r6, 64;\n @%p4 bra COPY;\n\
+         barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}}\n"
+    );
+    let input: Vec<u32> = (0..16u32).map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a).collect();
+    for mode in [Mode::Timing, Mode::Functional] {
+        let dev = h200(mode);
+        let ctx = dev.create_context().unwrap();
+        let m = ctx.load_ptx(&src).unwrap();
+        let mut from = ctx.alloc::<u32>(16).unwrap();
+        from.copy_from(&input).unwrap();
+        let out = ctx.alloc::<u32>(64).unwrap();
+        m.function("mc").unwrap().launch([4, 1, 1], [1, 1, 1], 0, &[from.arg(), out.arg()]).unwrap();
+        ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
+        let got = out.to_vec().unwrap();
+        for rank in 0..4 {
+            let want = if rank == 2 { vec![7; 16] } else { input.clone() };
+            assert_eq!(got[rank * 16..rank * 16 + 16], want[..], "{mode:?}: rank {rank}");
+        }
     }
 }

@@ -386,6 +386,9 @@ impl Exec<'_, '_> {
     /// address, another block's of the cluster. The timing model sees the global side's
     /// bytes.
     pub(crate) fn bulk(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
+        if hw::isa::BulkMods::multicast(d.m) {
+            return self.bulk_multicast(d, pc, on, pos, m);
+        }
         let (cta, rank) = (self.r.shared as u64, m.rank);
         let (regs, shared) = (&*m.regs, &mut *m.shared);
         let trap = |reason| GridError::Trap(Trap { reason, pc });
@@ -453,6 +456,69 @@ impl Exec<'_, '_> {
             if let Some(p) = self.probe.as_deref_mut() {
                 let (space, at) = if ds == Space::Global { (ds, dst) } else { (ss, src) };
                 (p.addr[l], p.space[l]) = (at, space);
+                most = most.max(bytes);
+            }
+        }
+        if let Some(p) = self.probe.as_deref_mut() {
+            (p.on, p.bytes) = (if most == 0 { 0 } else { on }, most as u32);
+        }
+        if out_of_bounds {
+            return Err(trap(TrapReason::OutOfRange));
+        }
+        Ok(())
+    }
+
+    /// A multicast bulk copy (`cp.async.bulk....multicast::cluster`, [`hw::isa::BulkMods`])
+    /// by each lane of `on`: the bytes at global address b land at the destination's offset
+    /// in the shared memory of every block of the cluster whose rank the mask names, and
+    /// complete that many bytes of transactions on the mbarrier at the mbarrier's offset in
+    /// each of them. Ranks the cluster lacks are ignored.
+    fn bulk_multicast(&mut self, d: D, pc: u32, on: u32, pos: WarpPos, m: &mut WarpMem) -> Result<(), GridError> {
+        let cta = self.r.shared as u64;
+        let (regs, shared) = (&*m.regs, &mut *m.shared);
+        let trap = |reason| GridError::Trap(Trap { reason, pc });
+        let reg = |r: u8, l: usize| if r == RZ { 0 } else { regs[r as usize * 32 + l] };
+        let blocks = (shared.len() as u64 / cta.max(1)).min(16);
+        let (mut most, mut out_of_bounds) = (0u64, false);
+        for l in (0..32usize).filter(|&l| on >> l & 1 == 1) {
+            let (a, src, c) = (reg(d.a, l), reg(d.b, l), reg(d.c, l));
+            let (dst, bar, bytes, mask) = (a & 0xFFFF_FFFF, a >> 32, c & 0xFFFF_FFFF, (c >> 32) & 0xFFFF);
+            if (dst | src | bytes) & 15 != 0 || bar & 7 != 0 {
+                return Err(trap(TrapReason::Misaligned));
+            }
+            // Offsets in a block's shared memory.
+            let (dst, bar) =
+                (hw::isa::cluster_target(dst as u32).1 as u64, hw::isa::cluster_target(bar as u32).1 as u64);
+            let (src_space, src) = self.resolve(Space::Global, src);
+            if self.check.is_some() {
+                let who = Who { ctaid: pos.ctaid, block: linear(pos.ctaid, self.r.grid), thread: pos.base + l as u32 };
+                let read = D { op: Op::Ld, a: d.b, ..d };
+                let write = D { op: Op::St, a: d.a, ..d };
+                if !self.checked(read, pc, src_space, src, bytes, (cta, 0, false), &who)
+                    || !self.checked(write, pc, Space::Shared, dst, bytes, (cta, 0, true), &who)
+                {
+                    out_of_bounds = true;
+                    continue;
+                }
+            }
+            if dst.checked_add(bytes).is_none_or(|end| end > cta) || bar + 8 > cta {
+                return Err(trap(TrapReason::OutOfRange));
+            }
+            let n = bytes as usize;
+            let mut buf = alloc::vec![0u8; n];
+            self.cx.tlb.read_va(self.cx.mem, &self.cx.space, src, &mut buf).map_err(GridError::Fault)?;
+            for k in (0..blocks).filter(|&k| mask >> k & 1 == 1) {
+                let part = (k * cta) as usize;
+                shared[part + dst as usize..part + dst as usize + n].copy_from_slice(&buf);
+                let at = part + bar as usize;
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&shared[at..at + 8]);
+                let done = hw::isa::mbarrier::complete_tx(u64::from_le_bytes(w), bytes);
+                shared[at..at + 8].copy_from_slice(&done.to_le_bytes());
+            }
+            self.cx.mem.epoch = self.cx.mem.epoch.wrapping_add(1);
+            if let Some(p) = self.probe.as_deref_mut() {
+                (p.addr[l], p.space[l]) = (src, Space::Global);
                 most = most.max(bytes);
             }
         }

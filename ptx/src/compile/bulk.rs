@@ -6,9 +6,11 @@
 //! `wait_group`). rgdev does the copy at once, where the instruction is, so the barrier's
 //! `complete_tx` follows it at once and the groups have nothing left to wait for. A
 //! `.shared::cluster` destination may be another block's of the cluster (from `mapa`), its
-//! mbarrier that block's. Multicast copies (`.multicast::cluster`, to every block of a
-//! mask), tensor-map copies (`.tensor`) and bulk reductions (`cp.reduce.async.bulk`) are
-//! refused by name.
+//! mbarrier that block's. A multicast copy (`.multicast::cluster`, global memory to every
+//! block of a 16-bit mask of cluster ranks) is one [`Op::Bulk`] that lands at the same
+//! offset in each of them and completes the transactions of each one's mbarrier at the
+//! same offset. Tensor-map copies (`.tensor`) and bulk reductions (`cp.reduce.async.bulk`)
+//! are refused by name.
 
 use super::{Kc, MemPlace, Result, Src, ast};
 use alloc::format;
@@ -27,7 +29,7 @@ impl Kc<'_> {
                 i.mods.join(".")
             )))
         };
-        if i.has("tensor") || i.has("reduce") || i.op != "cp" || i.has("cp_mask") || i.has("multicast::cluster") {
+        if i.has("tensor") || i.has("reduce") || i.op != "cp" || i.has("cp_mask") {
             return refuse(self);
         }
         if i.has("commit_group") || i.has("wait_group") {
@@ -65,6 +67,9 @@ impl Kc<'_> {
         let size = self.src(self.arg(i, 2)?, Ty::U32)?;
         let size = self.in_reg(size)?;
         let (d, s) = (self.address_reg(dst)?, self.address_reg(src)?);
+        if i.has("multicast::cluster") {
+            return self.bulk_multicast(i, (d, s, size), (dst_space, src_space, barrier));
+        }
         let mut x = Instr::new(Op::Bulk, Ty::U32);
         x.w0.set_dst(RZ);
         x.w0.set_a(d);
@@ -76,6 +81,42 @@ impl Kc<'_> {
             let bar = Self::in_shared(&ast::Instr { mods: vec!["shared".to_string()], ..i.clone() });
             self.barrier_atom(&bar, 3, RZ, Src::Reg(size), AtomOp::CompleteTx)?;
         }
+        Ok(())
+    }
+
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+    /// [dst], [src], size, [mbar], ctaMask`: the destination and the mbarrier's shared
+    /// addresses packed in one register, the bytes and the mask in another (see
+    /// [`hw::isa::BulkMods`]).
+    fn bulk_multicast(&mut self, i: &ast::Instr, (d, s, size): (u8, u8, u8), spaces: (&str, &str, bool)) -> Result<()> {
+        if spaces != ("shared", "global", true) {
+            return Err(self.err(format!(
+                "`cp.{}`: a multicast copy is from global memory to `.shared::cluster` with an mbarrier",
+                i.mods.join(".")
+            )));
+        }
+        let bar = self.address(&Self::in_shared(i), self.arg(i, 3)?)?;
+        let bar = self.address_reg(bar)?;
+        let mask = self.src(self.arg(i, 4)?, Ty::U16)?;
+        let mask = self.in_reg(mask)?;
+        let (low, a, c) = (self.scratch()?, self.scratch()?, self.scratch()?);
+        let word = Src::Imm(0xFFFF_FFFF, false);
+        // a = dst | mbar << 32
+        self.emit(Op::Shl, Ty::U64, a, [Some(Src::Reg(bar)), Some(Src::Imm(32, false)), None], 0)?;
+        self.emit(Op::And, Ty::U64, low, [Some(Src::Reg(d)), Some(word), None], 0)?;
+        self.emit(Op::Or, Ty::U64, a, [Some(Src::Reg(a)), Some(Src::Reg(low)), None], 0)?;
+        // c = bytes | (mask & 0xFFFF) << 32
+        self.emit(Op::And, Ty::U64, c, [Some(Src::Reg(mask)), Some(Src::Imm(0xFFFF, false)), None], 0)?;
+        self.emit(Op::Shl, Ty::U64, c, [Some(Src::Reg(c)), Some(Src::Imm(32, false)), None], 0)?;
+        self.emit(Op::And, Ty::U64, low, [Some(Src::Reg(size)), Some(word), None], 0)?;
+        self.emit(Op::Or, Ty::U64, c, [Some(Src::Reg(c)), Some(Src::Reg(low)), None], 0)?;
+        let mut x = Instr::new(Op::Bulk, Ty::U32);
+        x.w0.set_dst(RZ);
+        x.w0.set_a(a);
+        x.w0.set_b(s);
+        x.w0.set_c(c);
+        x.w0.set_m(BulkMods::encode(hw::isa::Space::Global, hw::isa::Space::Shared) | BulkMods::MULTICAST);
+        self.push(x);
         Ok(())
     }
 
