@@ -9,6 +9,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 pub struct RangeAllocator {
     by_addr: BTreeMap<u64, u64>,
     by_size: BTreeSet<(u64, u64)>,
+    base: u64,
     total: u64,
     free: u64,
 }
@@ -16,7 +17,7 @@ pub struct RangeAllocator {
 impl RangeAllocator {
     /// All of `[base, base + len)` free.
     pub fn new(base: u64, len: u64) -> Self {
-        let mut a = Self { total: len, ..Self::default() };
+        let mut a = Self { base, total: len, ..Self::default() };
         if len > 0 {
             a.insert(base, len);
         }
@@ -26,6 +27,11 @@ impl RangeAllocator {
     /// Bytes managed.
     pub fn total(&self) -> u64 {
         self.total
+    }
+
+    /// Whether `[addr, addr + size)` lies in the managed range (free or not).
+    pub fn contains(&self, addr: u64, size: u64) -> bool {
+        addr >= self.base && addr.checked_add(size).is_some_and(|end| end <= self.base + self.total)
     }
 
     /// Bytes free.

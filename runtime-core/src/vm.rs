@@ -198,6 +198,27 @@ impl VaSpace {
         }
     }
 
+    /// Hold `[va, va + bytes)` (whole pages) for a mapping, at its own address, of memory
+    /// another space allocated there (a peer's VRAM, another context's host memory): a
+    /// space of its own must not hand the range out for an allocation of its own, which
+    /// would map over it (in the unified range the owner already holds it). Taken already:
+    /// INVALID_VALUE.
+    pub(crate) fn hold_foreign(&mut self, va: u64, bytes: u64) -> Result<()> {
+        match &mut self.va {
+            Source::Own(a) if a.contains(va, bytes) => a.alloc_at(va, bytes).map(|_| ()).ok_or(CuError::InvalidValue),
+            _ => Ok(()),
+        }
+    }
+
+    /// Let go of a range [`VaSpace::hold_foreign`] held.
+    pub(crate) fn release_foreign(&mut self, va: u64, bytes: u64) {
+        if let Source::Own(a) = &mut self.va
+            && a.contains(va, bytes)
+        {
+            a.free(va, bytes);
+        }
+    }
+
     /// Return a VA range from [`VaSpace::alloc_va`].
     pub(crate) fn free_va(&mut self, va: u64, bytes: u64) {
         let len = bytes.div_ceil(mmu::PAGE_SIZE) * mmu::PAGE_SIZE;

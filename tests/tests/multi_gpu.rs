@@ -108,6 +108,61 @@ fn waiting_on_one_gpu_runs_the_others_in_lockstep() {
     assert_eq!(spans0, spans1, "the same cycles whichever GPU was waited on");
 }
 
+/// The same with peer traffic (GPU 1's kernel reads GPU 0's VRAM over the link), which
+/// runs slices open and closed (`fake_pci::machine`): whichever GPU the host waits on first,
+/// and so whichever GPU's idleness ends a step, every kernel starts and ends at the same
+/// cycles.
+#[test]
+fn waiting_on_either_gpu_gives_the_same_cycles_with_peer_traffic() {
+    let vecadd = include_str!("../../kernels/vecadd.ptx");
+    let run = |wait_on: usize| {
+        let opts = DeviceOptions { separate_va: true, ..DeviceOptions::default() };
+        let cfg = SystemConfig::preset("gv100x2").unwrap();
+        let sys = System::open_with(cfg.clone(), &opts).unwrap();
+        let (d0, d1) = (&sys.devices()[0], &sys.devices()[1]);
+        let (c0, c1) = (d0.create_context().unwrap(), d1.create_context().unwrap());
+        let n = 8192usize;
+        let x: Vec<f32> = (0..n).map(|v| v as f32).collect();
+        let mut p0 = c0.alloc::<f32>(n).unwrap();
+        p0.copy_from(&x).unwrap();
+        let r0 = c0.alloc::<f32>(n).unwrap();
+        // GPU 1's own buffers above the addresses of GPU 0's, which it maps at theirs (the
+        // module it loads then may not take them: each context has an address space of its
+        // own here).
+        let hole = c1.alloc::<f32>(1 << 20).unwrap();
+        let (mut p1, r1) = (c1.alloc::<f32>(n).unwrap(), c1.alloc::<f32>(n).unwrap());
+        p1.copy_from(&x).unwrap();
+        drop(hole);
+        let (g0, g1) = (d0.gpu(), d1.gpu());
+        g1.peer_set(0, Some(cfg.routing_id(0))).unwrap();
+        for (va, phys, bytes) in g0.mem_user_vram(c0.handle()).unwrap() {
+            g1.mem_map_peer(c1.handle(), va, phys, bytes, 0).unwrap();
+        }
+        let (m0, m1) = (c0.load_ptx(vecadd).unwrap(), c1.load_ptx(vecadd).unwrap());
+        let launch = |m: &backend_user::Module, args: &[Arg], blocks: usize| {
+            m.function("vecadd").unwrap().launch([blocks as u32, 1, 1], [256, 1, 1], 0, args).unwrap()
+        };
+        // GPU 1's kernel reads GPU 0's buffer over the link (and ends later).
+        let f0 = launch(&m0, &[p0.arg(), p0.arg(), r0.arg(), Arg::I32(n as i32)], n / 256);
+        let f1 = launch(&m1, &[p0.arg(), p1.arg(), r1.arg(), Arg::I32(n as i32)], n / 256);
+        let fences = [(&c0, f0), (&c1, f1)];
+        fences[wait_on].0.wait(fences[wait_on].1).unwrap();
+        for (c, _) in &fences {
+            c.synchronize().unwrap();
+        }
+        assert_eq!(r1.to_vec().unwrap(), x.iter().map(|v| 2.0 * v).collect::<Vec<f32>>());
+        let stats: Vec<Vec<(u64, u64, u64)>> = sys
+            .devices()
+            .iter()
+            .map(|d| d.take_kernel_stats().iter().map(|k| (k.start_cycle, k.end_cycle, k.peer_read_bytes)).collect())
+            .collect();
+        stats
+    };
+    let first = run(0);
+    assert_eq!(first[1][0].2, 4 * 8192, "GPU 1 read GPU 0's buffer over the link");
+    assert_eq!(run(1), first, "the same cycles whichever GPU was waited on");
+}
+
 /// Peer access at the Rust level: GPU 0's context maps GPU 1's buffers through peer PTEs
 /// (the peer table names GPU 1's routing id); its kernels load and store GPU 1's VRAM, its
 /// copy engine copies into it over the link (a PtoP copy); peer loads cost the link's

@@ -343,9 +343,11 @@ impl Inner {
         if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE) || overlaps {
             return Err(CuError::InvalidValue);
         }
+        self.vm.hold_foreign(va, bytes)?;
         let mapped = self.vm.map_peer(gpu, va, (phys, bytes, slot), read_only);
         if let Err(e) = mapped.and_then(|_| gpu.tlb_flush(self.vm.pd)) {
             let _ = self.vm.unmap(gpu, va, bytes);
+            self.vm.release_foreign(va, bytes);
             return Err(e);
         }
         self.allocs.insert(va, Alloc { size: bytes, bytes, backing: Backing::Peer, owner: Owner::Foreign });
@@ -449,11 +451,19 @@ impl Inner {
         if bytes == 0 || !va.is_multiple_of(PAGE_SIZE) || overlaps {
             return Err(CuError::InvalidValue);
         }
-        let buf = gpu.platform.dma_register(mem)?;
+        self.vm.hold_foreign(va, bytes)?;
+        let buf = match gpu.platform.dma_register(mem) {
+            Ok(b) => b,
+            Err(e) => {
+                self.vm.release_foreign(va, bytes);
+                return Err(e);
+            }
+        };
         if let Err(e) =
             self.vm.map(gpu, va, buf.bus, bytes, Target::SysCoherent, false).and_then(|_| gpu.tlb_flush(self.vm.pd))
         {
             let _ = self.vm.unmap(gpu, va, bytes);
+            self.vm.release_foreign(va, bytes);
             gpu.platform.dma_free(&buf);
             return Err(e);
         }
@@ -472,6 +482,7 @@ impl Inner {
         self.table_changed();
         self.vm.unmap(gpu, va, a.bytes)?;
         gpu.tlb_flush(self.vm.pd)?;
+        self.vm.release_foreign(va, a.bytes);
         free_backing(gpu, a);
         Ok(())
     }
