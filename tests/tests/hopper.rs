@@ -352,7 +352,6 @@ fn part_of_a_warp_exiting_does_not_hold_up_the_cluster_barrier() {
 /// `mapa`), completing that block's mbarrier: rank 0 sends, rank 1 waits and reads.
 #[test]
 fn a_bulk_copy_lands_in_another_blocks_shared_memory() {
-    use fake_pci::config::Mode;
     let src = format!(
         "{HDR}.visible .entry remote(.param .u64 src, .param .u64 out) .reqnctapercluster 2, 1, 1\n{{\n\
          .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n .reg .pred %p<5>;\n .shared .align 8 .b64 bar;\n\
@@ -370,17 +369,8 @@ fn a_bulk_copy_lands_in_another_blocks_shared_memory() {
          add.u32 %r6, %r6, 4;\n setp.lt.u32 %p4, %r6, 64;\n @%p4 bra COPY;\nEND:\n\
          barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}}\n"
     );
-    let input: Vec<u32> = (0..16u32).map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a).collect();
-    for mode in [Mode::Timing, Mode::Functional] {
-        let dev = h200(mode);
-        let ctx = dev.create_context().unwrap();
-        let m = ctx.load_ptx(&src).unwrap();
-        let mut from = ctx.alloc::<u32>(16).unwrap();
-        from.copy_from(&input).unwrap();
-        let out = ctx.alloc::<u32>(16).unwrap();
-        m.function("remote").unwrap().launch([2, 1, 1], [1, 1, 1], 0, &[from.arg(), out.arg()]).unwrap();
-        ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
-        assert_eq!(out.to_vec().unwrap(), input, "{mode:?}");
+    for (mode, out) in run_bulk(&src, "remote", 2, 16) {
+        assert_eq!(out, bulk_input(), "{mode:?}");
     }
 }
 
@@ -422,7 +412,6 @@ fn memcheck_checks_another_blocks_shared_memory() {
 /// buffer stays as it was. In both modes.
 #[test]
 fn a_multicast_bulk_copy_lands_in_every_block_of_its_mask() {
-    use fake_pci::config::Mode;
     let src = format!(
         "{HDR}.visible .entry mc(.param .u64 src, .param .u64 out) .reqnctapercluster 4, 1, 1\n{{\n\
          .reg .b32 %r<10>;\n .reg .b64 %rd<8>;\n .reg .pred %p<5>;\n .reg .b16 %rs<2>;\n .shared .align 8 .b64 bar;\n\
@@ -442,20 +431,36 @@ fn a_multicast_bulk_copy_lands_in_every_block_of_its_mask() {
          add.u32 %r6, %r6, 4;\n setp.lt.u32 %p4, %r6, 64;\n @%p4 bra COPY;\n\
          barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}}\n"
     );
-    let input: Vec<u32> = (0..16u32).map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a).collect();
-    for mode in [Mode::Timing, Mode::Functional] {
-        let dev = h200(mode);
-        let ctx = dev.create_context().unwrap();
-        let m = ctx.load_ptx(&src).unwrap();
-        let mut from = ctx.alloc::<u32>(16).unwrap();
-        from.copy_from(&input).unwrap();
-        let out = ctx.alloc::<u32>(64).unwrap();
-        m.function("mc").unwrap().launch([4, 1, 1], [1, 1, 1], 0, &[from.arg(), out.arg()]).unwrap();
-        ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
-        let got = out.to_vec().unwrap();
+    let input = bulk_input();
+    for (mode, got) in run_bulk(&src, "mc", 4, 64) {
         for rank in 0..4 {
             let want = if rank == 2 { vec![7; 16] } else { input.clone() };
             assert_eq!(got[rank * 16..rank * 16 + 16], want[..], "{mode:?}: rank {rank}");
         }
     }
+}
+
+/// The 16 words the bulk-copy tests send.
+fn bulk_input() -> Vec<u32> {
+    (0..16u32).map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a).collect()
+}
+
+/// Run `entry` of `src` (`(src, out)`: [`bulk_input`]'s address, an output of `out` words)
+/// on `blocks` blocks of one thread, in both modes: each mode's output.
+fn run_bulk(src: &str, entry: &str, blocks: u32, out: usize) -> Vec<(fake_pci::config::Mode, Vec<u32>)> {
+    use fake_pci::config::Mode;
+    [Mode::Timing, Mode::Functional]
+        .into_iter()
+        .map(|mode| {
+            let dev = h200(mode);
+            let ctx = dev.create_context().unwrap();
+            let m = ctx.load_ptx(src).unwrap();
+            let mut from = ctx.alloc::<u32>(16).unwrap();
+            from.copy_from(&bulk_input()).unwrap();
+            let to = ctx.alloc::<u32>(out).unwrap();
+            m.function(entry).unwrap().launch([blocks, 1, 1], [1, 1, 1], 0, &[from.arg(), to.arg()]).unwrap();
+            ctx.synchronize().unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
+            (mode, to.to_vec().unwrap())
+        })
+        .collect()
 }

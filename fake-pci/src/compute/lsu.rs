@@ -12,6 +12,14 @@ pub(crate) fn linear(ctaid: [u32; 3], grid: [u32; 3]) -> u32 {
     ctaid[0] + grid[0] * (ctaid[1] + grid[1] * ctaid[2])
 }
 
+/// Whether a replayable context's access with this fault waits for a replay: a page with no
+/// PTE, or a write to a read-only page (a read-duplicated page the service must make
+/// writable).
+fn waits_for_replay(reason: hw::regs::FaultReason) -> bool {
+    use hw::regs::FaultReason::{PdeNotPresent, PteNotPresent, ReadOnly};
+    matches!(reason, PteNotPresent | PdeNotPresent | ReadOnly)
+}
+
 impl Exec<'_, '_> {
     /// A global load or store whose active lanes all fall in one page: translate once and
     /// move the whole span with one memory access (what a coalescing memory pipeline does),
@@ -172,27 +180,31 @@ impl Exec<'_, '_> {
     /// first).
     pub(crate) fn replayable(&self, e: GridError) -> GridError {
         match e {
-            GridError::Fault(f)
-                if self.cx.space.replayable
-                    && self.check.is_none()
-                    && matches!(
-                        f.reason,
-                        hw::regs::FaultReason::PteNotPresent
-                            | hw::regs::FaultReason::PdeNotPresent
-                            | hw::regs::FaultReason::ReadOnly
-                    ) =>
-            {
+            GridError::Fault(f) if self.cx.space.replayable && self.check.is_none() && waits_for_replay(f.reason) => {
                 GridError::Replay(f)
             }
             e => e,
         }
     }
 
-    /// In a replayable context: before any lane's access is made, every global page the
-    /// instruction touches must have a PTE; the first that has none ends the instruction
-    /// unexecuted, for a replay ([`GridError::Replay`]). Other faults are met by the
-    /// access itself.
-    fn replay_check(&mut self, d: D, space: Space, bytes: usize, on: u32, regs: &[u64]) -> Result<(), GridError> {
+    /// Before any lane's access is made, every global page the instruction touches (the
+    /// first and last byte of each lane's) is looked at, for atomics and loads into their
+    /// own address register, which a second execution would not repeat exactly:
+    /// - `replay` (a replayable context): each must have a PTE; the first that has none
+    ///   ends the instruction unexecuted, for a replay ([`GridError::Replay`]);
+    /// - `gated` (behind the machine's closed gate, `crate::gate`): each must be open; the
+    ///   first that is not ends it unexecuted (the engine sees the gate's wait and issues
+    ///   it again in the next slice).
+    ///
+    /// Other faults are met by the access itself.
+    fn pre_check(
+        &mut self,
+        d: D,
+        space: Space,
+        (bytes, on): (usize, u32),
+        regs: &[u64],
+        (replay, gated): (bool, bool),
+    ) -> Result<(), GridError> {
         let write = d.op != Op::Ld;
         for l in 0..32usize {
             if on >> l & 1 == 0 {
@@ -205,43 +217,14 @@ impl Exec<'_, '_> {
             }
             let last = addr.wrapping_add(bytes.max(1) as u64 - 1);
             for a in [addr, last] {
-                if let Err(f) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, a, write)
-                    && matches!(
-                        f.reason,
-                        hw::regs::FaultReason::PteNotPresent
-                            | hw::regs::FaultReason::PdeNotPresent
-                            | hw::regs::FaultReason::ReadOnly
-                    )
-                {
-                    return Err(GridError::Replay(f));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Behind the machine's closed gate (`crate::gate`): before any lane's access is made,
-    /// every global page the instruction touches must be open; the first that is not ends
-    /// the instruction unexecuted (the engine sees the gate's wait and issues it again in
-    /// the next slice). For atomics and loads into their own address register, which a
-    /// second execution would not repeat exactly.
-    fn gate_check(&mut self, d: D, space: Space, bytes: usize, on: u32, regs: &[u64]) -> Result<(), GridError> {
-        let write = d.op != Op::Ld;
-        for l in 0..32usize {
-            if on >> l & 1 == 0 {
-                continue;
-            }
-            let base = if d.a == RZ { 0 } else { regs[d.a as usize * 32 + l] };
-            let (s, addr) = self.resolve(space, base.wrapping_add(d.imm));
-            if s != Space::Global {
-                continue;
-            }
-            let last = addr.wrapping_add(bytes.max(1) as u64 - 1);
-            for a in [addr, last] {
-                if let Ok((target, pa)) = self.cx.tlb.translate(self.cx.mem, &self.cx.space, a, write)
-                    && let Err(reason) = self.cx.mem.gate(target, pa, write)
-                {
-                    return Err(GridError::Fault(crate::mmu::Fault { va: a, reason, write }));
+                match self.cx.tlb.translate(self.cx.mem, &self.cx.space, a, write) {
+                    Ok((target, pa)) if gated => {
+                        if let Err(reason) = self.cx.mem.gate(target, pa, write) {
+                            return Err(GridError::Fault(crate::mmu::Fault { va: a, reason, write }));
+                        }
+                    }
+                    Err(f) if replay && waits_for_replay(f.reason) => return Err(GridError::Replay(f)),
+                    _ => {}
                 }
             }
         }
@@ -267,17 +250,12 @@ impl Exec<'_, '_> {
         // writes what it wrote, and a load whose address registers it does not overwrite
         // reloads the same lanes: their faults are met as the access makes them. Atomics
         // and loads into their own address register check every page first.
-        let gated = self.cx.mem.gate.closed();
-        if (self.cx.space.replayable && self.check.is_none()) || gated {
+        let (replay, gated) = (self.cx.space.replayable && self.check.is_none(), self.cx.mem.gate.closed());
+        if replay || gated {
             let a = usize::from(d.a);
             let aliased = d.op == Op::Ld && d.a != RZ && (usize::from(d.dst)..usize::from(d.dst) + n).contains(&a);
             if d.op == Op::Atom || aliased {
-                if gated {
-                    self.gate_check(d, space, size * n, on, regs)?;
-                }
-                if self.cx.space.replayable && self.check.is_none() {
-                    self.replay_check(d, space, size * n, on, regs)?;
-                }
+                self.pre_check(d, space, (size * n, on), regs, (replay, gated))?;
             }
         }
         // A checked launch takes every lane through the checks below.
@@ -459,11 +437,17 @@ impl Exec<'_, '_> {
                 most = most.max(bytes);
             }
         }
+        self.bulk_done(on, most, out_of_bounds, pc)
+    }
+
+    /// The end of a bulk copy by lanes `on`: the timing model's view (`most` bytes a lane
+    /// at most), and the grid stopped when memcheck found a lane out of bounds.
+    fn bulk_done(&mut self, on: u32, most: u64, out_of_bounds: bool, pc: u32) -> Result<(), GridError> {
         if let Some(p) = self.probe.as_deref_mut() {
             (p.on, p.bytes) = (if most == 0 { 0 } else { on }, most as u32);
         }
         if out_of_bounds {
-            return Err(trap(TrapReason::OutOfRange));
+            return Err(GridError::Trap(Trap { reason: TrapReason::OutOfRange, pc }));
         }
         Ok(())
     }
@@ -522,13 +506,7 @@ impl Exec<'_, '_> {
                 most = most.max(bytes);
             }
         }
-        if let Some(p) = self.probe.as_deref_mut() {
-            (p.on, p.bytes) = (if most == 0 { 0 } else { on }, most as u32);
-        }
-        if out_of_bounds {
-            return Err(trap(TrapReason::OutOfRange));
-        }
-        Ok(())
+        self.bulk_done(on, most, out_of_bounds, pc)
     }
 
     /// A uniform constant load (a kernel parameter): read once, broadcast to lanes `on`.
