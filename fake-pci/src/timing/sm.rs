@@ -423,9 +423,12 @@ impl TimingEngine {
                 };
                 x.step(warp, (wi as u32, nwarps as u32, block.ctaid), &mut m).map(|f| (d, f))
             });
-            let (wi_, ti_) = (x.instrs, x.thread_instrs);
-            g.stats.warp_instructions += wi_;
-            g.stats.thread_instructions += ti_;
+            // An instruction behind the machine's closed gate did nothing: not executed.
+            if x.cx.mem.gate.waits.get() == gate_waits {
+                let (wi_, ti_) = (x.instrs, x.thread_instrs);
+                g.stats.warp_instructions += wi_;
+                g.stats.thread_instructions += ti_;
+            }
             r
         };
         if let Some(k) = cslot {
