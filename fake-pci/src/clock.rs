@@ -202,10 +202,10 @@ impl FakeGpu {
     pub(crate) fn complete_copy(&mut self) {
         let Some(mut job) = self.copy.pop() else { return };
         let now_ns = self.time_ns();
-        let waits = self.mem.gate.waits.get();
+        let mark = self.mem.gate.mark();
         let r = job.execute(&mut self.mem, &mut self.tlb, &mut self.copy.scratch, now_ns);
         if r.is_err()
-            && self.mem.gate.waits.get() != waits
+            && self.mem.gate.waited_since(mark)
             && let Some(at) = self.mem.gate.reopen_at
         {
             // Memory behind the machine's closed gate (crate::gate): the job completes

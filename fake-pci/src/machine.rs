@@ -240,11 +240,16 @@ impl Machine {
         groups
     }
 
-    /// Run GPU `i` to time `to` in an open slice (`open`: with the VRAM of the peers it
-    /// reaches lent to it) or a closed one (its gate closed on what it shares: peers and
-    /// `plan.shared`); an idle GPU's clock goes on to `to` all the same. A GPU that waited
-    /// at its gate is busy (its access waits for the next slice).
-    pub fn run_one<G: Gpus + ?Sized>(&self, gpus: &G, i: usize, to: Instant, open: bool, plan: &Plan) -> RunState {
+    /// Run `f` on GPU `i` (locked) with the peers its table names that the machine
+    /// connects to it: their (routing id, link), and, when `lend`, their VRAM lent to it
+    /// for the call and given back after.
+    fn with_peers<G: Gpus + ?Sized, T>(
+        &self,
+        gpus: &G,
+        i: usize,
+        lend: bool,
+        f: impl FnOnce(&mut FakeGpu, Vec<(u16, Link)>) -> T,
+    ) -> T {
         let mut g = gpus.lock(i);
         let mut lenders = Vec::new();
         let mut peers = Vec::new();
@@ -254,42 +259,49 @@ impl Machine {
             };
             let Some(link) = self.link(i, j) else { continue };
             peers.push((rid, link));
-            if open {
+            if lend {
                 let mut lender = gpus.lock(j);
                 g.lend_peer(rid, lender.take_vram(), link);
                 lenders.push((rid, lender));
             }
         }
-        let target = to.on(g.config());
-        {
-            let gate = &mut g.mem.gate;
-            gate.peers = peers.iter().map(|&(rid, _)| rid).collect();
-            g.mem.peers.links = peers;
-            let gate = &mut g.mem.gate;
-            gate.shared.clone_from(&plan.shared);
-            gate.reopen_at = (!open).then_some(target + 1);
-        }
-        let now = g.cycles();
-        let waits = g.mem.gate.waits.get();
-        let mut state = g.run(target.saturating_sub(now));
-        let now = g.cycles();
-        if now < target {
-            g.step(target - now);
-        }
+        let r = f(&mut g, peers);
         for (rid, vram) in g.return_peers() {
             if let Some((_, lender)) = lenders.iter_mut().find(|(r, _)| *r == rid) {
                 lender.put_vram(vram);
             }
         }
-        // A GPU that waited at its gate has work for the next slice.
-        if g.mem.gate.waits.get() != waits {
-            state = RunState::Busy;
-        }
-        g.mem.gate.reopen_at = None;
-        if g.mem.gate.take_used() {
-            self.open.store(true, Ordering::Release);
-        }
-        state
+        r
+    }
+
+    /// Run GPU `i` to time `to` in an open slice (`open`: with the VRAM of the peers it
+    /// reaches lent to it) or a closed one (its gate closed on what it shares: peers and
+    /// `plan.shared`); an idle GPU's clock goes on to `to` all the same. A GPU that waited
+    /// at its gate is busy (its access waits for the next slice).
+    pub fn run_one<G: Gpus + ?Sized>(&self, gpus: &G, i: usize, to: Instant, open: bool, plan: &Plan) -> RunState {
+        self.with_peers(gpus, i, open, |g, peers| {
+            let target = to.on(g.config());
+            g.mem.gate.peers = peers.iter().map(|&(rid, _)| rid).collect();
+            g.mem.gate.shared.clone_from(&plan.shared);
+            g.mem.gate.reopen_at = (!open).then_some(target + 1);
+            g.mem.peers.links = peers;
+            let mark = g.mem.gate.mark();
+            let now = g.cycles();
+            let mut state = g.run(target.saturating_sub(now));
+            let now = g.cycles();
+            if now < target {
+                g.step(target - now);
+            }
+            // A GPU that waited at its gate has work for the next slice.
+            if g.mem.gate.waited_since(mark) {
+                state = RunState::Busy;
+            }
+            g.mem.gate.reopen_at = None;
+            if g.mem.gate.take_used() {
+                self.open.store(true, Ordering::Release);
+            }
+            state
+        })
     }
 
     /// The state of the machine at the end of the slice in which the waited-on GPU went
@@ -303,29 +315,8 @@ impl Machine {
         if !idle.iter().all(|i| i.load(Ordering::Acquire)) {
             return RunState::Busy;
         }
-        for i in 0..gpus.count() {
-            let mut g = gpus.lock(i);
-            let mut lenders = Vec::new();
-            for rid in g.peer_ids() {
-                let Some(j) = self.rids.iter().position(|&r| r == rid).filter(|&j| j != i && j < gpus.count()) else {
-                    continue;
-                };
-                let Some(link) = self.link(i, j) else { continue };
-                let mut lender = gpus.lock(j);
-                g.lend_peer(rid, lender.take_vram(), link);
-                lenders.push((rid, lender));
-            }
-            let goes_on = g.acquire_would_go_on();
-            for (rid, vram) in g.return_peers() {
-                if let Some((_, lender)) = lenders.iter_mut().find(|(r, _)| *r == rid) {
-                    lender.put_vram(vram);
-                }
-            }
-            if goes_on {
-                return RunState::Busy;
-            }
-        }
-        RunState::Idle
+        let goes_on = |i| self.with_peers(gpus, i, true, |g, _| g.acquire_would_go_on());
+        if (0..gpus.count()).any(goes_on) { RunState::Busy } else { RunState::Idle }
     }
 
     /// The ends of the slices from `start` (GPU `me`'s cycle) for `quantum` of its cycles,

@@ -425,9 +425,9 @@ impl Exec<'_, '_> {
                 None => Err(trap(TrapReason::IllegalInstruction)),
             };
         }
-        let waits = self.cx.mem.gate.waits.get();
+        let mark = self.cx.mem.gate.mark();
         if let Err(e) = self.execute(d, pc, (on, active), pos, m) {
-            if matches!(e, GridError::Replay(_)) || self.cx.mem.gate.waits.get() != waits {
+            if matches!(e, GridError::Replay(_)) || self.cx.mem.gate.waited_since(mark) {
                 // Not executed: the replay (or the machine's next open slice, for memory
                 // behind its closed gate: crate::gate) issues this instruction again.
                 w.goto(pc);

@@ -69,6 +69,18 @@ impl Gate {
         self.pass(rid.is_some_and(|r| self.peers.contains(&r)))
     }
 
+    /// A mark to compare with: whether an access waited at the gate since is
+    /// [`Gate::waited_since`] (what an engine asks when an operation failed: it waits for
+    /// the next slice rather than fault).
+    pub fn mark(&self) -> u64 {
+        self.waits.get()
+    }
+
+    /// Whether an access waited at the gate since `mark` ([`Gate::mark`]).
+    pub fn waited_since(&self, mark: u64) -> bool {
+        self.waits.get() != mark
+    }
+
     /// Whether the gate is closed now.
     pub fn closed(&self) -> bool {
         self.reopen_at.is_some()

@@ -230,12 +230,12 @@ impl Channel {
     pub fn acquire_ready(&mut self, mem: &Memory, tlb: &mut Tlb) -> bool {
         let Some(m) = self.pending else { return true };
         let d = SemaphoreD::from(m.data);
-        let waits = mem.gate.waits.get();
+        let mark = mem.gate.mark();
         match tlb.read_va_u32(mem, &self.space, self.sem_addr) {
             Ok(v) => acquire_met(d.operation_or_err().unwrap_or(SemOp::Invalid0), v, self.sem_payload),
             // Behind the machine's closed gate (crate::gate): not met yet; the wait opens
             // the next slice, which looks again.
-            Err(_) if mem.gate.waits.get() != waits => false,
+            Err(_) if mem.gate.waited_since(mark) => false,
             Err(_) => true, // let the step report the fault
         }
     }
@@ -256,11 +256,11 @@ impl Channel {
         match m {
             Some(m) => {
                 u.stats.methods += 1;
-                let waits = u.mem.gate.waits.get();
+                let mark = u.mem.gate.mark();
                 let r = match self.method(m, u) {
                     // Memory behind the machine's closed gate: the method runs again when
                     // the next slice opens it (crate::gate).
-                    Err(_) if u.mem.gate.waits.get() != waits => {
+                    Err(_) if u.mem.gate.waited_since(mark) => {
                         self.pending = Some(m);
                         return Ok(Step::StallUntil(u.mem.gate.reopen_at.unwrap_or(u.now + 1)));
                     }

@@ -392,7 +392,7 @@ impl TimingEngine {
         }
         let TimingEngine { sms, grids, l2, l2_bank_free, chan_free_mc, sectors, span, probe, peer_free_mc, .. } = self;
         let peer_before = (env.mem.peers.read_bytes.get(), env.mem.peers.write_bytes);
-        let gate_waits = env.mem.gate.waits.get();
+        let gate_mark = env.mem.gate.mark();
         let (sm, g) = (&mut sms[s], grids[gi].as_mut().expect("grid"));
         let block = sm.blocks[bi].as_mut().expect("block");
         let nwarps = block.warps.len();
@@ -424,7 +424,7 @@ impl TimingEngine {
                 x.step(warp, (wi as u32, nwarps as u32, block.ctaid), &mut m).map(|f| (d, f))
             });
             // An instruction behind the machine's closed gate did nothing: not executed.
-            if x.cx.mem.gate.waits.get() == gate_waits {
+            if !x.cx.mem.gate.waited_since(gate_mark) {
                 let (wi_, ti_) = (x.instrs, x.thread_instrs);
                 g.stats.warp_instructions += wi_;
                 g.stats.thread_instructions += ti_;
@@ -436,7 +436,7 @@ impl TimingEngine {
         }
         let (d, flow) = match res {
             Ok(x) => x,
-            Err(_) if env.mem.gate.waits.get() != gate_waits => {
+            Err(_) if env.mem.gate.waited_since(gate_mark) => {
                 // Memory behind the machine's closed gate (crate::gate): the instruction
                 // did nothing and issues again when the next slice opens it.
                 let at = env.mem.gate.reopen_at.unwrap_or(t + 1);
